@@ -1,0 +1,278 @@
+#include <config.h>
+
+#include "model/action.h"
+
+#include <gio/gio.h>
+#include <otf2/otf2.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  const char *name;
+  gboolean replays;
+} kind_table[] = {
+#define TS_ACTION(e, name, replays) { name, replays },
+#include "model/actions.def"
+};
+
+static const struct {
+  const char *name;
+  guint8 otf2_op;
+  TsCollectiveShape shape;
+} collective_table[] = {
+#define TS_COLLECTIVE(e, name, otf2op, shape) { name, otf2op, TS_COLL_SHAPE_##shape },
+#include "model/collectives.def"
+};
+
+const char *
+ts_action_kind_name (TsActionKind kind)
+{
+  return (guint) kind < TS_ACTION_N_KINDS ? kind_table[kind].name : NULL;
+}
+
+gboolean
+ts_action_kind_from_name (const char *name, TsActionKind *kind)
+{
+  for (guint i = 0; i < TS_ACTION_N_KINDS; i++)
+    if (g_strcmp0 (name, kind_table[i].name) == 0)
+      {
+        *kind = (TsActionKind) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+gboolean
+ts_action_kind_replays (TsActionKind kind)
+{
+  return (guint) kind < TS_ACTION_N_KINDS && kind_table[kind].replays;
+}
+
+const char *
+ts_collective_name (TsCollectiveOp op)
+{
+  return (guint) op < TS_COLL_N_OPS ? collective_table[op].name : NULL;
+}
+
+gboolean
+ts_collective_from_name (const char *name, TsCollectiveOp *op)
+{
+  for (guint i = 0; i < TS_COLL_N_OPS; i++)
+    if (g_strcmp0 (name, collective_table[i].name) == 0)
+      {
+        *op = (TsCollectiveOp) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+TsCollectiveShape
+ts_collective_shape (TsCollectiveOp op)
+{
+  g_return_val_if_fail ((guint) op < TS_COLL_N_OPS, TS_COLL_SHAPE_N2N);
+  return collective_table[op].shape;
+}
+
+gboolean
+ts_collective_from_otf2 (guint8 otf2_op, TsCollectiveOp *op)
+{
+  for (guint i = 0; i < TS_COLL_N_OPS; i++)
+    if (collective_table[i].otf2_op == otf2_op)
+      {
+        *op = (TsCollectiveOp) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+guint8
+ts_collective_to_otf2 (TsCollectiveOp op)
+{
+  g_return_val_if_fail ((guint) op < TS_COLL_N_OPS, OTF2_COLLECTIVE_OP_BARRIER);
+  return collective_table[op].otf2_op;
+}
+
+/* The printed fields, in order. Each knows how to print and parse itself, so
+ * that printer and parser share one description. */
+typedef enum { FIELD_U16, FIELD_U32, FIELD_I32, FIELD_U64, FIELD_DOUBLE, FIELD_OP } FieldType;
+
+static const struct {
+  const char *key;
+  FieldType type;
+  gsize offset;
+} field_table[] = {
+  { "op",         FIELD_OP,     G_STRUCT_OFFSET (TsAction, op) },
+  { "region",     FIELD_U32,    G_STRUCT_OFFSET (TsAction, region) },
+  { "peer",       FIELD_I32,    G_STRUCT_OFFSET (TsAction, peer) },
+  { "comm",       FIELD_U32,    G_STRUCT_OFFSET (TsAction, comm) },
+  { "tag",        FIELD_I32,    G_STRUCT_OFFSET (TsAction, tag) },
+  { "call",       FIELD_U32,    G_STRUCT_OFFSET (TsAction, call) },
+  { "bytes",      FIELD_U64,    G_STRUCT_OFFSET (TsAction, bytes) },
+  { "bytes_recv", FIELD_U64,    G_STRUCT_OFFSET (TsAction, bytes_recv) },
+  { "req",        FIELD_U64,    G_STRUCT_OFFSET (TsAction, req) },
+  { "flags",      FIELD_U16,    G_STRUCT_OFFSET (TsAction, flags) },
+  { "time",       FIELD_DOUBLE, G_STRUCT_OFFSET (TsAction, time) },
+  { "seconds",    FIELD_DOUBLE, G_STRUCT_OFFSET (TsAction, seconds) },
+};
+
+void
+ts_action_print (const TsAction *action, GString *out)
+{
+  const char *base = (const char *) action;
+
+  g_string_append (out, ts_action_kind_name (action->kind));
+  for (guint i = 0; i < G_N_ELEMENTS (field_table); i++)
+    {
+      const char *p = base + field_table[i].offset;
+      switch (field_table[i].type)
+        {
+        case FIELD_OP:
+          if (action->kind == TS_ACTION_COLLECTIVE)
+            g_string_append_printf (out, " op=%s", ts_collective_name (action->op));
+          break;
+        case FIELD_U16:
+        case FIELD_U32:
+          {
+            guint32 v = field_table[i].type == FIELD_U16 ? *(const guint16 *) p
+                                                         : *(const guint32 *) p;
+            if (v != 0)
+              g_string_append_printf (out, " %s=%" G_GUINT32_FORMAT, field_table[i].key, v);
+          }
+          break;
+        case FIELD_I32:
+          {
+            gint32 v = *(const gint32 *) p;
+            if (v != 0)
+              g_string_append_printf (out, " %s=%" G_GINT32_FORMAT, field_table[i].key, v);
+          }
+          break;
+        case FIELD_U64:
+          {
+            guint64 v = *(const guint64 *) p;
+            if (v != 0)
+              g_string_append_printf (out, " %s=%" G_GUINT64_FORMAT, field_table[i].key, v);
+          }
+          break;
+        case FIELD_DOUBLE:
+          {
+            double v = *(const double *) p;
+            if (v != 0.0)
+              {
+                char buf[G_ASCII_DTOSTR_BUF_SIZE];
+                g_string_append_printf (out, " %s=%s", field_table[i].key,
+                                        g_ascii_dtostr (buf, sizeof buf, v));
+              }
+          }
+          break;
+        }
+    }
+}
+
+static gboolean
+parse_field (TsAction *action, const char *key, const char *value, GError **error)
+{
+  char *base = (char *) action;
+
+  for (guint i = 0; i < G_N_ELEMENTS (field_table); i++)
+    {
+      if (strcmp (key, field_table[i].key) != 0)
+        continue;
+      char *p = base + field_table[i].offset;
+      char *end = NULL;
+      switch (field_table[i].type)
+        {
+        case FIELD_OP:
+          {
+            TsCollectiveOp op;
+            if (!ts_collective_from_name (value, &op))
+              break;
+            action->op = op;
+            return TRUE;
+          }
+        case FIELD_U16:
+        case FIELD_U32:
+          {
+            guint64 max = field_table[i].type == FIELD_U16 ? G_MAXUINT16 : G_MAXUINT32;
+            guint64 v = g_ascii_strtoull (value, &end, 10);
+            if (*value == '\0' || *value == '-' || *end != '\0' || v > max)
+              break;
+            if (field_table[i].type == FIELD_U16)
+              *(guint16 *) p = (guint16) v;
+            else
+              *(guint32 *) p = (guint32) v;
+            return TRUE;
+          }
+        case FIELD_I32:
+          {
+            gint64 v = g_ascii_strtoll (value, &end, 10);
+            if (*value == '\0' || *end != '\0' || v < G_MININT32 || v > G_MAXINT32)
+              break;
+            *(gint32 *) p = (gint32) v;
+            return TRUE;
+          }
+        case FIELD_U64:
+          {
+            guint64 v = g_ascii_strtoull (value, &end, 10);
+            if (*value == '\0' || *end != '\0' || *value == '-')
+              break;
+            *(guint64 *) p = v;
+            return TRUE;
+          }
+        case FIELD_DOUBLE:
+          {
+            double v = g_ascii_strtod (value, &end);
+            if (*value == '\0' || *end != '\0')
+              break;
+            *(double *) p = v;
+            return TRUE;
+          }
+        }
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "bad value '%s' for '%s'", value, key);
+      return FALSE;
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "unknown field '%s'", key);
+  return FALSE;
+}
+
+gboolean
+ts_action_parse (const char *line, TsAction *action, GError **error)
+{
+  g_auto (GStrv) words = g_strsplit_set (line, " \t\n", -1);
+  guint n = 0;
+
+  memset (action, 0, sizeof *action);
+  for (guint i = 0; words[i]; i++)
+    {
+      if (*words[i] == '\0')
+        continue;
+      if (n++ == 0)
+        {
+          TsActionKind kind;
+          if (!ts_action_kind_from_name (words[i], &kind))
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "unknown action '%s'", words[i]);
+              return FALSE;
+            }
+          action->kind = kind;
+          continue;
+        }
+      char *eq = strchr (words[i], '=');
+      if (!eq)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "expected key=value, got '%s'", words[i]);
+          return FALSE;
+        }
+      *eq = '\0';
+      if (!parse_field (action, words[i], eq + 1, error))
+        return FALSE;
+    }
+  if (n == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "empty action");
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,87 @@
+/* The action vocabulary: what one rank does, in the order it does it.
+ *
+ * A TsAction is a plain value (no owned memory). The kinds are generated from
+ * actions.def and the collective operations from collectives.def, so the enum,
+ * the names, the printer and the parser cannot disagree. */
+#ifndef TS_ACTION_H
+#define TS_ACTION_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+#define TS_ACTION(e, name, replays) TS_ACTION_##e,
+#include "model/actions.def"
+  TS_ACTION_N_KINDS
+} TsActionKind;
+
+typedef enum {
+#define TS_COLLECTIVE(e, name, otf2op, shape) TS_COLL_##e,
+#include "model/collectives.def"
+  TS_COLL_N_OPS
+} TsCollectiveOp;
+
+typedef enum {
+  TS_COLL_SHAPE_BARRIER,
+  TS_COLL_SHAPE_ONE2N,
+  TS_COLL_SHAPE_N2ONE,
+  TS_COLL_SHAPE_N2N,
+  TS_COLL_SHAPE_PREFIX,
+} TsCollectiveShape;
+
+/* No peer / no root (MPI_PROC_NULL or rootless collective). */
+#define TS_NO_RANK (-1)
+
+/* Flags on an action. */
+enum {
+  /* The receive envelope was not in the trace and was inferred (EZTrace). */
+  TS_ACTION_INFERRED = 1u << 0,
+  /* The envelope is unknown and could not be inferred: replayed as local time. */
+  TS_ACTION_MISSING = 1u << 1,
+  /* A WAIT that ends a group (Waitall): later waits of the group follow at once. */
+  TS_ACTION_GROUP_END = 1u << 2,
+};
+
+typedef struct {
+  guint8 kind;      /* TsActionKind */
+  guint8 op;        /* TsCollectiveOp, for COLLECTIVE */
+  guint16 flags;
+  guint32 region;   /* ENTER/LEAVE/COMPUTE: region index in the trace */
+  gint32 peer;      /* SEND/RECV/...: peer rank within comm; COLLECTIVE: root */
+  guint32 comm;     /* communicator index in the trace */
+  gint32 tag;
+  guint32 call;     /* index of the MPI call region the action belongs to */
+  guint64 bytes;    /* point-to-point size; COLLECTIVE: bytes sent */
+  guint64 bytes_recv; /* COLLECTIVE: bytes received */
+  guint64 req;      /* request id (trace-local, unique per outstanding request) */
+  double time;      /* original time of the action, seconds, clock-aligned */
+  double seconds;   /* COMPUTE: duration; MPI actions: CPU overhead to charge */
+} TsAction;
+
+/* Name of a kind ("send") or NULL if out of range. Static string. */
+const char *ts_action_kind_name (TsActionKind kind);
+/* Kind from its name; returns FALSE if the name is unknown. */
+gboolean ts_action_kind_from_name (const char *name, TsActionKind *kind);
+/* TRUE if replaying this kind must touch the simulated world. */
+gboolean ts_action_kind_replays (TsActionKind kind);
+
+const char *ts_collective_name (TsCollectiveOp op);
+gboolean ts_collective_from_name (const char *name, TsCollectiveOp *op);
+TsCollectiveShape ts_collective_shape (TsCollectiveOp op);
+/* Map an OTF2_CollectiveOp; returns FALSE for operations tracesim does not model
+ * (e.g. CREATE_HANDLE), which are then replayed as local time. */
+gboolean ts_collective_from_otf2 (guint8 otf2_op, TsCollectiveOp *op);
+guint8 ts_collective_to_otf2 (TsCollectiveOp op);
+
+/* Print one action as a single line of `key=value` words (no newline):
+ *   send peer=1 comm=0 tag=7 bytes=4096 time=0.0012 seconds=1e-06
+ * Fields equal to their default are left out. Appends to @out. */
+void ts_action_print (const TsAction *action, GString *out);
+/* Parse a line written by ts_action_print. Returns FALSE and sets @error
+ * (G_IO_ERROR_INVALID_DATA) naming the offending word. */
+gboolean ts_action_parse (const char *line, TsAction *action, GError **error);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,423 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-profile"
+
+#include "model/profile.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NO_REGION G_MAXUINT32
+
+typedef struct {
+  double min;        /* shortest call of this kind and size class */
+  guint64 bytes;     /* its size */
+  guint64 count;
+} CallSample;
+
+typedef struct {
+  guint32 src;       /* world rank */
+  guint32 comm;
+  gint32 tag;
+  guint64 bytes;
+  double time;
+} Message;
+
+/* Per-rank scratch of the first pass. */
+typedef struct {
+  GArray *sync_enter, *sync_leave;  /* double, synchronising collectives on world */
+  guint missing_recvs;
+} RankScan;
+
+static gboolean
+is_synchronising (TsCollectiveOp op)
+{
+  TsCollectiveShape shape = ts_collective_shape (op);
+  return shape == TS_COLL_SHAPE_BARRIER || shape == TS_COLL_SHAPE_N2N;
+}
+
+static gboolean
+scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, RankScan *scan,
+           CallSample *samples, GError **error)
+{
+  TsAction a;
+  guint32 call = NO_REGION;
+  double call_enter = 0;
+  guint64 call_bytes = 0;
+  gint coll_comm = -1;
+  gboolean coll_sync = FALSE;
+  GArray *stack = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *stack_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint world = ts_trace_world_comm (trace);
+
+  while (ts_action_stream_next (s, &a, error))
+    {
+      switch ((TsActionKind) a.kind)
+        {
+        case TS_ACTION_ENTER:
+          g_array_append_val (stack, a.time);
+          g_array_append_val (stack_regions, a.region);
+          if (call == NO_REGION && ts_trace_region_call (trace, a.region) != TS_CALL_USER)
+            {
+              call = a.region;
+              call_enter = a.time;
+              call_bytes = 0;
+              coll_comm = -1;
+            }
+          break;
+        case TS_ACTION_LEAVE:
+          {
+            /* Pop to the matching region, as the stream did. */
+            guint depth = stack_regions->len;
+            while (depth > 0 && g_array_index (stack_regions, guint32, depth - 1) != a.region)
+              depth--;
+            if (depth > 0)
+              {
+                double entered = g_array_index (stack, double, depth - 1);
+                p->region_visits[a.region]++;
+                p->region_seconds[a.region] += a.time - entered;
+                g_array_set_size (stack, depth - 1);
+                g_array_set_size (stack_regions, depth - 1);
+              }
+            if (a.region != call)
+              break;
+            TsCallKind kind = ts_trace_region_call (trace, call);
+            double duration = a.time - call_enter;
+            CallSample *cs = &samples[kind * TS_N_SIZE_CLASSES + ts_size_class (call_bytes)];
+            if (cs->count++ == 0 || duration < cs->min)
+              {
+                cs->min = duration;
+                cs->bytes = call_bytes;
+              }
+            if (coll_comm == (gint) world && coll_sync
+                && scan->sync_enter->len < TS_PROFILE_SYNC_SAMPLES)
+              {
+                g_array_append_val (scan->sync_enter, call_enter);
+                g_array_append_val (scan->sync_leave, a.time);
+              }
+            call = NO_REGION;
+          }
+          break;
+        case TS_ACTION_COLLECTIVE:
+          coll_comm = a.comm;
+          coll_sync = is_synchronising (a.op);
+          call_bytes = MAX (a.bytes, a.bytes_recv);
+          break;
+        case TS_ACTION_IRECV:
+          if (a.flags & TS_ACTION_MISSING)
+            scan->missing_recvs++;
+          call_bytes = MAX (call_bytes, a.bytes);
+          break;
+        case TS_ACTION_SEND:
+        case TS_ACTION_RECV:
+        case TS_ACTION_ISEND:
+          call_bytes = MAX (call_bytes, a.bytes);
+          break;
+        default:
+          break;
+        }
+    }
+  g_array_unref (stack);
+  g_array_unref (stack_regions);
+  return error == NULL || *error == NULL;
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (GArray *values)
+{
+  if (values->len == 0)
+    return 0;
+  g_array_sort (values, compare_double);
+  return g_array_index (values, double, values->len / 2);
+}
+
+/* Align the clocks when the trace is not causal: some rank leaves a
+ * synchronising collective on the world before another entered it. Each rank
+ * is then shifted so that, in the median, it leaves those collectives when
+ * rank 0 does (collectives release everybody at nearly the same moment). */
+static void
+align_clocks (TsProfile *p, RankScan *scans)
+{
+  guint k_max = G_MAXUINT;
+  for (guint r = 0; r < p->n_ranks; r++)
+    k_max = MIN (k_max, scans[r].sync_leave->len);
+  for (guint k = 0; k < k_max; k++)
+    {
+      double last_enter = -INFINITY, first_leave = INFINITY;
+      for (guint r = 0; r < p->n_ranks; r++)
+        {
+          last_enter = MAX (last_enter, g_array_index (scans[r].sync_enter, double, k));
+          first_leave = MIN (first_leave, g_array_index (scans[r].sync_leave, double, k));
+        }
+      if (first_leave < last_enter)
+        p->sync_violations++;
+    }
+  if (p->sync_violations == 0)
+    return;
+  p->clocks_aligned = TRUE;
+  GArray *diff = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint r = 1; r < p->n_ranks; r++)
+    {
+      g_array_set_size (diff, 0);
+      for (guint k = 0; k < k_max; k++)
+        {
+          double d = g_array_index (scans[r].sync_leave, double, k)
+                     - g_array_index (scans[0].sync_leave, double, k);
+          g_array_append_val (diff, d);
+        }
+      p->clock_offset[r] = -median (diff);
+    }
+  g_array_unref (diff);
+}
+
+static gint
+compare_message (gconstpointer a, gconstpointer b)
+{
+  const Message *x = a, *y = b;
+  return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static guint
+channel_hash (gconstpointer p)
+{
+  const Message *m = p;
+  return m->src * 2654435761u ^ m->comm * 40503u ^ (guint) m->tag;
+}
+
+static gboolean
+channel_equal (gconstpointer a, gconstpointer b)
+{
+  const Message *x = a, *y = b;
+  return x->src == y->src && x->comm == y->comm && x->tag == y->tag;
+}
+
+/* EZTrace records MPI_Irecv without its envelope and never its completion.
+ * The messages addressed to a rank that no recorded receive consumed are the
+ * ones its unresolved receives took: hand them out in send order. */
+static gboolean
+infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
+{
+  g_autoptr (TsEventSource) src = ts_event_source_open (trace, error);
+  if (!src)
+    return FALSE;
+  GArray **incoming = g_new0 (GArray *, p->n_ranks);
+  GHashTable **known = g_new0 (GHashTable *, p->n_ranks);
+  for (guint r = 0; r < p->n_ranks; r++)
+    {
+      incoming[r] = g_array_new (FALSE, FALSE, sizeof (Message));
+      known[r] = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
+    }
+  gboolean ok = TRUE;
+  for (guint r = 0; r < p->n_ranks && ok; r++)
+    {
+      TsStreamOptions opt = { .clock_offset = p->clock_offset[r] };
+      TsActionStream *s = ts_event_source_stream (src, r, &opt);
+      TsAction a;
+      GError *local = NULL;
+      while (ts_action_stream_next (s, &a, &local))
+        {
+          if (a.kind == TS_ACTION_SEND || a.kind == TS_ACTION_ISEND)
+            {
+              guint dst = ts_trace_comm_world_rank (trace, a.comm, r, a.peer);
+              Message m = { r, a.comm, a.tag, a.bytes, a.time };
+              g_array_append_val (incoming[dst], m);
+            }
+          else if ((a.kind == TS_ACTION_RECV || a.kind == TS_ACTION_IRECV)
+                   && !(a.flags & TS_ACTION_MISSING))
+            {
+              Message key = { ts_trace_comm_world_rank (trace, a.comm, r, a.peer), a.comm, a.tag };
+              gpointer old = g_hash_table_lookup (known[r], &key);
+              g_hash_table_replace (known[r], g_memdup2 (&key, sizeof key),
+                                    GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + 1));
+            }
+        }
+      if (local)
+        {
+          g_propagate_error (error, local);
+          ok = FALSE;
+        }
+    }
+  for (guint r = 0; r < p->n_ranks; r++)
+    {
+      GArray *env = g_ptr_array_index (p->inferred, r);
+      g_array_sort (incoming[r], compare_message);
+      for (guint i = 0; ok && i < incoming[r]->len; i++)
+        {
+          Message *m = &g_array_index (incoming[r], Message, i);
+          guint left = GPOINTER_TO_UINT (g_hash_table_lookup (known[r], m));
+          if (left > 0)
+            {
+              g_hash_table_replace (known[r], g_memdup2 (m, sizeof *m), GUINT_TO_POINTER (left - 1));
+              continue;
+            }
+          TsEnvelope e = { ts_trace_comm_local_rank (trace, m->comm, m->src), m->comm, m->tag,
+                           m->bytes };
+          g_array_append_val (env, e);
+        }
+      g_array_unref (incoming[r]);
+      g_hash_table_unref (known[r]);
+    }
+  g_free (incoming);
+  g_free (known);
+  return ok;
+}
+
+/* Fit seconds = latency + bytes / bandwidth through the fastest blocking
+ * receive of each size class: over many calls the fastest did not wait. */
+static void
+fit_network (TsProfile *p, const CallSample *samples)
+{
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  guint n = 0;
+  double min_small = INFINITY;
+  for (guint c = 0; c < TS_N_SIZE_CLASSES; c++)
+    {
+      const CallSample *cs = &samples[TS_CALL_RECV * TS_N_SIZE_CLASSES + c];
+      if (cs->count == 0)
+        continue;
+      double x = (double) cs->bytes, y = cs->min;
+      sx += x; sy += y; sxx += x * x; sxy += x * y;
+      n++;
+      min_small = MIN (min_small, y);
+    }
+  p->fit_samples = n;
+  if (n == 0)
+    return;
+  double slope = 0, intercept = min_small;
+  double den = n * sxx - sx * sx;
+  if (n >= 2 && den > 0)
+    {
+      slope = (n * sxy - sx * sy) / den;
+      intercept = (sy - slope * sx) / n;
+    }
+  p->latency = intercept > 0 ? intercept : MAX (min_small, 1e-9);
+  p->bandwidth = slope > 1e-15 ? 1.0 / slope : 0;
+}
+
+static void
+fill_costs (TsProfile *p, const CallSample *samples)
+{
+  /* Posting calls, tests and local calls cost what their fastest instance
+   * took. Blocking calls contain the transfer the network model adds again,
+   * so they are charged only what exceeds the fitted transfer time. */
+  for (guint k = 0; k < TS_CALL_N_KINDS; k++)
+    for (guint c = 0; c < TS_N_SIZE_CLASSES; c++)
+      {
+        const CallSample *cs = &samples[k * TS_N_SIZE_CLASSES + c];
+        double cost = cs->count ? cs->min : 0;
+        if (k == TS_CALL_RECV || k == TS_CALL_WAIT || k == TS_CALL_WAITALL
+            || k == TS_CALL_WAITANY || k == TS_CALL_WAITSOME || k == TS_CALL_SEND)
+          {
+            double transfer = p->latency + (p->bandwidth > 0 ? cs->bytes / p->bandwidth : 0);
+            cost = MAX (0, cost - transfer);
+          }
+        else if (k == TS_CALL_COLLECTIVE)
+          cost = 0; /* collectives are modelled whole by their algorithm */
+        p->call_costs[k * TS_N_SIZE_CLASSES + c] = cost;
+      }
+}
+
+TsProfile *
+ts_profile_compute (const TsTrace *trace, GError **error)
+{
+  guint n = ts_trace_n_ranks (trace);
+  g_autoptr (TsProfile) p = g_new0 (TsProfile, 1);
+  p->n_ranks = n;
+  p->clock_offset = g_new0 (double, n);
+  p->rank_end = g_new0 (double, n);
+  p->rank_stats = g_new0 (TsStreamStats, n);
+  p->inferred = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint r = 0; r < n; r++)
+    g_ptr_array_add (p->inferred, g_array_new (FALSE, FALSE, sizeof (TsEnvelope)));
+  p->call_costs = g_new0 (double, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
+  p->n_regions = ts_trace_n_regions (trace);
+  p->region_visits = g_new0 (guint64, p->n_regions);
+  p->region_seconds = g_new0 (double, p->n_regions);
+
+  CallSample *samples = g_new0 (CallSample, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
+  RankScan *scans = g_new0 (RankScan, n);
+  gboolean ok = TRUE;
+  {
+    g_autoptr (TsEventSource) src = ts_event_source_open (trace, error);
+    ok = src != NULL;
+    for (guint r = 0; r < n && ok; r++)
+      {
+        scans[r].sync_enter = g_array_new (FALSE, FALSE, sizeof (double));
+        scans[r].sync_leave = g_array_new (FALSE, FALSE, sizeof (double));
+        TsActionStream *s = ts_event_source_stream (src, r, NULL);
+        ok = scan_rank (trace, p, s, r, &scans[r], samples, error);
+        p->rank_stats[r] = *ts_action_stream_stats (s);
+      }
+  }
+  guint missing = 0;
+  if (ok)
+    {
+      align_clocks (p, scans);
+      for (guint r = 0; r < n; r++)
+        missing += scans[r].missing_recvs;
+      if (missing > 0)
+        ok = infer_envelopes (trace, p, error);
+    }
+  for (guint r = 0; r < n; r++)
+    {
+      if (scans[r].sync_enter)
+        g_array_unref (scans[r].sync_enter);
+      if (scans[r].sync_leave)
+        g_array_unref (scans[r].sync_leave);
+    }
+  g_free (scans);
+  if (ok)
+    {
+      fit_network (p, samples);
+      fill_costs (p, samples);
+      p->start = INFINITY;
+      double end = -INFINITY;
+      for (guint r = 0; r < n; r++)
+        {
+          TsStreamStats *st = &p->rank_stats[r];
+          st->first_time += p->clock_offset[r];
+          st->last_time += p->clock_offset[r];
+          p->start = MIN (p->start, st->first_time);
+          end = MAX (end, st->last_time);
+        }
+      for (guint r = 0; r < n; r++)
+        p->rank_end[r] = p->rank_stats[r].last_time - p->start;
+      p->runtime = end - p->start;
+    }
+  g_free (samples);
+  return ok ? g_steal_pointer (&p) : NULL;
+}
+
+void
+ts_profile_free (TsProfile *p)
+{
+  if (!p)
+    return;
+  g_free (p->clock_offset);
+  g_free (p->rank_end);
+  g_free (p->rank_stats);
+  g_ptr_array_unref (p->inferred);
+  g_free (p->call_costs);
+  g_free (p->region_visits);
+  g_free (p->region_seconds);
+  g_free (p);
+}
+
+TsStreamOptions
+ts_profile_stream_options (const TsProfile *p, guint rank)
+{
+  TsStreamOptions o = { 0 };
+  g_return_val_if_fail (rank < p->n_ranks, o);
+  o.clock_offset = p->clock_offset[rank];
+  GArray *inf = g_ptr_array_index (p->inferred, rank);
+  o.inferred = inf->len ? inf : NULL;
+  o.call_costs = p->call_costs;
+  return o;
+}

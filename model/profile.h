@@ -1,0 +1,51 @@
+/* What tracesim learns about a trace before replaying it, in streaming passes:
+ * the clock offsets that make it causal, the receive envelopes it must infer,
+ * the CPU cost of MPI calls, the network it ran on, and the original timing.
+ *
+ * Memory is bounded by ranks x (a few numbers + the first TS_PROFILE_SYNC_SAMPLES
+ * collectives) + the inferred envelopes, never by the number of events. */
+#ifndef TS_PROFILE_H
+#define TS_PROFILE_H
+
+#include <glib.h>
+#include "model/stream.h"
+#include "model/trace.h"
+
+G_BEGIN_DECLS
+
+#define TS_PROFILE_SYNC_SAMPLES 1024
+
+typedef struct {
+  guint n_ranks;
+  double *clock_offset;       /* seconds added to each rank's clock */
+  gboolean clocks_aligned;    /* the trace violated causality and was aligned */
+  guint sync_violations;      /* synchronising collectives left before the last entered, raw */
+  GPtrArray *inferred;        /* GArray of TsEnvelope per rank (may be empty) */
+  double *call_costs;         /* [TsCallKind * TS_N_SIZE_CLASSES + size class] seconds */
+  /* Original timing, after alignment. */
+  double start;               /* earliest first event over all ranks */
+  double runtime;             /* latest last event - start */
+  double *rank_end;           /* per rank: last event - start */
+  TsStreamStats *rank_stats;  /* per rank, from the aligned pass */
+  /* Network fit from point-to-point durations: seconds = latency + bytes / bandwidth. */
+  double latency;             /* seconds; 0 if nothing to fit */
+  double bandwidth;           /* bytes per second; 0 if nothing to fit */
+  guint fit_samples;
+  /* Per region: visits and inclusive seconds, summed over ranks. */
+  guint64 *region_visits;
+  double *region_seconds;
+  guint n_regions;
+} TsProfile;
+
+/* Read @trace and build its profile. Returns NULL and sets @error when the
+ * trace cannot be read (naming file, rank and event). */
+TsProfile *ts_profile_compute (const TsTrace *trace, GError **error);
+void ts_profile_free (TsProfile *profile);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsProfile, ts_profile_free)
+
+/* Stream options for @rank that apply this profile. */
+TsStreamOptions ts_profile_stream_options (const TsProfile *profile, guint rank);
+
+G_END_DECLS
+
+#endif

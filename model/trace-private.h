@@ -1,0 +1,45 @@
+/* Internals of TsTrace shared with the event reading code (stream.c). */
+#ifndef TS_TRACE_PRIVATE_H
+#define TS_TRACE_PRIVATE_H
+
+#include "model/trace.h"
+#include <otf2/otf2.h>
+
+typedef struct {
+  char *name;
+  TsCallKind call;
+} TsRegion;
+
+typedef struct {
+  char *name;
+  gboolean self;       /* MPI_COMM_SELF-like: one member, the caller */
+  GArray *members;     /* guint32 world ranks, in communicator rank order */
+  GHashTable *local_of; /* world rank -> local rank + 1 (NULL for world/self) */
+} TsComm;
+
+struct TsTrace {
+  char *path;
+  char *creator;
+  guint n_ranks;
+  guint64 timer_resolution;
+  guint64 global_offset;
+  GArray *rank_location;     /* OTF2_LocationRef per rank */
+  GPtrArray *regions;        /* TsRegion*, deduplicated by name */
+  GHashTable *region_by_name;/* name -> index + 1 */
+  GHashTable *region_of_ref; /* OTF2_RegionRef -> index + 1 */
+  GPtrArray *comms;          /* TsComm* */
+  GHashTable *comm_of_ref;   /* OTF2_CommRef -> index + 1 */
+  guint world_comm;
+};
+
+/* Region index of an OTF2 region ref, or -1. */
+gint ts_trace_region_of_ref (const TsTrace *trace, OTF2_RegionRef ref);
+/* Communicator index of an OTF2 comm ref, or -1. */
+gint ts_trace_comm_of_ref (const TsTrace *trace, OTF2_CommRef ref);
+/* Set @error from an OTF2 error code, naming @what and the trace path. */
+void ts_trace_set_otf2_error (const TsTrace *trace, OTF2_ErrorCode code,
+                              const char *what, GError **error);
+/* Silence OTF2's own printing of errors: tracesim reports them itself. */
+void ts_otf2_quiet (void);
+
+#endif

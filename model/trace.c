@@ -1,0 +1,647 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-trace"
+
+#include "model/trace-private.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK (ts-trace-error-quark, ts_trace_error)
+
+static const struct {
+  const char *name;
+  TsCallKind kind;
+} mpi_call_table[] = {
+#define TS_MPI_CALL(name, kind) { name, TS_CALL_##kind },
+#include "model/mpi_calls.def"
+};
+
+static const char *call_kind_names[] = {
+  "user", "local",
+#define TS_CALL_NAME(k) #k,
+  TS_CALL_KINDS (TS_CALL_NAME)
+#undef TS_CALL_NAME
+};
+
+const char *
+ts_call_kind_name (TsCallKind kind)
+{
+  return (guint) kind < TS_CALL_N_KINDS ? call_kind_names[kind] : "?";
+}
+
+char *
+ts_mpi_name_normalise (const char *name)
+{
+  if (g_ascii_strncasecmp (name, "mpi_", 4) != 0)
+    return g_strdup (name);
+  /* Fortran bindings are recorded in lower case with a trailing underscore;
+   * MPI's C names capitalise only the first letter after "MPI_". */
+  GString *s = g_string_new ("MPI_");
+  const char *rest = name + 4;
+  gsize len = strlen (rest);
+  while (len > 0 && rest[len - 1] == '_')
+    len--;
+  for (gsize i = 0; i < len; i++)
+    g_string_append_c (s, i == 0 ? g_ascii_toupper (rest[i]) : g_ascii_tolower (rest[i]));
+  return g_string_free (s, FALSE);
+}
+
+TsCallKind
+ts_mpi_call_kind (const char *normalised_name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (mpi_call_table); i++)
+    if (strcmp (mpi_call_table[i].name, normalised_name) == 0)
+      return mpi_call_table[i].kind;
+  return g_str_has_prefix (normalised_name, "MPI_") ? TS_CALL_LOCAL : TS_CALL_USER;
+}
+
+/* ---- reading the global definitions ----------------------------------- */
+
+typedef struct {
+  OTF2_LocationGroupRef group;
+  OTF2_LocationType type;
+} RawLocation;
+
+typedef struct {
+  OTF2_GroupType type;
+  GArray *members; /* guint64 */
+} RawGroup;
+
+typedef struct {
+  OTF2_StringRef name;
+  OTF2_GroupRef group;
+} RawComm;
+
+typedef struct {
+  OTF2_StringRef name;
+  OTF2_Paradigm paradigm;
+} RawRegion;
+
+typedef struct {
+  TsTrace *trace;
+  GHashTable *strings;        /* ref -> char* */
+  GHashTable *locations;      /* ref -> RawLocation* */
+  GHashTable *location_groups;/* ref -> OTF2_LocationGroupType+1 */
+  GHashTable *comm_groups;    /* ref -> RawGroup* (COMM_GROUP / COMM_SELF) */
+  RawGroup *world_locations;  /* the MPI COMM_LOCATIONS group */
+  GArray *comm_defs;          /* RawComm, with parallel comm_refs */
+  GArray *comm_refs;          /* OTF2_CommRef */
+  GArray *region_defs;        /* RawRegion */
+  GArray *region_refs;        /* OTF2_RegionRef */
+} DefState;
+
+static void
+raw_group_free (gpointer p)
+{
+  RawGroup *g = p;
+  g_array_unref (g->members);
+  g_free (g);
+}
+
+static OTF2_CallbackCode
+on_string (void *ud, OTF2_StringRef self, const char *string)
+{
+  DefState *st = ud;
+  g_hash_table_insert (st->strings, GUINT_TO_POINTER (self + 1), g_strdup (string));
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_clock (void *ud, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t realtime)
+{
+  DefState *st = ud;
+  st->trace->timer_resolution = resolution;
+  st->trace->global_offset = offset;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_location_group (void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                   OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
+                   OTF2_LocationGroupRef creator)
+{
+  DefState *st = ud;
+  g_hash_table_insert (st->location_groups, GUINT_TO_POINTER (self + 1),
+                       GUINT_TO_POINTER ((guint) type + 1));
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_location (void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+             uint64_t n_events, OTF2_LocationGroupRef group)
+{
+  DefState *st = ud;
+  RawLocation *loc = g_new (RawLocation, 1);
+  loc->group = group;
+  loc->type = type;
+  g_hash_table_insert (st->locations, g_memdup2 (&self, sizeof self), loc);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_group (void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+          OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+{
+  DefState *st = ud;
+  RawGroup *g = g_new (RawGroup, 1);
+  g->type = type;
+  g->members = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
+  g_array_append_vals (g->members, members, n);
+
+  /* EZTrace defines group 0 twice, once per type: keep both, by type. */
+  if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
+    {
+      if (st->world_locations == NULL || paradigm == OTF2_PARADIGM_MPI)
+        {
+          g_clear_pointer (&st->world_locations, raw_group_free);
+          st->world_locations = g;
+        }
+      else
+        raw_group_free (g);
+    }
+  else if (type == OTF2_GROUP_TYPE_COMM_GROUP || type == OTF2_GROUP_TYPE_COMM_SELF)
+    g_hash_table_replace (st->comm_groups, GUINT_TO_POINTER (self + 1), g);
+  else
+    raw_group_free (g);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_comm (void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+         OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+  DefState *st = ud;
+  RawComm c = { name, group };
+  g_array_append_val (st->comm_defs, c);
+  g_array_append_val (st->comm_refs, self);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_region (void *ud, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+           OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+           OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+  DefState *st = ud;
+  RawRegion r = { name, paradigm };
+  g_array_append_val (st->region_defs, r);
+  g_array_append_val (st->region_refs, self);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static const char *
+lookup_string (DefState *st, OTF2_StringRef ref)
+{
+  const char *s = g_hash_table_lookup (st->strings, GUINT_TO_POINTER (ref + 1));
+  return s ? s : "";
+}
+
+static gint
+compare_u64 (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Ranks are the members of the MPI COMM_LOCATIONS group, in order. Without
+ * one, each process (location group) is a rank, in location group order, and
+ * its first CPU thread is the rank's location. */
+static gboolean
+resolve_ranks (DefState *st, GError **error)
+{
+  TsTrace *t = st->trace;
+  GArray *locs = g_array_new (FALSE, FALSE, sizeof (OTF2_LocationRef));
+
+  if (st->world_locations && st->world_locations->members->len > 0)
+    g_array_append_vals (locs, st->world_locations->members->data,
+                         st->world_locations->members->len);
+  else
+    {
+      GHashTable *first_of_group = g_hash_table_new (g_direct_hash, g_direct_equal);
+      GHashTableIter it;
+      gpointer key, value;
+      g_hash_table_iter_init (&it, st->locations);
+      while (g_hash_table_iter_next (&it, &key, &value))
+        {
+          OTF2_LocationRef ref = *(OTF2_LocationRef *) key;
+          RawLocation *loc = value;
+          if (loc->type != OTF2_LOCATION_TYPE_CPU_THREAD)
+            continue;
+          gpointer gk = GUINT_TO_POINTER (loc->group + 1);
+          OTF2_LocationRef *prev = g_hash_table_lookup (first_of_group, gk);
+          if (!prev || *prev > ref)
+            g_hash_table_insert (first_of_group, gk, key);
+        }
+      GList *groups = g_hash_table_get_keys (first_of_group);
+      GArray *gids = g_array_new (FALSE, FALSE, sizeof (guint64));
+      for (GList *l = groups; l; l = l->next)
+        {
+          guint64 g = GPOINTER_TO_UINT (l->data);
+          g_array_append_val (gids, g);
+        }
+      g_array_sort (gids, compare_u64);
+      for (guint i = 0; i < gids->len; i++)
+        {
+          gpointer gk = GUINT_TO_POINTER ((guint) g_array_index (gids, guint64, i));
+          OTF2_LocationRef ref = *(OTF2_LocationRef *) g_hash_table_lookup (first_of_group, gk);
+          g_array_append_val (locs, ref);
+        }
+      g_list_free (groups);
+      g_array_unref (gids);
+      g_hash_table_unref (first_of_group);
+    }
+
+  for (guint r = 0; r < locs->len; r++)
+    {
+      OTF2_LocationRef ref = g_array_index (locs, OTF2_LocationRef, r);
+      if (!g_hash_table_contains (st->locations, &ref))
+        {
+          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
+                       "%s: rank %u is location %" G_GUINT64_FORMAT
+                       ", which is not defined", t->path, r, (guint64) ref);
+          g_array_unref (locs);
+          return FALSE;
+        }
+    }
+  if (locs->len == 0)
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
+                   "%s: no MPI rank found (no CPU thread location is defined)", t->path);
+      g_array_unref (locs);
+      return FALSE;
+    }
+  t->rank_location = locs;
+  t->n_ranks = locs->len;
+  return TRUE;
+}
+
+static void
+comm_free (gpointer p)
+{
+  TsComm *c = p;
+  g_free (c->name);
+  if (c->members)
+    g_array_unref (c->members);
+  if (c->local_of)
+    g_hash_table_unref (c->local_of);
+  g_free (c);
+}
+
+static gboolean
+resolve_comms (DefState *st, GError **error)
+{
+  TsTrace *t = st->trace;
+  GHashTable *rank_of_location = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint r = 0; r < t->n_ranks; r++)
+    g_hash_table_insert (rank_of_location,
+                         g_memdup2 (&g_array_index (t->rank_location, OTF2_LocationRef, r),
+                                    sizeof (OTF2_LocationRef)),
+                         GUINT_TO_POINTER (r + 1));
+
+  gboolean ok = TRUE;
+  t->world_comm = G_MAXUINT;
+  for (guint i = 0; i < st->comm_defs->len && ok; i++)
+    {
+      RawComm *rc = &g_array_index (st->comm_defs, RawComm, i);
+      OTF2_CommRef ref = g_array_index (st->comm_refs, OTF2_CommRef, i);
+      if (g_hash_table_contains (t->comm_of_ref, GUINT_TO_POINTER (ref + 1)))
+        continue; /* duplicate definition: the first one wins */
+      RawGroup *g = g_hash_table_lookup (st->comm_groups, GUINT_TO_POINTER (rc->group + 1));
+      TsComm *c = g_new0 (TsComm, 1);
+      c->name = g_strdup (lookup_string (st, rc->name));
+      if (g == NULL && rc->group == (OTF2_GroupRef) 0 && st->world_locations)
+        g = st->world_locations; /* some writers point the world comm at the locations */
+      if (g == NULL)
+        {
+          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
+                       "%s: communicator %u (%s) refers to group %u, which is not defined",
+                       t->path, (guint) ref, c->name, (guint) rc->group);
+          comm_free (c);
+          ok = FALSE;
+          break;
+        }
+      if (g->type == OTF2_GROUP_TYPE_COMM_SELF)
+        c->self = TRUE;
+      else
+        {
+          c->members = g_array_sized_new (FALSE, FALSE, sizeof (guint32), g->members->len);
+          for (guint m = 0; m < g->members->len; m++)
+            {
+              guint64 v = g_array_index (g->members, guint64, m);
+              guint32 rank;
+              if (g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
+                rank = GPOINTER_TO_UINT (g_hash_table_lookup (rank_of_location, &v)) - 1;
+              else
+                rank = (guint32) v; /* COMM_GROUP members index the world ranks */
+              if (rank >= t->n_ranks)
+                {
+                  g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
+                               "%s: communicator %s has member %" G_GUINT64_FORMAT
+                               ", but the trace has %u ranks", t->path, c->name, v, t->n_ranks);
+                  ok = FALSE;
+                  break;
+                }
+              g_array_append_val (c->members, rank);
+            }
+          if (!ok)
+            {
+              comm_free (c);
+              break;
+            }
+          gboolean is_world = c->members->len == t->n_ranks;
+          for (guint m = 0; is_world && m < c->members->len; m++)
+            is_world = g_array_index (c->members, guint32, m) == m;
+          if (!is_world)
+            {
+              c->local_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+              for (guint m = 0; m < c->members->len; m++)
+                g_hash_table_insert (c->local_of,
+                                     GUINT_TO_POINTER (g_array_index (c->members, guint32, m)),
+                                     GUINT_TO_POINTER (m + 1));
+            }
+          else if (t->world_comm == G_MAXUINT || strcmp (c->name, "MPI_COMM_WORLD") == 0)
+            t->world_comm = t->comms->len;
+        }
+      g_ptr_array_add (t->comms, c);
+      g_hash_table_insert (t->comm_of_ref, GUINT_TO_POINTER (ref + 1),
+                           GUINT_TO_POINTER (t->comms->len));
+    }
+  if (ok && t->world_comm == G_MAXUINT)
+    {
+      /* Traces without an MPI world communicator still have one implicitly. */
+      TsComm *c = g_new0 (TsComm, 1);
+      c->name = g_strdup ("MPI_COMM_WORLD");
+      c->members = g_array_sized_new (FALSE, FALSE, sizeof (guint32), t->n_ranks);
+      for (guint32 r = 0; r < t->n_ranks; r++)
+        g_array_append_val (c->members, r);
+      t->world_comm = t->comms->len;
+      g_ptr_array_add (t->comms, c);
+    }
+  g_hash_table_unref (rank_of_location);
+  return ok;
+}
+
+static void
+resolve_regions (DefState *st)
+{
+  TsTrace *t = st->trace;
+  for (guint i = 0; i < st->region_defs->len; i++)
+    {
+      RawRegion *rr = &g_array_index (st->region_defs, RawRegion, i);
+      OTF2_RegionRef ref = g_array_index (st->region_refs, OTF2_RegionRef, i);
+      g_autofree char *name = ts_mpi_name_normalise (lookup_string (st, rr->name));
+      guint index = GPOINTER_TO_UINT (g_hash_table_lookup (t->region_by_name, name));
+      if (index == 0)
+        {
+          TsRegion *region = g_new (TsRegion, 1);
+          region->name = g_strdup (name);
+          region->call = ts_mpi_call_kind (name);
+          if (region->call == TS_CALL_USER && rr->paradigm == OTF2_PARADIGM_MPI)
+            region->call = TS_CALL_LOCAL;
+          g_ptr_array_add (t->regions, region);
+          index = t->regions->len;
+          g_hash_table_insert (t->region_by_name, region->name, GUINT_TO_POINTER (index));
+        }
+      g_hash_table_insert (t->region_of_ref, GUINT_TO_POINTER (ref + 1), GUINT_TO_POINTER (index));
+    }
+}
+
+static OTF2_ErrorCode
+otf2_error_silencer (void *ud, const char *file, uint64_t line, const char *function,
+                     OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+  return code;
+}
+
+void
+ts_otf2_quiet (void)
+{
+  OTF2_Error_RegisterCallback (otf2_error_silencer, NULL);
+}
+
+void
+ts_trace_set_otf2_error (const TsTrace *trace, OTF2_ErrorCode code, const char *what,
+                         GError **error)
+{
+  g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN, "%s: %s: %s (%s)",
+               trace->path, what, OTF2_Error_GetDescription (code), OTF2_Error_GetName (code));
+}
+
+static void
+region_free (gpointer p)
+{
+  TsRegion *r = p;
+  g_free (r->name);
+  g_free (r);
+}
+
+TsTrace *
+ts_trace_open (const char *anchor_path, GError **error)
+{
+  g_return_val_if_fail (anchor_path != NULL, NULL);
+
+  ts_otf2_quiet ();
+  if (!g_file_test (anchor_path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                   "%s: no such trace (expected the anchor file of an OTF2 archive, "
+                   "e.g. traces.otf2)", anchor_path);
+      return NULL;
+    }
+
+  TsTrace *t = g_new0 (TsTrace, 1);
+  t->path = g_strdup (anchor_path);
+  t->creator = g_strdup ("");
+  t->timer_resolution = 1000000000;
+  t->regions = g_ptr_array_new_with_free_func (region_free);
+  t->region_by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  t->region_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
+  t->comms = g_ptr_array_new_with_free_func (comm_free);
+  t->comm_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  OTF2_Reader *reader = OTF2_Reader_Open (anchor_path);
+  if (!reader)
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                   "%s: cannot open as an OTF2 archive (corrupt or truncated anchor file?)",
+                   anchor_path);
+      ts_trace_free (t);
+      return NULL;
+    }
+  OTF2_Reader_SetSerialCollectiveCallbacks (reader);
+  char *creator = NULL;
+  if (OTF2_Reader_GetCreator (reader, &creator) == OTF2_SUCCESS && creator)
+    {
+      g_free (t->creator);
+      t->creator = g_strdup (creator);
+      free (creator);
+    }
+
+  DefState st = { .trace = t };
+  st.strings = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  st.locations = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  st.location_groups = g_hash_table_new (g_direct_hash, g_direct_equal);
+  st.comm_groups = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, raw_group_free);
+  st.comm_defs = g_array_new (FALSE, FALSE, sizeof (RawComm));
+  st.comm_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_CommRef));
+  st.region_defs = g_array_new (FALSE, FALSE, sizeof (RawRegion));
+  st.region_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_RegionRef));
+
+  gboolean ok = FALSE;
+  OTF2_GlobalDefReader *defs = OTF2_Reader_GetGlobalDefReader (reader);
+  if (!defs)
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                   "%s: cannot read the global definitions (missing or corrupt .def file)",
+                   anchor_path);
+      goto out;
+    }
+  OTF2_GlobalDefReaderCallbacks *cbs = OTF2_GlobalDefReaderCallbacks_New ();
+  OTF2_GlobalDefReaderCallbacks_SetStringCallback (cbs, on_string);
+  OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback (cbs, on_clock);
+  OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback (cbs, on_location_group);
+  OTF2_GlobalDefReaderCallbacks_SetLocationCallback (cbs, on_location);
+  OTF2_GlobalDefReaderCallbacks_SetGroupCallback (cbs, on_group);
+  OTF2_GlobalDefReaderCallbacks_SetCommCallback (cbs, on_comm);
+  OTF2_GlobalDefReaderCallbacks_SetRegionCallback (cbs, on_region);
+  OTF2_Reader_RegisterGlobalDefCallbacks (reader, defs, cbs, &st);
+  OTF2_GlobalDefReaderCallbacks_Delete (cbs);
+  uint64_t n_read = 0;
+  OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions (reader, defs, &n_read);
+  OTF2_Reader_CloseGlobalDefReader (reader, defs);
+  if (rc != OTF2_SUCCESS)
+    {
+      ts_trace_set_otf2_error (t, rc, "reading the global definitions", error);
+      goto out;
+    }
+  if (t->timer_resolution == 0)
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
+                   "%s: the clock resolution is 0 ticks per second", anchor_path);
+      goto out;
+    }
+  if (!resolve_ranks (&st, error))
+    goto out;
+  resolve_regions (&st);
+  ok = resolve_comms (&st, error);
+
+out:
+  OTF2_Reader_Close (reader);
+  g_hash_table_unref (st.strings);
+  g_hash_table_unref (st.locations);
+  g_hash_table_unref (st.location_groups);
+  g_hash_table_unref (st.comm_groups);
+  g_clear_pointer (&st.world_locations, raw_group_free);
+  g_array_unref (st.comm_defs);
+  g_array_unref (st.comm_refs);
+  g_array_unref (st.region_defs);
+  g_array_unref (st.region_refs);
+  if (!ok)
+    g_clear_pointer (&t, ts_trace_free);
+  return t;
+}
+
+void
+ts_trace_free (TsTrace *t)
+{
+  if (!t)
+    return;
+  g_free (t->path);
+  g_free (t->creator);
+  if (t->rank_location)
+    g_array_unref (t->rank_location);
+  g_ptr_array_unref (t->regions);
+  g_hash_table_unref (t->region_by_name);
+  g_hash_table_unref (t->region_of_ref);
+  g_ptr_array_unref (t->comms);
+  g_hash_table_unref (t->comm_of_ref);
+  g_free (t);
+}
+
+const char *ts_trace_path (const TsTrace *t) { return t->path; }
+guint ts_trace_n_ranks (const TsTrace *t) { return t->n_ranks; }
+guint64 ts_trace_timer_resolution (const TsTrace *t) { return t->timer_resolution; }
+const char *ts_trace_creator (const TsTrace *t) { return t->creator; }
+guint ts_trace_n_regions (const TsTrace *t) { return t->regions->len; }
+guint ts_trace_n_comms (const TsTrace *t) { return t->comms->len; }
+guint ts_trace_world_comm (const TsTrace *t) { return t->world_comm; }
+
+const char *
+ts_trace_region_name (const TsTrace *t, guint region)
+{
+  g_return_val_if_fail (region < t->regions->len, "?");
+  return ((TsRegion *) t->regions->pdata[region])->name;
+}
+
+TsCallKind
+ts_trace_region_call (const TsTrace *t, guint region)
+{
+  g_return_val_if_fail (region < t->regions->len, TS_CALL_USER);
+  return ((TsRegion *) t->regions->pdata[region])->call;
+}
+
+gint
+ts_trace_region_by_name (const TsTrace *t, const char *name)
+{
+  return (gint) GPOINTER_TO_UINT (g_hash_table_lookup (t->region_by_name, name)) - 1;
+}
+
+gint
+ts_trace_region_of_ref (const TsTrace *t, OTF2_RegionRef ref)
+{
+  return (gint) GPOINTER_TO_UINT (g_hash_table_lookup (t->region_of_ref,
+                                                       GUINT_TO_POINTER (ref + 1))) - 1;
+}
+
+gint
+ts_trace_comm_of_ref (const TsTrace *t, OTF2_CommRef ref)
+{
+  return (gint) GPOINTER_TO_UINT (g_hash_table_lookup (t->comm_of_ref,
+                                                       GUINT_TO_POINTER (ref + 1))) - 1;
+}
+
+const char *
+ts_trace_comm_name (const TsTrace *t, guint comm)
+{
+  g_return_val_if_fail (comm < t->comms->len, "?");
+  return ((TsComm *) t->comms->pdata[comm])->name;
+}
+
+guint
+ts_trace_comm_size (const TsTrace *t, guint comm)
+{
+  g_return_val_if_fail (comm < t->comms->len, 0);
+  TsComm *c = t->comms->pdata[comm];
+  return c->self ? 1 : c->members->len;
+}
+
+const guint32 *
+ts_trace_comm_members (const TsTrace *t, guint comm)
+{
+  g_return_val_if_fail (comm < t->comms->len, NULL);
+  TsComm *c = t->comms->pdata[comm];
+  return c->self ? NULL : (const guint32 *) c->members->data;
+}
+
+guint
+ts_trace_comm_world_rank (const TsTrace *t, guint comm, guint self, guint local)
+{
+  g_return_val_if_fail (comm < t->comms->len, self);
+  TsComm *c = t->comms->pdata[comm];
+  if (c->self)
+    return self;
+  g_return_val_if_fail (local < c->members->len, self);
+  return g_array_index (c->members, guint32, local);
+}
+
+gint
+ts_trace_comm_local_rank (const TsTrace *t, guint comm, guint world)
+{
+  g_return_val_if_fail (comm < t->comms->len, -1);
+  TsComm *c = t->comms->pdata[comm];
+  if (c->self)
+    return 0;
+  if (!c->local_of)
+    return world < c->members->len ? (gint) world : -1;
+  return (gint) GPOINTER_TO_UINT (g_hash_table_lookup (c->local_of, GUINT_TO_POINTER (world))) - 1;
+}

@@ -1,0 +1,85 @@
+/* An OTF2 trace's definitions, normalised: ranks, regions, communicators.
+ *
+ * Real traces disagree on the details (EZTrace: location ids that are not
+ * ranks, per-rank region ids for the same function, duplicate groups; Score-P:
+ * metric and non-CPU locations). TsTrace hides that: ranks are 0..n-1,
+ * regions are deduplicated by name and indexed 0..n-1, communicators are
+ * indexed 0..n-1 with their members as world ranks. Events are read through
+ * TsActionStream (stream.h).
+ *
+ * A TsTrace is immutable once opened; free with ts_trace_free(). */
+#ifndef TS_TRACE_H
+#define TS_TRACE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+typedef struct TsTrace TsTrace;
+
+/* What an MPI call region means to the replay. */
+typedef enum {
+  TS_CALL_USER,       /* not an MPI call: a user region */
+  TS_CALL_LOCAL,      /* an MPI call replayed as the time it took (Iprobe, Comm_split...) */
+#define TS_CALL_KINDS(X) X(SEND) X(RECV) X(ISEND) X(IRECV) X(START) X(WAIT) \
+  X(WAITALL) X(WAITANY) X(WAITSOME) X(TEST) X(SENDRECV) X(COLLECTIVE)
+#define TS_CALL_ENUM(k) TS_CALL_##k,
+  TS_CALL_KINDS (TS_CALL_ENUM)
+#undef TS_CALL_ENUM
+  TS_CALL_N_KINDS
+} TsCallKind;
+
+/* Error domain for inconsistent or unreadable traces. */
+#define TS_TRACE_ERROR (ts_trace_error_quark ())
+GQuark ts_trace_error_quark (void);
+typedef enum {
+  TS_TRACE_ERROR_OPEN,        /* cannot open or read the archive */
+  TS_TRACE_ERROR_DEFINITIONS, /* definitions are missing or inconsistent */
+  TS_TRACE_ERROR_EVENTS,      /* an event is inconsistent (rank, event position) */
+} TsTraceError;
+
+/* Open the archive whose anchor file is @anchor_path (".../traces.otf2") and
+ * read its global definitions. Returns NULL and sets @error on failure. */
+TsTrace *ts_trace_open (const char *anchor_path, GError **error);
+void ts_trace_free (TsTrace *trace);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsTrace, ts_trace_free)
+
+const char *ts_trace_path (const TsTrace *trace);
+guint ts_trace_n_ranks (const TsTrace *trace);
+/* Ticks per second of the trace clock. */
+guint64 ts_trace_timer_resolution (const TsTrace *trace);
+/* Name of the tool that wrote it when known ("EZTrace", "Score-P"), else "". */
+const char *ts_trace_creator (const TsTrace *trace);
+
+guint ts_trace_n_regions (const TsTrace *trace);
+/* Region name as normalised: Fortran MPI names are folded ("mpi_send_" is
+ * "MPI_Send"). Owned by the trace. */
+const char *ts_trace_region_name (const TsTrace *trace, guint region);
+TsCallKind ts_trace_region_call (const TsTrace *trace, guint region);
+/* Index of the region with this name, or -1. */
+gint ts_trace_region_by_name (const TsTrace *trace, const char *name);
+
+guint ts_trace_n_comms (const TsTrace *trace);
+const char *ts_trace_comm_name (const TsTrace *trace, guint comm);
+/* Members of a communicator as world ranks, in communicator rank order.
+ * A self communicator (size 1, differing per rank) has @n = 1 and
+ * members == NULL: its only member is the calling rank. */
+guint ts_trace_comm_size (const TsTrace *trace, guint comm);
+const guint32 *ts_trace_comm_members (const TsTrace *trace, guint comm);
+/* World rank of local rank @local in @comm as seen from world rank @self. */
+guint ts_trace_comm_world_rank (const TsTrace *trace, guint comm, guint self, guint local);
+/* Local rank of world rank @world in @comm, or -1 if not a member. */
+gint ts_trace_comm_local_rank (const TsTrace *trace, guint comm, guint world);
+/* The communicator spanning all ranks (MPI_COMM_WORLD). */
+guint ts_trace_world_comm (const TsTrace *trace);
+
+/* Fold an MPI function name as written by any tracer to its C spelling
+ * ("mpi_allreduce_" -> "MPI_Allreduce"). Returns a newly allocated string. */
+char *ts_mpi_name_normalise (const char *name);
+TsCallKind ts_mpi_call_kind (const char *normalised_name);
+const char *ts_call_kind_name (TsCallKind kind);
+
+G_END_DECLS
+
+#endif
