@@ -1,0 +1,683 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "tracesim-archive"
+
+#include "model/archive_writer.h"
+#include "model/output_dir.h"
+
+#include <gio/gio.h>
+#include <math.h>
+#include <otf2/otf2.h>
+#include <string.h>
+
+/* OTF2 keeps one 1 MiB chunk per rank in memory and writes it out when full,
+ * so memory stays bounded by n_ranks chunks whatever the trace length. */
+#define TS_EVT_CHUNK OTF2_CHUNK_SIZE_EVENTS_DEFAULT
+#define TS_DEF_CHUNK OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT
+#define TS_TICKS_PER_SECOND 1000000000.0
+
+typedef struct {
+  char *name;
+  TsRegionKind kind;
+} TsRegionDef;
+
+typedef struct {
+  char *name;
+  GArray *members;  /* guint32 world ranks */
+} TsCommDef;
+
+typedef struct {
+  char *name;
+  char *unit;
+} TsMetricDef;
+
+struct TsArchiveWriter {
+  TsOutputDir *out;     /* NULL once committed or discarded */
+  const char *tmp_dir;  /* where OTF2 writes until close renames it; owned by out */
+  char *name;
+  guint n_ranks;
+  OTF2_Archive *archive;
+  OTF2_EvtWriter **evt;       /* per rank, created on first event */
+  guint64 *last_tick;         /* per rank: time must not go backwards */
+  guint64 max_tick;
+  guint64 n_clamped;
+  GError *error;              /* first failure while writing events */
+
+  GPtrArray *regions;         /* TsRegionDef*, index = id */
+  GHashTable *region_ids;     /* name (borrowed from regions) -> id + 1 */
+  GPtrArray *comms;           /* TsCommDef*, index = id, 0 = world */
+  GPtrArray *metrics;         /* TsMetricDef*, index = id */
+};
+
+static void
+region_def_free (gpointer p)
+{
+  TsRegionDef *r = p;
+  g_free (r->name);
+  g_free (r);
+}
+
+static void
+comm_def_free (gpointer p)
+{
+  TsCommDef *c = p;
+  g_free (c->name);
+  g_array_unref (c->members);
+  g_free (c);
+}
+
+static void
+metric_def_free (gpointer p)
+{
+  TsMetricDef *m = p;
+  g_free (m->name);
+  g_free (m->unit);
+  g_free (m);
+}
+
+static void
+writer_free (TsArchiveWriter *w)
+{
+  ts_output_dir_discard (w->out);
+  g_free (w->name);
+  g_free (w->evt);
+  g_free (w->last_tick);
+  g_clear_error (&w->error);
+  g_ptr_array_unref (w->regions);
+  g_hash_table_unref (w->region_ids);
+  g_ptr_array_unref (w->comms);
+  g_ptr_array_unref (w->metrics);
+  g_free (w);
+}
+
+static gboolean
+otf2_failed (OTF2_ErrorCode status, GError **error, const char *path, const char *what)
+{
+  if (status == OTF2_SUCCESS)
+    return FALSE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s failed: %s (%s)", path, what,
+               OTF2_Error_GetName (status), OTF2_Error_GetDescription (status));
+  return TRUE;
+}
+
+static OTF2_FlushType
+pre_flush (void *user_data, OTF2_FileType file_type, OTF2_LocationRef location,
+           void *caller_data, bool final)
+{
+  return OTF2_FLUSH;
+}
+
+/* No post-flush callback: OTF2 would then record BufferFlush events, but a
+ * flush of a generated trace takes no time in the run it describes. */
+static const OTF2_FlushCallbacks flush_callbacks = {
+  .otf2_pre_flush = pre_flush,
+  .otf2_post_flush = NULL,
+};
+
+TsArchiveWriter *
+ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError **error)
+{
+  g_return_val_if_fail (dir != NULL && *dir != '\0', NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (n_ranks > 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (*name == '\0' || strchr (name, '/') || strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "%s: invalid archive name '%s'", dir, name);
+      return NULL;
+    }
+
+  /* Everything an earlier archive of this name consists of, so that writing
+   * again to the same directory replaces it. */
+  g_autofree char *anchor = g_strconcat (name, ".otf2", NULL);
+  g_autofree char *defs = g_strconcat (name, ".def", NULL);
+  const char *entries[] = { anchor, defs, name, NULL };
+  TsOutputDir *out = ts_output_dir_new (dir, entries, error);
+  if (!out)
+    return NULL;
+
+  TsArchiveWriter *w = g_new0 (TsArchiveWriter, 1);
+  w->out = out;
+  w->tmp_dir = ts_output_dir_get_tmp_path (out);
+  w->name = g_strdup (name);
+  w->n_ranks = n_ranks;
+  w->evt = g_new0 (OTF2_EvtWriter *, n_ranks);
+  w->last_tick = g_new0 (guint64, n_ranks);
+  w->regions = g_ptr_array_new_with_free_func (region_def_free);
+  w->region_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  w->comms = g_ptr_array_new_with_free_func (comm_def_free);
+  w->metrics = g_ptr_array_new_with_free_func (metric_def_free);
+
+  TsCommDef *world = g_new0 (TsCommDef, 1);
+  world->name = g_strdup ("MPI_COMM_WORLD");
+  world->members = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n_ranks);
+  for (guint32 r = 0; r < n_ranks; r++)
+    g_array_append_val (world->members, r);
+  g_ptr_array_add (w->comms, world);
+
+  w->archive = OTF2_Archive_Open (w->tmp_dir, w->name, OTF2_FILEMODE_WRITE, TS_EVT_CHUNK,
+                                  TS_DEF_CHUNK, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  if (!w->archive)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "%s: cannot open an OTF2 archive for writing", w->tmp_dir);
+      goto fail;
+    }
+  if (otf2_failed (OTF2_Archive_SetFlushCallbacks (w->archive, &flush_callbacks, w), error,
+                   w->tmp_dir, "OTF2_Archive_SetFlushCallbacks")
+      || otf2_failed (OTF2_Archive_SetSerialCollectiveCallbacks (w->archive), error,
+                      w->tmp_dir, "OTF2_Archive_SetSerialCollectiveCallbacks")
+      || otf2_failed (OTF2_Archive_SetCreator (w->archive, PACKAGE_STRING), error,
+                      w->tmp_dir, "OTF2_Archive_SetCreator")
+      || otf2_failed (OTF2_Archive_SetDescription (w->archive, "MPI trace written by tracesim"),
+                      error, w->tmp_dir, "OTF2_Archive_SetDescription")
+      || otf2_failed (OTF2_Archive_OpenEvtFiles (w->archive), error, w->tmp_dir,
+                      "OTF2_Archive_OpenEvtFiles"))
+    goto fail;
+  return w;
+
+fail:
+  ts_archive_writer_abort (w);
+  return NULL;
+}
+
+/* ---- definitions: recorded now, written by close ---- */
+
+static OTF2_RegionRole
+mpi_region_role (const char *name)
+{
+  TsCollectiveOp op;
+  g_autofree char *lower = g_ascii_strdown (name + strlen ("MPI_"), -1);
+  if (!ts_collective_from_name (lower, &op))
+    return OTF2_REGION_ROLE_FUNCTION;
+  switch (ts_collective_shape (op))
+    {
+    case TS_COLL_SHAPE_BARRIER: return OTF2_REGION_ROLE_BARRIER;
+    case TS_COLL_SHAPE_ONE2N: return OTF2_REGION_ROLE_COLL_ONE2ALL;
+    case TS_COLL_SHAPE_N2ONE: return OTF2_REGION_ROLE_COLL_ALL2ONE;
+    case TS_COLL_SHAPE_N2N: return OTF2_REGION_ROLE_COLL_ALL2ALL;
+    default: return OTF2_REGION_ROLE_COLL_OTHER;
+    }
+}
+
+guint32
+ts_archive_writer_define_region (TsArchiveWriter *w, const char *name, TsRegionKind kind)
+{
+  g_return_val_if_fail (w != NULL && name != NULL, G_MAXUINT32);
+  gpointer found = g_hash_table_lookup (w->region_ids, name);
+  if (found)
+    return GPOINTER_TO_UINT (found) - 1;
+  TsRegionDef *r = g_new0 (TsRegionDef, 1);
+  r->name = g_strdup (name);
+  r->kind = kind;
+  g_ptr_array_add (w->regions, r);
+  g_hash_table_insert (w->region_ids, r->name, GUINT_TO_POINTER (w->regions->len));
+  return w->regions->len - 1;
+}
+
+guint32
+ts_archive_writer_define_comm (TsArchiveWriter *w, const char *name, guint n,
+                               const guint32 *world_ranks)
+{
+  g_return_val_if_fail (w != NULL && name != NULL, G_MAXUINT32);
+  g_return_val_if_fail (n > 0 && world_ranks != NULL, G_MAXUINT32);
+  for (guint i = 0; i < n; i++)
+    g_return_val_if_fail (world_ranks[i] < w->n_ranks, G_MAXUINT32);
+
+  for (guint id = 0; id < w->comms->len; id++)
+    {
+      TsCommDef *c = g_ptr_array_index (w->comms, id);
+      if (strcmp (c->name, name) != 0)
+        continue;
+      gboolean same = c->members->len == n
+        && memcmp (c->members->data, world_ranks, n * sizeof (guint32)) == 0;
+      g_return_val_if_fail (same, id);
+      return id;
+    }
+  TsCommDef *c = g_new0 (TsCommDef, 1);
+  c->name = g_strdup (name);
+  c->members = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
+  g_array_append_vals (c->members, world_ranks, n);
+  g_ptr_array_add (w->comms, c);
+  return w->comms->len - 1;
+}
+
+guint32
+ts_archive_writer_define_metric (TsArchiveWriter *w, const char *name, const char *unit)
+{
+  g_return_val_if_fail (w != NULL && name != NULL, G_MAXUINT32);
+  for (guint id = 0; id < w->metrics->len; id++)
+    if (strcmp (((TsMetricDef *) g_ptr_array_index (w->metrics, id))->name, name) == 0)
+      return id;
+  TsMetricDef *m = g_new0 (TsMetricDef, 1);
+  m->name = g_strdup (name);
+  m->unit = g_strdup (unit ? unit : "");
+  g_ptr_array_add (w->metrics, m);
+  return w->metrics->len - 1;
+}
+
+/* ---- events ---- */
+
+static guint
+comm_size (TsArchiveWriter *w, guint32 comm)
+{
+  return ((TsCommDef *) g_ptr_array_index (w->comms, comm))->members->len;
+}
+
+/* The writer of @rank and the tick for @time; NULL once writing has failed
+ * (the failure is reported by close, so callers need no error path per event). */
+static OTF2_EvtWriter *
+event_writer (TsArchiveWriter *w, guint rank, double time, OTF2_TimeStamp *tick)
+{
+  g_return_val_if_fail (w != NULL, NULL);
+  g_return_val_if_fail (rank < w->n_ranks, NULL);
+  if (w->error)
+    return NULL;
+  if (!w->evt[rank])
+    {
+      w->evt[rank] = OTF2_Archive_GetEvtWriter (w->archive, rank);
+      if (!w->evt[rank])
+        {
+          g_set_error (&w->error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "%s: cannot create the event writer of rank %u", w->tmp_dir, rank);
+          return NULL;
+        }
+    }
+
+  /* Clamp rather than fail: a caller's rounding error of a few nanoseconds
+   * must not cost a whole trace, and OTF2 readers require monotonic time. */
+  double ns = time * TS_TICKS_PER_SECOND;
+  gboolean clamped = !(ns >= 0);  /* negative or NaN */
+  guint64 t = 0;
+  if (ns >= 9.0e18)
+    t = (guint64) 9.0e18;
+  else if (ns > 0)
+    t = (guint64) llround (ns);
+  if (t < w->last_tick[rank])
+    {
+      t = w->last_tick[rank];
+      clamped = TRUE;
+    }
+  if (clamped)
+    w->n_clamped++;
+  w->last_tick[rank] = t;
+  w->max_tick = MAX (w->max_tick, t);
+  *tick = t;
+  return w->evt[rank];
+}
+
+static void
+event_status (TsArchiveWriter *w, guint rank, OTF2_ErrorCode status, const char *what)
+{
+  if (status != OTF2_SUCCESS && !w->error)
+    g_set_error (&w->error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                 "%s: writing %s of rank %u failed: %s (%s)", w->tmp_dir, what, rank,
+                 OTF2_Error_GetName (status), OTF2_Error_GetDescription (status));
+}
+
+void
+ts_archive_writer_enter (TsArchiveWriter *w, guint rank, double time, guint32 region)
+{
+  OTF2_TimeStamp t;
+  g_return_if_fail (w != NULL && region < w->regions->len);
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank, OTF2_EvtWriter_Enter (ew, NULL, t, region), "Enter");
+}
+
+void
+ts_archive_writer_leave (TsArchiveWriter *w, guint rank, double time, guint32 region)
+{
+  OTF2_TimeStamp t;
+  g_return_if_fail (w != NULL && region < w->regions->len);
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank, OTF2_EvtWriter_Leave (ew, NULL, t, region), "Leave");
+}
+
+void
+ts_archive_writer_send (TsArchiveWriter *w, guint rank, double time, guint32 dst,
+                        guint32 comm, guint32 tag, guint64 bytes)
+{
+  OTF2_TimeStamp t;
+  g_return_if_fail (w != NULL && comm < w->comms->len && dst < comm_size (w, comm));
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank, OTF2_EvtWriter_MpiSend (ew, NULL, t, dst, comm, tag, bytes),
+                  "MpiSend");
+}
+
+void
+ts_archive_writer_recv (TsArchiveWriter *w, guint rank, double time, guint32 src,
+                        guint32 comm, guint32 tag, guint64 bytes)
+{
+  OTF2_TimeStamp t;
+  g_return_if_fail (w != NULL && comm < w->comms->len && src < comm_size (w, comm));
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank, OTF2_EvtWriter_MpiRecv (ew, NULL, t, src, comm, tag, bytes),
+                  "MpiRecv");
+}
+
+void
+ts_archive_writer_isend (TsArchiveWriter *w, guint rank, double time, guint32 dst,
+                         guint32 comm, guint32 tag, guint64 bytes, guint64 req)
+{
+  OTF2_TimeStamp t;
+  g_return_if_fail (w != NULL && comm < w->comms->len && dst < comm_size (w, comm));
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank,
+                  OTF2_EvtWriter_MpiIsend (ew, NULL, t, dst, comm, tag, bytes, req),
+                  "MpiIsend");
+}
+
+void
+ts_archive_writer_isend_complete (TsArchiveWriter *w, guint rank, double time, guint64 req)
+{
+  OTF2_TimeStamp t;
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank, OTF2_EvtWriter_MpiIsendComplete (ew, NULL, t, req),
+                  "MpiIsendComplete");
+}
+
+void
+ts_archive_writer_irecv_request (TsArchiveWriter *w, guint rank, double time, guint64 req)
+{
+  OTF2_TimeStamp t;
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank, OTF2_EvtWriter_MpiIrecvRequest (ew, NULL, t, req),
+                  "MpiIrecvRequest");
+}
+
+void
+ts_archive_writer_irecv (TsArchiveWriter *w, guint rank, double time, guint32 src,
+                         guint32 comm, guint32 tag, guint64 bytes, guint64 req)
+{
+  OTF2_TimeStamp t;
+  g_return_if_fail (w != NULL && comm < w->comms->len && src < comm_size (w, comm));
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank,
+                  OTF2_EvtWriter_MpiIrecv (ew, NULL, t, src, comm, tag, bytes, req),
+                  "MpiIrecv");
+}
+
+void
+ts_archive_writer_request_test (TsArchiveWriter *w, guint rank, double time, guint64 req)
+{
+  OTF2_TimeStamp t;
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank, OTF2_EvtWriter_MpiRequestTest (ew, NULL, t, req),
+                  "MpiRequestTest");
+}
+
+void
+ts_archive_writer_collective_begin (TsArchiveWriter *w, guint rank, double time)
+{
+  OTF2_TimeStamp t;
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  if (ew)
+    event_status (w, rank, OTF2_EvtWriter_MpiCollectiveBegin (ew, NULL, t),
+                  "MpiCollectiveBegin");
+}
+
+void
+ts_archive_writer_collective_end (TsArchiveWriter *w, guint rank, double time,
+                                  TsCollectiveOp op, guint32 comm, gint32 root,
+                                  guint64 sent, guint64 received)
+{
+  OTF2_TimeStamp t;
+  g_return_if_fail (w != NULL && comm < w->comms->len && (guint) op < TS_COLL_N_OPS);
+  g_return_if_fail (root == TS_NO_RANK || (root >= 0 && (guint) root < comm_size (w, comm)));
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  guint32 otf2_root = root == TS_NO_RANK ? OTF2_UNDEFINED_UINT32 : (guint32) root;
+  if (ew)
+    event_status (w, rank,
+                  OTF2_EvtWriter_MpiCollectiveEnd (ew, NULL, t, ts_collective_to_otf2 (op),
+                                                   comm, otf2_root, sent, received),
+                  "MpiCollectiveEnd");
+}
+
+void
+ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time, guint32 metric,
+                          double value)
+{
+  OTF2_TimeStamp t;
+  g_return_if_fail (w != NULL && metric < w->metrics->len);
+  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
+  OTF2_Type type = OTF2_TYPE_DOUBLE;
+  OTF2_MetricValue v = { .floating_point = value };
+  if (ew)
+    event_status (w, rank, OTF2_EvtWriter_Metric (ew, NULL, t, metric, 1, &type, &v),
+                  "Metric");
+}
+
+/* ---- close ---- */
+
+/* Global definition writing: strings are defined on first use so that every
+ * reference is preceded by its string; the first OTF2 failure is kept. */
+typedef struct {
+  OTF2_GlobalDefWriter *gdw;
+  GHashTable *strings;  /* owned string -> id */
+  OTF2_ErrorCode status;
+  const char *failed;
+} DefCtx;
+
+static void
+def_check (DefCtx *c, OTF2_ErrorCode status, const char *what)
+{
+  if (status != OTF2_SUCCESS && c->status == OTF2_SUCCESS)
+    {
+      c->status = status;
+      c->failed = what;
+    }
+}
+
+static OTF2_StringRef
+def_string (DefCtx *c, const char *s)
+{
+  gpointer id;
+  if (g_hash_table_lookup_extended (c->strings, s, NULL, &id))
+    return GPOINTER_TO_UINT (id);
+  OTF2_StringRef ref = g_hash_table_size (c->strings);
+  def_check (c, OTF2_GlobalDefWriter_WriteString (c->gdw, ref, s), "String definition");
+  g_hash_table_insert (c->strings, g_strdup (s), GUINT_TO_POINTER (ref));
+  return ref;
+}
+
+static void
+def_group (DefCtx *c, guint32 id, const char *name, OTF2_GroupType type, GArray *members)
+{
+  g_autofree guint64 *m = g_new (guint64, members->len);
+  for (guint i = 0; i < members->len; i++)
+    m[i] = g_array_index (members, guint32, i);
+  def_check (c, OTF2_GlobalDefWriter_WriteGroup (c->gdw, id, def_string (c, name), type,
+                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                                 members->len, m),
+             "Group definition");
+}
+
+static void
+write_global_defs (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
+{
+  def_check (c, OTF2_GlobalDefWriter_WriteClockProperties (c->gdw, (guint64) TS_TICKS_PER_SECOND,
+                                                           0, w->max_tick,
+                                                           OTF2_UNDEFINED_TIMESTAMP),
+             "ClockProperties definition");
+  def_check (c, OTF2_GlobalDefWriter_WriteParadigm (c->gdw, OTF2_PARADIGM_MPI,
+                                                    def_string (c, "MPI"),
+                                                    OTF2_PARADIGM_CLASS_PROCESS),
+             "Paradigm definition");
+  def_check (c, OTF2_GlobalDefWriter_WriteSystemTreeNode (c->gdw, 0, def_string (c, "tracesim"),
+                                                          def_string (c, "machine"),
+                                                          OTF2_UNDEFINED_SYSTEM_TREE_NODE),
+             "SystemTreeNode definition");
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("MPI Rank %u", r);
+      def_check (c, OTF2_GlobalDefWriter_WriteLocationGroup (c->gdw, r, def_string (c, name),
+                                                             OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                             OTF2_UNDEFINED_LOCATION_GROUP),
+                 "LocationGroup definition");
+    }
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank %u", r);
+      def_check (c, OTF2_GlobalDefWriter_WriteLocation (c->gdw, r, def_string (c, name),
+                                                        OTF2_LOCATION_TYPE_CPU_THREAD,
+                                                        n_events[r], r),
+                 "Location definition");
+    }
+  OTF2_StringRef empty = def_string (c, "");
+  for (guint id = 0; id < w->regions->len; id++)
+    {
+      TsRegionDef *r = g_ptr_array_index (w->regions, id);
+      gboolean mpi = r->kind == TS_REGION_MPI;
+      OTF2_RegionRole role = mpi && g_str_has_prefix (r->name, "MPI_")
+        ? mpi_region_role (r->name) : OTF2_REGION_ROLE_FUNCTION;
+      OTF2_StringRef name = def_string (c, r->name);
+      def_check (c, OTF2_GlobalDefWriter_WriteRegion (c->gdw, id, name, name, empty, role,
+                                                      mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
+                                                      OTF2_REGION_FLAG_NONE, empty, 0, 0),
+                 "Region definition");
+    }
+
+  /* As Score-P does: group 0 lists the locations in rank order, and each
+   * communicator's COMM_GROUP lists world ranks, i.e. indexes into group 0. */
+  TsCommDef *world = g_ptr_array_index (w->comms, 0);
+  def_group (c, 0, "MPI locations", OTF2_GROUP_TYPE_COMM_LOCATIONS, world->members);
+  for (guint id = 0; id < w->comms->len; id++)
+    {
+      TsCommDef *comm = g_ptr_array_index (w->comms, id);
+      def_group (c, id + 1, comm->name, OTF2_GROUP_TYPE_COMM_GROUP, comm->members);
+    }
+  for (guint id = 0; id < w->comms->len; id++)
+    {
+      TsCommDef *comm = g_ptr_array_index (w->comms, id);
+      def_check (c, OTF2_GlobalDefWriter_WriteComm (c->gdw, id, def_string (c, comm->name), id + 1,
+                                                    id == 0 ? OTF2_UNDEFINED_COMM : 0,
+                                                    OTF2_COMM_FLAG_NONE),
+                 "Comm definition");
+    }
+
+  for (guint id = 0; id < w->metrics->len; id++)
+    {
+      TsMetricDef *m = g_ptr_array_index (w->metrics, id);
+      def_check (c, OTF2_GlobalDefWriter_WriteMetricMember (c->gdw, id, def_string (c, m->name),
+                                                            empty, OTF2_METRIC_TYPE_USER,
+                                                            OTF2_METRIC_ACCUMULATED_START,
+                                                            OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL,
+                                                            0, def_string (c, m->unit)),
+                 "MetricMember definition");
+    }
+  for (guint id = 0; id < w->metrics->len; id++)
+    {
+      OTF2_MetricMemberRef member = id;
+      def_check (c, OTF2_GlobalDefWriter_WriteMetricClass (c->gdw, id, 1, &member,
+                                                           OTF2_METRIC_ASYNCHRONOUS,
+                                                           OTF2_RECORDER_KIND_CPU),
+                 "MetricClass definition");
+    }
+}
+
+/* Close every rank's event writer (creating it for ranks without events so
+ * that each location has its file), then the empty local definition files
+ * readers expect, then the global definitions. */
+static gboolean
+finish_archive (TsArchiveWriter *w, GError **error)
+{
+  g_autofree guint64 *n_events = g_new0 (guint64, w->n_ranks);
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      OTF2_EvtWriter *ew = w->evt[r] ? w->evt[r] : OTF2_Archive_GetEvtWriter (w->archive, r);
+      if (!ew)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "%s: cannot create the event writer of rank %u", w->tmp_dir, r);
+          return FALSE;
+        }
+      w->evt[r] = NULL;
+      if (otf2_failed (OTF2_EvtWriter_GetNumberOfEvents (ew, &n_events[r]), error, w->tmp_dir,
+                       "OTF2_EvtWriter_GetNumberOfEvents")
+          || otf2_failed (OTF2_Archive_CloseEvtWriter (w->archive, ew), error, w->tmp_dir,
+                          "OTF2_Archive_CloseEvtWriter"))
+        return FALSE;
+    }
+  if (otf2_failed (OTF2_Archive_CloseEvtFiles (w->archive), error, w->tmp_dir,
+                   "OTF2_Archive_CloseEvtFiles")
+      || otf2_failed (OTF2_Archive_OpenDefFiles (w->archive), error, w->tmp_dir,
+                      "OTF2_Archive_OpenDefFiles"))
+    return FALSE;
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (w->archive, r);
+      if (!dw)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "%s: cannot create the definition writer of rank %u", w->tmp_dir, r);
+          return FALSE;
+        }
+      if (otf2_failed (OTF2_Archive_CloseDefWriter (w->archive, dw), error, w->tmp_dir,
+                       "OTF2_Archive_CloseDefWriter"))
+        return FALSE;
+    }
+  if (otf2_failed (OTF2_Archive_CloseDefFiles (w->archive), error, w->tmp_dir,
+                   "OTF2_Archive_CloseDefFiles"))
+    return FALSE;
+
+  DefCtx c = { .gdw = OTF2_Archive_GetGlobalDefWriter (w->archive), .status = OTF2_SUCCESS };
+  if (!c.gdw)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "%s: cannot create the global definition writer", w->tmp_dir);
+      return FALSE;
+    }
+  c.strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  write_global_defs (w, n_events, &c);
+  g_hash_table_unref (c.strings);
+  return !otf2_failed (c.status, error, w->tmp_dir, c.failed);
+}
+
+gboolean
+ts_archive_writer_close (TsArchiveWriter *w, GError **error)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  gboolean ok = TRUE;
+  if (w->error)
+    {
+      g_propagate_error (error, g_steal_pointer (&w->error));
+      ok = FALSE;
+    }
+  if (ok)
+    ok = finish_archive (w, error);
+  OTF2_ErrorCode status = OTF2_Archive_Close (w->archive);
+  w->archive = NULL;
+  if (ok)
+    ok = !otf2_failed (status, error, w->tmp_dir, "OTF2_Archive_Close");
+  if (ok && w->n_clamped > 0)
+    g_warning ("%s: %" G_GUINT64_FORMAT " event(s) were earlier than the previous event of "
+               "their rank and were moved to its time", ts_output_dir_get_path (w->out),
+               w->n_clamped);
+  if (ok)
+    ok = ts_output_dir_commit (g_steal_pointer (&w->out), error);
+  writer_free (w);
+  return ok;
+}
+
+void
+ts_archive_writer_abort (TsArchiveWriter *w)
+{
+  if (!w)
+    return;
+  if (w->archive)
+    OTF2_Archive_Close (w->archive);
+  writer_free (w);
+}

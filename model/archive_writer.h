@@ -1,0 +1,81 @@
+/* Writing an OTF2 archive: definitions and events, one location per MPI rank.
+ *
+ * Used by the trace generator (tests and benchmarks) and by the predicted
+ * timeline output of `tracesim run`. The archive is written under a temporary
+ * name beside the target and renamed into place by ts_archive_writer_close(), so
+ * a failed or abandoned write leaves nothing half-written behind.
+ *
+ * Times are seconds (double) from the start of the run; they are stored in
+ * nanosecond ticks. Events of one rank must be written in non-decreasing time.
+ *
+ * Error contract: functions taking GError** return FALSE/0 and set it on
+ * failure. Definition functions must be called before the first event. */
+#ifndef TS_ARCHIVE_WRITER_H
+#define TS_ARCHIVE_WRITER_H
+
+#include <glib.h>
+#include "model/action.h"
+
+G_BEGIN_DECLS
+
+typedef struct TsArchiveWriter TsArchiveWriter;
+
+typedef enum {
+  TS_REGION_USER,     /* paradigm USER, role FUNCTION */
+  TS_REGION_MPI,      /* paradigm MPI, role FUNCTION (or COLL_* for collectives) */
+} TsRegionKind;
+
+/* Start writing an archive whose anchor file will be <dir>/<name>.otf2.
+ * @dir is created if needed. Returns NULL and sets @error on failure. */
+TsArchiveWriter *ts_archive_writer_new (const char *dir, const char *name,
+                                        guint n_ranks, GError **error);
+
+/* Definitions. Return the new id (0, 1, ...). Names are copied. The same name
+ * given twice returns the same id. */
+guint32 ts_archive_writer_define_region (TsArchiveWriter *w, const char *name,
+                                         TsRegionKind kind);
+/* A communicator with @n members given as world ranks (copied). The world
+ * communicator (all ranks in order) is defined by ts_archive_writer_new() and
+ * has id 0. */
+guint32 ts_archive_writer_define_comm (TsArchiveWriter *w, const char *name,
+                                       guint n, const guint32 *world_ranks);
+/* A metric (double, accumulated start) per rank, for wait-state counters. */
+guint32 ts_archive_writer_define_metric (TsArchiveWriter *w, const char *name,
+                                         const char *unit);
+
+/* Events of rank @rank at @time seconds. Peers/roots are ranks in @comm. */
+void ts_archive_writer_enter (TsArchiveWriter *w, guint rank, double time, guint32 region);
+void ts_archive_writer_leave (TsArchiveWriter *w, guint rank, double time, guint32 region);
+void ts_archive_writer_send (TsArchiveWriter *w, guint rank, double time,
+                             guint32 dst, guint32 comm, guint32 tag, guint64 bytes);
+void ts_archive_writer_recv (TsArchiveWriter *w, guint rank, double time,
+                             guint32 src, guint32 comm, guint32 tag, guint64 bytes);
+void ts_archive_writer_isend (TsArchiveWriter *w, guint rank, double time,
+                              guint32 dst, guint32 comm, guint32 tag, guint64 bytes,
+                              guint64 req);
+void ts_archive_writer_isend_complete (TsArchiveWriter *w, guint rank, double time,
+                                       guint64 req);
+void ts_archive_writer_irecv_request (TsArchiveWriter *w, guint rank, double time,
+                                      guint64 req);
+void ts_archive_writer_irecv (TsArchiveWriter *w, guint rank, double time,
+                              guint32 src, guint32 comm, guint32 tag, guint64 bytes,
+                              guint64 req);
+void ts_archive_writer_request_test (TsArchiveWriter *w, guint rank, double time,
+                                     guint64 req);
+void ts_archive_writer_collective_begin (TsArchiveWriter *w, guint rank, double time);
+/* @root is a rank in @comm or TS_NO_RANK. */
+void ts_archive_writer_collective_end (TsArchiveWriter *w, guint rank, double time,
+                                       TsCollectiveOp op, guint32 comm, gint32 root,
+                                       guint64 sent, guint64 received);
+void ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time,
+                               guint32 metric, double value);
+
+/* Write the definitions, close the archive and rename it into place.
+ * Frees @w whatever the outcome. */
+gboolean ts_archive_writer_close (TsArchiveWriter *w, GError **error);
+/* Abandon: remove the temporary archive and free @w. NULL is ignored. */
+void ts_archive_writer_abort (TsArchiveWriter *w);
+
+G_END_DECLS
+
+#endif

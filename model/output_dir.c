@@ -1,0 +1,241 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "tracesim-output"
+
+#include "model/output_dir.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+struct TsOutputDir {
+  char *dir;            /* target, trailing slashes removed */
+  char *tmp_dir;        /* what we write into until commit */
+  char **entries;       /* what a replaceable old target may hold */
+  GPtrArray *made_dirs; /* ancestors of dir we created, deepest first */
+};
+
+gboolean
+ts_output_dir_remove_tree (const char *path)
+{
+  GStatBuf st;
+  if (g_lstat (path, &st) != 0)
+    return errno == ENOENT;
+  if (!S_ISDIR (st.st_mode))
+    return g_unlink (path) == 0;
+  GDir *d = g_dir_open (path, 0, NULL);
+  if (d)
+    {
+      const char *entry;
+      while ((entry = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, entry, NULL);
+          ts_output_dir_remove_tree (child);
+        }
+      g_dir_close (d);
+    }
+  return g_rmdir (path) == 0;
+}
+
+static void
+output_dir_free (TsOutputDir *d)
+{
+  g_free (d->dir);
+  g_free (d->tmp_dir);
+  g_strfreev (d->entries);
+  g_ptr_array_unref (d->made_dirs);
+  g_free (d);
+}
+
+static void
+set_errno_error (GError **error, int saved, const char *format, const char *path)
+{
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), format, path,
+               g_strerror (saved));
+}
+
+/* `-o $HOME` must never delete a home directory: only a target holding
+ * nothing but our own kind of output may be replaced. */
+static gboolean
+check_replaceable (const TsOutputDir *d, gboolean *exists, GError **error)
+{
+  GStatBuf st;
+  *exists = FALSE;
+  if (g_lstat (d->dir, &st) != 0)
+    {
+      if (errno == ENOENT)
+        return TRUE;
+      set_errno_error (error, errno, "%s: %s", d->dir);
+      return FALSE;
+    }
+  if (!S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
+                   "%s exists and is not a directory; refusing to replace it", d->dir);
+      return FALSE;
+    }
+  *exists = TRUE;
+
+  g_autoptr (GError) local = NULL;
+  GDir *dir = g_dir_open (d->dir, 0, &local);
+  if (!dir)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", local->message);
+      return FALSE;
+    }
+  const char *entry;
+  gboolean ok = TRUE;
+  while (ok && (entry = g_dir_read_name (dir)) != NULL)
+    if (!g_strv_contains ((const char *const *) d->entries, entry))
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                     "%s already exists and holds '%s', which this output would not "
+                     "have written; refusing to replace it", d->dir, entry);
+        ok = FALSE;
+      }
+  g_dir_close (dir);
+  return ok;
+}
+
+/* Create the parent of the target, remembering which directories we made so
+ * that discard can take them back. */
+static gboolean
+make_parent (TsOutputDir *d, GError **error)
+{
+  g_autofree char *parent = g_path_get_dirname (d->dir);
+  char *probe = g_strdup (parent);
+  while (!g_file_test (probe, G_FILE_TEST_EXISTS))
+    {
+      char *up = g_path_get_dirname (probe);
+      g_ptr_array_add (d->made_dirs, probe);
+      probe = up;
+      if (strcmp (up, g_ptr_array_index (d->made_dirs, d->made_dirs->len - 1)) == 0)
+        break;
+    }
+  g_free (probe);
+  if (g_mkdir_with_parents (parent, 0777) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot create directory %s for %s: %s", parent, d->dir, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+TsOutputDir *
+ts_output_dir_new (const char *dir, const char *const *entries, GError **error)
+{
+  g_return_val_if_fail (dir != NULL && *dir != '\0', NULL);
+  g_return_val_if_fail (entries != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  TsOutputDir *d = g_new0 (TsOutputDir, 1);
+  d->dir = g_strdup (dir);
+  for (gsize len = strlen (d->dir); len > 1 && d->dir[len - 1] == '/'; len--)
+    d->dir[len - 1] = '\0';
+  d->entries = g_strdupv ((char **) entries);
+  d->made_dirs = g_ptr_array_new_with_free_func (g_free);
+
+  g_autofree char *base = g_path_get_basename (d->dir);
+  gboolean exists;
+  if (strcmp (base, ".") == 0 || strcmp (base, "..") == 0 || strcmp (base, "/") == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "%s cannot be renamed into place; name a subdirectory instead", dir);
+      goto fail;
+    }
+  /* Checked now as well as at commit so that a refusal costs no work. */
+  if (!check_replaceable (d, &exists, error) || !make_parent (d, error))
+    goto fail;
+
+  /* mkdtemp gives 0700; ask for 0777 so the umask decides, as for mkdir. */
+  char *tmpl = g_strconcat (d->dir, ".tmp-XXXXXX", NULL);
+  if (g_mkdtemp_full (tmpl, 0777) == NULL)
+    {
+      set_errno_error (error, errno, "cannot create a temporary directory beside %s: %s", d->dir);
+      g_free (tmpl);
+      goto fail;
+    }
+  d->tmp_dir = tmpl;
+  return d;
+
+fail:
+  ts_output_dir_discard (d);
+  return NULL;
+}
+
+const char *
+ts_output_dir_get_tmp_path (const TsOutputDir *d)
+{
+  g_return_val_if_fail (d != NULL, NULL);
+  return d->tmp_dir;
+}
+
+const char *
+ts_output_dir_get_path (const TsOutputDir *d)
+{
+  g_return_val_if_fail (d != NULL, NULL);
+  return d->dir;
+}
+
+/* The old target is moved aside first and deleted only once the new one is
+ * in place, so a failure never leaves the target missing. */
+static gboolean
+move_into_place (TsOutputDir *d, GError **error)
+{
+  gboolean exists;
+  if (!check_replaceable (d, &exists, error))
+    return FALSE;
+  g_autofree char *old = NULL;
+  if (exists)
+    {
+      old = g_strconcat (d->dir, ".old-XXXXXX", NULL);
+      /* mkdtemp reserves a unique name; rename() may replace an empty directory. */
+      if (g_mkdtemp (old) == NULL || g_rename (d->dir, old) != 0)
+        {
+          set_errno_error (error, errno, "%s: cannot move the old content aside: %s", d->dir);
+          g_rmdir (old);
+          return FALSE;
+        }
+    }
+  if (g_rename (d->tmp_dir, d->dir) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot rename %s to %s: %s", d->tmp_dir, d->dir, g_strerror (saved));
+      if (old)
+        g_rename (old, d->dir);
+      return FALSE;
+    }
+  g_clear_pointer (&d->tmp_dir, g_free);
+  g_ptr_array_set_size (d->made_dirs, 0);
+  if (old && !ts_output_dir_remove_tree (old))
+    g_warning ("%s: could not remove the replaced content", old);
+  return TRUE;
+}
+
+gboolean
+ts_output_dir_commit (TsOutputDir *d, GError **error)
+{
+  g_return_val_if_fail (d != NULL, FALSE);
+  gboolean ok = move_into_place (d, error);
+  if (ok)
+    output_dir_free (d);
+  else
+    ts_output_dir_discard (d);
+  return ok;
+}
+
+void
+ts_output_dir_discard (TsOutputDir *d)
+{
+  if (!d)
+    return;
+  if (d->tmp_dir)
+    ts_output_dir_remove_tree (d->tmp_dir);
+  for (guint i = 0; i < d->made_dirs->len; i++)
+    g_rmdir (g_ptr_array_index (d->made_dirs, i));
+  output_dir_free (d);
+}

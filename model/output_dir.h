@@ -1,0 +1,48 @@
+/* Writing an output directory all at once.
+ *
+ * The content is built in a temporary directory beside the target
+ * (`<dir>.tmp-XXXXXX`) and renamed into place by ts_output_dir_commit(), so
+ * readers never see a half-written directory and a failure leaves the old
+ * target untouched. Used by the OTF2 archive writer.
+ *
+ * An existing target is replaced only if it holds nothing but the entries the
+ * caller names (those of an earlier output of the same kind): pointing the
+ * output at a directory with other files is refused rather than deleting them.
+ *
+ * Error contract: functions taking GError** return FALSE/NULL and set it on
+ * failure (domain G_IO_ERROR, the path in the message). */
+#ifndef TS_OUTPUT_DIR_H
+#define TS_OUTPUT_DIR_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct TsOutputDir TsOutputDir;
+
+/* Create the temporary directory for target @dir, creating the parent of @dir
+ * if needed. @entries is a NULL-terminated list of names an existing @dir may
+ * hold and still be replaced (copied). Caller frees the result with
+ * ts_output_dir_commit() or ts_output_dir_discard(). */
+TsOutputDir *ts_output_dir_new (const char *dir, const char *const *entries, GError **error);
+
+/* Path to write into until commit. Owned by @d. */
+const char *ts_output_dir_get_tmp_path (const TsOutputDir *d);
+/* The target, trailing slashes removed. Owned by @d. */
+const char *ts_output_dir_get_path (const TsOutputDir *d);
+
+/* Rename the temporary directory to the target, replacing an old target only
+ * once the new one is in place. On failure the temporary directory is removed.
+ * Frees @d whatever the outcome. */
+gboolean ts_output_dir_commit (TsOutputDir *d, GError **error);
+/* Remove the temporary directory and any parent directories new() created
+ * (if still empty), and free @d. NULL is ignored. */
+void ts_output_dir_discard (TsOutputDir *d);
+
+/* Remove @path and everything below it without following symbolic links.
+ * Returns FALSE if something could not be removed. */
+gboolean ts_output_dir_remove_tree (const char *path);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,598 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "tracesim-script"
+
+#include "scenarios/gen/script.h"
+
+#include "model/archive_writer.h"
+
+#include <gio/gio.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define TS_SCRIPT_MAX_RANKS 1000000
+
+/* Optional `key=value` words; the enum indexes TsArgs.val. */
+typedef enum { KEY_COMM, KEY_TAG, KEY_BYTES, KEY_REQ, KEY_ROOT, KEY_SENT, KEY_RECV, N_KEYS } TsKey;
+static const char *const key_names[N_KEYS] = { "comm", "tag", "bytes", "req", "root", "sent", "recv" };
+#define K(k) (1u << (k))
+
+typedef struct {
+  const char *pos[2];        /* positional words after the event name */
+  guint n_pos;
+  const char *val[N_KEYS];   /* NULL when not given */
+} TsArgs;
+
+typedef struct {
+  guint32 region;
+  guint line;
+} TsOpenRegion;
+
+typedef enum { REQ_ISEND = 1, REQ_IRECV } TsReqKind;
+
+typedef struct {
+  double last_time;
+  guint last_line;
+  GArray *open;            /* TsOpenRegion, innermost last */
+  GHashTable *requests;    /* guint64* req -> TsReqKind */
+  guint coll_line;         /* line of an unfinished coll_begin, 0 if none */
+} TsRankState;
+
+typedef struct {
+  const char *origin;
+  guint line;
+  guint n_ranks;
+  TsArchiveWriter *w;
+  TsRankState *ranks;
+  GPtrArray *region_names;  /* by region id, borrowed from the script's words */
+  GHashTable *comms;        /* name -> id + 1 */
+  GArray *comm_sizes;       /* guint by comm id */
+  GHashTable *metrics;      /* name -> id + 1 */
+  GStringChunk *names;      /* storage for names kept beyond their line */
+} TsParser;
+
+static gboolean fail (TsParser *p, GError **error, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+fail (TsParser *p, GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s:%u: %s", p->origin, p->line, msg);
+  return FALSE;
+}
+
+static gboolean
+parse_uint (TsParser *p, const char *what, const char *word, guint64 max, guint64 *out,
+            GError **error)
+{
+  if (!g_ascii_string_to_unsigned (word, 10, 0, max, out, NULL))
+    return fail (p, error, "bad %s '%s' (expected an integer from 0 to %" G_GUINT64_FORMAT ")",
+                 what, word, max);
+  return TRUE;
+}
+
+static gboolean
+parse_time (TsParser *p, const char *word, double *out, GError **error)
+{
+  char *end;
+  *out = g_ascii_strtod (word, &end);
+  if (*word == '\0' || *end != '\0' || !isfinite (*out) || *out < 0)
+    return fail (p, error, "bad time '%s' (expected seconds, a number >= 0)", word);
+  return TRUE;
+}
+
+/* ---- definitions ---- */
+
+static gboolean
+directive_ranks (TsParser *p, char **words, guint n, const char *dir, const char *name,
+                 GError **error)
+{
+  guint64 n_ranks;
+  if (p->w)
+    return fail (p, error, "'ranks' given twice");
+  if (n != 2)
+    return fail (p, error, "expected 'ranks N'");
+  if (!parse_uint (p, "number of ranks", words[1], TS_SCRIPT_MAX_RANKS, &n_ranks, error))
+    return FALSE;
+  if (n_ranks == 0)
+    return fail (p, error, "a trace needs at least one rank");
+
+  p->w = ts_archive_writer_new (dir, name, n_ranks, error);
+  if (!p->w)
+    return FALSE;
+  p->n_ranks = n_ranks;
+  p->ranks = g_new0 (TsRankState, n_ranks);
+  for (guint r = 0; r < n_ranks; r++)
+    {
+      p->ranks[r].open = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
+      p->ranks[r].requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+    }
+  guint world = n_ranks;
+  g_array_append_val (p->comm_sizes, world);
+  g_hash_table_insert (p->comms, (gpointer) "world", GUINT_TO_POINTER (1));
+  return TRUE;
+}
+
+static gboolean
+directive_comm (TsParser *p, char **words, guint n, GError **error)
+{
+  if (n < 3)
+    return fail (p, error, "expected 'comm NAME RANK...'");
+  if (g_hash_table_contains (p->comms, words[1]))
+    return fail (p, error, "communicator '%s' is already defined", words[1]);
+
+  g_autoptr (GArray) members = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree gboolean *seen = g_new0 (gboolean, p->n_ranks);
+  for (guint i = 2; i < n; i++)
+    {
+      guint64 r;
+      if (!parse_uint (p, "rank", words[i], p->n_ranks - 1, &r, error))
+        return FALSE;
+      if (seen[r])
+        return fail (p, error, "rank %" G_GUINT64_FORMAT " is listed twice in '%s'", r, words[1]);
+      seen[r] = TRUE;
+      guint32 r32 = r;
+      g_array_append_val (members, r32);
+    }
+  char *kept = g_string_chunk_insert (p->names, words[1]);
+  guint32 id = ts_archive_writer_define_comm (p->w, kept, members->len,
+                                              (const guint32 *) members->data);
+  g_assert (id == p->comm_sizes->len);
+  g_array_append_val (p->comm_sizes, members->len);
+  g_hash_table_insert (p->comms, kept, GUINT_TO_POINTER (id + 1));
+  return TRUE;
+}
+
+static gboolean
+directive_metric (TsParser *p, char **words, guint n, GError **error)
+{
+  if (n != 2 && n != 3)
+    return fail (p, error, "expected 'metric NAME [UNIT]'");
+  if (g_hash_table_contains (p->metrics, words[1]))
+    return fail (p, error, "metric '%s' is already defined", words[1]);
+  char *kept = g_string_chunk_insert (p->names, words[1]);
+  guint32 id = ts_archive_writer_define_metric (p->w, kept, n == 3 ? words[2] : "");
+  g_hash_table_insert (p->metrics, kept, GUINT_TO_POINTER (id + 1));
+  return TRUE;
+}
+
+/* ---- events ---- */
+
+static gboolean
+arg_comm (TsParser *p, const TsArgs *a, guint32 *comm, GError **error)
+{
+  if (!a->val[KEY_COMM])
+    {
+      *comm = 0;
+      return TRUE;
+    }
+  gpointer id = g_hash_table_lookup (p->comms, a->val[KEY_COMM]);
+  if (!id)
+    return fail (p, error, "unknown communicator '%s'", a->val[KEY_COMM]);
+  *comm = GPOINTER_TO_UINT (id) - 1;
+  return TRUE;
+}
+
+static gboolean
+arg_peer (TsParser *p, const char *what, const char *word, guint32 comm, guint32 *out,
+          GError **error)
+{
+  guint size = g_array_index (p->comm_sizes, guint, comm);
+  guint64 v;
+  if (!g_ascii_string_to_unsigned (word, 10, 0, G_MAXUINT32, &v, NULL))
+    return fail (p, error, "bad %s '%s' (expected a rank)", what, word);
+  if (v >= size)
+    return fail (p, error, "%s %" G_GUINT64_FORMAT " is not a rank of a communicator of size %u",
+                 what, v, size);
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+arg_u64 (TsParser *p, const TsArgs *a, TsKey key, guint64 max, guint64 *out, GError **error)
+{
+  *out = 0;
+  return !a->val[key] || parse_uint (p, key_names[key], a->val[key], max, out, error);
+}
+
+/* The envelope shared by send, recv, isend and irecv. */
+typedef struct {
+  guint32 peer, comm, tag;
+  guint64 bytes, req;
+} TsEnvelope;
+
+static gboolean
+arg_envelope (TsParser *p, const TsArgs *a, TsEnvelope *e, GError **error)
+{
+  guint64 tag;
+  if (!arg_comm (p, a, &e->comm, error)
+      || !arg_peer (p, "peer", a->pos[0], e->comm, &e->peer, error)
+      || !arg_u64 (p, a, KEY_TAG, G_MAXUINT32, &tag, error)
+      || !arg_u64 (p, a, KEY_BYTES, G_MAXUINT64, &e->bytes, error)
+      || !arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &e->req, error))
+    return FALSE;
+  e->tag = tag;
+  return TRUE;
+}
+
+/* Requests: catch the typos a hand-written trace is prone to. */
+static gboolean
+request_start (TsParser *p, guint rank, guint64 req, TsReqKind kind, GError **error)
+{
+  GHashTable *reqs = p->ranks[rank].requests;
+  if (g_hash_table_contains (reqs, &req))
+    return fail (p, error, "request %" G_GUINT64_FORMAT " of rank %u is still outstanding", req,
+                 rank);
+  g_hash_table_insert (reqs, g_memdup2 (&req, sizeof req), GINT_TO_POINTER (kind));
+  return TRUE;
+}
+
+static gboolean
+request_finish (TsParser *p, guint rank, guint64 req, TsReqKind kind, gboolean remove,
+                GError **error)
+{
+  static const char *const started_by[] = { "", "isend", "irecv_request" };
+  GHashTable *reqs = p->ranks[rank].requests;
+  TsReqKind found = GPOINTER_TO_INT (g_hash_table_lookup (reqs, &req));
+  if (!found || (kind && found != kind))
+    return fail (p, error, "request %" G_GUINT64_FORMAT " of rank %u was not started by %s",
+                 req, rank, kind ? started_by[kind] : "isend or irecv_request");
+  if (remove)
+    g_hash_table_remove (reqs, &req);
+  return TRUE;
+}
+
+static gboolean
+ev_enter (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  const char *name = a->pos[0];
+  TsRegionKind kind = g_str_has_prefix (name, "MPI_") ? TS_REGION_MPI : TS_REGION_USER;
+  guint32 id = ts_archive_writer_define_region (p->w, name, kind);
+  if (id == p->region_names->len)
+    g_ptr_array_add (p->region_names, g_string_chunk_insert (p->names, name));
+  TsOpenRegion open = { id, p->line };
+  g_array_append_val (p->ranks[rank].open, open);
+  ts_archive_writer_enter (p->w, rank, t, id);
+  return TRUE;
+}
+
+static gboolean
+ev_leave (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  GArray *open = p->ranks[rank].open;
+  if (open->len == 0)
+    return fail (p, error, "leave without an open region on rank %u", rank);
+  TsOpenRegion top = g_array_index (open, TsOpenRegion, open->len - 1);
+  const char *top_name = g_ptr_array_index (p->region_names, top.region);
+  if (a->n_pos == 1 && strcmp (a->pos[0], top_name) != 0)
+    return fail (p, error, "leave %s, but the innermost open region of rank %u is %s (line %u)",
+                 a->pos[0], rank, top_name, top.line);
+  g_array_set_size (open, open->len - 1);
+  ts_archive_writer_leave (p->w, rank, t, top.region);
+  return TRUE;
+}
+
+static gboolean
+ev_send (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  TsEnvelope e;
+  if (!arg_envelope (p, a, &e, error))
+    return FALSE;
+  ts_archive_writer_send (p->w, rank, t, e.peer, e.comm, e.tag, e.bytes);
+  return TRUE;
+}
+
+static gboolean
+ev_recv (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  TsEnvelope e;
+  if (!arg_envelope (p, a, &e, error))
+    return FALSE;
+  ts_archive_writer_recv (p->w, rank, t, e.peer, e.comm, e.tag, e.bytes);
+  return TRUE;
+}
+
+static gboolean
+ev_isend (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  TsEnvelope e;
+  if (!arg_envelope (p, a, &e, error) || !request_start (p, rank, e.req, REQ_ISEND, error))
+    return FALSE;
+  ts_archive_writer_isend (p->w, rank, t, e.peer, e.comm, e.tag, e.bytes, e.req);
+  return TRUE;
+}
+
+static gboolean
+ev_irecv (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  TsEnvelope e;
+  if (!arg_envelope (p, a, &e, error)
+      || !request_finish (p, rank, e.req, REQ_IRECV, TRUE, error))
+    return FALSE;
+  ts_archive_writer_irecv (p->w, rank, t, e.peer, e.comm, e.tag, e.bytes, e.req);
+  return TRUE;
+}
+
+static gboolean
+ev_isend_complete (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  guint64 req;
+  if (!arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error)
+      || !request_finish (p, rank, req, REQ_ISEND, TRUE, error))
+    return FALSE;
+  ts_archive_writer_isend_complete (p->w, rank, t, req);
+  return TRUE;
+}
+
+static gboolean
+ev_irecv_request (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  guint64 req;
+  if (!arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error)
+      || !request_start (p, rank, req, REQ_IRECV, error))
+    return FALSE;
+  ts_archive_writer_irecv_request (p->w, rank, t, req);
+  return TRUE;
+}
+
+static gboolean
+ev_request_test (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  guint64 req;
+  if (!arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error)
+      || !request_finish (p, rank, req, 0, FALSE, error))
+    return FALSE;
+  ts_archive_writer_request_test (p->w, rank, t, req);
+  return TRUE;
+}
+
+static gboolean
+ev_coll_begin (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  if (p->ranks[rank].coll_line)
+    return fail (p, error, "rank %u is still in the collective begun on line %u", rank,
+                 p->ranks[rank].coll_line);
+  p->ranks[rank].coll_line = p->line;
+  ts_archive_writer_collective_begin (p->w, rank, t);
+  return TRUE;
+}
+
+static gboolean
+ev_coll_end (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  TsCollectiveOp op;
+  guint32 comm = 0, root = 0;
+  guint64 sent, recv;
+  if (!p->ranks[rank].coll_line)
+    return fail (p, error, "coll_end without coll_begin on rank %u", rank);
+  if (!ts_collective_from_name (a->pos[0], &op))
+    return fail (p, error, "unknown collective operation '%s'", a->pos[0]);
+  const char *root_word = a->val[KEY_ROOT];
+  gboolean rooted = root_word && strcmp (root_word, "none") != 0;
+  if (!arg_comm (p, a, &comm, error)
+      || (rooted && !arg_peer (p, "root", root_word, comm, &root, error))
+      || !arg_u64 (p, a, KEY_SENT, G_MAXUINT64, &sent, error)
+      || !arg_u64 (p, a, KEY_RECV, G_MAXUINT64, &recv, error))
+    return FALSE;
+  p->ranks[rank].coll_line = 0;
+  ts_archive_writer_collective_end (p->w, rank, t, op, comm, rooted ? (gint32) root : TS_NO_RANK,
+                                    sent, recv);
+  return TRUE;
+}
+
+static gboolean
+ev_metric (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  gpointer id = g_hash_table_lookup (p->metrics, a->pos[0]);
+  char *end;
+  double value = g_ascii_strtod (a->pos[1], &end);
+  if (!id)
+    return fail (p, error, "unknown metric '%s' (define it with 'metric NAME UNIT')", a->pos[0]);
+  if (*end != '\0' || !isfinite (value))
+    return fail (p, error, "bad metric value '%s'", a->pos[1]);
+  ts_archive_writer_metric (p->w, rank, t, GPOINTER_TO_UINT (id) - 1, value);
+  return TRUE;
+}
+
+/* One row per event word: positional arguments, keys allowed and required. */
+static const struct {
+  const char *name;
+  guint min_pos, max_pos;
+  guint keys, required;
+  gboolean (*apply) (TsParser *, guint, double, const TsArgs *, GError **);
+} event_table[] = {
+  { "enter", 1, 1, 0, 0, ev_enter },
+  { "leave", 0, 1, 0, 0, ev_leave },
+  { "send", 1, 1, K (KEY_COMM) | K (KEY_TAG) | K (KEY_BYTES), 0, ev_send },
+  { "recv", 1, 1, K (KEY_COMM) | K (KEY_TAG) | K (KEY_BYTES), 0, ev_recv },
+  { "isend", 1, 1, K (KEY_COMM) | K (KEY_TAG) | K (KEY_BYTES) | K (KEY_REQ), K (KEY_REQ), ev_isend },
+  { "irecv", 1, 1, K (KEY_COMM) | K (KEY_TAG) | K (KEY_BYTES) | K (KEY_REQ), K (KEY_REQ), ev_irecv },
+  { "isend_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_isend_complete },
+  { "irecv_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_irecv_request },
+  { "request_test", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_request_test },
+  { "coll_begin", 0, 0, 0, 0, ev_coll_begin },
+  { "coll_end", 1, 1, K (KEY_COMM) | K (KEY_ROOT) | K (KEY_SENT) | K (KEY_RECV), 0, ev_coll_end },
+  { "metric", 2, 2, 0, 0, ev_metric },
+};
+
+static gboolean
+parse_event (TsParser *p, char **words, guint n, GError **error)
+{
+  guint64 rank;
+  double t;
+  if (n < 3)
+    return fail (p, error, "expected 'RANK TIME EVENT ...'");
+  if (!parse_uint (p, "rank", words[0], p->n_ranks - 1, &rank, error)
+      || !parse_time (p, words[1], &t, error))
+    return FALSE;
+
+  guint e = 0;
+  while (e < G_N_ELEMENTS (event_table) && strcmp (event_table[e].name, words[2]) != 0)
+    e++;
+  if (e == G_N_ELEMENTS (event_table))
+    return fail (p, error, "unknown event '%s'", words[2]);
+
+  TsArgs a = { 0 };
+  for (guint i = 3; i < n; i++)
+    {
+      char *eq = strchr (words[i], '=');
+      if (!eq)
+        {
+          if (a.n_pos == event_table[e].max_pos)
+            return fail (p, error, "too many arguments to %s: '%s'", words[2], words[i]);
+          a.pos[a.n_pos++] = words[i];
+          continue;
+        }
+      *eq = '\0';
+      guint k = 0;
+      while (k < N_KEYS && strcmp (key_names[k], words[i]) != 0)
+        k++;
+      if (k == N_KEYS || !(event_table[e].keys & K (k)))
+        return fail (p, error, "%s takes no '%s='", words[2], words[i]);
+      if (a.val[k])
+        return fail (p, error, "'%s=' given twice", words[i]);
+      a.val[k] = eq + 1;
+    }
+  if (a.n_pos < event_table[e].min_pos)
+    return fail (p, error, "too few arguments to %s", words[2]);
+  for (guint k = 0; k < N_KEYS; k++)
+    if ((event_table[e].required & K (k)) && !a.val[k])
+      return fail (p, error, "%s needs %s=", words[2], key_names[k]);
+
+  TsRankState *rs = &p->ranks[rank];
+  if (t < rs->last_time)
+    return fail (p, error, "time %s of rank %" G_GUINT64_FORMAT " is earlier than its "
+                 "previous event (%.9g s, line %u)", words[1], rank, rs->last_time, rs->last_line);
+  rs->last_time = t;
+  rs->last_line = p->line;
+  return event_table[e].apply (p, rank, t, &a, error);
+}
+
+static gboolean
+parse_line (TsParser *p, char *line, const char *dir, const char *name, GError **error)
+{
+  char *hash = strchr (line, '#');
+  if (hash)
+    *hash = '\0';
+  g_auto (GStrv) raw = g_strsplit_set (line, " \t\r\f\v", -1);
+  g_autoptr (GPtrArray) words = g_ptr_array_new ();
+  for (guint i = 0; raw[i]; i++)
+    if (*raw[i])
+      g_ptr_array_add (words, raw[i]);
+  if (words->len == 0)
+    return TRUE;
+  char **w = (char **) words->pdata;
+
+  if (strcmp (w[0], "ranks") == 0)
+    return directive_ranks (p, w, words->len, dir, name, error);
+  if (!p->w)
+    return fail (p, error, "expected 'ranks N' before anything else");
+  if (strcmp (w[0], "comm") == 0)
+    return directive_comm (p, w, words->len, error);
+  if (strcmp (w[0], "metric") == 0)
+    return directive_metric (p, w, words->len, error);
+  return parse_event (p, w, words->len, error);
+}
+
+/* Regions still open and collectives not ended, reported at the line that
+ * opened them since that is where the script needs fixing. */
+static gboolean
+check_balanced (TsParser *p, GError **error)
+{
+  for (guint r = 0; r < p->n_ranks; r++)
+    {
+      TsRankState *rs = &p->ranks[r];
+      if (rs->open->len > 0)
+        {
+          TsOpenRegion top = g_array_index (rs->open, TsOpenRegion, rs->open->len - 1);
+          p->line = top.line;
+          return fail (p, error, "region %s of rank %u is entered here but never left",
+                       (const char *) g_ptr_array_index (p->region_names, top.region), r);
+        }
+      if (rs->coll_line)
+        {
+          p->line = rs->coll_line;
+          return fail (p, error, "coll_begin of rank %u is never ended by coll_end", r);
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+ts_script_load_string (const char *text, const char *origin, const char *dir, const char *name,
+                       GError **error)
+{
+  g_return_val_if_fail (text != NULL && origin != NULL, FALSE);
+  g_return_val_if_fail (dir != NULL && name != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  TsParser p = {
+    .origin = origin,
+    .line = 1,
+    .region_names = g_ptr_array_new (),
+    .comms = g_hash_table_new (g_str_hash, g_str_equal),
+    .comm_sizes = g_array_new (FALSE, FALSE, sizeof (guint)),
+    .metrics = g_hash_table_new (g_str_hash, g_str_equal),
+    .names = g_string_chunk_new (256),
+  };
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && lines[i]; i++)
+    {
+      p.line = i + 1;
+      ok = parse_line (&p, lines[i], dir, name, error);
+    }
+  if (ok && !p.w)
+    {
+      /* Point at the last line, not at the empty piece after a final newline. */
+      if (p.line > 1 && *lines[p.line - 1] == '\0')
+        p.line--;
+      ok = fail (&p, error, "the script has no 'ranks N' line");
+    }
+  if (ok)
+    ok = check_balanced (&p, error);
+
+  if (ok)
+    ok = ts_archive_writer_close (g_steal_pointer (&p.w), error);
+  else
+    ts_archive_writer_abort (g_steal_pointer (&p.w));
+
+  for (guint r = 0; p.ranks && r < p.n_ranks; r++)
+    {
+      g_array_unref (p.ranks[r].open);
+      g_hash_table_unref (p.ranks[r].requests);
+    }
+  g_free (p.ranks);
+  g_ptr_array_unref (p.region_names);
+  g_hash_table_unref (p.comms);
+  g_array_unref (p.comm_sizes);
+  g_hash_table_unref (p.metrics);
+  g_string_chunk_free (p.names);
+  return ok;
+}
+
+gboolean
+ts_script_load_file (const char *path, const char *dir, const char *name, GError **error)
+{
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_autofree char *text = NULL;
+  gsize len;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, &len, &local))
+    {
+      /* Keep to one error domain; GLib's message already names the file. */
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, local->message);
+      return FALSE;
+    }
+  if (memchr (text, '\0', len))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: not a text file (contains a NUL byte)", path);
+      return FALSE;
+    }
+  return ts_script_load_string (text, path, dir, name, error);
+}

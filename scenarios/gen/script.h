@@ -1,0 +1,54 @@
+/* Trace scripts: small OTF2 traces written as readable text.
+ *
+ * A script lists the events of every rank with their times, so that a test
+ * can state a trace and derive its expected replay by hand. Format, one item
+ * per line, `#` starts a comment, words are separated by blanks:
+ *
+ *   ranks 2                   first line: the number of ranks (world communicator)
+ *   comm row 0 1              communicator "row" of world ranks 0 1; ids 1, 2, ...
+ *                             in order of definition, "world" is id 0
+ *   metric waiting s          metric "waiting" with unit "s" (unit optional)
+ *   RANK TIME EVENT ARGS...   an event of world rank RANK at TIME seconds
+ *
+ * Events (peers and roots are ranks in the communicator; comm=world, tag=0,
+ * bytes=0, root=none, sent=0, recv=0 by default):
+ *   enter NAME                region NAME ("MPI_*" is an MPI region, others USER)
+ *   leave [NAME]              leave the innermost open region (NAME must match it)
+ *   send PEER [comm=C] [tag=T] [bytes=B]
+ *   recv PEER [comm=C] [tag=T] [bytes=B]
+ *   isend PEER [comm=C] [tag=T] [bytes=B] req=R
+ *   isend_complete req=R
+ *   irecv_request req=R
+ *   irecv PEER [comm=C] [tag=T] [bytes=B] req=R
+ *   request_test req=R
+ *   coll_begin
+ *   coll_end OP [comm=C] [root=R|none] [sent=B] [recv=B]   OP from collectives.def
+ *   metric NAME VALUE
+ *
+ * Lines of different ranks may interleave; the times of one rank must not
+ * decrease. A request id must not be reused while outstanding, and completing
+ * or testing a request needs it outstanding (irecv completes an irecv_request,
+ * isend_complete an isend). Every region entered must be left and every
+ * coll_begin ended by the end of the script.
+ *
+ * Error contract: functions return FALSE and set @error (G_IO_ERROR,
+ * G_IO_ERROR_INVALID_DATA for script errors) with a "FILE:LINE: message"
+ * text. On failure no archive is left at @dir (an older one stays intact). */
+#ifndef TS_SCRIPT_H
+#define TS_SCRIPT_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Write the archive described by @text to <dir>/<name>.otf2. @origin names the
+ * script in error messages. Nothing is kept of the arguments. */
+gboolean ts_script_load_string (const char *text, const char *origin, const char *dir,
+                                const char *name, GError **error);
+/* Same, reading the script from @path. */
+gboolean ts_script_load_file (const char *path, const char *dir, const char *name,
+                              GError **error);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,183 @@
+/* ts-tracegen: write OTF2 traces for tests and benchmarks.
+ *
+ *   ts-tracegen script FILE -o DIR [--name NAME]
+ *   ts-tracegen stencil -o DIR --ranks N --iterations K [--compute S]
+ *               [--imbalance F] [--bytes B] [--allreduce-every M]
+ *
+ * The archive's anchor file is DIR/NAME.otf2 (NAME defaults to "traces").
+ * Exit status 0 on success, 1 on any error (nothing is left at DIR then). */
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-tracegen"
+
+#include "scenarios/gen/script.h"
+#include "scenarios/gen/stencil.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char *output;
+  char *name;
+  int ranks;
+  int iterations;
+  double compute;
+  double imbalance;
+  gint64 bytes;
+  int allreduce_every;
+} TsGenOptions;
+
+static const char usage[] =
+  "Usage: ts-tracegen COMMAND [OPTION…]\n"
+  "\n"
+  "Write an OTF2 trace archive (anchor file DIR/NAME.otf2).\n"
+  "\n"
+  "Commands:\n"
+  "  script FILE -o DIR       the trace described by a trace script\n"
+  "                           (format: scenarios/gen/script.h)\n"
+  "  stencil -o DIR --ranks N --iterations K\n"
+  "                           a halo-exchange benchmark workload\n"
+  "\n"
+  "Run `ts-tracegen COMMAND --help` for the options of a command.\n";
+
+static GOptionContext *
+command_context (const char *parameter, const char *summary, TsGenOptions *o,
+                 const GOptionEntry *extra)
+{
+  const GOptionEntry common[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output,
+      "Directory to write the archive to (required)", "DIR" },
+    { "name", 0, 0, G_OPTION_ARG_STRING, &o->name,
+      "Archive name: the anchor file is DIR/NAME.otf2 (default: traces)", "NAME" },
+    { NULL }
+  };
+  GOptionContext *ctx = g_option_context_new (parameter);
+  g_option_context_set_summary (ctx, summary);
+  g_option_context_add_main_entries (ctx, common, NULL);
+  if (extra)
+    g_option_context_add_main_entries (ctx, extra, NULL);
+  return ctx;
+}
+
+static int
+report (GError *error)
+{
+  g_printerr ("ts-tracegen: %s\n", error->message);
+  g_error_free (error);
+  return EXIT_FAILURE;
+}
+
+static int
+cmd_script (int argc, char **argv, TsGenOptions *o)
+{
+  GError *error = NULL;
+  g_autoptr (GOptionContext) ctx =
+    command_context ("FILE", "Write the trace described by the trace script FILE.", o, NULL);
+  g_set_prgname ("ts-tracegen script");
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return report (error);
+  if (argc != 2 || !o->output)
+    {
+      g_printerr ("ts-tracegen script: expected one script FILE and -o DIR\n");
+      return EXIT_FAILURE;
+    }
+  if (!ts_script_load_file (argv[1], o->output, o->name ? o->name : "traces", &error))
+    return report (error);
+  return EXIT_SUCCESS;
+}
+
+static int
+cmd_stencil (int argc, char **argv, TsGenOptions *o)
+{
+  GError *error = NULL;
+  const GOptionEntry entries[] = {
+    { "ranks", 0, 0, G_OPTION_ARG_INT, &o->ranks, "Number of ranks (required)", "N" },
+    { "iterations", 0, 0, G_OPTION_ARG_INT, &o->iterations,
+      "Number of iterations (required)", "K" },
+    { "compute", 0, 0, G_OPTION_ARG_DOUBLE, &o->compute,
+      "Seconds of compute_kernel per iteration (default: 1e-3)", "SECONDS" },
+    { "imbalance", 0, 0, G_OPTION_ARG_DOUBLE, &o->imbalance,
+      "Rank 0 computes F times longer (default: 1.0)", "F" },
+    { "bytes", 0, 0, G_OPTION_ARG_INT64, &o->bytes,
+      "Size of each halo message (default: 4096)", "B" },
+    { "allreduce-every", 0, 0, G_OPTION_ARG_INT, &o->allreduce_every,
+      "An 8-byte MPI_Allreduce every M iterations, 0 for none (default: 10)", "M" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = command_context (
+    "", "Write a 1-D periodic halo exchange (Irecv, Isend, Waitall) with a periodic "
+        "Allreduce.", o, entries);
+  g_set_prgname ("ts-tracegen stencil");
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return report (error);
+  const char *bad = NULL;
+  if (argc != 1)
+    bad = "unexpected argument";
+  else if (!o->output)
+    bad = "-o DIR is required";
+  else if (o->ranks < 1)
+    bad = "--ranks N (N >= 1) is required";
+  else if (o->iterations < 0)
+    bad = "--iterations K (K >= 0) is required";
+  else if (o->bytes < 0)
+    bad = "--bytes must be >= 0";
+  else if (o->allreduce_every < 0)
+    bad = "--allreduce-every must be >= 0";
+  if (bad)
+    {
+      g_printerr ("ts-tracegen stencil: %s\n", bad);
+      return EXIT_FAILURE;
+    }
+
+  TsStencilParams params;
+  ts_stencil_params_init (&params);
+  params.n_ranks = o->ranks;
+  params.iterations = o->iterations;
+  params.compute = o->compute;
+  params.imbalance = o->imbalance;
+  params.bytes = o->bytes;
+  params.allreduce_every = o->allreduce_every;
+  if (!ts_stencil_write (&params, o->output, o->name ? o->name : "traces", &error))
+    return report (error);
+  return EXIT_SUCCESS;
+}
+
+int
+main (int argc, char **argv)
+{
+  TsStencilParams defaults;
+  ts_stencil_params_init (&defaults);
+  TsGenOptions o = {
+    .ranks = -1,
+    .iterations = -1,
+    .compute = defaults.compute,
+    .imbalance = defaults.imbalance,
+    .bytes = (gint64) defaults.bytes,
+    .allreduce_every = (int) defaults.allreduce_every,
+  };
+  int status;
+
+  /* GLib's messages (e.g. file errors) are UTF-8 and need the locale to print. */
+  setlocale (LC_ALL, "");
+  if (argc >= 2 && strcmp (argv[1], "script") == 0)
+    status = cmd_script (argc - 1, argv + 1, &o);
+  else if (argc >= 2 && strcmp (argv[1], "stencil") == 0)
+    status = cmd_stencil (argc - 1, argv + 1, &o);
+  else if (argc == 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+    {
+      fputs (usage, stdout);
+      status = EXIT_SUCCESS;
+    }
+  else
+    {
+      if (argc >= 2)
+        g_printerr ("ts-tracegen: unknown command '%s'\n", argv[1]);
+      fputs (usage, stderr);
+      status = EXIT_FAILURE;
+    }
+  g_free (o.output);
+  g_free (o.name);
+  return status;
+}
