@@ -1,0 +1,157 @@
+#include <config.h>
+
+#include "cli/commands.h"
+#include "cli/report.h"
+#include "model/output_dir.h"
+#include "model/profile.h"
+#include "sim/platform.h"
+#include "sim/replay.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+typedef struct {
+  char *platform;
+  char *output;
+  char *hostfile;
+  gint64 eager;
+  char **cfg;
+  gboolean quiet;
+} RunOptions;
+
+static const char *const output_entries[] = {
+  "summary.json", "predicted", "platform.xml", NULL
+};
+
+static gboolean
+write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
+               const TsReplayResult *res, double wall, GError **error)
+{
+  GString *j = g_string_new ("{\n");
+  g_string_append_printf (j, "  \"trace\": \"%s\",\n", ts_trace_path (trace));
+  g_string_append_printf (j, "  \"ranks\": %u,\n", p->n_ranks);
+  g_string_append (j, "  \"original\": {\n");
+  ts_json_number (j, "    ", "runtime_s", p->runtime, TRUE);
+  ts_json_array (j, "    ", "rank_end_s", p->rank_end, p->n_ranks, TRUE);
+  ts_json_array (j, "    ", "clock_offset_s", p->clock_offset, p->n_ranks, FALSE);
+  g_string_append (j, "  },\n  \"predicted\": {\n");
+  ts_json_number (j, "    ", "runtime_s", res->runtime, TRUE);
+  ts_json_array (j, "    ", "rank_end_s", (double *) res->rank_end->data, res->n_ranks, FALSE);
+  g_string_append (j, "  },\n");
+  g_string_append_printf (j, "  \"actions_replayed\": %" G_GUINT64_FORMAT ",\n",
+                          res->actions_replayed);
+  g_string_append_printf (j, "  \"simcalls\": %" G_GUINT64_FORMAT ",\n", res->simcalls);
+  ts_json_number (j, "  ", "wall_s", wall, FALSE);
+  g_string_append (j, "}\n");
+  gboolean ok = g_file_set_contents (path, j->str, j->len, error);
+  g_string_free (j, TRUE);
+  return ok;
+}
+
+int
+ts_cmd_run (int argc, char **argv)
+{
+  RunOptions o = { .eager = 65536 };
+  GOptionEntry entries[] = {
+    { "platform", 'p', 0, G_OPTION_ARG_FILENAME, &o.platform,
+      "SimGrid platform XML (default: a cluster calibrated from the trace)", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "output directory (required)", "DIR" },
+    { "hostfile", 0, 0, G_OPTION_ARG_FILENAME, &o.hostfile,
+      "host of each rank, one name per line (default: block mapping)", "FILE" },
+    { "eager-threshold", 0, 0, G_OPTION_ARG_INT64, &o.eager,
+      "messages smaller than this do not wait for the receiver (default 65536)", "BYTES" },
+    { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.cfg,
+      "SimGrid configuration item, e.g. network/model:LV08 (repeatable)", "ITEM:VALUE" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "print no summary or progress", NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - predict a run from its trace");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_help_enabled (ctx, TRUE);
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return ts_cmd_fail ("run", error);
+  if (argc != 2)
+    {
+      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   argc < 2 ? "no trace given (tracesim run TRACE -o DIR)"
+                            : "more than one trace given");
+      return ts_cmd_fail ("run", error);
+    }
+  if (!o.output)
+    {
+      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "no output directory given (-o DIR)");
+      return ts_cmd_fail ("run", error);
+    }
+  if (o.eager < 0)
+    {
+      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--eager-threshold must not be negative");
+      return ts_cmd_fail ("run", error);
+    }
+
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
+  if (!trace)
+    return ts_cmd_fail ("run", error);
+  g_autoptr (TsProfile) profile = ts_profile_compute (trace, &error);
+  if (!profile)
+    return ts_cmd_fail ("run", error);
+
+  TsOutputDir *out = ts_output_dir_new (o.output, output_entries, &error);
+  if (!out)
+    return ts_cmd_fail ("run", error);
+  const char *tmp = ts_output_dir_get_tmp_path (out);
+  g_autofree char *platform = NULL;
+  if (o.platform)
+    platform = g_strdup (o.platform);
+  else
+    {
+      platform = g_build_filename (tmp, "platform.xml", NULL);
+      TsClusterSpec spec = ts_platform_spec_from_profile (profile);
+      if (!ts_platform_write_cluster (&spec, platform, &error))
+        {
+          ts_output_dir_discard (out);
+          return ts_cmd_fail ("run", error);
+        }
+    }
+
+  TsReplayOptions ro;
+  ts_replay_options_init (&ro);
+  ro.platform_path = platform;
+  ro.hostfile = o.hostfile;
+  ro.eager_threshold = (guint64) o.eager;
+  g_autofree char *predicted = g_build_filename (tmp, "predicted", NULL);
+  ro.predicted_dir = predicted;
+  ro.simgrid_cfg = (const char *const *) NULL;
+  g_autoptr (GPtrArray) cfg = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; o.cfg && o.cfg[i]; i++)
+    g_ptr_array_add (cfg, g_strdup_printf ("--cfg=%s", o.cfg[i]));
+  g_ptr_array_add (cfg, NULL);
+  ro.simgrid_cfg = (const char *const *) cfg->pdata;
+  ro.progress = !o.quiet && isatty (STDERR_FILENO);
+
+  TsReplayResult res;
+  if (!ts_replay_run (trace, profile, &ro, &res, &error))
+    {
+      ts_output_dir_discard (out);
+      return ts_cmd_fail ("run", error);
+    }
+  double wall = (g_get_monotonic_time () - t0) / 1e6;
+  g_autofree char *summary = g_build_filename (tmp, "summary.json", NULL);
+  if (!write_summary (summary, trace, profile, &res, wall, &error)
+      || !ts_output_dir_commit (out, &error))
+    {
+      ts_replay_result_clear (&res);
+      return ts_cmd_fail ("run", error);
+    }
+  if (!o.quiet)
+    ts_report_run (stdout, trace, profile, &res, o.output, wall);
+  ts_replay_result_clear (&res);
+  g_free (o.platform);
+  g_free (o.output);
+  g_free (o.hostfile);
+  g_strfreev (o.cfg);
+  return 0;
+}

@@ -1,0 +1,19 @@
+/* What tracesim prints for a person, and small JSON helpers for summary.json. */
+#ifndef TS_REPORT_H
+#define TS_REPORT_H
+
+#include <glib.h>
+#include <stdio.h>
+#include "model/profile.h"
+#include "model/trace.h"
+#include "sim/replay.h"
+
+void ts_json_number (GString *j, const char *indent, const char *key, double v, gboolean comma);
+void ts_json_array (GString *j, const char *indent, const char *key, const double *v, guint n,
+                    gboolean comma);
+
+void ts_report_run (FILE *out, const TsTrace *trace, const TsProfile *p,
+                    const TsReplayResult *res, const char *output_dir, double wall);
+void ts_report_info (FILE *out, const TsTrace *trace, const TsProfile *p);
+
+#endif

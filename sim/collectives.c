@@ -1,0 +1,241 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-replay"
+
+#include "sim/replay-private.h"
+
+/* Collectives as point-to-point algorithms on their own communicator, the
+ * textbook choices of MPICH and Open MPI for small and medium messages:
+ *   barrier                 dissemination (ceil(log2 n) rounds)
+ *   bcast, scatter(v)       binomial tree from the root
+ *   reduce, gather(v)       binomial tree towards the root
+ *   allreduce, reduce_scatter  recursive doubling (non-powers of two fold the
+ *                           extra ranks in first and out last)
+ *   allgather(v)            ring (n-1 steps)
+ *   alltoall(v/w)           pairwise exchange (n-1 steps)
+ *   scan, exscan            linear chain
+ * Message sizes follow the per-rank byte counts of the trace. */
+
+typedef struct {
+  TsRank *rk;
+  const TsAction *a;
+  guint32 comm;
+  guint n, me;
+  TsBlockedOn on;
+} Coll;
+
+static void
+exchange (Coll *c, gint send_to, guint64 send_bytes, gint recv_from, guint64 recv_bytes)
+{
+  sg_comm_t s = NULL, r = NULL;
+  if (recv_from >= 0)
+    r = ts_rank_irecv (c->rk, c->comm, recv_from, TS_COLLECTIVE_TAG, recv_bytes);
+  if (send_to >= 0)
+    s = ts_rank_isend (c->rk, c->comm, send_to, TS_COLLECTIVE_TAG, send_bytes);
+  c->on.peer = recv_from >= 0 ? (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm,
+                                                                    c->rk->rank, recv_from)
+                              : TS_NO_RANK;
+  ts_rank_wait (c->rk, r, &c->on);
+  c->on.peer = send_to >= 0 ? (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm,
+                                                                  c->rk->rank, send_to)
+                            : TS_NO_RANK;
+  ts_rank_wait (c->rk, s, &c->on);
+}
+
+static void
+send_to (Coll *c, guint peer, guint64 bytes)
+{
+  exchange (c, peer, bytes, -1, 0);
+}
+
+static void
+recv_from (Coll *c, guint peer, guint64 bytes)
+{
+  exchange (c, -1, 0, peer, bytes);
+}
+
+static void
+barrier (Coll *c)
+{
+  for (guint k = 1; k < c->n; k <<= 1)
+    exchange (c, (c->me + k) % c->n, 0, (c->me + c->n - k) % c->n, 0);
+}
+
+static void
+bcast (Coll *c, guint root, guint64 bytes)
+{
+  guint vr = (c->me + c->n - root) % c->n;
+  guint mask = 1;
+  for (; mask < c->n; mask <<= 1)
+    if (vr & mask)
+      {
+        recv_from (c, (vr - mask + root) % c->n, bytes);
+        break;
+      }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (vr + mask < c->n)
+      send_to (c, (vr + mask + root) % c->n, bytes);
+}
+
+static void
+reduce (Coll *c, guint root, guint64 bytes)
+{
+  guint vr = (c->me + c->n - root) % c->n;
+  for (guint mask = 1; mask < c->n; mask <<= 1)
+    {
+      if ((vr & mask) == 0)
+        {
+          if ((vr | mask) < c->n)
+            recv_from (c, ((vr | mask) + root) % c->n, bytes);
+        }
+      else
+        {
+          send_to (c, ((vr & ~mask) + root) % c->n, bytes);
+          break;
+        }
+    }
+}
+
+static void
+allreduce (Coll *c, guint64 bytes)
+{
+  guint pof2 = 1;
+  while (pof2 * 2 <= c->n)
+    pof2 *= 2;
+  guint rem = c->n - pof2;
+  gint newrank;
+  if (c->me < 2 * rem)
+    {
+      if (c->me % 2 == 0)
+        {
+          send_to (c, c->me + 1, bytes);
+          newrank = -1;
+        }
+      else
+        {
+          recv_from (c, c->me - 1, bytes);
+          newrank = c->me / 2;
+        }
+    }
+  else
+    newrank = c->me - rem;
+  if (newrank >= 0)
+    for (guint mask = 1; mask < pof2; mask <<= 1)
+      {
+        guint np = newrank ^ mask;
+        guint peer = np < rem ? np * 2 + 1 : np + rem;
+        exchange (c, peer, bytes, peer, bytes);
+      }
+  if (c->me < 2 * rem)
+    {
+      if (c->me % 2)
+        send_to (c, c->me - 1, bytes);
+      else
+        recv_from (c, c->me + 1, bytes);
+    }
+}
+
+static void
+ring_allgather (Coll *c, guint64 chunk)
+{
+  guint right = (c->me + 1) % c->n, left = (c->me + c->n - 1) % c->n;
+  for (guint step = 1; step < c->n; step++)
+    exchange (c, right, chunk, left, chunk);
+}
+
+static void
+pairwise_alltoall (Coll *c, guint64 chunk)
+{
+  for (guint step = 1; step < c->n; step++)
+    exchange (c, (c->me + step) % c->n, chunk, (c->me + c->n - step) % c->n, chunk);
+}
+
+static void
+linear_to_root (Coll *c, guint root, guint64 bytes)
+{
+  if (c->me != root)
+    {
+      send_to (c, root, bytes);
+      return;
+    }
+  /* The root posts every receive first, then waits for them all. */
+  sg_comm_t *comms = g_new0 (sg_comm_t, c->n);
+  for (guint p = 0; p < c->n; p++)
+    if (p != root)
+      comms[p] = ts_rank_irecv (c->rk, c->comm, p, TS_COLLECTIVE_TAG, bytes);
+  for (guint p = 0; p < c->n; p++)
+    if (comms[p])
+      {
+        c->on.peer = ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank, p);
+        ts_rank_wait (c->rk, comms[p], &c->on);
+      }
+  g_free (comms);
+}
+
+static void
+chain (Coll *c, guint64 bytes)
+{
+  if (c->me > 0)
+    recv_from (c, c->me - 1, bytes);
+  if (c->me + 1 < c->n)
+    send_to (c, c->me + 1, bytes);
+}
+
+void
+ts_replay_collective (TsRank *rk, const TsAction *a)
+{
+  const TsTrace *t = rk->sim->trace;
+  Coll c = { rk, a, a->comm, ts_trace_comm_size (t, a->comm), 0, { "collective", TS_NO_RANK, a->comm, TS_COLLECTIVE_TAG, 0 } };
+  gint me = ts_trace_comm_local_rank (t, a->comm, rk->rank);
+  if (c.n <= 1 || me < 0)
+    return;
+  c.me = me;
+  c.on.what = ts_collective_name (a->op);
+  guint root = a->peer == TS_NO_RANK ? 0 : (guint) a->peer;
+  /* Tracers disagree on what the byte counts mean (the root's total or one
+   * rank's share); one rank's payload is the larger of its two counts, and for
+   * personalised operations the total over the communicator divided by n. */
+  guint64 payload = MAX (a->bytes, a->bytes_recv);
+  c.on.bytes = payload;
+
+  switch ((TsCollectiveOp) a->op)
+    {
+    case TS_COLL_BARRIER:
+      barrier (&c);
+      break;
+    case TS_COLL_BCAST:
+      bcast (&c, root, payload);
+      break;
+    case TS_COLL_SCATTER:
+    case TS_COLL_SCATTERV:
+      bcast (&c, root, payload / c.n ? payload / c.n : payload);
+      break;
+    case TS_COLL_REDUCE:
+      reduce (&c, root, payload);
+      break;
+    case TS_COLL_GATHER:
+    case TS_COLL_GATHERV:
+      linear_to_root (&c, root, me == (gint) root ? payload / c.n : payload);
+      break;
+    case TS_COLL_ALLREDUCE:
+    case TS_COLL_REDUCE_SCATTER:
+    case TS_COLL_REDUCE_SCATTER_BLOCK:
+      allreduce (&c, payload);
+      break;
+    case TS_COLL_ALLGATHER:
+    case TS_COLL_ALLGATHERV:
+      ring_allgather (&c, a->bytes ? a->bytes : payload / c.n);
+      break;
+    case TS_COLL_ALLTOALL:
+    case TS_COLL_ALLTOALLV:
+    case TS_COLL_ALLTOALLW:
+      pairwise_alltoall (&c, payload / c.n);
+      break;
+    case TS_COLL_SCAN:
+    case TS_COLL_EXSCAN:
+      chain (&c, payload);
+      break;
+    case TS_COLL_N_OPS:
+      break;
+    }
+}

@@ -1,0 +1,37 @@
+#include <config.h>
+
+#include "sim/platform.h"
+
+gboolean
+ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError **error)
+{
+  g_return_val_if_fail (spec->n_hosts > 0, FALSE);
+  char lat[G_ASCII_DTOSTR_BUF_SIZE], bw[G_ASCII_DTOSTR_BUF_SIZE], speed[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_dtostr (lat, sizeof lat, spec->latency / 2);
+  g_ascii_dtostr (bw, sizeof bw, spec->bandwidth);
+  g_ascii_dtostr (speed, sizeof speed, spec->speed);
+  g_autofree char *xml = g_strdup_printf (
+    "<?xml version='1.0'?>\n"
+    "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    "<!-- Written by tracesim: %u hosts, end-to-end latency %s s x 2, bandwidth %s B/s.\n"
+    "     Each host has a private split-duplex link; there is no backbone, so the\n"
+    "     only contention is at the hosts' own links. -->\n"
+    "<platform version=\"4.1\">\n"
+    "  <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-%u\"\n"
+    "           speed=\"%sf\" bw=\"%sBps\" lat=\"%ss\" sharing_policy=\"SPLITDUPLEX\"\n"
+    "           loopback_bw=\"%sBps\" loopback_lat=\"0s\"/>\n"
+    "</platform>\n",
+    spec->n_hosts, lat, bw, spec->n_hosts - 1, speed, bw, lat, bw);
+  return g_file_set_contents (path, xml, -1, error);
+}
+
+TsClusterSpec
+ts_platform_spec_from_profile (const TsProfile *p)
+{
+  TsClusterSpec spec = { p->n_ranks, 1e9, 1e-6, 1e10 };
+  if (p->latency > 0)
+    spec.latency = p->latency;
+  if (p->bandwidth > 0)
+    spec.bandwidth = p->bandwidth;
+  return spec;
+}

@@ -1,0 +1,31 @@
+/* Platforms tracesim writes itself: a homogeneous cluster calibrated from a
+ * trace (`tracesim calibrate`, and `run` without -p). */
+#ifndef TS_PLATFORM_H
+#define TS_PLATFORM_H
+
+#include <glib.h>
+#include "model/profile.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint n_hosts;
+  double speed;        /* flops per second of each host */
+  double latency;      /* seconds, end to end between two hosts */
+  double bandwidth;    /* bytes per second between two hosts */
+} TsClusterSpec;
+
+/* Write @spec as a SimGrid platform XML file at @path (written under a
+ * temporary name and renamed). Each host has a split-duplex private link of
+ * half the latency, so a message crosses two of them: latency end to end. */
+gboolean ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError **error);
+
+/* The cluster a trace ran on, as far as its timings tell: one host per rank
+ * at 1 Gflop/s (compute bursts are replayed as seconds x speed, so any speed
+ * works), latency and bandwidth fitted by the profile, with defaults of
+ * 1 us and 10 GB/s where the trace has nothing to fit. */
+TsClusterSpec ts_platform_spec_from_profile (const TsProfile *profile);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,81 @@
+/* Internals shared by the replay engine's files. */
+#ifndef TS_REPLAY_PRIVATE_H
+#define TS_REPLAY_PRIVATE_H
+
+#include "sim/replay.h"
+#include "model/archive_writer.h"
+#include "model/stream.h"
+
+#include <simgrid/actor.h>
+#include <simgrid/comm.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+
+/* Collective messages travel on their own tag so they never match user
+ * point-to-point messages (MPI tags are non-negative). */
+#define TS_COLLECTIVE_TAG (-1)
+
+typedef struct TsSimulation TsSimulation;
+
+typedef struct {
+  sg_comm_t comm;            /* NULL once complete */
+} TsRequest;
+
+/* What a rank is doing, for deadlock reports. */
+typedef struct {
+  const char *what;          /* "recv", "wait", "collective allreduce", ... */
+  gint32 peer;               /* world rank or TS_NO_RANK */
+  guint32 comm;
+  gint32 tag;
+  guint64 bytes;
+} TsBlockedOn;
+
+typedef struct {
+  TsSimulation *sim;
+  guint rank;
+  sg_host_t host;
+  double speed;              /* flops per second of the host */
+  TsActionStream *stream;
+  double pending_compute;    /* seconds not yet executed (merged bursts) */
+  GHashTable *mailboxes;     /* channel key -> sg_mailbox_t */
+  GHashTable *requests;      /* req id -> TsRequest */
+  double start_time, end_time;
+  gboolean done;
+  TsBlockedOn blocked;
+  gboolean blocked_now;
+  guint64 actions;
+  guint64 simcalls;
+  void *sink;                /* where received payloads land (never read) */
+} TsRank;
+
+struct TsSimulation {
+  const TsTrace *trace;
+  const TsProfile *profile;
+  const TsReplayOptions *options;
+  TsEventSource *source;
+  TsArchiveWriter *writer;
+  TsRank *ranks;
+  guint n_ranks;
+  GError *error;             /* first error any actor met */
+  guint64 actions_total;     /* for the progress bar */
+  guint64 actions_done;
+  guint progress_shown;
+};
+
+/* Current simulated time of @rank including compute not yet executed. */
+double ts_rank_now (TsRank *rk);
+/* Execute the pending compute burst, if any. */
+void ts_rank_flush (TsRank *rk);
+/* Mailbox for messages from world rank @src to world rank @dst. */
+sg_mailbox_t ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag);
+/* Start sending / receiving @bytes to / from local rank @peer of @comm.
+ * A send below the eager threshold is detached and returns NULL. */
+sg_comm_t ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes);
+sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes);
+/* Wait for a communication, recording what the rank is blocked on. */
+void ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on);
+
+/* Replay a collective action (collectives.c). */
+void ts_replay_collective (TsRank *rk, const TsAction *a);
+
+#endif

@@ -1,0 +1,577 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-replay"
+
+#include "sim/replay-private.h"
+
+#include <simgrid/engine.h>
+#include <xbt/log.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK (ts-replay-error-quark, ts_replay_error)
+
+void
+ts_replay_options_init (TsReplayOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->eager_threshold = 65536;
+}
+
+void
+ts_replay_result_clear (TsReplayResult *r)
+{
+  g_clear_pointer (&r->rank_end, g_array_unref);
+}
+
+/* ---- rank helpers -------------------------------------------------------- */
+
+typedef struct {
+  guint32 src, dst, comm;
+  gint32 tag;
+} ChannelKey;
+
+static guint
+channel_hash (gconstpointer p)
+{
+  const ChannelKey *k = p;
+  return (k->src * 2654435761u) ^ (k->dst * 2246822519u) ^ (k->comm * 3266489917u) ^ (guint) k->tag;
+}
+
+static gboolean
+channel_equal (gconstpointer a, gconstpointer b)
+{
+  return memcmp (a, b, sizeof (ChannelKey)) == 0;
+}
+
+double
+ts_rank_now (TsRank *rk)
+{
+  return simgrid_get_clock () + rk->pending_compute;
+}
+
+void
+ts_rank_flush (TsRank *rk)
+{
+  if (rk->pending_compute > 0)
+    {
+      sg_actor_execute (rk->pending_compute * rk->speed);
+      rk->simcalls++;
+      rk->pending_compute = 0;
+    }
+}
+
+sg_mailbox_t
+ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag)
+{
+  ChannelKey key = { src, dst, comm, tag };
+  sg_mailbox_t mb = g_hash_table_lookup (rk->mailboxes, &key);
+  if (!mb)
+    {
+      char name[96];
+      g_snprintf (name, sizeof name, "%u>%u:%u:%d", src, dst, comm, tag);
+      mb = sg_mailbox_by_name (name);
+      g_hash_table_insert (rk->mailboxes, g_memdup2 (&key, sizeof key), mb);
+    }
+  return mb;
+}
+
+sg_comm_t
+ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
+{
+  const TsTrace *t = rk->sim->trace;
+  guint dst = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
+  sg_mailbox_t mb = ts_rank_mailbox (rk, rk->rank, dst, comm, tag);
+  /* SimGrid needs a payload to tell sender from receiver; none is read. */
+  rk->simcalls++;
+  if (bytes < rk->sim->options->eager_threshold)
+    {
+      /* Eager: the sender is done once the message is handed over. */
+      sg_comm_detach (sg_mailbox_put_init (mb, rk, (long) bytes), NULL);
+      return NULL;
+    }
+  return sg_mailbox_put_async (mb, rk, (long) bytes);
+}
+
+sg_comm_t
+ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
+{
+  const TsTrace *t = rk->sim->trace;
+  guint src = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
+  sg_mailbox_t mb = ts_rank_mailbox (rk, src, rk->rank, comm, tag);
+  rk->simcalls++;
+  return sg_mailbox_get_async (mb, &rk->sink);
+}
+
+void
+ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on)
+{
+  if (!comm)
+    return;
+  rk->blocked = *on;
+  rk->blocked_now = TRUE;
+  sg_comm_wait (comm);
+  rk->simcalls++;
+  rk->blocked_now = FALSE;
+}
+
+/* ---- the predicted timeline ---------------------------------------------- */
+
+static void
+write_marker (TsRank *rk, const TsAction *a)
+{
+  TsArchiveWriter *w = rk->sim->writer;
+  if (!w)
+    return;
+  if (a->kind == TS_ACTION_ENTER)
+    ts_archive_writer_enter (w, rk->rank, ts_rank_now (rk), a->region);
+  else
+    ts_archive_writer_leave (w, rk->rank, ts_rank_now (rk), a->region);
+}
+
+/* ---- action handlers ----------------------------------------------------- */
+
+typedef void (*ActionHandler) (TsRank *rk, const TsAction *a);
+
+static void
+do_marker (TsRank *rk, const TsAction *a)
+{
+  write_marker (rk, a);
+}
+
+static void
+do_compute (TsRank *rk, const TsAction *a)
+{
+  rk->pending_compute += a->seconds;
+}
+
+static void
+do_test (TsRank *rk, const TsAction *a)
+{
+  /* Failed tests in the trace cost their recorded time (already a compute
+   * burst); using them to decide completion is the completion model's job. */
+}
+
+static void
+charge_overhead (TsRank *rk, const TsAction *a)
+{
+  rk->pending_compute += a->seconds;
+}
+
+static void
+do_send (TsRank *rk, const TsAction *a)
+{
+  charge_overhead (rk, a);
+  double t0 = ts_rank_now (rk);
+  ts_rank_flush (rk);
+  if (rk->sim->writer)
+    ts_archive_writer_send (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag, a->bytes);
+  sg_comm_t c = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes);
+  TsBlockedOn on = { "send to", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
+                     a->comm, a->tag, a->bytes };
+  ts_rank_wait (rk, c, &on);
+}
+
+static void
+do_recv (TsRank *rk, const TsAction *a)
+{
+  if (a->flags & TS_ACTION_MISSING)
+    return;
+  charge_overhead (rk, a);
+  ts_rank_flush (rk);
+  sg_comm_t c = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes);
+  TsBlockedOn on = { "receive from", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
+                     a->comm, a->tag, a->bytes };
+  ts_rank_wait (rk, c, &on);
+  if (rk->sim->writer)
+    ts_archive_writer_recv (rk->sim->writer, rk->rank, ts_rank_now (rk), a->peer, a->comm,
+                            a->tag, a->bytes);
+}
+
+static void
+store_request (TsRank *rk, guint64 req, sg_comm_t comm)
+{
+  TsRequest *old = g_hash_table_lookup (rk->requests, &req);
+  if (old && old->comm)
+    sg_comm_unref (old->comm); /* superseded: the trace completed it unseen */
+  if (!comm)
+    {
+      g_hash_table_remove (rk->requests, &req);
+      return;
+    }
+  TsRequest *r = g_new (TsRequest, 1);
+  r->comm = comm;
+  g_hash_table_replace (rk->requests, g_memdup2 (&req, sizeof req), r);
+}
+
+static void
+do_isend (TsRank *rk, const TsAction *a)
+{
+  charge_overhead (rk, a);
+  double t0 = ts_rank_now (rk);
+  ts_rank_flush (rk);
+  if (rk->sim->writer)
+    ts_archive_writer_isend (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag, a->bytes,
+                             a->req);
+  store_request (rk, a->req, ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes));
+}
+
+static void
+do_irecv (TsRank *rk, const TsAction *a)
+{
+  if (a->flags & TS_ACTION_MISSING)
+    {
+      store_request (rk, a->req, NULL);
+      return;
+    }
+  charge_overhead (rk, a);
+  double t0 = ts_rank_now (rk);
+  ts_rank_flush (rk);
+  if (rk->sim->writer)
+    ts_archive_writer_irecv_request (rk->sim->writer, rk->rank, t0, a->req);
+  store_request (rk, a->req, ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes));
+}
+
+static void
+do_wait (TsRank *rk, const TsAction *a)
+{
+  charge_overhead (rk, a);
+  TsRequest *r = g_hash_table_lookup (rk->requests, &a->req);
+  if (r && r->comm)
+    {
+      /* Only a request still in flight costs a simcall. */
+      ts_rank_flush (rk);
+      TsBlockedOn on = { "wait for request", TS_NO_RANK, 0, 0, 0 };
+      sg_comm_t c = r->comm;
+      r->comm = NULL;
+      ts_rank_wait (rk, c, &on);
+    }
+  g_hash_table_remove (rk->requests, &a->req);
+}
+
+static void
+do_collective (TsRank *rk, const TsAction *a)
+{
+  charge_overhead (rk, a);
+  ts_rank_flush (rk);
+  if (rk->sim->writer)
+    ts_archive_writer_collective_begin (rk->sim->writer, rk->rank, ts_rank_now (rk));
+  ts_replay_collective (rk, a);
+  if (rk->sim->writer)
+    ts_archive_writer_collective_end (rk->sim->writer, rk->rank, ts_rank_now (rk), a->op, a->comm,
+                                      a->peer, a->bytes, a->bytes_recv);
+}
+
+static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
+  [TS_ACTION_ENTER] = do_marker,
+  [TS_ACTION_LEAVE] = do_marker,
+  [TS_ACTION_COMPUTE] = do_compute,
+  [TS_ACTION_SEND] = do_send,
+  [TS_ACTION_RECV] = do_recv,
+  [TS_ACTION_ISEND] = do_isend,
+  [TS_ACTION_IRECV] = do_irecv,
+  [TS_ACTION_WAIT] = do_wait,
+  [TS_ACTION_TEST] = do_test,
+  [TS_ACTION_COLLECTIVE] = do_collective,
+};
+
+static void
+progress (TsSimulation *sim)
+{
+  if (!sim->options->progress || sim->actions_total == 0)
+    return;
+  guint pct = (guint) (100.0 * sim->actions_done / sim->actions_total);
+  if (pct > 100)
+    pct = 100;
+  if (pct == sim->progress_shown)
+    return;
+  sim->progress_shown = pct;
+  char bar[41];
+  memset (bar, '#', pct * 40 / 100);
+  memset (bar + pct * 40 / 100, '.', 40 - pct * 40 / 100);
+  bar[40] = '\0';
+  fprintf (stderr, "\rreplaying [%s] %3u%%", bar, pct);
+  if (pct == 100)
+    fputc ('\n', stderr);
+}
+
+static void
+rank_main (int argc, char **argv)
+{
+  TsRank *rk = sg_actor_self_get_data ();
+  TsSimulation *sim = rk->sim;
+  TsAction a;
+  GError *error = NULL;
+
+  rk->start_time = simgrid_get_clock ();
+  while (sim->error == NULL && ts_action_stream_next (rk->stream, &a, &error))
+    {
+      handlers[a.kind](rk, &a);
+      rk->actions++;
+      if ((++sim->actions_done & 0xfff) == 0)
+        progress (sim);
+    }
+  if (error && sim->error == NULL)
+    sim->error = error;
+  else
+    g_clear_error (&error);
+  ts_rank_flush (rk);
+  /* Requests never waited for: the program did not wait either. */
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init (&it, rk->requests);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      TsRequest *r = value;
+      if (r->comm)
+        sg_comm_unref (r->comm);
+      r->comm = NULL;
+    }
+  rk->end_time = simgrid_get_clock ();
+  rk->done = TRUE;
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+static gboolean
+map_ranks (TsSimulation *sim, GError **error)
+{
+  const TsReplayOptions *o = sim->options;
+  size_t n_hosts = sg_host_count ();
+  sg_host_t *hosts = sg_host_list ();
+  gboolean ok = TRUE;
+
+  if (o->hostfile)
+    {
+      g_autofree char *text = NULL;
+      if (!g_file_get_contents (o->hostfile, &text, NULL, error))
+        {
+          free (hosts);
+          return FALSE;
+        }
+      g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+      guint r = 0;
+      for (guint i = 0; lines[i] && r < sim->n_ranks && ok; i++)
+        {
+          char *name = g_strstrip (lines[i]);
+          if (*name == '\0' || *name == '#')
+            continue;
+          sg_host_t h = sg_host_by_name (name);
+          if (!h)
+            {
+              g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                           "%s:%u: host '%s' is not in the platform %s", o->hostfile, i + 1,
+                           name, o->platform_path);
+              ok = FALSE;
+              break;
+            }
+          sim->ranks[r++].host = h;
+        }
+      if (ok && r < sim->n_ranks)
+        {
+          g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                       "%s: names %u hosts, but the trace has %u ranks", o->hostfile, r,
+                       sim->n_ranks);
+          ok = FALSE;
+        }
+    }
+  else
+    {
+      /* Block mapping: fill each host's cores in platform order. */
+      guint slots = 0;
+      for (size_t h = 0; h < n_hosts; h++)
+        slots += MAX (1, sg_host_core_count (hosts[h]));
+      if (slots < sim->n_ranks)
+        {
+          g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                       "%s: the platform has %zu hosts with %u cores in all, but the trace "
+                       "has %u ranks (one rank per core; give a bigger platform or a hostfile)",
+                       o->platform_path, n_hosts, slots, sim->n_ranks);
+          ok = FALSE;
+        }
+      guint r = 0;
+      for (size_t h = 0; h < n_hosts && ok && r < sim->n_ranks; h++)
+        for (int c = 0; c < MAX (1, sg_host_core_count (hosts[h])) && r < sim->n_ranks; c++)
+          sim->ranks[r++].host = hosts[h];
+    }
+  free (hosts);
+  return ok;
+}
+
+static void
+report_deadlock (TsSimulation *sim, GError **error)
+{
+  GString *msg = g_string_new ("the replay deadlocks: ");
+  guint blocked = 0;
+  for (guint r = 0; r < sim->n_ranks; r++)
+    if (!sim->ranks[r].done)
+      blocked++;
+  g_string_append_printf (msg, "%u of %u ranks are blocked forever at t=%.9f s:", blocked,
+                          sim->n_ranks, simgrid_get_clock ());
+  for (guint r = 0; r < sim->n_ranks; r++)
+    {
+      TsRank *rk = &sim->ranks[r];
+      if (rk->done)
+        continue;
+      const TsBlockedOn *b = &rk->blocked;
+      g_string_append_printf (msg, "\n  rank %u: %s", r, rk->blocked_now ? b->what : "blocked");
+      if (rk->blocked_now && b->peer != TS_NO_RANK)
+        g_string_append_printf (msg, " rank %d (communicator %s, tag %d, %" G_GUINT64_FORMAT
+                                " bytes)", b->peer, ts_trace_comm_name (sim->trace, b->comm),
+                                b->tag, b->bytes);
+      g_string_append_printf (msg, " after %" G_GUINT64_FORMAT " actions", rk->actions);
+    }
+  g_set_error_literal (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_DEADLOCK, msg->str);
+  g_string_free (msg, TRUE);
+}
+
+static gboolean engine_started;
+
+gboolean
+ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOptions *o,
+               TsReplayResult *result, GError **error)
+{
+  g_return_val_if_fail (o->platform_path != NULL, FALSE);
+  memset (result, 0, sizeof *result);
+
+  if (engine_started)
+    {
+      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                   "SimGrid runs one simulation per process");
+      return FALSE;
+    }
+  if (!g_file_test (o->platform_path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                   "%s: no such platform file", o->platform_path);
+      return FALSE;
+    }
+  engine_started = TRUE;
+
+  GPtrArray *args = g_ptr_array_new ();
+  g_ptr_array_add (args, "tracesim");
+  g_ptr_array_add (args, "--cfg=network/model:CM02");
+  g_ptr_array_add (args, "--cfg=network/crosstraffic:0");
+  g_ptr_array_add (args, "--log=root.thres:critical");
+  g_ptr_array_add (args, "--log=root.fmt:%m%n");
+  for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
+    g_ptr_array_add (args, (gpointer) o->simgrid_cfg[i]);
+  g_ptr_array_add (args, NULL);
+  int argc = args->len - 1;
+  simgrid_init (&argc, (char **) args->pdata);
+  g_ptr_array_unref (args);
+
+  /* SimGrid aborts on a malformed platform: check the XML parses first. */
+  simgrid_load_platform (o->platform_path);
+
+  TsSimulation sim = { 0 };
+  sim.trace = trace;
+  sim.profile = profile;
+  sim.options = o;
+  sim.n_ranks = ts_trace_n_ranks (trace);
+  sim.ranks = g_new0 (TsRank, sim.n_ranks);
+  for (guint r = 0; r < sim.n_ranks; r++)
+    sim.actions_total += profile->rank_stats[r].actions;
+
+  gboolean ok = map_ranks (&sim, error);
+  if (ok)
+    {
+      sim.source = ts_event_source_open (trace, error);
+      ok = sim.source != NULL;
+    }
+  if (ok && o->predicted_dir)
+    {
+      g_autofree char *dir = g_strdup (o->predicted_dir);
+      sim.writer = ts_archive_writer_new (dir, "traces", sim.n_ranks, error);
+      ok = sim.writer != NULL;
+      for (guint i = 0; ok && i < ts_trace_n_regions (trace); i++)
+        ts_archive_writer_define_region (sim.writer, ts_trace_region_name (trace, i),
+                                         ts_trace_region_call (trace, i) == TS_CALL_USER
+                                         ? TS_REGION_USER : TS_REGION_MPI);
+      /* Communicator ids must equal the trace's indices: the writer's world is 0. */
+      for (guint c = 0; ok && c < ts_trace_n_comms (trace); c++)
+        {
+          if (c == ts_trace_world_comm (trace) && c == 0)
+            continue;
+          guint n = ts_trace_comm_size (trace, c);
+          const guint32 *m = ts_trace_comm_members (trace, c);
+          guint32 self = 0;
+          ts_archive_writer_define_comm (sim.writer, ts_trace_comm_name (trace, c), m ? n : 1,
+                                         m ? m : &self);
+        }
+    }
+
+  for (guint r = 0; ok && r < sim.n_ranks; r++)
+    {
+      TsRank *rk = &sim.ranks[r];
+      rk->sim = &sim;
+      rk->rank = r;
+      rk->speed = sg_host_get_speed (rk->host);
+      TsStreamOptions so = ts_profile_stream_options (profile, r);
+      rk->stream = ts_event_source_stream (sim.source, r, &so);
+      rk->mailboxes = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
+      rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+      char name[32];
+      g_snprintf (name, sizeof name, "rank-%u", r);
+      sg_actor_t actor = sg_actor_init (name, rk->host);
+      sg_actor_set_data (actor, rk);
+      sg_actor_start (actor, rank_main, 0, NULL);
+    }
+
+  if (ok)
+    {
+      simgrid_run ();
+      if (sim.error)
+        {
+          g_propagate_error (error, g_steal_pointer (&sim.error));
+          ok = FALSE;
+        }
+      else
+        {
+          gboolean all_done = TRUE;
+          for (guint r = 0; r < sim.n_ranks; r++)
+            all_done &= sim.ranks[r].done;
+          if (!all_done)
+            {
+              report_deadlock (&sim, error);
+              ok = FALSE;
+            }
+        }
+    }
+
+  if (ok)
+    {
+      result->n_ranks = sim.n_ranks;
+      result->rank_end = g_array_sized_new (FALSE, FALSE, sizeof (double), sim.n_ranks);
+      double start = INFINITY, end = -INFINITY;
+      for (guint r = 0; r < sim.n_ranks; r++)
+        start = MIN (start, sim.ranks[r].start_time);
+      for (guint r = 0; r < sim.n_ranks; r++)
+        {
+          double e = sim.ranks[r].end_time - start;
+          g_array_append_val (result->rank_end, e);
+          end = MAX (end, sim.ranks[r].end_time);
+          result->actions_replayed += sim.ranks[r].actions;
+          result->simcalls += sim.ranks[r].simcalls;
+        }
+      result->runtime = end - start;
+    }
+  if (sim.writer)
+    {
+      if (ok)
+        ok = ts_archive_writer_close (sim.writer, error);
+      else
+        ts_archive_writer_abort (sim.writer);
+    }
+  for (guint r = 0; r < sim.n_ranks; r++)
+    {
+      g_clear_pointer (&sim.ranks[r].mailboxes, g_hash_table_unref);
+      g_clear_pointer (&sim.ranks[r].requests, g_hash_table_unref);
+    }
+  g_clear_pointer (&sim.source, ts_event_source_free);
+  g_free (sim.ranks);
+  g_clear_error (&sim.error);
+  return ok;
+}

@@ -1,0 +1,60 @@
+/* Replaying action streams on a SimGrid platform.
+ *
+ * One SimGrid actor per rank pulls its rank's actions from a TsActionStream
+ * and performs them in the simulated world: compute bursts become executions
+ * on the rank's host, messages become SimGrid communications on mailboxes
+ * named after their MPI envelope (so matching is MPI's non-overtaking order per
+ * source, tag and communicator), collectives become point-to-point algorithms
+ * on their own communicator (doc/architecture.md names them).
+ *
+ * SimGrid's engine can be initialised once per process: a process runs one
+ * replay. Sweeps run one process per point. */
+#ifndef TS_REPLAY_H
+#define TS_REPLAY_H
+
+#include <glib.h>
+#include "model/trace.h"
+#include "model/profile.h"
+
+G_BEGIN_DECLS
+
+#define TS_REPLAY_ERROR (ts_replay_error_quark ())
+GQuark ts_replay_error_quark (void);
+typedef enum {
+  TS_REPLAY_ERROR_PLATFORM,  /* unreadable platform, too few hosts */
+  TS_REPLAY_ERROR_DEADLOCK,  /* ranks blocked forever */
+  TS_REPLAY_ERROR_TRACE,     /* the trace failed while replaying */
+  TS_REPLAY_ERROR_OUTPUT,    /* the predicted archive could not be written */
+} TsReplayError;
+
+typedef struct {
+  const char *platform_path;   /* SimGrid XML platform; required */
+  const char *hostfile;        /* one host name per line, rank order; NULL: block mapping */
+  guint64 eager_threshold;     /* bytes: smaller messages do not wait for the receiver */
+  const char *predicted_dir;   /* write the predicted archive here; NULL: do not */
+  const char *const *simgrid_cfg; /* extra "--cfg=..." words, NULL-terminated; may be NULL */
+  gboolean progress;           /* draw a progress bar on stderr */
+} TsReplayOptions;
+
+typedef struct {
+  guint n_ranks;
+  double runtime;              /* predicted: latest rank end - earliest rank start */
+  GArray *rank_end;            /* double per rank, from the common start */
+  guint64 actions_replayed;
+  guint64 simcalls;            /* actions that touched the simulated world */
+} TsReplayResult;
+
+void ts_replay_options_init (TsReplayOptions *options);
+
+/* Replay @trace. @profile (clock offsets, inferred envelopes, call costs)
+ * comes from ts_profile_compute(). Fills @result (caller frees with
+ * ts_replay_result_clear). On a deadlock the error names every blocked rank
+ * and what it waits for. */
+gboolean ts_replay_run (const TsTrace *trace, const TsProfile *profile,
+                        const TsReplayOptions *options, TsReplayResult *result,
+                        GError **error);
+void ts_replay_result_clear (TsReplayResult *result);
+
+G_END_DECLS
+
+#endif
