@@ -1,0 +1,151 @@
+/* Bad input gets one clear error, a non-zero exit, no hang and no output. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/tool-run.h"
+
+static const char *two_rank_ok =
+  "ranks 2\n"
+  "0 0.0 enter main\n0 1.0 enter MPI_Send\n0 1.0 send 1 tag=5 bytes=10\n"
+  "0 1.0 leave MPI_Send\n0 1.0 leave main\n"
+  "1 0.0 enter main\n1 0.0 enter MPI_Recv\n1 1.1 recv 0 tag=5 bytes=10\n"
+  "1 1.1 leave MPI_Recv\n1 1.1 leave main\n";
+
+static char *
+platform (const char *name)
+{
+  return g_build_filename (ts_test_srcdir (), "scenarios", "platforms", name, NULL);
+}
+
+/* Run tracesim expecting failure; check stderr names each of @needles and
+ * that neither the output directory nor a temporary sibling is left. */
+static void
+expect_failure (const char *work, const char **args, const char *const *needles)
+{
+  TsToolResult r = ts_run_tracesim (args);
+  if (r.status <= 0)
+    fail_msg ("expected a clean non-zero exit, got %d; stderr: %s", r.status, r.err);
+  for (guint i = 0; needles[i]; i++)
+    if (!strstr (r.err, needles[i]))
+      fail_msg ("stderr lacks '%s': %s", needles[i], r.err);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  assert_false (ts_test_dir_has_prefix (work, "out.tmp"));
+  ts_tool_result_clear (&r);
+}
+
+/* Ensure that a truncated event file is reported with its rank. */
+static void
+test_truncated_events (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("truncated");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  g_autofree char *evt = g_build_filename (work, "trace", "traces", "1.evt", NULL);
+  gsize len = 0;
+  g_autofree char *data = NULL;
+  assert_true (g_file_get_contents (evt, &data, &len, NULL));
+  assert_true (len > 20);
+  assert_true (g_file_set_contents (evt, data, len / 2, NULL));
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *plat = platform ("two-hosts.xml");
+  expect_failure (work, (const char *[]) { "run", trace, "-p", plat, "-o", out, NULL },
+                  (const char *const[]) { trace, "rank 1", NULL });
+}
+
+/* Ensure that an anchor file that is not OTF2 is refused by name. */
+static void
+test_corrupt_anchor (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("corrupt");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  assert_true (g_file_set_contents (trace, "this is not an OTF2 anchor\n", -1, NULL));
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  expect_failure (work, (const char *[]) { "run", trace, "-o", out, NULL },
+                  (const char *const[]) { trace, "OTF2", NULL });
+}
+
+/* Ensure that a missing trace is named. */
+static void
+test_missing_trace (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("missing");
+  g_autofree char *trace = g_build_filename (work, "nothing.otf2", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  expect_failure (work, (const char *[]) { "run", trace, "-o", out, NULL },
+                  (const char *const[]) { trace, "no such trace", NULL });
+}
+
+/* Ensure that a receive nobody sends to is reported as a deadlock naming the
+ * blocked rank and what it waits for, instead of hanging. */
+static void
+test_unmatched_receive_deadlock (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("deadlock");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 2\n"
+    "0 0.0 enter main\n0 1.0 leave main\n"
+    "1 0.0 enter main\n1 0.0 enter MPI_Recv\n1 1.1 recv 0 tag=7 bytes=10\n"
+    "1 1.1 leave MPI_Recv\n1 1.1 leave main\n");
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *plat = platform ("two-hosts.xml");
+  expect_failure (work, (const char *[]) { "run", trace, "-p", plat, "-o", out, NULL },
+                  (const char *const[]) { "deadlock", "rank 1: receive from rank 0", "tag 7",
+                                          NULL });
+}
+
+/* Ensure that a platform with fewer hosts than ranks is refused, naming both. */
+static void
+test_too_few_hosts (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("fewhosts");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 3\n0 0.0 enter main\n0 1.0 leave main\n1 0.0 enter main\n1 1.0 leave main\n"
+    "2 0.0 enter main\n2 1.0 leave main\n");
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *plat = platform ("two-hosts.xml");
+  expect_failure (work, (const char *[]) { "run", trace, "-p", plat, "-o", out, NULL },
+                  (const char *const[]) { plat, "2 hosts", "3 ranks", NULL });
+}
+
+/* Ensure that an unknown option is refused by name. */
+static void
+test_unknown_option (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("option");
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  expect_failure (work, (const char *[]) { "run", "--frobnicate", "x.otf2", "-o", out, NULL },
+                  (const char *const[]) { "--frobnicate", NULL });
+}
+
+/* Ensure that a platform file that does not exist is named. */
+static void
+test_missing_platform (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("noplatform");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  expect_failure (work, (const char *[]) { "run", trace, "-p", "/nonexistent.xml", "-o", out, NULL },
+                  (const char *const[]) { "/nonexistent.xml", NULL });
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_truncated_events),
+    cmocka_unit_test (test_corrupt_anchor),
+    cmocka_unit_test (test_missing_trace),
+    cmocka_unit_test (test_unmatched_receive_deadlock),
+    cmocka_unit_test (test_too_few_hosts),
+    cmocka_unit_test (test_unknown_option),
+    cmocka_unit_test (test_missing_platform),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
