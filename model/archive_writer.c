@@ -10,8 +10,7 @@
 #include <otf2/otf2.h>
 #include <string.h>
 
-/* OTF2 keeps one 1 MiB chunk per rank in memory and writes it out when full,
- * so memory stays bounded by n_ranks chunks whatever the trace length. */
+/* Events are buffered in 1 MiB chunks, one per rank (see chunk_allocate). */
 #define TS_EVT_CHUNK OTF2_CHUNK_SIZE_EVENTS_DEFAULT
 #define TS_DEF_CHUNK OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT
 #define TS_TICKS_PER_SECOND 1000000000.0
@@ -114,6 +113,48 @@ static const OTF2_FlushCallbacks flush_callbacks = {
   .otf2_post_flush = NULL,
 };
 
+/* OTF2 flushes an event buffer only when allocating a chunk fails, and its
+ * own allocator allows 128 MiB per rank before failing. Refusing a second
+ * event chunk makes it write each chunk out as soon as it is full, so memory
+ * stays at one chunk per rank whatever the length of the trace. Definition
+ * buffers are left unlimited: they are small and written once at close. */
+static void *
+chunk_allocate (void *user_data, OTF2_FileType file_type, OTF2_LocationRef location,
+                void **per_buffer, uint64_t size)
+{
+  GPtrArray *chunks = *per_buffer;
+  if (!chunks)
+    *per_buffer = chunks = g_ptr_array_new ();
+  if (file_type == OTF2_FILETYPE_EVENTS && chunks->len >= 1)
+    return NULL;
+  void *chunk = g_try_malloc (size);
+  if (chunk)
+    g_ptr_array_add (chunks, chunk);
+  return chunk;
+}
+
+static void
+chunk_free_all (void *user_data, OTF2_FileType file_type, OTF2_LocationRef location,
+                void **per_buffer, bool final)
+{
+  GPtrArray *chunks = *per_buffer;
+  if (!chunks)
+    return;
+  for (guint i = 0; i < chunks->len; i++)
+    g_free (g_ptr_array_index (chunks, i));
+  g_ptr_array_set_size (chunks, 0);
+  if (final)
+    {
+      g_ptr_array_unref (chunks);
+      *per_buffer = NULL;
+    }
+}
+
+static const OTF2_MemoryCallbacks memory_callbacks = {
+  .otf2_allocate = chunk_allocate,
+  .otf2_free_all = chunk_free_all,
+};
+
 TsArchiveWriter *
 ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError **error)
 {
@@ -167,6 +208,8 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
     }
   if (otf2_failed (OTF2_Archive_SetFlushCallbacks (w->archive, &flush_callbacks, w), error,
                    w->tmp_dir, "OTF2_Archive_SetFlushCallbacks")
+      || otf2_failed (OTF2_Archive_SetMemoryCallbacks (w->archive, &memory_callbacks, NULL),
+                      error, w->tmp_dir, "OTF2_Archive_SetMemoryCallbacks")
       || otf2_failed (OTF2_Archive_SetSerialCollectiveCallbacks (w->archive), error,
                       w->tmp_dir, "OTF2_Archive_SetSerialCollectiveCallbacks")
       || otf2_failed (OTF2_Archive_SetCreator (w->archive, PACKAGE_STRING), error,

@@ -200,7 +200,9 @@ channel_equal (gconstpointer a, gconstpointer b)
 
 /* EZTrace records MPI_Irecv without its envelope and never its completion.
  * The messages addressed to a rank that no recorded receive consumed are the
- * ones its unresolved receives took: hand them out in send order. */
+ * ones its unresolved receives took: hand them out in send order, but never
+ * give a receive a message sent after its completing call ended (a receive
+ * from MPI_PROC_NULL looks the same and takes no message). */
 static gboolean
 infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
 {
@@ -209,15 +211,18 @@ infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
     return FALSE;
   GArray **incoming = g_new0 (GArray *, p->n_ranks);
   GHashTable **known = g_new0 (GHashTable *, p->n_ranks);
+  GArray **deadlines = g_new0 (GArray *, p->n_ranks);
   for (guint r = 0; r < p->n_ranks; r++)
     {
+      deadlines[r] = g_array_new (FALSE, FALSE, sizeof (double));
       incoming[r] = g_array_new (FALSE, FALSE, sizeof (Message));
       known[r] = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
     }
   gboolean ok = TRUE;
   for (guint r = 0; r < p->n_ranks && ok; r++)
     {
-      TsStreamOptions opt = { .clock_offset = p->clock_offset[r] };
+      TsStreamOptions opt = { .clock_offset = p->clock_offset[r],
+                              .unresolved_deadlines = deadlines[r] };
       TsActionStream *s = ts_event_source_stream (src, r, &opt);
       TsAction a;
       GError *local = NULL;
@@ -247,23 +252,36 @@ infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
   for (guint r = 0; r < p->n_ranks; r++)
     {
       GArray *env = g_ptr_array_index (p->inferred, r);
+      GArray *left = g_array_new (FALSE, FALSE, sizeof (Message));
       g_array_sort (incoming[r], compare_message);
       for (guint i = 0; ok && i < incoming[r]->len; i++)
         {
           Message *m = &g_array_index (incoming[r], Message, i);
-          guint left = GPOINTER_TO_UINT (g_hash_table_lookup (known[r], m));
-          if (left > 0)
+          guint n_known = GPOINTER_TO_UINT (g_hash_table_lookup (known[r], m));
+          if (n_known > 0)
+            g_hash_table_replace (known[r], g_memdup2 (m, sizeof *m), GUINT_TO_POINTER (n_known - 1));
+          else
+            g_array_append_val (left, *m);
+        }
+      guint next = 0;
+      for (guint k = 0; ok && k < deadlines[r]->len; k++)
+        {
+          double deadline = g_array_index (deadlines[r], double, k);
+          TsEnvelope e = { TS_NO_RANK, 0, 0, 0 };
+          if (next < left->len && g_array_index (left, Message, next).time <= deadline)
             {
-              g_hash_table_replace (known[r], g_memdup2 (m, sizeof *m), GUINT_TO_POINTER (left - 1));
-              continue;
+              Message *m = &g_array_index (left, Message, next++);
+              e = (TsEnvelope) { ts_trace_comm_local_rank (trace, m->comm, m->src), m->comm,
+                                 m->tag, m->bytes };
             }
-          TsEnvelope e = { ts_trace_comm_local_rank (trace, m->comm, m->src), m->comm, m->tag,
-                           m->bytes };
           g_array_append_val (env, e);
         }
+      g_array_unref (left);
+      g_array_unref (deadlines[r]);
       g_array_unref (incoming[r]);
       g_hash_table_unref (known[r]);
     }
+  g_free (deadlines);
   g_free (incoming);
   g_free (known);
   return ok;

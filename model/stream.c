@@ -29,6 +29,7 @@ struct TsActionStream {
   gboolean eof;
   GError *error;            /* set by a callback; reported by next() */
   guint64 position;         /* last event position, for error messages */
+  double now;               /* time of the last event read, seconds */
 
   /* Converted actions not yet handed out: pending[head..] has sequence numbers
    * base + head ... Actions from the first unresolved receive on are held. */
@@ -164,9 +165,13 @@ resolve_by_inference (TsActionStream *s, Request *r)
 {
   TsAction *a = action_at (s, r->seq);
   const GArray *inf = s->options.inferred;
+  if (s->options.unresolved_deadlines)
+    g_array_append_val (s->options.unresolved_deadlines, s->now);
+  const TsEnvelope *e = NULL;
   if (inf && s->inferred_next < inf->len)
+    e = &g_array_index (inf, TsEnvelope, s->inferred_next++);
+  if (e && e->peer != TS_NO_RANK)
     {
-      const TsEnvelope *e = &g_array_index (inf, TsEnvelope, s->inferred_next++);
       a->peer = e->peer;
       a->comm = e->comm;
       a->tag = e->tag;
@@ -309,6 +314,7 @@ stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, doubl
   s->position = pos;
   s->stats.events++;
   *seconds = to_seconds (s, t);
+  s->now = *seconds;
   if (*seconds < s->stats.first_time)
     s->stats.first_time = *seconds;
   if (*seconds > s->stats.last_time)

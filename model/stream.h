@@ -41,7 +41,11 @@ typedef struct {
   double clock_offset;
   /* Envelopes for this rank's receives that the trace never completes, in the
    * order the stream finds them unresolvable. Not owned; may be NULL. */
-  const GArray *inferred;   /* TsEnvelope */
+  const GArray *inferred;   /* TsEnvelope; peer TS_NO_RANK: no message (missing) */
+  /* If set, the stream appends here, for every receive it must resolve by
+   * inference, the time its completing call ended (double, seconds): the
+   * message it took was sent before then. Not owned. */
+  GArray *unresolved_deadlines;
   /* Per-call CPU overhead in seconds to charge on the call's first action,
    * indexed by [TsCallKind * 65 + size class]; not owned; may be NULL. */
   const double *call_costs;
