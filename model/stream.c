@@ -577,9 +577,11 @@ on_request_cancelled (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void
     {
       if (r->is_recv)
         {
-          action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
           if (!r->resolved)
             {
+              /* Still held: the receive can be dropped. A resolved one was
+               * handed out already and stays posted (see doc/architecture.md). */
+              action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
               r->resolved = TRUE;
               s->n_unresolved--;
               if (r->seq == s->first_unresolved)
@@ -765,6 +767,7 @@ finish (TsActionStream *s)
     }
   s->n_unresolved = 0;
   s->first_unresolved = G_MAXUINT64;
+  s->call = NO_REGION; /* a call still open at the end never finished */
   s->eof = TRUE;
 }
 
@@ -813,7 +816,12 @@ ts_action_stream_next (TsActionStream *s, TsAction *action, GError **error)
     {
       guint64 seq = s->base + s->head;
       gboolean have = s->head < s->pending->len;
-      if (have && (s->n_unresolved == 0 || seq < s->first_unresolved))
+      /* Hold what follows an unresolved receive, and the actions of an MPI
+       * call until it ends (its cost is known only then). */
+      gboolean held = (s->n_unresolved > 0 && seq >= s->first_unresolved)
+                      || (s->call != NO_REGION && s->call_first_seq != G_MAXUINT64
+                          && seq >= s->call_first_seq);
+      if (have && !held)
         {
           *action = g_array_index (s->pending, TsAction, s->head++);
           return TRUE;
