@@ -116,8 +116,9 @@ static const OTF2_FlushCallbacks flush_callbacks = {
 /* OTF2 flushes an event buffer only when allocating a chunk fails, and its
  * own allocator allows 128 MiB per rank before failing. Refusing a second
  * event chunk makes it write each chunk out as soon as it is full, so memory
- * stays at one chunk per rank whatever the length of the trace. Definition
- * buffers are left unlimited: they are small and written once at close. */
+ * stays at one chunk per rank (plus OTF2's file write buffer, about 3 MiB per
+ * rank once it has flushed) whatever the length of the trace. Definition
+ * buffers are left unlimited: they are written once, at close. */
 static void *
 chunk_allocate (void *user_data, OTF2_FileType file_type, OTF2_LocationRef location,
                 void **per_buffer, uint64_t size)

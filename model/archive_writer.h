@@ -9,7 +9,8 @@
  * nanosecond ticks. Events of one rank must be written in non-decreasing time.
  *
  * Error contract: functions taking GError** return FALSE/0 and set it on
- * failure. Definition functions must be called before the first event. */
+ * failure. Definitions may be added at any time before close; events may refer only
+ * to definitions that already exist. */
 #ifndef TS_ARCHIVE_WRITER_H
 #define TS_ARCHIVE_WRITER_H
 
