@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include "tests/readback.h"
+#include "model/output_dir.h"
 
 #include <string.h>
 
@@ -435,4 +436,30 @@ rb_group_members (const RbArchive *a, guint32 id)
     g_string_append_printf (s, "%s%" G_GUINT64_FORMAT, i ? "," : "",
                             g_array_index (g->members, guint64, i));
   return g_string_free (s, FALSE);
+}
+
+int
+rb_fixture_setup (void **state, const char *tmpl, const char *leaf)
+{
+  RbFixture *f = g_new0 (RbFixture, 1);
+  f->base = g_dir_make_tmp (tmpl, NULL);
+  if (!f->base)
+    {
+      g_free (f);
+      return -1; /* CMocka reports a failed setup */
+    }
+  f->dir = g_build_filename (f->base, leaf, NULL);
+  *state = f;
+  return 0;
+}
+
+int
+rb_fixture_teardown (void **state)
+{
+  RbFixture *f = *state;
+  ts_output_dir_remove_tree (f->base);
+  g_free (f->base);
+  g_free (f->dir);
+  g_free (f);
+  return 0;
 }

@@ -66,6 +66,17 @@ typedef struct {
 /* Read <dir>/<name>.otf2; NULL if OTF2 cannot read it. Free with rb_archive_free. */
 RbArchive *rb_archive_load (const char *dir, const char *name);
 void rb_archive_free (RbArchive *a);
+
+/* A private temporary directory per test: @base is removed with everything
+ * in it by teardown; @dir is base/<leaf>, not created. */
+typedef struct {
+  char *base;
+  char *dir;
+} RbFixture;
+/* CMocka setup/teardown bodies: *state becomes an RbFixture. @tmpl is a
+ * g_dir_make_tmp() template such as "ts-script-XXXXXX". */
+int rb_fixture_setup (void **state, const char *tmpl, const char *leaf);
+int rb_fixture_teardown (void **state);
 /* The @nth (from 0) event of @kind on @location, or NULL. */
 const RbEvent *rb_archive_find (const RbArchive *a, guint64 location, RbKind kind, guint nth);
 /* Number of events of @kind on @location (G_MAXUINT64: any location). */

@@ -16,31 +16,18 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct {
-  char *base;   /* private temporary directory of the test */
-  char *dir;    /* base/archive: the target of the writer */
-} Fixture;
+typedef RbFixture Fixture;
 
 static int
 setup (void **state)
 {
-  Fixture *f = g_new0 (Fixture, 1);
-  f->base = g_dir_make_tmp ("ts-archive-writer-XXXXXX", NULL);
-  assert_non_null (f->base);
-  f->dir = g_build_filename (f->base, "archive", NULL);
-  *state = f;
-  return 0;
+  return rb_fixture_setup (state, "ts-archive-writer-XXXXXX", "archive");
 }
 
 static int
 teardown (void **state)
 {
-  Fixture *f = *state;
-  ts_output_dir_remove_tree (f->base);
-  g_free (f->base);
-  g_free (f->dir);
-  g_free (f);
-  return 0;
+  return rb_fixture_teardown (state);
 }
 
 static gint

@@ -14,31 +14,18 @@
 #include <gio/gio.h>
 #include <string.h>
 
-typedef struct {
-  char *base;   /* private temporary directory of the test */
-  char *dir;    /* base/out: where scripts are written to */
-} Fixture;
+typedef RbFixture Fixture;
 
 static int
 setup (void **state)
 {
-  Fixture *f = g_new0 (Fixture, 1);
-  f->base = g_dir_make_tmp ("ts-script-XXXXXX", NULL);
-  assert_non_null (f->base);
-  f->dir = g_build_filename (f->base, "out", NULL);
-  *state = f;
-  return 0;
+  return rb_fixture_setup (state, "ts-script-XXXXXX", "out");
 }
 
 static int
 teardown (void **state)
 {
-  Fixture *f = *state;
-  ts_output_dir_remove_tree (f->base);
-  g_free (f->base);
-  g_free (f->dir);
-  g_free (f);
-  return 0;
+  return rb_fixture_teardown (state);
 }
 
 /* Two ranks, lines of the ranks interleaved. Events per rank:
