@@ -17,6 +17,8 @@ typedef struct {
   gint64 eager;
   char **cfg;
   gboolean quiet;
+  double trace_speed;
+  gboolean exact_cpu;
 } RunOptions;
 
 static const char *const output_entries[] = {
@@ -51,7 +53,7 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
 int
 ts_cmd_run (int argc, char **argv)
 {
-  RunOptions o = { .eager = 65536 };
+  RunOptions o = { .eager = 65536, .trace_speed = 1e9 };
   GOptionEntry entries[] = {
     { "platform", 'p', 0, G_OPTION_ARG_FILENAME, &o.platform,
       "SimGrid platform XML (default: a cluster calibrated from the trace)", "FILE" },
@@ -62,6 +64,12 @@ ts_cmd_run (int argc, char **argv)
       "messages smaller than this do not wait for the receiver (default 65536)", "BYTES" },
     { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.cfg,
       "SimGrid configuration item, e.g. network/model:LV08 (repeatable)", "ITEM:VALUE" },
+    { "trace-speed", 0, 0, G_OPTION_ARG_DOUBLE, &o.trace_speed,
+      "flop rate of a core of the traced machine (default 1e9): faster hosts compute faster",
+      "FLOPS" },
+    { "exact-cpu", 0, 0, G_OPTION_ARG_NONE, &o.exact_cpu,
+      "model every compute burst as a SimGrid execution, even on unshared cores (needed "
+      "with host speed profiles)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "print no summary or progress", NULL },
     { NULL }
   };
@@ -82,6 +90,12 @@ ts_cmd_run (int argc, char **argv)
     {
       g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "no output directory given (-o DIR)");
+      return ts_cmd_fail ("run", error);
+    }
+  if (!(o.trace_speed > 0))
+    {
+      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--trace-speed must be positive");
       return ts_cmd_fail ("run", error);
     }
   if (o.eager < 0)
@@ -122,6 +136,8 @@ ts_cmd_run (int argc, char **argv)
   ro.platform_path = platform;
   ro.hostfile = o.hostfile;
   ro.eager_threshold = (guint64) o.eager;
+  ro.trace_speed = o.trace_speed;
+  ro.exact_cpu = o.exact_cpu;
   g_autofree char *predicted = g_build_filename (tmp, "predicted", NULL);
   ro.predicted_dir = predicted;
   ro.simgrid_cfg = (const char *const *) NULL;

@@ -94,7 +94,7 @@ ts_collective_to_otf2 (TsCollectiveOp op)
 
 /* The printed fields, in order. Each knows how to print and parse itself, so
  * that printer and parser share one description. */
-typedef enum { FIELD_U16, FIELD_U32, FIELD_I32, FIELD_U64, FIELD_DOUBLE, FIELD_OP } FieldType;
+typedef enum { FIELD_U8, FIELD_U32, FIELD_I32, FIELD_U64, FIELD_DOUBLE, FIELD_OP } FieldType;
 
 static const struct {
   const char *key;
@@ -110,7 +110,8 @@ static const struct {
   { "bytes",      FIELD_U64,    G_STRUCT_OFFSET (TsAction, bytes) },
   { "bytes_recv", FIELD_U64,    G_STRUCT_OFFSET (TsAction, bytes_recv) },
   { "req",        FIELD_U64,    G_STRUCT_OFFSET (TsAction, req) },
-  { "flags",      FIELD_U16,    G_STRUCT_OFFSET (TsAction, flags) },
+  { "flags",      FIELD_U8,     G_STRUCT_OFFSET (TsAction, flags) },
+  { "size_class", FIELD_U8,     G_STRUCT_OFFSET (TsAction, size_class) },
   { "time",       FIELD_DOUBLE, G_STRUCT_OFFSET (TsAction, time) },
   { "seconds",    FIELD_DOUBLE, G_STRUCT_OFFSET (TsAction, seconds) },
 };
@@ -130,10 +131,10 @@ ts_action_print (const TsAction *action, GString *out)
           if (action->kind == TS_ACTION_COLLECTIVE)
             g_string_append_printf (out, " op=%s", ts_collective_name (action->op));
           break;
-        case FIELD_U16:
+        case FIELD_U8:
         case FIELD_U32:
           {
-            guint32 v = field_table[i].type == FIELD_U16 ? *(const guint16 *) p
+            guint32 v = field_table[i].type == FIELD_U8 ? *(const guint8 *) p
                                                          : *(const guint32 *) p;
             if (v != 0)
               g_string_append_printf (out, " %s=%" G_GUINT32_FORMAT, field_table[i].key, v);
@@ -189,15 +190,15 @@ parse_field (TsAction *action, const char *key, const char *value, GError **erro
             action->op = op;
             return TRUE;
           }
-        case FIELD_U16:
+        case FIELD_U8:
         case FIELD_U32:
           {
-            guint64 max = field_table[i].type == FIELD_U16 ? G_MAXUINT16 : G_MAXUINT32;
+            guint64 max = field_table[i].type == FIELD_U8 ? G_MAXUINT8 : G_MAXUINT32;
             guint64 v = g_ascii_strtoull (value, &end, 10);
             if (*value == '\0' || *value == '-' || *end != '\0' || v > max)
               break;
-            if (field_table[i].type == FIELD_U16)
-              *(guint16 *) p = (guint16) v;
+            if (field_table[i].type == FIELD_U8)
+              *(guint8 *) p = (guint8) v;
             else
               *(guint32 *) p = (guint32) v;
             return TRUE;

@@ -41,12 +41,15 @@ enum {
   TS_ACTION_MISSING = 1u << 1,
   /* A WAIT that ends a group (Waitall): later waits of the group follow at once. */
   TS_ACTION_GROUP_END = 1u << 2,
+  /* The first action of an MPI call: it carries the call's CPU cost. */
+  TS_ACTION_CALL_FIRST = 1u << 3,
 };
 
 typedef struct {
   guint8 kind;      /* TsActionKind */
   guint8 op;        /* TsCollectiveOp, for COLLECTIVE */
-  guint16 flags;
+  guint8 flags;
+  guint8 size_class; /* first action of an MPI call: size class of the call's message */
   guint32 region;   /* ENTER/LEAVE/COMPUTE: region index in the trace */
   gint32 peer;      /* SEND/RECV/...: peer rank within comm; COLLECTIVE: root */
   guint32 comm;     /* communicator index in the trace */

@@ -4,15 +4,20 @@
 
 #include "model/archive_writer.h"
 #include "model/output_dir.h"
+#include "model/rank_log.h"
 
 #include <gio/gio.h>
 #include <math.h>
 #include <otf2/otf2.h>
 #include <string.h>
 
-/* Events are buffered in 1 MiB chunks, one per rank (see chunk_allocate). */
-#define TS_EVT_CHUNK OTF2_CHUNK_SIZE_EVENTS_DEFAULT
-#define TS_DEF_CHUNK OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT
+/* Events are buffered in chunks, one per rank (see chunk_allocate). OTF2
+ * clears a whole chunk whenever it starts one (and a reader allocates chunks of
+ * the size the file was written with), so the smallest chunk OTF2 allows is
+ * also the fastest here: callgrind showed a third of a 64-rank replay in
+ * memset with the 1 MiB / 4 MiB defaults. */
+#define TS_EVT_CHUNK OTF2_CHUNK_SIZE_MIN
+#define TS_DEF_CHUNK OTF2_CHUNK_SIZE_MIN
 #define TS_TICKS_PER_SECOND 1000000000.0
 
 typedef struct {
@@ -30,13 +35,30 @@ typedef struct {
   char *unit;
 } TsMetricDef;
 
+typedef enum {
+  EV_ENTER, EV_LEAVE, EV_SEND, EV_RECV, EV_ISEND, EV_ISEND_COMPLETE, EV_IRECV_REQUEST,
+  EV_IRECV, EV_REQUEST_TEST, EV_COLL_BEGIN, EV_COLL_END, EV_METRIC,
+} EventType;
+
+/* One event as logged; which fields mean what depends on the type. */
+typedef struct {
+  guint64 tick;
+  guint8 type;      /* EventType */
+  guint8 op;        /* collective end: TsCollectiveOp */
+  guint32 ref;      /* region, peer, root (OTF2_UNDEFINED_UINT32 for none) or metric */
+  guint32 comm;
+  guint32 tag;
+  guint64 bytes;    /* bytes, or sent for a collective */
+  guint64 extra;    /* request id, received bytes, or the metric value's bits */
+} EventRecord;
+
 struct TsArchiveWriter {
   TsOutputDir *out;     /* NULL once committed or discarded */
   const char *tmp_dir;  /* where OTF2 writes until close renames it; owned by out */
   char *name;
   guint n_ranks;
   OTF2_Archive *archive;
-  OTF2_EvtWriter **evt;       /* per rank, created on first event */
+  TsRankLog *events;          /* EventRecord per rank, written out by close */
   guint64 *last_tick;         /* per rank: time must not go backwards */
   guint64 max_tick;
   guint64 n_clamped;
@@ -79,7 +101,7 @@ writer_free (TsArchiveWriter *w)
 {
   ts_output_dir_discard (w->out);
   g_free (w->name);
-  g_free (w->evt);
+  ts_rank_log_free (w->events);
   g_free (w->last_tick);
   g_clear_error (&w->error);
   g_ptr_array_unref (w->regions);
@@ -185,7 +207,11 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
   w->tmp_dir = ts_output_dir_get_tmp_path (out);
   w->name = g_strdup (name);
   w->n_ranks = n_ranks;
-  w->evt = g_new0 (OTF2_EvtWriter *, n_ranks);
+  /* Events are logged, not given to OTF2 as they come: OTF2 needs a buffer
+   * per location being written, and one per rank costs 256 KiB x ranks. */
+  w->events = ts_rank_log_new (n_ranks, sizeof (EventRecord), 16384, error);
+  if (!w->events)
+    goto fail;
   w->last_tick = g_new0 (guint64, n_ranks);
   w->regions = g_ptr_array_new_with_free_func (region_def_free);
   w->region_ids = g_hash_table_new (g_str_hash, g_str_equal);
@@ -302,7 +328,7 @@ ts_archive_writer_define_metric (TsArchiveWriter *w, const char *name, const cha
   return w->metrics->len - 1;
 }
 
-/* ---- events ---- */
+/* ---- events: logged per rank now, written one location at a time by close ---- */
 
 static guint
 comm_size (TsArchiveWriter *w, guint32 comm)
@@ -310,26 +336,11 @@ comm_size (TsArchiveWriter *w, guint32 comm)
   return ((TsCommDef *) g_ptr_array_index (w->comms, comm))->members->len;
 }
 
-/* The writer of @rank and the tick for @time; NULL once writing has failed
- * (the failure is reported by close, so callers need no error path per event). */
-static OTF2_EvtWriter *
-event_writer (TsArchiveWriter *w, guint rank, double time, OTF2_TimeStamp *tick)
+/* Stamp @ev with the tick of @time and log it for @rank. */
+static void
+log_event (TsArchiveWriter *w, guint rank, double time, EventRecord *ev)
 {
-  g_return_val_if_fail (w != NULL, NULL);
-  g_return_val_if_fail (rank < w->n_ranks, NULL);
-  if (w->error)
-    return NULL;
-  if (!w->evt[rank])
-    {
-      w->evt[rank] = OTF2_Archive_GetEvtWriter (w->archive, rank);
-      if (!w->evt[rank])
-        {
-          g_set_error (&w->error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                       "%s: cannot create the event writer of rank %u", w->tmp_dir, rank);
-          return NULL;
-        }
-    }
-
+  g_return_if_fail (rank < w->n_ranks);
   /* Clamp rather than fail: a caller's rounding error of a few nanoseconds
    * must not cost a whole trace, and OTF2 readers require monotonic time. */
   double ns = time * TS_TICKS_PER_SECOND;
@@ -348,127 +359,87 @@ event_writer (TsArchiveWriter *w, guint rank, double time, OTF2_TimeStamp *tick)
     w->n_clamped++;
   w->last_tick[rank] = t;
   w->max_tick = MAX (w->max_tick, t);
-  *tick = t;
-  return w->evt[rank];
-}
-
-static void
-event_status (TsArchiveWriter *w, guint rank, OTF2_ErrorCode status, const char *what)
-{
-  if (status != OTF2_SUCCESS && !w->error)
-    g_set_error (&w->error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                 "%s: writing %s of rank %u failed: %s (%s)", w->tmp_dir, what, rank,
-                 OTF2_Error_GetName (status), OTF2_Error_GetDescription (status));
+  ev->tick = t;
+  ts_rank_log_append (w->events, rank, ev);
 }
 
 void
 ts_archive_writer_enter (TsArchiveWriter *w, guint rank, double time, guint32 region)
 {
-  OTF2_TimeStamp t;
   g_return_if_fail (w != NULL && region < w->regions->len);
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank, OTF2_EvtWriter_Enter (ew, NULL, t, region), "Enter");
+  log_event (w, rank, time, &(EventRecord) { .type = EV_ENTER, .ref = region });
 }
 
 void
 ts_archive_writer_leave (TsArchiveWriter *w, guint rank, double time, guint32 region)
 {
-  OTF2_TimeStamp t;
   g_return_if_fail (w != NULL && region < w->regions->len);
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank, OTF2_EvtWriter_Leave (ew, NULL, t, region), "Leave");
+  log_event (w, rank, time, &(EventRecord) { .type = EV_LEAVE, .ref = region });
+}
+
+static void
+p2p (TsArchiveWriter *w, EventType type, guint rank, double time, guint32 peer, guint32 comm,
+     guint32 tag, guint64 bytes, guint64 req)
+{
+  g_return_if_fail (w != NULL && comm < w->comms->len && peer < comm_size (w, comm));
+  log_event (w, rank, time, &(EventRecord) { .type = type, .ref = peer, .comm = comm,
+                                             .tag = tag, .bytes = bytes, .extra = req });
 }
 
 void
 ts_archive_writer_send (TsArchiveWriter *w, guint rank, double time, guint32 dst,
                         guint32 comm, guint32 tag, guint64 bytes)
 {
-  OTF2_TimeStamp t;
-  g_return_if_fail (w != NULL && comm < w->comms->len && dst < comm_size (w, comm));
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank, OTF2_EvtWriter_MpiSend (ew, NULL, t, dst, comm, tag, bytes),
-                  "MpiSend");
+  p2p (w, EV_SEND, rank, time, dst, comm, tag, bytes, 0);
 }
 
 void
 ts_archive_writer_recv (TsArchiveWriter *w, guint rank, double time, guint32 src,
                         guint32 comm, guint32 tag, guint64 bytes)
 {
-  OTF2_TimeStamp t;
-  g_return_if_fail (w != NULL && comm < w->comms->len && src < comm_size (w, comm));
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank, OTF2_EvtWriter_MpiRecv (ew, NULL, t, src, comm, tag, bytes),
-                  "MpiRecv");
+  p2p (w, EV_RECV, rank, time, src, comm, tag, bytes, 0);
 }
 
 void
 ts_archive_writer_isend (TsArchiveWriter *w, guint rank, double time, guint32 dst,
                          guint32 comm, guint32 tag, guint64 bytes, guint64 req)
 {
-  OTF2_TimeStamp t;
-  g_return_if_fail (w != NULL && comm < w->comms->len && dst < comm_size (w, comm));
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank,
-                  OTF2_EvtWriter_MpiIsend (ew, NULL, t, dst, comm, tag, bytes, req),
-                  "MpiIsend");
-}
-
-void
-ts_archive_writer_isend_complete (TsArchiveWriter *w, guint rank, double time, guint64 req)
-{
-  OTF2_TimeStamp t;
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank, OTF2_EvtWriter_MpiIsendComplete (ew, NULL, t, req),
-                  "MpiIsendComplete");
-}
-
-void
-ts_archive_writer_irecv_request (TsArchiveWriter *w, guint rank, double time, guint64 req)
-{
-  OTF2_TimeStamp t;
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank, OTF2_EvtWriter_MpiIrecvRequest (ew, NULL, t, req),
-                  "MpiIrecvRequest");
+  p2p (w, EV_ISEND, rank, time, dst, comm, tag, bytes, req);
 }
 
 void
 ts_archive_writer_irecv (TsArchiveWriter *w, guint rank, double time, guint32 src,
                          guint32 comm, guint32 tag, guint64 bytes, guint64 req)
 {
-  OTF2_TimeStamp t;
-  g_return_if_fail (w != NULL && comm < w->comms->len && src < comm_size (w, comm));
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank,
-                  OTF2_EvtWriter_MpiIrecv (ew, NULL, t, src, comm, tag, bytes, req),
-                  "MpiIrecv");
+  p2p (w, EV_IRECV, rank, time, src, comm, tag, bytes, req);
+}
+
+void
+ts_archive_writer_isend_complete (TsArchiveWriter *w, guint rank, double time, guint64 req)
+{
+  g_return_if_fail (w != NULL);
+  log_event (w, rank, time, &(EventRecord) { .type = EV_ISEND_COMPLETE, .extra = req });
+}
+
+void
+ts_archive_writer_irecv_request (TsArchiveWriter *w, guint rank, double time, guint64 req)
+{
+  g_return_if_fail (w != NULL);
+  log_event (w, rank, time, &(EventRecord) { .type = EV_IRECV_REQUEST, .extra = req });
 }
 
 void
 ts_archive_writer_request_test (TsArchiveWriter *w, guint rank, double time, guint64 req)
 {
-  OTF2_TimeStamp t;
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank, OTF2_EvtWriter_MpiRequestTest (ew, NULL, t, req),
-                  "MpiRequestTest");
+  g_return_if_fail (w != NULL);
+  log_event (w, rank, time, &(EventRecord) { .type = EV_REQUEST_TEST, .extra = req });
 }
 
 void
 ts_archive_writer_collective_begin (TsArchiveWriter *w, guint rank, double time)
 {
-  OTF2_TimeStamp t;
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  if (ew)
-    event_status (w, rank, OTF2_EvtWriter_MpiCollectiveBegin (ew, NULL, t),
-                  "MpiCollectiveBegin");
+  g_return_if_fail (w != NULL);
+  log_event (w, rank, time, &(EventRecord) { .type = EV_COLL_BEGIN });
 }
 
 void
@@ -476,30 +447,101 @@ ts_archive_writer_collective_end (TsArchiveWriter *w, guint rank, double time,
                                   TsCollectiveOp op, guint32 comm, gint32 root,
                                   guint64 sent, guint64 received)
 {
-  OTF2_TimeStamp t;
   g_return_if_fail (w != NULL && comm < w->comms->len && (guint) op < TS_COLL_N_OPS);
   g_return_if_fail (root == TS_NO_RANK || (root >= 0 && (guint) root < comm_size (w, comm)));
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
   guint32 otf2_root = root == TS_NO_RANK ? OTF2_UNDEFINED_UINT32 : (guint32) root;
-  if (ew)
-    event_status (w, rank,
-                  OTF2_EvtWriter_MpiCollectiveEnd (ew, NULL, t, ts_collective_to_otf2 (op),
-                                                   comm, otf2_root, sent, received),
-                  "MpiCollectiveEnd");
+  log_event (w, rank, time, &(EventRecord) { .type = EV_COLL_END, .op = op, .ref = otf2_root,
+                                             .comm = comm, .bytes = sent, .extra = received });
 }
 
 void
 ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time, guint32 metric,
                           double value)
 {
-  OTF2_TimeStamp t;
   g_return_if_fail (w != NULL && metric < w->metrics->len);
-  OTF2_EvtWriter *ew = event_writer (w, rank, time, &t);
-  OTF2_Type type = OTF2_TYPE_DOUBLE;
-  OTF2_MetricValue v = { .floating_point = value };
-  if (ew)
-    event_status (w, rank, OTF2_EvtWriter_Metric (ew, NULL, t, metric, 1, &type, &v),
-                  "Metric");
+  EventRecord ev = { .type = EV_METRIC, .ref = metric };
+  memcpy (&ev.extra, &value, sizeof value);
+  log_event (w, rank, time, &ev);
+}
+
+static OTF2_ErrorCode
+write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
+{
+  OTF2_TimeStamp t = ev->tick;
+  switch ((EventType) ev->type)
+    {
+    case EV_ENTER:
+      return OTF2_EvtWriter_Enter (ew, NULL, t, ev->ref);
+    case EV_LEAVE:
+      return OTF2_EvtWriter_Leave (ew, NULL, t, ev->ref);
+    case EV_SEND:
+      return OTF2_EvtWriter_MpiSend (ew, NULL, t, ev->ref, ev->comm, ev->tag, ev->bytes);
+    case EV_RECV:
+      return OTF2_EvtWriter_MpiRecv (ew, NULL, t, ev->ref, ev->comm, ev->tag, ev->bytes);
+    case EV_ISEND:
+      return OTF2_EvtWriter_MpiIsend (ew, NULL, t, ev->ref, ev->comm, ev->tag, ev->bytes,
+                                      ev->extra);
+    case EV_IRECV:
+      return OTF2_EvtWriter_MpiIrecv (ew, NULL, t, ev->ref, ev->comm, ev->tag, ev->bytes,
+                                      ev->extra);
+    case EV_ISEND_COMPLETE:
+      return OTF2_EvtWriter_MpiIsendComplete (ew, NULL, t, ev->extra);
+    case EV_IRECV_REQUEST:
+      return OTF2_EvtWriter_MpiIrecvRequest (ew, NULL, t, ev->extra);
+    case EV_REQUEST_TEST:
+      return OTF2_EvtWriter_MpiRequestTest (ew, NULL, t, ev->extra);
+    case EV_COLL_BEGIN:
+      return OTF2_EvtWriter_MpiCollectiveBegin (ew, NULL, t);
+    case EV_COLL_END:
+      return OTF2_EvtWriter_MpiCollectiveEnd (ew, NULL, t, ts_collective_to_otf2 (ev->op),
+                                              ev->comm, ev->ref, ev->bytes, ev->extra);
+    case EV_METRIC:
+      {
+        OTF2_Type type = OTF2_TYPE_DOUBLE;
+        OTF2_MetricValue v;
+        memcpy (&v.floating_point, &ev->extra, sizeof v.floating_point);
+        return OTF2_EvtWriter_Metric (ew, NULL, t, ev->ref, 1, &type, &v);
+      }
+    }
+  return OTF2_ERROR_INVALID_ARGUMENT;
+}
+
+/* Write @rank's logged events as its location's event file. Only one event
+ * writer (one chunk) is alive at a time. */
+static gboolean
+write_rank_events (TsArchiveWriter *w, guint rank, guint64 *n_events, GError **error)
+{
+  OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter (w->archive, rank);
+  if (!ew)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "%s: cannot create the event writer of rank %u", w->tmp_dir, rank);
+      return FALSE;
+    }
+  g_autoptr (TsRankLogReader) rd = ts_rank_log_reader_new (w->events, rank);
+  const EventRecord *ev;
+  GError *local = NULL;
+  OTF2_ErrorCode status = OTF2_SUCCESS;
+  while (status == OTF2_SUCCESS && (ev = ts_rank_log_reader_next (rd, &local)))
+    status = write_event (ew, ev);
+  if (local)
+    {
+      OTF2_Archive_CloseEvtWriter (w->archive, ew);
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  if (status != OTF2_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "%s: writing the events of rank %u failed: %s (%s)", w->tmp_dir, rank,
+                   OTF2_Error_GetName (status), OTF2_Error_GetDescription (status));
+      OTF2_Archive_CloseEvtWriter (w->archive, ew);
+      return FALSE;
+    }
+  return !otf2_failed (OTF2_EvtWriter_GetNumberOfEvents (ew, n_events), error, w->tmp_dir,
+                       "OTF2_EvtWriter_GetNumberOfEvents")
+         && !otf2_failed (OTF2_Archive_CloseEvtWriter (w->archive, ew), error, w->tmp_dir,
+                          "OTF2_Archive_CloseEvtWriter");
 }
 
 /* ---- close ---- */
@@ -630,29 +672,18 @@ write_global_defs (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
     }
 }
 
-/* Close every rank's event writer (creating it for ranks without events so
+/* Write every rank's events (an event file even for ranks without events, so
  * that each location has its file), then the empty local definition files
  * readers expect, then the global definitions. */
 static gboolean
 finish_archive (TsArchiveWriter *w, GError **error)
 {
   g_autofree guint64 *n_events = g_new0 (guint64, w->n_ranks);
+  if (!ts_rank_log_finish (w->events, error))
+    return FALSE;
   for (guint r = 0; r < w->n_ranks; r++)
-    {
-      OTF2_EvtWriter *ew = w->evt[r] ? w->evt[r] : OTF2_Archive_GetEvtWriter (w->archive, r);
-      if (!ew)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                       "%s: cannot create the event writer of rank %u", w->tmp_dir, r);
-          return FALSE;
-        }
-      w->evt[r] = NULL;
-      if (otf2_failed (OTF2_EvtWriter_GetNumberOfEvents (ew, &n_events[r]), error, w->tmp_dir,
-                       "OTF2_EvtWriter_GetNumberOfEvents")
-          || otf2_failed (OTF2_Archive_CloseEvtWriter (w->archive, ew), error, w->tmp_dir,
-                          "OTF2_Archive_CloseEvtWriter"))
-        return FALSE;
-    }
+    if (!write_rank_events (w, r, &n_events[r], error))
+      return FALSE;
   if (otf2_failed (OTF2_Archive_CloseEvtFiles (w->archive), error, w->tmp_dir,
                    "OTF2_Archive_CloseEvtFiles")
       || otf2_failed (OTF2_Archive_OpenDefFiles (w->archive), error, w->tmp_dir,

@@ -9,6 +9,9 @@
 
 #define NO_REGION G_MAXUINT32
 
+/* Spool buffer per rank (append in pass 1, read in the replay). */
+#define SPOOL_BLOCK_BYTES (16 * 1024)
+
 typedef struct {
   double min;        /* shortest call of this kind and size class */
   guint64 bytes;     /* its size */
@@ -38,7 +41,7 @@ is_synchronising (TsCollectiveOp op)
 
 static gboolean
 scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, RankScan *scan,
-           CallSample *samples, GError **error)
+           CallSample *samples, TsRankLog *spool, GError **error)
 {
   TsAction a;
   guint32 call = NO_REGION;
@@ -52,6 +55,8 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
 
   while (ts_action_stream_next (s, &a, error))
     {
+      if (spool)
+        ts_rank_log_append (spool, rank, &a);
       switch ((TsActionKind) a.kind)
         {
         case TS_ACTION_ENTER:
@@ -365,14 +370,20 @@ ts_profile_compute (const TsTrace *trace, GError **error)
   {
     g_autoptr (TsEventSource) src = ts_event_source_open (trace, error);
     ok = src != NULL;
+    if (ok)
+      p->spool = ts_rank_log_new (n, sizeof (TsAction), SPOOL_BLOCK_BYTES, error);
+    ok = ok && p->spool != NULL;
     for (guint r = 0; r < n && ok; r++)
       {
         scans[r].sync_enter = g_array_new (FALSE, FALSE, sizeof (double));
         scans[r].sync_leave = g_array_new (FALSE, FALSE, sizeof (double));
         TsActionStream *s = ts_event_source_stream (src, r, NULL);
-        ok = scan_rank (trace, p, s, r, &scans[r], samples, error);
+        ok = scan_rank (trace, p, s, r, &scans[r], samples, p->spool, error);
         p->rank_stats[r] = *ts_action_stream_stats (s);
+        /* One rank at a time: its OTF2 buffers go before the next opens. */
+        ts_event_source_release (src, r);
       }
+    ok = ok && ts_rank_log_finish (p->spool, error);
   }
   guint missing = 0;
   if (ok)
@@ -381,7 +392,12 @@ ts_profile_compute (const TsTrace *trace, GError **error)
       for (guint r = 0; r < n; r++)
         missing += scans[r].missing_recvs;
       if (missing > 0)
-        ok = infer_envelopes (trace, p, error);
+        {
+          /* The spooled actions lack the envelopes: the replay reads the
+           * trace again with the inferred ones. */
+          g_clear_pointer (&p->spool, ts_rank_log_free);
+          ok = infer_envelopes (trace, p, error);
+        }
     }
   for (guint r = 0; r < n; r++)
     {
@@ -425,6 +441,7 @@ ts_profile_free (TsProfile *p)
   g_free (p->call_costs);
   g_free (p->region_visits);
   g_free (p->region_seconds);
+  ts_rank_log_free (p->spool);
   g_free (p);
 }
 

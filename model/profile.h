@@ -10,6 +10,7 @@
 #include <glib.h>
 #include "model/stream.h"
 #include "model/trace.h"
+#include "model/rank_log.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +36,10 @@ typedef struct {
   guint64 *region_visits;
   double *region_seconds;
   guint n_regions;
+  /* The first pass's actions per rank (TsAction records, clock offsets and
+   * call costs not applied), or NULL when the replay must read the trace
+   * again (envelope inference). Read through TsActionFeed. */
+  TsRankLog *spool;
 } TsProfile;
 
 /* Read @trace and build its profile. Returns NULL and sets @error when the

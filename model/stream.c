@@ -187,13 +187,14 @@ resolve_by_inference (TsActionStream *s, Request *r)
 }
 
 static void
-emit_wait (TsActionStream *s, Request *r, double time, guint16 flags)
+emit_wait (TsActionStream *s, Request *r, double time, guint8 flags)
 {
   if (r->is_recv && !r->resolved)
     resolve_by_inference (s, r);
   TsAction *w = push (s, TS_ACTION_WAIT, time);
   w->req = r->req;
   w->flags = flags;
+  w->call = s->call;
   if (s->call_first_seq == G_MAXUINT64)
     s->call_first_seq = last_seq (s);
   request_forget (s, r);
@@ -294,9 +295,12 @@ end_call (TsActionStream *s, double leave)
       for (guint64 q = s->call_first_seq; q <= last_seq (s) && info == TS_INFO_RECORDED; q++)
         if (action_at (s, q)->flags & TS_ACTION_INFERRED)
           info = TS_INFO_INFERRED;
+      /* Marked even without costs: a spooled stream gets them on reading. */
+      TsAction *first = action_at (s, s->call_first_seq);
+      first->flags |= TS_ACTION_CALL_FIRST;
+      first->size_class = (guint8) ts_size_class (s->call_bytes);
       if (s->options.call_costs)
-        action_at (s, s->call_first_seq)->seconds
-          = s->options.call_costs[kind * TS_N_SIZE_CLASSES + ts_size_class (s->call_bytes)];
+        first->seconds = s->options.call_costs[kind * TS_N_SIZE_CLASSES + first->size_class];
     }
 
   s->stats.calls[info]++;
@@ -831,6 +835,20 @@ ts_action_stream_next (TsActionStream *s, TsAction *action, GError **error)
       if (!refill (s, error))
         return FALSE;
     }
+}
+
+void
+ts_event_source_release (TsEventSource *src, guint rank)
+{
+  g_return_if_fail (rank < src->streams->len);
+  TsActionStream *s = src->streams->pdata[rank];
+  if (!s || !s->reader)
+    return;
+  OTF2_Reader_CloseEvtReader (src->reader, s->reader);
+  s->reader = NULL;
+  s->eof = TRUE;
+  g_array_set_size (s->pending, 0);
+  s->head = 0;
 }
 
 const TsStreamStats *

@@ -78,6 +78,9 @@ TsActionStream *ts_event_source_stream (TsEventSource *source, guint rank,
  * end of the stream (error unset) or on a read error (error set, naming the
  * trace, rank and event position). */
 gboolean ts_action_stream_next (TsActionStream *stream, TsAction *action, GError **error);
+/* Done with the stream of @rank: close its OTF2 reader and free its buffers.
+ * Its stats stay readable until the source is freed. */
+void ts_event_source_release (TsEventSource *source, guint rank);
 const TsStreamStats *ts_action_stream_stats (const TsActionStream *stream);
 
 G_END_DECLS

@@ -4,7 +4,7 @@
 
 #include "sim/replay.h"
 #include "model/archive_writer.h"
-#include "model/stream.h"
+#include "model/feed.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
@@ -35,7 +35,7 @@ typedef struct {
   guint rank;
   sg_host_t host;
   double speed;              /* flops per second of the host */
-  TsActionStream *stream;
+  gboolean exclusive_cpu;    /* alone on its core: compute may sleep */
   double pending_compute;    /* seconds not yet executed (merged bursts) */
   GHashTable *mailboxes;     /* channel key -> sg_mailbox_t */
   GHashTable *requests;      /* req id -> TsRequest */
@@ -52,7 +52,7 @@ struct TsSimulation {
   const TsTrace *trace;
   const TsProfile *profile;
   const TsReplayOptions *options;
-  TsEventSource *source;
+  TsActionFeed *feed;
   TsArchiveWriter *writer;
   TsRank *ranks;
   guint n_ranks;

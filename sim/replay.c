@@ -18,6 +18,7 @@ ts_replay_options_init (TsReplayOptions *o)
 {
   memset (o, 0, sizeof *o);
   o->eager_threshold = 65536;
+  o->trace_speed = 1e9;
 }
 
 void
@@ -57,7 +58,11 @@ ts_rank_flush (TsRank *rk)
 {
   if (rk->pending_compute > 0)
     {
-      sg_actor_execute (rk->pending_compute * rk->speed);
+      double flops = rk->pending_compute * rk->sim->options->trace_speed;
+      if (rk->exclusive_cpu)
+        sg_actor_sleep_for (flops / rk->speed);
+      else
+        sg_actor_execute (flops);
       rk->simcalls++;
       rk->pending_compute = 0;
     }
@@ -306,7 +311,7 @@ rank_main (int argc, char **argv)
   GError *error = NULL;
 
   rk->start_time = simgrid_get_clock ();
-  while (sim->error == NULL && ts_action_stream_next (rk->stream, &a, &error))
+  while (sim->error == NULL && ts_action_feed_next (sim->feed, rk->rank, &a, &error))
     {
       handlers[a.kind](rk, &a);
       rk->actions++;
@@ -397,6 +402,21 @@ map_ranks (TsSimulation *sim, GError **error)
           sim->ranks[r++].host = hosts[h];
     }
   free (hosts);
+  if (ok && !o->exact_cpu)
+    {
+      /* Ranks that never share a core compute at the host's full speed. */
+      g_autoptr (GHashTable) per_host = g_hash_table_new (g_direct_hash, g_direct_equal);
+      for (guint r = 0; r < sim->n_ranks; r++)
+        {
+          gpointer n = g_hash_table_lookup (per_host, sim->ranks[r].host);
+          g_hash_table_insert (per_host, sim->ranks[r].host,
+                               GUINT_TO_POINTER (GPOINTER_TO_UINT (n) + 1));
+        }
+      for (guint r = 0; r < sim->n_ranks; r++)
+        sim->ranks[r].exclusive_cpu
+          = GPOINTER_TO_UINT (g_hash_table_lookup (per_host, sim->ranks[r].host))
+            <= (guint) MAX (1, sg_host_core_count (sim->ranks[r].host));
+    }
   return ok;
 }
 
@@ -478,8 +498,8 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
   gboolean ok = map_ranks (&sim, error);
   if (ok)
     {
-      sim.source = ts_event_source_open (trace, error);
-      ok = sim.source != NULL;
+      sim.feed = ts_action_feed_open (trace, profile, error);
+      ok = sim.feed != NULL;
     }
   if (ok && o->predicted_dir)
     {
@@ -509,8 +529,6 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       rk->sim = &sim;
       rk->rank = r;
       rk->speed = sg_host_get_speed (rk->host);
-      TsStreamOptions so = ts_profile_stream_options (profile, r);
-      rk->stream = ts_event_source_stream (sim.source, r, &so);
       rk->mailboxes = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
       rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
       char name[32];
@@ -570,7 +588,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       g_clear_pointer (&sim.ranks[r].mailboxes, g_hash_table_unref);
       g_clear_pointer (&sim.ranks[r].requests, g_hash_table_unref);
     }
-  g_clear_pointer (&sim.source, ts_event_source_free);
+  g_clear_pointer (&sim.feed, ts_action_feed_free);
   g_free (sim.ranks);
   g_clear_error (&sim.error);
   return ok;

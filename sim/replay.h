@@ -34,6 +34,15 @@ typedef struct {
   const char *predicted_dir;   /* write the predicted archive here; NULL: do not */
   const char *const *simgrid_cfg; /* extra "--cfg=..." words, NULL-terminated; may be NULL */
   gboolean progress;           /* draw a progress bar on stderr */
+  /* Flop rate of one core of the traced machine: a CPU second of the trace is
+   * this many flops, so a host twice as fast computes in half the time.
+   * Default 1e9, the speed of the platforms tracesim writes. */
+  double trace_speed;
+  /* Always model compute as SimGrid executions. By default a rank alone on
+   * its core (ranks on the host <= cores) sleeps for flops / speed instead:
+   * the same time with one simcall instead of two, exact unless the platform
+   * varies host speeds over time (speed profiles), which needs this set. */
+  gboolean exact_cpu;
 } TsReplayOptions;
 
 typedef struct {

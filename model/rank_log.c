@@ -1,0 +1,204 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-rank-log"
+
+#include "model/rank_log.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  guint8 *buffer;      /* append buffer, NULL until the first append */
+  guint fill;          /* records in buffer */
+  GArray *blocks;      /* guint64 file offsets of this rank's full blocks */
+  guint64 count;
+} RankPart;
+
+struct TsRankLog {
+  int fd;
+  char *path;          /* for messages only: the file is unlinked */
+  gsize record_size;
+  guint block_records;
+  guint64 file_end;
+  guint n_ranks;
+  RankPart *parts;
+  gboolean finished;
+  GError *error;       /* first write error */
+};
+
+struct TsRankLogReader {
+  const TsRankLog *log;
+  const RankPart *part;
+  guint8 *buffer;
+  guint64 next;        /* index of the next record */
+  guint block_fill;    /* records loaded in buffer */
+  guint block_pos;
+};
+
+TsRankLog *
+ts_rank_log_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **error)
+{
+  g_return_val_if_fail (n_ranks > 0 && record_size > 0, NULL);
+  char *path = NULL;
+  int fd = g_file_open_tmp ("tracesim-XXXXXX.spool", &path, error);
+  if (fd < 0)
+    return NULL;
+  /* Unlinked at once: the space is reclaimed when the log is freed or the
+   * process dies, whatever happens in between. */
+  g_unlink (path);
+  TsRankLog *log = g_new0 (TsRankLog, 1);
+  log->fd = fd;
+  log->path = path;
+  log->record_size = record_size;
+  log->block_records = MAX (1, block_bytes / record_size);
+  log->n_ranks = n_ranks;
+  log->parts = g_new0 (RankPart, n_ranks);
+  for (guint r = 0; r < n_ranks; r++)
+    log->parts[r].blocks = g_array_new (FALSE, FALSE, sizeof (guint64));
+  return log;
+}
+
+void
+ts_rank_log_free (TsRankLog *log)
+{
+  if (!log)
+    return;
+  /* NULL-safe like g_free, for g_clear_pointer. */
+  for (guint r = 0; r < log->n_ranks; r++)
+    {
+      g_free (log->parts[r].buffer);
+      g_array_unref (log->parts[r].blocks);
+    }
+  g_free (log->parts);
+  close (log->fd);
+  g_free (log->path);
+  g_clear_error (&log->error);
+  g_free (log);
+}
+
+static void
+write_block (TsRankLog *log, RankPart *part)
+{
+  if (part->fill == 0)
+    return;
+  gsize len = (gsize) part->fill * log->record_size;
+  guint64 offset = log->file_end;
+  const guint8 *p = part->buffer;
+  gsize done = 0;
+  while (done < len && !log->error)
+    {
+      ssize_t n = pwrite (log->fd, p + done, len - done, (off_t) (offset + done));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        g_set_error (&log->error, G_IO_ERROR, g_io_error_from_errno (n < 0 ? errno : ENOSPC),
+                     "temporary file %s: %s", log->path,
+                     g_strerror (n < 0 ? errno : ENOSPC));
+      else
+        done += (gsize) n;
+    }
+  /* A block is always written whole (full blocks, or the last partial one),
+   * so a reader finds the record count of every block from the total. */
+  g_array_append_val (part->blocks, offset);
+  log->file_end += len;
+  part->fill = 0;
+}
+
+void
+ts_rank_log_append (TsRankLog *log, guint rank, const void *record)
+{
+  g_return_if_fail (rank < log->n_ranks && !log->finished);
+  RankPart *part = &log->parts[rank];
+  if (!part->buffer)
+    part->buffer = g_malloc ((gsize) log->block_records * log->record_size);
+  memcpy (part->buffer + (gsize) part->fill * log->record_size, record, log->record_size);
+  part->count++;
+  if (++part->fill == log->block_records)
+    write_block (log, part);
+}
+
+gboolean
+ts_rank_log_finish (TsRankLog *log, GError **error)
+{
+  if (!log->finished)
+    {
+      for (guint r = 0; r < log->n_ranks; r++)
+        {
+          write_block (log, &log->parts[r]);
+          g_clear_pointer (&log->parts[r].buffer, g_free);
+        }
+      log->finished = TRUE;
+    }
+  if (log->error)
+    {
+      g_propagate_error (error, g_error_copy (log->error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+guint64
+ts_rank_log_count (const TsRankLog *log, guint rank)
+{
+  g_return_val_if_fail (rank < log->n_ranks, 0);
+  return log->parts[rank].count;
+}
+
+TsRankLogReader *
+ts_rank_log_reader_new (const TsRankLog *log, guint rank)
+{
+  g_return_val_if_fail (log->finished && rank < log->n_ranks, NULL);
+  TsRankLogReader *rd = g_new0 (TsRankLogReader, 1);
+  rd->log = log;
+  rd->part = &log->parts[rank];
+  return rd;
+}
+
+const void *
+ts_rank_log_reader_next (TsRankLogReader *rd, GError **error)
+{
+  const TsRankLog *log = rd->log;
+  if (rd->next >= rd->part->count)
+    return NULL;
+  if (rd->block_pos == rd->block_fill)
+    {
+      guint64 block = rd->next / log->block_records;
+      guint64 left = rd->part->count - rd->next;
+      guint n = (guint) MIN (left, (guint64) log->block_records);
+      gsize len = (gsize) n * log->record_size;
+      if (!rd->buffer)
+        rd->buffer = g_malloc ((gsize) log->block_records * log->record_size);
+      guint64 offset = g_array_index (rd->part->blocks, guint64, block);
+      gsize done = 0;
+      while (done < len)
+        {
+          ssize_t got = pread (log->fd, rd->buffer + done, len - done, (off_t) (offset + done));
+          if (got < 0 && errno == EINTR)
+            continue;
+          if (got <= 0)
+            {
+              g_set_error (error, G_IO_ERROR, g_io_error_from_errno (got < 0 ? errno : EIO),
+                           "temporary file %s: %s", log->path,
+                           got < 0 ? g_strerror (errno) : "unexpected end of file");
+              return NULL;
+            }
+          done += (gsize) got;
+        }
+      rd->block_fill = n;
+      rd->block_pos = 0;
+    }
+  rd->next++;
+  return rd->buffer + (gsize) rd->block_pos++ * log->record_size;
+}
+
+void
+ts_rank_log_reader_free (TsRankLogReader *rd)
+{
+  if (!rd)
+    return;
+  g_free (rd->buffer);
+  g_free (rd);
+}
