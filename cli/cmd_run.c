@@ -8,6 +8,7 @@
 #include "sim/replay.h"
 
 #include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 typedef struct {
@@ -43,7 +44,11 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
   g_string_append_printf (j, "  \"actions_replayed\": %" G_GUINT64_FORMAT ",\n",
                           res->actions_replayed);
   g_string_append_printf (j, "  \"simcalls\": %" G_GUINT64_FORMAT ",\n", res->simcalls);
-  ts_json_number (j, "  ", "wall_s", wall, FALSE);
+  ts_json_number (j, "  ", "wall_s", wall, TRUE);
+  /* Peak memory of the whole process so far (Linux reports KiB). */
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  g_string_append_printf (j, "  \"max_rss_kib\": %ld\n", ru.ru_maxrss);
   g_string_append (j, "}\n");
   gboolean ok = g_file_set_contents (path, j->str, j->len, error);
   g_string_free (j, TRUE);

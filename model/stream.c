@@ -13,6 +13,7 @@
 #define CHUNK_EVENTS 512
 
 #define NO_REGION G_MAXUINT32
+#define REGION_CACHE_SIZE 64
 
 typedef struct {
   guint64 req;
@@ -52,6 +53,9 @@ struct TsActionStream {
   guint64 call_bytes;
   gboolean call_completed;  /* a completion event was seen inside */
 
+  /* Region of recently seen OTF2 refs, direct-mapped: the trace's ref table
+   * is a hash table, and every ENTER and LEAVE needs a lookup. */
+  struct { OTF2_RegionRef ref; gint region; } region_cache[REGION_CACHE_SIZE];
   GHashTable *requests;     /* req -> Request* */
   GQueue outstanding;       /* Request* in posting order */
   guint inferred_next;
@@ -68,7 +72,8 @@ struct TsEventSource {
 guint
 ts_size_class (guint64 bytes)
 {
-  return bytes == 0 ? 0 : 1 + (guint) g_bit_nth_msf (bytes, -1);
+  /* g_bit_nth_msf() loops over the bits; this runs for every MPI call. */
+  return bytes == 0 ? 0 : 64 - (guint) __builtin_clzll (bytes);
 }
 
 /* ---- the pending queue -------------------------------------------------- */
@@ -311,6 +316,18 @@ end_call (TsActionStream *s, double leave)
 
 /* ---- OTF2 callbacks ------------------------------------------------------ */
 
+static gint
+region_of_ref (TsActionStream *s, OTF2_RegionRef ref)
+{
+  guint slot = ref % REGION_CACHE_SIZE;
+  if (s->region_cache[slot].ref != ref)
+    {
+      s->region_cache[slot].ref = ref;
+      s->region_cache[slot].region = ts_trace_region_of_ref (s->source->trace, ref);
+    }
+  return s->region_cache[slot].region;
+}
+
 static TsActionStream *
 stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, double *seconds)
 {
@@ -347,7 +364,7 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
 {
   double now;
   TsActionStream *s = stream_of (ud, loc, pos, t, &now);
-  gint region = ts_trace_region_of_ref (s->source->trace, ref);
+  gint region = region_of_ref (s, ref);
   if (region < 0)
     return fail (s, "ENTER of undefined region %u", (guint) ref);
 
@@ -392,7 +409,7 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
 {
   double now;
   TsActionStream *s = stream_of (ud, loc, pos, t, &now);
-  gint region = ts_trace_region_of_ref (s->source->trace, ref);
+  gint region = region_of_ref (s, ref);
   if (region < 0)
     return fail (s, "LEAVE of undefined region %u", (guint) ref);
 
@@ -741,6 +758,12 @@ ts_event_source_stream (TsEventSource *src, guint rank, const TsStreamOptions *o
   s->user_region = NO_REGION;
   s->call = NO_REGION;
   s->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
+  for (guint i = 0; i < REGION_CACHE_SIZE; i++)
+    {
+      /* An empty slot answers for the undefined ref, correctly: no region. */
+      s->region_cache[i].ref = OTF2_UNDEFINED_REGION;
+      s->region_cache[i].region = -1;
+    }
   s->first_unresolved = G_MAXUINT64;
   s->stats.first_time = INFINITY;
   s->stats.last_time = -INFINITY;
