@@ -8,6 +8,7 @@
 #include "sim/replay.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -41,6 +42,26 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
   ts_json_number (j, "    ", "runtime_s", res->runtime, TRUE);
   ts_json_array (j, "    ", "rank_end_s", (double *) res->rank_end->data, res->n_ranks, FALSE);
   g_string_append (j, "  },\n");
+  /* How much of the MPI communication the trace recorded, and how much was
+   * inferred or is missing (replayed as the time it took). */
+  guint64 calls[3] = { 0 };
+  double seconds[3] = { 0 };
+  for (guint r = 0; r < p->n_ranks; r++)
+    for (guint k = 0; k < 3; k++)
+      {
+        calls[k] += p->rank_stats[r].calls[k];
+        seconds[k] += p->rank_stats[r].call_seconds[k];
+      }
+  double all_seconds = seconds[0] + seconds[1] + seconds[2];
+  static const char *const names[3] = { "recorded", "inferred", "missing" };
+  g_string_append (j, "  \"mpi_calls\": {");
+  for (guint k = 0; k < 3; k++)
+    g_string_append_printf (j, "%s\"%s\": %" G_GUINT64_FORMAT, k ? ", " : "", names[k], calls[k]);
+  g_string_append (j, "},\n  \"mpi_time_share\": {");
+  for (guint k = 0; k < 3; k++)
+    g_string_append_printf (j, "%s\"%s\": %.6f", k ? ", " : "", names[k],
+                            all_seconds > 0 ? seconds[k] / all_seconds : 0.0);
+  g_string_append (j, "},\n");
   g_string_append_printf (j, "  \"actions_replayed\": %" G_GUINT64_FORMAT ",\n",
                           res->actions_replayed);
   g_string_append_printf (j, "  \"simcalls\": %" G_GUINT64_FORMAT ",\n", res->simcalls);
@@ -102,6 +123,17 @@ ts_cmd_run (int argc, char **argv)
       g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "--trace-speed must be positive");
       return ts_cmd_fail ("run", error);
+    }
+  for (guint i = 0; o.cfg && o.cfg[i]; i++)
+    {
+      /* SimGrid aborts with a backtrace on a malformed item: check first. */
+      const char *colon = strchr (o.cfg[i], ':');
+      if (!colon || colon == o.cfg[i] || colon[1] == '\0')
+        {
+          g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--cfg '%s': expected ITEM:VALUE, e.g. network/model:LV08", o.cfg[i]);
+          return ts_cmd_fail ("run", error);
+        }
     }
   if (o.eager < 0)
     {

@@ -28,7 +28,8 @@ typedef struct {
 
 /* Per-rank scratch of the first pass. */
 typedef struct {
-  GArray *sync_enter, *sync_leave;  /* double, synchronising collectives on world */
+  GArray *sync_enter, *sync_leave;  /* double, synchronising collectives on sync_comm */
+  gint sync_comm;                   /* -1 until the first one */
   guint missing_recvs;
 } RankScan;
 
@@ -51,7 +52,6 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
   gboolean coll_sync = FALSE;
   GArray *stack = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *stack_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
-  guint world = ts_trace_world_comm (trace);
 
   while (ts_action_stream_next (s, &a, error))
     {
@@ -94,7 +94,14 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
                 cs->min = duration;
                 cs->bytes = call_bytes;
               }
-            if (coll_comm == (gint) world && coll_sync
+            /* Samples from one communicator that spans every rank (the
+             * first such one this rank synchronises on: ScaLAPACK never uses
+             * MPI_COMM_WORLD itself), so the k-th sample of every rank is the
+             * same collective. */
+            if (coll_comm >= 0 && coll_sync && scan->sync_comm < 0
+                && ts_trace_comm_size (trace, coll_comm) == p->n_ranks)
+              scan->sync_comm = coll_comm;
+            if (coll_comm >= 0 && coll_comm == scan->sync_comm && coll_sync
                 && scan->sync_enter->len < TS_PROFILE_SYNC_SAMPLES)
               {
                 g_array_append_val (scan->sync_enter, call_enter);
@@ -152,7 +159,11 @@ align_clocks (TsProfile *p, RankScan *scans)
 {
   guint k_max = G_MAXUINT;
   for (guint r = 0; r < p->n_ranks; r++)
-    k_max = MIN (k_max, scans[r].sync_leave->len);
+    {
+      k_max = MIN (k_max, scans[r].sync_leave->len);
+      if (scans[r].sync_comm != scans[0].sync_comm)
+        k_max = 0; /* no collective every rank agrees on */
+    }
   for (guint k = 0; k < k_max; k++)
     {
       double last_enter = -INFINITY, first_leave = INFINITY;
@@ -377,6 +388,7 @@ ts_profile_compute (const TsTrace *trace, GError **error)
       {
         scans[r].sync_enter = g_array_new (FALSE, FALSE, sizeof (double));
         scans[r].sync_leave = g_array_new (FALSE, FALSE, sizeof (double));
+        scans[r].sync_comm = -1;
         TsActionStream *s = ts_event_source_stream (src, r, NULL);
         ok = scan_rank (trace, p, s, r, &scans[r], samples, p->spool, error);
         p->rank_stats[r] = *ts_action_stream_stats (s);

@@ -17,10 +17,6 @@
 
 typedef struct TsSimulation TsSimulation;
 
-typedef struct {
-  sg_comm_t comm;            /* NULL once complete */
-} TsRequest;
-
 /* What a rank is doing, for deadlock reports. */
 typedef struct {
   const char *what;          /* "recv", "wait", "collective allreduce", ... */
@@ -29,6 +25,12 @@ typedef struct {
   gint32 tag;
   guint64 bytes;
 } TsBlockedOn;
+
+typedef struct {
+  sg_comm_t comm;            /* NULL once complete */
+  TsBlockedOn on;            /* what waiting for it means, for deadlock reports */
+} TsRequest;
+
 
 typedef struct {
   TsSimulation *sim;

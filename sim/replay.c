@@ -196,7 +196,7 @@ do_recv (TsRank *rk, const TsAction *a)
 }
 
 static void
-store_request (TsRank *rk, guint64 req, sg_comm_t comm)
+store_request (TsRank *rk, guint64 req, sg_comm_t comm, const TsBlockedOn *on)
 {
   TsRequest *old = g_hash_table_lookup (rk->requests, &req);
   if (old && old->comm)
@@ -208,6 +208,7 @@ store_request (TsRank *rk, guint64 req, sg_comm_t comm)
     }
   TsRequest *r = g_new (TsRequest, 1);
   r->comm = comm;
+  r->on = *on;
   g_hash_table_replace (rk->requests, g_memdup2 (&req, sizeof req), r);
 }
 
@@ -220,7 +221,10 @@ do_isend (TsRank *rk, const TsAction *a)
   if (rk->sim->writer)
     ts_archive_writer_isend (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag, a->bytes,
                              a->req);
-  store_request (rk, a->req, ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes));
+  TsBlockedOn on = { "wait for its isend to",
+                     (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
+                     a->comm, a->tag, a->bytes };
+  store_request (rk, a->req, ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes), &on);
 }
 
 static void
@@ -228,7 +232,7 @@ do_irecv (TsRank *rk, const TsAction *a)
 {
   if (a->flags & TS_ACTION_MISSING)
     {
-      store_request (rk, a->req, NULL);
+      store_request (rk, a->req, NULL, NULL);
       return;
     }
   charge_overhead (rk, a);
@@ -236,7 +240,10 @@ do_irecv (TsRank *rk, const TsAction *a)
   ts_rank_flush (rk);
   if (rk->sim->writer)
     ts_archive_writer_irecv_request (rk->sim->writer, rk->rank, t0, a->req);
-  store_request (rk, a->req, ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes));
+  TsBlockedOn on = { "wait for its irecv from",
+                     (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
+                     a->comm, a->tag, a->bytes };
+  store_request (rk, a->req, ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes), &on);
 }
 
 static void
@@ -248,10 +255,9 @@ do_wait (TsRank *rk, const TsAction *a)
     {
       /* Only a request still in flight costs a simcall. */
       ts_rank_flush (rk);
-      TsBlockedOn on = { "wait for request", TS_NO_RANK, 0, 0, 0 };
       sg_comm_t c = r->comm;
       r->comm = NULL;
-      ts_rank_wait (rk, c, &on);
+      ts_rank_wait (rk, c, &r->on);
     }
   g_hash_table_remove (rk->requests, &a->req);
 }
@@ -310,7 +316,16 @@ rank_main (int argc, char **argv)
   TsAction a;
   GError *error = NULL;
 
+  /* Ranks did not start together (MPI_Init returns at different times):
+   * each starts at its first event's time after the earliest rank's. */
+  const TsProfile *pr = sim->profile;
+  double late = pr->rank_stats[rk->rank].first_time - pr->start;
   rk->start_time = simgrid_get_clock ();
+  if (late > 0 && isfinite (late))
+    {
+      sg_actor_sleep_for (late);
+      rk->simcalls++;
+    }
   while (sim->error == NULL && ts_action_feed_next (sim->feed, rk->rank, &a, &error))
     {
       handlers[a.kind](rk, &a);
@@ -476,6 +491,9 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
   g_ptr_array_add (args, "--cfg=network/crosstraffic:0");
   g_ptr_array_add (args, "--log=root.thres:critical");
   g_ptr_array_add (args, "--log=root.fmt:%m%n");
+  /* Its "Oops! Deadlock detected" line: tracesim reports deadlocks itself,
+   * naming the blocked ranks. */
+  g_ptr_array_add (args, "--log=ker_engine.app:file:/dev/null");
   for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
     g_ptr_array_add (args, (gpointer) o->simgrid_cfg[i]);
   g_ptr_array_add (args, NULL);

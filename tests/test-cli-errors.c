@@ -124,6 +124,28 @@ test_unknown_option (void **state)
                   (const char *const[]) { "--frobnicate", NULL });
 }
 
+/* A malformed SimGrid item is refused by tracesim, not by SimGrid's abort. */
+static void
+test_malformed_cfg (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("cfg");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  expect_failure (work, (const char *[]) { "run", trace, "--cfg=nocolon", "-o", out, NULL },
+                  (const char *const[]) { "nocolon", "ITEM:VALUE", NULL });
+}
+
+/* An unknown output format for convert is named with the known ones. */
+static void
+test_convert_unknown_format (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("convfmt");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  expect_failure (work, (const char *[]) { "convert", trace, "--to", "dumpi", "-o", out, NULL },
+                  (const char *const[]) { "dumpi", "ti", NULL });
+}
+
 /* Ensure that a platform file that does not exist is named. */
 static void
 test_missing_platform (void **state)
@@ -146,6 +168,8 @@ main (void)
     cmocka_unit_test (test_too_few_hosts),
     cmocka_unit_test (test_unknown_option),
     cmocka_unit_test (test_missing_platform),
+    cmocka_unit_test (test_malformed_cfg),
+    cmocka_unit_test (test_convert_unknown_format),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

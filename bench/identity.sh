@@ -1,0 +1,35 @@
+#!/bin/sh
+# Identity accuracy: every trace under TRACES replayed with no hypothesis on
+# the platform calibrated from the trace itself, predicted vs original
+# (clock-aligned) runtime and worst per-rank end time, with the share of MPI
+# time whose communication was missing from the trace.
+#
+# Usage: bench/identity.sh   Environment: BUILD (default .), TRACES (default
+# ../shared/traces next to the source tree), WORK.
+set -u
+BUILD=$(cd "${BUILD:-.}" && pwd)
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+TRACES=${TRACES:-$SRC/../shared/traces}
+WORK=${WORK:-$(mktemp -d /tmp/tracesim-identity.XXXXXX)}
+
+printf '%-44s %5s %10s %10s %8s %9s %8s %8s\n' trace ranks orig_s pred_s "runtime" "worst_rk" missing "wall_s"
+find "$TRACES" -name '*.otf2' -not -path '*/probe/*' | sort | while read -r anchor; do
+  name=$(echo "${anchor#"$TRACES"/}" | sed 's,/[^/]*_trace/.*,,; s,/traces.otf2$,,')
+  out="$WORK/$(echo "$name" | tr '/' '_')"
+  if ! "$BUILD/tracesim" run "$anchor" -o "$out" -q 2> "$out.err"; then
+    printf '%-44s %s\n' "$name" "FAILED: $(head -c 160 "$out.err" | tr '\n' ' ')"
+    continue
+  fi
+  python3 - "$out/summary.json" "$name" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+o, p = d["original"], d["predicted"]
+err = lambda a, b: (b - a) / a if a else 0.0
+worst = max((err(a, b) for a, b in zip(o["rank_end_s"], p["rank_end_s"])), key=abs)
+print("%-44s %5d %10.4f %10.4f %+7.1f%% %+8.1f%% %7.1f%% %8.2f" % (
+    sys.argv[2], d["ranks"], o["runtime_s"], p["runtime_s"],
+    100 * err(o["runtime_s"], p["runtime_s"]), 100 * worst,
+    100 * d["mpi_time_share"]["missing"], d["wall_s"]))
+PY
+done
+echo "(runtime, worst_rk: predicted vs original, worst rank end; missing: share of MPI time whose messages the trace lacks)"
