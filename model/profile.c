@@ -12,6 +12,9 @@
 /* Spool buffer per rank (append in pass 1, read in the replay). */
 #define SPOOL_BLOCK_BYTES (16 * 1024)
 
+/* Seconds a message may seem sent after the receive that took it ended. */
+#define INFER_CLOCK_SLACK 50e-6
+
 typedef struct {
   double min;        /* shortest call of this kind and size class */
   guint64 bytes;     /* its size */
@@ -284,7 +287,10 @@ infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
         {
           double deadline = g_array_index (deadlines[r], double, k);
           TsEnvelope e = { TS_NO_RANK, 0, 0, 0 };
-          if (next < left->len && g_array_index (left, Message, next).time <= deadline)
+          /* Clock alignment is a median: allow a send stamped slightly after
+           * the receive ended. */
+          if (next < left->len
+              && g_array_index (left, Message, next).time <= deadline + INFER_CLOCK_SLACK)
             {
               Message *m = &g_array_index (left, Message, next++);
               e = (TsEnvelope) { ts_trace_comm_local_rank (trace, m->comm, m->src), m->comm,

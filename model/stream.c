@@ -15,12 +15,13 @@
 #define NO_REGION G_MAXUINT32
 #define REGION_CACHE_SIZE 64
 
-typedef struct {
+typedef struct Request Request;
+struct Request {
   guint64 req;
   guint64 seq;        /* sequence number of its IRECV action, if a receive */
   gboolean is_recv;
   gboolean resolved;  /* envelope known */
-} Request;
+};
 
 struct TsActionStream {
   TsEventSource *source;
@@ -114,6 +115,7 @@ to_seconds (TsActionStream *s, OTF2_TimeStamp t)
 /* ---- requests ------------------------------------------------------------ */
 
 static void recompute_first_unresolved (TsActionStream *s);
+static void resolve_by_inference (TsActionStream *s, Request *r);
 
 static void
 request_forget (TsActionStream *s, Request *r)
@@ -130,16 +132,10 @@ request_post (TsActionStream *s, guint64 req, gboolean is_recv)
   Request *old = g_hash_table_lookup (s->requests, &req);
   if (old)
     {
+      /* It completed by now (HPCC's MPI_Testany loops complete irecvs this
+       * way): it took a message sent before now, which inference finds. */
       if (old->is_recv && !old->resolved)
-        {
-          /* Its envelope can never be learnt now. */
-          TsAction *a = action_at (s, old->seq);
-          a->flags |= TS_ACTION_MISSING;
-          old->resolved = TRUE;
-          s->n_unresolved--;
-          if (old->seq == s->first_unresolved)
-            recompute_first_unresolved (s);
-        }
+        resolve_by_inference (s, old);
       request_forget (s, old);
     }
   Request *r = g_new0 (Request, 1);
