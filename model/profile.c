@@ -51,6 +51,7 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
   guint32 call = NO_REGION;
   double call_enter = 0;
   guint64 call_bytes = 0;
+  gboolean is_root = FALSE;
   gint coll_comm = -1;
   gboolean coll_sync = FALSE;
   GArray *stack = g_array_new (FALSE, FALSE, sizeof (double));
@@ -70,6 +71,7 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
               call = a.region;
               call_enter = a.time;
               call_bytes = 0;
+              is_root = FALSE;
               coll_comm = -1;
             }
           break;
@@ -92,6 +94,9 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
             TsCallKind kind = ts_trace_region_call (trace, call);
             double duration = a.time - call_enter;
             CallSample *cs = &samples[kind * TS_N_SIZE_CLASSES + ts_size_class (call_bytes)];
+            double *fastest
+              = &p->call_min[ts_profile_call_min_index (call, ts_size_class (call_bytes), is_root)];
+            *fastest = MIN (*fastest, duration);
             if (cs->count++ == 0 || duration < cs->min)
               {
                 cs->min = duration;
@@ -114,6 +119,8 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
           }
           break;
         case TS_ACTION_COLLECTIVE:
+          is_root = a.peer != TS_NO_RANK
+                    && ts_trace_comm_local_rank (trace, a.comm, rank) == a.peer;
           coll_comm = a.comm;
           coll_sync = is_synchronising (a.op);
           call_bytes = MAX (a.bytes, a.bytes_recv);
@@ -378,6 +385,9 @@ ts_profile_compute (const TsTrace *trace, GError **error)
     g_ptr_array_add (p->inferred, g_array_new (FALSE, FALSE, sizeof (TsEnvelope)));
   p->call_costs = g_new0 (double, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
   p->n_regions = ts_trace_n_regions (trace);
+  p->call_min = g_new (double, (gsize) p->n_regions * TS_N_SIZE_CLASSES * 2);
+  for (gsize i = 0; i < (gsize) p->n_regions * TS_N_SIZE_CLASSES * 2; i++)
+    p->call_min[i] = INFINITY;
   p->region_visits = g_new0 (guint64, p->n_regions);
   p->region_seconds = g_new0 (double, p->n_regions);
 
@@ -457,6 +467,7 @@ ts_profile_free (TsProfile *p)
   g_free (p->rank_stats);
   g_ptr_array_unref (p->inferred);
   g_free (p->call_costs);
+  g_free (p->call_min);
   g_free (p->region_visits);
   g_free (p->region_seconds);
   ts_rank_log_free (p->spool);

@@ -23,6 +23,11 @@ typedef struct {
   guint sync_violations;      /* synchronising collectives left before the last entered, raw */
   GPtrArray *inferred;        /* GArray of TsEnvelope per rank (may be empty) */
   double *call_costs;         /* [TsCallKind * TS_N_SIZE_CLASSES + size class] seconds */
+  /* The shortest call of each MPI function, message size and role, seconds
+   * (+inf where there was none); index with ts_profile_call_min_index(). The
+   * role tells a rooted collective's root from the others (a bcast's root
+   * leaves at once, its leaves receive). */
+  double *call_min;
   /* Original timing, after alignment. */
   double start;               /* earliest first event over all ranks */
   double runtime;             /* latest last event - start */
@@ -47,6 +52,12 @@ typedef struct {
 TsProfile *ts_profile_compute (const TsTrace *trace, GError **error);
 void ts_profile_free (TsProfile *profile);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsProfile, ts_profile_free)
+
+static inline gsize
+ts_profile_call_min_index (guint region, guint size_class, gboolean is_root)
+{
+  return ((gsize) region * TS_N_SIZE_CLASSES + size_class) * 2 + (is_root ? 1 : 0);
+}
 
 /* Stream options for @rank that apply this profile. */
 TsStreamOptions ts_profile_stream_options (const TsProfile *profile, guint rank);

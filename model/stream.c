@@ -419,12 +419,21 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
     return OTF2_CALLBACK_SUCCESS;
 
   account_gap (s, now);
+  double call_seconds = 0;
   if (s->call != NO_REGION && depth - 1 <= s->call_depth)
-    end_call (s, now);
+    {
+      end_call (s, now);
+      if (s->call_first_seq != G_MAXUINT64)
+        call_seconds = now - s->call_enter;
+    }
   g_array_set_size (s->stack, depth - 1);
   refresh_user_region (s);
   TsAction *a = push (s, TS_ACTION_LEAVE, now);
   a->region = region;
+  /* The LEAVE of an MPI call that replays actions carries the call's
+   * recorded duration: the replay charges what waiting and transfer do not
+   * explain (sim/replay.c, charge_call_cost). */
+  a->seconds = call_seconds;
   if (now > s->last_time)
     s->last_time = now;
   return OTF2_CALLBACK_SUCCESS;

@@ -28,14 +28,17 @@ static void
 exchange (Coll *c, gint send_to, guint64 send_bytes, gint recv_from, guint64 recv_bytes)
 {
   sg_comm_t s = NULL, r = NULL;
+  void *landing = NULL;
   if (recv_from >= 0)
-    r = ts_rank_irecv (c->rk, c->comm, recv_from, TS_COLLECTIVE_TAG, recv_bytes);
+    r = ts_rank_irecv (c->rk, c->comm, recv_from, TS_COLLECTIVE_TAG, recv_bytes, &landing);
   if (send_to >= 0)
     s = ts_rank_isend (c->rk, c->comm, send_to, TS_COLLECTIVE_TAG, send_bytes);
   c->on.peer = recv_from >= 0 ? (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm,
                                                                     c->rk->rank, recv_from)
                               : TS_NO_RANK;
   ts_rank_wait (c->rk, r, &c->on);
+  if (r)
+    ts_rank_absorb (c->rk, landing);
   c->on.peer = send_to >= 0 ? (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm,
                                                                   c->rk->rank, send_to)
                             : TS_NO_RANK;
@@ -160,15 +163,18 @@ linear_to_root (Coll *c, guint root, guint64 bytes)
     }
   /* The root posts every receive first, then waits for them all. */
   sg_comm_t *comms = g_new0 (sg_comm_t, c->n);
+  void **landing = g_new0 (void *, c->n);
   for (guint p = 0; p < c->n; p++)
     if (p != root)
-      comms[p] = ts_rank_irecv (c->rk, c->comm, p, TS_COLLECTIVE_TAG, bytes);
+      comms[p] = ts_rank_irecv (c->rk, c->comm, p, TS_COLLECTIVE_TAG, bytes, &landing[p]);
   for (guint p = 0; p < c->n; p++)
     if (comms[p])
       {
         c->on.peer = ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank, p);
         ts_rank_wait (c->rk, comms[p], &c->on);
+        ts_rank_absorb (c->rk, landing[p]);
       }
+  g_free (landing);
   g_free (comms);
 }
 

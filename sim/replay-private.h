@@ -29,6 +29,7 @@ typedef struct {
 typedef struct {
   sg_comm_t comm;            /* NULL once complete */
   TsBlockedOn on;            /* what waiting for it means, for deadlock reports */
+  void *payload;             /* a receive's landing slot (see ts_rank_absorb) */
 } TsRequest;
 
 
@@ -47,7 +48,13 @@ typedef struct {
   gboolean blocked_now;
   guint64 actions;
   guint64 simcalls;
-  void *sink;                /* where received payloads land (never read) */
+  /* The MPI call being replayed, to charge what its trace shows beyond
+   * waiting and transfer (see charge_call_cost in replay.c). */
+  gboolean in_call;
+  double call_enter;         /* original (aligned) entry time of the call */
+  double causal;             /* latest original entry time this call depended on */
+  guint8 call_class;         /* size class of the call's message */
+  gboolean call_is_root;     /* the root of a rooted collective */
 } TsRank;
 
 struct TsSimulation {
@@ -73,7 +80,11 @@ sg_mailbox_t ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gi
 /* Start sending / receiving @bytes to / from local rank @peer of @comm.
  * A send below the eager threshold is detached and returns NULL. */
 sg_comm_t ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes);
-sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes);
+sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
+                         void **landing);
+/* Messages carry the original time their sender's call depended on; after a
+ * receive completes, fold its @landing value into the rank's call. */
+void ts_rank_absorb (TsRank *rk, void *landing);
 /* Wait for a communication, recording what the rank is blocked on. */
 void ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on);
 

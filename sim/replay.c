@@ -87,6 +87,27 @@ ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag)
   return mb;
 }
 
+/* The payload of a message is a time (double) carried in the pointer itself:
+ * no allocation per message. */
+G_STATIC_ASSERT (sizeof (void *) == sizeof (double));
+
+static void *
+time_payload (double t)
+{
+  void *p;
+  memcpy (&p, &t, sizeof p);
+  return p;
+}
+
+void
+ts_rank_absorb (TsRank *rk, void *landing)
+{
+  double t;
+  memcpy (&t, &landing, sizeof t);
+  if (t > rk->causal)
+    rk->causal = t;
+}
+
 sg_comm_t
 ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
 {
@@ -98,20 +119,21 @@ ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
   if (bytes < rk->sim->options->eager_threshold)
     {
       /* Eager: the sender is done once the message is handed over. */
-      sg_comm_detach (sg_mailbox_put_init (mb, rk, (long) bytes), NULL);
+      sg_comm_detach (sg_mailbox_put_init (mb, time_payload (rk->causal), (long) bytes), NULL);
       return NULL;
     }
-  return sg_mailbox_put_async (mb, rk, (long) bytes);
+  return sg_mailbox_put_async (mb, time_payload (rk->causal), (long) bytes);
 }
 
 sg_comm_t
-ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
+ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, void **landing)
 {
   const TsTrace *t = rk->sim->trace;
   guint src = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
   sg_mailbox_t mb = ts_rank_mailbox (rk, src, rk->rank, comm, tag);
   rk->simcalls++;
-  return sg_mailbox_get_async (mb, &rk->sink);
+  *landing = time_payload (-INFINITY);
+  return sg_mailbox_get_async (mb, landing);
 }
 
 void
@@ -144,9 +166,47 @@ write_marker (TsRank *rk, const TsAction *a)
 
 typedef void (*ActionHandler) (TsRank *rk, const TsAction *a);
 
+/* What an MPI call of the trace spent beyond waiting for others and beyond
+ * the fastest call of its kind and size, charged when it ends. The fastest
+ * call of a class did not wait (seeds/001) and is already modelled: its CPU
+ * cost was charged before the call and the network supplies its transfer.
+ * Classes are per MPI function: a bcast's root and a reduce's leaves are
+ * fast, and must not set the bar for an allreduce.
+ * The wait the trace shows runs until the latest original entry time among
+ * the calls this one received from (the messages carry it). What remains is
+ * the call's own extra time, e.g. a rank descheduled on an oversubscribed
+ * node, which only this call had. */
+static void
+charge_call_cost (TsRank *rk, const TsAction *leave)
+{
+  const TsProfile *p = rk->sim->profile;
+  double fastest
+    = p->call_min[ts_profile_call_min_index (leave->region, rk->call_class, rk->call_is_root)];
+  double wait = MAX (0, rk->causal - rk->call_enter);
+  double extra = leave->seconds - wait - fastest;
+  if (extra > 0)
+    rk->pending_compute += extra;
+}
+
 static void
 do_marker (TsRank *rk, const TsAction *a)
 {
+  gboolean mpi = ts_trace_region_call (rk->sim->trace, a->region) != TS_CALL_USER;
+  if (mpi && a->kind == TS_ACTION_ENTER && !rk->in_call)
+    {
+      rk->in_call = TRUE;
+      rk->call_enter = rk->causal = a->time;
+      rk->call_class = 0;
+      rk->call_is_root = FALSE;
+    }
+  else if (mpi && a->kind == TS_ACTION_LEAVE && rk->in_call)
+    {
+      /* Only calls that replayed something carry their duration here; the
+       * others were replayed as a compute burst of that duration. */
+      if (a->seconds > 0)
+        charge_call_cost (rk, a);
+      rk->in_call = FALSE;
+    }
   write_marker (rk, a);
 }
 
@@ -167,6 +227,8 @@ static void
 charge_overhead (TsRank *rk, const TsAction *a)
 {
   rk->pending_compute += a->seconds;
+  if (a->flags & TS_ACTION_CALL_FIRST)
+    rk->call_class = a->size_class;
 }
 
 static void
@@ -190,10 +252,12 @@ do_recv (TsRank *rk, const TsAction *a)
     return;
   charge_overhead (rk, a);
   ts_rank_flush (rk);
-  sg_comm_t c = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes);
+  void *landing;
+  sg_comm_t c = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes, &landing);
   TsBlockedOn on = { "receive from", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
   ts_rank_wait (rk, c, &on);
+  ts_rank_absorb (rk, landing);
   if (rk->sim->writer)
     ts_archive_writer_recv (rk->sim->writer, rk->rank, ts_rank_now (rk), a->peer, a->comm,
                             a->tag, a->bytes);
@@ -212,22 +276,21 @@ settle_superseded (TsRank *rk, guint64 req)
   old->comm = NULL;
   ts_rank_flush (rk);
   ts_rank_wait (rk, c, &old->on);
+  ts_rank_absorb (rk, old->payload);
 }
 
-static void
-store_request (TsRank *rk, guint64 req, sg_comm_t comm, const TsBlockedOn *on)
+/* A request of the trace, in the table before it is posted: a receive's
+ * payload lands in it. */
+static TsRequest *
+request_new (TsRank *rk, guint64 req, const TsBlockedOn *on)
 {
-  TsRequest *old = g_hash_table_lookup (rk->requests, &req);
-  g_assert (!old || !old->comm); /* settle_superseded() ran first */
-  if (!comm)
-    {
-      g_hash_table_remove (rk->requests, &req);
-      return;
-    }
-  TsRequest *r = g_new (TsRequest, 1);
-  r->comm = comm;
+  g_assert (!g_hash_table_contains (rk->requests, &req)
+            || !((TsRequest *) g_hash_table_lookup (rk->requests, &req))->comm);
+  TsRequest *r = g_new0 (TsRequest, 1);
   r->on = *on;
+  r->payload = time_payload (-INFINITY);
   g_hash_table_replace (rk->requests, g_memdup2 (&req, sizeof req), r);
+  return r;
 }
 
 static void
@@ -243,7 +306,10 @@ do_isend (TsRank *rk, const TsAction *a)
   TsBlockedOn on = { "wait for its isend to",
                      (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
-  store_request (rk, a->req, ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes), &on);
+  TsRequest *r = request_new (rk, a->req, &on);
+  r->comm = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes);
+  if (!r->comm)
+    g_hash_table_remove (rk->requests, &a->req); /* eager: complete already */
 }
 
 static void
@@ -252,7 +318,7 @@ do_irecv (TsRank *rk, const TsAction *a)
   if (a->flags & TS_ACTION_MISSING)
     {
       settle_superseded (rk, a->req);
-      store_request (rk, a->req, NULL, NULL);
+      g_hash_table_remove (rk->requests, &a->req);
       return;
     }
   charge_overhead (rk, a);
@@ -264,7 +330,8 @@ do_irecv (TsRank *rk, const TsAction *a)
   TsBlockedOn on = { "wait for its irecv from",
                      (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
-  store_request (rk, a->req, ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes), &on);
+  TsRequest *r = request_new (rk, a->req, &on);
+  r->comm = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes, &r->payload);
 }
 
 static void
@@ -279,6 +346,7 @@ do_wait (TsRank *rk, const TsAction *a)
       sg_comm_t c = r->comm;
       r->comm = NULL;
       ts_rank_wait (rk, c, &r->on);
+      ts_rank_absorb (rk, r->payload);
     }
   g_hash_table_remove (rk->requests, &a->req);
 }
@@ -286,6 +354,8 @@ do_wait (TsRank *rk, const TsAction *a)
 static void
 do_collective (TsRank *rk, const TsAction *a)
 {
+  rk->call_is_root = a->peer != TS_NO_RANK
+                     && ts_trace_comm_local_rank (rk->sim->trace, a->comm, rk->rank) == a->peer;
   charge_overhead (rk, a);
   ts_rank_flush (rk);
   if (rk->sim->writer)
