@@ -128,7 +128,7 @@ ts_action_print (const TsAction *action, GString *out)
       switch (field_table[i].type)
         {
         case FIELD_OP:
-          if (action->kind == TS_ACTION_COLLECTIVE)
+          if (action->kind == TS_ACTION_COLLECTIVE || action->kind == TS_ACTION_ICOLLECTIVE)
             g_string_append_printf (out, " op=%s", ts_collective_name (action->op));
           break;
         case FIELD_U8:

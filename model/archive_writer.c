@@ -37,7 +37,8 @@ typedef struct {
 
 typedef enum {
   EV_ENTER, EV_LEAVE, EV_SEND, EV_RECV, EV_ISEND, EV_ISEND_COMPLETE, EV_IRECV_REQUEST,
-  EV_IRECV, EV_REQUEST_TEST, EV_COLL_BEGIN, EV_COLL_END, EV_METRIC,
+  EV_IRECV, EV_REQUEST_TEST, EV_COLL_BEGIN, EV_COLL_END, EV_METRIC, EV_NBC_REQUEST,
+  EV_NBC_COMPLETE,
 } EventType;
 
 /* One event as logged; which fields mean what depends on the type. */
@@ -50,6 +51,7 @@ typedef struct {
   guint32 tag;
   guint64 bytes;    /* bytes, or sent for a collective */
   guint64 extra;    /* request id, received bytes, or the metric value's bits */
+  guint64 req;      /* non-blocking collective completion: its request id */
 } EventRecord;
 
 struct TsArchiveWriter {
@@ -464,6 +466,26 @@ ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time, guint32 m
   log_event (w, rank, time, &ev);
 }
 
+void
+ts_archive_writer_nbc_request (TsArchiveWriter *w, guint rank, double time, guint64 req)
+{
+  g_return_if_fail (w != NULL);
+  log_event (w, rank, time, &(EventRecord) { .type = EV_NBC_REQUEST, .extra = req });
+}
+
+void
+ts_archive_writer_nbc_complete (TsArchiveWriter *w, guint rank, double time, TsCollectiveOp op,
+                                guint32 comm, gint32 root, guint64 sent, guint64 received,
+                                guint64 req)
+{
+  g_return_if_fail (w != NULL && comm < w->comms->len && (guint) op < TS_COLL_N_OPS);
+  g_return_if_fail (root == TS_NO_RANK || (root >= 0 && (guint) root < comm_size (w, comm)));
+  guint32 otf2_root = root == TS_NO_RANK ? OTF2_UNDEFINED_UINT32 : (guint32) root;
+  log_event (w, rank, time, &(EventRecord) { .type = EV_NBC_COMPLETE, .op = op, .ref = otf2_root,
+                                             .comm = comm, .bytes = sent, .extra = received,
+                                             .req = req });
+}
+
 static OTF2_ErrorCode
 write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
 {
@@ -495,6 +517,13 @@ write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
     case EV_COLL_END:
       return OTF2_EvtWriter_MpiCollectiveEnd (ew, NULL, t, ts_collective_to_otf2 (ev->op),
                                               ev->comm, ev->ref, ev->bytes, ev->extra);
+    case EV_NBC_REQUEST:
+      return OTF2_EvtWriter_NonBlockingCollectiveRequest (ew, NULL, t, ev->extra);
+    case EV_NBC_COMPLETE:
+      return OTF2_EvtWriter_NonBlockingCollectiveComplete (ew, NULL, t,
+                                                           ts_collective_to_otf2 (ev->op),
+                                                           ev->comm, ev->ref, ev->bytes,
+                                                           ev->extra, ev->req);
     case EV_METRIC:
       {
         OTF2_Type type = OTF2_TYPE_DOUBLE;

@@ -68,6 +68,11 @@ void ts_archive_writer_collective_begin (TsArchiveWriter *w, guint rank, double 
 void ts_archive_writer_collective_end (TsArchiveWriter *w, guint rank, double time,
                                        TsCollectiveOp op, guint32 comm, gint32 root,
                                        guint64 sent, guint64 received);
+/* A non-blocking collective: posted (MPI_I<op>), then completed (in a wait). */
+void ts_archive_writer_nbc_request (TsArchiveWriter *w, guint rank, double time, guint64 req);
+void ts_archive_writer_nbc_complete (TsArchiveWriter *w, guint rank, double time,
+                                     TsCollectiveOp op, guint32 comm, gint32 root,
+                                     guint64 sent, guint64 received, guint64 req);
 void ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time,
                                guint32 metric, double value);
 

@@ -125,6 +125,9 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
           coll_sync = is_synchronising (a.op);
           call_bytes = MAX (a.bytes, a.bytes_recv);
           break;
+        case TS_ACTION_ICOLLECTIVE:
+          call_bytes = MAX (a.bytes, a.bytes_recv);
+          break;
         case TS_ACTION_IRECV:
           if (a.flags & TS_ACTION_MISSING)
             scan->missing_recvs++;

@@ -20,6 +20,7 @@ struct Request {
   guint64 req;
   guint64 seq;        /* sequence number of its IRECV action, if a receive */
   gboolean is_recv;
+  gboolean is_coll;   /* a non-blocking collective (its operation comes at completion) */
   gboolean resolved;  /* envelope known */
 };
 
@@ -115,6 +116,7 @@ to_seconds (TsActionStream *s, OTF2_TimeStamp t)
 /* ---- requests ------------------------------------------------------------ */
 
 static void recompute_first_unresolved (TsActionStream *s);
+static void give_up (TsActionStream *s, Request *r);
 static void resolve_by_inference (TsActionStream *s, Request *r);
 
 static void
@@ -136,6 +138,8 @@ request_post (TsActionStream *s, guint64 req, gboolean is_recv)
        * way): it took a message sent before now, which inference finds. */
       if (old->is_recv && !old->resolved)
         resolve_by_inference (s, old);
+      else if (!old->resolved)
+        give_up (s, old);
       request_forget (s, old);
     }
   Request *r = g_new0 (Request, 1);
@@ -154,7 +158,7 @@ recompute_first_unresolved (TsActionStream *s)
   for (GList *l = s->outstanding.head; l; l = l->next)
     {
       Request *r = l->data;
-      if (r->is_recv && !r->resolved && r->seq < s->first_unresolved)
+      if (!r->resolved && r->seq < s->first_unresolved)
         s->first_unresolved = r->seq;
     }
 }
@@ -187,11 +191,25 @@ resolve_by_inference (TsActionStream *s, Request *r)
     recompute_first_unresolved (s);
 }
 
+/* A request whose details never came (a non-blocking collective completed
+ * unseen): replayed as nothing, reported missing. */
+static void
+give_up (TsActionStream *s, Request *r)
+{
+  action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
+  r->resolved = TRUE;
+  s->n_unresolved--;
+  if (r->seq == s->first_unresolved)
+    recompute_first_unresolved (s);
+}
+
 static void
 emit_wait (TsActionStream *s, Request *r, double time, guint8 flags)
 {
   if (r->is_recv && !r->resolved)
     resolve_by_inference (s, r);
+  else if (!r->resolved)
+    give_up (s, r);
   TsAction *w = push (s, TS_ACTION_WAIT, time);
   w->req = r->req;
   w->flags = flags;
@@ -643,6 +661,61 @@ on_collective_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
   return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Non-blocking collectives: the request holds the actions after it until the
+ * completion tells the operation, as an EZTrace receive does for its envelope. */
+static OTF2_CallbackCode
+on_nbc_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
+  TsAction *a = call_action (s, TS_ACTION_ICOLLECTIVE);
+  a->req = req;
+  a->peer = TS_NO_RANK;
+  Request *r = request_post (s, req, FALSE);
+  r->is_coll = TRUE;
+  r->resolved = FALSE;
+  r->seq = last_seq (s);
+  if (s->n_unresolved++ == 0)
+    s->first_unresolved = r->seq;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_nbc_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                 OTF2_AttributeList *attrs, OTF2_CollectiveOp otf2_op, OTF2_CommRef ref,
+                 uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+{
+  double now;
+  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
+  gint comm = comm_index (s, ref);
+  if (comm < 0)
+    return OTF2_CALLBACK_INTERRUPT;
+  TsCollectiveOp op;
+  gboolean modelled = ts_collective_from_otf2 (otf2_op, &op);
+  Request *r = g_hash_table_lookup (s->requests, &req);
+  if (!r || !r->is_coll || r->resolved)
+    return OTF2_CALLBACK_SUCCESS; /* no request seen: nothing to replay */
+  TsAction *a = action_at (s, r->seq);
+  if (modelled)
+    {
+      a->op = op;
+      a->comm = comm;
+      a->peer = root == OTF2_UNDEFINED_UINT32 || !peer_valid (s, comm, root) ? TS_NO_RANK
+                                                                              : (gint32) root;
+      a->bytes = sent;
+      a->bytes_recv = received;
+      r->resolved = TRUE;
+      s->n_unresolved--;
+      if (r->seq == s->first_unresolved)
+        recompute_first_unresolved (s);
+    }
+  else
+    give_up (s, r);
+  emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode
 on_other (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs)
@@ -711,6 +784,8 @@ ts_event_source_open (const TsTrace *trace, GError **error)
   OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback (cb, on_request_cancelled);
   OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback (cb, on_other);
   OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback (cb, on_collective_end);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback (cb, on_nbc_request);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback (cb, on_nbc_complete);
   src->callbacks = cb;
   return src;
 }
@@ -791,7 +866,7 @@ finish (TsActionStream *s)
   for (GList *l = s->outstanding.head; l; l = l->next)
     {
       Request *r = l->data;
-      if (r->is_recv && !r->resolved)
+      if (!r->resolved)
         {
           action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
           r->resolved = TRUE;

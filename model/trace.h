@@ -23,7 +23,7 @@ typedef enum {
   TS_CALL_USER,       /* not an MPI call: a user region */
   TS_CALL_LOCAL,      /* an MPI call replayed as the time it took (Iprobe, Comm_split...) */
 #define TS_CALL_KINDS(X) X(SEND) X(RECV) X(ISEND) X(IRECV) X(START) X(WAIT) \
-  X(WAITALL) X(WAITANY) X(WAITSOME) X(TEST) X(SENDRECV) X(COLLECTIVE)
+  X(WAITALL) X(WAITANY) X(WAITSOME) X(TEST) X(SENDRECV) X(COLLECTIVE) X(ICOLLECTIVE)
 #define TS_CALL_ENUM(k) TS_CALL_##k,
   TS_CALL_KINDS (TS_CALL_ENUM)
 #undef TS_CALL_ENUM

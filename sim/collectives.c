@@ -21,6 +21,7 @@ typedef struct {
   const TsAction *a;
   guint32 comm;
   guint n, me;
+  gint32 tag;                /* negative: apart from point-to-point messages */
   TsBlockedOn on;
 } Coll;
 
@@ -30,9 +31,9 @@ exchange (Coll *c, gint send_to, guint64 send_bytes, gint recv_from, guint64 rec
   sg_comm_t s = NULL, r = NULL;
   void *landing = NULL;
   if (recv_from >= 0)
-    r = ts_rank_irecv (c->rk, c->comm, recv_from, TS_COLLECTIVE_TAG, recv_bytes, &landing);
+    r = ts_rank_irecv (c->rk, c->comm, recv_from, c->tag, recv_bytes, &landing);
   if (send_to >= 0)
-    s = ts_rank_isend (c->rk, c->comm, send_to, TS_COLLECTIVE_TAG, send_bytes);
+    s = ts_rank_isend (c->rk, c->comm, send_to, c->tag, send_bytes);
   c->on.peer = recv_from >= 0 ? (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm,
                                                                     c->rk->rank, recv_from)
                               : TS_NO_RANK;
@@ -166,7 +167,7 @@ linear_to_root (Coll *c, guint root, guint64 bytes)
   void **landing = g_new0 (void *, c->n);
   for (guint p = 0; p < c->n; p++)
     if (p != root)
-      comms[p] = ts_rank_irecv (c->rk, c->comm, p, TS_COLLECTIVE_TAG, bytes, &landing[p]);
+      comms[p] = ts_rank_irecv (c->rk, c->comm, p, c->tag, bytes, &landing[p]);
   for (guint p = 0; p < c->n; p++)
     if (comms[p])
       {
@@ -188,10 +189,10 @@ chain (Coll *c, guint64 bytes)
 }
 
 void
-ts_replay_collective (TsRank *rk, const TsAction *a)
+ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag)
 {
   const TsTrace *t = rk->sim->trace;
-  Coll c = { rk, a, a->comm, ts_trace_comm_size (t, a->comm), 0, { "collective", TS_NO_RANK, a->comm, TS_COLLECTIVE_TAG, 0 } };
+  Coll c = { rk, a, a->comm, ts_trace_comm_size (t, a->comm), 0, tag, { "collective", TS_NO_RANK, a->comm, tag, 0 } };
   gint me = ts_trace_comm_local_rank (t, a->comm, rk->rank);
   if (c.n <= 1 || me < 0)
     return;

@@ -14,6 +14,8 @@
 /* Collective messages travel on their own tag so they never match user
  * point-to-point messages (MPI tags are non-negative). */
 #define TS_COLLECTIVE_TAG (-1)
+/* Non-blocking collectives use the tags below it, one per outstanding one. */
+#define TS_ICOLL_TAGS 64
 
 typedef struct TsSimulation TsSimulation;
 
@@ -30,6 +32,9 @@ typedef struct {
   sg_comm_t comm;            /* NULL once complete */
   TsBlockedOn on;            /* what waiting for it means, for deadlock reports */
   void *payload;             /* a receive's landing slot (see ts_rank_absorb) */
+  sg_actor_t helper;         /* a non-blocking collective's actor, joined by the wait */
+  TsAction coll;             /* and its action, for the completion event */
+  void *job;                 /* what the helper works on; freed with the request */
 } TsRequest;
 
 
@@ -55,6 +60,7 @@ typedef struct {
   double causal;             /* latest original entry time this call depended on */
   guint8 call_class;         /* size class of the call's message */
   gboolean call_is_root;     /* the root of a rooted collective */
+  guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
 } TsRank;
 
 struct TsSimulation {
@@ -89,6 +95,6 @@ void ts_rank_absorb (TsRank *rk, void *landing);
 void ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on);
 
 /* Replay a collective action (collectives.c). */
-void ts_replay_collective (TsRank *rk, const TsAction *a);
+void ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag);
 
 #endif

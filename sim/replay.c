@@ -87,6 +87,22 @@ ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag)
   return mb;
 }
 
+static void
+request_free (gpointer p)
+{
+  TsRequest *r = p;
+  g_free (r->job);
+  g_free (r);
+}
+
+/* What an actor progressing a non-blocking collective of a rank works on. */
+typedef struct {
+  TsRank *rk;
+  TsAction a;
+  gint32 tag;
+  double causal;             /* as TsRank's, for the collective alone */
+} IcollJob;
+
 /* The payload of a message is a time (double) carried in the pointer itself:
  * no allocation per message. */
 G_STATIC_ASSERT (sizeof (void *) == sizeof (double));
@@ -102,10 +118,14 @@ time_payload (double t)
 void
 ts_rank_absorb (TsRank *rk, void *landing)
 {
+  /* The rank's own actor tracks its call; an actor progressing one of its
+   * non-blocking collectives tracks that collective, for the wait. */
+  void *self = sg_actor_self_get_data ();
+  double *causal = self == rk ? &rk->causal : &((IcollJob *) self)->causal;
   double t;
   memcpy (&t, &landing, sizeof t);
-  if (t > rk->causal)
-    rk->causal = t;
+  if (t > *causal)
+    *causal = t;
 }
 
 sg_comm_t
@@ -141,11 +161,16 @@ ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on)
 {
   if (!comm)
     return;
-  rk->blocked = *on;
-  rk->blocked_now = TRUE;
+  gboolean own = sg_actor_self_get_data () == rk;
+  if (own)
+    {
+      rk->blocked = *on;
+      rk->blocked_now = TRUE;
+    }
   sg_comm_wait (comm);
   rk->simcalls++;
-  rk->blocked_now = FALSE;
+  if (own)
+    rk->blocked_now = FALSE;
 }
 
 /* ---- the predicted timeline ---------------------------------------------- */
@@ -270,6 +295,13 @@ static void
 settle_superseded (TsRank *rk, guint64 req)
 {
   TsRequest *old = g_hash_table_lookup (rk->requests, &req);
+  if (old && old->helper)
+    {
+      ts_rank_flush (rk);
+      sg_actor_join (old->helper, -1);
+      sg_actor_unref (old->helper);
+      old->helper = NULL;
+    }
   if (!old || !old->comm)
     return;
   sg_comm_t c = old->comm;
@@ -284,8 +316,8 @@ settle_superseded (TsRank *rk, guint64 req)
 static TsRequest *
 request_new (TsRank *rk, guint64 req, const TsBlockedOn *on)
 {
-  g_assert (!g_hash_table_contains (rk->requests, &req)
-            || !((TsRequest *) g_hash_table_lookup (rk->requests, &req))->comm);
+  TsRequest *old = g_hash_table_lookup (rk->requests, &req);
+  g_assert (!old || (!old->comm && !old->helper));
   TsRequest *r = g_new0 (TsRequest, 1);
   r->on = *on;
   r->payload = time_payload (-INFINITY);
@@ -339,7 +371,24 @@ do_wait (TsRank *rk, const TsAction *a)
 {
   charge_overhead (rk, a);
   TsRequest *r = g_hash_table_lookup (rk->requests, &a->req);
-  if (r && r->comm)
+  if (r && r->helper)
+    {
+      ts_rank_flush (rk);
+      rk->blocked = r->on;
+      rk->blocked_now = TRUE;
+      sg_actor_join (r->helper, -1);
+      rk->simcalls++;
+      rk->blocked_now = FALSE;
+      sg_actor_unref (r->helper);
+      r->helper = NULL;
+      /* The wait depended on whatever the collective depended on. */
+      rk->causal = MAX (rk->causal, ((IcollJob *) r->job)->causal);
+      if (rk->sim->writer)
+        ts_archive_writer_nbc_complete (rk->sim->writer, rk->rank, ts_rank_now (rk), r->coll.op,
+                                        r->coll.comm, r->coll.peer, r->coll.bytes,
+                                        r->coll.bytes_recv, r->coll.req);
+    }
+  else if (r && r->comm)
     {
       /* Only a request still in flight costs a simcall. */
       ts_rank_flush (rk);
@@ -351,6 +400,48 @@ do_wait (TsRank *rk, const TsAction *a)
   g_hash_table_remove (rk->requests, &a->req);
 }
 
+/* The actor that progresses one non-blocking collective of a rank, on the
+ * rank's host, while the rank goes on: MPI libraries progress them in the
+ * background (or in every MPI call), and the wait joins the actor. */
+
+static void
+icoll_main (int argc, char **argv)
+{
+  IcollJob *job = sg_actor_self_get_data ();
+  ts_replay_collective (job->rk, &job->a, job->tag);
+}
+
+static void
+do_icollective (TsRank *rk, const TsAction *a)
+{
+  if (a->flags & TS_ACTION_MISSING)
+    return;
+  charge_overhead (rk, a);
+  ts_rank_flush (rk);
+  settle_superseded (rk, a->req);
+  if (rk->sim->writer)
+    ts_archive_writer_nbc_request (rk->sim->writer, rk->rank, ts_rank_now (rk), a->req);
+  /* Collectives on one communicator start in the same order on every rank,
+   * so the k-th non-blocking one gets the same tag everywhere; tags apart
+   * from blocking collectives keep concurrent ones from matching each other
+   * (up to TS_ICOLL_TAGS outstanding per communicator). */
+  guint32 seq = rk->icoll_seq[a->comm]++;
+  IcollJob *job = g_new (IcollJob, 1);
+  *job = (IcollJob) { rk, *a, TS_COLLECTIVE_TAG - 1 - (gint32) (seq % TS_ICOLL_TAGS), a->time };
+  TsBlockedOn on = { "wait for its non-blocking", TS_NO_RANK, a->comm, job->tag,
+                     MAX (a->bytes, a->bytes_recv) };
+  TsRequest *r = request_new (rk, a->req, &on);
+  r->coll = *a;
+  r->job = job;
+  char name[48];
+  g_snprintf (name, sizeof name, "rank-%u-%s", rk->rank, ts_collective_name (a->op));
+  r->helper = sg_actor_init (name, rk->host);
+  sg_actor_ref (r->helper);
+  sg_actor_set_data (r->helper, job);
+  sg_actor_start (r->helper, icoll_main, 0, NULL);
+  rk->simcalls++;
+}
+
 static void
 do_collective (TsRank *rk, const TsAction *a)
 {
@@ -360,7 +451,7 @@ do_collective (TsRank *rk, const TsAction *a)
   ts_rank_flush (rk);
   if (rk->sim->writer)
     ts_archive_writer_collective_begin (rk->sim->writer, rk->rank, ts_rank_now (rk));
-  ts_replay_collective (rk, a);
+  ts_replay_collective (rk, a, TS_COLLECTIVE_TAG);
   if (rk->sim->writer)
     ts_archive_writer_collective_end (rk->sim->writer, rk->rank, ts_rank_now (rk), a->op, a->comm,
                                       a->peer, a->bytes, a->bytes_recv);
@@ -377,6 +468,7 @@ static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
   [TS_ACTION_WAIT] = do_wait,
   [TS_ACTION_TEST] = do_test,
   [TS_ACTION_COLLECTIVE] = do_collective,
+  [TS_ACTION_ICOLLECTIVE] = do_icollective,
 };
 
 static void
@@ -439,6 +531,9 @@ rank_main (int argc, char **argv)
       if (r->comm)
         sg_comm_unref (r->comm);
       r->comm = NULL;
+      if (r->helper)
+        sg_actor_unref (r->helper); /* it finishes on its own */
+      r->helper = NULL;
     }
   rk->end_time = simgrid_get_clock ();
   rk->done = TRUE;
@@ -639,7 +734,8 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       rk->rank = r;
       rk->speed = sg_host_get_speed (rk->host);
       rk->mailboxes = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
-      rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+      rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (trace));
+      rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, request_free);
       char name[32];
       g_snprintf (name, sizeof name, "rank-%u", r);
       sg_actor_t actor = sg_actor_init (name, rk->host);
@@ -696,6 +792,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
     {
       g_clear_pointer (&sim.ranks[r].mailboxes, g_hash_table_unref);
       g_clear_pointer (&sim.ranks[r].requests, g_hash_table_unref);
+      g_clear_pointer (&sim.ranks[r].icoll_seq, g_free);
     }
   g_clear_pointer (&sim.feed, ts_action_feed_free);
   g_free (sim.ranks);

@@ -29,7 +29,7 @@ typedef struct {
   guint line;
 } TsOpenRegion;
 
-typedef enum { REQ_ISEND = 1, REQ_IRECV } TsReqKind;
+typedef enum { REQ_ISEND = 1, REQ_IRECV, REQ_ICOLL } TsReqKind;
 
 typedef struct {
   double last_time;
@@ -235,12 +235,12 @@ static gboolean
 request_finish (TsParser *p, guint rank, guint64 req, TsReqKind kind, gboolean remove,
                 GError **error)
 {
-  static const char *const started_by[] = { "", "isend", "irecv_request" };
+  static const char *const started_by[] = { "", "isend", "irecv_request", "icoll_request" };
   GHashTable *reqs = p->ranks[rank].requests;
   TsReqKind found = GPOINTER_TO_INT (g_hash_table_lookup (reqs, &req));
   if (!found || (kind && found != kind))
     return fail (p, error, "request %" G_GUINT64_FORMAT " of rank %u was not started by %s",
-                 req, rank, kind ? started_by[kind] : "isend or irecv_request");
+                 req, rank, kind ? started_by[kind] : "isend, irecv_request or icoll_request");
   if (remove)
     g_hash_table_remove (reqs, &req);
   return TRUE;
@@ -385,6 +385,39 @@ ev_coll_end (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 }
 
 static gboolean
+ev_icoll_request (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  guint64 req;
+  if (!arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error)
+      || !request_start (p, rank, req, REQ_ICOLL, error))
+    return FALSE;
+  ts_archive_writer_nbc_request (p->w, rank, t, req);
+  return TRUE;
+}
+
+static gboolean
+ev_icoll_complete (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  TsCollectiveOp op;
+  guint32 comm = 0, root = 0;
+  guint64 sent, recv, req;
+  if (!ts_collective_from_name (a->pos[0], &op))
+    return fail (p, error, "unknown collective operation '%s'", a->pos[0]);
+  const char *root_word = a->val[KEY_ROOT];
+  gboolean rooted = root_word && strcmp (root_word, "none") != 0;
+  if (!arg_comm (p, a, &comm, error)
+      || (rooted && !arg_peer (p, "root", root_word, comm, &root, error))
+      || !arg_u64 (p, a, KEY_SENT, G_MAXUINT64, &sent, error)
+      || !arg_u64 (p, a, KEY_RECV, G_MAXUINT64, &recv, error)
+      || !arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error)
+      || !request_finish (p, rank, req, REQ_ICOLL, TRUE, error))
+    return FALSE;
+  ts_archive_writer_nbc_complete (p->w, rank, t, op, comm, rooted ? (gint32) root : TS_NO_RANK,
+                                  sent, recv, req);
+  return TRUE;
+}
+
+static gboolean
 ev_metric (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
   gpointer id = g_hash_table_lookup (p->metrics, a->pos[0]);
@@ -416,6 +449,9 @@ static const struct {
   { "request_test", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_request_test },
   { "coll_begin", 0, 0, 0, 0, ev_coll_begin },
   { "coll_end", 1, 1, K (KEY_COMM) | K (KEY_ROOT) | K (KEY_SENT) | K (KEY_RECV), 0, ev_coll_end },
+  { "icoll_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_icoll_request },
+  { "icoll_complete", 1, 1, K (KEY_COMM) | K (KEY_ROOT) | K (KEY_SENT) | K (KEY_RECV) | K (KEY_REQ),
+    K (KEY_REQ), ev_icoll_complete },
   { "metric", 2, 2, 0, 0, ev_metric },
 };
 

@@ -23,6 +23,8 @@
  *   request_test req=R
  *   coll_begin
  *   coll_end OP [comm=C] [root=R|none] [sent=B] [recv=B]   OP from collectives.def
+ *   icoll_request req=R       a non-blocking collective is posted (MPI_Iallreduce...)
+ *   icoll_complete OP [comm=C] [root=R|none] [sent=B] [recv=B] req=R   and completes
  *   metric NAME VALUE
  *
  * Lines of different ranks may interleave; the times of one rank must not
