@@ -354,23 +354,21 @@ fit_network (TsProfile *p, const CallSample *samples)
 static void
 fill_costs (TsProfile *p, const CallSample *samples)
 {
-  /* Posting calls, tests and local calls cost what their fastest instance
-   * took. Blocking calls contain the transfer the network model adds again,
-   * so they are charged only what exceeds the fitted transfer time. */
+  /* Calls that cannot wait (posting calls, tests, local calls) cost what
+   * their fastest instance took, charged before them. Calls that can wait
+   * are charged nothing up front: the fastest of them may itself have waited
+   * (when every call of a class did, or there was only one), and the replay
+   * charges each one, when it ends, what it spent beyond the wait it shows
+   * (sim/replay.c, charge_call_cost). */
   for (guint k = 0; k < TS_CALL_N_KINDS; k++)
     for (guint c = 0; c < TS_N_SIZE_CLASSES; c++)
       {
         const CallSample *cs = &samples[k * TS_N_SIZE_CLASSES + c];
-        double cost = cs->count ? cs->min : 0;
-        if (k == TS_CALL_RECV || k == TS_CALL_WAIT || k == TS_CALL_WAITALL
-            || k == TS_CALL_WAITANY || k == TS_CALL_WAITSOME || k == TS_CALL_SEND)
-          {
-            double transfer = p->latency + (p->bandwidth > 0 ? cs->bytes / p->bandwidth : 0);
-            cost = MAX (0, cost - transfer);
-          }
-        else if (k == TS_CALL_COLLECTIVE)
-          cost = 0; /* collectives are modelled whole by their algorithm */
-        p->call_costs[k * TS_N_SIZE_CLASSES + c] = cost;
+        gboolean may_wait = k == TS_CALL_RECV || k == TS_CALL_SEND || k == TS_CALL_WAIT
+                            || k == TS_CALL_WAITALL || k == TS_CALL_WAITANY
+                            || k == TS_CALL_WAITSOME || k == TS_CALL_SENDRECV
+                            || k == TS_CALL_COLLECTIVE;
+        p->call_costs[k * TS_N_SIZE_CLASSES + c] = cs->count && !may_wait ? cs->min : 0;
       }
 }
 

@@ -60,6 +60,8 @@ typedef struct {
   double causal;             /* latest original entry time this call depended on */
   guint8 call_class;         /* size class of the call's message */
   gboolean call_is_root;     /* the root of a rooted collective */
+  gboolean call_collective;
+  guint64 call_bytes;        /* largest message of the call */
   guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
 } TsRank;
 

@@ -191,24 +191,31 @@ write_marker (TsRank *rk, const TsAction *a)
 
 typedef void (*ActionHandler) (TsRank *rk, const TsAction *a);
 
-/* What an MPI call of the trace spent beyond waiting for others and beyond
- * the fastest call of its kind and size, charged when it ends. The fastest
- * call of a class did not wait (seeds/001) and is already modelled: its CPU
- * cost was charged before the call and the network supplies its transfer.
- * Classes are per MPI function: a bcast's root and a reduce's leaves are
- * fast, and must not set the bar for an allreduce.
- * The wait the trace shows runs until the latest original entry time among
- * the calls this one received from (the messages carry it). What remains is
- * the call's own extra time, e.g. a rank descheduled on an oversubscribed
- * node, which only this call had. */
+/* What an MPI call that can wait costs, charged as CPU time when it ends:
+ * its recorded duration (on its LEAVE action) minus the wait the trace shows
+ * minus what the simulated network already models. The wait runs until the
+ * latest original entry time among the calls this one received from (the
+ * messages carry it). The network's share is the transfer time of the
+ * network fitted to the trace for the call's message, but never more than
+ * the fastest call of the same MPI function, size class and role (root or
+ * not) took: without a fit, or for collectives, that fastest call is taken
+ * as pure transfer (seeds/001: over many calls the fastest did not wait).
+ * What remains is CPU time the call alone spent: the call's overhead, or a
+ * rank descheduled on an oversubscribed node. */
 static void
 charge_call_cost (TsRank *rk, const TsAction *leave)
 {
   const TsProfile *p = rk->sim->profile;
   double fastest
     = p->call_min[ts_profile_call_min_index (leave->region, rk->call_class, rk->call_is_root)];
+  double network = fastest;
+  if (p->fit_samples > 0 && !rk->call_collective)
+    {
+      double transfer = p->latency + (p->bandwidth > 0 ? rk->call_bytes / p->bandwidth : 0);
+      network = MIN (fastest, transfer);
+    }
   double wait = MAX (0, rk->causal - rk->call_enter);
-  double extra = leave->seconds - wait - fastest;
+  double extra = leave->seconds - wait - network;
   if (extra > 0)
     rk->pending_compute += extra;
 }
@@ -223,6 +230,8 @@ do_marker (TsRank *rk, const TsAction *a)
       rk->call_enter = rk->causal = a->time;
       rk->call_class = 0;
       rk->call_is_root = FALSE;
+      rk->call_collective = FALSE;
+      rk->call_bytes = 0;
     }
   else if (mpi && a->kind == TS_ACTION_LEAVE && rk->in_call)
     {
@@ -254,6 +263,7 @@ charge_overhead (TsRank *rk, const TsAction *a)
   rk->pending_compute += a->seconds;
   if (a->flags & TS_ACTION_CALL_FIRST)
     rk->call_class = a->size_class;
+  rk->call_bytes = MAX (rk->call_bytes, a->bytes);
 }
 
 static void
@@ -447,6 +457,7 @@ do_collective (TsRank *rk, const TsAction *a)
 {
   rk->call_is_root = a->peer != TS_NO_RANK
                      && ts_trace_comm_local_rank (rk->sim->trace, a->comm, rk->rank) == a->peer;
+  rk->call_collective = TRUE;
   charge_overhead (rk, a);
   ts_rank_flush (rk);
   if (rk->sim->writer)
