@@ -18,7 +18,7 @@
 
 #define TOLERANCE 1e-6
 
-static const char *scenario_names[] = { "late-sender", "allreduce4", "iallreduce-overlap", NULL };
+static const char *scenario_names[] = { "late-sender", "allreduce4", "iallreduce-overlap", "persistent", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json. */
 static GArray *
