@@ -531,19 +531,28 @@ on_isend_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
   return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Post a request whose details come later (an EZTrace receive's envelope, a
+ * non-blocking collective's operation): the actions from it on are held. */
+static void
+post_held (TsActionStream *s, TsActionKind kind, guint64 req)
+{
+  TsAction *a = call_action (s, kind);
+  a->req = req;
+  a->peer = TS_NO_RANK;
+  Request *r = request_post (s, req, kind == TS_ACTION_IRECV);
+  r->is_coll = kind == TS_ACTION_ICOLLECTIVE;
+  r->resolved = FALSE;
+  r->seq = last_seq (s);
+  if (s->n_unresolved++ == 0)
+    s->first_unresolved = r->seq;
+}
+
 static OTF2_CallbackCode
 on_irecv_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                   OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
-  TsAction *a = call_action (s, TS_ACTION_IRECV);
-  a->req = req;
-  a->peer = TS_NO_RANK;
-  Request *r = request_post (s, req, TRUE);
-  r->seq = last_seq (s);
-  if (s->n_unresolved++ == 0)
-    s->first_unresolved = r->seq;
+  post_held (stream_of (ud, loc, pos, t, &now), TS_ACTION_IRECV, req);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -637,6 +646,19 @@ on_request_cancelled (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void
   return OTF2_CALLBACK_SUCCESS;
 }
 
+static void
+fill_collective (TsActionStream *s, TsAction *a, TsCollectiveOp op, guint32 comm, uint32_t root,
+                 uint64_t sent, uint64_t received)
+{
+  a->op = op;
+  a->comm = comm;
+  a->peer = root == OTF2_UNDEFINED_UINT32 || !peer_valid (s, comm, root) ? TS_NO_RANK
+                                                                          : (gint32) root;
+  a->bytes = sent;
+  a->bytes_recv = received;
+  s->call_bytes = MAX (sent, received);
+}
+
 static OTF2_CallbackCode
 on_collective_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                    OTF2_AttributeList *attrs, OTF2_CollectiveOp otf2_op, OTF2_CommRef ref,
@@ -650,14 +672,7 @@ on_collective_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
   gint comm = comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
-  TsAction *a = call_action (s, TS_ACTION_COLLECTIVE);
-  a->op = op;
-  a->comm = comm;
-  a->peer = root == OTF2_UNDEFINED_UINT32 || !peer_valid (s, comm, root) ? TS_NO_RANK
-                                                                          : (gint32) root;
-  a->bytes = sent;
-  a->bytes_recv = received;
-  s->call_bytes = MAX (sent, received);
+  fill_collective (s, call_action (s, TS_ACTION_COLLECTIVE), op, comm, root, sent, received);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -668,16 +683,7 @@ on_nbc_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                 OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
-  TsAction *a = call_action (s, TS_ACTION_ICOLLECTIVE);
-  a->req = req;
-  a->peer = TS_NO_RANK;
-  Request *r = request_post (s, req, FALSE);
-  r->is_coll = TRUE;
-  r->resolved = FALSE;
-  r->seq = last_seq (s);
-  if (s->n_unresolved++ == 0)
-    s->first_unresolved = r->seq;
+  post_held (stream_of (ud, loc, pos, t, &now), TS_ACTION_ICOLLECTIVE, req);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -699,12 +705,7 @@ on_nbc_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   TsAction *a = action_at (s, r->seq);
   if (modelled)
     {
-      a->op = op;
-      a->comm = comm;
-      a->peer = root == OTF2_UNDEFINED_UINT32 || !peer_valid (s, comm, root) ? TS_NO_RANK
-                                                                              : (gint32) root;
-      a->bytes = sent;
-      a->bytes_recv = received;
+      fill_collective (s, a, op, comm, root, sent, received);
       r->resolved = TRUE;
       s->n_unresolved--;
       if (r->seq == s->first_unresolved)

@@ -350,6 +350,32 @@ ev_request_test (TsParser *p, guint rank, double t, const TsArgs *a, GError **er
   return TRUE;
 }
 
+/* The operation and counts of a coll_end or icoll_complete. */
+typedef struct {
+  TsCollectiveOp op;
+  guint32 comm;
+  gint32 root;               /* TS_NO_RANK for root=none */
+  guint64 sent, recv;
+} Collective;
+
+static gboolean
+arg_collective (TsParser *p, const TsArgs *a, Collective *c, GError **error)
+{
+  guint32 root = 0;
+  c->comm = 0;
+  if (!ts_collective_from_name (a->pos[0], &c->op))
+    return fail (p, error, "unknown collective operation '%s'", a->pos[0]);
+  const char *root_word = a->val[KEY_ROOT];
+  gboolean rooted = root_word && strcmp (root_word, "none") != 0;
+  if (!arg_comm (p, a, &c->comm, error)
+      || (rooted && !arg_peer (p, "root", root_word, c->comm, &root, error))
+      || !arg_u64 (p, a, KEY_SENT, G_MAXUINT64, &c->sent, error)
+      || !arg_u64 (p, a, KEY_RECV, G_MAXUINT64, &c->recv, error))
+    return FALSE;
+  c->root = rooted ? (gint32) root : TS_NO_RANK;
+  return TRUE;
+}
+
 static gboolean
 ev_coll_begin (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
@@ -364,23 +390,13 @@ ev_coll_begin (TsParser *p, guint rank, double t, const TsArgs *a, GError **erro
 static gboolean
 ev_coll_end (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
-  TsCollectiveOp op;
-  guint32 comm = 0, root = 0;
-  guint64 sent, recv;
+  Collective c;
   if (!p->ranks[rank].coll_line)
     return fail (p, error, "coll_end without coll_begin on rank %u", rank);
-  if (!ts_collective_from_name (a->pos[0], &op))
-    return fail (p, error, "unknown collective operation '%s'", a->pos[0]);
-  const char *root_word = a->val[KEY_ROOT];
-  gboolean rooted = root_word && strcmp (root_word, "none") != 0;
-  if (!arg_comm (p, a, &comm, error)
-      || (rooted && !arg_peer (p, "root", root_word, comm, &root, error))
-      || !arg_u64 (p, a, KEY_SENT, G_MAXUINT64, &sent, error)
-      || !arg_u64 (p, a, KEY_RECV, G_MAXUINT64, &recv, error))
+  if (!arg_collective (p, a, &c, error))
     return FALSE;
   p->ranks[rank].coll_line = 0;
-  ts_archive_writer_collective_end (p->w, rank, t, op, comm, rooted ? (gint32) root : TS_NO_RANK,
-                                    sent, recv);
+  ts_archive_writer_collective_end (p->w, rank, t, c.op, c.comm, c.root, c.sent, c.recv);
   return TRUE;
 }
 
@@ -398,22 +414,13 @@ ev_icoll_request (TsParser *p, guint rank, double t, const TsArgs *a, GError **e
 static gboolean
 ev_icoll_complete (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
-  TsCollectiveOp op;
-  guint32 comm = 0, root = 0;
-  guint64 sent, recv, req;
-  if (!ts_collective_from_name (a->pos[0], &op))
-    return fail (p, error, "unknown collective operation '%s'", a->pos[0]);
-  const char *root_word = a->val[KEY_ROOT];
-  gboolean rooted = root_word && strcmp (root_word, "none") != 0;
-  if (!arg_comm (p, a, &comm, error)
-      || (rooted && !arg_peer (p, "root", root_word, comm, &root, error))
-      || !arg_u64 (p, a, KEY_SENT, G_MAXUINT64, &sent, error)
-      || !arg_u64 (p, a, KEY_RECV, G_MAXUINT64, &recv, error)
+  Collective c;
+  guint64 req;
+  if (!arg_collective (p, a, &c, error)
       || !arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error)
       || !request_finish (p, rank, req, REQ_ICOLL, TRUE, error))
     return FALSE;
-  ts_archive_writer_nbc_complete (p->w, rank, t, op, comm, rooted ? (gint32) root : TS_NO_RANK,
-                                  sent, recv, req);
+  ts_archive_writer_nbc_complete (p->w, rank, t, c.op, c.comm, c.root, c.sent, c.recv, req);
   return TRUE;
 }
 
