@@ -6,6 +6,7 @@
 #include "model/profile.h"
 #include "sim/platform.h"
 #include "sim/replay.h"
+#include "hypotheses/hypotheses.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,7 @@ typedef struct {
   gboolean quiet;
   double trace_speed;
   gboolean exact_cpu;
+  char **hypotheses;
 } RunOptions;
 
 static const char *const output_entries[] = {
@@ -42,6 +44,22 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
   ts_json_number (j, "    ", "runtime_s", res->runtime, TRUE);
   ts_json_array (j, "    ", "rank_end_s", (double *) res->rank_end->data, res->n_ranks, FALSE);
   g_string_append (j, "  },\n");
+  ts_json_number (j, "  ", "speedup", res->runtime > 0 ? p->runtime / res->runtime : 0, TRUE);
+  /* Per region, inclusive seconds over all ranks, before and after. */
+  g_string_append (j, "  \"regions\": [\n");
+  gboolean first = TRUE;
+  for (guint r = 0; r < res->n_regions; r++)
+    {
+      if (p->region_visits[r] == 0)
+        continue;
+      g_autofree char *name = g_strescape (ts_trace_region_name (trace, r), NULL);
+      g_string_append_printf (j, "%s    {\"name\": \"%s\", \"visits\": %" G_GUINT64_FORMAT
+                              ", \"original_s\": %.9g, \"predicted_s\": %.9g}",
+                              first ? "" : ",\n", name, p->region_visits[r],
+                              p->region_seconds[r], res->region_seconds[r]);
+      first = FALSE;
+    }
+  g_string_append (j, "\n  ],\n");
   /* How much of the MPI communication the trace recorded, and how much was
    * inferred or is missing (replayed as the time it took). */
   guint64 calls[3] = { 0 };
@@ -90,6 +108,8 @@ ts_cmd_run (int argc, char **argv)
       "messages smaller than this do not wait for the receiver (default 65536)", "BYTES" },
     { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.cfg,
       "SimGrid configuration item, e.g. network/model:LV08 (repeatable)", "ITEM:VALUE" },
+    { "hypothesis", 'H', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.hypotheses,
+      "what-if hypothesis file (repeatable: applied in order; see doc/hypotheses.md)", "FILE" },
     { "trace-speed", 0, 0, G_OPTION_ARG_DOUBLE, &o.trace_speed,
       "flop rate of a core of the traced machine (default 1e9): faster hosts compute faster",
       "FLOPS" },
@@ -150,6 +170,18 @@ ts_cmd_run (int argc, char **argv)
   if (!profile)
     return ts_cmd_fail ("run", error);
 
+  g_autoptr (TsHypotheses) hyp = NULL;
+  if (o.hypotheses)
+    {
+      hyp = ts_hypotheses_new ();
+      for (guint i = 0; o.hypotheses[i]; i++)
+        if (!ts_hypotheses_load_file (hyp, o.hypotheses[i], &error))
+          return ts_cmd_fail ("run", error);
+      if (!ts_hypotheses_bind (hyp, trace, &error)
+          || !ts_hypotheses_prepare (hyp, trace, profile, &error))
+        return ts_cmd_fail ("run", error);
+    }
+
   TsOutputDir *out = ts_output_dir_new (o.output, output_entries, &error);
   if (!out)
     return ts_cmd_fail ("run", error);
@@ -175,6 +207,7 @@ ts_cmd_run (int argc, char **argv)
   ro.eager_threshold = (guint64) o.eager;
   ro.trace_speed = o.trace_speed;
   ro.exact_cpu = o.exact_cpu;
+  ro.hypotheses = hyp;
   g_autofree char *predicted = g_build_filename (tmp, "predicted", NULL);
   ro.predicted_dir = predicted;
   ro.simgrid_cfg = (const char *const *) NULL;
@@ -206,5 +239,6 @@ ts_cmd_run (int argc, char **argv)
   g_free (o.output);
   g_free (o.hostfile);
   g_strfreev (o.cfg);
+  g_strfreev (o.hypotheses);
   return 0;
 }

@@ -70,6 +70,32 @@ top_regions (FILE *out, const TsTrace *trace, const TsProfile *p, guint count)
   g_array_unref (rt);
 }
 
+/* Where the time went: the regions that took longest before or after, with
+ * the change (a region that got faster, or an MPI call that now waits more). */
+static void
+before_after (FILE *out, const TsTrace *trace, const TsProfile *p, const TsReplayResult *res,
+              guint count)
+{
+  GArray *rt = g_array_new (FALSE, FALSE, sizeof (RegionTime));
+  for (guint r = 0; r < p->n_regions; r++)
+    if (p->region_visits[r] > 0)
+      {
+        RegionTime x = { r, MAX (p->region_seconds[r], res->region_seconds[r]) };
+        g_array_append_val (rt, x);
+      }
+  g_array_sort (rt, by_seconds);
+  fprintf (out, "  %-28s %9s %12s %12s %12s\n", "region (inclusive, all ranks)", "visits",
+           "original s", "predicted s", "change s");
+  for (guint i = 0; i < rt->len && i < count; i++)
+    {
+      guint r = g_array_index (rt, RegionTime, i).region;
+      fprintf (out, "  %-28s %9" G_GUINT64_FORMAT " %12.6f %12.6f %+12.6f\n",
+               ts_trace_region_name (trace, r), p->region_visits[r], p->region_seconds[r],
+               res->region_seconds[r], res->region_seconds[r] - p->region_seconds[r]);
+    }
+  g_array_unref (rt);
+}
+
 void
 ts_report_run (FILE *out, const TsTrace *trace, const TsProfile *p, const TsReplayResult *res,
                const char *output_dir, double wall)
@@ -80,12 +106,13 @@ ts_report_run (FILE *out, const TsTrace *trace, const TsProfile *p, const TsRepl
   fprintf (out, "tracesim: %s (%u ranks)\n", ts_trace_path (trace), p->n_ranks);
   fprintf (out, "  original runtime   %12.6f s   rank ends %.6f .. %.6f s\n", p->runtime, omin, omax);
   fprintf (out, "  predicted runtime  %12.6f s   rank ends %.6f .. %.6f s\n", res->runtime, pmin, pmax);
-  if (p->runtime > 0)
-    fprintf (out, "  prediction / original  %.4f\n", res->runtime / p->runtime);
+  if (p->runtime > 0 && res->runtime > 0)
+    fprintf (out, "  speed-up           %12.4f x (prediction / original %.4f)\n",
+             p->runtime / res->runtime, res->runtime / p->runtime);
   if (p->clocks_aligned)
     fprintf (out, "  clocks aligned: %u synchronising collectives were not causal\n",
              p->sync_violations);
-  top_regions (out, trace, p, 8);
+  before_after (out, trace, p, res, 10);
   fprintf (out, "  %" G_GUINT64_FORMAT " actions replayed (%" G_GUINT64_FORMAT
            " simcalls) in %.3f s\n", res->actions_replayed, res->simcalls, wall);
   fprintf (out, "  written: %s/summary.json, %s/predicted/traces.otf2\n", output_dir, output_dir);

@@ -13,6 +13,7 @@ static const struct {
   { "run", ts_cmd_run, "replay a trace on a platform and predict its timeline" },
   { "info", ts_cmd_info, "ranks, regions, MPI calls, events, span, message completeness" },
   { "calibrate", ts_cmd_calibrate, "write a cluster platform fitted to a trace's own timings" },
+  { "hypotheses", ts_cmd_hypotheses, "check hypothesis files against a trace (hypotheses check)" },
   { "convert", ts_cmd_convert, "write a trace in another replay tool's format (SimGrid TI)" },
 };
 

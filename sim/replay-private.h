@@ -5,6 +5,7 @@
 #include "sim/replay.h"
 #include "model/archive_writer.h"
 #include "model/feed.h"
+#include "hypotheses/hypotheses.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
@@ -18,6 +19,11 @@
 #define TS_ICOLL_TAGS 64
 
 typedef struct TsSimulation TsSimulation;
+
+typedef struct {
+  guint32 region;
+  double since;              /* predicted time of its ENTER */
+} TsOpenRegion;
 
 /* What a rank is doing, for deadlock reports. */
 typedef struct {
@@ -63,6 +69,8 @@ typedef struct {
   gboolean call_collective;
   guint64 call_bytes;        /* largest message of the call */
   guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
+  TsHypothesisRank *hypotheses;
+  GArray *open_regions;      /* TsOpenRegion: the predicted timeline's region stack */
 } TsRank;
 
 struct TsSimulation {
@@ -76,6 +84,7 @@ struct TsSimulation {
   GError *error;             /* first error any actor met */
   guint64 actions_total;     /* for the progress bar */
   guint64 actions_done;
+  double *region_seconds;    /* per trace region, predicted inclusive, all ranks */
   guint progress_shown;
 };
 

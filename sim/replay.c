@@ -25,6 +25,7 @@ void
 ts_replay_result_clear (TsReplayResult *r)
 {
   g_clear_pointer (&r->rank_end, g_array_unref);
+  g_clear_pointer (&r->region_seconds, g_free);
 }
 
 /* ---- rank helpers -------------------------------------------------------- */
@@ -175,9 +176,30 @@ ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on)
 
 /* ---- the predicted timeline ---------------------------------------------- */
 
+/* Region times of the predicted timeline, for the before/after table. */
+static void
+account_region (TsRank *rk, const TsAction *a, double now)
+{
+  if (a->kind == TS_ACTION_ENTER)
+    {
+      TsOpenRegion o = { a->region, now };
+      g_array_append_val (rk->open_regions, o);
+      return;
+    }
+  guint depth = rk->open_regions->len;
+  while (depth > 0 && g_array_index (rk->open_regions, TsOpenRegion, depth - 1).region != a->region)
+    depth--;
+  if (depth == 0)
+    return;
+  TsOpenRegion *o = &g_array_index (rk->open_regions, TsOpenRegion, depth - 1);
+  rk->sim->region_seconds[a->region] += now - o->since;
+  g_array_set_size (rk->open_regions, depth - 1);
+}
+
 static void
 write_marker (TsRank *rk, const TsAction *a)
 {
+  account_region (rk, a, ts_rank_now (rk));
   TsArchiveWriter *w = rk->sim->writer;
   if (!w)
     return;
@@ -522,6 +544,8 @@ rank_main (int argc, char **argv)
     }
   while (sim->error == NULL && ts_action_feed_next (sim->feed, rk->rank, &a, &error))
     {
+      if (rk->hypotheses && !ts_hypothesis_rank_apply (rk->hypotheses, &a, &error))
+        break;
       handlers[a.kind](rk, &a);
       rk->actions++;
       if ((++sim->actions_done & 0xfff) == 0)
@@ -691,6 +715,20 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
   /* Its "Oops! Deadlock detected" line: tracesim reports deadlocks itself,
    * naming the blocked ranks. */
   g_ptr_array_add (args, "--log=ker_engine.app:file:/dev/null");
+  /* [network] hypotheses: CM02 scales every link's latency and bandwidth. */
+  g_autofree char *lat_cfg = NULL, *bw_cfg = NULL;
+  if (o->hypotheses && ts_hypotheses_latency_factor (o->hypotheses) != 1)
+    {
+      lat_cfg = g_strdup_printf ("--cfg=network/latency-factor:%.17g",
+                                 ts_hypotheses_latency_factor (o->hypotheses));
+      g_ptr_array_add (args, lat_cfg);
+    }
+  if (o->hypotheses && ts_hypotheses_bandwidth_factor (o->hypotheses) != 1)
+    {
+      bw_cfg = g_strdup_printf ("--cfg=network/bandwidth-factor:%.17g",
+                                ts_hypotheses_bandwidth_factor (o->hypotheses));
+      g_ptr_array_add (args, bw_cfg);
+    }
   for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
     g_ptr_array_add (args, (gpointer) o->simgrid_cfg[i]);
   g_ptr_array_add (args, NULL);
@@ -707,6 +745,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
   sim.options = o;
   sim.n_ranks = ts_trace_n_ranks (trace);
   sim.ranks = g_new0 (TsRank, sim.n_ranks);
+  sim.region_seconds = g_new0 (double, ts_trace_n_regions (trace));
   for (guint r = 0; r < sim.n_ranks; r++)
     sim.actions_total += profile->rank_stats[r].actions;
 
@@ -746,6 +785,9 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       rk->speed = sg_host_get_speed (rk->host);
       rk->mailboxes = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (trace));
+      rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
+      if (o->hypotheses)
+        rk->hypotheses = ts_hypothesis_rank_new (o->hypotheses, r, G_MAXUINT);
       rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, request_free);
       char name[32];
       g_snprintf (name, sizeof name, "rank-%u", r);
@@ -791,6 +833,8 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
           result->simcalls += sim.ranks[r].simcalls;
         }
       result->runtime = end - start;
+      result->n_regions = ts_trace_n_regions (trace);
+      result->region_seconds = g_steal_pointer (&sim.region_seconds);
     }
   if (sim.writer)
     {
@@ -804,9 +848,12 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       g_clear_pointer (&sim.ranks[r].mailboxes, g_hash_table_unref);
       g_clear_pointer (&sim.ranks[r].requests, g_hash_table_unref);
       g_clear_pointer (&sim.ranks[r].icoll_seq, g_free);
+      g_clear_pointer (&sim.ranks[r].open_regions, g_array_unref);
+      g_clear_pointer (&sim.ranks[r].hypotheses, ts_hypothesis_rank_free);
     }
   g_clear_pointer (&sim.feed, ts_action_feed_free);
   g_free (sim.ranks);
+  g_free (sim.region_seconds);
   g_clear_error (&sim.error);
   return ok;
 }

@@ -15,6 +15,7 @@
 #include <glib.h>
 #include "model/trace.h"
 #include "model/profile.h"
+#include "hypotheses/hypotheses.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +44,8 @@ typedef struct {
    * the same time with one simcall instead of two, exact unless the platform
    * varies host speeds over time (speed profiles), which needs this set. */
   gboolean exact_cpu;
+  /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
+  const TsHypotheses *hypotheses;
 } TsReplayOptions;
 
 typedef struct {
@@ -51,6 +54,8 @@ typedef struct {
   GArray *rank_end;            /* double per rank, from the common start */
   guint64 actions_replayed;
   guint64 simcalls;            /* actions that touched the simulated world */
+  double *region_seconds;      /* per trace region: predicted inclusive seconds, all ranks */
+  guint n_regions;
 } TsReplayResult;
 
 void ts_replay_options_init (TsReplayOptions *options);

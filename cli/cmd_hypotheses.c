@@ -1,0 +1,46 @@
+#include <config.h>
+
+#include "cli/commands.h"
+#include "hypotheses/hypotheses.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* tracesim hypotheses check FILE... TRACE: parse, bind, and show what each
+ * rule selects, without replaying. */
+static int
+check (int argc, char **argv)
+{
+  g_autoptr (GOptionContext) ctx
+    = g_option_context_new ("FILE... TRACE - validate hypothesis files against a trace");
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return ts_cmd_fail ("hypotheses check", error);
+  if (argc < 3)
+    {
+      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "usage: tracesim hypotheses check FILE... TRACE");
+      return ts_cmd_fail ("hypotheses check", error);
+    }
+  g_autoptr (TsHypotheses) h = ts_hypotheses_new ();
+  for (int i = 1; i < argc - 1; i++)
+    if (!ts_hypotheses_load_file (h, argv[i], &error))
+      return ts_cmd_fail ("hypotheses check", error);
+  g_autoptr (TsTrace) trace = ts_trace_open (argv[argc - 1], &error);
+  if (!trace || !ts_hypotheses_bind (h, trace, &error))
+    return ts_cmd_fail ("hypotheses check", error);
+  g_autoptr (GString) out = g_string_new (NULL);
+  ts_hypotheses_describe (h, trace, out);
+  printf ("%s%u rule(s), all match regions of %s\n", out->str, ts_hypotheses_n_rules (h),
+          argv[argc - 1]);
+  return 0;
+}
+
+int
+ts_cmd_hypotheses (int argc, char **argv)
+{
+  if (argc >= 2 && strcmp (argv[1], "check") == 0)
+    return check (argc - 1, argv + 1);
+  fprintf (stderr, "usage: tracesim hypotheses check FILE... TRACE\n");
+  return 2;
+}

@@ -1,0 +1,63 @@
+/* One hypothesis rule and the kinds of rules (private to hypotheses/).
+ *
+ * A kind is one ops struct: the key that names it in a [region:...] section,
+ * how to parse its value, how to rewrite a compute burst, and, for kinds that
+ * work per occurrence, how the selected ranks' durations of one occurrence
+ * give the duration every rank should take. Adding a kind is adding a struct
+ * to rules.c and its name to ts_rule_kinds. */
+#ifndef TS_HYPOTHESES_RULE_H
+#define TS_HYPOTHESES_RULE_H
+
+#include <glib.h>
+#include "model/rank_log.h"
+
+typedef struct TsRule TsRule;
+
+typedef struct {
+  const char *key;
+  /* TRUE: the new duration depends on each occurrence's duration (prepared). */
+  gboolean per_occurrence;
+  /* Parse the key's value into @rule; the message needs no location. */
+  gboolean (*parse) (TsRule *rule, const char *value, GError **error);
+  /* New duration of a compute burst of @seconds, inside an occurrence whose
+   * selected compute lasted @occurrence in all and should last @target. */
+  double (*apply) (const TsRule *rule, double seconds, double occurrence, double target);
+  /* per_occurrence kinds: the duration every selected rank takes for one
+   * occurrence, from the @n selected ranks' durations (n >= 1, sortable). */
+  double (*target) (const TsRule *rule, double *durations, guint n);
+  /* Free what parse allocated in rule->data (may be NULL). */
+  void (*free) (TsRule *rule);
+} TsRuleKind;
+
+/* An inclusive range of ranks or occurrences; last G_MAXUINT64: open. */
+typedef struct {
+  guint64 first, last;
+} TsRange;
+
+struct TsRule {
+  const TsRuleKind *kind;
+  char *origin;             /* file, for messages */
+  guint line;               /* its section header */
+  char *pattern;            /* the section's region pattern */
+  gboolean regex;           /* match = regex (whole name) instead of glob */
+  gboolean inclusive;       /* also the compute of everything it calls */
+  GArray *ranks;            /* TsRange; NULL: every rank */
+  GArray *occurrences;      /* TsRange, 1-based visits; NULL: every visit */
+  double value;             /* scale: factor; set: seconds */
+  gpointer data;            /* kind-specific */
+
+  /* After bind. */
+  gboolean *matches;        /* per trace region */
+  guint n_matched;
+  /* After prepare (per_occurrence kinds). */
+  TsRankLog *durations;     /* per rank: double per occurrence, in visit order */
+  GArray *targets;          /* double per occurrence; NaN where no selected rank had it */
+};
+
+/* The kinds, NULL-terminated. */
+extern const TsRuleKind *const ts_rule_kinds[];
+
+gboolean ts_range_list_parse (const char *text, GArray **ranges, GError **error);
+gboolean ts_range_list_contains (const GArray *ranges, guint64 v);
+
+#endif
