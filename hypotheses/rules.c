@@ -155,6 +155,12 @@ const TsRuleKind *const ts_rule_kinds[] = { &scale_kind, &set_kind, &balance_kin
 gboolean
 ts_range_list_parse (const char *text, GArray **ranges, GError **error)
 {
+  if (*text == '\0')
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "the list is empty (give e.g. 0-15,32 or 100-)");
+      return FALSE;
+    }
   g_auto (GStrv) parts = g_strsplit (text, ",", -1);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (TsRange));
   for (guint i = 0; parts[i]; i++)

@@ -18,7 +18,8 @@
 
 #define TOLERANCE 1e-6
 
-static const char *scenario_names[] = { "late-sender", "allreduce4", "iallreduce-overlap", "persistent", NULL };
+static const char *scenario_names[] = { "late-sender", "allreduce4", "iallreduce-overlap", "persistent",
+                                         "sender-faster", "imbalance-mean", "selection", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json. */
 static GArray *
@@ -66,8 +67,20 @@ test_scenario (void **state)
   g_autofree char *work = ts_test_workdir (name);
   g_autofree char *trace = ts_test_generate (work, dir);
   g_autofree char *out = g_build_filename (work, "out", NULL);
-  TsToolResult res = ts_run_tracesim ((const char *[]) { "run", trace, "-p", platform, "-o", out,
-                                                         "-q", NULL });
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+  for (const char *const *w = (const char *const[]) { "run", trace, "-p", platform, "-o", out, "-q",
+                                                      NULL };
+       *w; w++)
+    g_ptr_array_add (args, g_strdup (*w));
+  /* Optional hypothesis files, relative to the scenario, applied in order. */
+  g_auto (GStrv) hyps = g_key_file_get_string_list (kf, "scenario", "hypotheses", NULL, NULL);
+  for (guint i = 0; hyps && hyps[i]; i++)
+    {
+      g_ptr_array_add (args, g_strdup ("-H"));
+      g_ptr_array_add (args, g_build_filename (dir, hyps[i], NULL));
+    }
+  g_ptr_array_add (args, NULL);
+  TsToolResult res = ts_run_tracesim ((const char **) args->pdata);
   if (res.status != 0)
     fail_msg ("tracesim failed on %s: %s", name, res.err);
   ts_tool_result_clear (&res);

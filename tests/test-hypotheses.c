@@ -1,0 +1,212 @@
+/* hypotheses/: every kind parsed from text and from a file, every error
+ * with its file and line, binding to a trace's regions, and the rewriting
+ * of compute actions. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "hypotheses/hypotheses.h"
+#include "tests/tool-run.h"
+
+/* Regions: main, compute_kernel, physics_a, physics_b (ids in that order of
+ * first appearance). */
+static const char *script =
+  "ranks 2\n"
+  "0 0.0 enter main\n0 0.0 enter compute_kernel\n0 1.0 leave compute_kernel\n"
+  "0 1.0 enter physics_a\n0 2.0 leave physics_a\n0 2.0 enter physics_b\n0 3.0 leave physics_b\n"
+  "0 3.0 leave main\n"
+  "1 0.0 enter main\n1 0.0 enter compute_kernel\n1 0.5 leave compute_kernel\n1 0.5 leave main\n";
+
+static TsTrace *
+open_trace (const char *name)
+{
+  g_autofree char *work = ts_test_workdir (name);
+  g_autofree char *anchor = ts_test_generate_text (work, script);
+  GError *error = NULL;
+  TsTrace *t = ts_trace_open (anchor, &error);
+  g_assert_no_error (error);
+  return t;
+}
+
+/* Load @text; return the error message (caller frees) or NULL. */
+static char *
+load_error (const char *text)
+{
+  g_autoptr (TsHypotheses) h = ts_hypotheses_new ();
+  GError *error = NULL;
+  if (ts_hypotheses_load_data (h, text, "t.hyp", &error))
+    return NULL;
+  char *msg = g_strdup (error->message);
+  g_error_free (error);
+  return msg;
+}
+
+static void
+expect_error (const char *text, const char *const *needles)
+{
+  g_autofree char *msg = load_error (text);
+  if (!msg)
+    fail_msg ("no error for:\n%s", text);
+  for (guint i = 0; needles[i]; i++)
+    if (!strstr (msg, needles[i]))
+      fail_msg ("error lacks '%s': %s", needles[i], msg);
+}
+
+static void
+test_every_kind_parses (void **state)
+{
+  g_autoptr (TsHypotheses) h = ts_hypotheses_new ();
+  GError *error = NULL;
+  /* Trailing comments as in the documentation's examples. */
+  const char *text =
+    "# every kind\n"
+    "[region:compute_kernel]   # 2x faster\n"
+    "scale = 0.5               # own compute x 0.5\n"
+    "[region:physics_*]\n"
+    "balance = median\n"
+    "ranks = 0-15,32\n"
+    "occurrences = 100-\n"
+    "inclusive = true\n"
+    "[region:main]\n"
+    "set = 0.25\n"
+    "[region:phys.*_b]\n"
+    "match = regex\n"
+    "remove = true\n"
+    "[network]\n"
+    "bandwidth = 2\n"
+    "latency = 0.5\n"
+    "[hosts]\n"
+    "speed = 1.25\n";
+  assert_true (ts_hypotheses_load_data (h, text, "every.hyp", &error));
+  g_assert_no_error (error);
+  assert_int_equal (ts_hypotheses_n_rules (h), 4);
+  assert_true (ts_hypotheses_bandwidth_factor (h) == 2);
+  assert_true (ts_hypotheses_latency_factor (h) == 0.5);
+  assert_true (ts_hypotheses_speed_factor (h) == 1.25);
+
+  /* The same from a file, loaded after: rules add up, factors multiply. */
+  g_autofree char *work = ts_test_workdir ("hypfile");
+  g_autofree char *path = g_build_filename (work, "again.hyp", NULL);
+  assert_true (g_file_set_contents (path, text, -1, NULL));
+  assert_true (ts_hypotheses_load_file (h, path, &error));
+  assert_int_equal (ts_hypotheses_n_rules (h), 8);
+  assert_true (ts_hypotheses_bandwidth_factor (h) == 4);
+
+  g_autoptr (TsTrace) trace = open_trace ("hypbind");
+  assert_true (ts_hypotheses_bind (h, trace, &error));
+  g_autoptr (GString) d = g_string_new (NULL);
+  ts_hypotheses_describe (h, trace, d);
+  /* The glob selects both physics regions, the regex only the second. */
+  assert_non_null (strstr (d->str, "every.hyp:4: balance median on the inclusive compute of "
+                                   "physics_a, physics_b, ranks 0-15,32, occurrences 100-"));
+  assert_non_null (strstr (d->str, "every.hyp:11: remove on the own compute of physics_b\n"));
+}
+
+static void
+test_errors_name_file_and_line (void **state)
+{
+  expect_error ("[region:a]\nscale = fast\n", (const char *const[]) { "t.hyp:2:", "fast", NULL });
+  expect_error ("[region:a]\nscale = -2\n", (const char *const[]) { "t.hyp:2:", "-2", NULL });
+  expect_error ("[network]\nbandwidth = -1\n",
+                (const char *const[]) { "t.hyp:2:", "positive", NULL });
+  expect_error ("[network]\nbandwidth = 0\n", (const char *const[]) { "t.hyp:2:", NULL });
+  expect_error ("[region:a]\nscale = 1\nfrobnicate = 3\n",
+                (const char *const[]) { "t.hyp:3:", "unknown key 'frobnicate'", NULL });
+  expect_error ("[machine]\nspeed = 2\n",
+                (const char *const[]) { "t.hyp:1:", "unknown section [machine]", NULL });
+  expect_error ("[region:a]\nscale = 1\nranks = 5-3\n",
+                (const char *const[]) { "t.hyp:3:", "empty", NULL });
+  expect_error ("[region:a]\nscale = 1\nranks = \n", (const char *const[]) { "t.hyp:3:", NULL });
+  expect_error ("[region:a]\nscale = 1\noccurrences = 0-2\n",
+                (const char *const[]) { "t.hyp:3:", "from 1", NULL });
+  expect_error ("[region:a]\nbalance = average\n",
+                (const char *const[]) { "t.hyp:2:", "mean, median, min or max", NULL });
+  expect_error ("[region:a]\nscale = 1\nset = 2\n",
+                (const char *const[]) { "t.hyp:3:", "one kind of rule", NULL });
+  expect_error ("[region:a]\nranks = 1\n", (const char *const[]) { "t.hyp:1:", "nothing to do",
+                                                                   NULL });
+  expect_error ("[region:a(]\nmatch = regex\nscale = 1\n",
+                (const char *const[]) { "t.hyp:1:", "regex", NULL });
+  expect_error ("[region:a\nscale = 1\n", (const char *const[]) { "t.hyp", NULL });
+}
+
+static void
+test_no_match_suggests (void **state)
+{
+  g_autoptr (TsTrace) trace = open_trace ("hypnomatch");
+  g_autoptr (TsHypotheses) h = ts_hypotheses_new ();
+  GError *error = NULL;
+  assert_true (ts_hypotheses_load_data (h, "\n[region:compute_kernal]\nscale = 0.5\n", "k.hyp",
+                                        &error));
+  assert_false (ts_hypotheses_bind (h, trace, &error));
+  assert_non_null (strstr (error->message, "k.hyp:2:"));
+  assert_non_null (strstr (error->message, "matches no region"));
+  /* The closest name comes first. */
+  assert_non_null (strstr (error->message, "closest names: compute_kernel"));
+  g_error_free (error);
+}
+
+/* Rewriting: actions of rank 0 as the replay would see them. */
+static double
+rewrite (TsHypothesisRank *hr, TsActionKind kind, guint32 region, double seconds)
+{
+  TsAction a = { .kind = kind, .region = region, .seconds = seconds };
+  GError *error = NULL;
+  assert_true (ts_hypothesis_rank_apply (hr, &a, &error));
+  return a.seconds;
+}
+
+static void
+test_rewrite_selects_rank_and_occurrence (void **state)
+{
+  g_autoptr (TsTrace) trace = open_trace ("hyprewrite");
+  gint kernel = ts_trace_region_by_name (trace, "compute_kernel");
+  gint main_region = ts_trace_region_by_name (trace, "main");
+  assert_true (kernel >= 0 && main_region >= 0);
+  g_autoptr (TsHypotheses) h = ts_hypotheses_new ();
+  GError *error = NULL;
+  assert_true (ts_hypotheses_load_data (h,
+                                        "[region:compute_kernel]\nscale = 0.5\nranks = 0\n"
+                                        "occurrences = 2\n[hosts]\nspeed = 2\n",
+                                        "r.hyp", &error));
+  assert_true (ts_hypotheses_bind (h, trace, &error));
+
+  TsHypothesisRank *r0 = ts_hypothesis_rank_new (h, 0, G_MAXUINT);
+  rewrite (r0, TS_ACTION_ENTER, main_region, 0);
+  /* Own compute of main: only [hosts] speed 2 applies: 1.0 -> 0.5. */
+  assert_true (rewrite (r0, TS_ACTION_COMPUTE, main_region, 1.0) == 0.5);
+  /* First visit of the kernel: not selected: 1.0 / 2. */
+  rewrite (r0, TS_ACTION_ENTER, kernel, 0);
+  assert_true (rewrite (r0, TS_ACTION_COMPUTE, kernel, 1.0) == 0.5);
+  rewrite (r0, TS_ACTION_LEAVE, kernel, 0);
+  /* Second visit: x 0.5, then / 2: 1.0 -> 0.25. */
+  rewrite (r0, TS_ACTION_ENTER, kernel, 0);
+  assert_true (rewrite (r0, TS_ACTION_COMPUTE, kernel, 1.0) == 0.25);
+  rewrite (r0, TS_ACTION_LEAVE, kernel, 0);
+  ts_hypothesis_rank_free (r0);
+
+  /* Rank 1 is not selected: its second visit only gets the host speed. */
+  TsHypothesisRank *r1 = ts_hypothesis_rank_new (h, 1, G_MAXUINT);
+  rewrite (r1, TS_ACTION_ENTER, kernel, 0);
+  rewrite (r1, TS_ACTION_LEAVE, kernel, 0);
+  rewrite (r1, TS_ACTION_ENTER, kernel, 0);
+  assert_true (rewrite (r1, TS_ACTION_COMPUTE, kernel, 1.0) == 0.5);
+  ts_hypothesis_rank_free (r1);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_every_kind_parses),
+    cmocka_unit_test (test_errors_name_file_and_line),
+    cmocka_unit_test (test_no_match_suggests),
+    cmocka_unit_test (test_rewrite_selects_rank_and_occurrence),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
