@@ -146,6 +146,33 @@ test_convert_unknown_format (void **state)
                   (const char *const[]) { "dumpi", "ti", NULL });
 }
 
+/* A hypothesis naming no region of the trace stops the run before anything
+ * is written, naming the file, the line and the closest region. */
+static void
+test_hypothesis_unknown_region (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("hypregion");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  g_autofree char *hyp = g_build_filename (work, "x.hyp", NULL);
+  assert_true (g_file_set_contents (hyp, "# typo\n[region:mian]\nscale = 0.5\n", -1, NULL));
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  expect_failure (work, (const char *[]) { "run", trace, "-H", hyp, "-o", out, NULL },
+                  (const char *const[]) { "x.hyp:2:", "mian", "closest names: main", NULL });
+}
+
+/* A malformed hypothesis value is refused with its line. */
+static void
+test_hypothesis_bad_value (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("hypvalue");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  g_autofree char *hyp = g_build_filename (work, "x.hyp", NULL);
+  assert_true (g_file_set_contents (hyp, "[hosts]\nspeed = -1\n", -1, NULL));
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  expect_failure (work, (const char *[]) { "run", trace, "-H", hyp, "-o", out, NULL },
+                  (const char *const[]) { "x.hyp:2:", "positive", NULL });
+}
+
 /* Ensure that a platform file that does not exist is named. */
 static void
 test_missing_platform (void **state)
@@ -170,6 +197,8 @@ main (void)
     cmocka_unit_test (test_missing_platform),
     cmocka_unit_test (test_malformed_cfg),
     cmocka_unit_test (test_convert_unknown_format),
+    cmocka_unit_test (test_hypothesis_unknown_region),
+    cmocka_unit_test (test_hypothesis_bad_value),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -199,6 +199,24 @@ test_rewrite_selects_rank_and_occurrence (void **state)
   ts_hypothesis_rank_free (r1);
 }
 
+/* `tracesim hypotheses check` lists what each rule selects. */
+static void
+test_check_command (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("hypcheck");
+  g_autofree char *trace = ts_test_generate_text (work, script);
+  g_autofree char *hyp = g_build_filename (work, "c.hyp", NULL);
+  assert_true (g_file_set_contents (hyp, "[region:physics_*]\nbalance = max\nranks = 1-\n",
+                                    -1, NULL));
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "hypotheses", "check", hyp, trace, NULL });
+  assert_int_equal (r.status, 0);
+  g_autofree char *want = g_strdup_printf ("%s:1: balance max on the own compute of physics_a, "
+                                           "physics_b, ranks 1-\n1 rule(s)", hyp);
+  if (!strstr (r.out, want))
+    fail_msg ("check printed: %s", r.out);
+  ts_tool_result_clear (&r);
+}
+
 int
 main (void)
 {
@@ -207,6 +225,7 @@ main (void)
     cmocka_unit_test (test_errors_name_file_and_line),
     cmocka_unit_test (test_no_match_suggests),
     cmocka_unit_test (test_rewrite_selects_rank_and_occurrence),
+    cmocka_unit_test (test_check_command),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
