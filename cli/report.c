@@ -160,3 +160,55 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsProfile *p)
              p->latency, p->bandwidth, p->fit_samples);
   top_regions (out, trace, p, 20);
 }
+
+void
+ts_report_wait_states (FILE *out, const TsTrace *trace, const TsWaitStates *original,
+                       const TsWaitStates *predicted)
+{
+  guint n = ts_trace_n_ranks (trace);
+  fprintf (out, "  %-24s %12s%s\n", "wait states (s, all ranks)", "original",
+           predicted ? "    predicted" : "");
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    {
+      fprintf (out, "  %-24s %12.6f", ts_wait_pattern_name (p), ts_wait_states_total (original, p));
+      if (predicted)
+        fprintf (out, " %12.6f", ts_wait_states_total (predicted, p));
+      fputc ('\n', out);
+    }
+  if (predicted || n > 16)
+    return;
+  fprintf (out, "  %-24s", "per rank (original)");
+  for (guint r = 0; r < n; r++)
+    fprintf (out, "     rank %2u", r);
+  fputc ('\n', out);
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    {
+      fprintf (out, "  %-24s", ts_wait_pattern_name (p));
+      for (guint r = 0; r < n; r++)
+        fprintf (out, " %11.6f", ts_wait_states_rank (original, p, r));
+      fputc ('\n', out);
+    }
+}
+
+typedef struct {
+  GString *csv;
+  const char *phase;
+  const TsTrace *trace;
+} CsvCtx;
+
+static void
+csv_row (TsWaitPattern p, guint region, guint rank, double seconds, gpointer data)
+{
+  CsvCtx *c = data;
+  char value[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd (value, sizeof value, "%.9f", seconds);
+  g_string_append_printf (c->csv, "%s,%s,%s,%u,%s\n", c->phase, ts_wait_pattern_name (p),
+                          ts_trace_region_name (c->trace, region), rank, value);
+}
+
+void
+ts_wait_states_csv (GString *csv, const char *phase, const TsTrace *trace, const TsWaitStates *w)
+{
+  CsvCtx c = { csv, phase, trace };
+  ts_wait_states_foreach (w, csv_row, &c);
+}

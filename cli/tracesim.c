@@ -14,6 +14,7 @@ static const struct {
   { "info", ts_cmd_info, "ranks, regions, MPI calls, events, span, message completeness" },
   { "calibrate", ts_cmd_calibrate, "write a cluster platform fitted to a trace's own timings" },
   { "hypotheses", ts_cmd_hypotheses, "check hypothesis files against a trace (hypotheses check)" },
+  { "waitstates", ts_cmd_waitstates, "find the wait states of a trace without simulating" },
   { "convert", ts_cmd_convert, "write a trace in another replay tool's format (SimGrid TI)" },
 };
 

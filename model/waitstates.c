@@ -1,0 +1,605 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-waitstates"
+
+#include "model/waitstates.h"
+#include "model/feed.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const pattern_names[TS_WAIT_N_PATTERNS] = {
+  "late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast", "early_reduce",
+  "partitioned_late_sender",
+};
+
+const char *
+ts_wait_pattern_name (TsWaitPattern p)
+{
+  return p < TS_WAIT_N_PATTERNS ? pattern_names[p] : NULL;
+}
+
+struct TsWaitStates {
+  const TsTrace *trace;
+  guint n_ranks;
+  double *totals;            /* [pattern * n_ranks + rank] */
+  GHashTable *cells;         /* guint64 (pattern, region, rank) -> double* */
+};
+
+static guint64
+cell_key (TsWaitPattern p, guint region, guint rank)
+{
+  return ((guint64) p << 56) | ((guint64) region << 28) | rank;
+}
+
+static void
+add_wait (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double seconds)
+{
+  if (!(seconds > 0))
+    return;
+  w->totals[p * w->n_ranks + rank] += seconds;
+  guint64 key = cell_key (p, region, rank);
+  double *cell = g_hash_table_lookup (w->cells, &key);
+  if (!cell)
+    {
+      cell = g_new0 (double, 1);
+      g_hash_table_insert (w->cells, g_memdup2 (&key, sizeof key), cell);
+    }
+  *cell += seconds;
+}
+
+/* ---- point-to-point ---------------------------------------------------------- */
+
+/* A message's two ends. Each is complete when matched and, for the side
+ * that can wait, when its blocking call is known (a wait comes later than
+ * the post of a non-blocking operation). */
+typedef struct {
+  guint rank;
+  guint32 region;            /* the call that blocks for it */
+  double post;               /* receive posted */
+  double block;              /* receiving call entered; NaN until known */
+  double send_enter;         /* NaN until matched */
+  double end;                /* receiving call left; NaN until known */
+  gboolean in_queue, in_requests, in_call, settled;
+} RecvEnd;
+
+typedef struct {
+  guint rank;
+  guint32 region;
+  double enter;              /* send started */
+  double block;              /* blocking call entered (the send, or its wait); NaN until known */
+  double recv_post;          /* NaN until matched */
+  double end;                /* blocking call left; NaN until known */
+  gboolean in_queue, in_requests, in_call, settled;
+} SendEnd;
+
+typedef struct {
+  GQueue sends, recvs;       /* unmatched, in posting order */
+} Channel;
+
+typedef struct {
+  guint32 src, dst, comm;
+  gint32 tag;
+} ChannelKey;
+
+static guint
+channel_hash (gconstpointer p)
+{
+  const ChannelKey *k = p;
+  return k->src * 2654435761u ^ k->dst * 40503u ^ k->comm * 97u ^ (guint) k->tag;
+}
+
+static gboolean
+channel_equal (gconstpointer a, gconstpointer b)
+{
+  return memcmp (a, b, sizeof (ChannelKey)) == 0;
+}
+
+static void
+channel_free (gpointer p)
+{
+  Channel *c = p;
+  g_queue_clear_full (&c->sends, g_free);
+  g_queue_clear_full (&c->recvs, g_free);
+  g_free (c);
+}
+
+/* ---- collectives --------------------------------------------------------------- */
+
+typedef struct {
+  guint rank;
+  double enter;
+  guint32 region;
+  gboolean root;
+} Arrival;
+
+typedef struct {
+  TsCollectiveOp op;
+  guint size;
+  GArray *arrivals;          /* Arrival */
+} CollInstance;
+
+typedef struct {
+  guint32 comm;
+  guint64 instance;
+} CollKey;
+
+static guint
+coll_hash (gconstpointer p)
+{
+  const CollKey *k = p;
+  return k->comm * 2654435761u ^ (guint) k->instance;
+}
+
+static gboolean
+coll_equal (gconstpointer a, gconstpointer b)
+{
+  const CollKey *x = a, *y = b;
+  return x->comm == y->comm && x->instance == y->instance;
+}
+
+static void
+coll_free (gpointer p)
+{
+  CollInstance *c = p;
+  g_array_unref (c->arrivals);
+  g_free (c);
+}
+
+/* ---- the analysis ------------------------------------------------------------ */
+
+typedef struct {
+  guint rank;
+  TsAction next;
+  gboolean has_next;
+  GHashTable *requests;      /* req -> gpointer (tagged: RecvEnd* or SendEnd* | 1) */
+  GPtrArray *in_call;        /* ends the current MPI call blocks for (tagged likewise) */
+  guint64 *coll_seen;        /* per communicator: collectives entered */
+} Cursor;
+
+typedef struct {
+  TsWaitStates *w;
+  const TsTrace *trace;
+  GHashTable *channels;      /* ChannelKey -> Channel */
+  GHashTable *colls;         /* CollKey -> CollInstance */
+} Analysis;
+
+static Channel *
+channel_of (Analysis *an, guint src, guint dst, guint32 comm, gint32 tag)
+{
+  ChannelKey k = { src, dst, comm, tag };
+  Channel *c = g_hash_table_lookup (an->channels, &k);
+  if (!c)
+    {
+      c = g_new0 (Channel, 1);
+      g_hash_table_insert (an->channels, g_memdup2 (&k, sizeof k), c);
+    }
+  return c;
+}
+
+/* An end is released once nothing refers to it. */
+static void
+recv_release (RecvEnd *r)
+{
+  if (!r->in_queue && !r->in_requests && !r->in_call)
+    g_free (r);
+}
+
+static void
+send_release (SendEnd *s)
+{
+  if (!s->in_queue && !s->in_requests && !s->in_call)
+    g_free (s);
+}
+
+/* The current call of @cu blocks for this end. */
+static void
+block_in_call (Cursor *cu, gpointer end, gboolean is_send)
+{
+  if (is_send)
+    ((SendEnd *) end)->in_call = TRUE;
+  else
+    ((RecvEnd *) end)->in_call = TRUE;
+  g_ptr_array_add (cu->in_call, GSIZE_TO_POINTER (GPOINTER_TO_SIZE (end) | (is_send ? 1 : 0)));
+}
+
+/* When an MPI call ends, its waiting: Late Sender from its entry until the
+ * latest send it received from began, Late Receiver until the latest receive
+ * its sends needed was posted, each at most until the call left (a buffered
+ * send leaves at once and shows none). A call completing several messages
+ * (MPI_Waitall) waited once, for the latest, as Scalasca counts it. By then
+ * the partner's entry has been read: it happened before this call ended. */
+static void
+on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
+{
+  double late_sender = 0, late_receiver = 0;
+  for (guint i = 0; i < cu->in_call->len; i++)
+    {
+      gsize v = GPOINTER_TO_SIZE (g_ptr_array_index (cu->in_call, i));
+      if (v & 1)
+        {
+          SendEnd *s = GSIZE_TO_POINTER (v & ~(gsize) 1);
+          if (!isnan (s->recv_post))
+            late_receiver = MAX (late_receiver, MIN (s->recv_post, end) - s->block);
+          s->in_call = FALSE;
+          send_release (s);
+        }
+      else
+        {
+          RecvEnd *r = GSIZE_TO_POINTER (v);
+          if (!isnan (r->send_enter))
+            late_sender = MAX (late_sender, MIN (r->send_enter, end) - r->block);
+          r->in_call = FALSE;
+          recv_release (r);
+        }
+    }
+  g_ptr_array_set_size (cu->in_call, 0);
+  /* Both run from the call's entry: the time they share is counted once, as
+   * Late Sender (Scalasca does the same in MPI_Waitall). */
+  late_receiver -= late_sender;
+  if (isfinite (end))
+    {
+      add_wait (an->w, TS_WAIT_LATE_SENDER, region, cu->rank, late_sender);
+      add_wait (an->w, TS_WAIT_LATE_RECEIVER, region, cu->rank, late_receiver);
+    }
+}
+
+static void
+match (Analysis *an, Channel *c)
+{
+  while (c->sends.length > 0 && c->recvs.length > 0)
+    {
+      SendEnd *s = g_queue_pop_head (&c->sends);
+      RecvEnd *r = g_queue_pop_head (&c->recvs);
+      s->in_queue = r->in_queue = FALSE;
+      r->send_enter = s->enter;
+      s->recv_post = r->post;
+      recv_release (r);
+      send_release (s);
+    }
+}
+
+static void
+on_send (Analysis *an, Cursor *cu, const TsAction *a)
+{
+  SendEnd *s = g_new0 (SendEnd, 1);
+  s->rank = cu->rank;
+  s->region = a->call;
+  s->enter = a->time;
+  s->block = s->end = NAN;
+  s->recv_post = NAN;
+  s->in_queue = TRUE;
+  if (a->kind == TS_ACTION_SEND)
+    {
+      s->block = a->time;
+      block_in_call (cu, s, TRUE);
+    }
+  if (a->kind == TS_ACTION_ISEND)
+    {
+      s->in_requests = TRUE;
+      g_hash_table_replace (cu->requests, g_memdup2 (&a->req, sizeof a->req),
+                            GSIZE_TO_POINTER (GPOINTER_TO_SIZE (s) | 1));
+    }
+  guint dst = ts_trace_comm_world_rank (an->trace, a->comm, cu->rank, a->peer);
+  Channel *c = channel_of (an, cu->rank, dst, a->comm, a->tag);
+  g_queue_push_tail (&c->sends, s);
+  match (an, c);
+}
+
+static void
+on_recv (Analysis *an, Cursor *cu, const TsAction *a)
+{
+  if (a->flags & TS_ACTION_MISSING)
+    return;
+  RecvEnd *r = g_new0 (RecvEnd, 1);
+  r->rank = cu->rank;
+  r->region = a->call;
+  r->post = a->time;
+  r->block = r->end = NAN;
+  r->send_enter = NAN;
+  r->in_queue = TRUE;
+  if (a->kind == TS_ACTION_RECV)
+    {
+      r->block = a->time;
+      block_in_call (cu, r, FALSE);
+    }
+  if (a->kind == TS_ACTION_IRECV)
+    {
+      r->in_requests = TRUE;
+      g_hash_table_replace (cu->requests, g_memdup2 (&a->req, sizeof a->req), r);
+    }
+  guint src = ts_trace_comm_world_rank (an->trace, a->comm, cu->rank, a->peer);
+  Channel *c = channel_of (an, src, cu->rank, a->comm, a->tag);
+  g_queue_push_tail (&c->recvs, r);
+  match (an, c);
+}
+
+/* The call completing a non-blocking request is where its end blocks. */
+static void
+on_wait (Analysis *an, Cursor *cu, const TsAction *a)
+{
+  gpointer key, v;
+  if (!g_hash_table_steal_extended (cu->requests, &a->req, &key, &v))
+    return;
+  g_free (key);
+  if (GPOINTER_TO_SIZE (v) & 1)
+    {
+      SendEnd *s = GSIZE_TO_POINTER (GPOINTER_TO_SIZE (v) & ~(gsize) 1);
+      s->in_requests = FALSE;
+      s->region = a->call;
+      s->block = a->time;
+      block_in_call (cu, s, TRUE);
+    }
+  else
+    {
+      RecvEnd *r = v;
+      r->in_requests = FALSE;
+      r->region = a->call;
+      r->block = a->time;
+      block_in_call (cu, r, FALSE);
+    }
+}
+
+/* Everybody's waiting in one collective instance, once all have entered. */
+static void
+collective_done (Analysis *an, CollInstance *ci)
+{
+  double last = -INFINITY, root_enter = NAN, first_other = INFINITY;
+  for (guint i = 0; i < ci->arrivals->len; i++)
+    {
+      Arrival *x = &g_array_index (ci->arrivals, Arrival, i);
+      last = MAX (last, x->enter);
+      if (x->root)
+        root_enter = x->enter;
+      else
+        first_other = MIN (first_other, x->enter);
+    }
+  for (guint i = 0; i < ci->arrivals->len; i++)
+    {
+      Arrival *x = &g_array_index (ci->arrivals, Arrival, i);
+      switch (ts_collective_shape (ci->op))
+        {
+        case TS_COLL_SHAPE_BARRIER:
+          add_wait (an->w, TS_WAIT_BARRIER, x->region, x->rank, last - x->enter);
+          break;
+        case TS_COLL_SHAPE_N2N:
+          add_wait (an->w, TS_WAIT_NXN, x->region, x->rank, last - x->enter);
+          break;
+        case TS_COLL_SHAPE_ONE2N:
+          if (!x->root && !isnan (root_enter))
+            add_wait (an->w, TS_WAIT_LATE_BROADCAST, x->region, x->rank, root_enter - x->enter);
+          break;
+        case TS_COLL_SHAPE_N2ONE:
+          if (x->root && isfinite (first_other))
+            add_wait (an->w, TS_WAIT_EARLY_REDUCE, x->region, x->rank, first_other - x->enter);
+          break;
+        case TS_COLL_SHAPE_PREFIX:
+          break;
+        }
+    }
+}
+
+static void
+on_collective (Analysis *an, Cursor *cu, const TsAction *a)
+{
+  guint size = ts_trace_comm_size (an->trace, a->comm);
+  gint me = ts_trace_comm_local_rank (an->trace, a->comm, cu->rank);
+  if (size < 2 || me < 0)
+    return;
+  CollKey k = { a->comm, cu->coll_seen[a->comm]++ };
+  CollInstance *ci = g_hash_table_lookup (an->colls, &k);
+  if (!ci)
+    {
+      ci = g_new0 (CollInstance, 1);
+      ci->op = a->op;
+      ci->size = size;
+      ci->arrivals = g_array_sized_new (FALSE, FALSE, sizeof (Arrival), size);
+      g_hash_table_insert (an->colls, g_memdup2 (&k, sizeof k), ci);
+    }
+  Arrival x = { cu->rank, a->time, a->call, a->peer != TS_NO_RANK && a->peer == me };
+  g_array_append_val (ci->arrivals, x);
+  if (ci->arrivals->len == ci->size)
+    {
+      collective_done (an, ci);
+      g_hash_table_remove (an->colls, &k);
+    }
+}
+
+static void
+process (Analysis *an, Cursor *cu, const TsAction *a)
+{
+  switch ((TsActionKind) a->kind)
+    {
+    case TS_ACTION_SEND:
+    case TS_ACTION_ISEND:
+      on_send (an, cu, a);
+      break;
+    case TS_ACTION_RECV:
+    case TS_ACTION_IRECV:
+      on_recv (an, cu, a);
+      break;
+    case TS_ACTION_WAIT:
+      on_wait (an, cu, a);
+      break;
+    case TS_ACTION_COLLECTIVE:
+      on_collective (an, cu, a);
+      break;
+    case TS_ACTION_LEAVE:
+      if (cu->in_call->len > 0 && ts_trace_region_call (an->trace, a->region) != TS_CALL_USER)
+        on_call_end (an, cu, a->region, a->time);
+      break;
+    default:
+      break;
+    }
+}
+
+static gint
+by_next_time (gconstpointer a, gconstpointer b, gpointer unused)
+{
+  const Cursor *x = a, *y = b;
+  if (x->next.time != y->next.time)
+    return x->next.time < y->next.time ? -1 : 1;
+  return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static void
+release_request (gpointer value)
+{
+  /* Requests never completed in the trace: their ends are freed here unless
+   * a channel queue still holds them (freed with the channel). */
+  gsize v = GPOINTER_TO_SIZE (value);
+  if (v & 1)
+    {
+      SendEnd *s = GSIZE_TO_POINTER (v & ~(gsize) 1);
+      s->in_requests = FALSE;
+      if (!s->in_queue && !s->in_call)
+        g_free (s);
+    }
+  else
+    {
+      RecvEnd *r = value;
+      r->in_requests = FALSE;
+      if (!r->in_queue && !r->in_call)
+        g_free (r);
+    }
+}
+
+TsWaitStates *
+ts_wait_states_analyse (const TsTrace *trace, const TsProfile *profile, GError **error)
+{
+  TsWaitStates *w = g_new0 (TsWaitStates, 1);
+  w->trace = trace;
+  w->n_ranks = profile->n_ranks;
+  w->totals = g_new0 (double, TS_WAIT_N_PATTERNS * w->n_ranks);
+  w->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+
+  Analysis an = { w, trace };
+  an.channels = g_hash_table_new_full (channel_hash, channel_equal, g_free, channel_free);
+  an.colls = g_hash_table_new_full (coll_hash, coll_equal, g_free, coll_free);
+
+  TsActionFeed *feed = ts_action_feed_open (trace, profile, error);
+  gboolean ok = feed != NULL;
+  Cursor *cursors = g_new0 (Cursor, w->n_ranks);
+  GSequence *queue = g_sequence_new (NULL);
+  GError *local = NULL;
+  for (guint r = 0; r < w->n_ranks && ok; r++)
+    {
+      Cursor *cu = &cursors[r];
+      cu->rank = r;
+      cu->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, release_request);
+      cu->in_call = g_ptr_array_new ();
+      cu->coll_seen = g_new0 (guint64, ts_trace_n_comms (trace));
+      cu->has_next = ts_action_feed_next (feed, r, &cu->next, &local);
+      if (cu->has_next)
+        g_sequence_insert_sorted (queue, cu, by_next_time, NULL);
+      ok = local == NULL;
+    }
+  /* Earliest action first over all ranks: sends and receives meet while few
+   * are in flight. */
+  while (ok && g_sequence_get_length (queue) > 0)
+    {
+      GSequenceIter *first = g_sequence_get_begin_iter (queue);
+      Cursor *cu = g_sequence_get (first);
+      g_sequence_remove (first);
+      process (&an, cu, &cu->next);
+      cu->has_next = ts_action_feed_next (feed, cu->rank, &cu->next, &local);
+      if (local)
+        ok = FALSE;
+      else if (cu->has_next)
+        g_sequence_insert_sorted (queue, cu, by_next_time, NULL);
+    }
+  if (local)
+    g_propagate_error (error, local);
+  g_sequence_free (queue);
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      if (cursors[r].in_call)
+        {
+          /* A call still open at the end of the trace never ended. */
+          on_call_end (&an, &cursors[r], 0, NAN);
+          g_ptr_array_unref (cursors[r].in_call);
+        }
+      if (cursors[r].requests)
+        g_hash_table_unref (cursors[r].requests);
+      g_free (cursors[r].coll_seen);
+    }
+  g_free (cursors);
+  g_hash_table_unref (an.channels);
+  g_hash_table_unref (an.colls);
+  if (feed)
+    ts_action_feed_free (feed);
+  if (!ok)
+    {
+      ts_wait_states_free (w);
+      return NULL;
+    }
+  return w;
+}
+
+void
+ts_wait_states_free (TsWaitStates *w)
+{
+  if (!w)
+    return;
+  g_free (w->totals);
+  g_hash_table_unref (w->cells);
+  g_free (w);
+}
+
+double
+ts_wait_states_total (const TsWaitStates *w, TsWaitPattern p)
+{
+  double sum = 0;
+  for (guint r = 0; r < w->n_ranks; r++)
+    sum += w->totals[p * w->n_ranks + r];
+  return sum;
+}
+
+double
+ts_wait_states_rank (const TsWaitStates *w, TsWaitPattern p, guint rank)
+{
+  g_return_val_if_fail (rank < w->n_ranks, 0);
+  return w->totals[p * w->n_ranks + rank];
+}
+
+typedef struct {
+  guint64 key;
+  double seconds;
+  const TsTrace *trace;
+} Cell;
+
+static gint
+by_cell (gconstpointer a, gconstpointer b, gpointer trace)
+{
+  const Cell *x = a, *y = b;
+  guint px = x->key >> 56, py = y->key >> 56;
+  if (px != py)
+    return px < py ? -1 : 1;
+  gint c = strcmp (ts_trace_region_name (trace, (x->key >> 28) & 0xfffffff),
+                   ts_trace_region_name (trace, (y->key >> 28) & 0xfffffff));
+  if (c)
+    return c;
+  guint rx = x->key & 0xfffffff, ry = y->key & 0xfffffff;
+  return rx < ry ? -1 : rx > ry;
+}
+
+void
+ts_wait_states_foreach (const TsWaitStates *w, TsWaitFunc func, gpointer user_data)
+{
+  g_autoptr (GArray) cells = g_array_new (FALSE, FALSE, sizeof (Cell));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, w->cells);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      Cell c = { *(guint64 *) k, *(double *) v, w->trace };
+      g_array_append_val (cells, c);
+    }
+  g_array_sort_with_data (cells, by_cell, (gpointer) w->trace);
+  for (guint i = 0; i < cells->len; i++)
+    {
+      Cell *c = &g_array_index (cells, Cell, i);
+      func ((TsWaitPattern) (c->key >> 56), (c->key >> 28) & 0xfffffff, c->key & 0xfffffff,
+            c->seconds, user_data);
+    }
+}

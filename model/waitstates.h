@@ -1,0 +1,53 @@
+/* Wait states of an execution (Scalasca's patterns, doc/waitstates.md).
+ *
+ * The analysis reads every rank's actions at once in global time order (a
+ * merge over the ranks' feeds) and matches messages per channel (source,
+ * destination, communicator, tag) and collectives per communicator instance,
+ * so it holds only what is in flight: unmatched messages and collectives not
+ * yet entered by every member. It runs on any trace tracesim reads, including
+ * its own predicted archive, so the original and the predicted execution are
+ * analysed by the same code. */
+#ifndef TS_WAITSTATES_H
+#define TS_WAITSTATES_H
+
+#include <glib.h>
+#include "model/profile.h"
+#include "model/trace.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  TS_WAIT_LATE_SENDER,
+  TS_WAIT_LATE_RECEIVER,
+  TS_WAIT_NXN,
+  TS_WAIT_BARRIER,
+  TS_WAIT_LATE_BROADCAST,
+  TS_WAIT_EARLY_REDUCE,
+  TS_WAIT_PARTITIONED_LATE_SENDER,
+  TS_WAIT_N_PATTERNS
+} TsWaitPattern;
+
+/* "late_sender", "wait_nxn", ... as in waitstates.csv. */
+const char *ts_wait_pattern_name (TsWaitPattern p);
+
+typedef struct TsWaitStates TsWaitStates;
+
+/* Analyse @trace (clock offsets and inferred envelopes from @profile). */
+TsWaitStates *ts_wait_states_analyse (const TsTrace *trace, const TsProfile *profile,
+                                      GError **error);
+void ts_wait_states_free (TsWaitStates *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsWaitStates, ts_wait_states_free)
+
+/* Seconds of @p summed over ranks, or on one rank. */
+double ts_wait_states_total (const TsWaitStates *w, TsWaitPattern p);
+double ts_wait_states_rank (const TsWaitStates *w, TsWaitPattern p, guint rank);
+
+typedef void (*TsWaitFunc) (TsWaitPattern p, guint region, guint rank, double seconds,
+                            gpointer user_data);
+/* Every non-zero (pattern, region, rank) cell, ordered by pattern, region
+ * name, rank. */
+void ts_wait_states_foreach (const TsWaitStates *w, TsWaitFunc func, gpointer user_data);
+
+G_END_DECLS
+
+#endif
