@@ -26,12 +26,13 @@ typedef struct {
 } RunOptions;
 
 static const char *const output_entries[] = {
-  "summary.json", "predicted", "platform.xml", NULL
+  "summary.json", "predicted", "platform.xml", "waitstates.csv", NULL
 };
 
 static gboolean
 write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
-               const TsReplayResult *res, double wall, GError **error)
+               const TsReplayResult *res, const TsWaitStates *ws_original,
+               const TsWaitStates *ws_predicted, double wall, GError **error)
 {
   GString *j = g_string_new ("{\n");
   g_string_append_printf (j, "  \"trace\": \"%s\",\n", ts_trace_path (trace));
@@ -60,6 +61,18 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
       first = FALSE;
     }
   g_string_append (j, "\n  ],\n");
+  /* Seconds per pattern, summed over ranks. */
+  g_string_append (j, "  \"wait_states\": {\n");
+  const TsWaitStates *phases[2] = { ws_original, ws_predicted };
+  for (guint ph = 0; ph < 2; ph++)
+    {
+      g_string_append_printf (j, "    \"%s\": {", ph ? "predicted" : "original");
+      for (guint pat = 0; pat < TS_WAIT_N_PATTERNS; pat++)
+        g_string_append_printf (j, "%s\"%s\": %.9g", pat ? ", " : "", ts_wait_pattern_name (pat),
+                                ts_wait_states_total (phases[ph], pat));
+      g_string_append_printf (j, "}%s\n", ph ? "" : ",");
+    }
+  g_string_append (j, "  },\n");
   /* How much of the MPI communication the trace recorded, and how much was
    * inferred or is missing (replayed as the time it took). */
   guint64 calls[3] = { 0 };
@@ -224,16 +237,46 @@ ts_cmd_run (int argc, char **argv)
       ts_output_dir_discard (out);
       return ts_cmd_fail ("run", error);
     }
+  /* Wait states of both executions, the predicted one read back from the
+   * archive just written, by the same analysis. */
+  g_autoptr (TsWaitStates) ws_original = ts_wait_states_analyse (trace, profile, &error);
+  g_autoptr (TsWaitStates) ws_predicted = NULL;
+  g_autoptr (TsTrace) predicted_trace = NULL;
+  g_autoptr (TsProfile) predicted_profile = NULL;
+  if (ws_original)
+    {
+      g_autofree char *anchor = g_build_filename (predicted, "traces.otf2", NULL);
+      predicted_trace = ts_trace_open (anchor, &error);
+      if (predicted_trace)
+        predicted_profile = ts_profile_compute (predicted_trace, &error);
+      if (predicted_profile)
+        ws_predicted = ts_wait_states_analyse (predicted_trace, predicted_profile, &error);
+    }
+  if (!ws_predicted)
+    {
+      ts_replay_result_clear (&res);
+      ts_output_dir_discard (out);
+      return ts_cmd_fail ("run", error);
+    }
+  g_autoptr (GString) csv = g_string_new ("phase,pattern,region,rank,seconds\n");
+  ts_wait_states_csv (csv, "original", trace, ws_original);
+  ts_wait_states_csv (csv, "predicted", predicted_trace, ws_predicted);
+  g_autofree char *csv_path = g_build_filename (tmp, "waitstates.csv", NULL);
+
   double wall = (g_get_monotonic_time () - t0) / 1e6;
   g_autofree char *summary = g_build_filename (tmp, "summary.json", NULL);
-  if (!write_summary (summary, trace, profile, &res, wall, &error)
+  if (!g_file_set_contents (csv_path, csv->str, csv->len, &error)
+      || !write_summary (summary, trace, profile, &res, ws_original, ws_predicted, wall, &error)
       || !ts_output_dir_commit (out, &error))
     {
       ts_replay_result_clear (&res);
       return ts_cmd_fail ("run", error);
     }
   if (!o.quiet)
-    ts_report_run (stdout, trace, profile, &res, o.output, wall);
+    {
+      ts_report_run (stdout, trace, profile, &res, o.output, wall);
+      ts_report_wait_states (stdout, trace, ws_original, ws_predicted);
+    }
   ts_replay_result_clear (&res);
   g_free (o.platform);
   g_free (o.output);

@@ -115,7 +115,8 @@ ts_report_run (FILE *out, const TsTrace *trace, const TsProfile *p, const TsRepl
   before_after (out, trace, p, res, 10);
   fprintf (out, "  %" G_GUINT64_FORMAT " actions replayed (%" G_GUINT64_FORMAT
            " simcalls) in %.3f s\n", res->actions_replayed, res->simcalls, wall);
-  fprintf (out, "  written: %s/summary.json, %s/predicted/traces.otf2\n", output_dir, output_dir);
+  fprintf (out, "  written: %s/summary.json, %s/waitstates.csv, %s/predicted/traces.otf2\n",
+           output_dir, output_dir, output_dir);
 }
 
 void

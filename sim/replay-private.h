@@ -40,6 +40,7 @@ typedef struct {
   void *payload;             /* a receive's landing slot (see ts_rank_absorb) */
   sg_actor_t helper;         /* a non-blocking collective's actor, joined by the wait */
   TsAction coll;             /* and its action, for the completion event */
+  TsAction post;             /* the isend/irecv that posted it, for its completion event */
   void *job;                 /* what the helper works on; freed with the request */
 } TsRequest;
 

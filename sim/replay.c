@@ -320,6 +320,8 @@ do_recv (TsRank *rk, const TsAction *a)
                             a->tag, a->bytes);
 }
 
+static void write_completion (TsRank *rk, const TsRequest *r);
+
 /* A request id posted again while its request is in flight: the trace
  * completed the old one unseen (in a Test loop, say) before this post, so the
  * replay completes it now. SimGrid cannot drop a pending receive anyway. */
@@ -327,20 +329,25 @@ static void
 settle_superseded (TsRank *rk, guint64 req)
 {
   TsRequest *old = g_hash_table_lookup (rk->requests, &req);
-  if (old && old->helper)
+  if (!old)
+    return;
+  if (old->helper)
     {
       ts_rank_flush (rk);
       sg_actor_join (old->helper, -1);
       sg_actor_unref (old->helper);
       old->helper = NULL;
     }
-  if (!old || !old->comm)
-    return;
-  sg_comm_t c = old->comm;
-  old->comm = NULL;
-  ts_rank_flush (rk);
-  ts_rank_wait (rk, c, &old->on);
-  ts_rank_absorb (rk, old->payload);
+  if (old->comm)
+    {
+      sg_comm_t c = old->comm;
+      old->comm = NULL;
+      ts_rank_flush (rk);
+      ts_rank_wait (rk, c, &old->on);
+      ts_rank_absorb (rk, old->payload);
+    }
+  write_completion (rk, old);
+  old->post.kind = TS_ACTION_N_KINDS; /* completed: no second event */
 }
 
 /* A request of the trace, in the table before it is posted: a receive's
@@ -371,9 +378,8 @@ do_isend (TsRank *rk, const TsAction *a)
                      (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
   TsRequest *r = request_new (rk, a->req, &on);
+  r->post = *a;
   r->comm = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes);
-  if (!r->comm)
-    g_hash_table_remove (rk->requests, &a->req); /* eager: complete already */
 }
 
 static void
@@ -395,7 +401,24 @@ do_irecv (TsRank *rk, const TsAction *a)
                      (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
   TsRequest *r = request_new (rk, a->req, &on);
+  r->post = *a;
   r->comm = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes, &r->payload);
+}
+
+/* The completion event of a point-to-point request in the predicted
+ * timeline (so that the archive can be analysed like any trace). */
+static void
+write_completion (TsRank *rk, const TsRequest *r)
+{
+  TsArchiveWriter *w = rk->sim->writer;
+  if (!w)
+    return;
+  const TsAction *p = &r->post;
+  if (p->kind == TS_ACTION_IRECV)
+    ts_archive_writer_irecv (w, rk->rank, ts_rank_now (rk), p->peer, p->comm, p->tag, p->bytes,
+                             p->req);
+  else if (p->kind == TS_ACTION_ISEND)
+    ts_archive_writer_isend_complete (w, rk->rank, ts_rank_now (rk), p->req);
 }
 
 static void
@@ -420,14 +443,18 @@ do_wait (TsRank *rk, const TsAction *a)
                                         r->coll.comm, r->coll.peer, r->coll.bytes,
                                         r->coll.bytes_recv, r->coll.req);
     }
-  else if (r && r->comm)
+  else if (r)
     {
       /* Only a request still in flight costs a simcall. */
-      ts_rank_flush (rk);
-      sg_comm_t c = r->comm;
-      r->comm = NULL;
-      ts_rank_wait (rk, c, &r->on);
-      ts_rank_absorb (rk, r->payload);
+      if (r->comm)
+        {
+          ts_rank_flush (rk);
+          sg_comm_t c = r->comm;
+          r->comm = NULL;
+          ts_rank_wait (rk, c, &r->on);
+          ts_rank_absorb (rk, r->payload);
+        }
+      write_completion (rk, r);
     }
   g_hash_table_remove (rk->requests, &a->req);
 }
