@@ -1,0 +1,91 @@
+/* Wait-state analysis: constructed traces (scenarios/waits-*) whose wait
+ * times are derived by hand in waits.ini; tracesim waitstates' CSV must hold
+ * exactly those rows, each to 1 microsecond. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "tests/tool-run.h"
+
+static void
+test_scenario (void **state)
+{
+  const char *name = *state;
+  g_autofree char *dir = g_build_filename (ts_test_srcdir (), "scenarios", name, NULL);
+  g_autofree char *ini = g_build_filename (dir, "waits.ini", NULL);
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  GError *error = NULL;
+  assert_true (g_key_file_load_from_file (kf, ini, G_KEY_FILE_NONE, &error));
+
+  g_autofree char *work = ts_test_workdir (name);
+  g_autofree char *trace = ts_test_generate (work, dir);
+  g_autofree char *csv_path = g_build_filename (work, "waitstates.csv", NULL);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "waitstates", trace, "-o", csv_path, NULL });
+  if (r.status != 0)
+    fail_msg ("tracesim waitstates failed on %s: %s", name, r.err);
+  ts_tool_result_clear (&r);
+
+  g_autofree char *csv = NULL;
+  assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  assert_string_equal (lines[0], "phase,pattern,region,rank,seconds");
+  guint rows = 0;
+  for (guint i = 1; lines[i] && *lines[i]; i++, rows++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+      assert_int_equal (g_strv_length (f), 5);
+      g_autofree char *key = g_strdup_printf ("%s.%s.%s", f[1], f[2], f[3]);
+      if (!g_key_file_has_key (kf, f[0], key, NULL))
+        fail_msg ("%s: unexpected row %s", name, lines[i]);
+      double want = g_key_file_get_double (kf, f[0], key, &error);
+      g_assert_no_error (error);
+      double got = g_ascii_strtod (f[4], NULL);
+      if (fabs (got - want) > 1e-6)
+        fail_msg ("%s: %s = %.9f, derived %.9f", name, key, got, want);
+    }
+  /* And every derived row is there. */
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, "original", NULL, NULL);
+  assert_int_equal (rows, g_strv_length (keys));
+}
+
+/* `run` writes both phases: in scenarios/sender-faster rank 1 enters
+ * MPI_Recv at 0 and rank 0 starts its send at 1.0 in the trace (Late Sender
+ * 1.0 s); with the sender's work x 0.5 the send starts at 0.5 in the
+ * prediction (0.5 s). Nothing else waits. */
+static void
+test_run_writes_both_phases (void **state)
+{
+  g_autofree char *dir = g_build_filename (ts_test_srcdir (), "scenarios", "sender-faster", NULL);
+  g_autofree char *work = ts_test_workdir ("waits-run");
+  g_autofree char *trace = ts_test_generate (work, dir);
+  g_autofree char *hyp = g_build_filename (dir, "faster.hyp", NULL);
+  g_autofree char *platform = g_build_filename (ts_test_srcdir (), "scenarios", "platforms",
+                                                "two-hosts.xml", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "run", trace, "-p", platform, "-H", hyp,
+                                                       "-o", out, "-q", NULL });
+  assert_int_equal (r.status, 0);
+  ts_tool_result_clear (&r);
+  g_autofree char *csv_path = g_build_filename (out, "waitstates.csv", NULL);
+  g_autofree char *csv = NULL;
+  assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  assert_string_equal (csv, "phase,pattern,region,rank,seconds\n"
+                            "original,late_sender,MPI_Recv,1,1.000000000\n"
+                            "predicted,late_sender,MPI_Recv,1,0.500000000\n");
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_prestate_setup_teardown (test_scenario, NULL, NULL, (void *) "waits-p2p"),
+    cmocka_unit_test_prestate_setup_teardown (test_scenario, NULL, NULL, (void *) "waits-coll"),
+    cmocka_unit_test (test_run_writes_both_phases),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
