@@ -107,6 +107,49 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
   return ok;
 }
 
+/* The predicted timeline's wait states: a copy of the archive is analysed
+ * like any trace before the real one is written, so that the real one can
+ * carry them as OTF2 metrics (one per pattern and rank, cumulative seconds). */
+typedef struct {
+  TsArchiveWriter *writer;
+  guint n_ranks;
+  guint32 metric[TS_WAIT_N_PATTERNS];
+  double *cumulative;        /* [pattern * n_ranks + rank] */
+  TsTrace *trace;            /* the copy, kept for region names */
+  TsProfile *profile;
+  TsWaitStates *wait_states;
+} PredictedWaits;
+
+static void
+span_to_metric (TsWaitPattern p, guint rank, guint region, double start, double seconds,
+                gpointer data)
+{
+  PredictedWaits *pw = data;
+  double *c = &pw->cumulative[p * pw->n_ranks + rank];
+  *c += seconds;
+  ts_archive_writer_late_metric (pw->writer, rank, start + seconds, pw->metric[p], *c);
+}
+
+static gboolean
+analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
+{
+  PredictedWaits *pw = data;
+  pw->writer = w;
+  g_autofree char *scratch = g_dir_make_tmp ("tracesim-XXXXXX", error);
+  if (!scratch)
+    return FALSE;
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    pw->metric[p] = ts_archive_writer_define_metric (w, ts_wait_pattern_name (p), "s");
+  g_autofree char *anchor = g_build_filename (scratch, "traces.otf2", NULL);
+  gboolean ok = ts_archive_writer_write_copy (w, scratch, error)
+                && (pw->trace = ts_trace_open (anchor, error))
+                && (pw->profile = ts_profile_compute (pw->trace, error))
+                && (pw->wait_states = ts_wait_states_analyse_spans (pw->trace, pw->profile,
+                                                                   span_to_metric, pw, error));
+  ts_output_dir_remove_tree (scratch);
+  return ok;
+}
+
 int
 ts_cmd_run (int argc, char **argv)
 {
@@ -231,28 +274,29 @@ ts_cmd_run (int argc, char **argv)
   ro.simgrid_cfg = (const char *const *) cfg->pdata;
   ro.progress = !o.quiet && isatty (STDERR_FILENO);
 
+  PredictedWaits pw = { .n_ranks = profile->n_ranks };
+  pw.cumulative = g_new0 (double, TS_WAIT_N_PATTERNS * pw.n_ranks);
+  ro.before_close = analyse_predicted;
+  ro.before_close_data = &pw;
+
   TsReplayResult res;
   if (!ts_replay_run (trace, profile, &ro, &res, &error))
     {
+      g_free (pw.cumulative);
+      ts_wait_states_free (pw.wait_states);
+      ts_profile_free (pw.profile);
+      ts_trace_free (pw.trace);
       ts_output_dir_discard (out);
       return ts_cmd_fail ("run", error);
     }
-  /* Wait states of both executions, the predicted one read back from the
-   * archive just written, by the same analysis. */
+  /* Wait states of both executions by the same analysis: the predicted ones
+   * were found in a copy of the predicted archive before it was written. */
   g_autoptr (TsWaitStates) ws_original = ts_wait_states_analyse (trace, profile, &error);
-  g_autoptr (TsWaitStates) ws_predicted = NULL;
-  g_autoptr (TsTrace) predicted_trace = NULL;
-  g_autoptr (TsProfile) predicted_profile = NULL;
-  if (ws_original)
-    {
-      g_autofree char *anchor = g_build_filename (predicted, "traces.otf2", NULL);
-      predicted_trace = ts_trace_open (anchor, &error);
-      if (predicted_trace)
-        predicted_profile = ts_profile_compute (predicted_trace, &error);
-      if (predicted_profile)
-        ws_predicted = ts_wait_states_analyse (predicted_trace, predicted_profile, &error);
-    }
-  if (!ws_predicted)
+  g_autoptr (TsTrace) predicted_trace = pw.trace;
+  g_autoptr (TsProfile) predicted_profile = pw.profile;
+  g_autoptr (TsWaitStates) ws_predicted = pw.wait_states;
+  g_free (pw.cumulative);
+  if (!ws_original)
     {
       ts_replay_result_clear (&res);
       ts_output_dir_discard (out);

@@ -6,6 +6,7 @@
 #include "model/output_dir.h"
 #include "model/rank_log.h"
 
+#include <errno.h>
 #include <gio/gio.h>
 #include <math.h>
 #include <otf2/otf2.h>
@@ -59,8 +60,8 @@ struct TsArchiveWriter {
   const char *tmp_dir;  /* where OTF2 writes until close renames it; owned by out */
   char *name;
   guint n_ranks;
-  OTF2_Archive *archive;
   TsRankLog *events;          /* EventRecord per rank, written out by close */
+  TsRankLog *late;            /* events added after the replay (wait-state metrics) */
   guint64 *last_tick;         /* per rank: time must not go backwards */
   guint64 max_tick;
   guint64 n_clamped;
@@ -104,6 +105,7 @@ writer_free (TsArchiveWriter *w)
   ts_output_dir_discard (w->out);
   g_free (w->name);
   ts_rank_log_free (w->events);
+  ts_rank_log_free (w->late);
   g_free (w->last_tick);
   g_clear_error (&w->error);
   g_ptr_array_unref (w->regions);
@@ -227,32 +229,43 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
     g_array_append_val (world->members, r);
   g_ptr_array_add (w->comms, world);
 
-  w->archive = OTF2_Archive_Open (w->tmp_dir, w->name, OTF2_FILEMODE_WRITE, TS_EVT_CHUNK,
-                                  TS_DEF_CHUNK, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  if (!w->archive)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "%s: cannot open an OTF2 archive for writing", w->tmp_dir);
-      goto fail;
-    }
-  if (otf2_failed (OTF2_Archive_SetFlushCallbacks (w->archive, &flush_callbacks, w), error,
-                   w->tmp_dir, "OTF2_Archive_SetFlushCallbacks")
-      || otf2_failed (OTF2_Archive_SetMemoryCallbacks (w->archive, &memory_callbacks, NULL),
-                      error, w->tmp_dir, "OTF2_Archive_SetMemoryCallbacks")
-      || otf2_failed (OTF2_Archive_SetSerialCollectiveCallbacks (w->archive), error,
-                      w->tmp_dir, "OTF2_Archive_SetSerialCollectiveCallbacks")
-      || otf2_failed (OTF2_Archive_SetCreator (w->archive, PACKAGE_STRING), error,
-                      w->tmp_dir, "OTF2_Archive_SetCreator")
-      || otf2_failed (OTF2_Archive_SetDescription (w->archive, "MPI trace written by tracesim"),
-                      error, w->tmp_dir, "OTF2_Archive_SetDescription")
-      || otf2_failed (OTF2_Archive_OpenEvtFiles (w->archive), error, w->tmp_dir,
-                      "OTF2_Archive_OpenEvtFiles"))
-    goto fail;
   return w;
 
 fail:
   ts_archive_writer_abort (w);
   return NULL;
+}
+
+/* The OTF2 archive is opened only to write the logged events out. */
+static OTF2_Archive *
+open_archive (TsArchiveWriter *w, const char *dir, GError **error)
+{
+  OTF2_Archive *archive = OTF2_Archive_Open (dir, w->name, OTF2_FILEMODE_WRITE, TS_EVT_CHUNK,
+                                             TS_DEF_CHUNK, OTF2_SUBSTRATE_POSIX,
+                                             OTF2_COMPRESSION_NONE);
+  if (!archive)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "%s: cannot open an OTF2 archive for writing", dir);
+      return NULL;
+    }
+  if (otf2_failed (OTF2_Archive_SetFlushCallbacks (archive, &flush_callbacks, w), error, dir,
+                   "OTF2_Archive_SetFlushCallbacks")
+      || otf2_failed (OTF2_Archive_SetMemoryCallbacks (archive, &memory_callbacks, NULL), error,
+                      dir, "OTF2_Archive_SetMemoryCallbacks")
+      || otf2_failed (OTF2_Archive_SetSerialCollectiveCallbacks (archive), error, dir,
+                      "OTF2_Archive_SetSerialCollectiveCallbacks")
+      || otf2_failed (OTF2_Archive_SetCreator (archive, PACKAGE_STRING), error, dir,
+                      "OTF2_Archive_SetCreator")
+      || otf2_failed (OTF2_Archive_SetDescription (archive, "MPI trace written by tracesim"),
+                      error, dir, "OTF2_Archive_SetDescription")
+      || otf2_failed (OTF2_Archive_OpenEvtFiles (archive), error, dir,
+                      "OTF2_Archive_OpenEvtFiles"))
+    {
+      OTF2_Archive_Close (archive);
+      return NULL;
+    }
+  return archive;
 }
 
 /* ---- definitions: recorded now, written by close ---- */
@@ -535,42 +548,76 @@ write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
   return OTF2_ERROR_INVALID_ARGUMENT;
 }
 
-/* Write @rank's logged events as its location's event file. Only one event
+/* Write @rank's logged events as its location's event file, merged in time
+ * with the events added late (after the log was finished). Only one event
  * writer (one chunk) is alive at a time. */
 static gboolean
-write_rank_events (TsArchiveWriter *w, guint rank, guint64 *n_events, GError **error)
+write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, guint rank,
+                   guint64 *n_events, GError **error)
 {
-  OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter (w->archive, rank);
+  OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter (archive, rank);
   if (!ew)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "%s: cannot create the event writer of rank %u", w->tmp_dir, rank);
+                   "%s: cannot create the event writer of rank %u", dir, rank);
       return FALSE;
     }
   g_autoptr (TsRankLogReader) rd = ts_rank_log_reader_new (w->events, rank);
-  const EventRecord *ev;
+  g_autoptr (TsRankLogReader) late = w->late ? ts_rank_log_reader_new (w->late, rank) : NULL;
   GError *local = NULL;
   OTF2_ErrorCode status = OTF2_SUCCESS;
-  while (status == OTF2_SUCCESS && (ev = ts_rank_log_reader_next (rd, &local)))
-    status = write_event (ew, ev);
+  const EventRecord *ev = ts_rank_log_reader_next (rd, &local);
+  const EventRecord *lev = late && !local ? ts_rank_log_reader_next (late, &local) : NULL;
+  guint64 last = 0;
+  while (status == OTF2_SUCCESS && !local && (ev || lev))
+    {
+      /* A late event goes after the logged ones of the same tick. */
+      gboolean take_late = lev && (!ev || lev->tick < ev->tick);
+      EventRecord e = *(take_late ? lev : ev);
+      e.tick = MAX (e.tick, last);
+      last = e.tick;
+      status = write_event (ew, &e);
+      if (take_late)
+        lev = ts_rank_log_reader_next (late, &local);
+      else
+        ev = ts_rank_log_reader_next (rd, &local);
+    }
   if (local)
     {
-      OTF2_Archive_CloseEvtWriter (w->archive, ew);
+      OTF2_Archive_CloseEvtWriter (archive, ew);
       g_propagate_error (error, local);
       return FALSE;
     }
   if (status != OTF2_SUCCESS)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "%s: writing the events of rank %u failed: %s (%s)", w->tmp_dir, rank,
+                   "%s: writing the events of rank %u failed: %s (%s)", dir, rank,
                    OTF2_Error_GetName (status), OTF2_Error_GetDescription (status));
-      OTF2_Archive_CloseEvtWriter (w->archive, ew);
+      OTF2_Archive_CloseEvtWriter (archive, ew);
       return FALSE;
     }
-  return !otf2_failed (OTF2_EvtWriter_GetNumberOfEvents (ew, n_events), error, w->tmp_dir,
+  return !otf2_failed (OTF2_EvtWriter_GetNumberOfEvents (ew, n_events), error, dir,
                        "OTF2_EvtWriter_GetNumberOfEvents")
-         && !otf2_failed (OTF2_Archive_CloseEvtWriter (w->archive, ew), error, w->tmp_dir,
+         && !otf2_failed (OTF2_Archive_CloseEvtWriter (archive, ew), error, dir,
                           "OTF2_Archive_CloseEvtWriter");
+}
+
+void
+ts_archive_writer_late_metric (TsArchiveWriter *w, guint rank, double time, guint32 metric,
+                               double value)
+{
+  g_return_if_fail (w != NULL && rank < w->n_ranks && metric < w->metrics->len);
+  if (!w->late)
+    {
+      w->late = ts_rank_log_new (w->n_ranks, sizeof (EventRecord), 4096, &w->error);
+      if (!w->late)
+        return;
+    }
+  double ns = time * TS_TICKS_PER_SECOND;
+  EventRecord ev = { .type = EV_METRIC, .ref = metric };
+  ev.tick = ns > 0 && ns < 9.0e18 ? (guint64) llround (ns) : 0;
+  memcpy (&ev.extra, &value, sizeof value);
+  ts_rank_log_append (w->late, rank, &ev);
 }
 
 /* ---- close ---- */
@@ -705,47 +752,71 @@ write_global_defs (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
  * that each location has its file), then the empty local definition files
  * readers expect, then the global definitions. */
 static gboolean
-finish_archive (TsArchiveWriter *w, GError **error)
+finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, GError **error)
 {
   g_autofree guint64 *n_events = g_new0 (guint64, w->n_ranks);
-  if (!ts_rank_log_finish (w->events, error))
+  if (!ts_rank_log_finish (w->events, error)
+      || (w->late && !ts_rank_log_finish (w->late, error)))
     return FALSE;
   for (guint r = 0; r < w->n_ranks; r++)
-    if (!write_rank_events (w, r, &n_events[r], error))
+    if (!write_rank_events (w, archive, dir, r, &n_events[r], error))
       return FALSE;
-  if (otf2_failed (OTF2_Archive_CloseEvtFiles (w->archive), error, w->tmp_dir,
+  if (otf2_failed (OTF2_Archive_CloseEvtFiles (archive), error, dir,
                    "OTF2_Archive_CloseEvtFiles")
-      || otf2_failed (OTF2_Archive_OpenDefFiles (w->archive), error, w->tmp_dir,
+      || otf2_failed (OTF2_Archive_OpenDefFiles (archive), error, dir,
                       "OTF2_Archive_OpenDefFiles"))
     return FALSE;
   for (guint r = 0; r < w->n_ranks; r++)
     {
-      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (w->archive, r);
+      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (archive, r);
       if (!dw)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                       "%s: cannot create the definition writer of rank %u", w->tmp_dir, r);
+                       "%s: cannot create the definition writer of rank %u", dir, r);
           return FALSE;
         }
-      if (otf2_failed (OTF2_Archive_CloseDefWriter (w->archive, dw), error, w->tmp_dir,
+      if (otf2_failed (OTF2_Archive_CloseDefWriter (archive, dw), error, dir,
                        "OTF2_Archive_CloseDefWriter"))
         return FALSE;
     }
-  if (otf2_failed (OTF2_Archive_CloseDefFiles (w->archive), error, w->tmp_dir,
+  if (otf2_failed (OTF2_Archive_CloseDefFiles (archive), error, dir,
                    "OTF2_Archive_CloseDefFiles"))
     return FALSE;
 
-  DefCtx c = { .gdw = OTF2_Archive_GetGlobalDefWriter (w->archive), .status = OTF2_SUCCESS };
+  DefCtx c = { .gdw = OTF2_Archive_GetGlobalDefWriter (archive), .status = OTF2_SUCCESS };
   if (!c.gdw)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "%s: cannot create the global definition writer", w->tmp_dir);
+                   "%s: cannot create the global definition writer", dir);
       return FALSE;
     }
   c.strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   write_global_defs (w, n_events, &c);
   g_hash_table_unref (c.strings);
-  return !otf2_failed (c.status, error, w->tmp_dir, c.failed);
+  return !otf2_failed (c.status, error, dir, c.failed);
+}
+
+gboolean
+ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GError **error)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  if (w->error)
+    {
+      g_propagate_error (error, g_error_copy (w->error));
+      return FALSE;
+    }
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", dir,
+                   g_strerror (errno));
+      return FALSE;
+    }
+  OTF2_Archive *archive = open_archive (w, dir, error);
+  if (!archive)
+    return FALSE;
+  gboolean ok = finish_archive (w, archive, dir, error);
+  OTF2_ErrorCode status = OTF2_Archive_Close (archive);
+  return ok && !otf2_failed (status, error, dir, "OTF2_Archive_Close");
 }
 
 gboolean
@@ -760,12 +831,16 @@ ts_archive_writer_close (TsArchiveWriter *w, GError **error)
       g_propagate_error (error, g_steal_pointer (&w->error));
       ok = FALSE;
     }
+  OTF2_Archive *archive = ok ? open_archive (w, w->tmp_dir, error) : NULL;
+  ok = ok && archive;
   if (ok)
-    ok = finish_archive (w, error);
-  OTF2_ErrorCode status = OTF2_Archive_Close (w->archive);
-  w->archive = NULL;
-  if (ok)
-    ok = !otf2_failed (status, error, w->tmp_dir, "OTF2_Archive_Close");
+    ok = finish_archive (w, archive, w->tmp_dir, error);
+  if (archive)
+    {
+      OTF2_ErrorCode status = OTF2_Archive_Close (archive);
+      if (ok)
+        ok = !otf2_failed (status, error, w->tmp_dir, "OTF2_Archive_Close");
+    }
   if (ok && w->n_clamped > 0)
     g_warning ("%s: %" G_GUINT64_FORMAT " event(s) were earlier than the previous event of "
                "their rank and were moved to its time", ts_output_dir_get_path (w->out),
@@ -781,7 +856,5 @@ ts_archive_writer_abort (TsArchiveWriter *w)
 {
   if (!w)
     return;
-  if (w->archive)
-    OTF2_Archive_Close (w->archive);
   writer_free (w);
 }

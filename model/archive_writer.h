@@ -76,6 +76,14 @@ void ts_archive_writer_nbc_complete (TsArchiveWriter *w, guint rank, double time
 void ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time,
                                guint32 metric, double value);
 
+/* Write the archive as it stands (every event logged so far, the
+ * definitions) to <dir>/<name>.otf2, e.g. to analyse it; no more events can
+ * be logged afterwards except late metrics. */
+gboolean ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GError **error);
+/* A metric value found after the events were logged (a wait state of the
+ * predicted timeline); merged in time order when the archive is written. */
+void ts_archive_writer_late_metric (TsArchiveWriter *w, guint rank, double time, guint32 metric,
+                                    double value);
 /* Write the definitions, close the archive and rename it into place.
  * Frees @w whatever the outcome. */
 gboolean ts_archive_writer_close (TsArchiveWriter *w, GError **error);

@@ -21,6 +21,8 @@ ts_wait_pattern_name (TsWaitPattern p)
 
 struct TsWaitStates {
   const TsTrace *trace;
+  TsWaitSpanFunc span_func;
+  gpointer span_data;
   guint n_ranks;
   double *totals;            /* [pattern * n_ranks + rank] */
   GHashTable *cells;         /* guint64 (pattern, region, rank) -> double* */
@@ -33,10 +35,13 @@ cell_key (TsWaitPattern p, guint region, guint rank)
 }
 
 static void
-add_wait (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double seconds)
+add_wait (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double start,
+          double seconds)
 {
   if (!(seconds > 0))
     return;
+  if (w->span_func)
+    w->span_func (p, rank, region, start, seconds, w->span_data);
   w->totals[p * w->n_ranks + rank] += seconds;
   guint64 key = cell_key (p, region, rank);
   double *cell = g_hash_table_lookup (w->cells, &key);
@@ -212,7 +217,7 @@ block_in_call (Cursor *cu, gpointer end, gboolean is_send)
 static void
 on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
 {
-  double late_sender = 0, late_receiver = 0;
+  double late_sender = 0, late_receiver = 0, start = NAN;
   for (guint i = 0; i < cu->in_call->len; i++)
     {
       gsize v = GPOINTER_TO_SIZE (g_ptr_array_index (cu->in_call, i));
@@ -221,6 +226,7 @@ on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
           SendEnd *s = GSIZE_TO_POINTER (v & ~(gsize) 1);
           if (!isnan (s->recv_post))
             late_receiver = MAX (late_receiver, MIN (s->recv_post, end) - s->block);
+          start = s->block;
           s->in_call = FALSE;
           send_release (s);
         }
@@ -229,6 +235,7 @@ on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
           RecvEnd *r = GSIZE_TO_POINTER (v);
           if (!isnan (r->send_enter))
             late_sender = MAX (late_sender, MIN (r->send_enter, end) - r->block);
+          start = r->block;
           r->in_call = FALSE;
           recv_release (r);
         }
@@ -239,8 +246,9 @@ on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
   late_receiver -= late_sender;
   if (isfinite (end))
     {
-      add_wait (an->w, TS_WAIT_LATE_SENDER, region, cu->rank, late_sender);
-      add_wait (an->w, TS_WAIT_LATE_RECEIVER, region, cu->rank, late_receiver);
+      add_wait (an->w, TS_WAIT_LATE_SENDER, region, cu->rank, start, late_sender);
+      add_wait (an->w, TS_WAIT_LATE_RECEIVER, region, cu->rank, start + MAX (0, late_sender),
+                late_receiver);
     }
 }
 
@@ -360,18 +368,20 @@ collective_done (Analysis *an, CollInstance *ci)
       switch (ts_collective_shape (ci->op))
         {
         case TS_COLL_SHAPE_BARRIER:
-          add_wait (an->w, TS_WAIT_BARRIER, x->region, x->rank, last - x->enter);
+          add_wait (an->w, TS_WAIT_BARRIER, x->region, x->rank, x->enter, last - x->enter);
           break;
         case TS_COLL_SHAPE_N2N:
-          add_wait (an->w, TS_WAIT_NXN, x->region, x->rank, last - x->enter);
+          add_wait (an->w, TS_WAIT_NXN, x->region, x->rank, x->enter, last - x->enter);
           break;
         case TS_COLL_SHAPE_ONE2N:
           if (!x->root && !isnan (root_enter))
-            add_wait (an->w, TS_WAIT_LATE_BROADCAST, x->region, x->rank, root_enter - x->enter);
+            add_wait (an->w, TS_WAIT_LATE_BROADCAST, x->region, x->rank, x->enter,
+                      root_enter - x->enter);
           break;
         case TS_COLL_SHAPE_N2ONE:
           if (x->root && isfinite (first_other))
-            add_wait (an->w, TS_WAIT_EARLY_REDUCE, x->region, x->rank, first_other - x->enter);
+            add_wait (an->w, TS_WAIT_EARLY_REDUCE, x->region, x->rank, x->enter,
+                      first_other - x->enter);
           break;
         case TS_COLL_SHAPE_PREFIX:
           break;
@@ -467,8 +477,17 @@ release_request (gpointer value)
 TsWaitStates *
 ts_wait_states_analyse (const TsTrace *trace, const TsProfile *profile, GError **error)
 {
+  return ts_wait_states_analyse_spans (trace, profile, NULL, NULL, error);
+}
+
+TsWaitStates *
+ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
+                              TsWaitSpanFunc func, gpointer user_data, GError **error)
+{
   TsWaitStates *w = g_new0 (TsWaitStates, 1);
   w->trace = trace;
+  w->span_func = func;
+  w->span_data = user_data;
   w->n_ranks = profile->n_ranks;
   w->totals = g_new0 (double, TS_WAIT_N_PATTERNS * w->n_ranks);
   w->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);

@@ -865,6 +865,8 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
     }
   if (sim.writer)
     {
+      if (ok && o->before_close)
+        ok = o->before_close (sim.writer, o->before_close_data, error);
       if (ok)
         ok = ts_archive_writer_close (sim.writer, error);
       else

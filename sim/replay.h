@@ -16,6 +16,7 @@
 #include "model/trace.h"
 #include "model/profile.h"
 #include "hypotheses/hypotheses.h"
+#include "model/archive_writer.h"
 
 G_BEGIN_DECLS
 
@@ -46,6 +47,10 @@ typedef struct {
   gboolean exact_cpu;
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;
+  /* Called once the predicted timeline is logged, before its archive is
+   * written (e.g. to analyse a copy and add wait-state metrics). */
+  gboolean (*before_close) (TsArchiveWriter *writer, gpointer data, GError **error);
+  gpointer before_close_data;
 } TsReplayOptions;
 
 typedef struct {
