@@ -23,6 +23,7 @@ typedef struct {
   double trace_speed;
   gboolean exact_cpu;
   char **hypotheses;
+  gboolean wait_regions;
 } RunOptions;
 
 static const char *const output_entries[] = {
@@ -114,6 +115,8 @@ typedef struct {
   TsArchiveWriter *writer;
   guint n_ranks;
   guint32 metric[TS_WAIT_N_PATTERNS];
+  gboolean regions;          /* --wait-regions */
+  guint32 region[TS_WAIT_N_PATTERNS];
   double *cumulative;        /* [pattern * n_ranks + rank] */
   TsTrace *trace;            /* the copy, kept for region names */
   TsProfile *profile;
@@ -127,6 +130,8 @@ span_to_metric (TsWaitPattern p, guint rank, guint region, double start, double 
   PredictedWaits *pw = data;
   double *c = &pw->cumulative[p * pw->n_ranks + rank];
   *c += seconds;
+  if (pw->regions)
+    ts_archive_writer_late_region (pw->writer, rank, start, start + seconds, pw->region[p]);
   ts_archive_writer_late_metric (pw->writer, rank, start + seconds, pw->metric[p], *c);
 }
 
@@ -139,7 +144,12 @@ analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
   if (!scratch)
     return FALSE;
   for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
-    pw->metric[p] = ts_archive_writer_define_metric (w, ts_wait_pattern_name (p), "s");
+    {
+      pw->metric[p] = ts_archive_writer_define_metric (w, ts_wait_pattern_name (p), "s");
+      if (pw->regions)
+        pw->region[p] = ts_archive_writer_define_region (w, ts_wait_pattern_name (p),
+                                                         TS_REGION_USER);
+    }
   g_autofree char *anchor = g_build_filename (scratch, "traces.otf2", NULL);
   gboolean ok = ts_archive_writer_write_copy (w, scratch, error)
                 && (pw->trace = ts_trace_open (anchor, error))
@@ -172,6 +182,9 @@ ts_cmd_run (int argc, char **argv)
     { "exact-cpu", 0, 0, G_OPTION_ARG_NONE, &o.exact_cpu,
       "model every compute burst as a SimGrid execution, even on unshared cores (needed "
       "with host speed profiles)", NULL },
+    { "wait-regions", 0, 0, G_OPTION_ARG_NONE, &o.wait_regions,
+      "nest a region named after each wait-state pattern inside the MPI call for its waiting "
+      "span, in the predicted timeline", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "print no summary or progress", NULL },
     { NULL }
   };
@@ -274,7 +287,7 @@ ts_cmd_run (int argc, char **argv)
   ro.simgrid_cfg = (const char *const *) cfg->pdata;
   ro.progress = !o.quiet && isatty (STDERR_FILENO);
 
-  PredictedWaits pw = { .n_ranks = profile->n_ranks };
+  PredictedWaits pw = { .n_ranks = profile->n_ranks, .regions = o.wait_regions };
   pw.cumulative = g_new0 (double, TS_WAIT_N_PATTERNS * pw.n_ranks);
   ro.before_close = analyse_predicted;
   ro.before_close_data = &pw;

@@ -42,6 +42,9 @@ typedef enum {
   EV_NBC_COMPLETE,
 } EventType;
 
+/* A late event ordered before the logged events of its tick (EventRecord.op). */
+#define LATE_BEFORE 1
+
 /* One event as logged; which fields mean what depends on the type. */
 typedef struct {
   guint64 tick;
@@ -571,8 +574,11 @@ write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, g
   guint64 last = 0;
   while (status == OTF2_SUCCESS && !local && (ev || lev))
     {
-      /* A late event goes after the logged ones of the same tick. */
-      gboolean take_late = lev && (!ev || lev->tick < ev->tick);
+      /* A late event goes after the logged ones of the same tick, unless it
+       * closes a span (the LEAVE of a region nested in an MPI call that
+       * ends at that tick). */
+      gboolean take_late = lev && (!ev || lev->tick < ev->tick
+                                   || (lev->tick == ev->tick && lev->op == LATE_BEFORE));
       EventRecord e = *(take_late ? lev : ev);
       e.tick = MAX (e.tick, last);
       last = e.tick;
@@ -602,11 +608,9 @@ write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, g
                           "OTF2_Archive_CloseEvtWriter");
 }
 
-void
-ts_archive_writer_late_metric (TsArchiveWriter *w, guint rank, double time, guint32 metric,
-                               double value)
+static void
+log_late (TsArchiveWriter *w, guint rank, double time, EventRecord *ev)
 {
-  g_return_if_fail (w != NULL && rank < w->n_ranks && metric < w->metrics->len);
   if (!w->late)
     {
       w->late = ts_rank_log_new (w->n_ranks, sizeof (EventRecord), 4096, &w->error);
@@ -614,10 +618,27 @@ ts_archive_writer_late_metric (TsArchiveWriter *w, guint rank, double time, guin
         return;
     }
   double ns = time * TS_TICKS_PER_SECOND;
+  ev->tick = ns > 0 && ns < 9.0e18 ? (guint64) llround (ns) : 0;
+  ts_rank_log_append (w->late, rank, ev);
+}
+
+void
+ts_archive_writer_late_metric (TsArchiveWriter *w, guint rank, double time, guint32 metric,
+                               double value)
+{
+  g_return_if_fail (w != NULL && rank < w->n_ranks && metric < w->metrics->len);
   EventRecord ev = { .type = EV_METRIC, .ref = metric };
-  ev.tick = ns > 0 && ns < 9.0e18 ? (guint64) llround (ns) : 0;
   memcpy (&ev.extra, &value, sizeof value);
-  ts_rank_log_append (w->late, rank, &ev);
+  log_late (w, rank, time, &ev);
+}
+
+void
+ts_archive_writer_late_region (TsArchiveWriter *w, guint rank, double start, double end,
+                               guint32 region)
+{
+  g_return_if_fail (w != NULL && rank < w->n_ranks && region < w->regions->len);
+  log_late (w, rank, start, &(EventRecord) { .type = EV_ENTER, .ref = region });
+  log_late (w, rank, end, &(EventRecord) { .type = EV_LEAVE, .ref = region, .op = LATE_BEFORE });
 }
 
 /* ---- close ---- */

@@ -84,6 +84,11 @@ gboolean ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GErr
  * predicted timeline); merged in time order when the archive is written. */
 void ts_archive_writer_late_metric (TsArchiveWriter *w, guint rank, double time, guint32 metric,
                                     double value);
+/* A region entered at @start and left at @end, added late: nested inside
+ * whatever the logged events have open at those times (a wait-state span
+ * inside its MPI call). Spans of one rank must come in time order. */
+void ts_archive_writer_late_region (TsArchiveWriter *w, guint rank, double start, double end,
+                                    guint32 region);
 /* Write the definitions, close the archive and rename it into place.
  * Frees @w whatever the outcome. */
 gboolean ts_archive_writer_close (TsArchiveWriter *w, GError **error);

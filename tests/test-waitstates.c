@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tests/tool-run.h"
+#include "tests/readback.h"
 
 static void
 test_scenario (void **state)
@@ -68,7 +69,7 @@ test_run_writes_both_phases (void **state)
                                                 "two-hosts.xml", NULL);
   g_autofree char *out = g_build_filename (work, "out", NULL);
   TsToolResult r = ts_run_tracesim ((const char *[]) { "run", trace, "-p", platform, "-H", hyp,
-                                                       "-o", out, "-q", NULL });
+                                                       "-o", out, "-q", "--wait-regions", NULL });
   assert_int_equal (r.status, 0);
   ts_tool_result_clear (&r);
   g_autofree char *csv_path = g_build_filename (out, "waitstates.csv", NULL);
@@ -77,6 +78,53 @@ test_run_writes_both_phases (void **state)
   assert_string_equal (csv, "phase,pattern,region,rank,seconds\n"
                             "original,late_sender,MPI_Recv,1,1.000000000\n"
                             "predicted,late_sender,MPI_Recv,1,0.500000000\n");
+
+  /* In the predicted archive, rank 1: ENTER MPI_Recv, ENTER late_sender at
+   * 0, LEAVE late_sender at 0.5 and the late_sender metric at 0.5 = 0.5 s,
+   * then the receive completes at 0.50011 and MPI_Recv is left. */
+  g_autofree char *pdir = g_build_filename (out, "predicted", NULL);
+  RbArchive *a = rb_archive_load (pdir, "traces");
+  assert_non_null (a);
+  guint64 ls_region = G_MAXUINT64, recv_region = G_MAXUINT64;
+  for (guint i = 0; i < a->regions->len; i++)
+    {
+      const RbRegion *reg = g_ptr_array_index (a->regions, i);
+      if (reg && strcmp (reg->name, "late_sender") == 0)
+        ls_region = i;
+      if (reg && strcmp (reg->name, "MPI_Recv") == 0)
+        recv_region = i;
+    }
+  guint seen = 0;
+  const char *want[] = { "enter recv", "enter ls", "leave ls", "metric", "leave recv" };
+  for (guint i = 0; i < a->events->len; i++)
+    {
+      const RbEvent *e = &g_array_index (a->events, RbEvent, i);
+      if (e->location != 1)
+        continue;
+      const char *what = NULL;
+      if (e->kind == RB_ENTER && e->a == recv_region)
+        what = "enter recv";
+      else if (e->kind == RB_ENTER && e->a == ls_region)
+        what = "enter ls";
+      else if (e->kind == RB_LEAVE && e->a == ls_region)
+        what = "leave ls";
+      else if (e->kind == RB_METRIC)
+        what = "metric";
+      else if (e->kind == RB_LEAVE && e->a == recv_region)
+        what = "leave recv";
+      if (!what)
+        continue;
+      assert_true (seen < G_N_ELEMENTS (want));
+      assert_string_equal (what, want[seen]);
+      guint64 t = g_str_has_suffix (what, "recv") && what[0] == 'l' ? 500110000
+                  : what[0] == 'e' ? 0 : 500000000;
+      assert_int_equal (e->time, t);
+      if (e->kind == RB_METRIC)
+        assert_true (fabs (e->value - 0.5) < 1e-9);
+      seen++;
+    }
+  assert_int_equal (seen, G_N_ELEMENTS (want));
+  rb_archive_free (a);
 }
 
 int
