@@ -52,6 +52,7 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
   double call_enter = 0;
   guint64 call_bytes = 0;
   gboolean is_root = FALSE;
+  gint call_class = -1;
   gint coll_comm = -1;
   gboolean coll_sync = FALSE;
   GArray *stack = g_array_new (FALSE, FALSE, sizeof (double));
@@ -61,6 +62,8 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
     {
       if (spool)
         ts_rank_log_append (spool, rank, &a);
+      if (a.flags & TS_ACTION_CALL_FIRST)
+        call_class = a.size_class;
       switch ((TsActionKind) a.kind)
         {
         case TS_ACTION_ENTER:
@@ -72,6 +75,7 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
               call_enter = a.time;
               call_bytes = 0;
               is_root = FALSE;
+              call_class = -1;
               coll_comm = -1;
             }
           break;
@@ -93,9 +97,12 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
               break;
             TsCallKind kind = ts_trace_region_call (trace, call);
             double duration = a.time - call_enter;
-            CallSample *cs = &samples[kind * TS_N_SIZE_CLASSES + ts_size_class (call_bytes)];
+            /* The class the stream gave the call (when it ended, before a
+             * held receive learnt its size), so costs are looked up alike. */
+            guint cls = call_class >= 0 ? (guint) call_class : ts_size_class (call_bytes);
+            CallSample *cs = &samples[kind * TS_N_SIZE_CLASSES + cls];
             double *fastest
-              = &p->call_min[ts_profile_call_min_index (call, ts_size_class (call_bytes), is_root)];
+              = &p->call_min[ts_profile_call_min_index (call, cls, is_root)];
             *fastest = MIN (*fastest, duration);
             if (cs->count++ == 0 || duration < cs->min)
               {
