@@ -6,7 +6,9 @@
 # sized to about ACTIONS SimGrid actions; `tracesim convert --to ti` feeds it to
 # smpirun -replay. Both replay it on the same cluster platform (written by
 # `tracesim calibrate`), with the same network model (CM02, no cross-traffic)
-# and the same allreduce algorithm (recursive doubling). Each side runs RUNS
+# and the same allreduce algorithm (recursive doubling). tracesim runs with
+# --no-wait-states: smpireplaymain replays and nothing else, so the replays
+# are compared (the wait-state analysis is bench/waitstates-cost.sh's). Each side runs RUNS
 # times; the best wall time of the whole command is reported (the least
 # disturbed by other load).
 #
@@ -48,7 +50,7 @@ for n in "$@"; do
   r=0
   while [ $r -lt "$RUNS" ]; do
     t0=$(now)
-    "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/out" -q
+    "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/out" -q --no-wait-states
     t1=$(now)
     (cd "$d/ti" && "$SMPIRUN" -np "$n" -platform ../platform.xml -hostfile hosts \
        -replay traces.txt --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \

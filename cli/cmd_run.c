@@ -24,6 +24,7 @@ typedef struct {
   gboolean exact_cpu;
   char **hypotheses;
   gboolean wait_regions;
+  gboolean no_wait_states;
 } RunOptions;
 
 static const char *const output_entries[] = {
@@ -63,17 +64,21 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
     }
   g_string_append (j, "\n  ],\n");
   /* Seconds per pattern, summed over ranks. */
-  g_string_append (j, "  \"wait_states\": {\n");
-  const TsWaitStates *phases[2] = { ws_original, ws_predicted };
-  for (guint ph = 0; ph < 2; ph++)
+  if (ws_original)
     {
-      g_string_append_printf (j, "    \"%s\": {", ph ? "predicted" : "original");
-      for (guint pat = 0; pat < TS_WAIT_N_PATTERNS; pat++)
-        g_string_append_printf (j, "%s\"%s\": %.9g", pat ? ", " : "", ts_wait_pattern_name (pat),
-                                ts_wait_states_total (phases[ph], pat));
-      g_string_append_printf (j, "}%s\n", ph ? "" : ",");
+      g_string_append (j, "  \"wait_states\": {\n");
+      const TsWaitStates *phases[2] = { ws_original, ws_predicted };
+      for (guint ph = 0; ph < 2; ph++)
+        {
+          g_string_append_printf (j, "    \"%s\": {", ph ? "predicted" : "original");
+          for (guint pat = 0; pat < TS_WAIT_N_PATTERNS; pat++)
+            g_string_append_printf (j, "%s\"%s\": %.9g", pat ? ", " : "",
+                                    ts_wait_pattern_name (pat),
+                                    ts_wait_states_total (phases[ph], pat));
+          g_string_append_printf (j, "}%s\n", ph ? "" : ",");
+        }
+      g_string_append (j, "  },\n");
     }
-  g_string_append (j, "  },\n");
   /* How much of the MPI communication the trace recorded, and how much was
    * inferred or is missing (replayed as the time it took). */
   guint64 calls[3] = { 0 };
@@ -185,6 +190,9 @@ ts_cmd_run (int argc, char **argv)
     { "wait-regions", 0, 0, G_OPTION_ARG_NONE, &o.wait_regions,
       "nest a region named after each wait-state pattern inside the MPI call for its waiting "
       "span, in the predicted timeline", NULL },
+    { "no-wait-states", 0, 0, G_OPTION_ARG_NONE, &o.no_wait_states,
+      "skip the wait-state analysis of both executions (replay only: no waitstates.csv, no "
+      "metrics)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "print no summary or progress", NULL },
     { NULL }
   };
@@ -289,8 +297,11 @@ ts_cmd_run (int argc, char **argv)
 
   PredictedWaits pw = { .n_ranks = profile->n_ranks, .regions = o.wait_regions };
   pw.cumulative = g_new0 (double, TS_WAIT_N_PATTERNS * pw.n_ranks);
-  ro.before_close = analyse_predicted;
-  ro.before_close_data = &pw;
+  if (!o.no_wait_states)
+    {
+      ro.before_close = analyse_predicted;
+      ro.before_close_data = &pw;
+    }
 
   TsReplayResult res;
   if (!ts_replay_run (trace, profile, &ro, &res, &error))
@@ -304,25 +315,29 @@ ts_cmd_run (int argc, char **argv)
     }
   /* Wait states of both executions by the same analysis: the predicted ones
    * were found in a copy of the predicted archive before it was written. */
-  g_autoptr (TsWaitStates) ws_original = ts_wait_states_analyse (trace, profile, &error);
+  g_autoptr (TsWaitStates) ws_original
+    = o.no_wait_states ? NULL : ts_wait_states_analyse (trace, profile, &error);
   g_autoptr (TsTrace) predicted_trace = pw.trace;
   g_autoptr (TsProfile) predicted_profile = pw.profile;
   g_autoptr (TsWaitStates) ws_predicted = pw.wait_states;
   g_free (pw.cumulative);
-  if (!ws_original)
+  if (!o.no_wait_states && !ws_original)
     {
       ts_replay_result_clear (&res);
       ts_output_dir_discard (out);
       return ts_cmd_fail ("run", error);
     }
   g_autoptr (GString) csv = g_string_new ("phase,pattern,region,rank,seconds\n");
-  ts_wait_states_csv (csv, "original", trace, ws_original);
-  ts_wait_states_csv (csv, "predicted", predicted_trace, ws_predicted);
+  if (ws_original)
+    {
+      ts_wait_states_csv (csv, "original", trace, ws_original);
+      ts_wait_states_csv (csv, "predicted", predicted_trace, ws_predicted);
+    }
   g_autofree char *csv_path = g_build_filename (tmp, "waitstates.csv", NULL);
 
   double wall = (g_get_monotonic_time () - t0) / 1e6;
   g_autofree char *summary = g_build_filename (tmp, "summary.json", NULL);
-  if (!g_file_set_contents (csv_path, csv->str, csv->len, &error)
+  if ((ws_original && !g_file_set_contents (csv_path, csv->str, csv->len, &error))
       || !write_summary (summary, trace, profile, &res, ws_original, ws_predicted, wall, &error)
       || !ts_output_dir_commit (out, &error))
     {
@@ -332,7 +347,8 @@ ts_cmd_run (int argc, char **argv)
   if (!o.quiet)
     {
       ts_report_run (stdout, trace, profile, &res, o.output, wall);
-      ts_report_wait_states (stdout, trace, ws_original, ws_predicted);
+      if (ws_original)
+        ts_report_wait_states (stdout, trace, ws_original, ws_predicted);
     }
   ts_replay_result_clear (&res);
   g_free (o.platform);
