@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "model/channel.h"
 
 static const char *const pattern_names[TS_WAIT_N_PATTERNS] = {
   "late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast", "early_reduce",
@@ -82,23 +83,6 @@ typedef struct {
   GQueue sends, recvs;       /* unmatched, in posting order */
 } Channel;
 
-typedef struct {
-  guint32 src, dst, comm;
-  gint32 tag;
-} ChannelKey;
-
-static guint
-channel_hash (gconstpointer p)
-{
-  const ChannelKey *k = p;
-  return k->src * 2654435761u ^ k->dst * 40503u ^ k->comm * 97u ^ (guint) k->tag;
-}
-
-static gboolean
-channel_equal (gconstpointer a, gconstpointer b)
-{
-  return memcmp (a, b, sizeof (ChannelKey)) == 0;
-}
 
 static void
 channel_free (gpointer p)
@@ -165,14 +149,14 @@ typedef struct {
 typedef struct {
   TsWaitStates *w;
   const TsTrace *trace;
-  GHashTable *channels;      /* ChannelKey -> Channel */
+  GHashTable *channels;      /* TsChannel -> Channel */
   GHashTable *colls;         /* CollKey -> CollInstance */
 } Analysis;
 
 static Channel *
 channel_of (Analysis *an, guint src, guint dst, guint32 comm, gint32 tag)
 {
-  ChannelKey k = { src, dst, comm, tag };
+  TsChannel k = { src, dst, comm, tag };
   Channel *c = g_hash_table_lookup (an->channels, &k);
   if (!c)
     {
@@ -493,7 +477,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
   w->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
 
   Analysis an = { w, trace };
-  an.channels = g_hash_table_new_full (channel_hash, channel_equal, g_free, channel_free);
+  an.channels = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, channel_free);
   an.colls = g_hash_table_new_full (coll_hash, coll_equal, g_free, coll_free);
 
   TsActionFeed *feed = ts_action_feed_open (trace, profile, error);

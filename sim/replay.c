@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "model/channel.h"
 #include <unistd.h>
 
 G_DEFINE_QUARK (ts-replay-error-quark, ts_replay_error)
@@ -30,23 +31,6 @@ ts_replay_result_clear (TsReplayResult *r)
 
 /* ---- rank helpers -------------------------------------------------------- */
 
-typedef struct {
-  guint32 src, dst, comm;
-  gint32 tag;
-} ChannelKey;
-
-static guint
-channel_hash (gconstpointer p)
-{
-  const ChannelKey *k = p;
-  return (k->src * 2654435761u) ^ (k->dst * 2246822519u) ^ (k->comm * 3266489917u) ^ (guint) k->tag;
-}
-
-static gboolean
-channel_equal (gconstpointer a, gconstpointer b)
-{
-  return memcmp (a, b, sizeof (ChannelKey)) == 0;
-}
 
 double
 ts_rank_now (TsRank *rk)
@@ -76,7 +60,7 @@ ts_rank_flush (TsRank *rk)
 sg_mailbox_t
 ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag)
 {
-  ChannelKey key = { src, dst, comm, tag };
+  TsChannel key = { src, dst, comm, tag };
   sg_mailbox_t mb = g_hash_table_lookup (rk->mailboxes, &key);
   if (!mb)
     {
@@ -810,7 +794,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       rk->sim = &sim;
       rk->rank = r;
       rk->speed = sg_host_get_speed (rk->host);
-      rk->mailboxes = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
+      rk->mailboxes = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL);
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (trace));
       rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
       if (o->hypotheses)
