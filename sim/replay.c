@@ -256,11 +256,29 @@ do_compute (TsRank *rk, const TsAction *a)
   rk->pending_compute += a->seconds;
 }
 
+static void charge_overhead (TsRank *rk, const TsAction *a);
+static void write_completion (TsRank *rk, const TsRequest *r);
+
+/* A test that failed in the trace (OTF2 MpiRequestTest). The application
+ * looked at the request here: if it is complete in the simulated world by
+ * now, it completes here, and the later wait (or successful test) of the
+ * trace returns at once. If not, nothing happens: the trace's completion
+ * point blocks until it is (do_wait). */
 static void
 do_test (TsRank *rk, const TsAction *a)
 {
-  /* Failed tests in the trace cost their recorded time (already a compute
-   * burst); using them to decide completion is the completion model's job. */
+  charge_overhead (rk, a);
+  TsRequest *r = g_hash_table_lookup (rk->requests, &a->req);
+  if (!r || !r->comm)
+    return;
+  ts_rank_flush (rk); /* the test happens at this simulated time */
+  rk->simcalls++;
+  if (!sg_comm_test (r->comm))
+    return;
+  r->comm = NULL; /* sg_comm_test released it */
+  ts_rank_absorb (rk, r->payload);
+  write_completion (rk, r);
+  r->post.kind = TS_ACTION_N_KINDS; /* its completion is written */
 }
 
 static void
@@ -303,8 +321,6 @@ do_recv (TsRank *rk, const TsAction *a)
     ts_archive_writer_recv (rk->sim->writer, rk->rank, ts_rank_now (rk), a->peer, a->comm,
                             a->tag, a->bytes);
 }
-
-static void write_completion (TsRank *rk, const TsRequest *r);
 
 /* A request id posted again while its request is in flight: the trace
  * completed the old one unseen (in a Test loop, say) before this post, so the

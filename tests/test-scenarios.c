@@ -19,7 +19,8 @@
 #define TOLERANCE 1e-6
 
 static const char *scenario_names[] = { "late-sender", "allreduce4", "iallreduce-overlap", "persistent",
-                                         "sender-faster", "imbalance-mean", "selection", NULL };
+                                         "sender-faster", "imbalance-mean", "selection",
+                                         "polling-faster", "polling-slower", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json. */
 static GArray *

@@ -1,0 +1,84 @@
+/* Failed tests decide completion (scenarios/polling-*): where in the
+ * predicted timeline a polled receive completes, read back with OTF2's own
+ * reader. Derivations are in the scenarios' expected.ini. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "tests/readback.h"
+#include "tests/tool-run.h"
+
+/* Replay scenario @name (with @hyp, or none) and return the time in ticks
+ * of rank 1's predicted MpiIrecv; fills @csv with waitstates.csv. */
+static guint64
+irecv_time (const char *name, const char *hyp, char **csv)
+{
+  g_autofree char *dir = g_build_filename (ts_test_srcdir (), "scenarios", name, NULL);
+  g_autofree char *work = ts_test_workdir (hyp ? name : "polling-identity");
+  g_autofree char *trace = ts_test_generate (work, dir);
+  g_autofree char *platform = g_build_filename (ts_test_srcdir (), "scenarios", "platforms",
+                                                "two-hosts.xml", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *hyp_path = hyp ? g_build_filename (dir, hyp, NULL) : NULL;
+  const char *args[] = { "run", trace, "-p", platform, "-o", out, "-q",
+                         hyp ? "-H" : NULL, hyp_path, NULL };
+  TsToolResult r = ts_run_tracesim (args);
+  if (r.status != 0)
+    fail_msg ("%s: %s", name, r.err);
+  ts_tool_result_clear (&r);
+  g_autofree char *csv_path = g_build_filename (out, "waitstates.csv", NULL);
+  assert_true (g_file_get_contents (csv_path, csv, NULL, NULL));
+  g_autofree char *pdir = g_build_filename (out, "predicted", NULL);
+  RbArchive *a = rb_archive_load (pdir, "traces");
+  assert_non_null (a);
+  assert_int_equal (rb_archive_count (a, 1, RB_IRECV), 1);
+  guint64 t = rb_archive_find (a, 1, RB_IRECV, 0)->time;
+  rb_archive_free (a);
+  return t;
+}
+
+/* As recorded (the message arrives at 1.00011, after the last failed test
+ * at 1.0): the receive completes in MPI_Wait at 1.2. */
+static void
+test_identity_completes_in_wait (void **state)
+{
+  g_autofree char *csv = NULL;
+  assert_int_equal (irecv_time ("polling-faster", NULL, &csv), 1200000000);
+}
+
+/* Sender 2x faster: the message arrives at 0.50011, so the failed test at
+ * 0.6 is where it completes, to the nanosecond tick. */
+static void
+test_faster_sender_completes_at_test (void **state)
+{
+  g_autofree char *csv = NULL;
+  assert_int_equal (irecv_time ("polling-faster", "faster.hyp", &csv), 600000000);
+  /* Nobody waits. */
+  assert_null (strstr (csv, "predicted,late_sender"));
+}
+
+/* Sender 1.5x slower: the successful test at 1.2 blocks until 1.50011, and
+ * the 0.3 s until the send started is Late Sender in MPI_Test. */
+static void
+test_slower_sender_blocks_at_test (void **state)
+{
+  g_autofree char *csv = NULL;
+  assert_int_equal (irecv_time ("polling-slower", "slower.hyp", &csv), 1500110000);
+  assert_non_null (strstr (csv, "predicted,late_sender,MPI_Test,1,0.300000000\n"));
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_identity_completes_in_wait),
+    cmocka_unit_test (test_faster_sender_completes_at_test),
+    cmocka_unit_test (test_slower_sender_blocks_at_test),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
