@@ -39,7 +39,7 @@ typedef struct {
 typedef enum {
   EV_ENTER, EV_LEAVE, EV_SEND, EV_RECV, EV_ISEND, EV_ISEND_COMPLETE, EV_IRECV_REQUEST,
   EV_IRECV, EV_REQUEST_TEST, EV_COLL_BEGIN, EV_COLL_END, EV_METRIC, EV_NBC_REQUEST,
-  EV_NBC_COMPLETE,
+  EV_NBC_COMPLETE, EV_PARTITIONED,
 } EventType;
 
 /* A late event ordered before the logged events of its tick (EventRecord.op). */
@@ -55,7 +55,9 @@ typedef struct {
   guint32 tag;
   guint64 bytes;    /* bytes, or sent for a collective */
   guint64 extra;    /* request id, received bytes, or the metric value's bits */
-  guint64 req;      /* non-blocking collective completion: its request id */
+  guint64 req;      /* non-blocking collective completion: its request id;
+                     * partitioned: the number of partitions (op = the event,
+                     * ref = peer or partition, extra = request id) */
 } EventRecord;
 
 struct TsArchiveWriter {
@@ -67,6 +69,7 @@ struct TsArchiveWriter {
   TsRankLog *late;            /* events added after the replay (wait-state metrics) */
   guint64 *last_tick;         /* per rank: time must not go backwards */
   guint64 max_tick;
+  gboolean uses_partitioned;  /* define the partitioned parameters and attributes */
   guint64 n_clamped;
   GError *error;              /* first failure while writing events */
 
@@ -502,6 +505,42 @@ ts_archive_writer_nbc_complete (TsArchiveWriter *w, guint rank, double time, TsC
                                              .req = req });
 }
 
+void
+ts_archive_writer_partitioned (TsArchiveWriter *w, guint rank, double time,
+                               TsPartitionedEvent event, guint64 req, guint32 peer_or_partition,
+                               guint32 comm, guint32 tag, guint64 bytes, guint32 partitions)
+{
+  g_return_if_fail (w != NULL && event < TS_P_N_EVENTS);
+  if (event == TS_P_PSEND_INIT || event == TS_P_PRECV_INIT)
+    g_return_if_fail (comm < w->comms->len && peer_or_partition < comm_size (w, comm));
+  w->uses_partitioned = TRUE;
+  log_event (w, rank, time, &(EventRecord) { .type = EV_PARTITIONED, .op = event,
+                                             .ref = peer_or_partition, .comm = comm, .tag = tag,
+                                             .bytes = bytes, .extra = req, .req = partitions });
+}
+
+/* Parameter and attribute ids of the partitioned encoding: fixed, since an
+ * archive defines nothing else of either kind. */
+static OTF2_ErrorCode
+write_partitioned (OTF2_EvtWriter *ew, OTF2_TimeStamp t, const EventRecord *ev)
+{
+  OTF2_AttributeList *attrs = OTF2_AttributeList_New ();
+  TsPartitionedEvent e = ev->op;
+  if (e == TS_P_PSEND_INIT || e == TS_P_PRECV_INIT)
+    {
+      OTF2_AttributeList_AddUint32 (attrs, TS_PA_PEER, ev->ref);
+      OTF2_AttributeList_AddCommRef (attrs, TS_PA_COMM, ev->comm);
+      OTF2_AttributeList_AddUint32 (attrs, TS_PA_TAG, ev->tag);
+      OTF2_AttributeList_AddUint64 (attrs, TS_PA_BYTES, ev->bytes);
+      OTF2_AttributeList_AddUint32 (attrs, TS_PA_PARTITIONS, (guint32) ev->req);
+    }
+  else if (e == TS_P_PREADY || e == TS_P_PARRIVED || e == TS_P_PTESTED)
+    OTF2_AttributeList_AddUint32 (attrs, TS_PA_PARTITION, ev->ref);
+  OTF2_ErrorCode status = OTF2_EvtWriter_ParameterUnsignedInt (ew, attrs, t, e, ev->extra);
+  OTF2_AttributeList_Delete (attrs);
+  return status;
+}
+
 static OTF2_ErrorCode
 write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
 {
@@ -540,6 +579,8 @@ write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
                                                            ts_collective_to_otf2 (ev->op),
                                                            ev->comm, ev->ref, ev->bytes,
                                                            ev->extra, ev->req);
+    case EV_PARTITIONED:
+      return write_partitioned (ew, t, ev);
     case EV_METRIC:
       {
         OTF2_Type type = OTF2_TYPE_DOUBLE;
@@ -749,6 +790,21 @@ write_global_defs (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
                  "Comm definition");
     }
 
+  for (guint e = 0; w->uses_partitioned && e < TS_P_N_EVENTS; e++)
+    def_check (c, OTF2_GlobalDefWriter_WriteParameter (c->gdw, e,
+                                                       def_string (c, ts_partitioned_event_name (e)),
+                                                       OTF2_PARAMETER_TYPE_UINT64),
+               "Parameter definition");
+  static const OTF2_Type attribute_types[TS_PA_N_ATTRIBUTES] = {
+    [TS_PA_PEER] = OTF2_TYPE_UINT32, [TS_PA_COMM] = OTF2_TYPE_COMM,
+    [TS_PA_TAG] = OTF2_TYPE_UINT32, [TS_PA_BYTES] = OTF2_TYPE_UINT64,
+    [TS_PA_PARTITIONS] = OTF2_TYPE_UINT32, [TS_PA_PARTITION] = OTF2_TYPE_UINT32,
+  };
+  for (guint a = 0; w->uses_partitioned && a < TS_PA_N_ATTRIBUTES; a++)
+    def_check (c, OTF2_GlobalDefWriter_WriteAttribute (c->gdw, a,
+                                                       def_string (c, ts_partitioned_attribute_name (a)),
+                                                       empty, attribute_types[a]),
+               "Attribute definition");
   for (guint id = 0; id < w->metrics->len; id++)
     {
       TsMetricDef *m = g_ptr_array_index (w->metrics, id);

@@ -16,6 +16,7 @@
 
 #include <glib.h>
 #include "model/action.h"
+#include "model/partitioned.h"
 
 G_BEGIN_DECLS
 
@@ -68,6 +69,14 @@ void ts_archive_writer_collective_begin (TsArchiveWriter *w, guint rank, double 
 void ts_archive_writer_collective_end (TsArchiveWriter *w, guint rank, double time,
                                        TsCollectiveOp op, guint32 comm, gint32 root,
                                        guint64 sent, guint64 received);
+/* An event of MPI-4 partitioned communication (doc/event-model.md): for the
+ * INIT events @peer_or_partition is the peer (rank in @comm) and @comm, @tag,
+ * @bytes (whole message), @partitions are written; for PREADY, PARRIVED and
+ * PTESTED it is the partition; the others carry only @req. */
+void ts_archive_writer_partitioned (TsArchiveWriter *w, guint rank, double time,
+                                    TsPartitionedEvent event, guint64 req,
+                                    guint32 peer_or_partition, guint32 comm, guint32 tag,
+                                    guint64 bytes, guint32 partitions);
 /* A non-blocking collective: posted (MPI_I<op>), then completed (in a wait). */
 void ts_archive_writer_nbc_request (TsArchiveWriter *w, guint rank, double time, guint64 req);
 void ts_archive_writer_nbc_complete (TsArchiveWriter *w, guint rank, double time,

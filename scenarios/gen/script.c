@@ -14,8 +14,11 @@
 #define TS_SCRIPT_MAX_RANKS 1000000
 
 /* Optional `key=value` words; the enum indexes TsArgs.val. */
-typedef enum { KEY_COMM, KEY_TAG, KEY_BYTES, KEY_REQ, KEY_ROOT, KEY_SENT, KEY_RECV, N_KEYS } TsKey;
-static const char *const key_names[N_KEYS] = { "comm", "tag", "bytes", "req", "root", "sent", "recv" };
+typedef enum {
+  KEY_COMM, KEY_TAG, KEY_BYTES, KEY_REQ, KEY_ROOT, KEY_SENT, KEY_RECV, KEY_PARTITIONS, N_KEYS
+} TsKey;
+static const char *const key_names[N_KEYS] = { "comm", "tag", "bytes", "req", "root", "sent",
+                                               "recv", "partitions" };
 #define K(k) (1u << (k))
 
 typedef struct {
@@ -424,6 +427,102 @@ ev_icoll_complete (TsParser *p, guint rank, double t, const TsArgs *a, GError **
   return TRUE;
 }
 
+/* Partitioned events are written as they are given: a trace with a partition
+ * out of range or an unknown request is how tests feed bad input. */
+static gboolean
+ev_pinit (TsParser *p, guint rank, double t, const TsArgs *a, TsPartitionedEvent event,
+          GError **error)
+{
+  TsEnvelope e;
+  guint64 partitions;
+  if (!arg_envelope (p, a, &e, error)
+      || !arg_u64 (p, a, KEY_PARTITIONS, G_MAXUINT32, &partitions, error))
+    return FALSE;
+  ts_archive_writer_partitioned (p->w, rank, t, event, e.req, e.peer, e.comm, e.tag, e.bytes,
+                                 (guint32) partitions);
+  return TRUE;
+}
+
+static gboolean
+ev_psend_init (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  return ev_pinit (p, rank, t, a, TS_P_PSEND_INIT, error);
+}
+
+static gboolean
+ev_precv_init (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  return ev_pinit (p, rank, t, a, TS_P_PRECV_INIT, error);
+}
+
+static gboolean
+ev_partition (TsParser *p, guint rank, double t, const TsArgs *a, TsPartitionedEvent event,
+              GError **error)
+{
+  guint64 req;
+  char *end;
+  guint64 partition = g_ascii_strtoull (a->pos[0], &end, 10);
+  if (*a->pos[0] == '\0' || *end != '\0' || partition > G_MAXUINT32)
+    return fail (p, error, "bad partition '%s'", a->pos[0]);
+  if (!arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error))
+    return FALSE;
+  ts_archive_writer_partitioned (p->w, rank, t, event, req, (guint32) partition, 0, 0, 0, 0);
+  return TRUE;
+}
+
+static gboolean
+ev_pready (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  return ev_partition (p, rank, t, a, TS_P_PREADY, error);
+}
+
+static gboolean
+ev_parrived (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  return ev_partition (p, rank, t, a, TS_P_PARRIVED, error);
+}
+
+static gboolean
+ev_ptested (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  return ev_partition (p, rank, t, a, TS_P_PTESTED, error);
+}
+
+static gboolean
+ev_prequest (TsParser *p, guint rank, double t, const TsArgs *a, TsPartitionedEvent event,
+             GError **error)
+{
+  guint64 req;
+  if (!arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error))
+    return FALSE;
+  ts_archive_writer_partitioned (p->w, rank, t, event, req, 0, 0, 0, 0, 0);
+  return TRUE;
+}
+
+static gboolean
+ev_psend_request (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  return ev_prequest (p, rank, t, a, TS_P_PSEND_REQUEST, error);
+}
+
+static gboolean
+ev_precv_request (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  return ev_prequest (p, rank, t, a, TS_P_PRECV_REQUEST, error);
+}
+
+static gboolean
+ev_psend_complete (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  return ev_prequest (p, rank, t, a, TS_P_PSEND_COMPLETE, error);
+}
+
+static gboolean
+ev_precv_complete (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  return ev_prequest (p, rank, t, a, TS_P_PRECV_COMPLETE, error);
+}
+
 static gboolean
 ev_metric (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
@@ -459,6 +558,17 @@ static const struct {
   { "icoll_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_icoll_request },
   { "icoll_complete", 1, 1, K (KEY_COMM) | K (KEY_ROOT) | K (KEY_SENT) | K (KEY_RECV) | K (KEY_REQ),
     K (KEY_REQ), ev_icoll_complete },
+  { "psend_init", 1, 1, K (KEY_COMM) | K (KEY_TAG) | K (KEY_BYTES) | K (KEY_REQ) | K (KEY_PARTITIONS),
+    K (KEY_REQ) | K (KEY_PARTITIONS), ev_psend_init },
+  { "precv_init", 1, 1, K (KEY_COMM) | K (KEY_TAG) | K (KEY_BYTES) | K (KEY_REQ) | K (KEY_PARTITIONS),
+    K (KEY_REQ) | K (KEY_PARTITIONS), ev_precv_init },
+  { "pready", 1, 1, K (KEY_REQ), K (KEY_REQ), ev_pready },
+  { "parrived", 1, 1, K (KEY_REQ), K (KEY_REQ), ev_parrived },
+  { "ptested", 1, 1, K (KEY_REQ), K (KEY_REQ), ev_ptested },
+  { "psend_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_psend_request },
+  { "precv_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_precv_request },
+  { "psend_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_psend_complete },
+  { "precv_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_precv_complete },
   { "metric", 2, 2, 0, 0, ev_metric },
 };
 

@@ -25,6 +25,12 @@
  *   coll_end OP [comm=C] [root=R|none] [sent=B] [recv=B]   OP from collectives.def
  *   icoll_request req=R       a non-blocking collective is posted (MPI_Iallreduce...)
  *   icoll_complete OP [comm=C] [root=R|none] [sent=B] [recv=B] req=R   and completes
+ *   psend_init PEER [comm=C] [tag=T] [bytes=B] partitions=N req=R   MPI-4 partitioned
+ *   precv_init PEER [comm=C] [tag=T] [bytes=B] partitions=N req=R   (doc/event-model.md)
+ *   psend_request req=R | precv_request req=R        MPI_Start of a partitioned request
+ *   pready P req=R | parrived P req=R | ptested P req=R   partition P
+ *   psend_complete req=R | precv_complete req=R      its completion
+ * Partitioned events are written as given, unchecked (bad input for tests).
  *   metric NAME VALUE
  *
  * Lines of different ranks may interleave; the times of one rank must not

@@ -1,0 +1,80 @@
+#include <config.h>
+
+#include "model/partitioned.h"
+
+#include <string.h>
+
+static const char *const event_names[] = {
+#define TS_P_NAME(e, name) name,
+  TS_PARTITIONED_EVENTS (TS_P_NAME)
+#undef TS_P_NAME
+};
+
+static const char *const attribute_names[] = {
+#define TS_PA_NAME(e, name) name,
+  TS_PARTITIONED_ATTRIBUTES (TS_PA_NAME)
+#undef TS_PA_NAME
+};
+
+const char *
+ts_partitioned_event_name (TsPartitionedEvent e)
+{
+  return e < TS_P_N_EVENTS ? event_names[e] : NULL;
+}
+
+gboolean
+ts_partitioned_event_from_name (const char *name, TsPartitionedEvent *e)
+{
+  for (guint i = 0; i < TS_P_N_EVENTS; i++)
+    if (strcmp (name, event_names[i]) == 0)
+      {
+        *e = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+ts_partitioned_attribute_name (TsPartitionedAttribute a)
+{
+  return a < TS_PA_N_ATTRIBUTES ? attribute_names[a] : NULL;
+}
+
+gboolean
+ts_partitioned_attribute_from_name (const char *name, TsPartitionedAttribute *a)
+{
+  for (guint i = 0; i < TS_PA_N_ATTRIBUTES; i++)
+    if (strcmp (name, attribute_names[i]) == 0)
+      {
+        *a = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* floor(a * b / c) and ceil(a * b / c) in integers (no rounding surprises). */
+static guint
+range_first (guint x, guint from, guint to)
+{
+  return (guint) (((guint64) to * x) / from);
+}
+
+static guint
+range_last (guint x, guint from, guint to)
+{
+  return (guint) (((guint64) to * (x + 1) + from - 1) / from) - 1;
+}
+
+guint
+ts_partitioned_j (guint i, guint s, guint r, guint *last)
+{
+  *last = range_last (i, s, r);
+  return range_first (i, s, r);
+}
+
+guint
+ts_partitioned_i (guint j, guint s, guint r, guint *last)
+{
+  *last = range_last (j, r, s);
+  return range_first (j, r, s);
+}
