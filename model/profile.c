@@ -29,10 +29,20 @@ typedef struct {
   double time;
 } Message;
 
+/* A partitioned initialisation seen by the first pass. */
+typedef struct {
+  TsChannel channel;
+  gboolean send;
+  guint32 partitions;
+  guint64 bytes;
+  guint rank;
+} PInit;
+
 /* Per-rank scratch of the first pass. */
 typedef struct {
   GArray *sync_enter, *sync_leave;  /* double, synchronising collectives on sync_comm */
   gint sync_comm;                   /* -1 until the first one */
+  GArray *pinits;                   /* PInit, in this rank's order */
   guint missing_recvs;
 } RankScan;
 
@@ -134,6 +144,14 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
           break;
         case TS_ACTION_ICOLLECTIVE:
           call_bytes = MAX (a.bytes, a.bytes_recv);
+          break;
+        case TS_ACTION_PINIT:
+          {
+            guint peer = ts_trace_comm_world_rank (trace, a.comm, rank, a.peer);
+            PInit pi = { { a.op == 0 ? rank : peer, a.op == 0 ? peer : rank, a.comm, a.tag },
+                         a.op == 0, (guint32) a.bytes_recv, a.bytes, rank };
+            g_array_append_val (scan->pinits, pi);
+          }
           break;
         case TS_ACTION_IRECV:
           if (a.flags & TS_ACTION_MISSING)
@@ -379,6 +397,99 @@ fill_costs (TsProfile *p, const CallSample *samples)
       }
 }
 
+static guint
+pkey_hash (gconstpointer p)
+{
+  const TsPartitionedKey *k = p;
+  return ts_channel_hash (&k->channel) ^ k->k * 2654435761u;
+}
+
+static gboolean
+pkey_equal (gconstpointer a, gconstpointer b)
+{
+  return memcmp (a, b, sizeof (TsPartitionedKey)) == 0;
+}
+
+/* Pair the k-th MPI_Psend_init of each channel with its k-th MPI_Precv_init.
+ * One without the other would hang the replay: it is refused here. */
+static gboolean
+pair_partitioned (const TsTrace *trace, TsProfile *p, RankScan *scans, GError **error)
+{
+  g_autoptr (GHashTable) sends = g_hash_table_new_full (pkey_hash, pkey_equal, g_free, NULL);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
+                                                       NULL);
+  /* Every rank's inits in order; the k of an init counts those before it on
+   * its channel and side. */
+  g_autoptr (GHashTable) count = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                        (GDestroyNotify) g_bytes_unref, NULL);
+  GArray *recvs = g_array_new (FALSE, FALSE, sizeof (TsPartitionedKey));
+  GArray *recv_inits = g_array_new (FALSE, FALSE, sizeof (PInit));
+  for (guint r = 0; r < p->n_ranks; r++)
+    for (guint i = 0; i < scans[r].pinits->len; i++)
+      {
+        PInit *pi = &g_array_index (scans[r].pinits, PInit, i);
+        struct { TsChannel c; gboolean send; } side = { pi->channel, pi->send };
+        GBytes *b = g_bytes_new (&side, sizeof side);
+        guint k = GPOINTER_TO_UINT (g_hash_table_lookup (count, b));
+        g_hash_table_replace (count, b, GUINT_TO_POINTER (k + 1));
+        TsPartitionedKey key = { pi->channel, k };
+        if (pi->send)
+          g_hash_table_insert (sends, g_memdup2 (&key, sizeof key), pi);
+        else
+          {
+            g_array_append_val (recvs, key);
+            g_array_append_val (recv_inits, *pi);
+          }
+      }
+  gboolean ok = TRUE;
+  for (guint i = 0; i < recvs->len && ok; i++)
+    {
+      TsPartitionedKey *key = &g_array_index (recvs, TsPartitionedKey, i);
+      PInit *recv = &g_array_index (recv_inits, PInit, i);
+      PInit *send = g_hash_table_lookup (sends, key);
+      if (!send)
+        {
+          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
+                       "%s: rank %u: MPI_Precv_init #%u from rank %u (communicator %s, tag %d) "
+                       "has no matching MPI_Psend_init on rank %u", ts_trace_path (trace),
+                       recv->rank, key->k + 1, key->channel.src,
+                       ts_trace_comm_name (trace, key->channel.comm), key->channel.tag,
+                       key->channel.src);
+          ok = FALSE;
+          break;
+        }
+      TsPartitionedPair *pair = g_new (TsPartitionedPair, 1);
+      *pair = (TsPartitionedPair) { send->partitions, recv->partitions, send->bytes };
+      g_hash_table_insert (p->partitioned, g_memdup2 (key, sizeof *key), pair);
+      g_hash_table_remove (sends, key);
+    }
+  if (ok && g_hash_table_size (sends) > 0)
+    {
+      GHashTableIter it;
+      gpointer k, v;
+      g_hash_table_iter_init (&it, sends);
+      g_hash_table_iter_next (&it, &k, &v);
+      const TsPartitionedKey *key = k;
+      const PInit *send = v;
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
+                   "%s: rank %u: MPI_Psend_init #%u to rank %u (communicator %s, tag %d) has no "
+                   "matching MPI_Precv_init on rank %u", ts_trace_path (trace), send->rank,
+                   key->k + 1, key->channel.dst, ts_trace_comm_name (trace, key->channel.comm),
+                   key->channel.tag, key->channel.dst);
+      ok = FALSE;
+    }
+  g_array_unref (recvs);
+  g_array_unref (recv_inits);
+  return ok;
+}
+
+const TsPartitionedPair *
+ts_profile_partitioned_pair (const TsProfile *p, const TsChannel *channel, guint32 k)
+{
+  TsPartitionedKey key = { *channel, k };
+  return g_hash_table_lookup (p->partitioned, &key);
+}
+
 TsProfile *
 ts_profile_compute (const TsTrace *trace, GError **error)
 {
@@ -413,6 +524,7 @@ ts_profile_compute (const TsTrace *trace, GError **error)
         scans[r].sync_enter = g_array_new (FALSE, FALSE, sizeof (double));
         scans[r].sync_leave = g_array_new (FALSE, FALSE, sizeof (double));
         scans[r].sync_comm = -1;
+        scans[r].pinits = g_array_new (FALSE, FALSE, sizeof (PInit));
         TsActionStream *s = ts_event_source_stream (src, r, NULL);
         ok = scan_rank (trace, p, s, r, &scans[r], samples, p->spool, error);
         p->rank_stats[r] = *ts_action_stream_stats (s);
@@ -422,6 +534,9 @@ ts_profile_compute (const TsTrace *trace, GError **error)
     ok = ok && ts_rank_log_finish (p->spool, error);
   }
   guint missing = 0;
+  p->partitioned = g_hash_table_new_full (pkey_hash, pkey_equal, g_free, g_free);
+  if (ok)
+    ok = pair_partitioned (trace, p, scans, error);
   if (ok)
     {
       align_clocks (p, scans);
@@ -441,6 +556,8 @@ ts_profile_compute (const TsTrace *trace, GError **error)
         g_array_unref (scans[r].sync_enter);
       if (scans[r].sync_leave)
         g_array_unref (scans[r].sync_leave);
+      if (scans[r].pinits)
+        g_array_unref (scans[r].pinits);
     }
   g_free (scans);
   if (ok)
@@ -479,6 +596,8 @@ ts_profile_free (TsProfile *p)
   g_free (p->region_visits);
   g_free (p->region_seconds);
   ts_rank_log_free (p->spool);
+  if (p->partitioned)
+    g_hash_table_unref (p->partitioned);
   g_free (p);
 }
 

@@ -11,6 +11,7 @@
 #include "model/stream.h"
 #include "model/trace.h"
 #include "model/rank_log.h"
+#include "model/channel.h"
 
 G_BEGIN_DECLS
 
@@ -45,7 +46,26 @@ typedef struct {
    * call costs not applied), or NULL when the replay must read the trace
    * again (envelope inference). Read through TsActionFeed. */
   TsRankLog *spool;
+  /* Partitioned requests: TsPartitionedKey -> TsPartitionedPair, for every
+   * matched pair of MPI_Psend_init / MPI_Precv_init. */
+  GHashTable *partitioned;
 } TsProfile;
+
+/* The k-th partitioned initialisation (from 0) on a channel: seed 000,
+ * partitioned requests match in initialisation order per envelope. */
+typedef struct {
+  TsChannel channel;
+  guint32 k;
+} TsPartitionedKey;
+
+typedef struct {
+  guint32 send_partitions, recv_partitions;
+  guint64 bytes;             /* the sender's message size */
+} TsPartitionedPair;
+
+/* The pair of the @k-th partitioned initialisation on @channel, or NULL. */
+const TsPartitionedPair *ts_profile_partitioned_pair (const TsProfile *profile,
+                                                      const TsChannel *channel, guint32 k);
 
 /* Read @trace and build its profile. Returns NULL and sets @error when the
  * trace cannot be read (naming file, rank and event). */

@@ -244,6 +244,15 @@ export_action (TiExport *x, const TsAction *a)
     case TS_ACTION_COLLECTIVE:
       collective (x, a);
       break;
+    case TS_ACTION_PINIT:
+    case TS_ACTION_PSTART:
+    case TS_ACTION_PREADY:
+    case TS_ACTION_PARRIVED:
+    case TS_ACTION_PTESTED:
+    case TS_ACTION_PCOMPLETE:
+      /* SimGrid's format has no partitioned communication. */
+      x->stats->skipped++;
+      break;
     case TS_ACTION_ICOLLECTIVE:
       /* SimGrid's replay has no non-blocking collectives: run it where it is
        * posted (its wait then finds no request and is dropped). */

@@ -3,6 +3,7 @@
 #define TS_TRACE_PRIVATE_H
 
 #include "model/trace.h"
+#include "model/partitioned.h"
 #include <otf2/otf2.h>
 
 typedef struct {
@@ -30,6 +31,8 @@ struct TsTrace {
   GPtrArray *comms;          /* TsComm* */
   GHashTable *comm_of_ref;   /* OTF2_CommRef -> index + 1 */
   guint world_comm;
+  GHashTable *partitioned_of_param;  /* OTF2_ParameterRef + 1 -> TsPartitionedEvent + 1 */
+  OTF2_AttributeRef partitioned_attribute[TS_PA_N_ATTRIBUTES];
 };
 
 /* Region index of an OTF2 region ref, or -1. */

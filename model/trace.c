@@ -88,7 +88,15 @@ typedef struct {
   GArray *comm_refs;          /* OTF2_CommRef */
   GArray *region_defs;        /* RawRegion */
   GArray *region_refs;        /* OTF2_RegionRef */
+  GArray *named_refs;         /* RawNamed: parameters and attributes */
 } DefState;
+
+/* A parameter or attribute definition, named once the strings are read. */
+typedef struct {
+  gboolean attribute;
+  guint32 self;
+  OTF2_StringRef name;
+} RawNamed;
 
 static void
 raw_group_free (gpointer p)
@@ -175,6 +183,49 @@ on_comm (void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
   g_array_append_val (st->comm_defs, c);
   g_array_append_val (st->comm_refs, self);
   return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_parameter (void *ud, OTF2_ParameterRef self, OTF2_StringRef name, OTF2_ParameterType type)
+{
+  DefState *st = ud;
+  RawNamed n = { FALSE, self, name };
+  g_array_append_val (st->named_refs, n);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_attribute (void *ud, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef description,
+              OTF2_Type type)
+{
+  DefState *st = ud;
+  RawNamed n = { TRUE, self, name };
+  g_array_append_val (st->named_refs, n);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The partitioned-communication encoding (doc/event-model.md): which
+ * parameters are its events and which attributes carry its fields. */
+static const char *lookup_string (DefState *st, OTF2_StringRef ref);
+
+static void
+resolve_partitioned (DefState *st)
+{
+  TsTrace *t = st->trace;
+  for (guint a = 0; a < TS_PA_N_ATTRIBUTES; a++)
+    t->partitioned_attribute[a] = OTF2_UNDEFINED_ATTRIBUTE;
+  for (guint i = 0; i < st->named_refs->len; i++)
+    {
+      RawNamed *n = &g_array_index (st->named_refs, RawNamed, i);
+      const char *name = lookup_string (st, n->name);
+      TsPartitionedEvent e;
+      TsPartitionedAttribute a;
+      if (!n->attribute && ts_partitioned_event_from_name (name, &e))
+        g_hash_table_insert (t->partitioned_of_param, GUINT_TO_POINTER (n->self + 1),
+                             GUINT_TO_POINTER (e + 1));
+      else if (n->attribute && ts_partitioned_attribute_from_name (name, &a))
+        t->partitioned_attribute[a] = n->self;
+    }
 }
 
 static OTF2_CallbackCode
@@ -456,6 +507,7 @@ ts_trace_open (const char *anchor_path, GError **error)
   t->regions = g_ptr_array_new_with_free_func (region_free);
   t->region_by_name = g_hash_table_new (g_str_hash, g_str_equal);
   t->region_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
+  t->partitioned_of_param = g_hash_table_new (g_direct_hash, g_direct_equal);
   t->comms = g_ptr_array_new_with_free_func (comm_free);
   t->comm_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
 
@@ -486,6 +538,7 @@ ts_trace_open (const char *anchor_path, GError **error)
   st.comm_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_CommRef));
   st.region_defs = g_array_new (FALSE, FALSE, sizeof (RawRegion));
   st.region_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_RegionRef));
+  st.named_refs = g_array_new (FALSE, FALSE, sizeof (RawNamed));
 
   gboolean ok = FALSE;
   OTF2_GlobalDefReader *defs = OTF2_Reader_GetGlobalDefReader (reader);
@@ -504,6 +557,8 @@ ts_trace_open (const char *anchor_path, GError **error)
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback (cbs, on_group);
   OTF2_GlobalDefReaderCallbacks_SetCommCallback (cbs, on_comm);
   OTF2_GlobalDefReaderCallbacks_SetRegionCallback (cbs, on_region);
+  OTF2_GlobalDefReaderCallbacks_SetParameterCallback (cbs, on_parameter);
+  OTF2_GlobalDefReaderCallbacks_SetAttributeCallback (cbs, on_attribute);
   OTF2_Reader_RegisterGlobalDefCallbacks (reader, defs, cbs, &st);
   OTF2_GlobalDefReaderCallbacks_Delete (cbs);
   uint64_t n_read = 0;
@@ -523,6 +578,7 @@ ts_trace_open (const char *anchor_path, GError **error)
   if (!resolve_ranks (&st, error))
     goto out;
   resolve_regions (&st);
+  resolve_partitioned (&st);
   ok = resolve_comms (&st, error);
 
 out:
@@ -536,6 +592,7 @@ out:
   g_array_unref (st.comm_refs);
   g_array_unref (st.region_defs);
   g_array_unref (st.region_refs);
+  g_array_unref (st.named_refs);
   if (!ok)
     g_clear_pointer (&t, ts_trace_free);
   return t;
@@ -555,6 +612,7 @@ ts_trace_free (TsTrace *t)
   g_hash_table_unref (t->region_of_ref);
   g_ptr_array_unref (t->comms);
   g_hash_table_unref (t->comm_of_ref);
+  g_hash_table_unref (t->partitioned_of_param);
   g_free (t);
 }
 

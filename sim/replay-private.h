@@ -71,6 +71,8 @@ typedef struct {
   guint64 call_bytes;        /* largest message of the call */
   guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
   TsHypothesisRank *hypotheses;
+  GHashTable *prequests;     /* req -> partitioned request (sim/partitioned.c) */
+  GHashTable *pinit_count;   /* channel and side -> initialisations so far */
   GArray *open_regions;      /* TsOpenRegion: the predicted timeline's region stack */
 } TsRank;
 
@@ -105,6 +107,19 @@ sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint
 void ts_rank_absorb (TsRank *rk, void *landing);
 /* Wait for a communication, recording what the rank is blocked on. */
 void ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on);
+
+/* The payload of a message this rank sends now: its call's causal time. */
+void *ts_rank_payload (TsRank *rk);
+
+/* Partitioned communication (partitioned.c). */
+void ts_partitioned_rank_init (TsRank *rk);
+void ts_partitioned_rank_clear (TsRank *rk);
+void ts_partitioned_init (TsRank *rk, const TsAction *a);
+void ts_partitioned_start (TsRank *rk, const TsAction *a);
+void ts_partitioned_ready (TsRank *rk, const TsAction *a);
+void ts_partitioned_arrived (TsRank *rk, const TsAction *a);
+void ts_partitioned_tested (TsRank *rk, const TsAction *a);
+void ts_partitioned_complete (TsRank *rk, const TsAction *a);
 
 /* Replay a collective action (collectives.c). */
 void ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag);

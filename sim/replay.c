@@ -100,6 +100,12 @@ time_payload (double t)
   return p;
 }
 
+void *
+ts_rank_payload (TsRank *rk)
+{
+  return time_payload (rk->causal);
+}
+
 void
 ts_rank_absorb (TsRank *rk, void *landing)
 {
@@ -517,6 +523,35 @@ do_collective (TsRank *rk, const TsAction *a)
                                       a->peer, a->bytes, a->bytes_recv);
 }
 
+static void
+do_partitioned (TsRank *rk, const TsAction *a)
+{
+  charge_overhead (rk, a);
+  switch ((TsActionKind) a->kind)
+    {
+    case TS_ACTION_PINIT:
+      ts_partitioned_init (rk, a);
+      break;
+    case TS_ACTION_PSTART:
+      ts_partitioned_start (rk, a);
+      break;
+    case TS_ACTION_PREADY:
+      ts_partitioned_ready (rk, a);
+      break;
+    case TS_ACTION_PARRIVED:
+      ts_partitioned_arrived (rk, a);
+      break;
+    case TS_ACTION_PTESTED:
+      ts_partitioned_tested (rk, a);
+      break;
+    case TS_ACTION_PCOMPLETE:
+      ts_partitioned_complete (rk, a);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
 static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
   [TS_ACTION_ENTER] = do_marker,
   [TS_ACTION_LEAVE] = do_marker,
@@ -529,6 +564,12 @@ static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
   [TS_ACTION_TEST] = do_test,
   [TS_ACTION_COLLECTIVE] = do_collective,
   [TS_ACTION_ICOLLECTIVE] = do_icollective,
+  [TS_ACTION_PINIT] = do_partitioned,
+  [TS_ACTION_PSTART] = do_partitioned,
+  [TS_ACTION_PREADY] = do_partitioned,
+  [TS_ACTION_PARRIVED] = do_partitioned,
+  [TS_ACTION_PTESTED] = do_partitioned,
+  [TS_ACTION_PCOMPLETE] = do_partitioned,
 };
 
 static void
@@ -813,6 +854,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       rk->mailboxes = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL);
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (trace));
       rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
+      ts_partitioned_rank_init (rk);
       if (o->hypotheses)
         rk->hypotheses = ts_hypothesis_rank_new (o->hypotheses, r, G_MAXUINT);
       rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, request_free);
@@ -878,6 +920,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       g_clear_pointer (&sim.ranks[r].requests, g_hash_table_unref);
       g_clear_pointer (&sim.ranks[r].icoll_seq, g_free);
       g_clear_pointer (&sim.ranks[r].open_regions, g_array_unref);
+      ts_partitioned_rank_clear (&sim.ranks[r]);
       g_clear_pointer (&sim.ranks[r].hypotheses, ts_hypothesis_rank_free);
     }
   g_clear_pointer (&sim.feed, ts_action_feed_free);
