@@ -135,6 +135,41 @@ coll_free (gpointer p)
   g_free (c);
 }
 
+/* ---- partitioned ------------------------------------------------------------- */
+
+/* One pair of partitioned requests (channel, k-th initialisation): the
+ * latest MPI_Pready entry of each round the sender started that the
+ * receiver has not completed yet. */
+typedef struct {
+  GQueue rounds;             /* double* latest Pready entry, oldest first */
+} PPair;
+
+typedef struct {
+  TsChannel channel;
+  guint32 k;
+} PKey;
+
+static guint
+pkey_hash (gconstpointer p)
+{
+  const PKey *k = p;
+  return ts_channel_hash (&k->channel) ^ k->k * 2654435761u;
+}
+
+static gboolean
+pkey_equal (gconstpointer a, gconstpointer b)
+{
+  return memcmp (a, b, sizeof (PKey)) == 0;
+}
+
+static void
+ppair_free (gpointer p)
+{
+  PPair *pp = p;
+  g_queue_clear_full (&pp->rounds, g_free);
+  g_free (pp);
+}
+
 /* ---- the analysis ------------------------------------------------------------ */
 
 typedef struct {
@@ -144,6 +179,11 @@ typedef struct {
   GHashTable *requests;      /* req -> gpointer (tagged: RecvEnd* or SendEnd* | 1) */
   GPtrArray *in_call;        /* ends the current MPI call blocks for (tagged likewise) */
   guint64 *coll_seen;        /* per communicator: collectives entered */
+  GHashTable *prequests;     /* req -> PPair*: its partitioned pair */
+  GHashTable *psend;         /* req: partitioned sends (the others are receives) */
+  GHashTable *pinit_count;   /* GBytes (channel, side) -> initialisations so far */
+  PPair *pwait;              /* the partitioned receive the current call completes */
+  double pwait_enter;
 } Cursor;
 
 typedef struct {
@@ -151,6 +191,7 @@ typedef struct {
   const TsTrace *trace;
   GHashTable *channels;      /* TsChannel -> Channel */
   GHashTable *colls;         /* CollKey -> CollInstance */
+  GHashTable *ppairs;        /* PKey -> PPair */
 } Analysis;
 
 static Channel *
@@ -225,6 +266,17 @@ on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
         }
     }
   g_ptr_array_set_size (cu->in_call, 0);
+  if (cu->pwait)
+    {
+      /* Partitioned Late Sender (seed 000): from entering the wait to the
+       * start of the last MPI_Pready of the round it completes. */
+      double *last = g_queue_pop_head (&cu->pwait->rounds);
+      if (last && isfinite (end))
+        add_wait (an->w, TS_WAIT_PARTITIONED_LATE_SENDER, region, cu->rank, cu->pwait_enter,
+                  MIN (*last, end) - cu->pwait_enter);
+      g_free (last);
+      cu->pwait = NULL;
+    }
   /* Both run from the call's entry: the time they share is counted once, as
    * Late Sender (Scalasca does the same in MPI_Waitall). */
   late_receiver -= late_sender;
@@ -400,6 +452,55 @@ on_collective (Analysis *an, Cursor *cu, const TsAction *a)
 }
 
 static void
+on_partitioned (Analysis *an, Cursor *cu, const TsAction *a)
+{
+  if (a->kind == TS_ACTION_PINIT)
+    {
+      gboolean send = a->op == 0;
+      guint peer = ts_trace_comm_world_rank (an->trace, a->comm, cu->rank, a->peer);
+      PKey key = { { send ? cu->rank : peer, send ? peer : cu->rank, a->comm, a->tag }, 0 };
+      struct { TsChannel c; gboolean send; } side = { key.channel, send };
+      GBytes *b = g_bytes_new (&side, sizeof side);
+      key.k = GPOINTER_TO_UINT (g_hash_table_lookup (cu->pinit_count, b));
+      g_hash_table_replace (cu->pinit_count, b, GUINT_TO_POINTER (key.k + 1));
+      PPair *pp = g_hash_table_lookup (an->ppairs, &key);
+      if (!pp)
+        {
+          pp = g_new0 (PPair, 1);
+          g_hash_table_insert (an->ppairs, g_memdup2 (&key, sizeof key), pp);
+        }
+      g_hash_table_replace (cu->prequests, g_memdup2 (&a->req, sizeof a->req), pp);
+      if (send)
+        g_hash_table_add (cu->psend, g_memdup2 (&a->req, sizeof a->req));
+      else
+        g_hash_table_remove (cu->psend, &a->req);
+      return;
+    }
+  PPair *pp = g_hash_table_lookup (cu->prequests, &a->req);
+  if (!pp)
+    return;
+  gboolean send = g_hash_table_contains (cu->psend, &a->req);
+  if (send && a->kind == TS_ACTION_PSTART)
+    {
+      double *latest = g_new (double, 1);
+      *latest = -INFINITY;
+      g_queue_push_tail (&pp->rounds, latest);
+    }
+  else if (send && a->kind == TS_ACTION_PREADY && pp->rounds.length > 0)
+    {
+      double *latest = g_queue_peek_tail (&pp->rounds);
+      *latest = MAX (*latest, a->time);
+    }
+  else if (!send && a->kind == TS_ACTION_PCOMPLETE)
+    {
+      /* The sender's MPI_Preadys of this round started before this call
+       * ends (the data arrived): they are read by then. */
+      cu->pwait = pp;
+      cu->pwait_enter = a->time;
+    }
+}
+
+static void
 process (Analysis *an, Cursor *cu, const TsAction *a)
 {
   switch ((TsActionKind) a->kind)
@@ -419,8 +520,15 @@ process (Analysis *an, Cursor *cu, const TsAction *a)
       on_collective (an, cu, a);
       break;
     case TS_ACTION_LEAVE:
-      if (cu->in_call->len > 0 && ts_trace_region_call (an->trace, a->region) != TS_CALL_USER)
+      if ((cu->in_call->len > 0 || cu->pwait)
+          && ts_trace_region_call (an->trace, a->region) != TS_CALL_USER)
         on_call_end (an, cu, a->region, a->time);
+      break;
+    case TS_ACTION_PINIT:
+    case TS_ACTION_PSTART:
+    case TS_ACTION_PREADY:
+    case TS_ACTION_PCOMPLETE:
+      on_partitioned (an, cu, a);
       break;
     default:
       break;
@@ -479,6 +587,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
   Analysis an = { w, trace };
   an.channels = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, channel_free);
   an.colls = g_hash_table_new_full (coll_hash, coll_equal, g_free, coll_free);
+  an.ppairs = g_hash_table_new_full (pkey_hash, pkey_equal, g_free, ppair_free);
 
   TsActionFeed *feed = ts_action_feed_open (trace, profile, error);
   gboolean ok = feed != NULL;
@@ -491,6 +600,10 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
       cu->rank = r;
       cu->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, release_request);
       cu->in_call = g_ptr_array_new ();
+      cu->prequests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      cu->psend = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      cu->pinit_count = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                               (GDestroyNotify) g_bytes_unref, NULL);
       cu->coll_seen = g_new0 (guint64, ts_trace_n_comms (trace));
       cu->has_next = ts_action_feed_next (feed, r, &cu->next, &local);
       if (cu->has_next)
@@ -524,11 +637,18 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
         }
       if (cursors[r].requests)
         g_hash_table_unref (cursors[r].requests);
+      if (cursors[r].prequests)
+        {
+          g_hash_table_unref (cursors[r].prequests);
+          g_hash_table_unref (cursors[r].psend);
+          g_hash_table_unref (cursors[r].pinit_count);
+        }
       g_free (cursors[r].coll_seen);
     }
   g_free (cursors);
   g_hash_table_unref (an.channels);
   g_hash_table_unref (an.colls);
+  g_hash_table_unref (an.ppairs);
   if (feed)
     ts_action_feed_free (feed);
   if (!ok)

@@ -236,5 +236,6 @@ ts_partitioned_complete (TsRank *rk, const TsAction *a)
   ts_rank_flush (rk);
   for (guint i = 0; i < pr->s; i++)
     await (rk, pr, i);
+  rk->call_waited_for_receiver |= pr->send;
   write_event (rk, pr->send ? TS_P_PSEND_COMPLETE : TS_P_PRECV_COMPLETE, pr, a->req, 0);
 }

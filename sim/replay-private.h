@@ -68,6 +68,7 @@ typedef struct {
   guint8 call_class;         /* size class of the call's message */
   gboolean call_is_root;     /* the root of a rooted collective */
   gboolean call_collective;
+  gboolean call_waited_for_receiver;
   guint64 call_bytes;        /* largest message of the call */
   guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
   TsHypothesisRank *hypotheses;

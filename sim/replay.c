@@ -95,6 +95,10 @@ G_STATIC_ASSERT (sizeof (void *) == sizeof (double));
 static void *
 time_payload (double t)
 {
+  /* SimGrid refuses a NULL payload, and 0.0 is all zero bits: send -0.0,
+   * which compares and combines as 0. */
+  if (t == 0)
+    t = -0.0;
   void *p;
   memcpy (&p, &t, sizeof p);
   return p;
@@ -227,6 +231,11 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
       network = MIN (fastest, transfer);
     }
   double wait = MAX (0, rk->causal - rk->call_enter);
+  /* A call that waited for a receiver (a rendezvous send, the wait of one,
+   * a partitioned send) cannot see how long: no message flows back. Its
+   * recorded time is the simulation's to explain, so nothing is added. */
+  if (rk->call_waited_for_receiver)
+    return;
   double extra = leave->seconds - wait - network;
   if (extra > 0)
     rk->pending_compute += extra;
@@ -243,6 +252,7 @@ do_marker (TsRank *rk, const TsAction *a)
       rk->call_class = 0;
       rk->call_is_root = FALSE;
       rk->call_collective = FALSE;
+      rk->call_waited_for_receiver = FALSE;
       rk->call_bytes = 0;
     }
   else if (mpi && a->kind == TS_ACTION_LEAVE && rk->in_call)
@@ -305,6 +315,7 @@ do_send (TsRank *rk, const TsAction *a)
   if (rk->sim->writer)
     ts_archive_writer_send (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag, a->bytes);
   sg_comm_t c = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes);
+  rk->call_waited_for_receiver |= c != NULL;
   TsBlockedOn on = { "send to", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
   ts_rank_wait (rk, c, &on);
@@ -454,6 +465,7 @@ do_wait (TsRank *rk, const TsAction *a)
       /* Only a request still in flight costs a simcall. */
       if (r->comm)
         {
+          rk->call_waited_for_receiver |= r->post.kind == TS_ACTION_ISEND;
           ts_rank_flush (rk);
           sg_comm_t c = r->comm;
           r->comm = NULL;

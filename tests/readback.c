@@ -220,6 +220,19 @@ ev_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList 
   return OTF2_CALLBACK_SUCCESS;
 }
 
+/* ParameterUnsignedInt: a = parameter, e = value; c = the uint32
+ * attribute with id 5 when present (tracesim's MPI_PARTITION), else G_MAXUINT64. */
+static OTF2_CallbackCode
+ev_parameter (OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
+              OTF2_ParameterRef param, uint64_t value)
+{
+  uint32_t partition;
+  guint64 c = al && OTF2_AttributeList_GetUint32 (al, 5, &partition) == OTF2_SUCCESS
+                ? partition : G_MAXUINT64;
+  add_event (ud, RB_PARAMETER, loc, t, param, 0, c, 0, value);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode
 ev_flush (OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al,
           OTF2_TimeStamp stop)
@@ -288,6 +301,7 @@ read_events (OTF2_Reader *reader, RbArchive *a)
   OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader (reader);
   OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New ();
   OTF2_GlobalEvtReaderCallbacks_SetEnterCallback (cb, ev_enter);
+  OTF2_GlobalEvtReaderCallbacks_SetParameterUnsignedIntCallback (cb, ev_parameter);
   OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback (cb, ev_leave);
   OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback (cb, ev_send);
   OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback (cb, ev_recv);

@@ -10,6 +10,7 @@
 typedef enum {
   RB_ENTER, RB_LEAVE, RB_SEND, RB_RECV, RB_ISEND, RB_ISEND_COMPLETE, RB_IRECV_REQUEST,
   RB_IRECV, RB_REQUEST_TEST, RB_COLL_BEGIN, RB_COLL_END, RB_METRIC,
+  RB_PARAMETER, /* ParameterUnsignedInt: a = parameter, e = value, c = MPI_PARTITION (id 5) */
   RB_OTHER  /* BufferFlush */
 } RbKind;
 

@@ -3,6 +3,8 @@
  *   ts-tracegen script FILE -o DIR [--name NAME]
  *   ts-tracegen stencil -o DIR --ranks N --iterations K [--compute S]
  *               [--imbalance F] [--bytes B] [--allreduce-every M]
+ *   ts-tracegen partitioned -o DIR [--variant nls|fls|vls] [--send-partitions S]
+ *               [--recv-partitions R] [--reps N] [--delay SECONDS] [--bytes B]
  *
  * The archive's anchor file is DIR/NAME.otf2 (NAME defaults to "traces").
  * Exit status 0 on success, 1 on any error (nothing is left at DIR then). */
@@ -12,6 +14,7 @@
 
 #include "scenarios/gen/script.h"
 #include "scenarios/gen/stencil.h"
+#include "scenarios/gen/partitioned.h"
 
 #include <locale.h>
 #include <stdio.h>
@@ -39,6 +42,8 @@ static const char usage[] =
   "                           (format: scenarios/gen/script.h)\n"
   "  stencil -o DIR --ranks N --iterations K\n"
   "                           a halo-exchange benchmark workload\n"
+  "  partitioned -o DIR --variant nls|fls|vls\n"
+  "                           seed 000's partitioned Late Sender test\n"
   "\n"
   "Run `ts-tracegen COMMAND --help` for the options of a command.\n";
 
@@ -84,6 +89,50 @@ cmd_script (int argc, char **argv, TsGenOptions *o)
       return EXIT_FAILURE;
     }
   if (!ts_script_load_file (argv[1], o->output, o->name ? o->name : "traces", &error))
+    return report (error);
+  return EXIT_SUCCESS;
+}
+
+static int
+cmd_partitioned (int argc, char **argv, TsGenOptions *o)
+{
+  GError *error = NULL;
+  TsPartParams p;
+  ts_part_params_init (&p);
+  char *variant = NULL;
+  int send = (int) p.send_partitions, recv = (int) p.recv_partitions, reps = (int) p.reps;
+  gint64 bytes = (gint64) p.bytes;
+  const GOptionEntry entries[] = {
+    { "variant", 0, 0, G_OPTION_ARG_STRING, &variant, "nls, fls or vls (default: fls)", "V" },
+    { "send-partitions", 0, 0, G_OPTION_ARG_INT, &send, "Send partitions (default: 2)", "S" },
+    { "recv-partitions", 0, 0, G_OPTION_ARG_INT, &recv, "Receive partitions (default: 2)", "R" },
+    { "reps", 0, 0, G_OPTION_ARG_INT, &reps, "Rounds (default: 1)", "N" },
+    { "delay", 0, 0, G_OPTION_ARG_DOUBLE, &p.delay,
+      "Seconds of the nls / fls / vls delay (default: 0.1)", "SECONDS" },
+    { "bytes", 0, 0, G_OPTION_ARG_INT64, &bytes, "Message size (default: 64)", "B" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = command_context (
+    "", "Write seed 000's partitioned Late Sender test (NLS, FLS or VLS) for two ranks.", o,
+    entries);
+  g_set_prgname ("ts-tracegen partitioned");
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return report (error);
+  g_autofree char *v = variant;
+  if (argc != 1 || !o->output || send < 1 || recv < 1 || reps < 1 || bytes < 1
+      || (v && strcmp (v, "nls") != 0 && strcmp (v, "fls") != 0 && strcmp (v, "vls") != 0))
+    {
+      g_printerr ("ts-tracegen partitioned: give -o DIR, --variant nls|fls|vls and positive "
+                  "counts\n");
+      return EXIT_FAILURE;
+    }
+  p.variant = !v || strcmp (v, "fls") == 0 ? TS_PART_FLS
+              : strcmp (v, "nls") == 0 ? TS_PART_NLS : TS_PART_VLS;
+  p.send_partitions = send;
+  p.recv_partitions = recv;
+  p.reps = reps;
+  p.bytes = bytes;
+  if (!ts_part_write (&p, o->output, o->name ? o->name : "traces", &error))
     return report (error);
   return EXIT_SUCCESS;
 }
@@ -165,6 +214,8 @@ main (int argc, char **argv)
     status = cmd_script (argc - 1, argv + 1, &o);
   else if (argc >= 2 && strcmp (argv[1], "stencil") == 0)
     status = cmd_stencil (argc - 1, argv + 1, &o);
+  else if (argc >= 2 && strcmp (argv[1], "partitioned") == 0)
+    status = cmd_partitioned (argc - 1, argv + 1, &o);
   else if (argc == 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
     {
       fputs (usage, stdout);
