@@ -206,6 +206,11 @@ test_figure8_3_3 (void **state)
 {
   const double in_trace[] = { 0.1 + T2, 0.2 + T2, 0.3 + T2 };
   expect_times (figure8 ("fig8a", 3, 3, in_trace, NULL), in_trace, 3);
+  /* The sender's "prep" x 1.5 (readies at 0.15, 0.3, 0.45): each successful
+   * MPI_Parrived of the trace now blocks until its partition is there. */
+  const double slower[] = { 0.15 + T2, 0.3 + T2, 0.45 + T2 };
+  expect_times (figure8 ("fig8a-slow", 3, 3, in_trace, "[region:prep]\nscale = 1.5\n"), slower,
+                3);
 }
 
 /* Figure 8b, 2/3: I(0) = {0}, I(1) = {0, 1}, I(2) = {1} with readies at 0.1
