@@ -251,6 +251,53 @@ test_figure8_missing_parrived (void **state)
                 3);
 }
 
+/* Matching follows initialisation order, not start order (seed 000,
+ * 3.2.4): rank 0 initialises A then B on one envelope, rank 1 X then Y, so
+ * A matches X. Rank 0 starts and readies B at 0, A at 1.0; rank 1 starts
+ * both at 0 and waits for X first: X needs A's data, readied at 1.0, so
+ * its wait shows 1.0 s of partitioned Late Sender in both phases (start
+ * order would have matched B and shown none), Y's wait none. */
+static void
+test_initialisation_order (void **state)
+{
+  const char *script =
+    "ranks 2\n"
+    "0 0 enter MPI_Psend_init\n0 0 psend_init 1 tag=1 bytes=8 partitions=1 req=1\n"
+    "0 0 leave MPI_Psend_init\n"
+    "0 0 enter MPI_Psend_init\n0 0 psend_init 1 tag=1 bytes=8 partitions=1 req=2\n"
+    "0 0 leave MPI_Psend_init\n"
+    "0 0 enter MPI_Start\n0 0 psend_request req=2\n0 0 leave MPI_Start\n"
+    "0 0 enter MPI_Pready\n0 0 pready 0 req=2\n0 0 leave MPI_Pready\n"
+    "0 0 enter MPI_Wait\n0 0.00010008 psend_complete req=2\n0 0.00010008 leave MPI_Wait\n"
+    "0 1.0 enter MPI_Start\n0 1.0 psend_request req=1\n0 1.0 leave MPI_Start\n"
+    "0 1.0 enter MPI_Pready\n0 1.0 pready 0 req=1\n0 1.0 leave MPI_Pready\n"
+    "0 1.0 enter MPI_Wait\n0 1.00010008 psend_complete req=1\n0 1.00010008 leave MPI_Wait\n"
+    "1 0 enter MPI_Precv_init\n1 0 precv_init 0 tag=1 bytes=8 partitions=1 req=5\n"
+    "1 0 leave MPI_Precv_init\n"
+    "1 0 enter MPI_Precv_init\n1 0 precv_init 0 tag=1 bytes=8 partitions=1 req=6\n"
+    "1 0 leave MPI_Precv_init\n"
+    "1 0 enter MPI_Start\n1 0 precv_request req=5\n1 0 leave MPI_Start\n"
+    "1 0 enter MPI_Start\n1 0 precv_request req=6\n1 0 leave MPI_Start\n"
+    "1 0 enter MPI_Wait\n1 1.00010008 precv_complete req=5\n1 1.00010008 leave MPI_Wait\n"
+    "1 1.00010008 enter MPI_Wait\n1 1.00010008 precv_complete req=6\n"
+    "1 1.00010008 leave MPI_Wait\n";
+  g_autofree char *work = ts_test_workdir ("p-order");
+  g_autofree char *trace = ts_test_generate_text (work, script);
+  g_autofree char *plat = platform ();
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "run", trace, "-p", plat, "-o", out, "-q",
+                                                       NULL });
+  if (r.status != 0)
+    fail_msg ("%s", r.err);
+  ts_tool_result_clear (&r);
+  g_autofree char *csv_path = g_build_filename (out, "waitstates.csv", NULL);
+  g_autofree char *csv = NULL;
+  assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  assert_string_equal (csv, "phase,pattern,region,rank,seconds\n"
+                            "original,partitioned_late_sender,MPI_Wait,1,1.000000000\n"
+                            "predicted,partitioned_late_sender,MPI_Wait,1,1.000000000\n");
+}
+
 /* Bad input: each a clear error and exit 1, never a hang. */
 static void
 expect_refused (const char *name, const char *script, const char *needle)
@@ -297,6 +344,7 @@ main (void)
     cmocka_unit_test (test_figure8_2_3),
     cmocka_unit_test (test_figure8_3_2),
     cmocka_unit_test (test_figure8_missing_parrived),
+    cmocka_unit_test (test_initialisation_order),
     cmocka_unit_test (test_bad_input),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
