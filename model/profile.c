@@ -397,15 +397,15 @@ fill_costs (TsProfile *p, const CallSample *samples)
       }
 }
 
-static guint
-pkey_hash (gconstpointer p)
+guint
+ts_partitioned_key_hash (gconstpointer p)
 {
   const TsPartitionedKey *k = p;
   return ts_channel_hash (&k->channel) ^ k->k * 2654435761u;
 }
 
-static gboolean
-pkey_equal (gconstpointer a, gconstpointer b)
+gboolean
+ts_partitioned_key_equal (gconstpointer a, gconstpointer b)
 {
   return memcmp (a, b, sizeof (TsPartitionedKey)) == 0;
 }
@@ -415,7 +415,7 @@ pkey_equal (gconstpointer a, gconstpointer b)
 static gboolean
 pair_partitioned (const TsTrace *trace, TsProfile *p, RankScan *scans, GError **error)
 {
-  g_autoptr (GHashTable) sends = g_hash_table_new_full (pkey_hash, pkey_equal, g_free, NULL);
+  g_autoptr (GHashTable) sends = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
   g_autoptr (GHashTable) seen = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
                                                        NULL);
   /* Every rank's inits in order; the k of an init counts those before it on
@@ -534,7 +534,7 @@ ts_profile_compute (const TsTrace *trace, GError **error)
     ok = ok && ts_rank_log_finish (p->spool, error);
   }
   guint missing = 0;
-  p->partitioned = g_hash_table_new_full (pkey_hash, pkey_equal, g_free, g_free);
+  p->partitioned = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, g_free);
   if (ok)
     ok = pair_partitioned (trace, p, scans, error);
   if (ok)

@@ -63,6 +63,9 @@ typedef struct {
   guint64 bytes;             /* the sender's message size */
 } TsPartitionedPair;
 
+guint ts_partitioned_key_hash (gconstpointer key);
+gboolean ts_partitioned_key_equal (gconstpointer a, gconstpointer b);
+
 /* The pair of the @k-th partitioned initialisation on @channel, or NULL. */
 const TsPartitionedPair *ts_profile_partitioned_pair (const TsProfile *profile,
                                                       const TsChannel *channel, guint32 k);

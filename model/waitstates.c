@@ -144,24 +144,6 @@ typedef struct {
   GQueue rounds;             /* double* latest Pready entry, oldest first */
 } PPair;
 
-typedef struct {
-  TsChannel channel;
-  guint32 k;
-} PKey;
-
-static guint
-pkey_hash (gconstpointer p)
-{
-  const PKey *k = p;
-  return ts_channel_hash (&k->channel) ^ k->k * 2654435761u;
-}
-
-static gboolean
-pkey_equal (gconstpointer a, gconstpointer b)
-{
-  return memcmp (a, b, sizeof (PKey)) == 0;
-}
-
 static void
 ppair_free (gpointer p)
 {
@@ -191,7 +173,7 @@ typedef struct {
   const TsTrace *trace;
   GHashTable *channels;      /* TsChannel -> Channel */
   GHashTable *colls;         /* CollKey -> CollInstance */
-  GHashTable *ppairs;        /* PKey -> PPair */
+  GHashTable *ppairs;        /* TsPartitionedKey -> PPair */
 } Analysis;
 
 static Channel *
@@ -458,7 +440,7 @@ on_partitioned (Analysis *an, Cursor *cu, const TsAction *a)
     {
       gboolean send = a->op == 0;
       guint peer = ts_trace_comm_world_rank (an->trace, a->comm, cu->rank, a->peer);
-      PKey key = { { send ? cu->rank : peer, send ? peer : cu->rank, a->comm, a->tag }, 0 };
+      TsPartitionedKey key = { { send ? cu->rank : peer, send ? peer : cu->rank, a->comm, a->tag }, 0 };
       struct { TsChannel c; gboolean send; } side = { key.channel, send };
       GBytes *b = g_bytes_new (&side, sizeof side);
       key.k = GPOINTER_TO_UINT (g_hash_table_lookup (cu->pinit_count, b));
@@ -587,7 +569,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
   Analysis an = { w, trace };
   an.channels = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, channel_free);
   an.colls = g_hash_table_new_full (coll_hash, coll_equal, g_free, coll_free);
-  an.ppairs = g_hash_table_new_full (pkey_hash, pkey_equal, g_free, ppair_free);
+  an.ppairs = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, ppair_free);
 
   TsActionFeed *feed = ts_action_feed_open (trace, profile, error);
   gboolean ok = feed != NULL;
