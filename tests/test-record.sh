@@ -1,0 +1,49 @@
+#!/bin/sh
+# The recorder on a real MPI program (tests/mpi/halo.c) at 2 ranks,
+# oversubscribed if need be: the trace it writes must carry every message's
+# envelope (tracesim info: all MPI calls recorded, none inferred or missing)
+# and replay. Skipped (77) when tracesim was built without MPI.
+set -u
+builddir=${top_builddir:-.}
+lib=$builddir/.libs/libtracesim-record.so
+prog=$builddir/tests/mpi-halo
+if [ ! -f "$lib" ] || [ ! -x "$prog" ] || [ -z "${MPIEXEC:-}" ]; then
+  echo "SKIP: no MPI (configure found neither MPICH nor Open MPI)"
+  exit 77
+fi
+# A sanitizer build cannot preload its instrumented library ahead of the
+# sanitizer runtime; the plain build runs this test.
+if ldd "$lib" 2>/dev/null | grep -q -e libasan -e libubsan; then
+  echo "SKIP: sanitizer build"
+  exit 77
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/ts-record-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+TS_RECORD_LIB=$lib "$MPIEXEC" -n 2 sh "$builddir/recorder/tracesim-record" -o "$work/trace" \
+  "$prog" > "$work/out" 2> "$work/err" || fail "the program failed: $(cat "$work/err")"
+grep -q "^sum " "$work/out" || fail "the program's output is missing: $(cat "$work/out")"
+[ -f "$work/trace/traces.otf2" ] || fail "no archive: $(cat "$work/err")"
+
+"$builddir/tracesim" info "$work/trace/traces.otf2" > "$work/info" || fail "tracesim info failed"
+# Every MPI call with a message has it recorded: nothing inferred or missing.
+grep -Eq "inferred +0 calls" "$work/info" || fail "inferred calls: $(cat "$work/info")"
+grep -Eq "missing +0 calls" "$work/info" || fail "missing calls: $(cat "$work/info")"
+grep -Eq "recorded +[1-9][0-9]* calls \(100.0%\)" "$work/info" || fail "$(cat "$work/info")"
+# 2 ranks x 10 iterations: 20 MPI_Irecv, 20 MPI_Isend, 20 MPI_Allreduce.
+grep -Eq "MPI_Irecv +20 " "$work/info" || fail "MPI_Irecv visits: $(cat "$work/info")"
+grep -Eq "MPI_Allreduce +20 " "$work/info" || fail "MPI_Allreduce visits: $(cat "$work/info")"
+"$builddir/tracesim" run "$work/trace/traces.otf2" -o "$work/out-run" -q || fail "replay failed"
+# Any OTF2 tool reads it without a warning.
+"${OTF2_PRINT:-otf2-print}" "$work/trace/traces.otf2" > /dev/null 2> "$work/print.err" \
+  || fail "otf2-print failed: $(cat "$work/print.err")"
+if grep -qi warn "$work/print.err"; then fail "otf2-print warns: $(cat "$work/print.err")"; fi
+# An unwritable directory: one warning per rank, and the program runs on.
+TS_RECORD_LIB=$lib "$MPIEXEC" -n 2 sh "$builddir/recorder/tracesim-record" -o /proc/nowhere/trace \
+  "$prog" > "$work/out2" 2> "$work/err2" || fail "the program failed without a trace directory"
+grep -q "^sum " "$work/out2" || fail "the program's output is missing"
+[ "$(grep -c "recording stops, the program runs on" "$work/err2")" -eq 2 ] \
+  || fail "expected one warning per rank: $(cat "$work/err2")"
+[ "$(grep -vc "recording stops" "$work/err2")" -eq 0 ] || fail "other messages: $(cat "$work/err2")"
+echo "PASS"
