@@ -2,8 +2,7 @@
 
 #define G_LOG_DOMAIN "ts-stream"
 
-#include "model/stream.h"
-#include "model/trace-private.h"
+#include "model/stream-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -13,64 +12,7 @@
 #define CHUNK_EVENTS 512
 
 #define NO_REGION G_MAXUINT32
-#define REGION_CACHE_SIZE 64
 
-typedef struct Request Request;
-struct Request {
-  guint64 req;
-  guint64 seq;        /* sequence number of its IRECV action, if a receive */
-  gboolean is_recv;
-  gboolean is_coll;   /* a non-blocking collective (its operation comes at completion) */
-  gboolean resolved;  /* envelope known */
-};
-
-struct TsActionStream {
-  TsEventSource *source;
-  guint rank;
-  TsStreamOptions options;
-  OTF2_EvtReader *reader;
-  gboolean eof;
-  GError *error;            /* set by a callback; reported by next() */
-  guint64 position;         /* last event position, for error messages */
-  double now;               /* time of the last event read, seconds */
-
-  /* Converted actions not yet handed out: pending[head..] has sequence numbers
-   * base + head ... Actions from the first unresolved receive on are held. */
-  GArray *pending;
-  guint head;
-  guint64 base;
-  guint n_unresolved;
-  guint64 first_unresolved;  /* sequence of the oldest unresolved receive */
-
-  GArray *stack;            /* guint32 region indices */
-  guint32 user_region;      /* innermost user region, NO_REGION if none */
-  double last_time;         /* end of the last accounted span */
-  gboolean started;
-
-  /* The MPI call being converted. */
-  guint32 call;             /* region index, NO_REGION outside calls */
-  guint call_depth;         /* stack depth at its ENTER */
-  double call_enter;
-  guint64 call_first_seq;   /* first action the call emitted, or G_MAXUINT64 */
-  guint64 call_bytes;
-  gboolean call_completed;  /* a completion event was seen inside */
-
-  /* Region of recently seen OTF2 refs, direct-mapped: the trace's ref table
-   * is a hash table, and every ENTER and LEAVE needs a lookup. */
-  struct { OTF2_RegionRef ref; gint region; } region_cache[REGION_CACHE_SIZE];
-  GHashTable *requests;     /* req -> Request* */
-  GHashTable *partitioned;  /* req -> PartitionedRequest*, from its INIT on */
-  GQueue outstanding;       /* Request* in posting order */
-  guint inferred_next;
-  TsStreamStats stats;
-};
-
-struct TsEventSource {
-  const TsTrace *trace;
-  OTF2_Reader *reader;
-  GPtrArray *streams;       /* TsActionStream* by rank, NULL until asked for */
-  OTF2_EvtReaderCallbacks *callbacks;
-};
 
 guint
 ts_size_class (guint64 bytes)
@@ -244,8 +186,8 @@ account_gap (TsActionStream *s, double now)
     s->last_time = now;
 }
 
-static TsAction *
-call_action (TsActionStream *s, TsActionKind kind)
+TsAction *
+ts_stream_call_action (TsActionStream *s, TsActionKind kind)
 {
   TsAction *a = push (s, kind, s->call != NO_REGION ? s->call_enter : s->last_time);
   a->call = s->call;
@@ -343,8 +285,8 @@ region_of_ref (TsActionStream *s, OTF2_RegionRef ref)
   return s->region_cache[slot].region;
 }
 
-static TsActionStream *
-stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, double *seconds)
+TsActionStream *
+ts_stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, double *seconds)
 {
   TsActionStream *s = ud;
   s->position = pos;
@@ -358,11 +300,8 @@ stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, doubl
   return s;
 }
 
-static OTF2_CallbackCode
-fail (TsActionStream *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static OTF2_CallbackCode
-fail (TsActionStream *s, const char *fmt, ...)
+OTF2_CallbackCode
+ts_stream_fail (TsActionStream *s, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
@@ -378,10 +317,10 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs, OTF2_RegionRef ref)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
   gint region = region_of_ref (s, ref);
   if (region < 0)
-    return fail (s, "ENTER of undefined region %u", (guint) ref);
+    return ts_stream_fail (s, "ENTER of undefined region %u", (guint) ref);
 
   account_gap (s, now);
   TsCallKind kind = ts_trace_region_call (s->source->trace, region);
@@ -423,10 +362,10 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs, OTF2_RegionRef ref)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
   gint region = region_of_ref (s, ref);
   if (region < 0)
-    return fail (s, "LEAVE of undefined region %u", (guint) ref);
+    return ts_stream_fail (s, "LEAVE of undefined region %u", (guint) ref);
 
   /* Find the region on the stack. EZTrace ends ranks with crossed regions
    * (LEAVE Working inside "EZTrace finalize"): close what lies above it. A
@@ -459,18 +398,18 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
 }
 
 /* Peer @peer of @comm exists? MPI_PROC_NULL and garbage peers do not. */
-static gboolean
-peer_valid (TsActionStream *s, guint32 comm, guint32 peer)
+gboolean
+ts_stream_peer_valid (TsActionStream *s, guint32 comm, guint32 peer)
 {
   return peer < ts_trace_comm_size (s->source->trace, comm);
 }
 
-static gint
-comm_index (TsActionStream *s, OTF2_CommRef ref)
+gint
+ts_stream_comm_index (TsActionStream *s, OTF2_CommRef ref)
 {
   gint c = ts_trace_comm_of_ref (s->source->trace, ref);
   if (c < 0)
-    fail (s, "undefined communicator %u", (guint) ref);
+    ts_stream_fail (s, "undefined communicator %u", (guint) ref);
   return c;
 }
 
@@ -478,13 +417,13 @@ static OTF2_CallbackCode
 p2p (TsActionStream *s, TsActionKind kind, uint32_t peer, OTF2_CommRef ref, uint32_t tag,
      uint64_t bytes, uint64_t req)
 {
-  gint comm = comm_index (s, ref);
+  gint comm = ts_stream_comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
   s->call_bytes = MAX (s->call_bytes, bytes);
-  if (!peer_valid (s, comm, peer))
+  if (!ts_stream_peer_valid (s, comm, peer))
     return OTF2_CALLBACK_SUCCESS; /* MPI_PROC_NULL: nothing happens */
-  TsAction *a = call_action (s, kind);
+  TsAction *a = ts_stream_call_action (s, kind);
   a->peer = peer;
   a->comm = comm;
   a->tag = (gint32) tag;
@@ -500,7 +439,7 @@ on_send (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
          OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
 {
   double now;
-  return p2p (stream_of (ud, loc, pos, t, &now), TS_ACTION_SEND, peer, comm, tag, bytes, 0);
+  return p2p (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_SEND, peer, comm, tag, bytes, 0);
 }
 
 static OTF2_CallbackCode
@@ -508,7 +447,7 @@ on_recv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
          OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
 {
   double now;
-  return p2p (stream_of (ud, loc, pos, t, &now), TS_ACTION_RECV, peer, comm, tag, bytes, 0);
+  return p2p (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_RECV, peer, comm, tag, bytes, 0);
 }
 
 static OTF2_CallbackCode
@@ -517,7 +456,7 @@ on_isend (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           uint64_t bytes, uint64_t req)
 {
   double now;
-  return p2p (stream_of (ud, loc, pos, t, &now), TS_ACTION_ISEND, peer, comm, tag, bytes, req);
+  return p2p (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_ISEND, peer, comm, tag, bytes, req);
 }
 
 static OTF2_CallbackCode
@@ -525,7 +464,7 @@ on_isend_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
                    OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
   Request *r = g_hash_table_lookup (s->requests, &req);
   if (r)
     emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
@@ -537,7 +476,7 @@ on_isend_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
 static void
 post_held (TsActionStream *s, TsActionKind kind, guint64 req)
 {
-  TsAction *a = call_action (s, kind);
+  TsAction *a = ts_stream_call_action (s, kind);
   a->req = req;
   a->peer = TS_NO_RANK;
   Request *r = request_post (s, req, kind == TS_ACTION_IRECV);
@@ -553,7 +492,7 @@ on_irecv_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud
                   OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  post_held (stream_of (ud, loc, pos, t, &now), TS_ACTION_IRECV, req);
+  post_held (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_IRECV, req);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -563,8 +502,8 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           uint64_t bytes, uint64_t req)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
-  gint comm = comm_index (s, ref);
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  gint comm = ts_stream_comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
   s->call_bytes = MAX (s->call_bytes, bytes);
@@ -572,9 +511,9 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   if (!r || !r->is_recv)
     {
       /* A completion without a visible request: post and complete it here. */
-      if (!peer_valid (s, comm, peer))
+      if (!ts_stream_peer_valid (s, comm, peer))
         return OTF2_CALLBACK_SUCCESS;
-      TsAction *a = call_action (s, TS_ACTION_IRECV);
+      TsAction *a = ts_stream_call_action (s, TS_ACTION_IRECV);
       a->peer = peer;
       a->comm = comm;
       a->tag = (gint32) tag;
@@ -587,7 +526,7 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   else if (!r->resolved)
     {
       TsAction *a = action_at (s, r->seq);
-      if (peer_valid (s, comm, peer))
+      if (ts_stream_peer_valid (s, comm, peer))
         {
           a->peer = peer;
           a->comm = comm;
@@ -610,10 +549,10 @@ on_request_test (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                  OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
   if (g_hash_table_contains (s->requests, &req))
     {
-      TsAction *a = call_action (s, TS_ACTION_TEST);
+      TsAction *a = ts_stream_call_action (s, TS_ACTION_TEST);
       a->req = req;
       a->time = now;
     }
@@ -625,7 +564,7 @@ on_request_cancelled (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void
                       OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
   Request *r = g_hash_table_lookup (s->requests, &req);
   if (r)
     {
@@ -653,7 +592,7 @@ fill_collective (TsActionStream *s, TsAction *a, TsCollectiveOp op, guint32 comm
 {
   a->op = op;
   a->comm = comm;
-  a->peer = root == OTF2_UNDEFINED_UINT32 || !peer_valid (s, comm, root) ? TS_NO_RANK
+  a->peer = root == OTF2_UNDEFINED_UINT32 || !ts_stream_peer_valid (s, comm, root) ? TS_NO_RANK
                                                                           : (gint32) root;
   a->bytes = sent;
   a->bytes_recv = received;
@@ -666,14 +605,14 @@ on_collective_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
                    uint32_t root, uint64_t sent, uint64_t received)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
   TsCollectiveOp op;
   if (!ts_collective_from_otf2 (otf2_op, &op))
     return OTF2_CALLBACK_SUCCESS; /* replayed as the time the call took */
-  gint comm = comm_index (s, ref);
+  gint comm = ts_stream_comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
-  fill_collective (s, call_action (s, TS_ACTION_COLLECTIVE), op, comm, root, sent, received);
+  fill_collective (s, ts_stream_call_action (s, TS_ACTION_COLLECTIVE), op, comm, root, sent, received);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -684,7 +623,7 @@ on_nbc_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                 OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  post_held (stream_of (ud, loc, pos, t, &now), TS_ACTION_ICOLLECTIVE, req);
+  post_held (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_ICOLLECTIVE, req);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -694,8 +633,8 @@ on_nbc_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                  uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
 {
   double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
-  gint comm = comm_index (s, ref);
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  gint comm = ts_stream_comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
   TsCollectiveOp op;
@@ -718,110 +657,12 @@ on_nbc_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   return OTF2_CALLBACK_SUCCESS;
 }
 
-/* ---- partitioned communication (doc/event-model.md) ---- */
-
-typedef struct {
-  gboolean send;
-  guint32 partitions;
-} PartitionedRequest;
-
-static gboolean
-attr_u32 (TsActionStream *s, OTF2_AttributeList *attrs, TsPartitionedAttribute which,
-          guint32 *out)
-{
-  OTF2_AttributeRef ref = s->source->trace->partitioned_attribute[which];
-  return attrs && ref != OTF2_UNDEFINED_ATTRIBUTE
-         && OTF2_AttributeList_GetUint32 (attrs, ref, out) == OTF2_SUCCESS;
-}
-
-static OTF2_CallbackCode
-on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-                   OTF2_AttributeList *attrs, OTF2_ParameterRef param, uint64_t value)
-{
-  double now;
-  TsActionStream *s = stream_of (ud, loc, pos, t, &now);
-  const TsTrace *tr = s->source->trace;
-  guint e1 = GPOINTER_TO_UINT (g_hash_table_lookup (tr->partitioned_of_param,
-                                                    GUINT_TO_POINTER (param + 1)));
-  if (e1 == 0)
-    return OTF2_CALLBACK_SUCCESS; /* some other parameter */
-  TsPartitionedEvent e = e1 - 1;
-  guint64 req = value;
-  const char *name = ts_partitioned_event_name (e);
-  PartitionedRequest *pr = g_hash_table_lookup (s->partitioned, &req);
-
-  if (e == TS_P_PSEND_INIT || e == TS_P_PRECV_INIT)
-    {
-      guint32 peer, tag, partitions;
-      guint64 bytes;
-      OTF2_CommRef cref;
-      OTF2_AttributeRef bref = tr->partitioned_attribute[TS_PA_BYTES];
-      OTF2_AttributeRef cattr = tr->partitioned_attribute[TS_PA_COMM];
-      if (!attr_u32 (s, attrs, TS_PA_PEER, &peer) || !attr_u32 (s, attrs, TS_PA_TAG, &tag)
-          || !attr_u32 (s, attrs, TS_PA_PARTITIONS, &partitions) || bref == OTF2_UNDEFINED_ATTRIBUTE
-          || cattr == OTF2_UNDEFINED_ATTRIBUTE
-          || OTF2_AttributeList_GetUint64 (attrs, bref, &bytes) != OTF2_SUCCESS
-          || OTF2_AttributeList_GetCommRef (attrs, cattr, &cref) != OTF2_SUCCESS)
-        return fail (s, "%s of request %" G_GUINT64_FORMAT " lacks MPI_PEER, MPI_COMM, MPI_TAG, "
-                     "MPI_BYTES or MPI_PARTITIONS", name, req);
-      gint comm = comm_index (s, cref);
-      if (comm < 0)
-        return OTF2_CALLBACK_INTERRUPT;
-      if (!peer_valid (s, comm, peer) || partitions == 0)
-        return fail (s, "%s of request %" G_GUINT64_FORMAT ": peer %u or %u partitions is not "
-                     "valid on communicator %s", name, req, peer, partitions,
-                     ts_trace_comm_name (tr, comm));
-      PartitionedRequest *n = g_new (PartitionedRequest, 1);
-      *n = (PartitionedRequest) { e == TS_P_PSEND_INIT, partitions };
-      g_hash_table_replace (s->partitioned, g_memdup2 (&req, sizeof req), n);
-      TsAction *a = call_action (s, TS_ACTION_PINIT);
-      a->op = e == TS_P_PSEND_INIT ? 0 : 1;
-      a->peer = peer;
-      a->comm = comm;
-      a->tag = (gint32) tag;
-      a->bytes = bytes;
-      a->bytes_recv = partitions;
-      a->req = req;
-      return OTF2_CALLBACK_SUCCESS;
-    }
-  if (!pr)
-    return fail (s, "%s for request %" G_GUINT64_FORMAT ", which no MPI_PSEND_INIT or "
-                 "MPI_PRECV_INIT of this rank created", name, req);
-  gboolean want_send = e == TS_P_PREADY || e == TS_P_PSEND_REQUEST || e == TS_P_PSEND_COMPLETE;
-  gboolean want_recv = e == TS_P_PARRIVED || e == TS_P_PTESTED || e == TS_P_PRECV_REQUEST
-                       || e == TS_P_PRECV_COMPLETE;
-  if ((want_send && !pr->send) || (want_recv && pr->send))
-    return fail (s, "%s for request %" G_GUINT64_FORMAT ", which is a partitioned %s", name,
-                 req, pr->send ? "send" : "receive");
-  TsActionKind kind = e == TS_P_PREADY ? TS_ACTION_PREADY
-                      : e == TS_P_PARRIVED ? TS_ACTION_PARRIVED
-                      : e == TS_P_PTESTED ? TS_ACTION_PTESTED
-                      : e == TS_P_PSEND_REQUEST || e == TS_P_PRECV_REQUEST ? TS_ACTION_PSTART
-                      : TS_ACTION_PCOMPLETE;
-  guint32 partition = 0;
-  if (kind == TS_ACTION_PREADY || kind == TS_ACTION_PARRIVED || kind == TS_ACTION_PTESTED)
-    {
-      if (!attr_u32 (s, attrs, TS_PA_PARTITION, &partition))
-        return fail (s, "%s of request %" G_GUINT64_FORMAT " lacks MPI_PARTITION", name, req);
-      if (partition >= pr->partitions)
-        return fail (s, "%s for partition %u of request %" G_GUINT64_FORMAT ", which has %u "
-                     "partitions (0..%u)", name, partition, req, pr->partitions,
-                     pr->partitions - 1);
-    }
-  TsAction *a = call_action (s, kind);
-  a->req = req;
-  a->peer = (gint32) partition;
-  if (kind == TS_ACTION_PARRIVED || kind == TS_ACTION_PTESTED)
-    a->time = now; /* at the end of MPI_Parrived */
-  return OTF2_CALLBACK_SUCCESS;
-}
-
 static OTF2_CallbackCode
 on_other (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs)
 {
   double now;
-  stream_of (ud, loc, pos, t, &now);
+  ts_stream_of (ud, loc, pos, t, &now);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -886,7 +727,7 @@ ts_event_source_open (const TsTrace *trace, GError **error)
   OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback (cb, on_collective_end);
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback (cb, on_nbc_request);
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback (cb, on_nbc_complete);
-  OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback (cb, on_parameter_uint);
+  OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback (cb, ts_stream_on_parameter_uint);
   src->callbacks = cb;
   return src;
 }

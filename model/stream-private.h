@@ -1,0 +1,82 @@
+/* The insides of action streams, shared by model/stream.c and the readers
+ * of event families kept apart from it (model/stream-partitioned.c). */
+#ifndef TS_STREAM_PRIVATE_H
+#define TS_STREAM_PRIVATE_H
+
+#include "model/stream.h"
+#include "model/trace-private.h"
+
+#define REGION_CACHE_SIZE 64
+
+typedef struct Request Request;
+struct Request {
+  guint64 req;
+  guint64 seq;        /* sequence number of its IRECV action, if a receive */
+  gboolean is_recv;
+  gboolean is_coll;   /* a non-blocking collective (its operation comes at completion) */
+  gboolean resolved;  /* envelope known */
+};
+
+struct TsActionStream {
+  TsEventSource *source;
+  guint rank;
+  TsStreamOptions options;
+  OTF2_EvtReader *reader;
+  gboolean eof;
+  GError *error;            /* set by a callback; reported by next() */
+  guint64 position;         /* last event position, for error messages */
+  double now;               /* time of the last event read, seconds */
+
+  /* Converted actions not yet handed out: pending[head..] has sequence numbers
+   * base + head ... Actions from the first unresolved receive on are held. */
+  GArray *pending;
+  guint head;
+  guint64 base;
+  guint n_unresolved;
+  guint64 first_unresolved;  /* sequence of the oldest unresolved receive */
+
+  GArray *stack;            /* guint32 region indices */
+  guint32 user_region;      /* innermost user region, NO_REGION if none */
+  double last_time;         /* end of the last accounted span */
+  gboolean started;
+
+  /* The MPI call being converted. */
+  guint32 call;             /* region index, NO_REGION outside calls */
+  guint call_depth;         /* stack depth at its ENTER */
+  double call_enter;
+  guint64 call_first_seq;   /* first action the call emitted, or G_MAXUINT64 */
+  guint64 call_bytes;
+  gboolean call_completed;  /* a completion event was seen inside */
+
+  /* Region of recently seen OTF2 refs, direct-mapped: the trace's ref table
+   * is a hash table, and every ENTER and LEAVE needs a lookup. */
+  struct { OTF2_RegionRef ref; gint region; } region_cache[REGION_CACHE_SIZE];
+  GHashTable *requests;     /* req -> Request* */
+  GHashTable *partitioned;  /* req -> PartitionedRequest*, from its INIT on */
+  GQueue outstanding;       /* Request* in posting order */
+  guint inferred_next;
+  TsStreamStats stats;
+};
+
+struct TsEventSource {
+  const TsTrace *trace;
+  OTF2_Reader *reader;
+  GPtrArray *streams;       /* TsActionStream* by rank, NULL until asked for */
+  OTF2_EvtReaderCallbacks *callbacks;
+};
+
+/* Helpers of stream.c for the event readers. */
+TsActionStream *ts_stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t,
+                              double *seconds);
+OTF2_CallbackCode ts_stream_fail (TsActionStream *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+gint ts_stream_comm_index (TsActionStream *s, OTF2_CommRef ref);
+gboolean ts_stream_peer_valid (TsActionStream *s, guint32 comm, guint32 peer);
+TsAction *ts_stream_call_action (TsActionStream *s, TsActionKind kind);
+
+/* The partitioned-communication records (stream-partitioned.c). */
+OTF2_CallbackCode ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t,
+                                               uint64_t pos, void *ud,
+                                               OTF2_AttributeList *attrs,
+                                               OTF2_ParameterRef param, uint64_t value);
+
+#endif
