@@ -22,16 +22,23 @@ ts_partitioned_event_name (TsPartitionedEvent e)
   return e < TS_P_N_EVENTS ? event_names[e] : NULL;
 }
 
+/* Index of @name in @names[0..n), or -1. */
+static gint
+index_of (const char *name, const char *const *names, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (strcmp (name, names[i]) == 0)
+      return (gint) i;
+  return -1;
+}
+
 gboolean
 ts_partitioned_event_from_name (const char *name, TsPartitionedEvent *e)
 {
-  for (guint i = 0; i < TS_P_N_EVENTS; i++)
-    if (strcmp (name, event_names[i]) == 0)
-      {
-        *e = i;
-        return TRUE;
-      }
-  return FALSE;
+  gint i = index_of (name, event_names, TS_P_N_EVENTS);
+  if (i >= 0)
+    *e = i;
+  return i >= 0;
 }
 
 const char *
@@ -43,13 +50,10 @@ ts_partitioned_attribute_name (TsPartitionedAttribute a)
 gboolean
 ts_partitioned_attribute_from_name (const char *name, TsPartitionedAttribute *a)
 {
-  for (guint i = 0; i < TS_PA_N_ATTRIBUTES; i++)
-    if (strcmp (name, attribute_names[i]) == 0)
-      {
-        *a = i;
-        return TRUE;
-      }
-  return FALSE;
+  gint i = index_of (name, attribute_names, TS_PA_N_ATTRIBUTES);
+  if (i >= 0)
+    *a = i;
+  return i >= 0;
 }
 
 /* floor(a * b / c) and ceil(a * b / c) in integers (no rounding surprises). */

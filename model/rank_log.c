@@ -66,7 +66,6 @@ ts_rank_log_free (TsRankLog *log)
 {
   if (!log)
     return;
-  /* NULL-safe like g_free, for g_clear_pointer. */
   for (guint r = 0; r < log->n_ranks; r++)
     {
       g_free (log->parts[r].buffer);

@@ -25,6 +25,7 @@ typedef struct {
   const char *pos[2];        /* positional words after the event name */
   guint n_pos;
   const char *val[N_KEYS];   /* NULL when not given */
+  TsPartitionedEvent event;  /* partitioned event words: which one */
 } TsArgs;
 
 typedef struct {
@@ -430,34 +431,20 @@ ev_icoll_complete (TsParser *p, guint rank, double t, const TsArgs *a, GError **
 /* Partitioned events are written as they are given: a trace with a partition
  * out of range or an unknown request is how tests feed bad input. */
 static gboolean
-ev_pinit (TsParser *p, guint rank, double t, const TsArgs *a, TsPartitionedEvent event,
-          GError **error)
+ev_pinit (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
   TsEnvelope e;
   guint64 partitions;
   if (!arg_envelope (p, a, &e, error)
       || !arg_u64 (p, a, KEY_PARTITIONS, G_MAXUINT32, &partitions, error))
     return FALSE;
-  ts_archive_writer_partitioned (p->w, rank, t, event, e.req, e.peer, e.comm, e.tag, e.bytes,
+  ts_archive_writer_partitioned (p->w, rank, t, a->event, e.req, e.peer, e.comm, e.tag, e.bytes,
                                  (guint32) partitions);
   return TRUE;
 }
 
 static gboolean
-ev_psend_init (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
-{
-  return ev_pinit (p, rank, t, a, TS_P_PSEND_INIT, error);
-}
-
-static gboolean
-ev_precv_init (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
-{
-  return ev_pinit (p, rank, t, a, TS_P_PRECV_INIT, error);
-}
-
-static gboolean
-ev_partition (TsParser *p, guint rank, double t, const TsArgs *a, TsPartitionedEvent event,
-              GError **error)
+ev_partition (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
   guint64 req;
   char *end;
@@ -466,61 +453,18 @@ ev_partition (TsParser *p, guint rank, double t, const TsArgs *a, TsPartitionedE
     return fail (p, error, "bad partition '%s'", a->pos[0]);
   if (!arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error))
     return FALSE;
-  ts_archive_writer_partitioned (p->w, rank, t, event, req, (guint32) partition, 0, 0, 0, 0);
+  ts_archive_writer_partitioned (p->w, rank, t, a->event, req, (guint32) partition, 0, 0, 0, 0);
   return TRUE;
 }
 
 static gboolean
-ev_pready (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
-{
-  return ev_partition (p, rank, t, a, TS_P_PREADY, error);
-}
-
-static gboolean
-ev_parrived (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
-{
-  return ev_partition (p, rank, t, a, TS_P_PARRIVED, error);
-}
-
-static gboolean
-ev_ptested (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
-{
-  return ev_partition (p, rank, t, a, TS_P_PTESTED, error);
-}
-
-static gboolean
-ev_prequest (TsParser *p, guint rank, double t, const TsArgs *a, TsPartitionedEvent event,
-             GError **error)
+ev_prequest (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
   guint64 req;
   if (!arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error))
     return FALSE;
-  ts_archive_writer_partitioned (p->w, rank, t, event, req, 0, 0, 0, 0, 0);
+  ts_archive_writer_partitioned (p->w, rank, t, a->event, req, 0, 0, 0, 0, 0);
   return TRUE;
-}
-
-static gboolean
-ev_psend_request (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
-{
-  return ev_prequest (p, rank, t, a, TS_P_PSEND_REQUEST, error);
-}
-
-static gboolean
-ev_precv_request (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
-{
-  return ev_prequest (p, rank, t, a, TS_P_PRECV_REQUEST, error);
-}
-
-static gboolean
-ev_psend_complete (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
-{
-  return ev_prequest (p, rank, t, a, TS_P_PSEND_COMPLETE, error);
-}
-
-static gboolean
-ev_precv_complete (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
-{
-  return ev_prequest (p, rank, t, a, TS_P_PRECV_COMPLETE, error);
 }
 
 static gboolean
@@ -543,6 +487,7 @@ static const struct {
   guint min_pos, max_pos;
   guint keys, required;
   gboolean (*apply) (TsParser *, guint, double, const TsArgs *, GError **);
+  TsPartitionedEvent event;  /* for the partitioned words, handed over in TsArgs */
 } event_table[] = {
   { "enter", 1, 1, 0, 0, ev_enter },
   { "leave", 0, 1, 0, 0, ev_leave },
@@ -559,16 +504,16 @@ static const struct {
   { "icoll_complete", 1, 1, K (KEY_COMM) | K (KEY_ROOT) | K (KEY_SENT) | K (KEY_RECV) | K (KEY_REQ),
     K (KEY_REQ), ev_icoll_complete },
   { "psend_init", 1, 1, K (KEY_COMM) | K (KEY_TAG) | K (KEY_BYTES) | K (KEY_REQ) | K (KEY_PARTITIONS),
-    K (KEY_REQ) | K (KEY_PARTITIONS), ev_psend_init },
+    K (KEY_REQ) | K (KEY_PARTITIONS), ev_pinit, TS_P_PSEND_INIT },
   { "precv_init", 1, 1, K (KEY_COMM) | K (KEY_TAG) | K (KEY_BYTES) | K (KEY_REQ) | K (KEY_PARTITIONS),
-    K (KEY_REQ) | K (KEY_PARTITIONS), ev_precv_init },
-  { "pready", 1, 1, K (KEY_REQ), K (KEY_REQ), ev_pready },
-  { "parrived", 1, 1, K (KEY_REQ), K (KEY_REQ), ev_parrived },
-  { "ptested", 1, 1, K (KEY_REQ), K (KEY_REQ), ev_ptested },
-  { "psend_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_psend_request },
-  { "precv_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_precv_request },
-  { "psend_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_psend_complete },
-  { "precv_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_precv_complete },
+    K (KEY_REQ) | K (KEY_PARTITIONS), ev_pinit, TS_P_PRECV_INIT },
+  { "pready", 1, 1, K (KEY_REQ), K (KEY_REQ), ev_partition, TS_P_PREADY },
+  { "parrived", 1, 1, K (KEY_REQ), K (KEY_REQ), ev_partition, TS_P_PARRIVED },
+  { "ptested", 1, 1, K (KEY_REQ), K (KEY_REQ), ev_partition, TS_P_PTESTED },
+  { "psend_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_prequest, TS_P_PSEND_REQUEST },
+  { "precv_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_prequest, TS_P_PRECV_REQUEST },
+  { "psend_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_prequest, TS_P_PSEND_COMPLETE },
+  { "precv_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_prequest, TS_P_PRECV_COMPLETE },
   { "metric", 2, 2, 0, 0, ev_metric },
 };
 
@@ -622,6 +567,7 @@ parse_event (TsParser *p, char **words, guint n, GError **error)
                  "previous event (%.9g s, line %u)", words[1], rank, rs->last_time, rs->last_line);
   rs->last_time = t;
   rs->last_line = p->line;
+  a.event = event_table[e].event;
   return event_table[e].apply (p, rank, t, &a, error);
 }
 
