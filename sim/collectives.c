@@ -28,22 +28,23 @@ typedef struct {
 static void
 exchange (Coll *c, gint send_to, guint64 send_bytes, gint recv_from, guint64 recv_bytes)
 {
-  sg_comm_t s = NULL, r = NULL;
-  void *landing = NULL;
-  if (recv_from >= 0)
-    r = ts_rank_irecv (c->rk, c->comm, recv_from, c->tag, recv_bytes, &landing);
+  /* The send is posted first so that the receive can block in one simcall;
+   * both are posted at the same simulated instant either way. */
+  sg_comm_t s = NULL;
   if (send_to >= 0)
     s = ts_rank_isend (c->rk, c->comm, send_to, c->tag, send_bytes);
-  c->on.peer = recv_from >= 0 ? (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm,
-                                                                    c->rk->rank, recv_from)
-                              : TS_NO_RANK;
-  ts_rank_wait (c->rk, r, &c->on);
-  if (r)
-    ts_rank_absorb (c->rk, landing);
-  c->on.peer = send_to >= 0 ? (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm,
-                                                                  c->rk->rank, send_to)
-                            : TS_NO_RANK;
-  ts_rank_wait (c->rk, s, &c->on);
+  if (recv_from >= 0)
+    {
+      c->on.peer = (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank,
+                                                      recv_from);
+      ts_rank_recv (c->rk, c->comm, recv_from, c->tag, &c->on);
+    }
+  if (s)
+    {
+      c->on.peer = (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank,
+                                                      send_to);
+      ts_rank_wait (c->rk, s, &c->on);
+    }
 }
 
 static void

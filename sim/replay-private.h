@@ -108,6 +108,7 @@ sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint
 void ts_rank_absorb (TsRank *rk, void *landing);
 /* Wait for a communication, recording what the rank is blocked on. */
 void ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on);
+void ts_rank_recv (TsRank *rk, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on);
 
 /* The payload of a message this rank sends now: its call's causal time. */
 void *ts_rank_payload (TsRank *rk);

@@ -151,6 +151,27 @@ ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, 
   return sg_mailbox_get_async (mb, landing);
 }
 
+/* A blocking receive in one simcall (SimGrid posts and waits together),
+ * where an irecv and its wait would take two. */
+void
+ts_rank_recv (TsRank *rk, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on)
+{
+  const TsTrace *t = rk->sim->trace;
+  guint src = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
+  sg_mailbox_t mb = ts_rank_mailbox (rk, src, rk->rank, comm, tag);
+  gboolean own = sg_actor_self_get_data () == rk;
+  if (own)
+    {
+      rk->blocked = *on;
+      rk->blocked_now = TRUE;
+    }
+  void *landing = sg_mailbox_get (mb);
+  rk->simcalls++;
+  if (own)
+    rk->blocked_now = FALSE;
+  ts_rank_absorb (rk, landing);
+}
+
 void
 ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on)
 {
@@ -328,12 +349,9 @@ do_recv (TsRank *rk, const TsAction *a)
     return;
   charge_overhead (rk, a);
   ts_rank_flush (rk);
-  void *landing;
-  sg_comm_t c = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes, &landing);
   TsBlockedOn on = { "receive from", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
-  ts_rank_wait (rk, c, &on);
-  ts_rank_absorb (rk, landing);
+  ts_rank_recv (rk, a->comm, a->peer, a->tag, &on);
   if (rk->sim->writer)
     ts_archive_writer_recv (rk->sim->writer, rk->rank, ts_rank_now (rk), a->peer, a->comm,
                             a->tag, a->bytes);
