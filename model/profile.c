@@ -349,6 +349,19 @@ infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
 static void
 fit_network (TsProfile *p, const CallSample *samples)
 {
+  /* The fastest receive of each size class, made monotone: a message is
+   * never slower to transfer than a larger one, so a class whose few calls
+   * all waited (an oversubscribed run) takes the next larger class's time
+   * instead of pulling the line up. */
+  double envelope[TS_N_SIZE_CLASSES];
+  double faster = INFINITY;
+  for (gint c = TS_N_SIZE_CLASSES - 1; c >= 0; c--)
+    {
+      const CallSample *cs = &samples[TS_CALL_RECV * TS_N_SIZE_CLASSES + c];
+      if (cs->count > 0)
+        faster = MIN (faster, cs->min);
+      envelope[c] = faster;
+    }
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   guint n = 0;
   double min_small = INFINITY;
@@ -357,7 +370,7 @@ fit_network (TsProfile *p, const CallSample *samples)
       const CallSample *cs = &samples[TS_CALL_RECV * TS_N_SIZE_CLASSES + c];
       if (cs->count == 0)
         continue;
-      double x = (double) cs->bytes, y = cs->min;
+      double x = (double) cs->bytes, y = envelope[c];
       sx += x; sy += y; sxx += x * x; sxy += x * y;
       n++;
       min_small = MIN (min_small, y);

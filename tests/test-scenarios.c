@@ -110,6 +110,41 @@ test_scenario (void **state)
   ts_test_rmtree (work);
 }
 
+/* The calibrated latency ignores a size class whose only receive waited.
+ * Three receives of rank 1, sends posted when the receive is entered:
+ *   8 B in 2e-6 s, 64 B in 1.001e-3 s (its sender was 1e-3 s late: a wait), 512 B in 2e-6 s.
+ * The fastest receive per class, made monotone from the largest class down:
+ *   512 B: 2e-6; 64 B: min (1.001e-3, 2e-6) = 2e-6; 8 B: 2e-6.
+ * All three points at 2e-6 s: the line's slope is 0 (no bandwidth to fit)
+ * and its intercept, the latency, is 2e-6 s. A plain line through the raw
+ * minima (8, 2e-6), (64, 1.001e-3), (512, 2e-6) would give an intercept
+ * of 5.0e-4 s and a negative slope. */
+static void
+test_calibrate_ignores_a_waiting_class (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("calibrate-envelope");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 2\n"
+    "0 0.0 enter main\n"
+    "0 0.0 enter MPI_Send\n0 0.0 send 1 tag=0 bytes=8\n0 0.0 leave MPI_Send\n"
+    "0 1.0 enter MPI_Send\n0 1.0 send 1 tag=0 bytes=64\n0 1.0 leave MPI_Send\n"
+    "0 2.0 enter MPI_Send\n0 2.0 send 1 tag=0 bytes=512\n0 2.0 leave MPI_Send\n"
+    "0 3.0 leave main\n"
+    "1 0.0 enter main\n"
+    "1 0.0 enter MPI_Recv\n1 0.000002 recv 0 tag=0 bytes=8\n1 0.000002 leave MPI_Recv\n"
+    "1 0.999 enter MPI_Recv\n1 1.000001 recv 0 tag=0 bytes=64\n1 1.000001 leave MPI_Recv\n"
+    "1 2.0 enter MPI_Recv\n1 2.000002 recv 0 tag=0 bytes=512\n1 2.000002 leave MPI_Recv\n"
+    "1 3.0 leave main\n");
+  g_autofree char *xml = g_build_filename (work, "platform.xml", NULL);
+  TsToolResult res = ts_run_tracesim ((const char *[]) { "calibrate", trace, "-o", xml, NULL });
+  if (res.status != 0)
+    fail_msg ("tracesim calibrate failed: %s", res.err);
+  if (!strstr (res.out, "latency 2e-06 s"))
+    fail_msg ("expected latency 2e-06 s: %s", res.out);
+  ts_tool_result_clear (&res);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -122,6 +157,10 @@ main (void)
       t->initial_state = (void *) scenario_names[i];
       g_ptr_array_add (tests, t);
     }
+  struct CMUnitTest *cal = g_new0 (struct CMUnitTest, 1);
+  cal->name = "calibrate_ignores_a_waiting_class";
+  cal->test_func = test_calibrate_ignores_a_waiting_class;
+  g_ptr_array_add (tests, cal);
   struct CMUnitTest *flat = g_new0 (struct CMUnitTest, tests->len);
   for (guint i = 0; i < tests->len; i++)
     flat[i] = *(struct CMUnitTest *) tests->pdata[i];
