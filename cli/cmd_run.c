@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/report.h"
+#include "model/eager.h"
 #include "model/output_dir.h"
 #include "model/profile.h"
 #include "sim/platform.h"
@@ -27,6 +28,9 @@ typedef struct {
   gboolean no_wait_states;
 } RunOptions;
 
+/* --eager-threshold not given: take it from the trace (model/eager.h). */
+#define EAGER_INFER G_MININT64
+
 static const char *const output_entries[] = {
   "summary.json", "predicted", "platform.xml", "waitstates.csv", NULL
 };
@@ -34,7 +38,8 @@ static const char *const output_entries[] = {
 static gboolean
 write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
                const TsReplayResult *res, const TsWaitStates *ws_original,
-               const TsWaitStates *ws_predicted, double wall, GError **error)
+               const TsWaitStates *ws_predicted, guint64 eager_threshold, double wall,
+               GError **error)
 {
   GString *j = g_string_new ("{\n");
   g_string_append_printf (j, "  \"trace\": \"%s\",\n", ts_trace_path (trace));
@@ -48,6 +53,7 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
   ts_json_array (j, "    ", "rank_end_s", (double *) res->rank_end->data, res->n_ranks, FALSE);
   g_string_append (j, "  },\n");
   ts_json_number (j, "  ", "speedup", res->runtime > 0 ? p->runtime / res->runtime : 0, TRUE);
+  g_string_append_printf (j, "  \"eager_threshold_bytes\": %" G_GUINT64_FORMAT ",\n", eager_threshold);
   /* Per region, inclusive seconds over all ranks, before and after. */
   g_string_append (j, "  \"regions\": [\n");
   gboolean first = TRUE;
@@ -168,7 +174,7 @@ analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
 int
 ts_cmd_run (int argc, char **argv)
 {
-  RunOptions o = { .eager = 65536, .trace_speed = 1e9 };
+  RunOptions o = { .eager = EAGER_INFER, .trace_speed = 1e9 };
   GOptionEntry entries[] = {
     { "platform", 'p', 0, G_OPTION_ARG_FILENAME, &o.platform,
       "SimGrid platform XML (default: a cluster calibrated from the trace)", "FILE" },
@@ -176,7 +182,8 @@ ts_cmd_run (int argc, char **argv)
     { "hostfile", 0, 0, G_OPTION_ARG_FILENAME, &o.hostfile,
       "host of each rank, one name per line (default: block mapping)", "FILE" },
     { "eager-threshold", 0, 0, G_OPTION_ARG_INT64, &o.eager,
-      "messages smaller than this do not wait for the receiver (default 65536)", "BYTES" },
+      "messages smaller than this do not wait for the receiver (default: inferred from the trace, at least 65536)",
+      "BYTES" },
     { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.cfg,
       "SimGrid configuration item, e.g. network/model:LV08 (repeatable)", "ITEM:VALUE" },
     { "hypothesis", 'H', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.hypotheses,
@@ -232,7 +239,7 @@ ts_cmd_run (int argc, char **argv)
           return ts_cmd_fail ("run", error);
         }
     }
-  if (o.eager < 0)
+  if (o.eager < 0 && o.eager != EAGER_INFER)
     {
       g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "--eager-threshold must not be negative");
@@ -281,7 +288,17 @@ ts_cmd_run (int argc, char **argv)
   ts_replay_options_init (&ro);
   ro.platform_path = platform;
   ro.hostfile = o.hostfile;
-  ro.eager_threshold = (guint64) o.eager;
+  if (o.eager == EAGER_INFER)
+    {
+      ro.eager_threshold = ts_eager_threshold_infer (trace, profile, 65536, &error);
+      if (ro.eager_threshold == 0)
+        {
+          ts_output_dir_discard (out);
+          return ts_cmd_fail ("run", error);
+        }
+    }
+  else
+    ro.eager_threshold = (guint64) o.eager;
   ro.trace_speed = o.trace_speed;
   ro.exact_cpu = o.exact_cpu;
   ro.hypotheses = hyp;
@@ -338,7 +355,8 @@ ts_cmd_run (int argc, char **argv)
   double wall = (g_get_monotonic_time () - t0) / 1e6;
   g_autofree char *summary = g_build_filename (tmp, "summary.json", NULL);
   if ((ws_original && !g_file_set_contents (csv_path, csv->str, csv->len, &error))
-      || !write_summary (summary, trace, profile, &res, ws_original, ws_predicted, wall, &error)
+      || !write_summary (summary, trace, profile, &res, ws_original, ws_predicted,
+                         ro.eager_threshold, wall, &error)
       || !ts_output_dir_commit (out, &error))
     {
       ts_replay_result_clear (&res);
@@ -347,6 +365,9 @@ ts_cmd_run (int argc, char **argv)
   if (!o.quiet)
     {
       ts_report_run (stdout, trace, profile, &res, o.output, wall);
+      if (o.eager == EAGER_INFER && ro.eager_threshold > 65536)
+        printf ("  eager threshold     %" G_GUINT64_FORMAT " bytes: the trace sent %" G_GUINT64_FORMAT
+                " bytes without waiting for the receiver\n", ro.eager_threshold, ro.eager_threshold - 1);
       if (ws_original)
         ts_report_wait_states (stdout, trace, ws_original, ws_predicted);
     }

@@ -145,6 +145,47 @@ test_calibrate_ignores_a_waiting_class (void **state)
   ts_test_rmtree (work);
 }
 
+/* The eager threshold summary.json reports for a trace with one blocking
+ * send of 100000 B (above the 65536 B the replay assumes at least):
+ * @send_leave is when the send call ended, the receiver entered at 1.0 s. */
+static guint64
+inferred_threshold (const char *name, const char *send_leave)
+{
+  g_autofree char *work = ts_test_workdir (name);
+  g_autofree char *script = g_strdup_printf (
+    "ranks 2\n"
+    "0 0.0 enter main\n0 0.0 enter MPI_Send\n0 0.0 send 1 tag=0 bytes=100000\n"
+    "0 %s leave MPI_Send\n0 2.0 leave main\n"
+    "1 0.0 enter main\n1 1.0 enter MPI_Recv\n1 1.0002 recv 0 tag=0 bytes=100000\n"
+    "1 1.0002 leave MPI_Recv\n1 2.0 leave main\n", send_leave);
+  g_autofree char *trace = ts_test_generate_text (work, script);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  TsToolResult res = ts_run_tracesim ((const char *[]) { "run", trace, "-o", out, "-q", NULL });
+  if (res.status != 0)
+    fail_msg ("tracesim run failed: %s", res.err);
+  ts_tool_result_clear (&res);
+  g_autofree char *summary_path = g_build_filename (out, "summary.json", NULL);
+  g_autofree char *json = NULL;
+  assert_true (g_file_get_contents (summary_path, &json, NULL, NULL));
+  GArray *v = summary_values (json, "eager_threshold_bytes");
+  assert_int_equal (v->len, 1);
+  guint64 threshold = (guint64) g_array_index (v, double, 0);
+  g_array_unref (v);
+  ts_test_rmtree (work);
+  return threshold;
+}
+
+/* The send left at 1e-5 s, long (more than the 50 us clock slack) before
+ * its receiver entered at 1.0 s: 100000 B went eagerly, so the threshold
+ * is one byte more. Leaving at 1.0002 s, after the receiver entered, it
+ * may have waited: no evidence, the assumed 65536 stays. */
+static void
+test_eager_threshold_from_the_trace (void **state)
+{
+  assert_int_equal (inferred_threshold ("eager-early", "0.00001"), 100001);
+  assert_int_equal (inferred_threshold ("eager-late", "1.0002"), 65536);
+}
+
 int
 main (void)
 {
@@ -161,6 +202,10 @@ main (void)
   cal->name = "calibrate_ignores_a_waiting_class";
   cal->test_func = test_calibrate_ignores_a_waiting_class;
   g_ptr_array_add (tests, cal);
+  struct CMUnitTest *eager = g_new0 (struct CMUnitTest, 1);
+  eager->name = "eager_threshold_from_the_trace";
+  eager->test_func = test_eager_threshold_from_the_trace;
+  g_ptr_array_add (tests, eager);
   struct CMUnitTest *flat = g_new0 (struct CMUnitTest, tests->len);
   for (guint i = 0; i < tests->len; i++)
     flat[i] = *(struct CMUnitTest *) tests->pdata[i];
