@@ -163,7 +163,7 @@ guint64
 ts_eager_threshold_infer (const TsTrace *trace, const TsProfile *profile, guint64 assumed,
                           GError **error)
 {
-  if (!profile->spool || assumed == 0)
+  if (!profile->spool || assumed == 0 || profile->largest_blocking_send < assumed)
     return assumed;
   Scan s = { trace, profile, assumed,
              g_hash_table_new_full (key_hash, key_equal, g_free, g_free),

@@ -15,7 +15,8 @@
 /* The smallest threshold consistent with the trace and at least @assumed:
  * one byte above the largest message sent eagerly, or @assumed when no
  * message of @assumed bytes or more was. Reads the profile's spool (twice:
- * senders, then receivers); returns @assumed without one. 0 on a read error. */
+ * senders, then receivers) only when a blocking message that large exists;
+ * returns @assumed without a spool. 0 on a read error. */
 guint64 ts_eager_threshold_infer (const TsTrace *trace, const TsProfile *profile, guint64 assumed,
                                   GError **error);
 

@@ -136,6 +136,8 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
           }
           break;
         case TS_ACTION_COLLECTIVE:
+          if (ts_collective_shape ((TsCollectiveOp) a.op) == TS_COLL_SHAPE_ONE2N)
+            p->largest_blocking_send = MAX (p->largest_blocking_send, MAX (a.bytes, a.bytes_recv));
           is_root = a.peer != TS_NO_RANK
                     && ts_trace_comm_local_rank (trace, a.comm, rank) == a.peer;
           coll_comm = a.comm;
@@ -159,6 +161,9 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
           call_bytes = MAX (call_bytes, a.bytes);
           break;
         case TS_ACTION_SEND:
+          p->largest_blocking_send = MAX (p->largest_blocking_send, a.bytes);
+          call_bytes = MAX (call_bytes, a.bytes);
+          break;
         case TS_ACTION_RECV:
         case TS_ACTION_ISEND:
           call_bytes = MAX (call_bytes, a.bytes);

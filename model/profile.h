@@ -38,6 +38,9 @@ typedef struct {
   double latency;             /* seconds; 0 if nothing to fit */
   double bandwidth;           /* bytes per second; 0 if nothing to fit */
   guint fit_samples;
+  /* The largest message of a blocking send or a bcast/scatter: what
+   * ts_eager_threshold_infer() could find sent eagerly. */
+  guint64 largest_blocking_send;
   /* Per region: visits and inclusive seconds, summed over ranks. */
   guint64 *region_visits;
   double *region_seconds;
