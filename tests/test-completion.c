@@ -27,12 +27,10 @@ irecv_time (const char *name, const char *hyp, char **csv)
   g_autofree char *hyp_path = hyp ? g_build_filename (dir, hyp, NULL) : NULL;
   const char *args[] = { "run", trace, "-p", platform, "-o", out, "-q",
                          hyp ? "-H" : NULL, hyp_path, NULL };
-  TsToolResult r = ts_run_tracesim (args);
-  if (r.status != 0)
-    fail_msg ("%s: %s", name, r.err);
-  ts_tool_result_clear (&r);
-  g_autofree char *csv_path = g_build_filename (out, "waitstates.csv", NULL);
-  assert_true (g_file_get_contents (csv_path, csv, NULL, NULL));
+  g_autofree char *why = NULL;
+  *csv = ts_run_tracesim_output (args, out, "waitstates.csv", &why);
+  if (!*csv)
+    fail_msg ("%s: %s", name, why);
   g_autofree char *pdir = g_build_filename (out, "predicted", NULL);
   RbArchive *a = rb_archive_load (pdir, "traces");
   assert_non_null (a);

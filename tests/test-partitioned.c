@@ -73,14 +73,12 @@ check_variant (const char *variant, double original, double predicted)
   assert_true (g_file_set_contents (hyp, text, -1, NULL));
   g_autofree char *plat = platform ();
   g_autofree char *out = g_build_filename (work, "out", NULL);
-  TsToolResult r = ts_run_tracesim ((const char *[]) { "run", trace, "-p", plat, "-H", hyp,
-                                                       "-o", out, "-q", NULL });
-  if (r.status != 0)
-    fail_msg ("tracesim run %s: %s", variant, r.err);
-  ts_tool_result_clear (&r);
-  g_autofree char *csv_path = g_build_filename (out, "waitstates.csv", NULL);
-  g_autofree char *csv = NULL;
-  assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  g_autofree char *why = NULL;
+  g_autofree char *csv = ts_run_tracesim_output ((const char *[]) { "run", trace, "-p", plat, "-H", hyp,
+                                                                    "-o", out, "-q", NULL },
+                                                 out, "waitstates.csv", &why);
+  if (!csv)
+    fail_msg ("tracesim run %s: %s", variant, why);
   double o = partitioned_ls (csv, "original"), p = partitioned_ls (csv, "predicted");
   if (fabs (o - original) > 0.01 * original + 1e-9 || fabs (p - predicted) > 0.01 * predicted + 1e-9)
     fail_msg ("%s: partitioned Late Sender %.9f -> %.9f, derived %.9f -> %.9f", variant, o, p,
@@ -285,14 +283,12 @@ test_initialisation_order (void **state)
   g_autofree char *trace = ts_test_generate_text (work, script);
   g_autofree char *plat = platform ();
   g_autofree char *out = g_build_filename (work, "out", NULL);
-  TsToolResult r = ts_run_tracesim ((const char *[]) { "run", trace, "-p", plat, "-o", out, "-q",
-                                                       NULL });
-  if (r.status != 0)
-    fail_msg ("%s", r.err);
-  ts_tool_result_clear (&r);
-  g_autofree char *csv_path = g_build_filename (out, "waitstates.csv", NULL);
-  g_autofree char *csv = NULL;
-  assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  g_autofree char *why = NULL;
+  g_autofree char *csv = ts_run_tracesim_output ((const char *[]) { "run", trace, "-p", plat, "-o", out,
+                                                                    "-q", NULL },
+                                                 out, "waitstates.csv", &why);
+  if (!csv)
+    fail_msg ("%s", why);
   assert_string_equal (csv, "phase,pattern,region,rank,seconds\n"
                             "original,partitioned_late_sender,MPI_Wait,1,1.000000000\n"
                             "predicted,partitioned_late_sender,MPI_Wait,1,1.000000000\n");

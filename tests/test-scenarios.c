@@ -81,14 +81,10 @@ test_scenario (void **state)
       g_ptr_array_add (args, g_build_filename (dir, hyps[i], NULL));
     }
   g_ptr_array_add (args, NULL);
-  TsToolResult res = ts_run_tracesim ((const char **) args->pdata);
-  if (res.status != 0)
-    fail_msg ("tracesim failed on %s: %s", name, res.err);
-  ts_tool_result_clear (&res);
-
-  g_autofree char *summary_path = g_build_filename (out, "summary.json", NULL);
-  g_autofree char *json = NULL;
-  assert_true (g_file_get_contents (summary_path, &json, NULL, NULL));
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output ((const char **) args->pdata, out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim failed on %s: %s", name, why);
 
   g_auto (GStrv) keys = g_key_file_get_keys (kf, "expect", NULL, NULL);
   assert_non_null (keys);
@@ -160,13 +156,11 @@ inferred_threshold (const char *name, const char *send_leave)
     "1 1.0002 leave MPI_Recv\n1 2.0 leave main\n", send_leave);
   g_autofree char *trace = ts_test_generate_text (work, script);
   g_autofree char *out = g_build_filename (work, "out", NULL);
-  TsToolResult res = ts_run_tracesim ((const char *[]) { "run", trace, "-o", out, "-q", NULL });
-  if (res.status != 0)
-    fail_msg ("tracesim run failed: %s", res.err);
-  ts_tool_result_clear (&res);
-  g_autofree char *summary_path = g_build_filename (out, "summary.json", NULL);
-  g_autofree char *json = NULL;
-  assert_true (g_file_get_contents (summary_path, &json, NULL, NULL));
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-o", out, "-q", NULL },
+                                                  out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim run failed: %s", why);
   GArray *v = summary_values (json, "eager_threshold_bytes");
   assert_int_equal (v->len, 1);
   guint64 threshold = (guint64) g_array_index (v, double, 0);

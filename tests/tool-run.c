@@ -116,3 +116,22 @@ ts_test_dir_has_prefix (const char *dir, const char *prefix)
   g_dir_close (d);
   return found;
 }
+
+char *
+ts_run_tracesim_output (const char **args, const char *dir, const char *name, char **why)
+{
+  TsToolResult r = ts_run_tracesim (args);
+  if (r.status != 0)
+    {
+      *why = g_steal_pointer (&r.err);
+      ts_tool_result_clear (&r);
+      return NULL;
+    }
+  ts_tool_result_clear (&r);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+  char *contents = NULL;
+  if (!g_file_get_contents (path, &contents, NULL, &error))
+    *why = g_strdup (error->message);
+  return contents;
+}
