@@ -53,10 +53,70 @@ is_synchronising (TsCollectiveOp op)
   return shape == TS_COLL_SHAPE_BARRIER || shape == TS_COLL_SHAPE_N2N;
 }
 
-static gboolean
-scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, RankScan *scan,
-           CallSample *samples, TsRankLog *spool, GError **error)
+/* What the first pass adds up over ranks. Each worker thread has its own,
+ * merged in ts_profile_compute(). */
+typedef struct {
+  guint64 *region_visits;
+  double *region_seconds;
+  double *call_min;          /* as TsProfile's */
+  CallSample *samples;       /* [TsCallKind * TS_N_SIZE_CLASSES + size class] */
+  guint64 largest_blocking_send;
+} Sums;
+
+static void
+sums_init (Sums *u, guint n_regions)
 {
+  gsize n_min = (gsize) n_regions * TS_N_SIZE_CLASSES * 2;
+  u->region_visits = g_new0 (guint64, n_regions);
+  u->region_seconds = g_new0 (double, n_regions);
+  u->call_min = g_new (double, n_min);
+  for (gsize i = 0; i < n_min; i++)
+    u->call_min[i] = INFINITY;
+  u->samples = g_new0 (CallSample, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
+  u->largest_blocking_send = 0;
+}
+
+static void
+sums_clear (Sums *u)
+{
+  g_free (u->region_visits);
+  g_free (u->region_seconds);
+  g_free (u->call_min);
+  g_free (u->samples);
+}
+
+/* @into += @from; the result does not depend on how ranks were shared out,
+ * but for the rounding of the region sums. */
+static void
+sums_merge (Sums *into, const Sums *from, guint n_regions)
+{
+  for (guint r = 0; r < n_regions; r++)
+    {
+      into->region_visits[r] += from->region_visits[r];
+      into->region_seconds[r] += from->region_seconds[r];
+    }
+  for (gsize i = 0; i < (gsize) n_regions * TS_N_SIZE_CLASSES * 2; i++)
+    into->call_min[i] = MIN (into->call_min[i], from->call_min[i]);
+  for (guint i = 0; i < TS_CALL_N_KINDS * TS_N_SIZE_CLASSES; i++)
+    {
+      CallSample *a = &into->samples[i];
+      const CallSample *b = &from->samples[i];
+      if (b->count > 0 && (a->count == 0 || b->min < a->min
+                           || (b->min == a->min && b->bytes < a->bytes)))
+        {
+          a->min = b->min;
+          a->bytes = b->bytes;
+        }
+      a->count += b->count;
+    }
+  into->largest_blocking_send = MAX (into->largest_blocking_send, from->largest_blocking_send);
+}
+
+static gboolean
+scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint rank, RankScan *scan,
+           Sums *sums, TsRankLog *spool, GError **error)
+{
+  CallSample *samples = sums->samples;
   TsAction a;
   guint32 call = NO_REGION;
   double call_enter = 0;
@@ -98,8 +158,8 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
             if (depth > 0)
               {
                 double entered = g_array_index (stack, double, depth - 1);
-                p->region_visits[a.region]++;
-                p->region_seconds[a.region] += a.time - entered;
+                sums->region_visits[a.region]++;
+                sums->region_seconds[a.region] += a.time - entered;
                 g_array_set_size (stack, depth - 1);
                 g_array_set_size (stack_regions, depth - 1);
               }
@@ -112,9 +172,10 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
             guint cls = call_class >= 0 ? (guint) call_class : ts_size_class (call_bytes);
             CallSample *cs = &samples[kind * TS_N_SIZE_CLASSES + cls];
             double *fastest
-              = &p->call_min[ts_profile_call_min_index (call, cls, is_root)];
+              = &sums->call_min[ts_profile_call_min_index (call, cls, is_root)];
             *fastest = MIN (*fastest, duration);
-            if (cs->count++ == 0 || duration < cs->min)
+            if (cs->count++ == 0 || duration < cs->min
+                || (duration == cs->min && call_bytes < cs->bytes))
               {
                 cs->min = duration;
                 cs->bytes = call_bytes;
@@ -137,7 +198,7 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
           break;
         case TS_ACTION_COLLECTIVE:
           if (ts_collective_shape ((TsCollectiveOp) a.op) == TS_COLL_SHAPE_ONE2N)
-            p->largest_blocking_send = MAX (p->largest_blocking_send, MAX (a.bytes, a.bytes_recv));
+            sums->largest_blocking_send = MAX (sums->largest_blocking_send, MAX (a.bytes, a.bytes_recv));
           is_root = a.peer != TS_NO_RANK
                     && ts_trace_comm_local_rank (trace, a.comm, rank) == a.peer;
           coll_comm = a.comm;
@@ -161,7 +222,7 @@ scan_rank (const TsTrace *trace, TsProfile *p, TsActionStream *s, guint rank, Ra
           call_bytes = MAX (call_bytes, a.bytes);
           break;
         case TS_ACTION_SEND:
-          p->largest_blocking_send = MAX (p->largest_blocking_send, a.bytes);
+          sums->largest_blocking_send = MAX (sums->largest_blocking_send, a.bytes);
           call_bytes = MAX (call_bytes, a.bytes);
           break;
         case TS_ACTION_RECV:
@@ -508,6 +569,107 @@ ts_profile_partitioned_pair (const TsProfile *p, const TsChannel *channel, guint
   return g_hash_table_lookup (p->partitioned, &key);
 }
 
+/* The first pass over every rank, shared out over worker threads (one per
+ * core, at most TS_PROFILE_MAX_THREADS; TS_THREADS overrides): each has its
+ * own OTF2 reader and sums, ranks go round-robin, so the merged result is
+ * the same whatever the timing. The spool takes appends of different ranks
+ * from different threads. */
+#define TS_PROFILE_MAX_THREADS 8
+
+typedef struct {
+  const TsTrace *trace;
+  TsProfile *p;
+  RankScan *scans;
+  guint index, n_workers;
+  Sums sums;
+  GError *error;
+  guint failed_rank;         /* G_MAXUINT unless a rank failed */
+  gint *stop;                /* shared: set when any worker failed */
+} Worker;
+
+static gpointer
+scan_worker (gpointer data)
+{
+  Worker *w = data;
+  g_autoptr (TsEventSource) src = ts_event_source_open (w->trace, &w->error);
+  if (!src)
+    {
+      w->failed_rank = 0;
+      g_atomic_int_set (w->stop, 1);
+      return NULL;
+    }
+  for (guint r = w->index; r < w->p->n_ranks && !g_atomic_int_get (w->stop); r += w->n_workers)
+    {
+      RankScan *scan = &w->scans[r];
+      scan->sync_enter = g_array_new (FALSE, FALSE, sizeof (double));
+      scan->sync_leave = g_array_new (FALSE, FALSE, sizeof (double));
+      scan->sync_comm = -1;
+      scan->pinits = g_array_new (FALSE, FALSE, sizeof (PInit));
+      TsActionStream *s = ts_event_source_stream (src, r, NULL);
+      gboolean ok = scan_rank (w->trace, w->p, s, r, scan, &w->sums, w->p->spool, &w->error);
+      w->p->rank_stats[r] = *ts_action_stream_stats (s);
+      /* One rank at a time: its OTF2 buffers go before the next opens. */
+      ts_event_source_release (src, r);
+      if (!ok)
+        {
+          w->failed_rank = r;
+          g_atomic_int_set (w->stop, 1);
+          break;
+        }
+    }
+  return NULL;
+}
+
+static guint
+profile_threads (guint n_ranks)
+{
+  const char *env = g_getenv ("TS_THREADS");
+  guint n = env ? (guint) g_ascii_strtoull (env, NULL, 10) : g_get_num_processors ();
+  return CLAMP (n, 1, MIN (TS_PROFILE_MAX_THREADS, MAX (n_ranks, 1)));
+}
+
+static gboolean
+scan_all (const TsTrace *trace, TsProfile *p, RankScan *scans, Sums *sums, GError **error)
+{
+  sums_init (sums, p->n_regions);
+  p->spool = ts_rank_log_new (p->n_ranks, sizeof (TsAction), SPOOL_BLOCK_BYTES, error);
+  if (!p->spool)
+    return FALSE;
+  guint n_workers = profile_threads (p->n_ranks);
+  gint stop = 0;
+  Worker *workers = g_new0 (Worker, n_workers);
+  GThread **threads = g_new0 (GThread *, n_workers);
+  for (guint i = 0; i < n_workers; i++)
+    {
+      workers[i] = (Worker) { trace, p, scans, i, n_workers, { 0 }, NULL, G_MAXUINT, &stop };
+      sums_init (&workers[i].sums, p->n_regions);
+      /* The calling thread is a worker too. */
+      if (i > 0)
+        threads[i] = g_thread_new ("ts-profile", scan_worker, &workers[i]);
+    }
+  scan_worker (&workers[0]);
+  Worker *failed = NULL;
+  for (guint i = 0; i < n_workers; i++)
+    {
+      if (i > 0)
+        g_thread_join (threads[i]);
+      if (workers[i].error && (!failed || workers[i].failed_rank < failed->failed_rank))
+        failed = &workers[i];
+    }
+  gboolean ok = failed == NULL;
+  if (failed)
+    g_propagate_error (error, g_steal_pointer (&failed->error));
+  for (guint i = 0; i < n_workers; i++)
+    {
+      sums_merge (sums, &workers[i].sums, p->n_regions);
+      sums_clear (&workers[i].sums);
+      g_clear_error (&workers[i].error);
+    }
+  g_free (workers);
+  g_free (threads);
+  return ok && ts_rank_log_finish (p->spool, error);
+}
+
 TsProfile *
 ts_profile_compute (const TsTrace *trace, GError **error)
 {
@@ -522,35 +684,15 @@ ts_profile_compute (const TsTrace *trace, GError **error)
     g_ptr_array_add (p->inferred, g_array_new (FALSE, FALSE, sizeof (TsEnvelope)));
   p->call_costs = g_new0 (double, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
   p->n_regions = ts_trace_n_regions (trace);
-  p->call_min = g_new (double, (gsize) p->n_regions * TS_N_SIZE_CLASSES * 2);
-  for (gsize i = 0; i < (gsize) p->n_regions * TS_N_SIZE_CLASSES * 2; i++)
-    p->call_min[i] = INFINITY;
-  p->region_visits = g_new0 (guint64, p->n_regions);
-  p->region_seconds = g_new0 (double, p->n_regions);
 
-  CallSample *samples = g_new0 (CallSample, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
   RankScan *scans = g_new0 (RankScan, n);
-  gboolean ok = TRUE;
-  {
-    g_autoptr (TsEventSource) src = ts_event_source_open (trace, error);
-    ok = src != NULL;
-    if (ok)
-      p->spool = ts_rank_log_new (n, sizeof (TsAction), SPOOL_BLOCK_BYTES, error);
-    ok = ok && p->spool != NULL;
-    for (guint r = 0; r < n && ok; r++)
-      {
-        scans[r].sync_enter = g_array_new (FALSE, FALSE, sizeof (double));
-        scans[r].sync_leave = g_array_new (FALSE, FALSE, sizeof (double));
-        scans[r].sync_comm = -1;
-        scans[r].pinits = g_array_new (FALSE, FALSE, sizeof (PInit));
-        TsActionStream *s = ts_event_source_stream (src, r, NULL);
-        ok = scan_rank (trace, p, s, r, &scans[r], samples, p->spool, error);
-        p->rank_stats[r] = *ts_action_stream_stats (s);
-        /* One rank at a time: its OTF2 buffers go before the next opens. */
-        ts_event_source_release (src, r);
-      }
-    ok = ok && ts_rank_log_finish (p->spool, error);
-  }
+  Sums sums;
+  gboolean ok = scan_all (trace, p, scans, &sums, error);
+  CallSample *samples = sums.samples;
+  p->region_visits = g_steal_pointer (&sums.region_visits);
+  p->region_seconds = g_steal_pointer (&sums.region_seconds);
+  p->call_min = g_steal_pointer (&sums.call_min);
+  p->largest_blocking_send = sums.largest_blocking_send;
   guint missing = 0;
   p->partitioned = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, g_free);
   if (ok)
@@ -596,7 +738,7 @@ ts_profile_compute (const TsTrace *trace, GError **error)
         p->rank_end[r] = p->rank_stats[r].last_time - p->start;
       p->runtime = end - p->start;
     }
-  g_free (samples);
+  sums_clear (&sums);
   return ok ? g_steal_pointer (&p) : NULL;
 }
 

@@ -26,6 +26,7 @@ struct TsRankLog {
   guint n_ranks;
   RankPart *parts;
   gboolean finished;
+  GMutex lock;         /* file_end and error: ranks may append from several threads */
   GError *error;       /* first write error */
 };
 
@@ -50,6 +51,7 @@ ts_rank_log_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **e
    * process dies, whatever happens in between. */
   g_unlink (path);
   TsRankLog *log = g_new0 (TsRankLog, 1);
+  g_mutex_init (&log->lock);
   log->fd = fd;
   log->path = path;
   log->record_size = record_size;
@@ -75,6 +77,7 @@ ts_rank_log_free (TsRankLog *log)
   close (log->fd);
   g_free (log->path);
   g_clear_error (&log->error);
+  g_mutex_clear (&log->lock);
   g_free (log);
 }
 
@@ -84,25 +87,34 @@ write_block (TsRankLog *log, RankPart *part)
   if (part->fill == 0)
     return;
   gsize len = (gsize) part->fill * log->record_size;
+  g_mutex_lock (&log->lock);
   guint64 offset = log->file_end;
+  log->file_end += len;
+  gboolean failed = log->error != NULL;
+  g_mutex_unlock (&log->lock);
   const guint8 *p = part->buffer;
   gsize done = 0;
-  while (done < len && !log->error)
+  while (done < len && !failed)
     {
       ssize_t n = pwrite (log->fd, p + done, len - done, (off_t) (offset + done));
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
-        g_set_error (&log->error, G_IO_ERROR, g_io_error_from_errno (n < 0 ? errno : ENOSPC),
-                     "temporary file %s: %s", log->path,
-                     g_strerror (n < 0 ? errno : ENOSPC));
+        {
+          int code = n < 0 ? errno : ENOSPC;
+          g_mutex_lock (&log->lock);
+          if (!log->error)
+            g_set_error (&log->error, G_IO_ERROR, g_io_error_from_errno (code),
+                         "temporary file %s: %s", log->path, g_strerror (code));
+          g_mutex_unlock (&log->lock);
+          failed = TRUE;
+        }
       else
         done += (gsize) n;
     }
   /* A block is always written whole (full blocks, or the last partial one),
    * so a reader finds the record count of every block from the total. */
   g_array_append_val (part->blocks, offset);
-  log->file_end += len;
   part->fill = 0;
 }
 

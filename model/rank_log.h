@@ -26,7 +26,9 @@ TsRankLog *ts_rank_log_new (guint n_ranks, gsize record_size, gsize block_bytes,
 void ts_rank_log_free (TsRankLog *log);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsRankLog, ts_rank_log_free)
 
-/* Append one record to @rank's log (only before finish). */
+/* Append one record to @rank's log (only before finish). Different ranks
+ * may be appended to from different threads at once; one rank's appends
+ * must come from one thread at a time. */
 void ts_rank_log_append (TsRankLog *log, guint rank, const void *record);
 /* Write out the partial blocks and release the append buffers. After this
  * the log is read-only. Returns FALSE and sets @error if any write failed. */
