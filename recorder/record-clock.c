@@ -22,8 +22,16 @@
 /* Local time starts here, not at 0, so that a negative offset never takes a
  * corrected timestamp below 0. */
 #define BASE_SECONDS 1.0
-#define SYNC_ROUNDS 10
+/* Rounds of ping-pong per rank: on until the best round trip has not
+ * improved for MIN rounds, or for LONG rounds while it is above GOOD_RTT
+ * (a loaded or oversubscribed node answers late now and then), at most MAX. */
+#define SYNC_MIN_ROUNDS 10
+#define SYNC_LONG_ROUNDS 50
+#define SYNC_MAX_ROUNDS 200
+#define SYNC_GOOD_RTT 200e-6
 #define SYNC_TAG 4711
+#define SYNC_GO_TAG 4712
+#define SYNC_DONE_TAG 4713
 
 static double
 env_double (const char *name)
@@ -60,6 +68,20 @@ ts_rec_clock_init (void)
   ts_rec.t0 = PMPI_Wtime ();
 }
 
+/* Until rank 0's message with @tag is there, sleeping between looks. */
+static void
+wait_asleep (int tag)
+{
+  int there = 0;
+  for (;;)
+    {
+      PMPI_Iprobe (0, tag, ts_rec.sync_comm, &there, MPI_STATUS_IGNORE);
+      if (there)
+        return;
+      g_usleep (1000);
+    }
+}
+
 void
 ts_rec_clock_sync (int which)
 {
@@ -72,39 +94,67 @@ ts_rec_clock_sync (int which)
     return;
   if (ts_rec.sync_comm == MPI_COMM_NULL)
     PMPI_Comm_dup (MPI_COMM_WORLD, &ts_rec.sync_comm); /* no match with the program's messages */
-  /* Rank 0 answers each rank in turn; the others ask. */
-  for (int r = 1; r < ts_rec.size; r++)
-    {
-      if (ts_rec.rank == 0)
-        for (int k = 0; k < SYNC_ROUNDS; k++)
+  /* Rank 0 answers each rank in turn until it says it is done. The ranks
+   * not in a ping-pong wait asleep: spinning they would take the CPU from
+   * the two that are, on an oversubscribed node, and spoil their rounds. */
+  if (ts_rec.rank == 0)
+    for (int r = 1; r < ts_rec.size; r++)
+      {
+        char go = 1;
+        PMPI_Send (&go, 1, MPI_CHAR, r, SYNC_GO_TAG, ts_rec.sync_comm);
+        for (;;)
           {
             char ping;
             PMPI_Recv (&ping, 1, MPI_CHAR, r, SYNC_TAG, ts_rec.sync_comm, MPI_STATUS_IGNORE);
+            if (!ping)
+              break;
             guint64 t = ts_rec_now ();
             PMPI_Send (&t, 1, MPI_UINT64_T, r, SYNC_TAG, ts_rec.sync_comm);
           }
-      else if (ts_rec.rank == r)
+      }
+  else
+    {
+      char go;
+      wait_asleep (SYNC_GO_TAG);
+      PMPI_Recv (&go, 1, MPI_CHAR, 0, SYNC_GO_TAG, ts_rec.sync_comm, MPI_STATUS_IGNORE);
+      double best = INFINITY;
+      int best_round = 0;
+      for (int k = 0;; k++)
         {
-          double best = INFINITY;
-          for (int k = 0; k < SYNC_ROUNDS; k++)
+          int patience = best < SYNC_GOOD_RTT * TICKS_PER_SECOND ? SYNC_MIN_ROUNDS
+                                                                 : SYNC_LONG_ROUNDS;
+          char ping = k < SYNC_MAX_ROUNDS && (k < SYNC_MIN_ROUNDS || k - best_round < patience);
+          PMPI_Send (&ping, 1, MPI_CHAR, 0, SYNC_TAG, ts_rec.sync_comm);
+          if (!ping)
+            break;
+          guint64 t1 = ts_rec_now (), t_master = 0;
+          PMPI_Recv (&t_master, 1, MPI_UINT64_T, 0, SYNC_TAG, ts_rec.sync_comm,
+                     MPI_STATUS_IGNORE);
+          guint64 t2 = ts_rec_now ();
+          double rtt = (double) (t2 - t1);
+          if (rtt < best)
             {
-              char ping = 0;
-              guint64 t1 = ts_rec_now (), t_master = 0;
-              PMPI_Send (&ping, 1, MPI_CHAR, 0, SYNC_TAG, ts_rec.sync_comm);
-              PMPI_Recv (&t_master, 1, MPI_UINT64_T, 0, SYNC_TAG, ts_rec.sync_comm,
-                         MPI_STATUS_IGNORE);
-              guint64 t2 = ts_rec_now ();
-              double rtt = (double) (t2 - t1);
-              if (rtt < best)
-                {
-                  best = rtt;
-                  guint64 mid = t1 + (t2 - t1) / 2;
-                  ts_rec.sync_time[which] = mid;
-                  ts_rec.sync_offset[which] = (gint64) t_master - (gint64) mid;
-                  ts_rec.sync_rtt[which] = rtt;
-                }
+              best = rtt;
+              best_round = k;
+              guint64 mid = t1 + (t2 - t1) / 2;
+              ts_rec.sync_time[which] = mid;
+              ts_rec.sync_offset[which] = (gint64) t_master - (gint64) mid;
+              ts_rec.sync_rtt[which] = rtt;
             }
         }
+    }
+  /* Nobody leaves before the last ping-pong is over (asleep, likewise). */
+  if (ts_rec.rank == 0)
+    for (int r = 1; r < ts_rec.size; r++)
+      {
+        char done = 1;
+        PMPI_Send (&done, 1, MPI_CHAR, r, SYNC_DONE_TAG, ts_rec.sync_comm);
+      }
+  else
+    {
+      char done;
+      wait_asleep (SYNC_DONE_TAG);
+      PMPI_Recv (&done, 1, MPI_CHAR, 0, SYNC_DONE_TAG, ts_rec.sync_comm, MPI_STATUS_IGNORE);
     }
 }
 
