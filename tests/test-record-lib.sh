@@ -13,6 +13,13 @@ if ldd "$lib" 2>/dev/null | grep -q -e libasan -e libubsan; then
   echo "SKIP: sanitizer build"
   exit 77
 fi
+# One MPI test at a time on this machine: MPI ranks poll while they wait,
+# and two oversubscribed runs at once starve each other for whole rounds,
+# which the timing checks (clock, partitioned) would see.
+if command -v flock > /dev/null 2>&1; then
+  exec 9> "${TMPDIR:-/tmp}/tracesim-record-mpi-tests.lock"
+  flock 9
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ts-record-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

@@ -5,7 +5,8 @@
  *
  * Rank 0 sends one partitioned message to rank 1 per round (MPI_Psend_init
  * / MPI_Precv_init once, then per round MPI_Start, one MPI_Pready per send
- * partition in ascending order on rank 0, MPI_Wait), REPS rounds. Exactly
+ * partition in ascending order on rank 0, MPI_Wait), REPS rounds, each
+ * after an MPI_Barrier that aligns the ranks. Exactly
  * one delay of DELAY seconds (a sleep, in the user region of its name,
  * ts_region_begin/end) appears:
  *   nls  on the receiver between MPI_Start and MPI_Wait: every MPI_Pready
@@ -71,6 +72,12 @@ main (int argc, char **argv)
     MPI_Precv_init (buf, r, bytes / r, MPI_CHAR, 0, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
   for (int k = 0; k < reps; k++)
     {
+      /* Both ranks start each round together. MPICH may complete the
+       * partitioned send locally, so without this a sender could run a round
+       * ahead of a receiver slowed down (a loaded node), and that round and
+       * every later one would show no waiting: not the test's premise. The
+       * barrier adds no partitioned waiting of its own. */
+      MPI_Barrier (MPI_COMM_WORLD);
       MPI_Start (&req);
       if (rank == 0)
         {
