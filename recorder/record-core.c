@@ -1,0 +1,291 @@
+/* libtracesim-record: a PMPI interposer that writes an OTF2 trace of an MPI
+ * program, complete where tracers usually are not: the envelope of every
+ * receive, every completion inside the Wait / Test family, every failed test
+ * (MpiRequestTest), communicators with their members, MPI-4 partitioned
+ * communication (doc/event-model.md) and user regions. Load it with
+ * LD_PRELOAD (tracesim-record does) or link it before the MPI library.
+ *
+ * This file: MPI_Init / MPI_Finalize, the archive and the definitions.
+ * Recording never stops the program: a failure prints one warning per rank
+ * and recording switches off; the archive is still closed collectively. */
+#include <config.h>
+
+#include "recorder/record-private.h"
+
+#include <otf2/OTF2_MPI_Collectives.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+TsRecorder ts_rec;
+
+static const char *const mpi_region_names[TS_R_N_MPI] = {
+#define TS_REC_NAME(e, name) name,
+  TS_REC_MPI_REGIONS (TS_REC_NAME)
+#undef TS_REC_NAME
+};
+
+void
+ts_rec_warn_off (const char *what)
+{
+  if (ts_rec.on)
+    fprintf (stderr, "tracesim-record: rank %d: %s; recording stops, the program runs on\n",
+             ts_rec.rank, what);
+  ts_rec.on = FALSE;
+}
+
+void
+ts_rec_check (OTF2_ErrorCode status)
+{
+  if (status != OTF2_SUCCESS)
+    ts_rec_warn_off ("cannot write events (disk full?)");
+}
+
+void
+ts_rec_enter (guint32 region)
+{
+  if (ts_rec.on)
+    ts_rec_check (OTF2_EvtWriter_Enter (ts_rec.evt, NULL, ts_rec_now (), region));
+}
+
+void
+ts_rec_leave (guint32 region)
+{
+  if (ts_rec.on)
+    ts_rec_check (OTF2_EvtWriter_Leave (ts_rec.evt, NULL, ts_rec_now (), region));
+}
+
+guint64
+ts_rec_bytes (MPI_Count count, MPI_Datatype type)
+{
+  int size = 0;
+  if (count <= 0 || type == MPI_DATATYPE_NULL)
+    return 0;
+  PMPI_Type_size (type, &size);
+  return (guint64) count * (guint64) MAX (size, 0);
+}
+
+/* MPI handles are ints (MPICH) or pointers (Open MPI): their bits are the key. */
+guint64
+ts_rec_handle_key (const void *handle, size_t size)
+{
+  guint64 k = 0;
+  memcpy (&k, handle, MIN (size, sizeof k));
+  return k;
+}
+
+static OTF2_FlushType
+pre_flush (void *user_data, OTF2_FileType type, OTF2_LocationRef location, void *caller,
+           bool final)
+{
+  return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp
+post_flush (void *user_data, OTF2_FileType type, OTF2_LocationRef location)
+{
+  return ts_rec_now ();
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
+
+/* OTF2 prints its errors itself; the recorder says one line instead. */
+static OTF2_ErrorCode
+quiet (void *user_data, const char *file, uint64_t line, const char *function,
+       OTF2_ErrorCode code, const char *message, va_list args)
+{
+  return code;
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+static gboolean
+open_archive (const char *dir)
+{
+  ts_rec.archive = OTF2_Archive_Open (dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                      4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                                      OTF2_COMPRESSION_NONE);
+  return ts_rec.archive
+         && OTF2_Archive_SetFlushCallbacks (ts_rec.archive, &flush_callbacks, NULL) == OTF2_SUCCESS
+         && OTF2_MPI_Archive_SetCollectiveCallbacks (ts_rec.archive, MPI_COMM_WORLD,
+                                                     MPI_COMM_NULL) == OTF2_SUCCESS
+         && OTF2_Archive_SetCreator (ts_rec.archive, "tracesim-record " PACKAGE_VERSION)
+              == OTF2_SUCCESS
+         && OTF2_Archive_OpenEvtFiles (ts_rec.archive) == OTF2_SUCCESS
+         && (ts_rec.evt = OTF2_Archive_GetEvtWriter (ts_rec.archive, ts_rec.rank));
+}
+
+static void
+start (void)
+{
+  memset (&ts_rec, 0, sizeof ts_rec);
+  ts_rec.thread = pthread_self ();
+  ts_rec.sync_comm = MPI_COMM_NULL;
+  PMPI_Comm_rank (MPI_COMM_WORLD, &ts_rec.rank);
+  PMPI_Comm_size (MPI_COMM_WORLD, &ts_rec.size);
+  const char *dir = g_getenv ("TS_RECORD_DIR");
+  if (!dir || !*dir)
+    dir = "tracesim-trace";
+  ts_rec.depth++;
+  ts_rec_clock_init ();
+  OTF2_Error_RegisterCallback (quiet, NULL);
+  gboolean ok = open_archive (dir);
+  /* Either every rank records or none does: the archive is written and
+   * closed collectively, so a rank that cannot must stop the others. */
+  int mine = ok, all = 0;
+  PMPI_Allreduce (&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all)
+    {
+      fprintf (stderr, "tracesim-record: rank %d: %s; recording stops, the program runs on\n",
+               ts_rec.rank, ok ? "another rank cannot create the OTF2 archive"
+                               : "cannot create the OTF2 archive (is the directory writable?)");
+      /* Abandoned, not closed: closing is collective among all ranks. */
+      ts_rec.archive = NULL;
+      ts_rec.depth--;
+      return;
+    }
+  ts_rec.open = ts_rec.on = TRUE;
+  ts_rec_requests_init ();
+  ts_rec_comm_init ();
+  ts_rec.user_region_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  ts_rec.user_region_names = g_ptr_array_new_with_free_func (g_free);
+  ts_rec_clock_sync (0);
+  ts_rec.first_time = ts_rec_now ();
+  ts_rec.depth--;
+}
+
+/* ---- definitions ------------------------------------------------------------- */
+
+static void
+write_string (OTF2_GlobalDefWriter *g, guint32 ref, const char *s)
+{
+  OTF2_GlobalDefWriter_WriteString (g, ref, s);
+}
+
+/* Clock, paradigm, machine, MPI regions and the ranks' locations. */
+static void
+write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *events,
+                        OTF2_TimeStamp first, OTF2_TimeStamp last)
+{
+  OTF2_GlobalDefWriter_WriteClockProperties (g, 1000000000, first, last - first + 1,
+                                             OTF2_UNDEFINED_TIMESTAMP);
+  guint32 empty = (*s)++;
+  write_string (g, empty, "");
+  write_string (g, *s, "MPI");
+  OTF2_GlobalDefWriter_WriteParadigm (g, OTF2_PARADIGM_MPI, (*s)++, OTF2_PARADIGM_CLASS_PROCESS);
+  write_string (g, *s, "machine");
+  write_string (g, *s + 1, "node");
+  OTF2_GlobalDefWriter_WriteSystemTreeNode (g, 0, *s, *s + 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  *s += 2;
+  for (guint32 r = 0; r < TS_R_N_MPI; r++)
+    {
+      write_string (g, *s, mpi_region_names[r]);
+      OTF2_GlobalDefWriter_WriteRegion (g, r, *s, *s, empty, OTF2_REGION_ROLE_FUNCTION,
+                                        OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty, 0, 0);
+      (*s)++;
+    }
+  for (int r = 0; r < ts_rec.size; r++)
+    {
+      char name[32];
+      g_snprintf (name, sizeof name, "MPI Rank %d", r);
+      write_string (g, *s, name);
+      OTF2_GlobalDefWriter_WriteLocationGroup (g, r, *s, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                               OTF2_UNDEFINED_LOCATION_GROUP);
+      OTF2_GlobalDefWriter_WriteLocation (g, r, *s, OTF2_LOCATION_TYPE_CPU_THREAD, events[r], r);
+      (*s)++;
+    }
+}
+
+/* ---- tear-down --------------------------------------------------------------- */
+
+static void
+stop (void)
+{
+  if (!ts_rec.open)
+    return;
+  ts_rec.depth++;
+  if (ts_rec.on)
+    ts_rec_user_close_open_regions ();
+  ts_rec_clock_sync (1);
+  ts_rec.last_time = ts_rec_now ();
+
+  guint64 n = 0;
+  OTF2_EvtWriter_GetNumberOfEvents (ts_rec.evt, &n);
+  OTF2_Archive_CloseEvtWriter (ts_rec.archive, ts_rec.evt);
+  ts_rec.evt = NULL;
+  OTF2_Archive_CloseEvtFiles (ts_rec.archive);
+  g_autofree guint64 *events = g_new0 (guint64, ts_rec.size);
+  PMPI_Gather (&n, 1, MPI_UINT64_T, events, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  /* The trace's span on the corrected clock. */
+  guint64 first = ts_rec_clock_corrected (ts_rec.first_time), first_all = 0;
+  guint64 last = ts_rec_clock_corrected (ts_rec.last_time), last_all = 0;
+  PMPI_Allreduce (&first, &first_all, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  PMPI_Allreduce (&last, &last_all, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+
+  OTF2_Archive_OpenDefFiles (ts_rec.archive);
+  OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (ts_rec.archive, ts_rec.rank);
+  OTF2_GlobalDefWriter *g = ts_rec.rank == 0 ? OTF2_Archive_GetGlobalDefWriter (ts_rec.archive)
+                                             : NULL;
+  guint32 s = 0;
+  if (g)
+    write_base_definitions (g, &s, events, first_all, last_all);
+  /* Collective on MPI_COMM_WORLD: every rank calls them, in this order. */
+  ts_rec_user_write_definitions (g, &s, dw);
+  ts_rec_comm_write_definitions (g, &s, dw);
+  ts_rec_partitioned_write_definitions (g, &s);
+  if (dw)
+    {
+      ts_rec_clock_write_offsets (dw);
+      OTF2_Archive_CloseDefWriter (ts_rec.archive, dw);
+    }
+  OTF2_Archive_CloseDefFiles (ts_rec.archive);
+  if (OTF2_Archive_Close (ts_rec.archive) != OTF2_SUCCESS)
+    ts_rec_warn_off ("cannot close the OTF2 archive");
+  ts_rec.archive = NULL;
+  ts_rec.open = ts_rec.on = FALSE;
+  ts_rec_requests_free ();
+  ts_rec_comm_free_all ();
+  ts_rec_user_free ();
+  if (ts_rec.sync_comm != MPI_COMM_NULL)
+    PMPI_Comm_free (&ts_rec.sync_comm);
+  ts_rec.depth--;
+}
+
+/* MPI_Init's own time is before the clock starts: its region is empty. */
+int
+MPI_Init (int *argc, char ***argv)
+{
+  int rc = PMPI_Init (argc, argv);
+  if (rc == MPI_SUCCESS)
+    {
+      start ();
+      ts_rec_enter (TS_R_INIT);
+      ts_rec_leave (TS_R_INIT);
+    }
+  return rc;
+}
+
+int
+MPI_Init_thread (int *argc, char ***argv, int required, int *provided)
+{
+  int rc = PMPI_Init_thread (argc, argv, required, provided);
+  if (rc == MPI_SUCCESS)
+    {
+      start ();
+      ts_rec_enter (TS_R_INIT_THREAD);
+      ts_rec_leave (TS_R_INIT_THREAD);
+    }
+  return rc;
+}
+
+int
+MPI_Finalize (void)
+{
+  if (ts_rec_recording ())
+    {
+      ts_rec_enter (TS_R_FINALIZE);
+      ts_rec_leave (TS_R_FINALIZE);
+    }
+  stop ();
+  return PMPI_Finalize ();
+}

@@ -1,0 +1,207 @@
+/* libtracesim-record internals shared by its modules (doc/recorder.md).
+ *
+ * The recorder is a PMPI interposer: one MPI rank per process, so its state
+ * is per process by nature and lives in the single TsRecorder below (the
+ * one exception to "no mutable globals": the MPI wrappers have no context
+ * argument to hang it on). Only the thread that called MPI_Init records.
+ *
+ * Modules: record-core.c (MPI_Init/Finalize, the archive, definitions),
+ * record-comm.c (communicator ids), record-p2p.c (point-to-point, requests,
+ * waits and tests), record-coll.c (collectives), record-partitioned.c
+ * (MPI-4 partitioned), record-clock.c (clock offsets), record-user.c
+ * (ts_region_begin/end and -finstrument-functions). */
+#ifndef TS_RECORD_PRIVATE_H
+#define TS_RECORD_PRIVATE_H
+
+#include <glib.h>
+#include <mpi.h>
+#include <otf2/otf2.h>
+#include <pthread.h>
+
+G_BEGIN_DECLS
+
+/* Every MPI function the recorder wraps, in region id order: the ids are the
+ * same on every rank, so MPI regions need no mapping table. */
+#define TS_REC_MPI_REGIONS(X) \
+  X (INIT, "MPI_Init") X (INIT_THREAD, "MPI_Init_thread") X (FINALIZE, "MPI_Finalize") \
+  X (SEND, "MPI_Send") X (BSEND, "MPI_Bsend") X (SSEND, "MPI_Ssend") X (RSEND, "MPI_Rsend") \
+  X (RECV, "MPI_Recv") X (ISEND, "MPI_Isend") X (IBSEND, "MPI_Ibsend") \
+  X (ISSEND, "MPI_Issend") X (IRSEND, "MPI_Irsend") X (IRECV, "MPI_Irecv") \
+  X (SENDRECV, "MPI_Sendrecv") X (SENDRECV_REPLACE, "MPI_Sendrecv_replace") \
+  X (SEND_INIT, "MPI_Send_init") X (BSEND_INIT, "MPI_Bsend_init") \
+  X (SSEND_INIT, "MPI_Ssend_init") X (RSEND_INIT, "MPI_Rsend_init") \
+  X (RECV_INIT, "MPI_Recv_init") X (START, "MPI_Start") X (STARTALL, "MPI_Startall") \
+  X (REQUEST_FREE, "MPI_Request_free") X (CANCEL, "MPI_Cancel") \
+  X (WAIT, "MPI_Wait") X (WAITALL, "MPI_Waitall") X (WAITANY, "MPI_Waitany") \
+  X (WAITSOME, "MPI_Waitsome") X (TEST, "MPI_Test") X (TESTALL, "MPI_Testall") \
+  X (TESTANY, "MPI_Testany") X (TESTSOME, "MPI_Testsome") \
+  X (BARRIER, "MPI_Barrier") X (BCAST, "MPI_Bcast") X (GATHER, "MPI_Gather") \
+  X (GATHERV, "MPI_Gatherv") X (SCATTER, "MPI_Scatter") X (SCATTERV, "MPI_Scatterv") \
+  X (ALLGATHER, "MPI_Allgather") X (ALLGATHERV, "MPI_Allgatherv") \
+  X (ALLTOALL, "MPI_Alltoall") X (ALLTOALLV, "MPI_Alltoallv") X (ALLTOALLW, "MPI_Alltoallw") \
+  X (REDUCE, "MPI_Reduce") X (ALLREDUCE, "MPI_Allreduce") \
+  X (REDUCE_SCATTER, "MPI_Reduce_scatter") \
+  X (REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block") X (SCAN, "MPI_Scan") \
+  X (EXSCAN, "MPI_Exscan") \
+  X (IBARRIER, "MPI_Ibarrier") X (IBCAST, "MPI_Ibcast") X (IGATHER, "MPI_Igather") \
+  X (IGATHERV, "MPI_Igatherv") X (ISCATTER, "MPI_Iscatter") X (ISCATTERV, "MPI_Iscatterv") \
+  X (IALLGATHER, "MPI_Iallgather") X (IALLGATHERV, "MPI_Iallgatherv") \
+  X (IALLTOALL, "MPI_Ialltoall") X (IALLTOALLV, "MPI_Ialltoallv") \
+  X (IALLTOALLW, "MPI_Ialltoallw") X (IREDUCE, "MPI_Ireduce") \
+  X (IALLREDUCE, "MPI_Iallreduce") X (IREDUCE_SCATTER, "MPI_Ireduce_scatter") \
+  X (IREDUCE_SCATTER_BLOCK, "MPI_Ireduce_scatter_block") X (ISCAN, "MPI_Iscan") \
+  X (IEXSCAN, "MPI_Iexscan") \
+  X (COMM_DUP, "MPI_Comm_dup") X (COMM_DUP_WITH_INFO, "MPI_Comm_dup_with_info") \
+  X (COMM_SPLIT, "MPI_Comm_split") X (COMM_SPLIT_TYPE, "MPI_Comm_split_type") \
+  X (COMM_CREATE, "MPI_Comm_create") X (COMM_CREATE_GROUP, "MPI_Comm_create_group") \
+  X (CART_CREATE, "MPI_Cart_create") X (CART_SUB, "MPI_Cart_sub") \
+  X (GRAPH_CREATE, "MPI_Graph_create") X (DIST_GRAPH_CREATE, "MPI_Dist_graph_create") \
+  X (DIST_GRAPH_CREATE_ADJACENT, "MPI_Dist_graph_create_adjacent") \
+  X (COMM_FREE, "MPI_Comm_free") \
+  X (PSEND_INIT, "MPI_Psend_init") X (PRECV_INIT, "MPI_Precv_init") \
+  X (PREADY, "MPI_Pready") X (PREADY_RANGE, "MPI_Pready_range") \
+  X (PREADY_LIST, "MPI_Pready_list") X (PARRIVED, "MPI_Parrived")
+
+typedef enum {
+#define TS_REC_ENUM(e, name) TS_R_##e,
+  TS_REC_MPI_REGIONS (TS_REC_ENUM)
+#undef TS_REC_ENUM
+  TS_R_N_MPI
+} TsRecRegion;
+
+/* Fixed reference ids in the archive. */
+#define TS_REC_COMM_WORLD 0u
+#define TS_REC_COMM_SELF 1u
+#define TS_REC_COMM_UNKNOWN OTF2_UNDEFINED_COMM
+
+typedef struct {
+  guint32 ref;               /* the communicator's id, the same on all its members */
+  gboolean self;
+  GArray *members;           /* guint64 world ranks, in communicator rank order */
+} TsRecComm;
+
+typedef enum {
+  TS_REQ_SEND, TS_REQ_RECV, TS_REQ_COLL, TS_REQ_PSEND, TS_REQ_PRECV
+} TsRecRequestKind;
+
+typedef struct TsRecRequest_ {
+  guint64 key;               /* the MPI_Request handle's bits: the table key */
+  TsRecRequestKind kind;
+  gboolean persistent;       /* stays after completion (MPI_*_init, partitioned) */
+  gboolean active;           /* started and not yet completed */
+  guint64 id;                /* the OTF2 request id; a fresh one per MPI_Start */
+  guint32 comm;              /* communicator ref */
+  guint32 peer, tag;         /* persistent point-to-point envelope; peer of comm */
+  gboolean proc_null;        /* a persistent request to/from MPI_PROC_NULL: no events */
+  guint64 bytes;
+  OTF2_CollectiveOp op;      /* non-blocking collective: written at completion */
+  guint32 root;
+  guint64 sent, received;
+  /* MPICH hands out one built-in handle for every request that completed at
+   * once (an eager MPI_Ibsend, ...): several live requests can share a
+   * handle. The table holds the newest; this links the older ones. */
+  struct TsRecRequest_ *older;
+} TsRecRequest;
+
+typedef struct {
+  gboolean open;             /* an archive is open: MPI_Finalize must close it (collective) */
+  gboolean on;               /* events are being written */
+  int depth;                 /* > 0 inside a wrapper: MPI calls of OTF2 pass through */
+  pthread_t thread;          /* the thread that called MPI_Init: the only one recorded */
+  int rank, size;
+  OTF2_Archive *archive;
+  OTF2_EvtWriter *evt;
+
+  /* Clock (record-clock.c): local seconds since t0, corrected at reading by
+   * the offsets measured at MPI_Init and MPI_Finalize. */
+  double t0;
+  double test_skew, test_drift;   /* injected by tests only: TS_RECORD_TEST_SKEW/DRIFT */
+  OTF2_TimeStamp sync_time[2];
+  gint64 sync_offset[2];          /* ticks to add to read rank 0's clock */
+  double sync_rtt[2];
+  OTF2_TimeStamp first_time, last_time;
+  MPI_Comm sync_comm;             /* a private duplicate of MPI_COMM_WORLD */
+
+  guint64 next_request;
+  GHashTable *requests;      /* guint64 handle key -> TsRecRequest* (key in the value) */
+
+  GHashTable *comms;         /* guint64 MPI_Comm key -> TsRecComm* (borrowed from comm_defs) */
+  GPtrArray *comm_defs;      /* TsRecComm* of every communicator this rank belonged to */
+  guint32 comm_counter;      /* see record-comm.c: the ids' uniqueness argument */
+
+  GHashTable *user_region_ids;   /* name -> local id + 1 (ids from TS_R_N_MPI on) */
+  GPtrArray *user_region_names;  /* index id - TS_R_N_MPI */
+  gboolean uses_partitioned;
+} TsRecorder;
+
+extern TsRecorder ts_rec;
+
+/* TRUE when the calling wrapper should record: on, not nested inside the
+ * recorder's own MPI calls, and on the thread that called MPI_Init. */
+static inline gboolean
+ts_rec_recording (void)
+{
+  return ts_rec.on && ts_rec.depth == 0 && pthread_equal (pthread_self (), ts_rec.thread);
+}
+
+/* record-core.c */
+void ts_rec_warn_off (const char *what);
+/* Enter / Leave of region @region (an MPI region id or a user region id). */
+void ts_rec_enter (guint32 region);
+void ts_rec_leave (guint32 region);
+/* Check an OTF2 status of an event write. */
+void ts_rec_check (OTF2_ErrorCode status);
+guint64 ts_rec_bytes (MPI_Count count, MPI_Datatype type);
+guint64 ts_rec_handle_key (const void *handle, size_t size);
+
+/* record-clock.c */
+OTF2_TimeStamp ts_rec_now (void);
+void ts_rec_clock_init (void);
+/* Measure this rank's offset to rank 0 (collective on MPI_COMM_WORLD) as
+ * sync point @which (0 at MPI_Init, 1 at MPI_Finalize). */
+void ts_rec_clock_sync (int which);
+/* Local definitions of this rank's clock corrections. */
+void ts_rec_clock_write_offsets (OTF2_DefWriter *dw);
+/* The corrected time of local @t. */
+OTF2_TimeStamp ts_rec_clock_corrected (OTF2_TimeStamp t);
+
+/* record-comm.c */
+void ts_rec_comm_init (void);
+void ts_rec_comm_free_all (void);
+/* The ref of @comm, or TS_REC_COMM_UNKNOWN (a communicator created by a call
+ * the recorder does not wrap, or an intercommunicator). */
+guint32 ts_rec_comm_ref (MPI_Comm comm);
+/* Gather every communicator's members to rank 0 (collective on world) and,
+ * on rank 0, write the Group and Comm definitions; @next_string is the next
+ * free string ref, advanced. */
+void ts_rec_comm_write_definitions (OTF2_GlobalDefWriter *g, guint32 *next_string,
+                                    OTF2_DefWriter *local);
+
+/* record-p2p.c */
+void ts_rec_requests_init (void);
+void ts_rec_requests_free (void);
+/* The request of handle @r, or NULL; of several sharing MPICH's handle of
+ * completed requests, the newest (they are all complete: the order does not
+ * matter, and a request whose completion the recorder missed stays buried). */
+TsRecRequest *ts_rec_request_lookup (MPI_Request r);
+TsRecRequest *ts_rec_request_add (MPI_Request r, TsRecRequestKind kind, guint32 comm);
+/* A fresh request id. */
+guint64 ts_rec_request_id (void);
+
+/* record-partitioned.c */
+/* The partitioned event of a completed or started partitioned request. */
+void ts_rec_partitioned_complete (TsRecRequest *q);
+void ts_rec_partitioned_start (TsRecRequest *q);
+void ts_rec_partitioned_write_definitions (OTF2_GlobalDefWriter *g, guint32 *next_string);
+
+/* record-user.c */
+void ts_rec_user_close_open_regions (void);
+/* Unify the user region names over all ranks (collective on world): rank 0
+ * writes their definitions, every rank its local-to-global mapping. */
+void ts_rec_user_write_definitions (OTF2_GlobalDefWriter *g, guint32 *next_string,
+                                    OTF2_DefWriter *local);
+void ts_rec_user_free (void);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,239 @@
+/* User regions: ts_region_begin / ts_region_end (recorder/tracesim-record.h)
+ * and the hooks GCC and Clang call in code built with -finstrument-functions
+ * (__cyg_profile_func_enter / _exit; names from dladdr, so the program
+ * should be linked with -rdynamic; TS_RECORD_EXCLUDE lists names not to
+ * record, comma-separated). Paradigm USER, role FUNCTION.
+ *
+ * Each rank numbers the names it meets in its own order (ids from
+ * TS_R_N_MPI on); MPI_Finalize unifies them on rank 0 and every rank writes
+ * an OTF2 mapping table from its ids to the global ones, which OTF2's
+ * reader applies. Only the thread that called MPI_Init records. */
+#define _GNU_SOURCE /* dladdr */
+#include <config.h>
+
+#include "recorder/record-private.h"
+#include "recorder/tracesim-record.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#define NOT_RECORDED G_MAXUINT32
+/* Deeper -finstrument-functions nesting is not recorded. */
+#define SHADOW_DEPTH 512
+
+/* Recorded regions still open, innermost last: closed at MPI_Finalize. */
+static GArray *open_regions;
+static GHashTable *function_ids;  /* function address -> region id + 1, or NOT_RECORDED + 1 */
+static GHashTable *excluded;      /* names from TS_RECORD_EXCLUDE */
+/* Per thread: what each -finstrument-functions enter recorded, so that its
+ * exit leaves only what was entered (functions entered before MPI_Init). */
+static __thread guint32 shadow[SHADOW_DEPTH];
+static __thread int shadow_depth;
+
+static guint32
+region_of_name (const char *name)
+{
+  gpointer v = g_hash_table_lookup (ts_rec.user_region_ids, name);
+  if (v)
+    return GPOINTER_TO_UINT (v) - 1;
+  guint32 id = TS_R_N_MPI + ts_rec.user_region_names->len;
+  char *copy = g_strdup (name);
+  g_ptr_array_add (ts_rec.user_region_names, copy);
+  g_hash_table_insert (ts_rec.user_region_ids, copy, GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
+static void
+region_opened (guint32 id)
+{
+  if (!open_regions)
+    open_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_array_append_val (open_regions, id);
+  ts_rec_enter (id);
+}
+
+static void
+region_closed (guint32 id)
+{
+  for (guint i = open_regions ? open_regions->len : 0; i > 0; i--)
+    if (g_array_index (open_regions, guint32, i - 1) == id)
+      {
+        g_array_remove_index (open_regions, i - 1);
+        ts_rec_leave (id);
+        return;
+      }
+  /* Not open (ts_region_end without begin): nothing to close. */
+}
+
+void
+ts_rec_user_close_open_regions (void)
+{
+  while (open_regions && open_regions->len > 0)
+    {
+      guint32 id = g_array_index (open_regions, guint32, open_regions->len - 1);
+      g_array_set_size (open_regions, open_regions->len - 1);
+      ts_rec_leave (id);
+    }
+}
+
+void
+ts_region_begin (const char *name)
+{
+  if (name && ts_rec_recording ())
+    region_opened (region_of_name (name));
+}
+
+void
+ts_region_end (const char *name)
+{
+  if (!name || !ts_rec_recording ())
+    return;
+  gpointer v = g_hash_table_lookup (ts_rec.user_region_ids, name);
+  if (v)
+    region_closed (GPOINTER_TO_UINT (v) - 1);
+}
+
+/* ---- -finstrument-functions ----------------------------------------------- */
+
+static void
+load_excluded (void)
+{
+  excluded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  const char *list = g_getenv ("TS_RECORD_EXCLUDE");
+  g_auto (GStrv) names = g_strsplit (list ? list : "", ",", -1);
+  for (char **n = names; *n; n++)
+    {
+      g_strstrip (*n);
+      if (**n)
+        g_hash_table_add (excluded, g_strdup (*n));
+    }
+}
+
+/* The function's name, or its module and offset (the same on every rank,
+ * unlike its address under ASLR) when the symbol is not exported. */
+static guint32
+region_of_function (void *fn)
+{
+  if (!function_ids)
+    {
+      function_ids = g_hash_table_new (g_direct_hash, g_direct_equal);
+      load_excluded ();
+    }
+  gpointer v = g_hash_table_lookup (function_ids, fn);
+  if (v)
+    return GPOINTER_TO_UINT (v) - 1;
+  Dl_info info;
+  g_autofree char *name = NULL;
+  if (dladdr (fn, &info) && info.dli_sname)
+    name = g_strdup (info.dli_sname);
+  else if (dladdr (fn, &info) && info.dli_fname)
+    name = g_strdup_printf ("%s+%#lx", info.dli_fname,
+                            (unsigned long) ((char *) fn - (char *) info.dli_fbase));
+  else
+    name = g_strdup_printf ("%p", fn);
+  guint32 id = g_hash_table_contains (excluded, name) ? NOT_RECORDED : region_of_name (name);
+  g_hash_table_insert (function_ids, fn, GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
+void __cyg_profile_func_enter (void *fn, void *site) __attribute__ ((no_instrument_function));
+void __cyg_profile_func_exit (void *fn, void *site) __attribute__ ((no_instrument_function));
+
+void
+__cyg_profile_func_enter (void *fn, void *site)
+{
+  guint32 id = ts_rec_recording () ? region_of_function (fn) : NOT_RECORDED;
+  if (shadow_depth < SHADOW_DEPTH)
+    shadow[shadow_depth] = id;
+  shadow_depth++;
+  if (id != NOT_RECORDED)
+    region_opened (id);
+}
+
+void
+__cyg_profile_func_exit (void *fn, void *site)
+{
+  if (shadow_depth == 0)
+    return;
+  shadow_depth--;
+  if (shadow_depth < SHADOW_DEPTH && shadow[shadow_depth] != NOT_RECORDED && ts_rec_recording ())
+    region_closed (shadow[shadow_depth]);
+}
+
+/* ---- definitions at MPI_Finalize ------------------------------------------- */
+
+void
+ts_rec_user_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWriter *local)
+{
+  /* Every rank's names, NUL-separated, to rank 0. */
+  GPtrArray *names = ts_rec.user_region_names;
+  GByteArray *mine = g_byte_array_new ();
+  for (guint i = 0; i < names->len; i++)
+    g_byte_array_append (mine, names->pdata[i], strlen (names->pdata[i]) + 1);
+  int len = (int) mine->len;
+  g_autofree int *lens = ts_rec.rank == 0 ? g_new0 (int, ts_rec.size) : NULL;
+  g_autofree int *displs = ts_rec.rank == 0 ? g_new0 (int, ts_rec.size) : NULL;
+  PMPI_Gather (&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; ts_rec.rank == 0 && r < ts_rec.size; r++)
+    {
+      displs[r] = total;
+      total += lens[r];
+    }
+  g_autofree char *all = g_malloc (MAX (total, 1));
+  PMPI_Gatherv (mine->data, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+  g_byte_array_unref (mine);
+
+  /* Rank 0: the union, in order of first appearance, back to everybody. */
+  GByteArray *unified = g_byte_array_new ();
+  if (ts_rec.rank == 0)
+    {
+      g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+      for (int i = 0; i < total; i += (int) strlen (all + i) + 1)
+        if (g_hash_table_add (seen, all + i))
+          g_byte_array_append (unified, (guint8 *) all + i, strlen (all + i) + 1);
+    }
+  int ulen = (int) unified->len;
+  PMPI_Bcast (&ulen, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  g_byte_array_set_size (unified, ulen);
+  PMPI_Bcast (unified->data, ulen, MPI_CHAR, 0, MPI_COMM_WORLD);
+
+  g_autoptr (GHashTable) global = g_hash_table_new (g_str_hash, g_str_equal);
+  guint32 next = TS_R_N_MPI;
+  for (int i = 0; i < ulen; i += (int) strlen ((char *) unified->data + i) + 1)
+    {
+      const char *name = (char *) unified->data + i;
+      g_hash_table_insert (global, (gpointer) name, GUINT_TO_POINTER (next));
+      if (g)
+        {
+          OTF2_GlobalDefWriter_WriteString (g, *s, name);
+          OTF2_GlobalDefWriter_WriteRegion (g, next, *s, *s, 0, OTF2_REGION_ROLE_FUNCTION,
+                                            OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, 0, 0, 0);
+          (*s)++;
+        }
+      next++;
+    }
+  /* This rank's ids to the global ones (none needed if they agree). */
+  guint n = TS_R_N_MPI + names->len;
+  g_autofree guint64 *map = g_new (guint64, n);
+  for (guint i = 0; i < n; i++)
+    map[i] = i < TS_R_N_MPI ? i
+                            : GPOINTER_TO_UINT (g_hash_table_lookup (global,
+                                                                     names->pdata[i - TS_R_N_MPI]));
+  OTF2_IdMap *idmap = OTF2_IdMap_CreateFromUint64Array (n, map, true);
+  if (idmap && local)
+    OTF2_DefWriter_WriteMappingTable (local, OTF2_MAPPING_REGION, idmap);
+  if (idmap)
+    OTF2_IdMap_Free (idmap);
+  g_byte_array_unref (unified);
+}
+
+void
+ts_rec_user_free (void)
+{
+  g_clear_pointer (&ts_rec.user_region_ids, g_hash_table_unref);
+  g_clear_pointer (&ts_rec.user_region_names, g_ptr_array_unref);
+  g_clear_pointer (&function_ids, g_hash_table_unref);
+  g_clear_pointer (&excluded, g_hash_table_unref);
+  g_clear_pointer (&open_regions, g_array_unref);
+}
