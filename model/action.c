@@ -277,3 +277,50 @@ ts_action_parse (const char *line, TsAction *action, GError **error)
     }
   return TRUE;
 }
+
+guint64
+ts_collective_block (TsCollectiveOp op, gboolean totals, guint n, guint me, gboolean root,
+                     guint64 sent, guint64 received)
+{
+  guint64 most = MAX (sent, received);
+  n = MAX (n, 1);
+  if (!totals)
+    switch (op)
+      {
+      case TS_COLL_SCATTER:
+      case TS_COLL_SCATTERV:
+        return most / n ? most / n : most;
+      case TS_COLL_GATHER:
+      case TS_COLL_GATHERV:
+        return root ? most / n : most;
+      case TS_COLL_ALLGATHER:
+      case TS_COLL_ALLGATHERV:
+        return sent ? sent : most / n;
+      case TS_COLL_ALLTOALL:
+      case TS_COLL_ALLTOALLV:
+      case TS_COLL_ALLTOALLW:
+        return most / n;
+      default:
+        return most;
+      }
+  switch (op)
+    {
+    case TS_COLL_BARRIER:
+      return 0;
+    case TS_COLL_BCAST:
+    case TS_COLL_SCATTER:
+    case TS_COLL_SCATTERV:
+      /* Everybody receives one block; an in-place root receives none. */
+      return received ? received : sent / n;
+    case TS_COLL_REDUCE:
+    case TS_COLL_GATHER:
+    case TS_COLL_GATHERV:
+      return sent ? sent : received / n;
+    case TS_COLL_SCAN:
+    case TS_COLL_EXSCAN:
+      /* Rank me receives the blocks of ranks 0..me (its own included). */
+      return received ? received / (me + 1) : sent / MAX (n - me, 1);
+    default:
+      return most / n;
+    }
+}

@@ -72,6 +72,14 @@ gboolean ts_action_kind_replays (TsActionKind kind);
 const char *ts_collective_name (TsCollectiveOp op);
 gboolean ts_collective_from_name (const char *name, TsCollectiveOp *op);
 TsCollectiveShape ts_collective_shape (TsCollectiveOp op);
+/* One rank's block of a collective: the message size its algorithm moves
+ * per step, from the byte counts a trace records for rank @me of @n
+ * (@root: it is the root). Tracers count differently: EZTrace records one
+ * rank's buffer (@totals FALSE); Score-P and tracesim-record count every
+ * block a rank sends and receives, its own included (@totals TRUE: an
+ * Allreduce of b bytes over n ranks records n b both ways). */
+guint64 ts_collective_block (TsCollectiveOp op, gboolean totals, guint n, guint me,
+                             gboolean root, guint64 sent, guint64 received);
 /* Map an OTF2_CollectiveOp; returns FALSE for operations tracesim does not model
  * (e.g. CREATE_HANDLE), which are then replayed as local time. */
 gboolean ts_collective_from_otf2 (guint8 otf2_op, TsCollectiveOp *op);

@@ -66,6 +66,7 @@ struct TsArchiveWriter {
   TsOutputDir *out;     /* NULL once committed or discarded */
   const char *tmp_dir;  /* where OTF2 writes until close renames it; owned by out */
   char *name;
+  char *creator;
   guint n_ranks;
   TsRankLog *events;          /* EventRecord per rank, written out by close */
   TsRankLog *late;            /* events added after the replay (wait-state metrics) */
@@ -112,6 +113,7 @@ writer_free (TsArchiveWriter *w)
 {
   ts_output_dir_discard (w->out);
   g_free (w->name);
+  g_free (w->creator);
   ts_rank_log_free (w->events);
   ts_rank_log_free (w->late);
   g_free (w->last_tick);
@@ -218,6 +220,7 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
   w->out = out;
   w->tmp_dir = ts_output_dir_get_tmp_path (out);
   w->name = g_strdup (name);
+  w->creator = g_strdup (PACKAGE_STRING);
   w->n_ranks = n_ranks;
   /* Events are logged, not given to OTF2 as they come: OTF2 needs a buffer
    * per location being written, and one per rank costs 256 KiB x ranks. */
@@ -263,7 +266,7 @@ open_archive (TsArchiveWriter *w, const char *dir, GError **error)
                       dir, "OTF2_Archive_SetMemoryCallbacks")
       || otf2_failed (OTF2_Archive_SetSerialCollectiveCallbacks (archive), error, dir,
                       "OTF2_Archive_SetSerialCollectiveCallbacks")
-      || otf2_failed (OTF2_Archive_SetCreator (archive, PACKAGE_STRING), error, dir,
+      || otf2_failed (OTF2_Archive_SetCreator (archive, w->creator), error, dir,
                       "OTF2_Archive_SetCreator")
       || otf2_failed (OTF2_Archive_SetDescription (archive, "MPI trace written by tracesim"),
                       error, dir, "OTF2_Archive_SetDescription")
@@ -293,6 +296,15 @@ mpi_region_role (const char *name)
     case TS_COLL_SHAPE_N2N: return OTF2_REGION_ROLE_COLL_ALL2ALL;
     default: return OTF2_REGION_ROLE_COLL_OTHER;
     }
+}
+
+void
+ts_archive_writer_set_origin (TsArchiveWriter *w, const char *origin)
+{
+  g_return_if_fail (w != NULL && origin != NULL);
+  g_free (w->creator);
+  w->creator = *origin ? g_strdup_printf ("%s (from %s)", PACKAGE_STRING, origin)
+                       : g_strdup (PACKAGE_STRING);
 }
 
 guint32

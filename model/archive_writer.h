@@ -31,6 +31,10 @@ typedef enum {
  * @dir is created if needed. Returns NULL and sets @error on failure. */
 TsArchiveWriter *ts_archive_writer_new (const char *dir, const char *name,
                                         guint n_ranks, GError **error);
+/* The tracer of the trace this archive was made from (its OTF2 creator):
+ * the archive's creator becomes "tracesim X (from @origin)", so that a
+ * reader counts its collective bytes as @origin did. */
+void ts_archive_writer_set_origin (TsArchiveWriter *w, const char *origin);
 
 /* Definitions. Return the new id (0, 1, ...). Names are copied. The same name
  * given twice returns the same id. */

@@ -143,8 +143,11 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
             guint comm = a->comm;
             TsChannel ch = { G_MAXUINT32, G_MAXUINT32, a->comm, 0 };
             Key key = { ch, next_index (s->colls, &comm, sizeof comm) };
-            gboolean root = a->peer >= 0 && ts_trace_comm_local_rank (s->trace, a->comm, rank) == a->peer;
-            guint64 bytes = MAX (a->bytes, a->bytes_recv);
+            gint me = ts_trace_comm_local_rank (s->trace, a->comm, rank);
+            gboolean root = a->peer >= 0 && me == a->peer;
+            guint64 bytes = ts_collective_block (a->op, ts_trace_collective_bytes_total (s->trace),
+                                                 ts_trace_comm_size (s->trace, a->comm), MAX (me, 0),
+                                                 root, a->bytes, a->bytes_recv);
             if (senders && root && bytes >= s->assumed)
               pending = sighting (s, &key, bytes, TRUE);
             Sighting *v = !senders && !root ? sighting (s, &key, 0, FALSE) : NULL;

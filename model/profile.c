@@ -197,10 +197,15 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
           }
           break;
         case TS_ACTION_COLLECTIVE:
-          if (ts_collective_shape ((TsCollectiveOp) a.op) == TS_COLL_SHAPE_ONE2N)
-            sums->largest_blocking_send = MAX (sums->largest_blocking_send, MAX (a.bytes, a.bytes_recv));
           is_root = a.peer != TS_NO_RANK
                     && ts_trace_comm_local_rank (trace, a.comm, rank) == a.peer;
+          if (ts_collective_shape ((TsCollectiveOp) a.op) == TS_COLL_SHAPE_ONE2N)
+            sums->largest_blocking_send
+              = MAX (sums->largest_blocking_send,
+                     ts_collective_block (a.op, ts_trace_collective_bytes_total (trace),
+                                          ts_trace_comm_size (trace, a.comm),
+                                          MAX (ts_trace_comm_local_rank (trace, a.comm, rank), 0),
+                                          is_root, a.bytes, a.bytes_recv));
           coll_comm = a.comm;
           coll_sync = is_synchronising (a.op);
           call_bytes = MAX (a.bytes, a.bytes_recv);

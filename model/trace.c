@@ -620,6 +620,12 @@ const char *ts_trace_path (const TsTrace *t) { return t->path; }
 guint ts_trace_n_ranks (const TsTrace *t) { return t->n_ranks; }
 guint64 ts_trace_timer_resolution (const TsTrace *t) { return t->timer_resolution; }
 const char *ts_trace_creator (const TsTrace *t) { return t->creator; }
+
+gboolean
+ts_trace_collective_bytes_total (const TsTrace *t)
+{
+  return strstr (t->creator, "Score-P") != NULL || strstr (t->creator, "tracesim-record") != NULL;
+}
 guint ts_trace_n_regions (const TsTrace *t) { return t->regions->len; }
 guint ts_trace_n_comms (const TsTrace *t) { return t->comms->len; }
 guint ts_trace_world_comm (const TsTrace *t) { return t->world_comm; }

@@ -51,6 +51,10 @@ guint ts_trace_n_ranks (const TsTrace *trace);
 guint64 ts_trace_timer_resolution (const TsTrace *trace);
 /* Name of the tool that wrote it when known ("EZTrace", "Score-P"), else "". */
 const char *ts_trace_creator (const TsTrace *trace);
+/* TRUE if the tracer counted a collective's bytes as Score-P does (every
+ * block a rank sends and receives): Score-P and tracesim-record, and
+ * tracesim's predictions of their traces (see ts_collective_block). */
+gboolean ts_trace_collective_bytes_total (const TsTrace *trace);
 
 guint ts_trace_n_regions (const TsTrace *trace);
 /* Region name as normalised: Fortran MPI names are folded ("mpi_send_" is

@@ -200,11 +200,9 @@ ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag)
   c.me = me;
   c.on.what = ts_collective_name (a->op);
   guint root = a->peer == TS_NO_RANK ? 0 : (guint) a->peer;
-  /* Tracers disagree on what the byte counts mean (the root's total or one
-   * rank's share); one rank's payload is the larger of its two counts, and for
-   * personalised operations the total over the communicator divided by n. */
-  guint64 payload = MAX (a->bytes, a->bytes_recv);
-  c.on.bytes = payload;
+  guint64 block = ts_collective_block (a->op, ts_trace_collective_bytes_total (t), c.n, c.me,
+                                       me == (gint) root, a->bytes, a->bytes_recv);
+  c.on.bytes = block;
 
   switch ((TsCollectiveOp) a->op)
     {
@@ -212,36 +210,36 @@ ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag)
       barrier (&c);
       break;
     case TS_COLL_BCAST:
-      bcast (&c, root, payload);
+      bcast (&c, root, block);
       break;
     case TS_COLL_SCATTER:
     case TS_COLL_SCATTERV:
-      bcast (&c, root, payload / c.n ? payload / c.n : payload);
+      bcast (&c, root, block);
       break;
     case TS_COLL_REDUCE:
-      reduce (&c, root, payload);
+      reduce (&c, root, block);
       break;
     case TS_COLL_GATHER:
     case TS_COLL_GATHERV:
-      linear_to_root (&c, root, me == (gint) root ? payload / c.n : payload);
+      linear_to_root (&c, root, block);
       break;
     case TS_COLL_ALLREDUCE:
     case TS_COLL_REDUCE_SCATTER:
     case TS_COLL_REDUCE_SCATTER_BLOCK:
-      allreduce (&c, payload);
+      allreduce (&c, block);
       break;
     case TS_COLL_ALLGATHER:
     case TS_COLL_ALLGATHERV:
-      ring_allgather (&c, a->bytes ? a->bytes : payload / c.n);
+      ring_allgather (&c, block);
       break;
     case TS_COLL_ALLTOALL:
     case TS_COLL_ALLTOALLV:
     case TS_COLL_ALLTOALLW:
-      pairwise_alltoall (&c, payload / c.n);
+      pairwise_alltoall (&c, block);
       break;
     case TS_COLL_SCAN:
     case TS_COLL_EXSCAN:
-      chain (&c, payload);
+      chain (&c, block);
       break;
     case TS_COLL_N_OPS:
       break;

@@ -857,6 +857,8 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
     {
       g_autofree char *dir = g_strdup (o->predicted_dir);
       sim.writer = ts_archive_writer_new (dir, "traces", sim.n_ranks, error);
+      if (sim.writer)
+        ts_archive_writer_set_origin (sim.writer, ts_trace_creator (trace));
       ok = sim.writer != NULL;
       for (guint i = 0; ok && i < ts_trace_n_regions (trace); i++)
         ts_archive_writer_define_region (sim.writer, ts_trace_region_name (trace, i),

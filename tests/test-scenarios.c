@@ -18,8 +18,8 @@
 
 #define TOLERANCE 1e-6
 
-static const char *scenario_names[] = { "late-sender", "allreduce4", "iallreduce-overlap", "persistent",
-                                         "sender-faster", "imbalance-mean", "selection",
+static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4-scorep",
+                                         "iallreduce-overlap", "persistent", "sender-faster", "imbalance-mean", "selection",
                                          "polling-faster", "polling-slower", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json. */

@@ -594,6 +594,16 @@ parse_line (TsParser *p, char *line, const char *dir, const char *name, GError *
     return directive_comm (p, w, words->len, error);
   if (strcmp (w[0], "metric") == 0)
     return directive_metric (p, w, words->len, error);
+  if (strcmp (w[0], "creator") == 0)
+    {
+      /* The tracer the script imitates: readers count collective bytes as
+       * it does (e.g. "creator Score-P 8.0"). */
+      if (words->len < 2)
+        return fail (p, error, "expected 'creator NAME...'");
+      g_autofree char *origin = g_strjoinv (" ", w + 1);
+      ts_archive_writer_set_origin (p->w, origin);
+      return TRUE;
+    }
   return parse_event (p, w, words->len, error);
 }
 

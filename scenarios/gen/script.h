@@ -8,6 +8,8 @@
  *   comm row 0 1              communicator "row" of world ranks 0 1; ids 1, 2, ...
  *                             in order of definition, "world" is id 0
  *   metric waiting s          metric "waiting" with unit "s" (unit optional)
+ *   creator Score-P 8.0       the tracer imitated: collective bytes count as it
+ *                             does (ts_collective_block); default: one rank's buffer
  *   RANK TIME EVENT ARGS...   an event of world rank RANK at TIME seconds
  *
  * Events (peers and roots are ranks in the communicator; comm=world, tag=0,
