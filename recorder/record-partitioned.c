@@ -21,15 +21,6 @@ write_event (TsPartitionedEvent e, guint64 id, OTF2_AttributeList *attrs)
   ts_rec_check (OTF2_EvtWriter_ParameterUnsignedInt (ts_rec.evt, attrs, ts_rec_now (), e, id));
 }
 
-static void
-write_partition_event (TsPartitionedEvent e, guint64 id, int partition)
-{
-  OTF2_AttributeList *attrs = OTF2_AttributeList_New ();
-  OTF2_AttributeList_AddUint32 (attrs, TS_PA_PARTITION, (guint32) partition);
-  write_event (e, id, attrs);
-  OTF2_AttributeList_Delete (attrs);
-}
-
 void
 ts_rec_partitioned_start (TsRecRequest *q)
 {
@@ -40,6 +31,19 @@ void
 ts_rec_partitioned_complete (TsRecRequest *q)
 {
   write_event (q->kind == TS_REQ_PSEND ? TS_P_PSEND_COMPLETE : TS_P_PRECV_COMPLETE, q->id, NULL);
+}
+
+/* The wrappers exist only where the MPI library has the calls: MPI 4
+ * (MPICH 4); Open MPI 4.1 has no partitioned communication. */
+#if MPI_VERSION >= 4
+
+static void
+write_partition_event (TsPartitionedEvent e, guint64 id, int partition)
+{
+  OTF2_AttributeList *attrs = OTF2_AttributeList_New ();
+  OTF2_AttributeList_AddUint32 (attrs, TS_PA_PARTITION, (guint32) partition);
+  write_event (e, id, attrs);
+  OTF2_AttributeList_Delete (attrs);
 }
 
 /* MPI_Psend_init / MPI_Precv_init: the request and, at the end of the call,
@@ -160,6 +164,8 @@ MPI_Parrived (MPI_Request req, int partition, int *flag)
   ts_rec_leave (TS_R_PARRIVED);
   return rc;
 }
+
+#endif /* MPI_VERSION >= 4 */
 
 /* ---- definitions ---------------------------------------------------------- */
 
