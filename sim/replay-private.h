@@ -69,6 +69,8 @@ typedef struct {
   gboolean call_is_root;     /* the root of a rooted collective */
   gboolean call_collective;
   gboolean call_waited_for_receiver;
+  sg_comm_t sendrecv_send;   /* the rendezvous send of the MPI_Sendrecv in progress */
+  TsBlockedOn sendrecv_on;
   guint64 call_bytes;        /* largest message of the call */
   guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
   TsHypothesisRank *hypotheses;

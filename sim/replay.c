@@ -278,6 +278,13 @@ do_marker (TsRank *rk, const TsAction *a)
     }
   else if (mpi && a->kind == TS_ACTION_LEAVE && rk->in_call)
     {
+      if (rk->sendrecv_send)
+        {
+          sg_comm_t c = rk->sendrecv_send;
+          rk->sendrecv_send = NULL;
+          ts_rank_flush (rk);
+          ts_rank_wait (rk, c, &rk->sendrecv_on);
+        }
       /* Only calls that replayed something carry their duration here; the
        * others were replayed as a compute burst of that duration. */
       if (a->seconds > 0)
@@ -336,9 +343,18 @@ do_send (TsRank *rk, const TsAction *a)
   if (rk->sim->writer)
     ts_archive_writer_send (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag, a->bytes);
   sg_comm_t c = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes);
+  gboolean sendrecv = ts_trace_region_call (rk->sim->trace, a->call) == TS_CALL_SENDRECV;
   rk->call_waited_for_receiver |= c != NULL;
   TsBlockedOn on = { "send to", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
+  /* MPI_Sendrecv's send completes with the call, after its receive: a ring
+   * of rendezvous Sendrecvs would deadlock if the send blocked first. */
+  if (c && sendrecv && !rk->sendrecv_send)
+    {
+      rk->sendrecv_send = c;
+      rk->sendrecv_on = on;
+      return;
+    }
   ts_rank_wait (rk, c, &on);
 }
 
