@@ -41,7 +41,7 @@ typedef struct {
 typedef enum {
   EV_ENTER, EV_LEAVE, EV_SEND, EV_RECV, EV_ISEND, EV_ISEND_COMPLETE, EV_IRECV_REQUEST,
   EV_IRECV, EV_REQUEST_TEST, EV_COLL_BEGIN, EV_COLL_END, EV_METRIC, EV_NBC_REQUEST,
-  EV_NBC_COMPLETE, EV_PARTITIONED,
+  EV_NBC_COMPLETE, EV_PARTITIONED, EV_REQUEST_CANCELLED,
 } EventType;
 
 /* A late event ordered before the logged events of its tick (EventRecord.op). */
@@ -474,6 +474,13 @@ ts_archive_writer_request_test (TsArchiveWriter *w, guint rank, double time, gui
 }
 
 void
+ts_archive_writer_request_cancelled (TsArchiveWriter *w, guint rank, double time, guint64 req)
+{
+  g_return_if_fail (w != NULL);
+  log_event (w, rank, time, &(EventRecord) { .type = EV_REQUEST_CANCELLED, .extra = req });
+}
+
+void
 ts_archive_writer_collective_begin (TsArchiveWriter *w, guint rank, double time)
 {
   g_return_if_fail (w != NULL);
@@ -584,6 +591,8 @@ write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
       return OTF2_EvtWriter_MpiIrecvRequest (ew, NULL, t, ev->extra);
     case EV_REQUEST_TEST:
       return OTF2_EvtWriter_MpiRequestTest (ew, NULL, t, ev->extra);
+    case EV_REQUEST_CANCELLED:
+      return OTF2_EvtWriter_MpiRequestCancelled (ew, NULL, t, ev->extra);
     case EV_COLL_BEGIN:
       return OTF2_EvtWriter_MpiCollectiveBegin (ew, NULL, t);
     case EV_COLL_END:

@@ -68,6 +68,9 @@ void ts_archive_writer_irecv (TsArchiveWriter *w, guint rank, double time,
                               guint64 req);
 void ts_archive_writer_request_test (TsArchiveWriter *w, guint rank, double time,
                                      guint64 req);
+/* MPI_Cancel took effect: the wait or test that completes @req. */
+void ts_archive_writer_request_cancelled (TsArchiveWriter *w, guint rank, double time,
+                                          guint64 req);
 void ts_archive_writer_collective_begin (TsArchiveWriter *w, guint rank, double time);
 /* @root is a rank in @comm or TS_NO_RANK. */
 void ts_archive_writer_collective_end (TsArchiveWriter *w, guint rank, double time,

@@ -46,7 +46,7 @@ struct TsActionStream {
   double call_enter;
   guint64 call_first_seq;   /* first action the call emitted, or G_MAXUINT64 */
   guint64 call_bytes;
-  gboolean call_completed;  /* a completion event was seen inside */
+  gboolean call_completed;  /* a completion without a message (a cancel) was seen inside */
 
   /* Region of recently seen OTF2 refs, direct-mapped: the trace's ref table
    * is a hash table, and every ENTER and LEAVE needs a lookup. */

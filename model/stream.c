@@ -224,7 +224,7 @@ end_call (TsActionStream *s, double leave)
   double duration = leave - s->call_enter;
   int info = TS_INFO_RECORDED;
 
-  if (s->call_first_seq == G_MAXUINT64
+  if (s->call_first_seq == G_MAXUINT64 && !s->call_completed
       && (kind == TS_CALL_WAIT || kind == TS_CALL_WAITALL || kind == TS_CALL_WAITANY
           || kind == TS_CALL_WAITSOME))
     {
@@ -565,6 +565,8 @@ on_request_cancelled (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void
 {
   double now;
   TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  /* The wait or test it happens in completed this request: nothing to infer. */
+  s->call_completed = TRUE;
   Request *r = g_hash_table_lookup (s->requests, &req);
   if (r)
     {

@@ -70,6 +70,38 @@ test_slower_sender_blocks_at_test (void **state)
   assert_non_null (strstr (csv, "predicted,late_sender,MPI_Test,1,0.300000000\n"));
 }
 
+/* A wait that completes a cancelled receive records no message, but it is
+ * not a completion to guess: with another receive outstanding, tracesim
+ * must not infer that the wait completed that one. Rank 1 posts receive 1
+ * (tag 1, sent by rank 0 at 1.0 s) and receive 2 (tag 2, never sent),
+ * cancels 2 and waits for it at 0.5 s, then waits for 1. Every call is
+ * recorded: info reports 0 inferred and 0 missing calls. */
+static void
+test_cancelled_receive_is_not_inferred (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("cancelled");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 2\n"
+    "0 0.0 enter main\n0 1.0 enter MPI_Send\n0 1.0 send 1 tag=1 bytes=8\n0 1.0 leave MPI_Send\n"
+    "0 1.1 leave main\n"
+    "1 0.0 enter main\n"
+    "1 0.0 enter MPI_Irecv\n1 0.0 irecv_request req=1\n1 0.0 leave MPI_Irecv\n"
+    "1 0.0 enter MPI_Irecv\n1 0.0 irecv_request req=2\n1 0.0 leave MPI_Irecv\n"
+    "1 0.5 enter MPI_Cancel\n1 0.5 leave MPI_Cancel\n"
+    "1 0.5 enter MPI_Wait\n1 0.5 request_cancelled req=2\n1 0.5 leave MPI_Wait\n"
+    "1 0.6 enter MPI_Wait\n1 1.0001 irecv 0 tag=1 bytes=8 req=1\n1 1.0001 leave MPI_Wait\n"
+    "1 1.1 leave main\n");
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "info", trace, NULL });
+  if (r.status != 0)
+    fail_msg ("tracesim info: %s", r.err);
+  g_autoptr (GRegex) inferred = g_regex_new ("inferred +0 calls", 0, 0, NULL);
+  g_autoptr (GRegex) missing = g_regex_new ("missing +0 calls", 0, 0, NULL);
+  if (!g_regex_match (inferred, r.out, 0, NULL) || !g_regex_match (missing, r.out, 0, NULL))
+    fail_msg ("expected nothing inferred or missing:\n%s", r.out);
+  ts_tool_result_clear (&r);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -77,6 +109,7 @@ main (void)
     cmocka_unit_test (test_identity_completes_in_wait),
     cmocka_unit_test (test_faster_sender_completes_at_test),
     cmocka_unit_test (test_slower_sender_blocks_at_test),
+    cmocka_unit_test (test_cancelled_receive_is_not_inferred),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

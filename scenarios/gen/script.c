@@ -354,6 +354,17 @@ ev_request_test (TsParser *p, guint rank, double t, const TsArgs *a, GError **er
   return TRUE;
 }
 
+static gboolean
+ev_request_cancelled (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  guint64 req;
+  if (!arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &req, error)
+      || !request_finish (p, rank, req, 0, TRUE, error))
+    return FALSE;
+  ts_archive_writer_request_cancelled (p->w, rank, t, req);
+  return TRUE;
+}
+
 /* The operation and counts of a coll_end or icoll_complete. */
 typedef struct {
   TsCollectiveOp op;
@@ -498,6 +509,7 @@ static const struct {
   { "isend_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_isend_complete },
   { "irecv_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_irecv_request },
   { "request_test", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_request_test },
+  { "request_cancelled", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_request_cancelled },
   { "coll_begin", 0, 0, 0, 0, ev_coll_begin },
   { "coll_end", 1, 1, K (KEY_COMM) | K (KEY_ROOT) | K (KEY_SENT) | K (KEY_RECV), 0, ev_coll_end },
   { "icoll_request", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_icoll_request },

@@ -23,6 +23,7 @@
  *   irecv_request req=R
  *   irecv PEER [comm=C] [tag=T] [bytes=B] req=R
  *   request_test req=R
+ *   request_cancelled req=R   MPI_Cancel took effect (in the wait that completes R)
  *   coll_begin
  *   coll_end OP [comm=C] [root=R|none] [sent=B] [recv=B]   OP from collectives.def
  *   icoll_request req=R       a non-blocking collective is posted (MPI_Iallreduce...)
