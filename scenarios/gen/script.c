@@ -612,8 +612,10 @@ parse_line (TsParser *p, char *line, const char *dir, const char *name, GError *
        * it does (e.g. "creator Score-P 8.0"). */
       if (words->len < 2)
         return fail (p, error, "expected 'creator NAME...'");
-      g_autofree char *origin = g_strjoinv (" ", w + 1);
-      ts_archive_writer_set_origin (p->w, origin);
+      g_autoptr (GString) origin = g_string_new (w[1]);
+      for (guint i = 2; i < words->len; i++)
+        g_string_append_printf (origin, " %s", w[i]);
+      ts_archive_writer_set_origin (p->w, origin->str);
       return TRUE;
     }
   return parse_event (p, w, words->len, error);
