@@ -252,12 +252,13 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
       network = MIN (fastest, transfer);
     }
   double wait = MAX (0, rk->causal - rk->call_enter);
-  /* A call that waited for a receiver (a rendezvous send, the wait of one,
-   * a partitioned send) cannot see how long: no message flows back. Its
-   * recorded time is the simulation's to explain, so nothing is added. */
-  if (rk->call_waited_for_receiver)
-    return;
   double extra = leave->seconds - wait - network;
+  /* A call that waited for a receiver (a rendezvous send, the wait of one,
+   * a partitioned send) cannot see how long: no message flows back, and the
+   * simulation makes it wait anew. It gets at most what the fastest call of
+   * its class spent beyond the network (a call that fast did not wait). */
+  if (rk->call_waited_for_receiver)
+    extra = MIN (extra, fastest - network);
   if (extra > 0)
     rk->pending_compute += extra;
 }

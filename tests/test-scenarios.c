@@ -20,7 +20,8 @@
 
 static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4-scorep",
                                          "iallreduce-overlap", "persistent", "sender-faster", "imbalance-mean", "selection",
-                                         "polling-faster", "polling-slower", "sendrecv-ring", NULL };
+                                         "polling-faster", "polling-slower", "sendrecv-ring",
+                                         "rendezvous-cost", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json. */
 static GArray *
