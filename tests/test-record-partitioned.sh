@@ -80,4 +80,26 @@ vls4=$ls
 ratio=$(awk -v a="$vls4" -v b="$vls2" 'BEGIN { printf "%.3f", a / b }')
 close "$ratio" 2 || fail "VLS(4)/VLS(2) = $ratio, expected 2 within 5%"
 echo "vls4/vls2: $ratio (expected 2)"
+
+# The other partitioned calls (tests/mpi/pcalls.c, 2 rounds): MPI_Startall,
+# MPI_Pready_range (partitions 0-1) and MPI_Pready_list (2-3) write one
+# MPI_PREADY per partition, 4 per round; every successful MPI_Parrived an
+# MPI_PARRIVED (2 per round), every failed one an MPI_PTESTED (as many as
+# the program counted, at least one per round: the sender readies 50 ms
+# after the round starts); an MPI_Test loop completes the send.
+record pcalls 2 "$builddir/tests/mpi-pcalls"
+complete pcalls
+read -r _ parrived _ not_yet < "$work/pcalls.out" || fail "pcalls: no output"
+[ "$parrived" -eq 4 ] || fail "pcalls: the program saw $parrived arrivals, expected 4"
+[ "$not_yet" -ge 2 ] || fail "pcalls: only $not_yet unsuccessful MPI_Parrived, expected 2 or more"
+events pcalls 0 > "$work/pcalls.r0"
+events pcalls 1 > "$work/pcalls.r1"
+for e in "MPI_PSEND_INIT 0 1" "MPI_PSEND_REQUEST 0 2" "MPI_PREADY 0 8" "MPI_PSEND_COMPLETE 0 2" \
+         "MPI_PRECV_INIT 1 1" "MPI_PRECV_REQUEST 1 2" "MPI_PARRIVED 1 4" "MPI_PTESTED 1 $not_yet" \
+         "MPI_PRECV_COMPLETE 1 2"; do
+  set -- $e
+  n=$(grep -c "Parameter: \"$1\"" "$work/pcalls.r$2")
+  [ "$n" -eq "$3" ] || fail "pcalls: $1 on rank $2: $n events, expected $3"
+done
+echo "pcalls: 8 readies, 4 arrivals, $not_yet unsuccessful MPI_Parrived recorded"
 echo "PASS"
