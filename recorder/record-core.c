@@ -12,6 +12,7 @@
 
 #include "recorder/record-private.h"
 
+#include <glib/gstdio.h>
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -118,6 +119,7 @@ open_archive (const char *dir)
 static void
 start (void)
 {
+  g_free (ts_rec.dir);
   memset (&ts_rec, 0, sizeof ts_rec);
   ts_rec.thread = pthread_self ();
   ts_rec.sync_comm = MPI_COMM_NULL;
@@ -129,6 +131,8 @@ start (void)
   ts_rec.depth++;
   ts_rec_clock_init ();
   OTF2_Error_RegisterCallback (quiet, NULL);
+  g_free (ts_rec.dir);
+  ts_rec.dir = g_strdup (dir);
   gboolean ok = open_archive (dir);
   /* Either every rank records or none does: the archive is written and
    * closed collectively, so a rank that cannot must stop the others. */
@@ -199,6 +203,28 @@ write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *even
 /* ---- tear-down --------------------------------------------------------------- */
 
 static void
+remove_archive (const char *dir)
+{
+  g_autofree char *anchor = g_build_filename (dir, "traces.otf2", NULL);
+  g_autofree char *defs = g_build_filename (dir, "traces.def", NULL);
+  g_autofree char *locations = g_build_filename (dir, "traces", NULL);
+  g_remove (anchor);
+  g_remove (defs);
+  GDir *d = g_dir_open (locations, 0, NULL);
+  if (d)
+    {
+      const char *name;
+      while ((name = g_dir_read_name (d)))
+        {
+          g_autofree char *path = g_build_filename (locations, name, NULL);
+          g_remove (path);
+        }
+      g_dir_close (d);
+    }
+  g_rmdir (locations);
+}
+
+static void
 stop (void)
 {
   if (!ts_rec.open)
@@ -211,9 +237,10 @@ stop (void)
 
   guint64 n = 0;
   OTF2_EvtWriter_GetNumberOfEvents (ts_rec.evt, &n);
-  OTF2_Archive_CloseEvtWriter (ts_rec.archive, ts_rec.evt);
+  /* The last buffers are written here: a full disk shows at these calls. */
+  ts_rec_check (OTF2_Archive_CloseEvtWriter (ts_rec.archive, ts_rec.evt));
   ts_rec.evt = NULL;
-  OTF2_Archive_CloseEvtFiles (ts_rec.archive);
+  ts_rec_check (OTF2_Archive_CloseEvtFiles (ts_rec.archive));
   g_autofree guint64 *events = g_new0 (guint64, ts_rec.size);
   PMPI_Gather (&n, 1, MPI_UINT64_T, events, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   /* The trace's span on the corrected clock. */
@@ -236,12 +263,18 @@ stop (void)
   if (dw)
     {
       ts_rec_clock_write_offsets (dw);
-      OTF2_Archive_CloseDefWriter (ts_rec.archive, dw);
+      ts_rec_check (OTF2_Archive_CloseDefWriter (ts_rec.archive, dw));
     }
-  OTF2_Archive_CloseDefFiles (ts_rec.archive);
+  ts_rec_check (OTF2_Archive_CloseDefFiles (ts_rec.archive));
   if (OTF2_Archive_Close (ts_rec.archive) != OTF2_SUCCESS)
     ts_rec_warn_off ("cannot close the OTF2 archive");
   ts_rec.archive = NULL;
+  /* A rank that failed left the archive incomplete: rank 0 removes it
+   * rather than leave a trace that looks whole. */
+  int mine = ts_rec.on, all = 0;
+  PMPI_Allreduce (&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all && ts_rec.rank == 0)
+    remove_archive (ts_rec.dir);
   ts_rec.open = ts_rec.on = FALSE;
   ts_rec_requests_free ();
   ts_rec_comm_free_all ();

@@ -106,6 +106,7 @@ typedef struct TsRecRequest_ {
 typedef struct {
   gboolean open;             /* an archive is open: MPI_Finalize must close it (collective) */
   gboolean on;               /* events are being written */
+  char *dir;                 /* the archive's directory */
   int depth;                 /* > 0 inside a wrapper: MPI calls of OTF2 pass through */
   pthread_t thread;          /* the thread that called MPI_Init: the only one recorded */
   int rank, size;
