@@ -189,6 +189,11 @@ TsRecRequest *ts_rec_request_add (MPI_Request r, TsRecRequestKind kind, guint32 
 /* A fresh request id. */
 guint64 ts_rec_request_id (void);
 
+/* record-symbols.c: the name of the function at @address in the module
+ * loaded at @module_base from @module_path, from its ELF symbol table, or
+ * NULL (caller frees). */
+char *ts_rec_symbol_name (const char *module_path, const void *module_base, const void *address);
+
 /* record-partitioned.c */
 /* The partitioned event of a completed or started partitioned request. */
 void ts_rec_partitioned_complete (TsRecRequest *q);

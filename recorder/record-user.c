@@ -1,7 +1,8 @@
 /* User regions: ts_region_begin / ts_region_end (recorder/tracesim-record.h)
  * and the hooks GCC and Clang call in code built with -finstrument-functions
- * (__cyg_profile_func_enter / _exit; names from dladdr, so the program
- * should be linked with -rdynamic; TS_RECORD_EXCLUDE lists names not to
+ * (__cyg_profile_func_enter / _exit; names from dladdr, else from the
+ * module's ELF symbol table (record-symbols.c), so -rdynamic is not needed
+ * unless the program is stripped; TS_RECORD_EXCLUDE lists names not to
  * record, comma-separated). Paradigm USER, role FUNCTION.
  *
  * Each rank numbers the names it meets in its own order (ids from
@@ -126,7 +127,9 @@ region_of_function (void *fn)
   g_autofree char *name = NULL;
   if (dladdr (fn, &info) && info.dli_sname)
     name = g_strdup (info.dli_sname);
-  else if (dladdr (fn, &info) && info.dli_fname)
+  else if (info.dli_fname && (name = ts_rec_symbol_name (info.dli_fname, info.dli_fbase, fn)))
+    ;
+  else if (info.dli_fname)
     name = g_strdup_printf ("%s+%#lx", info.dli_fname,
                             (unsigned long) ((char *) fn - (char *) info.dli_fbase));
   else
