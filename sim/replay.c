@@ -151,6 +151,29 @@ ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, 
   return sg_mailbox_get_async (mb, landing);
 }
 
+/* What the rank's own actor blocks on, for the deadlock report (helper
+ * actors of non-blocking collectives are not reported). Returns whether it
+ * was recorded, for blocked_end(). */
+static gboolean
+blocked_begin (TsRank *rk, const TsBlockedOn *on)
+{
+  gboolean own = sg_actor_self_get_data () == rk;
+  if (own)
+    {
+      rk->blocked = *on;
+      rk->blocked_now = TRUE;
+    }
+  rk->simcalls++;
+  return own;
+}
+
+static void
+blocked_end (TsRank *rk, gboolean own)
+{
+  if (own)
+    rk->blocked_now = FALSE;
+}
+
 /* A blocking receive in one simcall (SimGrid posts and waits together),
  * where an irecv and its wait would take two. */
 void
@@ -159,16 +182,9 @@ ts_rank_recv (TsRank *rk, guint32 comm, guint peer, gint32 tag, const TsBlockedO
   const TsTrace *t = rk->sim->trace;
   guint src = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
   sg_mailbox_t mb = ts_rank_mailbox (rk, src, rk->rank, comm, tag);
-  gboolean own = sg_actor_self_get_data () == rk;
-  if (own)
-    {
-      rk->blocked = *on;
-      rk->blocked_now = TRUE;
-    }
+  gboolean own = blocked_begin (rk, on);
   void *landing = sg_mailbox_get (mb);
-  rk->simcalls++;
-  if (own)
-    rk->blocked_now = FALSE;
+  blocked_end (rk, own);
   ts_rank_absorb (rk, landing);
 }
 
@@ -177,16 +193,9 @@ ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on)
 {
   if (!comm)
     return;
-  gboolean own = sg_actor_self_get_data () == rk;
-  if (own)
-    {
-      rk->blocked = *on;
-      rk->blocked_now = TRUE;
-    }
+  gboolean own = blocked_begin (rk, on);
   sg_comm_wait (comm);
-  rk->simcalls++;
-  if (own)
-    rk->blocked_now = FALSE;
+  blocked_end (rk, own);
 }
 
 /* ---- the predicted timeline ---------------------------------------------- */
@@ -671,6 +680,9 @@ rank_main (int argc, char **argv)
   else
     g_clear_error (&error);
   ts_rank_flush (rk);
+  /* A trace cut inside an MPI_Sendrecv: its send was not waited for. */
+  if (rk->sendrecv_send)
+    sg_comm_unref (g_steal_pointer (&rk->sendrecv_send));
   /* Requests never waited for: the program did not wait either. */
   GHashTableIter it;
   gpointer value;
