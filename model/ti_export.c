@@ -119,6 +119,11 @@ collective (TiExport *x, const TsAction *a)
   if (a->comm != ts_trace_world_comm (x->trace))
     x->stats->subcomm_collectives++;
   gint32 root = a->peer == TS_NO_RANK ? 0 : world (x, a->comm, a->peer);
+  gint me = ts_trace_comm_local_rank (x->trace, a->comm, x->rank);
+  /* One rank's block, whichever way the tracer counted (ts_collective_block). */
+  guint64 block = ts_collective_block (a->op, ts_trace_collective_bytes_total (x->trace), nc,
+                                       MAX (me, 0), a->peer != TS_NO_RANK && me == a->peer,
+                                       a->bytes, a->bytes_recv);
   g_autoptr (GString) s = g_string_new (NULL);
   switch ((TsCollectiveOp) a->op)
     {
@@ -126,13 +131,13 @@ collective (TiExport *x, const TsAction *a)
       g_string_append (s, "barrier");
       break;
     case TS_COLL_BCAST:
-      g_string_printf (s, "bcast %" G_GUINT64_FORMAT " %d", MAX (a->bytes, a->bytes_recv), root);
+      g_string_printf (s, "bcast %" G_GUINT64_FORMAT " %d", block, root);
       break;
     case TS_COLL_REDUCE:
-      g_string_printf (s, "reduce %" G_GUINT64_FORMAT " 0 %d", MAX (a->bytes, a->bytes_recv), root);
+      g_string_printf (s, "reduce %" G_GUINT64_FORMAT " 0 %d", block, root);
       break;
     case TS_COLL_ALLREDUCE:
-      g_string_printf (s, "allreduce %" G_GUINT64_FORMAT " 0", a->bytes);
+      g_string_printf (s, "allreduce %" G_GUINT64_FORMAT " 0", block);
       break;
     case TS_COLL_ALLTOALL:
       g_string_printf (s, "alltoall %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,

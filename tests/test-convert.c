@@ -87,11 +87,41 @@ test_ti_lines (void **state)
     }
 }
 
+/* Collective bytes counted as Score-P counts them (creator Score-P): an
+ * Allreduce of 8000 bytes on 2 ranks records 16000 sent and received, a
+ * Bcast root 16000 sent and 8000 received, the other member 0 and 8000.
+ * SimGrid's TI lines take one rank's buffer: 8000 in all three. */
+static void
+test_ti_scorep_counts (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("convert-scorep");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 2\ncreator Score-P 8.0\n"
+    "0 0.0 enter main\n0 0.0 enter MPI_Allreduce\n0 0.0 coll_begin\n"
+    "0 0.001 coll_end allreduce sent=16000 recv=16000\n0 0.001 leave MPI_Allreduce\n"
+    "0 0.001 enter MPI_Bcast\n0 0.001 coll_begin\n0 0.001 coll_end bcast root=0 sent=16000 recv=8000\n"
+    "0 0.001 leave MPI_Bcast\n0 0.002 leave main\n"
+    "1 0.0 enter main\n1 0.0 enter MPI_Allreduce\n1 0.0 coll_begin\n"
+    "1 0.001 coll_end allreduce sent=16000 recv=16000\n1 0.001 leave MPI_Allreduce\n"
+    "1 0.001 enter MPI_Bcast\n1 0.001 coll_begin\n1 0.002 coll_end bcast root=0 sent=0 recv=8000\n"
+    "1 0.002 leave MPI_Bcast\n1 0.002 leave main\n");
+  g_autofree char *out = g_build_filename (work, "ti", NULL);
+  g_autofree char *why = NULL;
+  g_autofree char *text = ts_run_tracesim_output ((const char *[]) { "convert", trace, "--to", "ti",
+                                                                     "-o", out, NULL },
+                                                  out, "ranks/rank-1.txt", &why);
+  if (!text)
+    fail_msg ("tracesim convert: %s", why);
+  assert_non_null (strstr (text, "1 allreduce 8000 0\n"));
+  assert_non_null (strstr (text, "1 bcast 8000 0\n"));
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_ti_lines),
+    cmocka_unit_test (test_ti_scorep_counts),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
