@@ -197,15 +197,16 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
           }
           break;
         case TS_ACTION_COLLECTIVE:
-          is_root = a.peer != TS_NO_RANK
-                    && ts_trace_comm_local_rank (trace, a.comm, rank) == a.peer;
-          if (ts_collective_shape ((TsCollectiveOp) a.op) == TS_COLL_SHAPE_ONE2N)
-            sums->largest_blocking_send
-              = MAX (sums->largest_blocking_send,
-                     ts_collective_block (a.op, ts_trace_collective_bytes_total (trace),
-                                          ts_trace_comm_size (trace, a.comm),
-                                          MAX (ts_trace_comm_local_rank (trace, a.comm, rank), 0),
-                                          is_root, a.bytes, a.bytes_recv));
+          {
+            gint me = ts_trace_comm_local_rank (trace, a.comm, rank);
+            is_root = a.peer != TS_NO_RANK && me == a.peer;
+            if (ts_collective_shape ((TsCollectiveOp) a.op) == TS_COLL_SHAPE_ONE2N)
+              sums->largest_blocking_send
+                = MAX (sums->largest_blocking_send,
+                       ts_collective_block (a.op, ts_trace_collective_bytes_total (trace),
+                                            ts_trace_comm_size (trace, a.comm), MAX (me, 0),
+                                            is_root, a.bytes, a.bytes_recv));
+          }
           coll_comm = a.comm;
           coll_sync = is_synchronising (a.op);
           call_bytes = MAX (a.bytes, a.bytes_recv);
