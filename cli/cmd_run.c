@@ -1,5 +1,7 @@
 #include <config.h>
 
+#define G_LOG_DOMAIN "ts-run"
+
 #include "cli/commands.h"
 #include "cli/report.h"
 #include "model/eager.h"
@@ -250,9 +252,11 @@ ts_cmd_run (int argc, char **argv)
   g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
   if (!trace)
     return ts_cmd_fail ("run", error);
+  g_debug ("definitions: %.3f s wall", (g_get_monotonic_time () - t0) / 1e6);
   g_autoptr (TsProfile) profile = ts_profile_compute (trace, &error);
   if (!profile)
     return ts_cmd_fail ("run", error);
+  g_debug ("first pass (profile): %.3f s wall", (g_get_monotonic_time () - t0) / 1e6);
 
   g_autoptr (TsHypotheses) hyp = NULL;
   if (o.hypotheses)

@@ -92,11 +92,13 @@ struct TsSimulation {
   guint64 actions_done;
   double *region_seconds;    /* per trace region, predicted inclusive, all ranks */
   guint progress_shown;
+  double clock_tick;         /* seconds per tick of the trace's clock */
 };
 
 /* Current simulated time of @rank including compute not yet executed. */
 double ts_rank_now (TsRank *rk);
-/* Execute the pending compute burst, if any. */
+/* Execute the pending compute burst, if it lasts at least one tick of the
+ * trace's clock (less stays pending, and ts_rank_now() counts it). */
 void ts_rank_flush (TsRank *rk);
 /* Mailbox for messages from world rank @src to world rank @dst. */
 sg_mailbox_t ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag);

@@ -45,7 +45,11 @@ ts_rank_now (TsRank *rk)
 void
 ts_rank_flush (TsRank *rk)
 {
-  if (rk->pending_compute > 0)
+  /* CPU time below the trace's clock resolution is rounding noise of the
+   * durations it was derived from: it waits for the next burst rather than
+   * cost a simulated step of its own (ts_rank_now still counts it, so
+   * nothing is lost). */
+  if (rk->pending_compute >= rk->sim->clock_tick)
     {
       double flops = rk->pending_compute * rk->sim->options->trace_speed;
       if (rk->exclusive_cpu)
@@ -697,7 +701,7 @@ rank_main (int argc, char **argv)
         sg_actor_unref (r->helper); /* it finishes on its own */
       r->helper = NULL;
     }
-  rk->end_time = simgrid_get_clock ();
+  rk->end_time = ts_rank_now (rk); /* with a sub-tick remainder */
   rk->done = TRUE;
 }
 
@@ -877,6 +881,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
     sim.actions_total += profile->rank_stats[r].actions;
 
   gboolean ok = map_ranks (&sim, error);
+  sim.clock_tick = 1.0 / (double) ts_trace_timer_resolution (trace);
   if (ok)
     {
       sim.feed = ts_action_feed_open (trace, profile, error);
@@ -928,7 +933,9 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
 
   if (ok)
     {
+      gint64 t_run = g_get_monotonic_time ();
       simgrid_run ();
+      g_debug ("simulation: %.3f s wall", (g_get_monotonic_time () - t_run) / 1e6);
       if (sim.error)
         {
           g_propagate_error (error, g_steal_pointer (&sim.error));
@@ -970,10 +977,13 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
     {
       if (ok && o->before_close)
         ok = o->before_close (sim.writer, o->before_close_data, error);
+      gint64 t_close = g_get_monotonic_time ();
       if (ok)
         ok = ts_archive_writer_close (sim.writer, error);
       else
         ts_archive_writer_abort (sim.writer);
+      g_debug ("predicted archive: %.3f s wall to finish",
+               (g_get_monotonic_time () - t_close) / 1e6);
     }
   for (guint r = 0; r < sim.n_ranks; r++)
     {
