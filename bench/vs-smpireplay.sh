@@ -12,6 +12,11 @@
 # times; the best wall time of the whole command is reported (the least
 # disturbed by other load).
 #
+# tracesim is linked with tcmalloc when configure finds it, and SimGrid's
+# allocations are a good part of any replay's time. For a like-for-like view
+# the script also runs smpireplaymain with that allocator preloaded, and
+# prints that ratio too (ratio_alloc; "-" when tracesim uses glibc malloc).
+#
 # Usage: bench/vs-smpireplay.sh [RANKS...]   (default: 16 64 256 1024)
 # Environment: BUILD (dir with tracesim and ts-tracegen, default .),
 #              ACTIONS (default 1000000), RUNS (default 3), WORK (scratch dir).
@@ -28,10 +33,12 @@ TRACEGEN=$(cd "$BUILD" && pwd)/ts-tracegen
 [ $# -gt 0 ] || set -- 16 64 256 1024
 
 now() { date +%s.%N; }
+ALLOC=$(ldd "$TRACESIM" | awk '/tcmalloc/ { print $3; exit }')
 best() { sort -g | head -1; }
 
-printf '%6s %6s %9s | %9s %9s %7s | %12s %12s %7s | %10s %10s\n' \
-  ranks iters ti_acts ts_wall_s smpi_wall_s ratio ts_sim_s smpi_sim_s diff_% ts_act/s smpi_act/s
+printf '%6s %6s %9s | %9s %9s %7s | %9s %7s | %12s %12s %7s | %10s %10s\n' \
+  ranks iters ti_acts ts_wall_s smpi_wall_s ratio smpi_alloc ratio_alloc ts_sim_s smpi_sim_s diff_% \
+  ts_act/s smpi_act/s
 for n in "$@"; do
   # The TI trace has 5 actions per rank and iteration (compute, irecv,
   # compute for the call cost, isend, waitall) plus the allreduces.
@@ -46,7 +53,7 @@ for n in "$@"; do
   while [ $i -lt "$n" ]; do echo "node-$i" >> "$d/ti/hosts"; i=$((i + 1)); done
   ti_actions=$(cat "$d"/ti/ranks/*.txt | wc -l)
 
-  : > "$d/ts.times"; : > "$d/smpi.times"
+  : > "$d/ts.times"; : > "$d/smpi.times"; : > "$d/smpi-alloc.times"
   r=0
   while [ $r -lt "$RUNS" ]; do
     t0=$(now)
@@ -59,16 +66,28 @@ for n in "$@"; do
     t2=$(now)
     awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >> "$d/ts.times"
     awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }' >> "$d/smpi.times"
+    if [ -n "$ALLOC" ]; then
+      t2=$(now)
+      (cd "$d/ti" && LD_PRELOAD=$ALLOC "$SMPIRUN" -np "$n" -platform ../platform.xml -hostfile hosts \
+         -replay traces.txt --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
+         --cfg=smpi/allreduce:rdb --log=root.thres:warning \
+         "$REPLAYMAIN" > /dev/null 2>&1)
+      t3=$(now)
+      awk -v a="$t2" -v b="$t3" 'BEGIN { print b - a }' >> "$d/smpi-alloc.times"
+    fi
     r=$((r + 1))
   done
   ts_wall=$(best < "$d/ts.times")
   smpi_wall=$(best < "$d/smpi.times")
+  smpi_alloc=$(best < "$d/smpi-alloc.times")
   ts_sim=$(awk '/"predicted"/ { p = 1 } p && /"runtime_s"/ { gsub(/[^0-9.e+-]/, "", $2); print $2; exit }' "$d/out/summary.json")
   smpi_sim=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' "$d/smpi.log")
   awk -v n="$n" -v it="$iters" -v a="$ti_actions" -v tw="$ts_wall" -v sw="$smpi_wall" \
-      -v ts="$ts_sim" -v ss="$smpi_sim" 'BEGIN {
-    printf "%6d %6d %9d | %9.3f %9.3f %6.2fx | %12.6f %12.6f %7.3f | %10.0f %10.0f\n",
-      n, it, a, tw, sw, sw / tw, ts, ss, 100 * (ts - ss) / ss, a / tw, a / sw }'
+      -v sa="$smpi_alloc" -v ts="$ts_sim" -v ss="$smpi_sim" 'BEGIN {
+    if (sa == "") { sa_s = "-"; ra_s = "-" } else { sa_s = sprintf ("%.3f", sa); ra_s = sprintf ("%.2fx", sa / tw) }
+    printf "%6d %6d %9d | %9.3f %9.3f %6.2fx | %9s %7s | %12.6f %12.6f %7.3f | %10.0f %10.0f\n",
+      n, it, a, tw, sw, sw / tw, sa_s, ra_s, ts, ss, 100 * (ts - ss) / ss, a / tw, a / sw }'
 done
-echo "(ratio = smpireplaymain wall / tracesim wall; diff = simulated time, tracesim vs smpireplaymain)"
+echo "(ratio = smpireplaymain wall / tracesim wall; smpi_alloc, ratio_alloc: the same with smpireplaymain"
+echo " on tracesim's allocator ($ALLOC); diff = simulated time, tracesim vs smpireplaymain)"
 echo "work files: $WORK"
