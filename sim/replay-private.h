@@ -35,6 +35,7 @@ typedef struct {
 } TsBlockedOn;
 
 typedef struct {
+  guint64 id;                /* the trace's request id: the table's key */
   sg_comm_t comm;            /* NULL once complete */
   TsBlockedOn on;            /* what waiting for it means, for deadlock reports */
   void *payload;             /* a receive's landing slot (see ts_rank_absorb) */
