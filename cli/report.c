@@ -110,8 +110,10 @@ ts_report_run (FILE *out, const TsTrace *trace, const TsProfile *p, const TsRepl
     fprintf (out, "  speed-up           %12.4f x (prediction / original %.4f)\n",
              p->runtime / res->runtime, res->runtime / p->runtime);
   if (p->clocks_aligned)
-    fprintf (out, "  clocks aligned: %u synchronising collectives were not causal\n",
-             p->sync_violations);
+    fprintf (out, "  clocks aligned: %u synchronising collectives were not causal, "
+             "%u collectives after the first estimate\n", p->sync_violations, p->coll_repairs);
+  if (p->clocks_drift)
+    fprintf (out, "  clocks drift: no offset per rank makes every collective causal\n");
   before_after (out, trace, p, res, 10);
   fprintf (out, "  %" G_GUINT64_FORMAT " actions replayed (%" G_GUINT64_FORMAT
            " simcalls) in %.3f s\n", res->actions_replayed, res->simcalls, wall);
@@ -144,8 +146,11 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsProfile *p)
     fprintf (out, "  rank %-4u events %10" G_GUINT64_FORMAT "  end %.6f s  clock offset %+.6f s\n",
              r, p->rank_stats[r].events, p->rank_end[r], p->clock_offset[r]);
   if (p->clocks_aligned)
-    fprintf (out, "clocks:     aligned (%u synchronising collectives were not causal)\n",
-             p->sync_violations);
+    fprintf (out, "clocks:     aligned (%u synchronising collectives were not causal; "
+             "%u collectives still not causal after the first estimate)\n",
+             p->sync_violations, p->coll_repairs);
+  else if (p->clocks_drift)
+    fprintf (out, "clocks:     drifting (no offset per rank makes every collective causal)\n");
   else
     fprintf (out, "clocks:     causal as recorded\n");
   guint64 all = calls[0] + calls[1] + calls[2];

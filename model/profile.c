@@ -38,10 +38,23 @@ typedef struct {
   guint rank;
 } PInit;
 
+/* One blocking collective call of a rank, for the clock alignment: the
+ * k-th call on a communicator of every member is the same instance. */
+typedef struct {
+  guint32 comm;
+  guint32 seq;
+  guint32 rank;
+  guint8 shape;                     /* TsCollectiveShape */
+  gboolean root;
+  double enter, leave;              /* the MPI call's, on the rank's own clock */
+} CollSample;
+
 /* Per-rank scratch of the first pass. */
 typedef struct {
   GArray *sync_enter, *sync_leave;  /* double, synchronising collectives on sync_comm */
   gint sync_comm;                   /* -1 until the first one */
+  GArray *colls;                    /* CollSample, the first TS_PROFILE_COLL_SAMPLES */
+  guint32 *coll_seq;                /* per communicator: calls seen */
   GArray *pinits;                   /* PInit, in this rank's order */
   guint missing_recvs;
 } RankScan;
@@ -125,6 +138,7 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
   gint call_class = -1;
   gint coll_comm = -1;
   gboolean coll_sync = FALSE;
+  TsCollectiveShape coll_shape = TS_COLL_SHAPE_PREFIX;
   GArray *stack = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *stack_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
 
@@ -193,6 +207,17 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
                 g_array_append_val (scan->sync_enter, call_enter);
                 g_array_append_val (scan->sync_leave, a.time);
               }
+            if (coll_comm >= 0 && coll_shape != TS_COLL_SHAPE_PREFIX
+                && ts_trace_comm_size (trace, coll_comm) > 1)
+              {
+                guint32 seq = scan->coll_seq[coll_comm]++;
+                if (scan->colls->len < TS_PROFILE_COLL_SAMPLES)
+                  {
+                    CollSample c = { (guint32) coll_comm, seq, rank, coll_shape, is_root,
+                                     call_enter, a.time };
+                    g_array_append_val (scan->colls, c);
+                  }
+              }
             call = NO_REGION;
           }
           break;
@@ -209,6 +234,7 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
           }
           coll_comm = a.comm;
           coll_sync = is_synchronising (a.op);
+          coll_shape = ts_collective_shape ((TsCollectiveOp) a.op);
           call_bytes = MAX (a.bytes, a.bytes_recv);
           break;
         case TS_ACTION_ICOLLECTIVE:
@@ -260,12 +286,123 @@ median (GArray *values)
   return g_array_index (values, double, values->len / 2);
 }
 
+static void median_offsets (TsProfile *p, RankScan *scans, guint k_max);
+
+static gint
+compare_coll_sample (gconstpointer a, gconstpointer b)
+{
+  const CollSample *x = a, *y = b;
+  if (x->comm != y->comm)
+    return x->comm < y->comm ? -1 : 1;
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Which members of a collective instance must have entered before it
+ * releases anybody, and which cannot leave before that release: nobody
+ * leaves a barrier or an all-to-all before the last entered, no non-root
+ * leaves a broadcast (1-to-N) before its root entered, and no root leaves a
+ * reduction (N-to-1) before the last non-root entered. */
+static gboolean
+must_enter_first (const CollSample *c)
+{
+  switch ((TsCollectiveShape) c->shape)
+    {
+    case TS_COLL_SHAPE_ONE2N: return c->root;
+    case TS_COLL_SHAPE_N2ONE: return !c->root;
+    default: return TRUE;
+    }
+}
+
+static gboolean
+cannot_leave_first (const CollSample *c)
+{
+  switch ((TsCollectiveShape) c->shape)
+    {
+    case TS_COLL_SHAPE_ONE2N: return !c->root;
+    case TS_COLL_SHAPE_N2ONE: return c->root;
+    default: return TRUE;
+    }
+}
+
+/* Raise clock offsets as little as needed for every sampled collective
+ * instance to be causal (see must_enter_first): each constraint reads
+ * offset[b] - offset[a] >= enter[a] - leave[b], a system of difference
+ * constraints, relaxed Bellman-Ford style from the given offsets. With true
+ * constant offsets a solution exists; if relaxation still moves after
+ * n_ranks + 1 passes the constraints contradict each other (clocks that
+ * drift), and the offsets are left as they were. Returns the number of
+ * instances that were not causal with the given offsets (0 if none). */
+static guint
+repair_collectives (const TsTrace *trace, TsProfile *p, RankScan *scans)
+{
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (CollSample));
+  for (guint r = 0; r < p->n_ranks; r++)
+    if (scans[r].colls)
+      g_array_append_vals (all, scans[r].colls->data, scans[r].colls->len);
+  g_array_sort (all, compare_coll_sample);
+  /* Instances whose every member was sampled: [start, start + size). */
+  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < all->len;)
+    {
+      const CollSample *c = &g_array_index (all, CollSample, i);
+      guint j = i;
+      while (j < all->len && g_array_index (all, CollSample, j).comm == c->comm
+             && g_array_index (all, CollSample, j).seq == c->seq)
+        j++;
+      if (j - i == ts_trace_comm_size (trace, c->comm))
+        g_array_append_val (starts, i);
+      i = j;
+    }
+  g_autofree double *offset = g_memdup2 (p->clock_offset, p->n_ranks * sizeof (double));
+  guint violations = 0;
+  gboolean moved = TRUE;
+  for (guint pass = 0; moved && pass <= p->n_ranks + 1; pass++)
+    {
+      moved = FALSE;
+      for (guint k = 0; k < starts->len; k++)
+        {
+          guint i0 = g_array_index (starts, guint, k);
+          const CollSample *c0 = &g_array_index (all, CollSample, i0);
+          guint size = ts_trace_comm_size (trace, c0->comm);
+          double release = -INFINITY;
+          for (guint i = i0; i < i0 + size; i++)
+            {
+              const CollSample *c = &g_array_index (all, CollSample, i);
+              if (must_enter_first (c))
+                release = MAX (release, c->enter + offset[c->rank]);
+            }
+          gboolean late = FALSE;
+          for (guint i = i0; i < i0 + size; i++)
+            {
+              const CollSample *c = &g_array_index (all, CollSample, i);
+              if (cannot_leave_first (c) && c->leave + offset[c->rank] < release)
+                {
+                  offset[c->rank] = release - c->leave;
+                  late = moved = TRUE;
+                }
+            }
+          if (pass == 0 && late)
+            violations++;
+        }
+    }
+  if (!moved)
+    memcpy (p->clock_offset, offset, p->n_ranks * sizeof (double));
+  else
+    p->clocks_drift = TRUE;
+  return violations;
+}
+
 /* Align the clocks when the trace is not causal: some rank leaves a
  * synchronising collective on the world before another entered it. Each rank
  * is then shifted so that, in the median, it leaves those collectives when
- * rank 0 does (collectives release everybody at nearly the same moment). */
+ * rank 0 does (collectives release everybody at nearly the same moment).
+ * The median guesses from scheduling noise too (an oversubscribed node
+ * releases ranks milliseconds apart), so the offsets are then raised where
+ * some collective instance is still not causal (repair_collectives). */
 static void
-align_clocks (TsProfile *p, RankScan *scans)
+align_clocks (const TsTrace *trace, TsProfile *p, RankScan *scans)
 {
   guint k_max = G_MAXUINT;
   for (guint r = 0; r < p->n_ranks; r++)
@@ -285,9 +422,17 @@ align_clocks (TsProfile *p, RankScan *scans)
       if (first_leave < last_enter)
         p->sync_violations++;
     }
-  if (p->sync_violations == 0)
-    return;
-  p->clocks_aligned = TRUE;
+  if (p->sync_violations > 0)
+    median_offsets (p, scans, k_max);
+  p->coll_repairs = repair_collectives (trace, p, scans);
+  p->clocks_aligned = p->sync_violations > 0 || (p->coll_repairs > 0 && !p->clocks_drift);
+}
+
+/* Each rank's offset: minus the median of how much later than rank 0 it
+ * leaves the first k_max synchronising collectives. */
+static void
+median_offsets (TsProfile *p, RankScan *scans, guint k_max)
+{
   GArray *diff = g_array_new (FALSE, FALSE, sizeof (double));
   for (guint r = 1; r < p->n_ranks; r++)
     {
@@ -610,6 +755,8 @@ scan_worker (gpointer data)
       scan->sync_enter = g_array_new (FALSE, FALSE, sizeof (double));
       scan->sync_leave = g_array_new (FALSE, FALSE, sizeof (double));
       scan->sync_comm = -1;
+      scan->colls = g_array_new (FALSE, FALSE, sizeof (CollSample));
+      scan->coll_seq = g_new0 (guint32, ts_trace_n_comms (w->trace));
       scan->pinits = g_array_new (FALSE, FALSE, sizeof (PInit));
       TsActionStream *s = ts_event_source_stream (src, r, NULL);
       gboolean ok = scan_rank (w->trace, w->p, s, r, scan, &w->sums, w->p->spool, &w->error);
@@ -705,7 +852,7 @@ ts_profile_compute (const TsTrace *trace, GError **error)
     ok = pair_partitioned (trace, p, scans, error);
   if (ok)
     {
-      align_clocks (p, scans);
+      align_clocks (trace, p, scans);
       for (guint r = 0; r < n; r++)
         missing += scans[r].missing_recvs;
       if (missing > 0)
@@ -724,6 +871,9 @@ ts_profile_compute (const TsTrace *trace, GError **error)
         g_array_unref (scans[r].sync_leave);
       if (scans[r].pinits)
         g_array_unref (scans[r].pinits);
+      if (scans[r].colls)
+        g_array_unref (scans[r].colls);
+      g_free (scans[r].coll_seq);
     }
   g_free (scans);
   if (ok)

@@ -3,7 +3,8 @@
  * the CPU cost of MPI calls, the network it ran on, and the original timing.
  *
  * Memory is bounded by ranks x (a few numbers + the first TS_PROFILE_SYNC_SAMPLES
- * collectives) + the inferred envelopes, never by the number of events. */
+ * synchronising and TS_PROFILE_COLL_SAMPLES blocking collectives) + the
+ * inferred envelopes, never by the number of events. */
 #ifndef TS_PROFILE_H
 #define TS_PROFILE_H
 
@@ -16,12 +17,16 @@
 G_BEGIN_DECLS
 
 #define TS_PROFILE_SYNC_SAMPLES 1024
+#define TS_PROFILE_COLL_SAMPLES 4096
 
 typedef struct {
   guint n_ranks;
   double *clock_offset;       /* seconds added to each rank's clock */
   gboolean clocks_aligned;    /* the trace violated causality and was aligned */
   guint sync_violations;      /* synchronising collectives left before the last entered, raw */
+  guint coll_repairs;         /* collective instances still not causal after the median
+                               * alignment, whose offsets were raised (see profile.c) */
+  gboolean clocks_drift;      /* no offset per rank makes the collectives causal */
   GPtrArray *inferred;        /* GArray of TsEnvelope per rank (may be empty) */
   double *call_costs;         /* [TsCallKind * TS_N_SIZE_CLASSES + size class] seconds */
   /* The shortest call of each MPI function, message size and role, seconds

@@ -181,6 +181,68 @@ test_eager_threshold_from_the_trace (void **state)
   assert_int_equal (inferred_threshold ("eager-late", "1.0002"), 65536);
 }
 
+/* The clock offsets tracesim applies to a trace made of @script. */
+static GArray *
+clock_offsets (const char *name, const char *script)
+{
+  g_autofree char *work = ts_test_workdir (name);
+  g_autofree char *trace = ts_test_generate_text (work, script);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *platform
+    = g_build_filename (ts_test_srcdir (), "scenarios", "platforms", "two-hosts.xml", NULL);
+  const char *args[] = { "run", trace, "-p", platform, "-o", out, "-q", "--no-wait-states", NULL };
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output (args, out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim failed on %s: %s", name, why);
+  ts_test_rmtree (work);
+  return summary_values (json, "original.clock_offset_s");
+}
+
+#define ALLREDUCE_THEN_BCAST \
+  "ranks 2\n" \
+  "0 0.0 enter main\n0 1.0 enter MPI_Allreduce\n0 1.0 coll_begin\n" \
+  "0 1.1 coll_end allreduce sent=8 recv=8\n0 1.1 leave MPI_Allreduce\n" \
+  "0 2.0 enter MPI_Bcast\n0 2.0 coll_begin\n0 2.0 coll_end bcast root=0 sent=8 recv=8\n" \
+  "0 2.0 leave MPI_Bcast\n" \
+  "1 0.0 enter main\n1 1.05 enter MPI_Allreduce\n1 1.05 coll_begin\n" \
+  "1 1.1 coll_end allreduce sent=8 recv=8\n1 1.1 leave MPI_Allreduce\n" \
+  "1 1.9 enter MPI_Bcast\n1 1.9 coll_begin\n1 1.95 coll_end bcast root=0 sent=0 recv=8\n" \
+  "1 1.95 leave MPI_Bcast\n"
+
+/* Clocks are made causal for every collective, not only the synchronising
+ * ones on the world.
+ * The allreduce is causal as recorded (rank 1 entered at 1.05, before
+ * anybody left at 1.1): no offsets from it. In the broadcast, rank 1 left
+ * at 1.95 before its root entered at 2.0: rank 1's clock is raised by the
+ * least that makes it causal, 2.0 - 1.95 = 0.05 s. The allreduce stays
+ * causal (rank 1 now enters at 1.10, when rank 0 leaves).
+ * Add a second broadcast from rank 1 (entering at 3.0) that rank 0 leaves
+ * at 2.99: that needs rank 0's clock 0.01 s behind rank 1's, the first
+ * needs rank 1's 0.05 s behind rank 0's. No offset per rank satisfies both
+ * (the clocks drift): the offsets stay 0 rather than favour either. */
+static void
+test_clocks_made_causal_by_a_broadcast (void **state)
+{
+  (void) state;
+  g_autoptr (GArray) repaired = clock_offsets ("clock-bcast",
+                                               ALLREDUCE_THEN_BCAST
+                                               "0 3.0 leave main\n1 3.0 leave main\n");
+  assert_int_equal (repaired->len, 2);
+  assert_true (fabs (g_array_index (repaired, double, 0) - 0.0) < 1e-9);
+  assert_true (fabs (g_array_index (repaired, double, 1) - 0.05) < 1e-9);
+
+  g_autoptr (GArray) drifting = clock_offsets (
+      "clock-drift", ALLREDUCE_THEN_BCAST
+      "0 2.9 enter MPI_Bcast\n0 2.9 coll_begin\n0 2.99 coll_end bcast root=1 sent=0 recv=8\n"
+      "0 2.99 leave MPI_Bcast\n0 4.0 leave main\n"
+      "1 3.0 enter MPI_Bcast\n1 3.0 coll_begin\n1 3.0 coll_end bcast root=1 sent=8 recv=8\n"
+      "1 3.0 leave MPI_Bcast\n1 4.0 leave main\n");
+  assert_int_equal (drifting->len, 2);
+  assert_true (fabs (g_array_index (drifting, double, 0)) < 1e-9);
+  assert_true (fabs (g_array_index (drifting, double, 1)) < 1e-9);
+}
+
 int
 main (void)
 {
@@ -201,6 +263,10 @@ main (void)
   eager->name = "eager_threshold_from_the_trace";
   eager->test_func = test_eager_threshold_from_the_trace;
   g_ptr_array_add (tests, eager);
+  struct CMUnitTest *clocks = g_new0 (struct CMUnitTest, 1);
+  clocks->name = "clocks_made_causal_by_a_broadcast";
+  clocks->test_func = test_clocks_made_causal_by_a_broadcast;
+  g_ptr_array_add (tests, clocks);
   struct CMUnitTest *flat = g_new0 (struct CMUnitTest, tests->len);
   for (guint i = 0; i < tests->len; i++)
     flat[i] = *(struct CMUnitTest *) tests->pdata[i];
