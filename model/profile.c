@@ -45,7 +45,7 @@ typedef struct {
   guint32 seq;
   guint32 rank;
   guint8 shape;                     /* TsCollectiveShape */
-  gboolean root;
+  guint8 root;
   double enter, leave;              /* the MPI call's, on the rank's own clock */
 } CollSample;
 

@@ -17,7 +17,7 @@
 G_BEGIN_DECLS
 
 #define TS_PROFILE_SYNC_SAMPLES 1024
-#define TS_PROFILE_COLL_SAMPLES 4096
+#define TS_PROFILE_COLL_SAMPLES 256
 
 typedef struct {
   guint n_ranks;
