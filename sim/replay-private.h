@@ -96,6 +96,14 @@ struct TsSimulation {
   double clock_tick;         /* seconds per tick of the trace's clock */
 };
 
+/* What an actor progressing a non-blocking collective of a rank works on. */
+typedef struct {
+  TsRank *rk;
+  TsAction a;
+  gint32 tag;
+  double causal;             /* as TsRank's, for the collective alone */
+} IcollJob;
+
 /* Current simulated time of @rank including compute not yet executed. */
 double ts_rank_now (TsRank *rk);
 /* Execute the pending compute burst, if it lasts at least one tick of the
@@ -117,6 +125,9 @@ void ts_rank_recv (TsRank *rk, guint32 comm, guint peer, gint32 tag, const TsBlo
 
 /* The payload of a message this rank sends now: its call's causal time. */
 void *ts_rank_payload (TsRank *rk);
+/* A message payload carrying time @t (in the pointer itself: no allocation
+ * per message); -INFINITY for a receive slot nothing has landed in. */
+void *ts_time_payload (double t);
 
 /* Partitioned communication (partitioned.c). */
 void ts_partitioned_rank_init (TsRank *rk);

@@ -1,0 +1,167 @@
+/* A rank's side of the simulated world: its clock with pending compute,
+ * its mailboxes, and the sends, receives and waits that the action handlers
+ * (replay.c), collectives and partitioned operations are built from. */
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-replay"
+
+#include "sim/replay-private.h"
+
+#include <simgrid/engine.h>
+#include <math.h>
+#include <string.h>
+#include "model/channel.h"
+
+double
+ts_rank_now (TsRank *rk)
+{
+  /* Markers inside a merged burst are stamped before it runs: at the time it
+   * will take on an unshared core (a shared one can only make it later, and
+   * the archive writer then keeps the events in order). */
+  return simgrid_get_clock ()
+         + rk->pending_compute * rk->sim->options->trace_speed / rk->speed;
+}
+
+void
+ts_rank_flush (TsRank *rk)
+{
+  /* CPU time below the trace's clock resolution is rounding noise of the
+   * durations it was derived from: it waits for the next burst rather than
+   * cost a simulated step of its own (ts_rank_now still counts it, so
+   * nothing is lost). */
+  if (rk->pending_compute >= rk->sim->clock_tick)
+    {
+      double flops = rk->pending_compute * rk->sim->options->trace_speed;
+      if (rk->exclusive_cpu)
+        sg_actor_sleep_for (flops / rk->speed);
+      else
+        sg_actor_execute (flops);
+      rk->simcalls++;
+      rk->pending_compute = 0;
+    }
+}
+
+sg_mailbox_t
+ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag)
+{
+  TsChannel key = { src, dst, comm, tag };
+  sg_mailbox_t mb = g_hash_table_lookup (rk->mailboxes, &key);
+  if (!mb)
+    {
+      char name[96];
+      g_snprintf (name, sizeof name, "%u>%u:%u:%d", src, dst, comm, tag);
+      mb = sg_mailbox_by_name (name);
+      g_hash_table_insert (rk->mailboxes, g_memdup2 (&key, sizeof key), mb);
+    }
+  return mb;
+}
+
+/* The payload of a message is a time (double) carried in the pointer itself:
+ * no allocation per message. */
+G_STATIC_ASSERT (sizeof (void *) == sizeof (double));
+
+void *
+ts_time_payload (double t)
+{
+  /* SimGrid refuses a NULL payload, and 0.0 is all zero bits: send -0.0,
+   * which compares and combines as 0. */
+  if (t == 0)
+    t = -0.0;
+  void *p;
+  memcpy (&p, &t, sizeof p);
+  return p;
+}
+
+void *
+ts_rank_payload (TsRank *rk)
+{
+  return ts_time_payload (rk->causal);
+}
+
+void
+ts_rank_absorb (TsRank *rk, void *landing)
+{
+  /* The rank's own actor tracks its call; an actor progressing one of its
+   * non-blocking collectives tracks that collective, for the wait. */
+  void *self = sg_actor_self_get_data ();
+  double *causal = self == rk ? &rk->causal : &((IcollJob *) self)->causal;
+  double t;
+  memcpy (&t, &landing, sizeof t);
+  if (t > *causal)
+    *causal = t;
+}
+
+sg_comm_t
+ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
+{
+  const TsTrace *t = rk->sim->trace;
+  guint dst = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
+  sg_mailbox_t mb = ts_rank_mailbox (rk, rk->rank, dst, comm, tag);
+  /* SimGrid needs a payload to tell sender from receiver; none is read. */
+  rk->simcalls++;
+  if (bytes < rk->sim->options->eager_threshold)
+    {
+      /* Eager: the sender is done once the message is handed over. */
+      sg_comm_detach (sg_mailbox_put_init (mb, ts_time_payload (rk->causal), (long) bytes), NULL);
+      return NULL;
+    }
+  return sg_mailbox_put_async (mb, ts_time_payload (rk->causal), (long) bytes);
+}
+
+sg_comm_t
+ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, void **landing)
+{
+  const TsTrace *t = rk->sim->trace;
+  guint src = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
+  sg_mailbox_t mb = ts_rank_mailbox (rk, src, rk->rank, comm, tag);
+  rk->simcalls++;
+  *landing = ts_time_payload (-INFINITY);
+  return sg_mailbox_get_async (mb, landing);
+}
+
+/* What the rank's own actor blocks on, for the deadlock report (helper
+ * actors of non-blocking collectives are not reported). Returns whether it
+ * was recorded, for blocked_end(). */
+static gboolean
+blocked_begin (TsRank *rk, const TsBlockedOn *on)
+{
+  gboolean own = sg_actor_self_get_data () == rk;
+  if (own)
+    {
+      rk->blocked = *on;
+      rk->blocked_now = TRUE;
+    }
+  rk->simcalls++;
+  return own;
+}
+
+static void
+blocked_end (TsRank *rk, gboolean own)
+{
+  if (own)
+    rk->blocked_now = FALSE;
+}
+
+/* A blocking receive in one simcall (SimGrid posts and waits together),
+ * where an irecv and its wait would take two. */
+void
+ts_rank_recv (TsRank *rk, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on)
+{
+  const TsTrace *t = rk->sim->trace;
+  guint src = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
+  sg_mailbox_t mb = ts_rank_mailbox (rk, src, rk->rank, comm, tag);
+  gboolean own = blocked_begin (rk, on);
+  void *landing = sg_mailbox_get (mb);
+  blocked_end (rk, own);
+  ts_rank_absorb (rk, landing);
+}
+
+void
+ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on)
+{
+  if (!comm)
+    return;
+  gboolean own = blocked_begin (rk, on);
+  sg_comm_wait (comm);
+  blocked_end (rk, own);
+}
