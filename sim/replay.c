@@ -651,6 +651,18 @@ report_deadlock (TsSimulation *sim, GError **error)
                                 b->tag, b->bytes);
       g_string_append_printf (msg, " after %" G_GUINT64_FORMAT " actions", rk->actions);
     }
+  /* EZTrace records no source for irecvs: which message each took is the
+   * profile's guess, harmless while sends are eager, fatal to a rendezvous
+   * send whose receiver was guessed to take another message first. */
+  guint64 guessed = 0;
+  for (guint r = 0; r < sim->n_ranks; r++)
+    guessed += ((GArray *) g_ptr_array_index (sim->profile->inferred, r))->len;
+  if (guessed > 0)
+    g_string_append_printf (msg, "\n  %" G_GUINT64_FORMAT " receives of this trace recorded no "
+                            "source and were matched to messages by send order; messages of "
+                            "%" G_GUINT64_FORMAT " bytes or more wait for their receiver "
+                            "(--eager-threshold): a larger threshold cannot deadlock on a wrong "
+                            "match", guessed, sim->options->eager_threshold);
   g_set_error_literal (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_DEADLOCK, msg->str);
   g_string_free (msg, TRUE);
 }

@@ -100,6 +100,28 @@ test_unmatched_receive_deadlock (void **state)
                                           NULL });
 }
 
+/* Ensure that a deadlock in a trace whose receives recorded no source (as
+ * EZTrace's irecvs) says so: rank 0's irecv is matched by guess to rank 1's
+ * message (sent at 0.1 s, before the wait ended at 0.6 s), then rank 1's
+ * receive from rank 0 finds no sender. One receive was guessed. */
+static void
+test_deadlock_names_guessed_receives (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("deadlock-guessed");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 2\n"
+    "0 0.0 enter main\n0 0.0 enter MPI_Irecv\n0 0.0 irecv_request req=1\n0 0.0 leave MPI_Irecv\n"
+    "0 0.5 enter MPI_Wait\n0 0.6 leave MPI_Wait\n0 1.0 leave main\n"
+    "1 0.0 enter main\n1 0.1 enter MPI_Send\n1 0.1 send 0 tag=3 bytes=10\n1 0.1 leave MPI_Send\n"
+    "1 0.2 enter MPI_Recv\n1 1.1 recv 0 tag=7 bytes=10\n1 1.1 leave MPI_Recv\n1 1.1 leave main\n");
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *plat = platform ("two-hosts.xml");
+  expect_failure (work, (const char *[]) { "run", trace, "-p", plat, "-o", out, NULL },
+                  (const char *const[]) { "deadlock", "rank 1: receive from rank 0",
+                                          "1 receives of this trace recorded no source",
+                                          "--eager-threshold", NULL });
+}
+
 /* Ensure that a platform with fewer hosts than ranks is refused, naming both. */
 static void
 test_too_few_hosts (void **state)
@@ -192,6 +214,7 @@ main (void)
     cmocka_unit_test (test_corrupt_anchor),
     cmocka_unit_test (test_missing_trace),
     cmocka_unit_test (test_unmatched_receive_deadlock),
+    cmocka_unit_test (test_deadlock_names_guessed_receives),
     cmocka_unit_test (test_too_few_hosts),
     cmocka_unit_test (test_unknown_option),
     cmocka_unit_test (test_missing_platform),
