@@ -119,6 +119,38 @@ ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, 
   return sg_mailbox_get_async (mb, landing);
 }
 
+void
+ts_rank_note_receive_post (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
+                           double post)
+{
+  if (bytes < rk->sim->options->eager_threshold)
+    return;
+  TsChannel key = { ts_trace_comm_world_rank (rk->sim->trace, comm, rk->rank, peer), rk->rank,
+                    comm, tag };
+  GQueue *q = g_hash_table_lookup (rk->sim->receiver_posts, &key);
+  if (!q)
+    {
+      q = g_queue_new ();
+      g_hash_table_insert (rk->sim->receiver_posts, g_memdup2 (&key, sizeof key), q);
+    }
+  g_queue_push_tail (q, g_memdup2 (&post, sizeof post));
+}
+
+void
+ts_rank_take_receiver_post (TsRank *rk, guint32 comm, guint peer, gint32 tag)
+{
+  TsChannel key = { rk->rank, ts_trace_comm_world_rank (rk->sim->trace, comm, rk->rank, peer),
+                    comm, tag };
+  GQueue *q = g_hash_table_lookup (rk->sim->receiver_posts, &key);
+  double *post = q ? g_queue_pop_head (q) : NULL;
+  /* None: the receive's size was below the threshold, or its source was a
+   * guess. The call then falls back on its fastest sibling's cost. */
+  if (!post)
+    return;
+  rk->receiver_post = isnan (rk->receiver_post) ? *post : MAX (rk->receiver_post, *post);
+  g_free (post);
+}
+
 /* What the rank's own actor blocks on, for the deadlock report (helper
  * actors of non-blocking collectives are not reported). Returns whether it
  * was recorded, for blocked_end(). */

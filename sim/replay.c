@@ -105,12 +105,16 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
       network = MIN (fastest, transfer);
     }
   double wait = MAX (0, rk->causal - rk->call_enter);
-  double extra = leave->seconds - wait - network;
   /* A call that waited for a receiver (a rendezvous send, the wait of one,
-   * a partitioned send) cannot see how long: no message flows back, and the
-   * simulation makes it wait anew. It gets at most what the fastest call of
-   * its class spent beyond the network (a call that fast did not wait). */
-  if (rk->call_waited_for_receiver)
+   * a partitioned send) waited until the receive was posted; the simulation
+   * makes it wait anew, so that share is not CPU time. The receivers tell
+   * when they posted (ts_rank_take_receiver_post); where none could, the
+   * call gets at most what the fastest call of its class spent beyond the
+   * network (a call that fast did not wait). */
+  if (rk->call_waited_for_receiver && !isnan (rk->receiver_post))
+    wait = MAX (wait, rk->receiver_post - rk->call_enter);
+  double extra = leave->seconds - wait - network;
+  if (rk->call_waited_for_receiver && isnan (rk->receiver_post))
     extra = MIN (extra, fastest - network);
   if (extra > 0)
     rk->pending_compute += extra;
@@ -128,6 +132,7 @@ do_marker (TsRank *rk, const TsAction *a)
       rk->call_is_root = FALSE;
       rk->call_collective = FALSE;
       rk->call_waited_for_receiver = FALSE;
+      rk->receiver_post = NAN;
       rk->call_bytes = 0;
     }
   else if (mpi && a->kind == TS_ACTION_LEAVE && rk->in_call)
@@ -138,6 +143,8 @@ do_marker (TsRank *rk, const TsAction *a)
           rk->sendrecv_send = NULL;
           ts_rank_flush (rk);
           ts_rank_wait (rk, c, &rk->sendrecv_on);
+          ts_rank_take_receiver_post (rk, rk->sendrecv_action.comm, rk->sendrecv_action.peer,
+                                      rk->sendrecv_action.tag);
         }
       /* Only calls that replayed something carry their duration here; the
        * others were replayed as a compute burst of that duration. */
@@ -207,9 +214,12 @@ do_send (TsRank *rk, const TsAction *a)
     {
       rk->sendrecv_send = c;
       rk->sendrecv_on = on;
+      rk->sendrecv_action = *a;
       return;
     }
   ts_rank_wait (rk, c, &on);
+  if (c)
+    ts_rank_take_receiver_post (rk, a->comm, a->peer, a->tag);
 }
 
 static void
@@ -221,6 +231,8 @@ do_recv (TsRank *rk, const TsAction *a)
   ts_rank_flush (rk);
   TsBlockedOn on = { "receive from", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
+  ts_rank_note_receive_post (rk, a->comm, a->peer, a->tag, a->bytes,
+                             rk->in_call ? rk->call_enter : a->time);
   ts_rank_recv (rk, a->comm, a->peer, a->tag, &on);
   if (rk->sim->writer)
     ts_archive_writer_recv (rk->sim->writer, rk->rank, ts_rank_now (rk), a->peer, a->comm,
@@ -308,6 +320,8 @@ do_irecv (TsRank *rk, const TsAction *a)
                      a->comm, a->tag, a->bytes };
   TsRequest *r = request_new (rk, a->req, &on);
   r->post = *a;
+  ts_rank_note_receive_post (rk, a->comm, a->peer, a->tag, a->bytes,
+                             rk->in_call ? rk->call_enter : a->time);
   r->comm = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes, &r->payload);
 }
 
@@ -359,7 +373,10 @@ do_wait (TsRank *rk, const TsAction *a)
           sg_comm_t c = r->comm;
           r->comm = NULL;
           ts_rank_wait (rk, c, &r->on);
-          ts_rank_absorb (rk, r->payload);
+          if (r->post.kind == TS_ACTION_ISEND)
+            ts_rank_take_receiver_post (rk, r->post.comm, r->post.peer, r->post.tag);
+          else
+            ts_rank_absorb (rk, r->payload);
         }
       write_completion (rk, r);
     }
@@ -667,6 +684,12 @@ report_deadlock (TsSimulation *sim, GError **error)
   g_string_free (msg, TRUE);
 }
 
+static void
+free_post_queue (gpointer q)
+{
+  g_queue_free_full (q, g_free);
+}
+
 static gboolean engine_started;
 
 gboolean
@@ -735,6 +758,8 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
 
   gboolean ok = map_ranks (&sim, error);
   sim.clock_tick = 1.0 / (double) ts_trace_timer_resolution (trace);
+  sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
+                                              free_post_queue);
   if (ok)
     {
       sim.feed = ts_action_feed_open (trace, profile, error);
@@ -848,6 +873,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       g_clear_pointer (&sim.ranks[r].hypotheses, ts_hypothesis_rank_free);
     }
   g_clear_pointer (&sim.feed, ts_action_feed_free);
+  g_clear_pointer (&sim.receiver_posts, g_hash_table_unref);
   g_free (sim.ranks);
   g_free (sim.region_seconds);
   g_clear_error (&sim.error);

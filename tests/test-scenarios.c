@@ -21,7 +21,7 @@
 static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4-scorep",
                                          "iallreduce-overlap", "persistent", "sender-faster", "imbalance-mean", "selection",
                                          "polling-faster", "polling-slower", "sendrecv-ring",
-                                         "rendezvous-cost", "sub-tick", NULL };
+                                         "rendezvous-cost", "rendezvous-descheduled", "sub-tick", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json. */
 static GArray *
