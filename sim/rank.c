@@ -72,6 +72,14 @@ ts_time_payload (double t)
   return p;
 }
 
+static double
+payload_time (void *payload)
+{
+  double t;
+  memcpy (&t, &payload, sizeof t);
+  return t;
+}
+
 void *
 ts_rank_payload (TsRank *rk)
 {
@@ -85,8 +93,7 @@ ts_rank_absorb (TsRank *rk, void *landing)
    * non-blocking collectives tracks that collective, for the wait. */
   void *self = sg_actor_self_get_data ();
   double *causal = self == rk ? &rk->causal : &((IcollJob *) self)->causal;
-  double t;
-  memcpy (&t, &landing, sizeof t);
+  double t = payload_time (landing);
   if (t > *causal)
     *causal = t;
 }
@@ -120,35 +127,35 @@ ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, 
 }
 
 void
-ts_rank_note_receive_post (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
-                           double post)
+ts_rank_note_receive_post (TsRank *rk, const TsAction *a)
 {
-  if (bytes < rk->sim->options->eager_threshold)
+  if (a->bytes < rk->sim->options->eager_threshold)
     return;
-  TsChannel key = { ts_trace_comm_world_rank (rk->sim->trace, comm, rk->rank, peer), rk->rank,
-                    comm, tag };
+  TsChannel key = { ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
+                    rk->rank, a->comm, a->tag };
   GQueue *q = g_hash_table_lookup (rk->sim->receiver_posts, &key);
   if (!q)
     {
       q = g_queue_new ();
       g_hash_table_insert (rk->sim->receiver_posts, g_memdup2 (&key, sizeof key), q);
     }
-  g_queue_push_tail (q, g_memdup2 (&post, sizeof post));
+  /* The receive is posted when its call began (an irecv's post event comes
+   * inside the call). Times travel in the pointer, as message payloads do. */
+  g_queue_push_tail (q, ts_time_payload (rk->in_call ? rk->call_enter : a->time));
 }
 
 void
-ts_rank_take_receiver_post (TsRank *rk, guint32 comm, guint peer, gint32 tag)
+ts_rank_take_receiver_post (TsRank *rk, const TsBlockedOn *send)
 {
-  TsChannel key = { rk->rank, ts_trace_comm_world_rank (rk->sim->trace, comm, rk->rank, peer),
-                    comm, tag };
+  TsChannel key = { rk->rank, (guint32) send->peer, send->comm, send->tag };
   GQueue *q = g_hash_table_lookup (rk->sim->receiver_posts, &key);
-  double *post = q ? g_queue_pop_head (q) : NULL;
+  void *post = q ? g_queue_pop_head (q) : NULL;
   /* None: the receive's size was below the threshold, or its source was a
    * guess. The call then falls back on its fastest sibling's cost. */
   if (!post)
     return;
-  rk->receiver_post = isnan (rk->receiver_post) ? *post : MAX (rk->receiver_post, *post);
-  g_free (post);
+  double t = payload_time (post);
+  rk->receiver_post = isnan (rk->receiver_post) ? t : MAX (rk->receiver_post, t);
 }
 
 /* What the rank's own actor blocks on, for the deadlock report (helper

@@ -74,7 +74,6 @@ typedef struct {
                               * rendezvous sends went to; NaN if unknown */
   sg_comm_t sendrecv_send;   /* the rendezvous send of the MPI_Sendrecv in progress */
   TsBlockedOn sendrecv_on;
-  TsAction sendrecv_action;  /* and its action */
   guint64 call_bytes;        /* largest message of the call */
   guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
   TsHypothesisRank *hypotheses;
@@ -98,7 +97,7 @@ struct TsSimulation {
   guint progress_shown;
   double clock_tick;         /* seconds per tick of the trace's clock */
   /* Per channel, the original post times of rendezvous-sized receives whose
-   * sender has not completed yet (GQueue of double*): a rendezvous sender
+   * sender has not completed yet (GQueue of times, see ts_time_payload): a rendezvous sender
    * learns from it how long the trace made it wait for its receiver. */
   GHashTable *receiver_posts;
 };
@@ -126,14 +125,14 @@ sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint
 /* Messages carry the original time their sender's call depended on; after a
  * receive completes, fold its @landing value into the rank's call. */
 void ts_rank_absorb (TsRank *rk, void *landing);
-/* A receive of @bytes from local rank @peer of @comm, posted at original
- * time @post: a rendezvous sender will ask when (FIFO per channel, as MPI
- * matches). */
-void ts_rank_note_receive_post (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
-                                double post);
-/* A rendezvous send to local rank @peer of @comm completed: fold the original
- * post time of the receive it went to into the call's receiver_post. */
-void ts_rank_take_receiver_post (TsRank *rk, guint32 comm, guint peer, gint32 tag);
+/* A receive (recv or irecv action) is posted now: if its size goes by
+ * rendezvous, remember its original post time for its sender (FIFO per
+ * channel, as MPI matches). */
+void ts_rank_note_receive_post (TsRank *rk, const TsAction *a);
+/* The rendezvous send described by @send (its deadlock description: world
+ * peer, communicator, tag) completed: fold the original post time of the
+ * receive it went to into the call's receiver_post. */
+void ts_rank_take_receiver_post (TsRank *rk, const TsBlockedOn *send);
 /* Wait for a communication, recording what the rank is blocked on. */
 void ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on);
 void ts_rank_recv (TsRank *rk, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on);

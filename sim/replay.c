@@ -143,8 +143,7 @@ do_marker (TsRank *rk, const TsAction *a)
           rk->sendrecv_send = NULL;
           ts_rank_flush (rk);
           ts_rank_wait (rk, c, &rk->sendrecv_on);
-          ts_rank_take_receiver_post (rk, rk->sendrecv_action.comm, rk->sendrecv_action.peer,
-                                      rk->sendrecv_action.tag);
+          ts_rank_take_receiver_post (rk, &rk->sendrecv_on);
         }
       /* Only calls that replayed something carry their duration here; the
        * others were replayed as a compute burst of that duration. */
@@ -214,12 +213,11 @@ do_send (TsRank *rk, const TsAction *a)
     {
       rk->sendrecv_send = c;
       rk->sendrecv_on = on;
-      rk->sendrecv_action = *a;
       return;
     }
   ts_rank_wait (rk, c, &on);
   if (c)
-    ts_rank_take_receiver_post (rk, a->comm, a->peer, a->tag);
+    ts_rank_take_receiver_post (rk, &on);
 }
 
 static void
@@ -231,8 +229,7 @@ do_recv (TsRank *rk, const TsAction *a)
   ts_rank_flush (rk);
   TsBlockedOn on = { "receive from", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
-  ts_rank_note_receive_post (rk, a->comm, a->peer, a->tag, a->bytes,
-                             rk->in_call ? rk->call_enter : a->time);
+  ts_rank_note_receive_post (rk, a);
   ts_rank_recv (rk, a->comm, a->peer, a->tag, &on);
   if (rk->sim->writer)
     ts_archive_writer_recv (rk->sim->writer, rk->rank, ts_rank_now (rk), a->peer, a->comm,
@@ -320,8 +317,7 @@ do_irecv (TsRank *rk, const TsAction *a)
                      a->comm, a->tag, a->bytes };
   TsRequest *r = request_new (rk, a->req, &on);
   r->post = *a;
-  ts_rank_note_receive_post (rk, a->comm, a->peer, a->tag, a->bytes,
-                             rk->in_call ? rk->call_enter : a->time);
+  ts_rank_note_receive_post (rk, a);
   r->comm = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes, &r->payload);
 }
 
@@ -374,7 +370,7 @@ do_wait (TsRank *rk, const TsAction *a)
           r->comm = NULL;
           ts_rank_wait (rk, c, &r->on);
           if (r->post.kind == TS_ACTION_ISEND)
-            ts_rank_take_receiver_post (rk, r->post.comm, r->post.peer, r->post.tag);
+            ts_rank_take_receiver_post (rk, &r->on);
           else
             ts_rank_absorb (rk, r->payload);
         }
@@ -673,7 +669,11 @@ report_deadlock (TsSimulation *sim, GError **error)
    * send whose receiver was guessed to take another message first. */
   guint64 guessed = 0;
   for (guint r = 0; r < sim->n_ranks; r++)
-    guessed += ((GArray *) g_ptr_array_index (sim->profile->inferred, r))->len;
+    {
+      const GArray *inferred = g_ptr_array_index (sim->profile->inferred, r);
+      for (guint i = 0; i < inferred->len; i++)
+        guessed += g_array_index (inferred, TsEnvelope, i).peer != TS_NO_RANK;
+    }
   if (guessed > 0)
     g_string_append_printf (msg, "\n  %" G_GUINT64_FORMAT " receives of this trace recorded no "
                             "source and were matched to messages by send order; messages of "
@@ -682,12 +682,6 @@ report_deadlock (TsSimulation *sim, GError **error)
                             "match", guessed, sim->options->eager_threshold);
   g_set_error_literal (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_DEADLOCK, msg->str);
   g_string_free (msg, TRUE);
-}
-
-static void
-free_post_queue (gpointer q)
-{
-  g_queue_free_full (q, g_free);
 }
 
 static gboolean engine_started;
@@ -759,7 +753,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
   gboolean ok = map_ranks (&sim, error);
   sim.clock_tick = 1.0 / (double) ts_trace_timer_resolution (trace);
   sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
-                                              free_post_queue);
+                                              (GDestroyNotify) g_queue_free);
   if (ok)
     {
       sim.feed = ts_action_feed_open (trace, profile, error);
