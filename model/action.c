@@ -73,6 +73,33 @@ ts_collective_shape (TsCollectiveOp op)
   return collective_table[op].shape;
 }
 
+/* Open MPI and MPICH look at the count before anything else and return from
+ * a collective of zero elements at once, without synchronising (HPCC calls
+ * MPI_Bcast with a count of zero; its non-roots leave before the root has
+ * entered). A member's counts tell about all members only where MPI makes
+ * them equal everywhere; a v-variant's zero-count member still takes part
+ * in its algorithm. */
+gboolean
+ts_collective_is_empty (TsCollectiveOp op, guint64 sent, guint64 received)
+{
+  switch (op)
+    {
+    case TS_COLL_BCAST:
+    case TS_COLL_GATHER:
+    case TS_COLL_SCATTER:
+    case TS_COLL_ALLGATHER:
+    case TS_COLL_ALLTOALL:
+    case TS_COLL_ALLREDUCE:
+    case TS_COLL_REDUCE:
+    case TS_COLL_REDUCE_SCATTER_BLOCK:
+    case TS_COLL_SCAN:
+    case TS_COLL_EXSCAN:
+      return sent == 0 && received == 0;
+    default:
+      return FALSE;
+    }
+}
+
 gboolean
 ts_collective_from_otf2 (guint8 otf2_op, TsCollectiveOp *op)
 {

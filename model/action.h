@@ -80,6 +80,10 @@ TsCollectiveShape ts_collective_shape (TsCollectiveOp op);
  * Allreduce of b bytes over n ranks records n b both ways). */
 guint64 ts_collective_block (TsCollectiveOp op, gboolean totals, guint n, guint me,
                              gboolean root, guint64 sent, guint64 received);
+/* TRUE if a collective with these byte counts moves no data at all and so
+ * synchronises nobody: an operation whose count is the same on every member
+ * (not a v-variant, not a barrier) with a count of zero. */
+gboolean ts_collective_is_empty (TsCollectiveOp op, guint64 sent, guint64 received);
 /* Map an OTF2_CollectiveOp; returns FALSE for operations tracesim does not model
  * (e.g. CREATE_HANDLE), which are then replayed as local time. */
 gboolean ts_collective_from_otf2 (guint8 otf2_op, TsCollectiveOp *op);

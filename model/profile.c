@@ -138,6 +138,7 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
   gint call_class = -1;
   gint coll_comm = -1;
   gboolean coll_sync = FALSE;
+  gboolean coll_ordered = FALSE;    /* its members' times constrain each other */
   TsCollectiveShape coll_shape = TS_COLL_SHAPE_PREFIX;
   GArray *stack = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *stack_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -207,8 +208,7 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
                 g_array_append_val (scan->sync_enter, call_enter);
                 g_array_append_val (scan->sync_leave, a.time);
               }
-            if (coll_comm >= 0 && coll_shape != TS_COLL_SHAPE_PREFIX
-                && ts_trace_comm_size (trace, coll_comm) > 1)
+            if (coll_comm >= 0 && coll_ordered && ts_trace_comm_size (trace, coll_comm) > 1)
               {
                 guint32 seq = scan->coll_seq[coll_comm]++;
                 if (scan->colls->len < TS_PROFILE_COLL_SAMPLES)
@@ -233,8 +233,12 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
                                             is_root, a.bytes, a.bytes_recv));
           }
           coll_comm = a.comm;
-          coll_sync = is_synchronising (a.op);
           coll_shape = ts_collective_shape ((TsCollectiveOp) a.op);
+          /* A collective that moves no data synchronises nobody: its
+           * members leave it at any time (ts_collective_is_empty). */
+          coll_ordered = coll_shape != TS_COLL_SHAPE_PREFIX
+                         && !ts_collective_is_empty (a.op, a.bytes, a.bytes_recv);
+          coll_sync = coll_ordered && is_synchronising (a.op);
           call_bytes = MAX (a.bytes, a.bytes_recv);
           break;
         case TS_ACTION_ICOLLECTIVE:
@@ -588,6 +592,8 @@ fit_network (TsProfile *p, const CallSample *samples)
       if (cs->count == 0)
         continue;
       double x = (double) cs->bytes, y = envelope[c];
+      g_debug ("network fit: size class %u: %" G_GUINT64_FORMAT " receives, fastest %g s "
+               "(%g bytes), envelope %g s", c, (guint64) cs->count, cs->min, x, y);
       sx += x; sy += y; sxx += x * x; sxy += x * y;
       n++;
       min_small = MIN (min_small, y);

@@ -105,6 +105,7 @@ typedef struct {
 typedef struct {
   TsCollectiveOp op;
   guint size;
+  gboolean moves_data;       /* some member sends or receives (ts_collective_is_empty) */
   GArray *arrivals;          /* Arrival */
 } CollInstance;
 
@@ -370,6 +371,9 @@ on_wait (Analysis *an, Cursor *cu, const TsAction *a)
 static void
 collective_done (Analysis *an, CollInstance *ci)
 {
+  /* A collective without data returns at once everywhere: nobody waits. */
+  if (!ci->moves_data)
+    return;
   double last = -INFINITY, root_enter = NAN, first_other = INFINITY;
   for (guint i = 0; i < ci->arrivals->len; i++)
     {
@@ -426,6 +430,7 @@ on_collective (Analysis *an, Cursor *cu, const TsAction *a)
     }
   Arrival x = { cu->rank, a->time, a->call, a->peer != TS_NO_RANK && a->peer == me };
   g_array_append_val (ci->arrivals, x);
+  ci->moves_data |= !ts_collective_is_empty (a->op, a->bytes, a->bytes_recv);
   if (ci->arrivals->len == ci->size)
     {
       collective_done (an, ci);

@@ -195,7 +195,7 @@ ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag)
   const TsTrace *t = rk->sim->trace;
   Coll c = { rk, a, a->comm, ts_trace_comm_size (t, a->comm), 0, tag, { "collective", TS_NO_RANK, a->comm, tag, 0 } };
   gint me = ts_trace_comm_local_rank (t, a->comm, rk->rank);
-  if (c.n <= 1 || me < 0)
+  if (c.n <= 1 || me < 0 || ts_collective_is_empty (a->op, a->bytes, a->bytes_recv))
     return;
   c.me = me;
   c.on.what = ts_collective_name (a->op);

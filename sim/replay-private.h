@@ -69,6 +69,7 @@ typedef struct {
   guint8 call_class;         /* size class of the call's message */
   gboolean call_is_root;     /* the root of a rooted collective */
   gboolean call_collective;
+  gboolean call_local;       /* it replayed no communication: its time is all its own */
   gboolean call_waited_for_receiver;
   double receiver_post;      /* latest original post time of the receives the call's
                               * rendezvous sends went to; NaN if unknown */

@@ -98,8 +98,8 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
   const TsProfile *p = rk->sim->profile;
   double fastest
     = p->call_min[ts_profile_call_min_index (leave->region, rk->call_class, rk->call_is_root)];
-  double network = fastest;
-  if (p->fit_samples > 0 && !rk->call_collective)
+  double network = rk->call_local ? 0 : fastest;
+  if (p->fit_samples > 0 && !rk->call_collective && !rk->call_local)
     {
       double transfer = p->latency + (p->bandwidth > 0 ? rk->call_bytes / p->bandwidth : 0);
       network = MIN (fastest, transfer);
@@ -131,6 +131,7 @@ do_marker (TsRank *rk, const TsAction *a)
       rk->call_class = 0;
       rk->call_is_root = FALSE;
       rk->call_collective = FALSE;
+      rk->call_local = FALSE;
       rk->call_waited_for_receiver = FALSE;
       rk->receiver_post = NAN;
       rk->call_bytes = 0;
@@ -427,6 +428,8 @@ do_collective (TsRank *rk, const TsAction *a)
   rk->call_is_root = a->peer != TS_NO_RANK
                      && ts_trace_comm_local_rank (rk->sim->trace, a->comm, rk->rank) == a->peer;
   rk->call_collective = TRUE;
+  /* Without data, MPI returns at once (ts_collective_is_empty). */
+  rk->call_local = ts_collective_is_empty (a->op, a->bytes, a->bytes_recv);
   charge_overhead (rk, a);
   ts_rank_flush (rk);
   if (rk->sim->writer)

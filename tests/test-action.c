@@ -50,6 +50,21 @@ test_collectives_otf2 (void **state)
   assert_false (ts_collective_from_otf2 (200, &op));
 }
 
+/* A collective moves no data when its count, equal on every member, is
+ * zero; a barrier and the v-variants (counts differ between members) always
+ * take part. */
+static void
+test_collective_empty (void **state)
+{
+  assert_true (ts_collective_is_empty (TS_COLL_BCAST, 0, 0));
+  assert_true (ts_collective_is_empty (TS_COLL_ALLREDUCE, 0, 0));
+  assert_false (ts_collective_is_empty (TS_COLL_BCAST, 0, 8));   /* a non-root receiving */
+  assert_false (ts_collective_is_empty (TS_COLL_REDUCE, 8, 0));  /* a non-root sending */
+  assert_false (ts_collective_is_empty (TS_COLL_BARRIER, 0, 0));
+  assert_false (ts_collective_is_empty (TS_COLL_GATHERV, 0, 0));
+  assert_false (ts_collective_is_empty (TS_COLL_ALLTOALLV, 0, 0));
+}
+
 /* Ensure that print then parse gives back the same action. */
 static void
 test_print_parse_round_trip (void **state)
@@ -108,6 +123,7 @@ main (void)
     cmocka_unit_test (test_kind_names_round_trip),
     cmocka_unit_test (test_replays_flag),
     cmocka_unit_test (test_collectives_otf2),
+    cmocka_unit_test (test_collective_empty),
     cmocka_unit_test (test_print_parse_round_trip),
     cmocka_unit_test (test_parse_errors),
   };

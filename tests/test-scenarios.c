@@ -21,24 +21,35 @@
 static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4-scorep",
                                          "iallreduce-overlap", "persistent", "sender-faster", "imbalance-mean", "selection",
                                          "polling-faster", "polling-slower", "sendrecv-ring",
-                                         "rendezvous-cost", "rendezvous-descheduled", "sub-tick", NULL };
+                                         "rendezvous-cost", "rendezvous-descheduled", "sub-tick",
+                                         "empty-bcast", NULL };
 
-/* The array or number under "<section>": { ... "<key>": ... } in summary.json. */
+/* The array or number under "<section>": { ... "<key>": ... } in summary.json;
+ * sections nest ("wait_states.original.late_sender"). */
 static GArray *
 summary_values (const char *json, const char *dotted_key)
 {
-  g_auto (GStrv) parts = g_strsplit (dotted_key, ".", 2);
-  const char *section = parts[1] ? strstr (json, g_strdup_printf ("\"%s\": {", parts[0])) : json;
-  const char *key = parts[1] ? parts[1] : parts[0];
+  g_auto (GStrv) parts = g_strsplit (dotted_key, ".", -1);
+  guint depth = g_strv_length (parts);
+  const char *section = json;
+  for (guint i = 0; section && i + 1 < depth; i++)
+    {
+      g_autofree char *opening = g_strdup_printf ("\"%s\": {", parts[i]);
+      section = strstr (section, opening);
+    }
+  const char *key = parts[depth - 1];
   GArray *values = g_array_new (FALSE, FALSE, sizeof (double));
   if (!section)
     return values;
-  g_autofree char *pattern = g_strdup_printf ("\"%s\": \\[?([^\\]\\n]*)", key);
+  /* An array up to its "]", or one value up to the next "," or "}". */
+  g_autofree char *pattern = g_strdup_printf ("\"%s\": (?:\\[([^\\]\\n]*)|([^,}\\n]*))", key);
   g_autoptr (GRegex) re = g_regex_new (pattern, 0, 0, NULL);
   g_autoptr (GMatchInfo) m = NULL;
   if (g_regex_match (re, section, 0, &m))
     {
-      g_autofree char *list = g_match_info_fetch (m, 1);
+      g_autofree char *array = g_match_info_fetch (m, 1);
+      g_autofree char *single = g_match_info_fetch (m, 2);
+      const char *list = array && *array ? array : single ? single : "";
       g_auto (GStrv) items = g_strsplit (list, ",", -1);
       for (guint i = 0; items[i]; i++)
         {
@@ -255,18 +266,13 @@ main (void)
       t->initial_state = (void *) scenario_names[i];
       g_ptr_array_add (tests, t);
     }
-  struct CMUnitTest *cal = g_new0 (struct CMUnitTest, 1);
-  cal->name = "calibrate_ignores_a_waiting_class";
-  cal->test_func = test_calibrate_ignores_a_waiting_class;
-  g_ptr_array_add (tests, cal);
-  struct CMUnitTest *eager = g_new0 (struct CMUnitTest, 1);
-  eager->name = "eager_threshold_from_the_trace";
-  eager->test_func = test_eager_threshold_from_the_trace;
-  g_ptr_array_add (tests, eager);
-  struct CMUnitTest *clocks = g_new0 (struct CMUnitTest, 1);
-  clocks->name = "clocks_made_causal_by_a_broadcast";
-  clocks->test_func = test_clocks_made_causal_by_a_broadcast;
-  g_ptr_array_add (tests, clocks);
+  static const struct CMUnitTest others[] = {
+    cmocka_unit_test (test_calibrate_ignores_a_waiting_class),
+    cmocka_unit_test (test_eager_threshold_from_the_trace),
+    cmocka_unit_test (test_clocks_made_causal_by_a_broadcast),
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (others); i++)
+    g_ptr_array_add (tests, (gpointer) &others[i]);
   struct CMUnitTest *flat = g_new0 (struct CMUnitTest, tests->len);
   for (guint i = 0; i < tests->len; i++)
     flat[i] = *(struct CMUnitTest *) tests->pdata[i];
