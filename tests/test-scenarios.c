@@ -153,6 +153,40 @@ test_calibrate_ignores_a_waiting_class (void **state)
   ts_test_rmtree (work);
 }
 
+/* The latency is never more than the fastest receive of any size: every
+ * message takes at least the latency. Rank 1's receives, each entered when
+ * its send was:
+ *   8 B in 1e-6 s, 4096 B in 5e-5 s, 1048576 B in 1e-4 s.
+ * The least-squares line through these three points has the intercept
+ *   (sum y - slope sum x) / 3 = 2.53e-5 s (slope 7.13e-11 s/B),
+ * 25 times the 1e-6 s the 8 B message took: the latency is 1e-6 s. */
+static void
+test_calibrate_latency_below_fastest_receive (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("calibrate-latency");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 2\n"
+    "0 0.0 enter main\n"
+    "0 0.0 enter MPI_Send\n0 0.0 send 1 tag=0 bytes=8\n0 0.0 leave MPI_Send\n"
+    "0 1.0 enter MPI_Send\n0 1.0 send 1 tag=0 bytes=4096\n0 1.0 leave MPI_Send\n"
+    "0 2.0 enter MPI_Send\n0 2.0 send 1 tag=0 bytes=1048576\n0 2.0 leave MPI_Send\n"
+    "0 3.0 leave main\n"
+    "1 0.0 enter main\n"
+    "1 0.0 enter MPI_Recv\n1 0.000001 recv 0 tag=0 bytes=8\n1 0.000001 leave MPI_Recv\n"
+    "1 1.0 enter MPI_Recv\n1 1.00005 recv 0 tag=0 bytes=4096\n1 1.00005 leave MPI_Recv\n"
+    "1 2.0 enter MPI_Recv\n1 2.0001 recv 0 tag=0 bytes=1048576\n1 2.0001 leave MPI_Recv\n"
+    "1 3.0 leave main\n");
+  g_autofree char *xml = g_build_filename (work, "platform.xml", NULL);
+  TsToolResult res = ts_run_tracesim ((const char *[]) { "calibrate", trace, "-o", xml, NULL });
+  if (res.status != 0)
+    fail_msg ("tracesim calibrate failed: %s", res.err);
+  if (!strstr (res.out, "latency 1e-06 s"))
+    fail_msg ("expected latency 1e-06 s: %s", res.out);
+  ts_tool_result_clear (&res);
+  ts_test_rmtree (work);
+}
+
 /* The eager threshold summary.json reports for a trace with one blocking
  * send of 100000 B (above the 65536 B the replay assumes at least):
  * @send_leave is when the send call ended, the receiver entered at 1.0 s. */
@@ -268,6 +302,7 @@ main (void)
     }
   static const struct CMUnitTest others[] = {
     cmocka_unit_test (test_calibrate_ignores_a_waiting_class),
+    cmocka_unit_test (test_calibrate_latency_below_fastest_receive),
     cmocka_unit_test (test_eager_threshold_from_the_trace),
     cmocka_unit_test (test_clocks_made_causal_by_a_broadcast),
   };
