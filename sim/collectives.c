@@ -4,6 +4,8 @@
 
 #include "sim/replay-private.h"
 
+#include <math.h>
+
 /* Collectives as point-to-point algorithms on their own communicator, the
  * textbook choices of MPICH and Open MPI for small and medium messages:
  *   barrier                 dissemination (ceil(log2 n) rounds)
@@ -187,6 +189,56 @@ chain (Coll *c, guint64 bytes)
     recv_from (c, c->me - 1, bytes);
   if (c->me + 1 < c->n)
     send_to (c, c->me + 1, bytes);
+}
+
+static guint
+ceil_log2 (guint n)
+{
+  guint k = 0;
+  while ((1u << k) < n)
+    k++;
+  return k;
+}
+
+/* Messages one after the other on the longest chain of each algorithm
+ * above: tree depth for the binomial ones, the steps of the ring, the
+ * pairwise exchange and the chain, the messages converging on the root of
+ * the linear gather, two more rounds where recursive doubling folds ranks
+ * in and out. */
+static guint
+chain_length (TsCollectiveOp op, guint n)
+{
+  switch (op)
+    {
+    case TS_COLL_BARRIER:
+    case TS_COLL_BCAST:
+    case TS_COLL_SCATTER:
+    case TS_COLL_SCATTERV:
+    case TS_COLL_REDUCE:
+      return ceil_log2 (n);
+    case TS_COLL_ALLREDUCE:
+    case TS_COLL_REDUCE_SCATTER:
+    case TS_COLL_REDUCE_SCATTER_BLOCK:
+      return ceil_log2 (n + 1) - 1 + ((n & (n - 1)) ? 2 : 0);
+    default:
+      return n - 1;
+    }
+}
+
+double
+ts_collective_transfer (const TsRank *rk, const TsAction *a)
+{
+  const TsProfile *p = rk->sim->profile;
+  const TsTrace *t = rk->sim->trace;
+  guint n = ts_trace_comm_size (t, a->comm);
+  gint me = ts_trace_comm_local_rank (t, a->comm, rk->rank);
+  if (p->fit_samples == 0 || n <= 1 || me < 0)
+    return INFINITY;
+  guint root = a->peer == TS_NO_RANK ? 0 : (guint) a->peer;
+  guint64 block = ts_collective_block (a->op, ts_trace_collective_bytes_total (t), n, me,
+                                       me == (gint) root, a->bytes, a->bytes_recv);
+  double message = p->latency + (p->bandwidth > 0 ? block / p->bandwidth : 0);
+  return chain_length (a->op, n) * message;
 }
 
 void

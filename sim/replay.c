@@ -86,10 +86,12 @@ typedef void (*ActionHandler) (TsRank *rk, const TsAction *a);
  * minus what the simulated network already models. The wait runs until the
  * latest original entry time among the calls this one received from (the
  * messages carry it). The network's share is the transfer time of the
- * network fitted to the trace for the call's message, but never more than
- * the fastest call of the same MPI function, size class and role (root or
- * not) took: without a fit, or for collectives, that fastest call is taken
- * as pure transfer (seeds/001: over many calls the fastest did not wait).
+ * network fitted to the trace for the call's message (for a collective, for
+ * the longest chain of messages of its algorithm: ts_collective_transfer),
+ * but never more than the fastest call of the same MPI function, size class
+ * and role (root or not) took: without a fit that fastest call is taken as
+ * pure transfer (seeds/001: over many calls the fastest did not wait). A
+ * collective without data (ts_collective_is_empty) has no network share.
  * What remains is CPU time the call alone spent: the call's overhead, or a
  * rank descheduled on an oversubscribed node. */
 static void
@@ -99,7 +101,9 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
   double fastest
     = p->call_min[ts_profile_call_min_index (leave->region, rk->call_class, rk->call_is_root)];
   double network = rk->call_local ? 0 : fastest;
-  if (p->fit_samples > 0 && !rk->call_collective && !rk->call_local)
+  if (rk->call_collective && !rk->call_local)
+    network = MIN (fastest, rk->call_transfer);
+  else if (p->fit_samples > 0 && !rk->call_local)
     {
       double transfer = p->latency + (p->bandwidth > 0 ? rk->call_bytes / p->bandwidth : 0);
       network = MIN (fastest, transfer);
@@ -430,6 +434,7 @@ do_collective (TsRank *rk, const TsAction *a)
   rk->call_collective = TRUE;
   /* Without data, MPI returns at once (ts_collective_is_empty). */
   rk->call_local = ts_collective_is_empty (a->op, a->bytes, a->bytes_recv);
+  rk->call_transfer = ts_collective_transfer (rk, a);
   charge_overhead (rk, a);
   ts_rank_flush (rk);
   if (rk->sim->writer)
