@@ -184,7 +184,7 @@ ts_cmd_run (int argc, char **argv)
     { "hostfile", 0, 0, G_OPTION_ARG_FILENAME, &o.hostfile,
       "host of each rank, one name per line (default: block mapping)", "FILE" },
     { "eager-threshold", 0, 0, G_OPTION_ARG_INT64, &o.eager,
-      "messages smaller than this do not wait for the receiver (default: inferred from the trace, at least 65536)",
+      "messages smaller than this do not wait for the receiver (default: inferred from the trace, 65536 without evidence)",
       "BYTES" },
     { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.cfg,
       "SimGrid configuration item, e.g. network/model:LV08 (repeatable)", "ITEM:VALUE" },

@@ -12,6 +12,15 @@
  * have left this much before the receiver arrived to count as evidence. */
 #define EAGER_CLOCK_SLACK 50e-6
 
+/* No MPI library sends less than this eagerly (Open MPI's shared memory
+ * stops at 4 KiB, MPICH's at 64 KiB): smaller messages tell nothing about a
+ * threshold below the assumed one. */
+#define EAGER_SMALLEST 1024
+
+/* Messages below the assumed threshold watched per size class: enough for
+ * evidence, bounded memory on long traces. */
+#define EAGER_WATCH_PER_CLASS 1024
+
 /* The k-th message of a channel, or the k-th collective of a communicator
  * (src = dst = G_MAXUINT32, tag = 0). */
 typedef struct {
@@ -35,6 +44,7 @@ key_equal (gconstpointer a, gconstpointer b)
 /* What the two sides of one large message or rooted collective showed. */
 typedef struct {
   guint64 bytes;
+  double sender_enter;       /* the sender's call (the root's) */
   double sender_leave;       /* NAN until the sender's call ended */
   double first_receiver_enter; /* +inf until a receiver entered */
 } Sighting;
@@ -43,6 +53,8 @@ typedef struct {
   const TsTrace *trace;
   const TsProfile *profile;
   guint64 assumed;
+  guint64 smallest;          /* watch blocking sends from this size on */
+  guint watched[65];         /* per size class below @assumed: sightings made */
   GHashTable *sightings;     /* Key -> Sighting, large messages only */
   GHashTable *sends, *recvs; /* TsChannel -> guint64 messages so far (this rank) */
   GHashTable *colls;         /* comm (guint) -> guint64 collectives so far (this rank) */
@@ -67,6 +79,7 @@ sighting (Scan *s, const Key *key, guint64 bytes, gboolean create)
     {
       v = g_new (Sighting, 1);
       v->bytes = bytes;
+      v->sender_enter = NAN;
       v->sender_leave = NAN;
       v->first_receiver_enter = INFINITY;
       g_hash_table_insert (s->sightings, g_memdup2 (key, sizeof *key), v);
@@ -119,8 +132,13 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
                              a->comm, a->tag };
             Key key = { ch, next_index (s->sends, &ch, sizeof ch) };
             /* Only a blocking send shows whether it waited for its receiver. */
-            if (senders && a->kind == TS_ACTION_SEND && a->bytes >= s->assumed)
-              pending = sighting (s, &key, a->bytes, TRUE);
+            if (senders && a->kind == TS_ACTION_SEND && a->bytes >= s->smallest
+                && (a->bytes >= s->assumed
+                    || s->watched[ts_size_class (a->bytes)]++ < EAGER_WATCH_PER_CLASS))
+              {
+                pending = sighting (s, &key, a->bytes, TRUE);
+                pending->sender_enter = call_enter;
+              }
           }
           break;
         case TS_ACTION_RECV:
@@ -149,7 +167,10 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
                                                  ts_trace_comm_size (s->trace, a->comm), MAX (me, 0),
                                                  root, a->bytes, a->bytes_recv);
             if (senders && root && bytes >= s->assumed)
-              pending = sighting (s, &key, bytes, TRUE);
+              {
+                pending = sighting (s, &key, bytes, TRUE);
+                pending->sender_enter = call_enter;
+              }
             Sighting *v = !senders && !root ? sighting (s, &key, 0, FALSE) : NULL;
             if (v)
               v->first_receiver_enter = MIN (v->first_receiver_enter, call_enter);
@@ -162,13 +183,27 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
   return error == NULL || *error == NULL;
 }
 
+/* Whether every receive of the trace names its sender: a rendezvous sender
+ * waits for the one receive that matches it, and a guessed or missing one
+ * would hold it forever (EZTrace's irecvs record no source). */
+static gboolean
+receives_all_recorded (const TsProfile *profile)
+{
+  for (guint r = 0; r < profile->n_ranks; r++)
+    if (profile->rank_stats[r].calls[1] > 0 || profile->rank_stats[r].calls[2] > 0)
+      return FALSE;
+  return TRUE;
+}
+
 guint64
 ts_eager_threshold_infer (const TsTrace *trace, const TsProfile *profile, guint64 assumed,
                           GError **error)
 {
-  if (!profile->spool || assumed == 0 || profile->largest_blocking_send < assumed)
+  gboolean may_lower = receives_all_recorded (profile);
+  if (!profile->spool || assumed == 0
+      || (profile->largest_blocking_send < (may_lower ? EAGER_SMALLEST : assumed)))
     return assumed;
-  Scan s = { trace, profile, assumed,
+  Scan s = { trace, profile, assumed, may_lower ? MIN (EAGER_SMALLEST, assumed) : assumed, { 0 },
              g_hash_table_new_full (key_hash, key_equal, g_free, g_free),
              g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL),
              g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL),
@@ -178,21 +213,43 @@ ts_eager_threshold_infer (const TsTrace *trace, const TsProfile *profile, guint6
     ok = scan_rank (&s, r, TRUE, error);
   for (guint r = 0; r < profile->n_ranks && ok && g_hash_table_size (s.sightings) > 0; r++)
     ok = scan_rank (&s, r, FALSE, error);
-  guint64 threshold = assumed;
+  /* The sender (a rooted collective's root) was done before any receiver
+   * arrived: the library did not wait for one, so messages of this size
+   * were eager. A rendezvous root waits for its first child at least. */
+  guint64 largest_eager = 0;
   GHashTableIter it;
   gpointer value;
   g_hash_table_iter_init (&it, s.sightings);
   while (ok && g_hash_table_iter_next (&it, NULL, &value))
     {
       const Sighting *v = value;
-      /* The sender (a rooted collective's root) was done before any
-       * receiver arrived: the library did not wait for one, so messages of
-       * this size were eager. A rendezvous root waits for its first child
-       * at least. */
       if (!isnan (v->sender_leave) && isfinite (v->first_receiver_enter)
           && v->sender_leave + EAGER_CLOCK_SLACK < v->first_receiver_enter)
-        threshold = MAX (threshold, v->bytes + 1);
+        largest_eager = MAX (largest_eager, v->bytes);
     }
+  /* A blocking send larger than every eager one that entered before its
+   * receiver and left only after the receiver arrived waited for it. A
+   * descheduled eager sender can do the same by chance, so it takes two such
+   * sends, and the threshold is the smaller of the two smallest. */
+  guint64 waited[2] = { G_MAXUINT64, G_MAXUINT64 };
+  g_hash_table_iter_init (&it, s.sightings);
+  while (ok && may_lower && g_hash_table_iter_next (&it, NULL, &value))
+    {
+      const Sighting *v = value;
+      if (v->bytes > largest_eager && v->bytes < assumed && isfinite (v->first_receiver_enter)
+          && v->sender_enter + EAGER_CLOCK_SLACK < v->first_receiver_enter
+          && v->sender_leave + EAGER_CLOCK_SLACK >= v->first_receiver_enter)
+        {
+          if (v->bytes < waited[0])
+            {
+              waited[1] = waited[0];
+              waited[0] = v->bytes;
+            }
+          else if (v->bytes < waited[1])
+            waited[1] = v->bytes;
+        }
+    }
+  guint64 threshold = waited[1] != G_MAXUINT64 ? waited[0] : MAX (assumed, largest_eager + 1);
   g_hash_table_unref (s.sightings);
   g_hash_table_unref (s.sends);
   g_hash_table_unref (s.recvs);

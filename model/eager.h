@@ -5,18 +5,24 @@
  * eagerly, Open MPI's does not), and a wrong threshold moves waiting from
  * the receivers (Late Sender, Late Broadcast) to the senders. The trace
  * shows which: a blocking send, or a rooted collective's root, that left
- * before its receiver entered did not wait, so its size was eager. */
+ * before its receiver entered did not wait, so its size was eager; blocking
+ * sends larger than that which stayed until their late receiver arrived
+ * did wait. */
 #ifndef TS_EAGER_H
 #define TS_EAGER_H
 
 #include "model/profile.h"
 #include "model/trace.h"
 
-/* The smallest threshold consistent with the trace and at least @assumed:
- * one byte above the largest message sent eagerly, or @assumed when no
- * message of @assumed bytes or more was. Reads the profile's spool (twice:
- * senders, then receivers) only when a blocking message that large exists;
- * returns @assumed without a spool. 0 on a read error. */
+/* The threshold the trace shows: the smallest size (from 1 KiB) of two
+ * blocking sends that waited for their receivers, both larger than every
+ * message sent eagerly, when every receive of the trace names its sender (a
+ * rendezvous send waits for the receive that matches it, and a guessed
+ * match can hold it forever). Otherwise the smallest consistent with the
+ * trace and at least @assumed: one byte above the largest message sent
+ * eagerly, or @assumed. Reads the profile's spool (twice: senders, then
+ * receivers) only when a blocking message that large exists; returns
+ * @assumed without a spool. 0 on a read error. */
 guint64 ts_eager_threshold_infer (const TsTrace *trace, const TsProfile *profile, guint64 assumed,
                                   GError **error);
 

@@ -226,6 +226,78 @@ test_eager_threshold_from_the_trace (void **state)
   assert_int_equal (inferred_threshold ("eager-late", "1.0002"), 65536);
 }
 
+/* The threshold summary.json reports for rank 0's blocking sends to rank 1:
+ * each send is "BYTES SEND_ENTER SEND_LEAVE RECV_ENTER", the receive ends
+ * when the send does (or at once after the receiver entered). */
+static guint64
+threshold_of_sends (const char *name, const char *const *sends)
+{
+  g_autoptr (GString) script = g_string_new ("ranks 2\n0 0.0 enter main\n");
+  g_autoptr (GString) receiver = g_string_new ("1 0.0 enter main\n");
+  for (guint i = 0; sends[i]; i++)
+    {
+      guint64 bytes;
+      double send_enter, send_leave, recv_enter;
+      g_assert (sscanf (sends[i], "%" G_GUINT64_FORMAT " %lf %lf %lf", &bytes, &send_enter,
+                        &send_leave, &recv_enter) == 4);
+      double recv_leave = MAX (send_leave, recv_enter + 1e-6);
+      g_string_append_printf (script,
+                              "0 %.6f enter MPI_Send\n0 %.6f send 1 tag=0 bytes=%" G_GUINT64_FORMAT
+                              "\n0 %.6f leave MPI_Send\n", send_enter, send_enter, bytes, send_leave);
+      g_string_append_printf (receiver,
+                              "1 %.6f enter MPI_Recv\n1 %.6f recv 0 tag=0 bytes=%" G_GUINT64_FORMAT
+                              "\n1 %.6f leave MPI_Recv\n", recv_enter, recv_leave, bytes, recv_leave);
+    }
+  g_string_append (script, "0 9.0 leave main\n");
+  g_string_append (receiver, "1 9.0 leave main\n");
+  g_string_append (script, receiver->str);
+  g_autofree char *work = ts_test_workdir (name);
+  g_autofree char *trace = ts_test_generate_text (work, script->str);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-o", out, "-q", NULL },
+                                                  out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim run failed: %s", why);
+  GArray *v = summary_values (json, "eager_threshold_bytes");
+  assert_int_equal (v->len, 1);
+  guint64 threshold = (guint64) g_array_index (v, double, 0);
+  g_array_unref (v);
+  ts_test_rmtree (work);
+  return threshold;
+}
+
+/* Below the assumed 65536, a threshold needs two blocking sends that
+ * entered before their receiver (by more than the 50 us clock slack) and
+ * left only once it had arrived, both larger than any send seen leaving
+ * before its receiver arrived:
+ *   8192 B and 12000 B waited 1 ms for their receivers   -> 8192
+ *   the same, and 16384 B left 1 ms before its receiver  -> those two waits
+ *     were a descheduled eager sender's: 65536 stays
+ *   only the 8192 B send waited                          -> one is chance: 65536
+ *   1000 B sends waited: below 1024 B, no library's threshold -> 65536 */
+static void
+test_eager_threshold_lowered_by_waiting_senders (void **state)
+{
+  (void) state;
+  const char *waited_8192 = "8192 1.0 1.001 1.001";
+  const char *waited_12000 = "12000 2.0 2.001 2.001";
+  const char *eager_16384 = "16384 3.0 3.00001 3.001";
+  assert_int_equal (threshold_of_sends ("eager-lowered",
+                                        (const char *[]) { waited_8192, waited_12000, NULL }),
+                    8192);
+  assert_int_equal (threshold_of_sends ("eager-contradicted",
+                                        (const char *[]) { waited_8192, waited_12000, eager_16384,
+                                                           NULL }),
+                    65536);
+  assert_int_equal (threshold_of_sends ("eager-once", (const char *[]) { waited_8192, NULL }),
+                    65536);
+  assert_int_equal (threshold_of_sends ("eager-tiny",
+                                        (const char *[]) { "1000 1.0 1.001 1.001",
+                                                           "1000 2.0 2.001 2.001", NULL }),
+                    65536);
+}
+
 /* The clock offsets tracesim applies to a trace made of @script. */
 static GArray *
 clock_offsets (const char *name, const char *script)
@@ -304,6 +376,7 @@ main (void)
     cmocka_unit_test (test_calibrate_ignores_a_waiting_class),
     cmocka_unit_test (test_calibrate_latency_below_fastest_receive),
     cmocka_unit_test (test_eager_threshold_from_the_trace),
+    cmocka_unit_test (test_eager_threshold_lowered_by_waiting_senders),
     cmocka_unit_test (test_clocks_made_causal_by_a_broadcast),
   };
   for (guint i = 0; i < G_N_ELEMENTS (others); i++)
