@@ -118,6 +118,24 @@ test_scenario (void **state)
   ts_test_rmtree (work);
 }
 
+/* Fail unless `tracesim calibrate` on the trace of @script reports a
+ * latency of @latency seconds (as printed, "%g"). */
+static void
+expect_calibrated_latency (const char *name, const char *script, const char *latency)
+{
+  g_autofree char *work = ts_test_workdir (name);
+  g_autofree char *trace = ts_test_generate_text (work, script);
+  g_autofree char *xml = g_build_filename (work, "platform.xml", NULL);
+  TsToolResult res = ts_run_tracesim ((const char *[]) { "calibrate", trace, "-o", xml, NULL });
+  if (res.status != 0)
+    fail_msg ("tracesim calibrate failed: %s", res.err);
+  g_autofree char *want = g_strdup_printf ("latency %s s", latency);
+  if (!strstr (res.out, want))
+    fail_msg ("expected %s: %s", want, res.out);
+  ts_tool_result_clear (&res);
+  ts_test_rmtree (work);
+}
+
 /* The calibrated latency ignores a size class whose only receive waited.
  * Three receives of rank 1, sends posted when the receive is entered:
  *   8 B in 2e-6 s, 64 B in 1.001e-3 s (its sender was 1e-3 s late: a wait), 512 B in 2e-6 s.
@@ -130,8 +148,7 @@ test_scenario (void **state)
 static void
 test_calibrate_ignores_a_waiting_class (void **state)
 {
-  g_autofree char *work = ts_test_workdir ("calibrate-envelope");
-  g_autofree char *trace = ts_test_generate_text (work,
+  expect_calibrated_latency ("calibrate-envelope",
     "ranks 2\n"
     "0 0.0 enter main\n"
     "0 0.0 enter MPI_Send\n0 0.0 send 1 tag=0 bytes=8\n0 0.0 leave MPI_Send\n"
@@ -142,15 +159,7 @@ test_calibrate_ignores_a_waiting_class (void **state)
     "1 0.0 enter MPI_Recv\n1 0.000002 recv 0 tag=0 bytes=8\n1 0.000002 leave MPI_Recv\n"
     "1 0.999 enter MPI_Recv\n1 1.000001 recv 0 tag=0 bytes=64\n1 1.000001 leave MPI_Recv\n"
     "1 2.0 enter MPI_Recv\n1 2.000002 recv 0 tag=0 bytes=512\n1 2.000002 leave MPI_Recv\n"
-    "1 3.0 leave main\n");
-  g_autofree char *xml = g_build_filename (work, "platform.xml", NULL);
-  TsToolResult res = ts_run_tracesim ((const char *[]) { "calibrate", trace, "-o", xml, NULL });
-  if (res.status != 0)
-    fail_msg ("tracesim calibrate failed: %s", res.err);
-  if (!strstr (res.out, "latency 2e-06 s"))
-    fail_msg ("expected latency 2e-06 s: %s", res.out);
-  ts_tool_result_clear (&res);
-  ts_test_rmtree (work);
+    "1 3.0 leave main\n", "2e-06");
 }
 
 /* The latency is never more than the fastest receive of any size: every
@@ -164,8 +173,7 @@ static void
 test_calibrate_latency_below_fastest_receive (void **state)
 {
   (void) state;
-  g_autofree char *work = ts_test_workdir ("calibrate-latency");
-  g_autofree char *trace = ts_test_generate_text (work,
+  expect_calibrated_latency ("calibrate-latency",
     "ranks 2\n"
     "0 0.0 enter main\n"
     "0 0.0 enter MPI_Send\n0 0.0 send 1 tag=0 bytes=8\n0 0.0 leave MPI_Send\n"
@@ -176,54 +184,7 @@ test_calibrate_latency_below_fastest_receive (void **state)
     "1 0.0 enter MPI_Recv\n1 0.000001 recv 0 tag=0 bytes=8\n1 0.000001 leave MPI_Recv\n"
     "1 1.0 enter MPI_Recv\n1 1.00005 recv 0 tag=0 bytes=4096\n1 1.00005 leave MPI_Recv\n"
     "1 2.0 enter MPI_Recv\n1 2.0001 recv 0 tag=0 bytes=1048576\n1 2.0001 leave MPI_Recv\n"
-    "1 3.0 leave main\n");
-  g_autofree char *xml = g_build_filename (work, "platform.xml", NULL);
-  TsToolResult res = ts_run_tracesim ((const char *[]) { "calibrate", trace, "-o", xml, NULL });
-  if (res.status != 0)
-    fail_msg ("tracesim calibrate failed: %s", res.err);
-  if (!strstr (res.out, "latency 1e-06 s"))
-    fail_msg ("expected latency 1e-06 s: %s", res.out);
-  ts_tool_result_clear (&res);
-  ts_test_rmtree (work);
-}
-
-/* The eager threshold summary.json reports for a trace with one blocking
- * send of 100000 B (above the 65536 B the replay assumes at least):
- * @send_leave is when the send call ended, the receiver entered at 1.0 s. */
-static guint64
-inferred_threshold (const char *name, const char *send_leave)
-{
-  g_autofree char *work = ts_test_workdir (name);
-  g_autofree char *script = g_strdup_printf (
-    "ranks 2\n"
-    "0 0.0 enter main\n0 0.0 enter MPI_Send\n0 0.0 send 1 tag=0 bytes=100000\n"
-    "0 %s leave MPI_Send\n0 2.0 leave main\n"
-    "1 0.0 enter main\n1 1.0 enter MPI_Recv\n1 1.0002 recv 0 tag=0 bytes=100000\n"
-    "1 1.0002 leave MPI_Recv\n1 2.0 leave main\n", send_leave);
-  g_autofree char *trace = ts_test_generate_text (work, script);
-  g_autofree char *out = g_build_filename (work, "out", NULL);
-  g_autofree char *why = NULL;
-  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-o", out, "-q", NULL },
-                                                  out, "summary.json", &why);
-  if (!json)
-    fail_msg ("tracesim run failed: %s", why);
-  GArray *v = summary_values (json, "eager_threshold_bytes");
-  assert_int_equal (v->len, 1);
-  guint64 threshold = (guint64) g_array_index (v, double, 0);
-  g_array_unref (v);
-  ts_test_rmtree (work);
-  return threshold;
-}
-
-/* The send left at 1e-5 s, long (more than the 50 us clock slack) before
- * its receiver entered at 1.0 s: 100000 B went eagerly, so the threshold
- * is one byte more. Leaving at 1.0002 s, after the receiver entered, it
- * may have waited: no evidence, the assumed 65536 stays. */
-static void
-test_eager_threshold_from_the_trace (void **state)
-{
-  assert_int_equal (inferred_threshold ("eager-early", "0.00001"), 100001);
-  assert_int_equal (inferred_threshold ("eager-late", "1.0002"), 65536);
+    "1 3.0 leave main\n", "1e-06");
 }
 
 /* The threshold summary.json reports for rank 0's blocking sends to rank 1:
@@ -265,6 +226,22 @@ threshold_of_sends (const char *name, const char *const *sends)
   g_array_unref (v);
   ts_test_rmtree (work);
   return threshold;
+}
+
+/* One blocking send of 100000 B (above the 65536 B assumed) entered at 0,
+ * its receiver at 1.0 s. The send left at 1e-5 s, long (more than the 50 us clock slack) before
+ * its receiver entered at 1.0 s: 100000 B went eagerly, so the threshold
+ * is one byte more. Leaving at 1.0002 s, after the receiver entered, it
+ * may have waited: no evidence, the assumed 65536 stays. */
+static void
+test_eager_threshold_from_the_trace (void **state)
+{
+  assert_int_equal (threshold_of_sends ("eager-early",
+                                        (const char *[]) { "100000 0.0 0.00001 1.0", NULL }),
+                    100001);
+  assert_int_equal (threshold_of_sends ("eager-late",
+                                        (const char *[]) { "100000 0.0 1.0002 1.0", NULL }),
+                    65536);
 }
 
 /* Below the assumed 65536, a threshold needs two blocking sends that
