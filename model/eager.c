@@ -71,19 +71,21 @@ next_index (GHashTable *counts, gconstpointer key, gsize key_size)
   return k;
 }
 
+/* The sender's side of a message (or a root's of a collective) entering its
+ * call at @enter; the receivers' side is filled in later. */
 static Sighting *
-sighting (Scan *s, const Key *key, guint64 bytes, gboolean create)
+watch (Scan *s, const Key *key, guint64 bytes, double enter)
 {
   Sighting *v = g_hash_table_lookup (s->sightings, key);
-  if (!v && create)
+  if (!v)
     {
       v = g_new (Sighting, 1);
       v->bytes = bytes;
-      v->sender_enter = NAN;
       v->sender_leave = NAN;
       v->first_receiver_enter = INFINITY;
       g_hash_table_insert (s->sightings, g_memdup2 (key, sizeof *key), v);
     }
+  v->sender_enter = enter;
   return v;
 }
 
@@ -135,10 +137,7 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
             if (senders && a->kind == TS_ACTION_SEND && a->bytes >= s->smallest
                 && (a->bytes >= s->assumed
                     || s->watched[ts_size_class (a->bytes)]++ < EAGER_WATCH_PER_CLASS))
-              {
-                pending = sighting (s, &key, a->bytes, TRUE);
-                pending->sender_enter = call_enter;
-              }
+              pending = watch (s, &key, a->bytes, call_enter);
           }
           break;
         case TS_ACTION_RECV:
@@ -149,7 +148,7 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
             TsChannel ch = { ts_trace_comm_world_rank (s->trace, a->comm, rank, a->peer), rank,
                              a->comm, a->tag };
             Key key = { ch, next_index (s->recvs, &ch, sizeof ch) };
-            Sighting *v = senders ? NULL : sighting (s, &key, 0, FALSE);
+            Sighting *v = senders ? NULL : g_hash_table_lookup (s->sightings, &key);
             if (v)
               v->first_receiver_enter = MIN (v->first_receiver_enter, in_call ? call_enter : t);
           }
@@ -167,11 +166,8 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
                                                  ts_trace_comm_size (s->trace, a->comm), MAX (me, 0),
                                                  root, a->bytes, a->bytes_recv);
             if (senders && root && bytes >= s->assumed)
-              {
-                pending = sighting (s, &key, bytes, TRUE);
-                pending->sender_enter = call_enter;
-              }
-            Sighting *v = !senders && !root ? sighting (s, &key, 0, FALSE) : NULL;
+              pending = watch (s, &key, bytes, call_enter);
+            Sighting *v = !senders && !root ? g_hash_table_lookup (s->sightings, &key) : NULL;
             if (v)
               v->first_receiver_enter = MIN (v->first_receiver_enter, call_enter);
           }
@@ -190,7 +186,8 @@ static gboolean
 receives_all_recorded (const TsProfile *profile)
 {
   for (guint r = 0; r < profile->n_ranks; r++)
-    if (profile->rank_stats[r].calls[1] > 0 || profile->rank_stats[r].calls[2] > 0)
+    if (profile->rank_stats[r].calls[TS_INFO_INFERRED] > 0
+        || profile->rank_stats[r].calls[TS_INFO_MISSING] > 0)
       return FALSE;
   return TRUE;
 }

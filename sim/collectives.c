@@ -230,6 +230,8 @@ ts_collective_transfer (const TsRank *rk, const TsAction *a)
 {
   const TsProfile *p = rk->sim->profile;
   const TsTrace *t = rk->sim->trace;
+  if (ts_collective_is_empty (a->op, a->bytes, a->bytes_recv))
+    return 0; /* MPI returns at once */
   guint n = ts_trace_comm_size (t, a->comm);
   gint me = ts_trace_comm_local_rank (t, a->comm, rk->rank);
   if (p->fit_samples == 0 || n <= 1 || me < 0)

@@ -69,7 +69,6 @@ typedef struct {
   guint8 call_class;         /* size class of the call's message */
   gboolean call_is_root;     /* the root of a rooted collective */
   gboolean call_collective;
-  gboolean call_local;       /* it replayed no communication: its time is all its own */
   double call_transfer;      /* the network's share of a collective (ts_collective_transfer) */
   gboolean call_waited_for_receiver;
   double receiver_post;      /* latest original post time of the receives the call's
@@ -159,7 +158,8 @@ void ts_partitioned_complete (TsRank *rk, const TsAction *a);
 void ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag);
 /* What the network fitted to the trace (TsProfile latency, bandwidth) took
  * for the messages on the longest chain of a collective's algorithm, had
- * nobody waited; INFINITY without a fit (collectives.c). */
+ * nobody waited: 0 for a collective without data (ts_collective_is_empty),
+ * which is not simulated; INFINITY without a fit (collectives.c). */
 double ts_collective_transfer (const TsRank *rk, const TsAction *a);
 
 #endif

@@ -90,8 +90,7 @@ typedef void (*ActionHandler) (TsRank *rk, const TsAction *a);
  * the longest chain of messages of its algorithm: ts_collective_transfer),
  * but never more than the fastest call of the same MPI function, size class
  * and role (root or not) took: without a fit that fastest call is taken as
- * pure transfer (seeds/001: over many calls the fastest did not wait). A
- * collective without data (ts_collective_is_empty) has no network share.
+ * pure transfer (seeds/001: over many calls the fastest did not wait).
  * What remains is CPU time the call alone spent: the call's overhead, or a
  * rank descheduled on an oversubscribed node. */
 static void
@@ -100,10 +99,10 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
   const TsProfile *p = rk->sim->profile;
   double fastest
     = p->call_min[ts_profile_call_min_index (leave->region, rk->call_class, rk->call_is_root)];
-  double network = rk->call_local ? 0 : fastest;
-  if (rk->call_collective && !rk->call_local)
+  double network = fastest;
+  if (rk->call_collective)
     network = MIN (fastest, rk->call_transfer);
-  else if (p->fit_samples > 0 && !rk->call_local)
+  else if (p->fit_samples > 0)
     {
       double transfer = p->latency + (p->bandwidth > 0 ? rk->call_bytes / p->bandwidth : 0);
       network = MIN (fastest, transfer);
@@ -135,7 +134,6 @@ do_marker (TsRank *rk, const TsAction *a)
       rk->call_class = 0;
       rk->call_is_root = FALSE;
       rk->call_collective = FALSE;
-      rk->call_local = FALSE;
       rk->call_waited_for_receiver = FALSE;
       rk->receiver_post = NAN;
       rk->call_bytes = 0;
@@ -432,8 +430,6 @@ do_collective (TsRank *rk, const TsAction *a)
   rk->call_is_root = a->peer != TS_NO_RANK
                      && ts_trace_comm_local_rank (rk->sim->trace, a->comm, rk->rank) == a->peer;
   rk->call_collective = TRUE;
-  /* Without data, MPI returns at once (ts_collective_is_empty). */
-  rk->call_local = ts_collective_is_empty (a->op, a->bytes, a->bytes_recv);
   rk->call_transfer = ts_collective_transfer (rk, a);
   charge_overhead (rk, a);
   ts_rank_flush (rk);
