@@ -26,7 +26,8 @@ typedef struct {
   guint32 comm;
   gint32 tag;
   guint64 bytes;
-  double time;
+  double time;       /* the send's */
+  double order;      /* when the receiver most likely took it (see infer_envelopes) */
 } Message;
 
 /* A partitioned initialisation seen by the first pass. */
@@ -456,7 +457,7 @@ static gint
 compare_message (gconstpointer a, gconstpointer b)
 {
   const Message *x = a, *y = b;
-  return x->time < y->time ? -1 : x->time > y->time;
+  return x->order < y->order ? -1 : x->order > y->order;
 }
 
 static guint
@@ -475,9 +476,16 @@ channel_equal (gconstpointer a, gconstpointer b)
 
 /* EZTrace records MPI_Irecv without its envelope and never its completion.
  * The messages addressed to a rank that no recorded receive consumed are the
- * ones its unresolved receives took: hand them out in send order, but never
- * give a receive a message sent after its completing call ended (a receive
- * from MPI_PROC_NULL looks the same and takes no message). */
+ * ones its unresolved receives took: hand them out in the order the receiver
+ * most likely took them, but never give a receive a message sent after its
+ * completing call ended (a receive from MPI_PROC_NULL looks the same and
+ * takes no message). That order is when a blocking send left, not when it
+ * began: a send too large to be buffered leaves only once its receive took
+ * it, so two neighbours' sends entered in one order can be taken in the
+ * other (LAMMPS: rank 2 enters its send to rank 0 before rank 1 does, but
+ * rank 0 receives from rank 1 first and rank 2's send waits for that). A
+ * buffered send leaves at once, so for it the two orders agree; a
+ * non-blocking send keeps its posting time. */
 static gboolean
 infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
 {
@@ -501,13 +509,26 @@ infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
       TsActionStream *s = ts_event_source_stream (src, r, &opt);
       TsAction a;
       GError *local = NULL;
+      GArray *blocking_to = NULL; /* a blocking send whose call has not left yet: */
+      guint blocking_at = 0;      /* incoming[its destination], its index there */
       while (ts_action_stream_next (s, &a, &local))
         {
+          if (a.kind == TS_ACTION_LEAVE && blocking_to)
+            {
+              Message *m = &g_array_index (blocking_to, Message, blocking_at);
+              m->order = MAX (m->order, a.time);
+              blocking_to = NULL;
+            }
           if (a.kind == TS_ACTION_SEND || a.kind == TS_ACTION_ISEND)
             {
               guint dst = ts_trace_comm_world_rank (trace, a.comm, r, a.peer);
-              Message m = { r, a.comm, a.tag, a.bytes, a.time };
+              Message m = { r, a.comm, a.tag, a.bytes, a.time, a.time };
               g_array_append_val (incoming[dst], m);
+              if (a.kind == TS_ACTION_SEND)
+                {
+                  blocking_to = incoming[dst];
+                  blocking_at = incoming[dst]->len - 1;
+                }
             }
           else if ((a.kind == TS_ACTION_RECV || a.kind == TS_ACTION_IRECV)
                    && !(a.flags & TS_ACTION_MISSING))
