@@ -91,7 +91,8 @@ typedef void (*ActionHandler) (TsRank *rk, const TsAction *a);
  * but never more than the fastest call of the same MPI function, size class
  * and role (root or not) took: without a fit that fastest call is taken as
  * pure transfer (seeds/001: over many calls the fastest did not wait).
- * What remains is CPU time the call alone spent: the call's overhead, or a
+ * A blocking send the simulation buffers takes no network time on the
+ * sender, so nothing is deducted from it. What remains is CPU time the call alone spent: the call's overhead, or a
  * rank descheduled on an oversubscribed node. */
 static void
 charge_call_cost (TsRank *rk, const TsAction *leave)
@@ -107,6 +108,12 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
       double transfer = p->latency + (p->bandwidth > 0 ? rk->call_bytes / p->bandwidth : 0);
       network = MIN (fastest, transfer);
     }
+  /* A blocking send the simulation buffered (eager) returns at once: the
+   * network models none of its time, so all of it is the call's own (the
+   * copy into the library's buffer). */
+  if (ts_trace_region_call (rk->sim->trace, leave->region) == TS_CALL_SEND
+      && !rk->call_waited_for_receiver)
+    network = 0;
   double wait = MAX (0, rk->causal - rk->call_enter);
   /* A call that waited for a receiver (a rendezvous send, the wait of one,
    * a partitioned send) waited until the receive was posted; the simulation

@@ -22,7 +22,8 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "iallreduce-overlap", "persistent", "sender-faster", "imbalance-mean", "selection",
                                          "polling-faster", "polling-slower", "sendrecv-ring",
                                          "rendezvous-cost", "rendezvous-descheduled", "sub-tick",
-                                         "empty-bcast", "slow-collective", "crossed-sends", NULL };
+                                         "empty-bcast", "slow-collective", "crossed-sends",
+                                         "eager-send-cost", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json;
  * sections nest ("wait_states.original.late_sender"). */
