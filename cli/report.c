@@ -164,6 +164,9 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsProfile *p)
   if (p->fit_samples)
     fprintf (out, "network fit: latency %.3g s, bandwidth %.3g B/s (%u size classes)\n",
              p->latency, p->bandwidth, p->fit_samples);
+  else
+    fprintf (out, "network: latency %.3g s, bandwidth %.3g B/s (defaults: no blocking receive "
+             "to fit)\n", p->latency, p->bandwidth);
   top_regions (out, trace, p, 20);
 }
 

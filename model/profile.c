@@ -586,6 +586,14 @@ infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
   return ok;
 }
 
+double
+ts_profile_transfer (const TsProfile *p, guint64 bytes)
+{
+  if (p->fit_samples == 0)
+    return TS_PROFILE_DEFAULT_LATENCY + bytes / TS_PROFILE_DEFAULT_BANDWIDTH;
+  return p->latency + (p->bandwidth > 0 ? bytes / p->bandwidth : 0);
+}
+
 /* Fit seconds = latency + bytes / bandwidth through the fastest blocking
  * receive of each size class: over many calls the fastest did not wait. */
 static void

@@ -59,6 +59,11 @@ typedef struct {
   GHashTable *partitioned;
 } TsProfile;
 
+/* The network assumed where a trace has no blocking receive to fit one to:
+ * shared memory of a current node (1 us, 10 GB/s). */
+#define TS_PROFILE_DEFAULT_LATENCY 1e-6
+#define TS_PROFILE_DEFAULT_BANDWIDTH 1e10
+
 /* The k-th partitioned initialisation (from 0) on a channel: seed 000,
  * partitioned requests match in initialisation order per envelope. */
 typedef struct {
@@ -89,6 +94,10 @@ ts_profile_call_min_index (guint region, guint size_class, gboolean is_root)
 {
   return ((gsize) region * TS_N_SIZE_CLASSES + size_class) * 2 + (is_root ? 1 : 0);
 }
+
+/* Seconds a message of @bytes takes on the traced network: the fit, or the
+ * defaults where there is none (the network of the calibrated platform). */
+double ts_profile_transfer (const TsProfile *profile, guint64 bytes);
 
 /* Stream options for @rank that apply this profile. */
 TsStreamOptions ts_profile_stream_options (const TsProfile *profile, guint rank);

@@ -234,13 +234,12 @@ ts_collective_transfer (const TsRank *rk, const TsAction *a)
     return 0; /* MPI returns at once */
   guint n = ts_trace_comm_size (t, a->comm);
   gint me = ts_trace_comm_local_rank (t, a->comm, rk->rank);
-  if (p->fit_samples == 0 || n <= 1 || me < 0)
+  if (!rk->sim->traced_network_known || n <= 1 || me < 0)
     return INFINITY;
   guint root = a->peer == TS_NO_RANK ? 0 : (guint) a->peer;
   guint64 block = ts_collective_block (a->op, ts_trace_collective_bytes_total (t), n, me,
                                        me == (gint) root, a->bytes, a->bytes_recv);
-  double message = p->latency + (p->bandwidth > 0 ? block / p->bandwidth : 0);
-  return chain_length (a->op, n) * message;
+  return chain_length (a->op, n) * ts_profile_transfer (p, block);
 }
 
 void

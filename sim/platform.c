@@ -19,7 +19,9 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
     "<platform version=\"4.1\">\n"
     "  <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-%u\"\n"
     "           speed=\"%sf\" bw=\"%sBps\" lat=\"%ss\" sharing_policy=\"SPLITDUPLEX\"\n"
-    "           loopback_bw=\"%sBps\" loopback_lat=\"0s\"/>\n"
+    "           loopback_bw=\"%sBps\" loopback_lat=\"0s\">\n"
+    "    <prop id=\"" TS_PLATFORM_TRACED_NETWORK "\" value=\"yes\"/>\n"
+    "  </cluster>\n"
     "</platform>\n",
     spec->n_hosts, lat, bw, spec->n_hosts - 1, speed, bw, lat, bw);
   return g_file_set_contents (path, xml, -1, error);
@@ -28,7 +30,8 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
 TsClusterSpec
 ts_platform_spec_from_profile (const TsProfile *p)
 {
-  TsClusterSpec spec = { p->n_ranks, 1e9, 1e-6, 1e10 };
+  TsClusterSpec spec = { p->n_ranks, 1e9, TS_PROFILE_DEFAULT_LATENCY,
+                         TS_PROFILE_DEFAULT_BANDWIDTH };
   if (p->latency > 0)
     spec.latency = p->latency;
   if (p->bandwidth > 0)

@@ -26,6 +26,14 @@ gboolean ts_platform_write_cluster (const TsClusterSpec *spec, const char *path,
  * 1 us and 10 GB/s where the trace has nothing to fit. */
 TsClusterSpec ts_platform_spec_from_profile (const TsProfile *profile);
 
+/* Property of the root zone of the platforms tracesim writes: its network is
+ * the traced one as the profile sees it (fitted, or assumed where the trace
+ * had nothing to fit). The replay then deducts that network's transfers from
+ * the calls, so that replaying on it reproduces the trace (replay.c,
+ * charge_call_cost); on other platforms, without a fit, the fastest call of
+ * each kind and size stands for its transfer. */
+#define TS_PLATFORM_TRACED_NETWORK "tracesim-traced-network"
+
 G_END_DECLS
 
 #endif

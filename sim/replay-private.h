@@ -97,6 +97,10 @@ struct TsSimulation {
   double *region_seconds;    /* per trace region, predicted inclusive, all ranks */
   guint progress_shown;
   double clock_tick;         /* seconds per tick of the trace's clock */
+  /* The traced network is known: fitted to the trace, or the platform is
+   * one tracesim calibrated (TS_PLATFORM_TRACED_NETWORK). Otherwise the
+   * fastest call of each kind and size stands for its transfer. */
+  gboolean traced_network_known;
   /* Per channel, the original post times of rendezvous-sized receives whose
    * sender has not completed yet (GQueue of times, see ts_time_payload): a rendezvous sender
    * learns from it how long the trace made it wait for its receiver. */

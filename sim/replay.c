@@ -3,8 +3,10 @@
 #define G_LOG_DOMAIN "ts-replay"
 
 #include "sim/replay-private.h"
+#include "sim/platform.h"
 
 #include <simgrid/engine.h>
+#include <simgrid/zone.h>
 #include <xbt/log.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,14 +88,20 @@ typedef void (*ActionHandler) (TsRank *rk, const TsAction *a);
  * minus what the simulated network already models. The wait runs until the
  * latest original entry time among the calls this one received from (the
  * messages carry it). The network's share is the transfer time of the
- * network fitted to the trace for the call's message (for a collective, for
- * the longest chain of messages of its algorithm: ts_collective_transfer),
- * but never more than the fastest call of the same MPI function, size class
- * and role (root or not) took: without a fit that fastest call is taken as
- * pure transfer (seeds/001: over many calls the fastest did not wait).
+ * traced network for the call's message (for a collective, for the longest
+ * chain of messages of its algorithm: ts_collective_transfer), but never
+ * more than the fastest call of the same MPI function, size class and role
+ * (root or not) took (seeds/001: over many calls the fastest did not wait).
+ * The traced network is the one fitted to the trace's receives; without a
+ * fit, on the calibrated platform, the default network that platform has
+ * (so that replaying on it reproduces the trace: LAMMPS's barriers, 40 us
+ * at their fastest, lost 38 us each when that was deducted for a network
+ * the platform simulates in 2 us); on a platform of your own, the fastest
+ * call is taken as pure transfer.
  * A blocking send the simulation buffers takes no network time on the
- * sender, so nothing is deducted from it. What remains is CPU time the call alone spent: the call's overhead, or a
- * rank descheduled on an oversubscribed node. */
+ * sender, so nothing is deducted from it. What remains is CPU time the call
+ * alone spent: the call's overhead, or a rank descheduled on an
+ * oversubscribed node. */
 static void
 charge_call_cost (TsRank *rk, const TsAction *leave)
 {
@@ -103,11 +111,8 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
   double network = fastest;
   if (rk->call_collective)
     network = MIN (fastest, rk->call_transfer);
-  else if (p->fit_samples > 0)
-    {
-      double transfer = p->latency + (p->bandwidth > 0 ? rk->call_bytes / p->bandwidth : 0);
-      network = MIN (fastest, transfer);
-    }
+  else if (rk->sim->traced_network_known)
+    network = MIN (fastest, ts_profile_transfer (p, rk->call_bytes));
   /* A blocking send the simulation buffered (eager) returns at once: the
    * network models none of its time, so all of it is the call's own (the
    * copy into the library's buffer). */
@@ -763,6 +768,9 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
 
   gboolean ok = map_ranks (&sim, error);
   sim.clock_tick = 1.0 / (double) ts_trace_timer_resolution (trace);
+  sim.traced_network_known
+    = profile->fit_samples > 0
+      || sg_zone_get_property_value (sg_zone_get_root (), TS_PLATFORM_TRACED_NETWORK) != NULL;
   sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
                                               (GDestroyNotify) g_queue_free);
   if (ok)

@@ -338,6 +338,58 @@ test_clocks_made_causal_by_a_broadcast (void **state)
   assert_true (fabs (g_array_index (drifting, double, 1)) < 1e-9);
 }
 
+/* The predicted runtime of @trace on @platform (NULL: the calibrated one). */
+static double
+predicted_runtime (const char *work, const char *trace, const char *platform, const char *out_name)
+{
+  g_autofree char *out = g_build_filename (work, out_name, NULL);
+  const char *args[] = { "run", trace, "-o", out, "-q", "--no-wait-states",
+                         platform ? "-p" : NULL, platform, NULL };
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output (args, out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim failed on %s: %s", trace, why);
+  g_autoptr (GArray) runtime = summary_values (json, "predicted.runtime_s");
+  assert_int_equal (runtime->len, 1);
+  return g_array_index (runtime, double, 0);
+}
+
+/* Two ranks enter two barriers together; each takes 40 us (0.001 ..
+ * 0.00104, 0.002 .. 0.00204) and main ends at 0.003. No blocking receive:
+ * no network to fit, so the calibrated platform has the default network,
+ * 1 us end to end. A barrier of 2 ranks is one message (chain of
+ * ceil (log2 2) = 1) of 0 bytes: 1 us there, and that is all the replay
+ * deducts, charging the other 39 us as the barrier's own time: both
+ * barriers end when they did, and the run at 0.003 s; the same on that
+ * platform given with -p (it says it holds the traced network). Deducting
+ * the fastest barrier, 40 us, would lose 39 us per barrier: 0.002922 s.
+ * On four-hosts.xml, not calibrated, the fastest barrier stands for the
+ * traced transfer: 40 us deducted, 100 us simulated (its 1e-4 s latency):
+ * 60 us more per barrier, 0.00312 s. */
+static void
+test_calibrated_platform_reproduces_collectives (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("calibrated-barrier");
+  g_autoptr (GString) script = g_string_new ("ranks 2\n");
+  for (guint r = 0; r < 2; r++)
+    g_string_append_printf (script,
+                            "%u 0.0 enter main\n"
+                            "%u 0.001 enter MPI_Barrier\n%u 0.001 coll_begin\n"
+                            "%u 0.00104 coll_end barrier\n%u 0.00104 leave MPI_Barrier\n"
+                            "%u 0.002 enter MPI_Barrier\n%u 0.002 coll_begin\n"
+                            "%u 0.00204 coll_end barrier\n%u 0.00204 leave MPI_Barrier\n"
+                            "%u 0.003 leave main\n", r, r, r, r, r, r, r, r, r, r);
+  g_autofree char *trace = ts_test_generate_text (work, script->str);
+  assert_true (fabs (predicted_runtime (work, trace, NULL, "calibrated") - 0.003) < TOLERANCE);
+  g_autofree char *calibrated = g_build_filename (work, "calibrated", "platform.xml", NULL);
+  assert_true (fabs (predicted_runtime (work, trace, calibrated, "given") - 0.003) < TOLERANCE);
+  g_autofree char *four
+    = g_build_filename (ts_test_srcdir (), "scenarios", "platforms", "four-hosts.xml", NULL);
+  assert_true (fabs (predicted_runtime (work, trace, four, "four") - 0.00312) < TOLERANCE);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -356,6 +408,7 @@ main (void)
     cmocka_unit_test (test_eager_threshold_from_the_trace),
     cmocka_unit_test (test_eager_threshold_lowered_by_waiting_senders),
     cmocka_unit_test (test_clocks_made_causal_by_a_broadcast),
+    cmocka_unit_test (test_calibrated_platform_reproduces_collectives),
   };
   for (guint i = 0; i < G_N_ELEMENTS (others); i++)
     g_ptr_array_add (tests, (gpointer) &others[i]);
