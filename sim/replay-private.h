@@ -76,6 +76,7 @@ typedef struct {
   sg_comm_t sendrecv_send;   /* the rendezvous send of the MPI_Sendrecv in progress */
   TsBlockedOn sendrecv_on;
   guint64 call_bytes;        /* largest message of the call */
+  double call_upfront;       /* the call's cost charged before it (call_costs) */
   guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
   TsHypothesisRank *hypotheses;
   GHashTable *prequests;     /* req -> partitioned request (sim/partitioned.c) */

@@ -23,7 +23,7 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "polling-faster", "polling-slower", "sendrecv-ring",
                                          "rendezvous-cost", "rendezvous-descheduled", "sub-tick",
                                          "empty-bcast", "slow-collective", "crossed-sends",
-                                         "eager-send-cost", NULL };
+                                         "eager-send-cost", "test-completes", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json;
  * sections nest ("wait_states.original.late_sender"). */
