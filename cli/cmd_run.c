@@ -28,6 +28,7 @@ typedef struct {
   char **hypotheses;
   gboolean wait_regions;
   gboolean no_wait_states;
+  char *binomial_tree;
 } RunOptions;
 
 /* --eager-threshold not given: take it from the trace (model/eager.h). */
@@ -40,7 +41,7 @@ static const char *const output_entries[] = {
 static gboolean
 write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
                const TsReplayResult *res, const TsWaitStates *ws_original,
-               const TsWaitStates *ws_predicted, guint64 eager_threshold, double wall,
+               const TsWaitStates *ws_predicted, const TsReplayOptions *ro, double wall,
                GError **error)
 {
   GString *j = g_string_new ("{\n");
@@ -55,7 +56,11 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
   ts_json_array (j, "    ", "rank_end_s", (double *) res->rank_end->data, res->n_ranks, FALSE);
   g_string_append (j, "  },\n");
   ts_json_number (j, "  ", "speedup", res->runtime > 0 ? p->runtime / res->runtime : 0, TRUE);
-  g_string_append_printf (j, "  \"eager_threshold_bytes\": %" G_GUINT64_FORMAT ",\n", eager_threshold);
+  g_string_append_printf (j, "  \"eager_threshold_bytes\": %" G_GUINT64_FORMAT ",\n",
+                          ro->eager_threshold);
+  g_string_append_printf (j, "  \"binomial_tree\": \"%s\",\n",
+                          ts_binomial_tree_name (ro->binomial_tree_given ? ro->binomial_tree
+                                                                         : p->binomial_tree));
   /* Per region, inclusive seconds over all ranks, before and after. */
   g_string_append (j, "  \"regions\": [\n");
   gboolean first = TRUE;
@@ -186,6 +191,9 @@ ts_cmd_run (int argc, char **argv)
     { "eager-threshold", 0, 0, G_OPTION_ARG_INT64, &o.eager,
       "messages smaller than this do not wait for the receiver (default: inferred from the trace, 65536 without evidence)",
       "BYTES" },
+    { "binomial-tree", 0, 0, G_OPTION_ARG_STRING, &o.binomial_tree,
+      "shape of the binomial trees of broadcasts and reductions: mpich or openmpi (default: "
+      "the one the trace shows, see tracesim info)", "NAME" },
     { "cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.cfg,
       "SimGrid configuration item, e.g. network/model:LV08 (repeatable)", "ITEM:VALUE" },
     { "hypothesis", 'H', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.hypotheses,
@@ -240,6 +248,13 @@ ts_cmd_run (int argc, char **argv)
                        "--cfg '%s': expected ITEM:VALUE, e.g. network/model:LV08", o.cfg[i]);
           return ts_cmd_fail ("run", error);
         }
+    }
+  TsBinomialTree tree = TS_BINOMIAL_MPICH;
+  if (o.binomial_tree && !ts_binomial_tree_parse (o.binomial_tree, &tree))
+    {
+      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--binomial-tree '%s': expected mpich or openmpi", o.binomial_tree);
+      return ts_cmd_fail ("run", error);
     }
   if (o.eager < 0 && o.eager != EAGER_INFER)
     {
@@ -305,6 +320,8 @@ ts_cmd_run (int argc, char **argv)
     ro.eager_threshold = (guint64) o.eager;
   ro.trace_speed = o.trace_speed;
   ro.exact_cpu = o.exact_cpu;
+  ro.binomial_tree_given = o.binomial_tree != NULL;
+  ro.binomial_tree = tree;
   ro.hypotheses = hyp;
   g_autofree char *predicted = g_build_filename (tmp, "predicted", NULL);
   ro.predicted_dir = predicted;
@@ -360,7 +377,7 @@ ts_cmd_run (int argc, char **argv)
   g_autofree char *summary = g_build_filename (tmp, "summary.json", NULL);
   if ((ws_original && !g_file_set_contents (csv_path, csv->str, csv->len, &error))
       || !write_summary (summary, trace, profile, &res, ws_original, ws_predicted,
-                         ro.eager_threshold, wall, &error)
+                         &ro, wall, &error)
       || !ts_output_dir_commit (out, &error))
     {
       ts_replay_result_clear (&res);
@@ -378,6 +395,7 @@ ts_cmd_run (int argc, char **argv)
   ts_replay_result_clear (&res);
   g_free (o.platform);
   g_free (o.output);
+  g_free (o.binomial_tree);
   g_free (o.hostfile);
   g_strfreev (o.cfg);
   g_strfreev (o.hypotheses);

@@ -166,7 +166,16 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsProfile *p)
              p->latency, p->bandwidth, p->fit_samples);
   else
     fprintf (out, "network: latency %.3g s, bandwidth %.3g B/s (defaults: no blocking receive "
-             "to fit)\n", p->latency, p->bandwidth);
+             "to fit)\n", TS_PROFILE_DEFAULT_LATENCY, TS_PROFILE_DEFAULT_BANDWIDTH);
+  const guint *against = p->binomial_contradictions;
+  if (against[TS_BINOMIAL_MPICH] == against[TS_BINOMIAL_OPENMPI])
+    fprintf (out, "binomial trees: MPICH's, assumed (no call of %u broadcasts and reductions on "
+             "4 ranks or more tells the shapes apart)\n", p->binomial_samples);
+  else
+    fprintf (out, "binomial trees: %s's (of %u broadcasts and reductions on 4 ranks or more, "
+             "calls contradicting MPICH's shape: %u, Open MPI's: %u)\n",
+             p->binomial_tree == TS_BINOMIAL_MPICH ? "MPICH" : "Open MPI", p->binomial_samples,
+             against[TS_BINOMIAL_MPICH], against[TS_BINOMIAL_OPENMPI]);
   top_regions (out, trace, p, 20);
 }
 

@@ -46,6 +46,7 @@ typedef struct {
   guint32 seq;
   guint32 rank;
   guint8 shape;                     /* TsCollectiveShape */
+  guint8 op;                        /* TsCollectiveOp */
   guint8 root;
   double enter, leave;              /* the MPI call's, on the rank's own clock */
 } CollSample;
@@ -141,6 +142,7 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
   gboolean coll_sync = FALSE;
   gboolean coll_ordered = FALSE;    /* its members' times constrain each other */
   TsCollectiveShape coll_shape = TS_COLL_SHAPE_PREFIX;
+  TsCollectiveOp coll_op = TS_COLL_BARRIER;
   GArray *stack = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *stack_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
 
@@ -214,7 +216,7 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
                 guint32 seq = scan->coll_seq[coll_comm]++;
                 if (scan->colls->len < TS_PROFILE_COLL_SAMPLES)
                   {
-                    CollSample c = { (guint32) coll_comm, seq, rank, coll_shape, is_root,
+                    CollSample c = { (guint32) coll_comm, seq, rank, coll_shape, coll_op, is_root,
                                      call_enter, a.time };
                     g_array_append_val (scan->colls, c);
                   }
@@ -234,7 +236,8 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
                                             is_root, a.bytes, a.bytes_recv));
           }
           coll_comm = a.comm;
-          coll_shape = ts_collective_shape ((TsCollectiveOp) a.op);
+          coll_op = (TsCollectiveOp) a.op;
+          coll_shape = ts_collective_shape (coll_op);
           /* A collective that moves no data synchronises nobody: its
            * members leave it at any time (ts_collective_is_empty). */
           coll_ordered = coll_shape != TS_COLL_SHAPE_PREFIX
@@ -292,6 +295,8 @@ median (GArray *values)
 }
 
 static void median_offsets (TsProfile *p, RankScan *scans, guint k_max);
+static void infer_binomial_tree (const TsTrace *trace, TsProfile *p, const GArray *colls,
+                                 const GArray *starts);
 
 static gint
 compare_coll_sample (gconstpointer a, gconstpointer b)
@@ -302,6 +307,30 @@ compare_coll_sample (gconstpointer a, gconstpointer b)
   if (x->seq != y->seq)
     return x->seq < y->seq ? -1 : 1;
   return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The sampled collective calls of every rank, sorted by instance and rank
+ * into @all, and where each instance whose every member was sampled starts
+ * in it into @starts (it spans [start, start + communicator size)). */
+static void
+sampled_instances (const TsTrace *trace, const TsProfile *p, RankScan *scans, GArray *all,
+                   GArray *starts)
+{
+  for (guint r = 0; r < p->n_ranks; r++)
+    if (scans[r].colls)
+      g_array_append_vals (all, scans[r].colls->data, scans[r].colls->len);
+  g_array_sort (all, compare_coll_sample);
+  for (guint i = 0; i < all->len;)
+    {
+      const CollSample *c = &g_array_index (all, CollSample, i);
+      guint j = i;
+      while (j < all->len && g_array_index (all, CollSample, j).comm == c->comm
+             && g_array_index (all, CollSample, j).seq == c->seq)
+        j++;
+      if (j - i == ts_trace_comm_size (trace, c->comm))
+        g_array_append_val (starts, i);
+      i = j;
+    }
 }
 
 /* Which members of a collective instance must have entered before it
@@ -340,26 +369,8 @@ cannot_leave_first (const CollSample *c)
  * drift), and the offsets are left as they were. Returns the number of
  * instances that were not causal with the given offsets (0 if none). */
 static guint
-repair_collectives (const TsTrace *trace, TsProfile *p, RankScan *scans)
+repair_collectives (const TsTrace *trace, TsProfile *p, const GArray *all, const GArray *starts)
 {
-  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (CollSample));
-  for (guint r = 0; r < p->n_ranks; r++)
-    if (scans[r].colls)
-      g_array_append_vals (all, scans[r].colls->data, scans[r].colls->len);
-  g_array_sort (all, compare_coll_sample);
-  /* Instances whose every member was sampled: [start, start + size). */
-  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < all->len;)
-    {
-      const CollSample *c = &g_array_index (all, CollSample, i);
-      guint j = i;
-      while (j < all->len && g_array_index (all, CollSample, j).comm == c->comm
-             && g_array_index (all, CollSample, j).seq == c->seq)
-        j++;
-      if (j - i == ts_trace_comm_size (trace, c->comm))
-        g_array_append_val (starts, i);
-      i = j;
-    }
   g_autofree double *offset = g_memdup2 (p->clock_offset, p->n_ranks * sizeof (double));
   guint violations = 0;
   gboolean moved = TRUE;
@@ -407,7 +418,8 @@ repair_collectives (const TsTrace *trace, TsProfile *p, RankScan *scans)
  * releases ranks milliseconds apart), so the offsets are then raised where
  * some collective instance is still not causal (repair_collectives). */
 static void
-align_clocks (const TsTrace *trace, TsProfile *p, RankScan *scans)
+align_clocks (const TsTrace *trace, TsProfile *p, RankScan *scans, const GArray *colls,
+              const GArray *starts)
 {
   guint k_max = G_MAXUINT;
   for (guint r = 0; r < p->n_ranks; r++)
@@ -429,8 +441,66 @@ align_clocks (const TsTrace *trace, TsProfile *p, RankScan *scans)
     }
   if (p->sync_violations > 0)
     median_offsets (p, scans, k_max);
-  p->coll_repairs = repair_collectives (trace, p, scans);
+  p->coll_repairs = repair_collectives (trace, p, colls, starts);
   p->clocks_aligned = p->sync_violations > 0 || (p->coll_repairs > 0 && !p->clocks_drift);
+}
+
+/* Which binomial tree the traced library built its broadcasts and
+ * reductions on (model/binomial.h), from the sampled instances on 4 ranks or
+ * more (below that both shapes are one tree): a member of a broadcast
+ * cannot leave before its ancestors entered, nor one of a reduction before
+ * its descendants did. Each member that did contradicts that shape; the
+ * shape contradicted by fewer calls wins, MPICH's where neither is. Gathers
+ * replay on no tree, and are not counted. */
+static void
+infer_binomial_tree (const TsTrace *trace, TsProfile *p, const GArray *colls, const GArray *starts)
+{
+  for (guint k = 0; k < starts->len; k++)
+    {
+      guint i0 = g_array_index (starts, guint, k);
+      const CollSample *first = &g_array_index (colls, CollSample, i0);
+      guint n = ts_trace_comm_size (trace, first->comm);
+      TsCollectiveOp op = (TsCollectiveOp) first->op;
+      gboolean down = op == TS_COLL_BCAST || op == TS_COLL_SCATTER || op == TS_COLL_SCATTERV;
+      if (n < 4 || !(down || op == TS_COLL_REDUCE))
+        continue;
+      const CollSample *root = NULL;
+      for (guint i = i0; i < i0 + n; i++)
+        if (g_array_index (colls, CollSample, i).root)
+          root = &g_array_index (colls, CollSample, i);
+      if (!root)
+        continue;
+      guint root_local = (guint) ts_trace_comm_local_rank (trace, first->comm, root->rank);
+      g_autofree const CollSample **by_vr = g_new (const CollSample *, n);
+      for (guint i = i0; i < i0 + n; i++)
+        {
+          const CollSample *c = &g_array_index (colls, CollSample, i);
+          guint me = (guint) ts_trace_comm_local_rank (trace, c->comm, c->rank);
+          by_vr[(me + n - root_local) % n] = c;
+        }
+      p->binomial_samples++;
+      for (guint t = 0; t < TS_BINOMIAL_N_TREES; t++)
+        for (guint vr = 1; vr < n; vr++)
+          {
+            const CollSample *m = by_vr[vr];
+            double leave = m->leave + p->clock_offset[m->rank];
+            gboolean contradicts = FALSE;
+            for (guint o = 0; o < n && !contradicts; o++)
+              {
+                const CollSample *other = by_vr[o];
+                gboolean waits_for = down ? ts_binomial_is_ancestor ((TsBinomialTree) t, o, vr)
+                                          : o > vr && ts_binomial_is_ancestor ((TsBinomialTree) t, vr, o);
+                contradicts = waits_for && o != vr
+                              && leave < other->enter + p->clock_offset[other->rank];
+              }
+            if (contradicts)
+              p->binomial_contradictions[t]++;
+          }
+    }
+  p->binomial_tree = TS_BINOMIAL_MPICH;
+  for (guint t = 0; t < TS_BINOMIAL_N_TREES; t++)
+    if (p->binomial_contradictions[t] < p->binomial_contradictions[p->binomial_tree])
+      p->binomial_tree = (TsBinomialTree) t;
 }
 
 /* Each rank's offset: minus the median of how much later than rank 0 it
@@ -893,7 +963,11 @@ ts_profile_compute (const TsTrace *trace, GError **error)
     ok = pair_partitioned (trace, p, scans, error);
   if (ok)
     {
-      align_clocks (trace, p, scans);
+      g_autoptr (GArray) colls = g_array_new (FALSE, FALSE, sizeof (CollSample));
+      g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint));
+      sampled_instances (trace, p, scans, colls, starts);
+      align_clocks (trace, p, scans, colls, starts);
+      infer_binomial_tree (trace, p, colls, starts);
       for (guint r = 0; r < n; r++)
         missing += scans[r].missing_recvs;
       if (missing > 0)

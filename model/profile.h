@@ -13,6 +13,7 @@
 #include "model/trace.h"
 #include "model/rank_log.h"
 #include "model/channel.h"
+#include "model/binomial.h"
 
 G_BEGIN_DECLS
 
@@ -54,6 +55,14 @@ typedef struct {
    * call costs not applied), or NULL when the replay must read the trace
    * again (envelope inference). Read through TsActionFeed. */
   TsRankLog *spool;
+  /* The binomial tree of the traced library's broadcasts and reductions:
+   * of binomial_samples sampled instances on 4 ranks or more, how many of
+   * their members' calls contradict each shape (left before a rank they
+   * wait for in it entered), and the shape contradicted least (MPICH's on a
+   * tie). */
+  TsBinomialTree binomial_tree;
+  guint binomial_contradictions[TS_BINOMIAL_N_TREES];
+  guint binomial_samples;
   /* Partitioned requests: TsPartitionedKey -> TsPartitionedPair, for every
    * matched pair of MPI_Psend_init / MPI_Precv_init. */
   GHashTable *partitioned;

@@ -10,7 +10,9 @@
  * textbook choices of MPICH and Open MPI for small and medium messages:
  *   barrier                 dissemination (ceil(log2 n) rounds)
  *   bcast, scatter(v)       binomial tree from the root
- *   reduce, gather(v)       binomial tree towards the root
+ *   reduce                  binomial tree towards the root
+ *                           (either library's shape: model/binomial.h)
+ *   gather(v)               linear, every rank to the root
  *   allreduce, reduce_scatter  recursive doubling (non-powers of two fold the
  *                           extra ranks in first and out last)
  *   allgather(v)            ring (n-1 steps)
@@ -71,36 +73,28 @@ barrier (Coll *c)
 static void
 bcast (Coll *c, guint root, guint64 bytes)
 {
+  TsBinomialTree tree = c->rk->sim->binomial_tree;
   guint vr = (c->me + c->n - root) % c->n;
-  guint mask = 1;
-  for (; mask < c->n; mask <<= 1)
-    if (vr & mask)
-      {
-        recv_from (c, (vr - mask + root) % c->n, bytes);
-        break;
-      }
-  for (mask >>= 1; mask > 0; mask >>= 1)
-    if (vr + mask < c->n)
-      send_to (c, (vr + mask + root) % c->n, bytes);
+  guint children[TS_BINOMIAL_MAX_CHILDREN];
+  guint n_children = ts_binomial_children (tree, vr, c->n, children);
+  if (vr > 0)
+    recv_from (c, (ts_binomial_parent (tree, vr) + root) % c->n, bytes);
+  for (guint i = 0; i < n_children; i++)
+    send_to (c, (children[i] + root) % c->n, bytes);
 }
 
 static void
 reduce (Coll *c, guint root, guint64 bytes)
 {
+  TsBinomialTree tree = c->rk->sim->binomial_tree;
   guint vr = (c->me + c->n - root) % c->n;
-  for (guint mask = 1; mask < c->n; mask <<= 1)
-    {
-      if ((vr & mask) == 0)
-        {
-          if ((vr | mask) < c->n)
-            recv_from (c, ((vr | mask) + root) % c->n, bytes);
-        }
-      else
-        {
-          send_to (c, ((vr & ~mask) + root) % c->n, bytes);
-          break;
-        }
-    }
+  guint children[TS_BINOMIAL_MAX_CHILDREN];
+  guint n_children = ts_binomial_children (tree, vr, c->n, children);
+  /* The smallest subtree is ready first. */
+  for (guint i = n_children; i-- > 0;)
+    recv_from (c, (children[i] + root) % c->n, bytes);
+  if (vr > 0)
+    send_to (c, (ts_binomial_parent (tree, vr) + root) % c->n, bytes);
 }
 
 static void

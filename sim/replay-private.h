@@ -102,6 +102,7 @@ struct TsSimulation {
    * one tracesim calibrated (TS_PLATFORM_TRACED_NETWORK). Otherwise the
    * fastest call of each kind and size stands for its transfer. */
   gboolean traced_network_known;
+  TsBinomialTree binomial_tree; /* of broadcasts and reductions */
   /* Per channel, the original post times of rendezvous-sized receives whose
    * sender has not completed yet (GQueue of times, see ts_time_payload): a rendezvous sender
    * learns from it how long the trace made it wait for its receiver. */

@@ -779,6 +779,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
   sim.traced_network_known
     = profile->fit_samples > 0
       || sg_zone_get_property_value (sg_zone_get_root (), TS_PLATFORM_TRACED_NETWORK) != NULL;
+  sim.binomial_tree = o->binomial_tree_given ? o->binomial_tree : profile->binomial_tree;
   sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
                                               (GDestroyNotify) g_queue_free);
   if (ok)

@@ -23,7 +23,7 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "polling-faster", "polling-slower", "sendrecv-ring",
                                          "rendezvous-cost", "rendezvous-descheduled", "sub-tick",
                                          "empty-bcast", "slow-collective", "crossed-sends",
-                                         "eager-send-cost", "test-completes", NULL };
+                                         "eager-send-cost", "test-completes", "openmpi-reduce", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json;
  * sections nest ("wait_states.original.late_sender"). */
@@ -338,6 +338,46 @@ test_clocks_made_causal_by_a_broadcast (void **state)
   assert_true (fabs (g_array_index (drifting, double, 1)) < 1e-9);
 }
 
+/* The trace of scenarios/openmpi-reduce, replayed on the tree given rather
+ * than the one it shows: --binomial-tree=mpich hangs rank 3 below rank 2
+ * (3 -> 2, then 2 -> 0 and 1 -> 0). Four-hosts.xml: 8 B in 1.0008e-4 s; the
+ * network share is the fastest call of each role (1e-4 s non-root, 0.1004 s
+ * root), as in that scenario.
+ *   rank 1: sends to 0 at 0.1 and leaves; its call lasted 0.1002 s and
+ *           received nothing, so it waited for nobody: 0.1002 - 1e-4 =
+ *           0.1001 s of its own                                  -> 0.2001
+ *   rank 2: rank 3's message (sent at 0.2) arrives at 0.20010008; waited
+ *           0.1 s, nothing of its own                            -> 0.20010008
+ *   rank 0: receives rank 1's at 0.10010008, rank 2's (sent at 0.20010008)
+ *           at 0.20020016                                        -> 0.20020016
+ *   rank 3: as before                                            -> 0.2
+ * summary.json names the tree used. */
+static void
+test_binomial_tree_given (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("binomial-given");
+  g_autofree char *dir = g_build_filename (ts_test_srcdir (), "scenarios", "openmpi-reduce", NULL);
+  g_autofree char *trace = ts_test_generate (work, dir);
+  g_autofree char *platform
+    = g_build_filename (ts_test_srcdir (), "scenarios", "platforms", "four-hosts.xml", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  const char *args[] = { "run", trace, "-p", platform, "-o", out, "-q", "--no-wait-states",
+                         "--binomial-tree=mpich", NULL };
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output (args, out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim failed: %s", why);
+  g_autoptr (GArray) ends = summary_values (json, "predicted.rank_end_s");
+  const double want[] = { 0.20020016, 0.2001, 0.20010008, 0.2 };
+  assert_int_equal (ends->len, 4);
+  for (guint r = 0; r < 4; r++)
+    if (fabs (g_array_index (ends, double, r) - want[r]) > TOLERANCE)
+      fail_msg ("rank %u ends at %.9f, derived %.9f", r, g_array_index (ends, double, r), want[r]);
+  assert_non_null (strstr (json, "\"binomial_tree\": \"mpich\""));
+  ts_test_rmtree (work);
+}
+
 /* The predicted runtime of @trace on @platform (NULL: the calibrated one). */
 static double
 predicted_runtime (const char *work, const char *trace, const char *platform, const char *out_name)
@@ -409,6 +449,7 @@ main (void)
     cmocka_unit_test (test_eager_threshold_lowered_by_waiting_senders),
     cmocka_unit_test (test_clocks_made_causal_by_a_broadcast),
     cmocka_unit_test (test_calibrated_platform_reproduces_collectives),
+    cmocka_unit_test (test_binomial_tree_given),
   };
   for (guint i = 0; i < G_N_ELEMENTS (others); i++)
     g_ptr_array_add (tests, (gpointer) &others[i]);
