@@ -285,6 +285,17 @@ ts_cmd_run (int argc, char **argv)
         return ts_cmd_fail ("run", error);
     }
 
+  TsReplayOptions ro;
+  ts_replay_options_init (&ro);
+  ro.hypotheses = hyp;
+  g_autoptr (GPtrArray) cfg = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; o.cfg && o.cfg[i]; i++)
+    g_ptr_array_add (cfg, g_strdup_printf ("--cfg=%s", o.cfg[i]));
+  g_ptr_array_add (cfg, NULL);
+  ro.simgrid_cfg = (const char *const *) cfg->pdata;
+  if (!ts_replay_check_config (&ro, &error))
+    return ts_cmd_fail ("run", error);
+
   TsOutputDir *out = ts_output_dir_new (o.output, output_entries, &error);
   if (!out)
     return ts_cmd_fail ("run", error);
@@ -303,8 +314,6 @@ ts_cmd_run (int argc, char **argv)
         }
     }
 
-  TsReplayOptions ro;
-  ts_replay_options_init (&ro);
   ro.platform_path = platform;
   ro.hostfile = o.hostfile;
   if (o.eager == EAGER_INFER)
@@ -322,15 +331,8 @@ ts_cmd_run (int argc, char **argv)
   ro.exact_cpu = o.exact_cpu;
   ro.binomial_tree_given = o.binomial_tree != NULL;
   ro.binomial_tree = tree;
-  ro.hypotheses = hyp;
   g_autofree char *predicted = g_build_filename (tmp, "predicted", NULL);
   ro.predicted_dir = predicted;
-  ro.simgrid_cfg = (const char *const *) NULL;
-  g_autoptr (GPtrArray) cfg = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; o.cfg && o.cfg[i]; i++)
-    g_ptr_array_add (cfg, g_strdup_printf ("--cfg=%s", o.cfg[i]));
-  g_ptr_array_add (cfg, NULL);
-  ro.simgrid_cfg = (const char *const *) cfg->pdata;
   ro.progress = !o.quiet && isatty (STDERR_FILENO);
 
   PredictedWaits pw = { .n_ranks = profile->n_ranks, .regions = o.wait_regions };

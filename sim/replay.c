@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "model/channel.h"
+#include <errno.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 G_DEFINE_QUARK (ts-replay-error-quark, ts_replay_error)
@@ -710,6 +712,100 @@ report_deadlock (TsSimulation *sim, GError **error)
 
 static gboolean engine_started;
 
+/* The command line SimGrid is initialised with: tracesim's own settings,
+ * the [network] hypotheses, then the user's --cfg items. NULL-terminated;
+ * the array owns its strings. */
+static GPtrArray *
+engine_words (const TsReplayOptions *o)
+{
+  GPtrArray *args = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (args, g_strdup ("tracesim"));
+  g_ptr_array_add (args, g_strdup ("--cfg=network/model:CM02"));
+  g_ptr_array_add (args, g_strdup ("--cfg=network/crosstraffic:0"));
+  g_ptr_array_add (args, g_strdup ("--log=root.thres:critical"));
+  g_ptr_array_add (args, g_strdup ("--log=root.fmt:%m%n"));
+  /* Its "Oops! Deadlock detected" line: tracesim reports deadlocks itself,
+   * naming the blocked ranks. */
+  g_ptr_array_add (args, g_strdup ("--log=ker_engine.app:file:/dev/null"));
+  /* [network] hypotheses: CM02 scales every link's latency and bandwidth. */
+  if (o->hypotheses && ts_hypotheses_latency_factor (o->hypotheses) != 1)
+    g_ptr_array_add (args, g_strdup_printf ("--cfg=network/latency-factor:%.17g",
+                                            ts_hypotheses_latency_factor (o->hypotheses)));
+  if (o->hypotheses && ts_hypotheses_bandwidth_factor (o->hypotheses) != 1)
+    g_ptr_array_add (args, g_strdup_printf ("--cfg=network/bandwidth-factor:%.17g",
+                                            ts_hypotheses_bandwidth_factor (o->hypotheses)));
+  for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
+    g_ptr_array_add (args, g_strdup (o->simgrid_cfg[i]));
+  g_ptr_array_add (args, NULL);
+  return args;
+}
+
+/* Initialise SimGrid with engine_words(). It removes the words it took from
+ * the argument vector it is given, so that vector is a copy. */
+static void
+init_engine (const TsReplayOptions *o)
+{
+  g_autoptr (GPtrArray) words = engine_words (o);
+  g_autofree char **argv = g_memdup2 (words->pdata, words->len * sizeof (char *));
+  int argc = words->len - 1;
+  simgrid_init (&argc, argv);
+}
+
+gboolean
+ts_replay_check_config (const TsReplayOptions *o, GError **error)
+{
+  /* SimGrid throws on an unknown key or a malformed value, and a C++
+   * exception through C aborts the process: try the configuration in a
+   * child, and turn its dying words into an error. */
+  int pipe_fds[2];
+  if (pipe (pipe_fds) != 0)
+    {
+      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                   "cannot check the SimGrid configuration: %s", g_strerror (errno));
+      return FALSE;
+    }
+  fflush (NULL);
+  pid_t child = fork ();
+  if (child == 0)
+    {
+      close (pipe_fds[0]);
+      dup2 (pipe_fds[1], STDERR_FILENO);
+      dup2 (pipe_fds[1], STDOUT_FILENO);
+      init_engine (o);
+      _exit (0);
+    }
+  close (pipe_fds[1]);
+  if (child < 0)
+    {
+      close (pipe_fds[0]);
+      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                   "cannot check the SimGrid configuration: %s", g_strerror (errno));
+      return FALSE;
+    }
+  GString *said = g_string_new (NULL);
+  char buf[4096];
+  ssize_t got;
+  while ((got = read (pipe_fds[0], buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))
+    if (got > 0 && said->len < 65536)
+      g_string_append_len (said, buf, got);
+  close (pipe_fds[0]);
+  int status = 0;
+  while (waitpid (child, &status, 0) < 0 && errno == EINTR)
+    ;
+  gboolean ok = WIFEXITED (status) && WEXITSTATUS (status) == 0;
+  if (!ok)
+    {
+      /* "Uncaught exception std::range_error: invalid double": its message. */
+      g_auto (GStrv) lines = g_strsplit (said->str, "\n", 2);
+      const char *why = lines[0] && *lines[0] ? lines[0] : "it stopped the simulator";
+      const char *colon = g_str_has_prefix (why, "Uncaught exception") ? strchr (why, ':') : NULL;
+      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                   "SimGrid rejects the configuration (--cfg): %s", colon ? colon + 2 : why);
+    }
+  g_string_free (said, TRUE);
+  return ok;
+}
+
 gboolean
 ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOptions *o,
                TsReplayResult *result, GError **error)
@@ -731,35 +827,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
     }
   engine_started = TRUE;
 
-  GPtrArray *args = g_ptr_array_new ();
-  g_ptr_array_add (args, "tracesim");
-  g_ptr_array_add (args, "--cfg=network/model:CM02");
-  g_ptr_array_add (args, "--cfg=network/crosstraffic:0");
-  g_ptr_array_add (args, "--log=root.thres:critical");
-  g_ptr_array_add (args, "--log=root.fmt:%m%n");
-  /* Its "Oops! Deadlock detected" line: tracesim reports deadlocks itself,
-   * naming the blocked ranks. */
-  g_ptr_array_add (args, "--log=ker_engine.app:file:/dev/null");
-  /* [network] hypotheses: CM02 scales every link's latency and bandwidth. */
-  g_autofree char *lat_cfg = NULL, *bw_cfg = NULL;
-  if (o->hypotheses && ts_hypotheses_latency_factor (o->hypotheses) != 1)
-    {
-      lat_cfg = g_strdup_printf ("--cfg=network/latency-factor:%.17g",
-                                 ts_hypotheses_latency_factor (o->hypotheses));
-      g_ptr_array_add (args, lat_cfg);
-    }
-  if (o->hypotheses && ts_hypotheses_bandwidth_factor (o->hypotheses) != 1)
-    {
-      bw_cfg = g_strdup_printf ("--cfg=network/bandwidth-factor:%.17g",
-                                ts_hypotheses_bandwidth_factor (o->hypotheses));
-      g_ptr_array_add (args, bw_cfg);
-    }
-  for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
-    g_ptr_array_add (args, (gpointer) o->simgrid_cfg[i]);
-  g_ptr_array_add (args, NULL);
-  int argc = args->len - 1;
-  simgrid_init (&argc, (char **) args->pdata);
-  g_ptr_array_unref (args);
+  init_engine (o);
 
   /* SimGrid aborts on a malformed platform: check the XML parses first. */
   simgrid_load_platform (o->platform_path);

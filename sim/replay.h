@@ -78,6 +78,12 @@ gboolean ts_replay_run (const TsTrace *trace, const TsProfile *profile,
                         GError **error);
 void ts_replay_result_clear (TsReplayResult *result);
 
+/* Whether SimGrid accepts the configuration @options give it (--cfg items
+ * and [network] hypotheses): it aborts on an unknown key or a malformed
+ * value, so this tries them in a child process. Call it before writing
+ * anything; sets @error with SimGrid's reason otherwise. */
+gboolean ts_replay_check_config (const TsReplayOptions *options, GError **error);
+
 G_END_DECLS
 
 #endif

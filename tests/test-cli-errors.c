@@ -146,7 +146,8 @@ test_unknown_option (void **state)
                   (const char *const[]) { "--frobnicate", NULL });
 }
 
-/* A malformed SimGrid item is refused by tracesim, not by SimGrid's abort. */
+/* A malformed SimGrid item, or one SimGrid refuses, is reported by tracesim,
+ * not by SimGrid's abort; so is a tree shape of neither library. */
 static void
 test_malformed_cfg (void **state)
 {
@@ -155,6 +156,18 @@ test_malformed_cfg (void **state)
   g_autofree char *out = g_build_filename (work, "out", NULL);
   expect_failure (work, (const char *[]) { "run", trace, "--cfg=nocolon", "-o", out, NULL },
                   (const char *const[]) { "nocolon", "ITEM:VALUE", NULL });
+  /* Well formed but refused by SimGrid (it throws, which aborts a C
+   * program): an unknown key, and a value that is not a number. No output
+   * is left behind. */
+  expect_failure (work, (const char *[]) { "run", trace, "--cfg=network/nosuch:1", "-o", out, NULL },
+                  (const char *const[]) { "SimGrid rejects", "network/nosuch", NULL });
+  expect_failure (work,
+                  (const char *[]) { "run", trace, "--cfg=network/bandwidth-factor:fast", "-o", out,
+                                     NULL },
+                  (const char *const[]) { "SimGrid rejects", "invalid double", NULL });
+  expect_failure (work,
+                  (const char *[]) { "run", trace, "--binomial-tree=ompi", "-o", out, NULL },
+                  (const char *const[]) { "--binomial-tree 'ompi'", "mpich or openmpi", NULL });
 }
 
 /* An unknown output format for convert is named with the known ones. */
