@@ -44,6 +44,12 @@ typedef struct {
   double latency;             /* seconds; 0 if nothing to fit */
   double bandwidth;           /* bytes per second; 0 if nothing to fit */
   guint fit_samples;
+  /* Per size class (ts_size_class), how many times faster than @bandwidth
+   * the fastest receive of that class moved its message (>= 1; 1 where none
+   * beat the line): the piecewise correction SMPI calls a bandwidth factor,
+   * learnt from the trace. ts_profile_transfer() applies it, and so does the
+   * replay on the platform tracesim calibrates. */
+  double bandwidth_factor[TS_N_SIZE_CLASSES];
   /* The largest message of a blocking send or a bcast/scatter: what
    * ts_eager_threshold_infer() could find sent eagerly. */
   guint64 largest_blocking_send;
@@ -72,6 +78,9 @@ typedef struct {
  * shared memory of a current node (1 us, 10 GB/s). */
 #define TS_PROFILE_DEFAULT_LATENCY 1e-6
 #define TS_PROFILE_DEFAULT_BANDWIDTH 1e10
+/* A class whose fastest receive took no longer than the latency: its bytes
+ * cost next to nothing, but not nothing. */
+#define TS_PROFILE_MAX_BANDWIDTH_FACTOR 1e4
 
 /* The k-th partitioned initialisation (from 0) on a channel: seed 000,
  * partitioned requests match in initialisation order per envelope. */
@@ -104,8 +113,9 @@ ts_profile_call_min_index (guint region, guint size_class, gboolean is_root)
   return ((gsize) region * TS_N_SIZE_CLASSES + size_class) * 2 + (is_root ? 1 : 0);
 }
 
-/* Seconds a message of @bytes takes on the traced network: the fit, or the
- * defaults where there is none (the network of the calibrated platform). */
+/* Seconds a message of @bytes takes on the traced network: the fit with its
+ * size class's bandwidth factor, or the defaults where there is none (the
+ * network of the calibrated platform). */
 double ts_profile_transfer (const TsProfile *profile, guint64 bytes);
 
 /* Stream options for @rank that apply this profile. */

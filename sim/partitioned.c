@@ -159,7 +159,7 @@ ts_partitioned_ready (TsRank *rk, const TsAction *a)
   /* The message carries the original MPI_Pready entry (the call's causal
    * time), for the receiver's call-cost accounting. */
   pr->comms[i] = sg_mailbox_put_async (partition_mailbox (pr, i), ts_rank_payload (rk),
-                                       (long) partition_bytes (pr, i));
+                                       (long) ts_rank_wire_bytes (rk, partition_bytes (pr, i)));
   rk->simcalls++;
 }
 

@@ -98,6 +98,15 @@ ts_rank_absorb (TsRank *rk, void *landing)
     *causal = t;
 }
 
+guint64
+ts_rank_wire_bytes (const TsRank *rk, guint64 bytes)
+{
+  if (!rk->sim->platform_is_traced)
+    return bytes;
+  const TsProfile *p = rk->sim->profile;
+  return (guint64) llround ((double) bytes / p->bandwidth_factor[ts_size_class (bytes)]);
+}
+
 sg_comm_t
 ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
 {
@@ -109,10 +118,12 @@ ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
   if (bytes < rk->sim->options->eager_threshold)
     {
       /* Eager: the sender is done once the message is handed over. */
-      sg_comm_detach (sg_mailbox_put_init (mb, ts_time_payload (rk->causal), (long) bytes), NULL);
+      sg_comm_detach (sg_mailbox_put_init (mb, ts_time_payload (rk->causal),
+                                           (long) ts_rank_wire_bytes (rk, bytes)),
+                      NULL);
       return NULL;
     }
-  return sg_mailbox_put_async (mb, ts_time_payload (rk->causal), (long) bytes);
+  return sg_mailbox_put_async (mb, ts_time_payload (rk->causal), (long) ts_rank_wire_bytes (rk, bytes));
 }
 
 sg_comm_t

@@ -102,6 +102,10 @@ struct TsSimulation {
    * one tracesim calibrated (TS_PLATFORM_TRACED_NETWORK). Otherwise the
    * fastest call of each kind and size stands for its transfer. */
   gboolean traced_network_known;
+  /* The platform is the one tracesim calibrated from a trace: its links
+   * have the fitted latency and bandwidth, and a message moves at its size
+   * class's bandwidth factor (ts_rank_wire_bytes). */
+  gboolean platform_is_traced;
   TsBinomialTree binomial_tree; /* of broadcasts and reductions */
   /* Per channel, the original post times of rendezvous-sized receives whose
    * sender has not completed yet (GQueue of times, see ts_time_payload): a rendezvous sender
@@ -124,6 +128,10 @@ double ts_rank_now (TsRank *rk);
 void ts_rank_flush (TsRank *rk);
 /* Mailbox for messages from world rank @src to world rank @dst. */
 sg_mailbox_t ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag);
+/* The bytes a message of @bytes puts on the simulated links: fewer on the
+ * calibrated platform, by its size class's bandwidth factor (profile.h), so
+ * that it takes ts_profile_transfer() there. */
+guint64 ts_rank_wire_bytes (const TsRank *rk, guint64 bytes);
 /* Start sending / receiving @bytes to / from local rank @peer of @comm.
  * A send below the eager threshold is detached and returns NULL. */
 sg_comm_t ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes);

@@ -340,17 +340,17 @@ test_clocks_made_causal_by_a_broadcast (void **state)
 
 /* The trace of scenarios/openmpi-reduce, replayed on the tree given rather
  * than the one it shows: --binomial-tree=mpich hangs rank 3 below rank 2
- * (3 -> 2, then 2 -> 0 and 1 -> 0). Four-hosts.xml: 8 B in 1.0008e-4 s; the
- * network share is the fastest call of each role (1e-4 s non-root, 0.1004 s
- * root), as in that scenario.
- *   rank 1: sends to 0 at 0.1 and leaves; its call lasted 0.1002 s and
- *           received nothing, so it waited for nobody: 0.1002 - 1e-4 =
- *           0.1001 s of its own                                  -> 0.2001
- *   rank 2: rank 3's message (sent at 0.2) arrives at 0.20010008; waited
- *           0.1 s, nothing of its own                            -> 0.20010008
+ * (3 -> 2, then 2 -> 0 and 1 -> 0). Four-hosts.xml: 8 B in 1.0008e-4 s.
+ * Leaves (ranks 1 and 3) only send, eagerly: their calls are all their own;
+ * for the others the network share is the fastest call of their role
+ * (1e-4 s non-root, 0.1004 s root), as in that scenario.
+ *   rank 1: sends to 0 at 0.1; its 0.1002 s call received nothing, so it
+ *           waited for nobody: all its own                      -> 0.2002
+ *   rank 3: sends to 2 at 0.2; 1e-4 s of its own                -> 0.2001
+ *   rank 2: rank 3's message arrives at 0.20010008; waited 0.1 s, 1e-4 s
+ *           network, nothing of its own                          -> 0.20010008
  *   rank 0: receives rank 1's at 0.10010008, rank 2's (sent at 0.20010008)
  *           at 0.20020016                                        -> 0.20020016
- *   rank 3: as before                                            -> 0.2
  * summary.json names the tree used. */
 static void
 test_binomial_tree_given (void **state)
@@ -369,7 +369,7 @@ test_binomial_tree_given (void **state)
   if (!json)
     fail_msg ("tracesim failed: %s", why);
   g_autoptr (GArray) ends = summary_values (json, "predicted.rank_end_s");
-  const double want[] = { 0.20020016, 0.2001, 0.20010008, 0.2 };
+  const double want[] = { 0.20020016, 0.2002, 0.20010008, 0.2001 };
   assert_int_equal (ends->len, 4);
   for (guint r = 0; r < 4; r++)
     if (fabs (g_array_index (ends, double, r) - want[r]) > TOLERANCE)
@@ -378,9 +378,11 @@ test_binomial_tree_given (void **state)
   ts_test_rmtree (work);
 }
 
-/* The predicted runtime of @trace on @platform (NULL: the calibrated one). */
-static double
-predicted_runtime (const char *work, const char *trace, const char *platform, const char *out_name)
+/* The values under @key in the summary of @trace run on @platform (NULL:
+ * the calibrated one). */
+static GArray *
+predicted_values (const char *work, const char *trace, const char *platform, const char *out_name,
+                  const char *key)
 {
   g_autofree char *out = g_build_filename (work, out_name, NULL);
   const char *args[] = { "run", trace, "-o", out, "-q", "--no-wait-states",
@@ -389,7 +391,15 @@ predicted_runtime (const char *work, const char *trace, const char *platform, co
   g_autofree char *json = ts_run_tracesim_output (args, out, "summary.json", &why);
   if (!json)
     fail_msg ("tracesim failed on %s: %s", trace, why);
-  g_autoptr (GArray) runtime = summary_values (json, "predicted.runtime_s");
+  return summary_values (json, key);
+}
+
+/* The predicted runtime of @trace on @platform (NULL: the calibrated one). */
+static double
+predicted_runtime (const char *work, const char *trace, const char *platform, const char *out_name)
+{
+  g_autoptr (GArray) runtime
+    = predicted_values (work, trace, platform, out_name, "predicted.runtime_s");
   assert_int_equal (runtime->len, 1);
   return g_array_index (runtime, double, 0);
 }
@@ -430,6 +440,53 @@ test_calibrated_platform_reproduces_collectives (void **state)
   ts_test_rmtree (work);
 }
 
+/* Rank 0 sends rank 1 8 B at 0.001, 40000 B at 0.002, 1e6 B at 0.003 (a
+ * blocking send at or above the 64 KiB threshold: it waits for the
+ * receiver, already there) and 40000 B again at 0.010. Rank 1's receives:
+ * 0.0015 .. +1e-6 and 0.0025 .. +5e-6 (the messages were there), 0.003 ..
+ * 0.004001, and 0.009 .. 0.010005 (a late sender, then 5e-6 s); rank 1's
+ * main ends there.
+ * Network fit (profile.c) through each class's fastest receive: least
+ * squares through (8, 1e-6), (40000, 5e-6), (1e6, 1.001e-3) gives a slope
+ * of 1.0172259e-9 s/B and an intercept below 0, so the latency is the
+ * fastest small receive, 1e-6 s. On that line 40000 B would take 1e-6 +
+ * 40000 x 1.0172259e-9 = 4.169e-5 s, but the class's fastest receive took
+ * 5e-6 s: its bandwidth factor is 4.0689e-5 / (5e-6 - 1e-6) = 10.17, and
+ * on the calibrated platform 40000 B take 1e-6 + 4.0689e-5 / 10.17 = 5e-6 s
+ * (likewise 1e6 B: factor 1.0172e-3 / 1.0e-3, 1.001e-3 s).
+ * Rank 1's last receive: the message, sent at 0.010, arrives at 0.010005;
+ * the call waited 1e-3 s for the sender and its network share is 5e-6 s:
+ * nothing of its own, so it ends at 0.010005 as recorded. With the line's
+ * 4.169e-5 s it ended at 0.01004169. Rank 0 ends at 0.010 either way. */
+static void
+test_calibrated_network_per_size_class (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("size-class-factor");
+  const char *script
+    = "ranks 2\n"
+      "0 0.0 enter main\n"
+      "0 0.001 enter MPI_Send\n0 0.001 send 1 tag=0 bytes=8\n0 0.001 leave MPI_Send\n"
+      "0 0.002 enter MPI_Send\n0 0.002 send 1 tag=0 bytes=40000\n0 0.002 leave MPI_Send\n"
+      "0 0.003 enter MPI_Send\n0 0.003 send 1 tag=0 bytes=1000000\n0 0.004001 leave MPI_Send\n"
+      "0 0.010 enter MPI_Send\n0 0.010 send 1 tag=0 bytes=40000\n0 0.010 leave MPI_Send\n"
+      "0 0.010 leave main\n"
+      "1 0.0 enter main\n"
+      "1 0.0015 enter MPI_Recv\n1 0.001501 recv 0 tag=0 bytes=8\n1 0.001501 leave MPI_Recv\n"
+      "1 0.0025 enter MPI_Recv\n1 0.002505 recv 0 tag=0 bytes=40000\n1 0.002505 leave MPI_Recv\n"
+      "1 0.003 enter MPI_Recv\n1 0.004001 recv 0 tag=0 bytes=1000000\n1 0.004001 leave MPI_Recv\n"
+      "1 0.009 enter MPI_Recv\n1 0.010005 recv 0 tag=0 bytes=40000\n1 0.010005 leave MPI_Recv\n"
+      "1 0.010005 leave main\n";
+  g_autofree char *trace = ts_test_generate_text (work, script);
+  g_autoptr (GArray) ends = predicted_values (work, trace, NULL, "out", "predicted.rank_end_s");
+  assert_int_equal (ends->len, 2);
+  if (fabs (g_array_index (ends, double, 0) - 0.010) > TOLERANCE
+      || fabs (g_array_index (ends, double, 1) - 0.010005) > TOLERANCE)
+    fail_msg ("rank ends %.9f, %.9f; derived 0.010, 0.010005", g_array_index (ends, double, 0),
+              g_array_index (ends, double, 1));
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -450,6 +507,7 @@ main (void)
     cmocka_unit_test (test_clocks_made_causal_by_a_broadcast),
     cmocka_unit_test (test_calibrated_platform_reproduces_collectives),
     cmocka_unit_test (test_binomial_tree_given),
+    cmocka_unit_test (test_calibrated_network_per_size_class),
   };
   for (guint i = 0; i < G_N_ELEMENTS (others); i++)
     g_ptr_array_add (tests, (gpointer) &others[i]);
