@@ -50,14 +50,6 @@ ts_binomial_children (TsBinomialTree tree, guint vr, guint n,
   return count;
 }
 
-gboolean
-ts_binomial_is_ancestor (TsBinomialTree tree, guint ancestor, guint vr)
-{
-  while (vr > ancestor)
-    vr = ts_binomial_parent (tree, vr);
-  return vr == ancestor;
-}
-
 static const char *const names[TS_BINOMIAL_N_TREES] = { "mpich", "openmpi" };
 
 const char *

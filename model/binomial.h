@@ -33,9 +33,6 @@ guint ts_binomial_parent (TsBinomialTree tree, guint vr);
 guint ts_binomial_children (TsBinomialTree tree, guint vr, guint n,
                             guint children[TS_BINOMIAL_MAX_CHILDREN]);
 
-/* Whether @ancestor is @vr's parent, or its parent's, and so on. */
-gboolean ts_binomial_is_ancestor (TsBinomialTree tree, guint ancestor, guint vr);
-
 /* "mpich" or "openmpi". */
 const char *ts_binomial_tree_name (TsBinomialTree tree);
 

@@ -479,23 +479,34 @@ infer_binomial_tree (const TsTrace *trace, TsProfile *p, const GArray *colls, co
           by_vr[(me + n - root_local) % n] = c;
         }
       p->binomial_samples++;
+      /* The latest entry a member depends on (its own included, which it
+       * cannot leave before anyway), for each shape in O(n): over its
+       * ancestors in a broadcast (parents come first in vr order), over its
+       * subtree in a reduction (children come later). */
+      g_autofree double *latest = g_new (double, n);
       for (guint t = 0; t < TS_BINOMIAL_N_TREES; t++)
-        for (guint vr = 1; vr < n; vr++)
-          {
-            const CollSample *m = by_vr[vr];
-            double leave = m->leave + p->clock_offset[m->rank];
-            gboolean contradicts = FALSE;
-            for (guint o = 0; o < n && !contradicts; o++)
+        {
+          TsBinomialTree tree = (TsBinomialTree) t;
+          for (guint vr = 0; vr < n; vr++)
+            latest[vr] = by_vr[vr]->enter + p->clock_offset[by_vr[vr]->rank];
+          if (down)
+            for (guint vr = 1; vr < n; vr++)
+              latest[vr] = MAX (latest[vr], latest[ts_binomial_parent (tree, vr)]);
+          else
+            for (guint vr = n; vr-- > 1;)
               {
-                const CollSample *other = by_vr[o];
-                gboolean waits_for = down ? ts_binomial_is_ancestor ((TsBinomialTree) t, o, vr)
-                                          : o > vr && ts_binomial_is_ancestor ((TsBinomialTree) t, vr, o);
-                contradicts = waits_for && o != vr
-                              && leave < other->enter + p->clock_offset[other->rank];
+                guint parent = ts_binomial_parent (tree, vr);
+                if (parent > 0)
+                  latest[parent] = MAX (latest[parent], latest[vr]);
               }
-            if (contradicts)
-              p->binomial_contradictions[t]++;
-          }
+          for (guint vr = 1; vr < n; vr++)
+            {
+              const CollSample *m = by_vr[vr];
+              double leave = m->leave + p->clock_offset[m->rank];
+              if (leave < latest[vr])
+                p->binomial_contradictions[t]++;
+            }
+        }
     }
   p->binomial_tree = TS_BINOMIAL_MPICH;
   for (guint t = 0; t < TS_BINOMIAL_N_TREES; t++)
