@@ -26,7 +26,8 @@ typedef struct {
   gboolean clocks_aligned;    /* the trace violated causality and was aligned */
   guint sync_violations;      /* synchronising collectives left before the last entered, raw */
   guint coll_repairs;         /* collective instances still not causal after the median
-                               * alignment, whose offsets were raised (see profile.c) */
+                               * alignment, whose offsets were raised (see
+                               * profile-collectives.c) */
   gboolean clocks_drift;      /* no offset per rank makes the collectives causal */
   GPtrArray *inferred;        /* GArray of TsEnvelope per rank (may be empty) */
   double *call_costs;         /* [TsCallKind * TS_N_SIZE_CLASSES + size class] seconds */
