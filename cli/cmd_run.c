@@ -59,8 +59,7 @@ write_summary (const char *path, const TsTrace *trace, const TsProfile *p,
   g_string_append_printf (j, "  \"eager_threshold_bytes\": %" G_GUINT64_FORMAT ",\n",
                           ro->eager_threshold);
   g_string_append_printf (j, "  \"binomial_tree\": \"%s\",\n",
-                          ts_binomial_tree_name (ro->binomial_tree_given ? ro->binomial_tree
-                                                                         : p->binomial_tree));
+                          ts_binomial_tree_name (ro->binomial_tree));
   /* Per region, inclusive seconds over all ranks, before and after. */
   g_string_append (j, "  \"regions\": [\n");
   gboolean first = TRUE;
@@ -329,8 +328,7 @@ ts_cmd_run (int argc, char **argv)
     ro.eager_threshold = (guint64) o.eager;
   ro.trace_speed = o.trace_speed;
   ro.exact_cpu = o.exact_cpu;
-  ro.binomial_tree_given = o.binomial_tree != NULL;
-  ro.binomial_tree = tree;
+  ro.binomial_tree = o.binomial_tree ? tree : profile->binomial_tree;
   g_autofree char *predicted = g_build_filename (tmp, "predicted", NULL);
   ro.predicted_dir = predicted;
   ro.progress = !o.quiet && isatty (STDERR_FILENO);

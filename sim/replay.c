@@ -850,7 +850,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
   sim.platform_is_traced
     = sg_zone_get_property_value (sg_zone_get_root (), TS_PLATFORM_TRACED_NETWORK) != NULL;
   sim.traced_network_known = profile->fit_samples > 0 || sim.platform_is_traced;
-  sim.binomial_tree = o->binomial_tree_given ? o->binomial_tree : profile->binomial_tree;
+  sim.binomial_tree = o->binomial_tree;
   sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
                                               (GDestroyNotify) g_queue_free);
   if (ok)

@@ -45,9 +45,8 @@ typedef struct {
    * the same time with one simcall instead of two, exact unless the platform
    * varies host speeds over time (speed profiles), which needs this set. */
   gboolean exact_cpu;
-  /* The binomial tree of broadcasts and reductions (model/binomial.h):
-   * the one the profile found in the trace, unless binomial_tree_given. */
-  gboolean binomial_tree_given;
+  /* The shape of the binomial trees of broadcasts and reductions
+   * (model/binomial.h); usually the profile's binomial_tree. */
   TsBinomialTree binomial_tree;
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;
