@@ -1,7 +1,7 @@
 #include <config.h>
 
 #include "cli/commands.h"
-#include "model/profile.h"
+#include "calibrate/calibration.h"
 #include "sim/platform.h"
 
 #include <stdio.h>

@@ -1,8 +1,8 @@
 #include <config.h>
 
 #include "cli/commands.h"
-#include "model/output_dir.h"
-#include "model/ti_export.h"
+#include "output/output_dir.h"
+#include "output/ti_export.h"
 
 #include <errno.h>
 #include <gio/gio.h>

@@ -4,9 +4,9 @@
 
 #include "cli/commands.h"
 #include "cli/report.h"
-#include "model/eager.h"
-#include "model/output_dir.h"
-#include "model/profile.h"
+#include "calibrate/eager.h"
+#include "output/output_dir.h"
+#include "calibrate/calibration.h"
 #include "sim/platform.h"
 #include "sim/replay.h"
 #include "hypotheses/hypotheses.h"
@@ -31,7 +31,7 @@ typedef struct {
   char *binomial_tree;
 } RunOptions;
 
-/* --eager-threshold not given: take it from the trace (model/eager.h). */
+/* --eager-threshold not given: take it from the trace (calibrate/eager.h). */
 #define EAGER_INFER G_MININT64
 
 static const char *const output_entries[] = {

@@ -2,7 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/report.h"
-#include "model/waitstates.h"
+#include "analysis/waitstates.h"
 
 #include <stdio.h>
 

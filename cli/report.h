@@ -4,10 +4,10 @@
 
 #include <glib.h>
 #include <stdio.h>
-#include "model/profile.h"
+#include "calibrate/calibration.h"
 #include "model/trace.h"
 #include "sim/replay.h"
-#include "model/waitstates.h"
+#include "analysis/waitstates.h"
 
 void ts_json_number (GString *j, const char *indent, const char *key, double v, gboolean comma);
 void ts_json_array (GString *j, const char *indent, const char *key, const double *v, guint n,

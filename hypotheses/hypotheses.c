@@ -4,7 +4,7 @@
 
 #include "hypotheses/hypotheses.h"
 #include "hypotheses/rule.h"
-#include "model/feed.h"
+#include "model/stream.h"
 
 #include <math.h>
 #include <string.h>

@@ -19,7 +19,7 @@
 
 #include <glib.h>
 #include "model/action.h"
-#include "model/profile.h"
+#include "calibrate/calibration.h"
 #include "model/trace.h"
 
 G_BEGIN_DECLS

@@ -9,7 +9,7 @@
 #define TS_HYPOTHESES_RULE_H
 
 #include <glib.h>
-#include "model/rank_log.h"
+#include "model/spool.h"
 
 typedef struct TsRule TsRule;
 

@@ -3,8 +3,8 @@
 #define G_LOG_DOMAIN "tracesim-archive"
 
 #include "model/archive_writer.h"
-#include "model/output_dir.h"
-#include "model/rank_log.h"
+#include "output/output_dir.h"
+#include "model/spool.h"
 
 #include <errno.h>
 #include <gio/gio.h>

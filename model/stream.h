@@ -1,87 +1,37 @@
-/* Per-rank action streams, read from the trace in bounded chunks.
+/* Where a replay reads each rank's actions from, with the profile applied.
  *
- * A TsEventSource is one pass over a trace's events (one OTF2 reader); it
- * hands out one TsActionStream per rank. Each stream converts its rank's
- * events into actions lazily: memory holds a chunk of events plus the actions
- * between a receive request and the event that reveals its envelope, never the
- * whole trace.
+ * The profile's first pass keeps the actions it read in a rank log (an
+ * anonymous temporary file, see rank_log.h) whenever they need no envelope
+ * inference; the replay then reads them from there instead of decoding the
+ * OTF2 trace a second time, with one small buffer per rank instead of one OTF2
+ * chunk per rank (256 KiB to 1 MiB each, which is what made 1024-rank replays
+ * cost gigabytes). Otherwise (EZTrace traces whose receives must be inferred)
+ * it streams the trace again with the profile's stream options.
  *
- * Conversion rules (doc/architecture.md has the full list):
- * - time outside MPI calls becomes COMPUTE bursts tagged with the innermost
- *   user region; ENTER/LEAVE become markers;
- * - point-to-point and collective events inside an MPI call become actions
- *   stamped with the call's entry time;
- * - an MPI call with nothing to replay inside (MPI_Iprobe, MPI_Comm_split,
- *   EZTrace's empty MPI_Sendrecv) becomes a COMPUTE burst of its duration,
- *   flagged TS_ACTION_MISSING when it should have carried messages;
- * - Wait/Test calls without completion events (EZTrace) complete the requests
- *   that must have completed there, flagged TS_ACTION_INFERRED. */
-#ifndef TS_STREAM_H
-#define TS_STREAM_H
+ * Either way the actions are the same: clock offsets applied, and the CPU cost
+ * of each MPI call on the call's first action. */
+#ifndef TS_FEED_H
+#define TS_FEED_H
 
 #include <glib.h>
-#include "model/action.h"
-#include "model/trace.h"
+#include "calibrate/calibration.h"
 
 G_BEGIN_DECLS
 
-typedef struct TsEventSource TsEventSource;
-typedef struct TsActionStream TsActionStream;
+typedef struct TsActionFeed TsActionFeed;
 
-/* A receive envelope inferred for a receive whose trace did not record it. */
-typedef struct {
-  gint32 peer;   /* rank in comm */
-  guint32 comm;
-  gint32 tag;
-  guint64 bytes;
-} TsEnvelope;
+TsActionFeed *ts_action_feed_open (const TsTrace *trace, const TsProfile *profile,
+                                   GError **error);
+void ts_action_feed_free (TsActionFeed *feed);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsActionFeed, ts_action_feed_free)
 
-typedef struct {
-  /* Seconds added to every timestamp of this rank (clock alignment). */
-  double clock_offset;
-  /* Envelopes for this rank's receives that the trace never completes, in the
-   * order the stream finds them unresolvable. Not owned; may be NULL. */
-  const GArray *inferred;   /* TsEnvelope; peer TS_NO_RANK: no message (missing) */
-  /* If set, the stream appends here, for every receive it must resolve by
-   * inference, the time its completing call ended (double, seconds): the
-   * message it took was sent before then. Not owned. */
-  GArray *unresolved_deadlines;
-  /* Per-call CPU overhead in seconds to charge on the call's first action,
-   * indexed by [TsCallKind * 65 + size class]; not owned; may be NULL. */
-  const double *call_costs;
-} TsStreamOptions;
+/* Next action of @rank: TRUE and @action filled, or FALSE at the end of the
+ * rank's actions (error unset) or on a read error (error set). Ranks may be
+ * read in any interleaving. */
+gboolean ts_action_feed_next (TsActionFeed *feed, guint rank, TsAction *action, GError **error);
 
-/* Size class of a message: 0 for 0 bytes, else 1 + floor(log2(bytes)). */
-guint ts_size_class (guint64 bytes);
-#define TS_N_SIZE_CLASSES 65
-
-/* Counters a stream keeps while converting (for `tracesim info`). */
-typedef struct {
-  guint64 events;
-  double first_time, last_time;     /* seconds, aligned; first > last if no event */
-  guint64 calls[3];                 /* MPI calls whose messages were recorded, inferred, missing */
-  double call_seconds[3];           /* and the time spent in them */
-  guint64 actions;
-} TsStreamStats;
-enum { TS_INFO_RECORDED, TS_INFO_INFERRED, TS_INFO_MISSING };
-
-TsEventSource *ts_event_source_open (const TsTrace *trace, GError **error);
-void ts_event_source_free (TsEventSource *source);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsEventSource, ts_event_source_free)
-
-/* The stream of @rank. @options is copied (the arrays it points to are not).
- * The stream belongs to @source and is freed with it. */
-TsActionStream *ts_event_source_stream (TsEventSource *source, guint rank,
-                                        const TsStreamOptions *options);
-
-/* Next action of the stream. Returns TRUE and fills @action, or FALSE at the
- * end of the stream (error unset) or on a read error (error set, naming the
- * trace, rank and event position). */
-gboolean ts_action_stream_next (TsActionStream *stream, TsAction *action, GError **error);
-/* Done with the stream of @rank: close its OTF2 reader and free its buffers.
- * Its stats stay readable until the source is freed. */
-void ts_event_source_release (TsEventSource *source, guint rank);
-const TsStreamStats *ts_action_stream_stats (const TsActionStream *stream);
+/* TRUE if the actions come from the profile's spool rather than the trace. */
+gboolean ts_action_feed_is_spooled (const TsActionFeed *feed);
 
 G_END_DECLS
 

@@ -11,7 +11,7 @@
  *   barrier                 dissemination (ceil(log2 n) rounds)
  *   bcast, scatter(v)       binomial tree from the root
  *   reduce                  binomial tree towards the root
- *                           (either library's shape: model/binomial.h)
+ *                           (either library's shape: calibrate/binomial.h)
  *   gather(v)               linear, every rank to the root
  *   allreduce, reduce_scatter  recursive doubling (non-powers of two fold the
  *                           extra ranks in first and out last)

@@ -4,7 +4,7 @@
 #define TS_PLATFORM_H
 
 #include <glib.h>
-#include "model/profile.h"
+#include "calibrate/calibration.h"
 
 G_BEGIN_DECLS
 

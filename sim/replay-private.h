@@ -4,7 +4,7 @@
 
 #include "sim/replay.h"
 #include "model/archive_writer.h"
-#include "model/feed.h"
+#include "model/stream.h"
 #include "hypotheses/hypotheses.h"
 
 #include <simgrid/actor.h>

@@ -14,7 +14,7 @@
 
 #include <glib.h>
 #include "model/trace.h"
-#include "model/profile.h"
+#include "calibrate/calibration.h"
 #include "hypotheses/hypotheses.h"
 #include "model/archive_writer.h"
 
@@ -46,7 +46,7 @@ typedef struct {
    * varies host speeds over time (speed profiles), which needs this set. */
   gboolean exact_cpu;
   /* The shape of the binomial trees of broadcasts and reductions
-   * (model/binomial.h); usually the profile's binomial_tree. */
+   * (calibrate/binomial.h); usually the profile's binomial_tree. */
   TsBinomialTree binomial_tree;
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "model/binomial.h"
+#include "calibrate/binomial.h"
 
 static void
 expect_children (TsBinomialTree tree, guint vr, guint n, guint count, const guint *want)

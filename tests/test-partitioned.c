@@ -1,5 +1,5 @@
 /* MPI-4 partitioned communication: seed 000's NLS / FLS / VLS test written
- * by ts-tracegen (scenarios/gen/partitioned.h has the time model), the
+ * by ts-tracegen (tools/tracegen/partitioned.h has the time model), the
  * Figure 8 partition layouts, PTESTED as a failed test, and bad input. */
 #include <config.h>
 

@@ -1,4 +1,4 @@
-/* Tests of scenarios/gen/script: trace scripts, from a string and from a file,
+/* Tests of tools/tracegen/script: trace scripts, from a string and from a file,
  * read back with OTF2's own reader; every error names FILE:LINE. */
 #include <config.h>
 
@@ -7,8 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "model/output_dir.h"
-#include "scenarios/gen/script.h"
+#include "output/output_dir.h"
+#include "tools/tracegen/script.h"
 #include "tests/readback.h"
 
 #include <gio/gio.h>

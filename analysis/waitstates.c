@@ -2,8 +2,8 @@
 
 #define G_LOG_DOMAIN "ts-waitstates"
 
-#include "model/waitstates.h"
-#include "model/feed.h"
+#include "analysis/waitstates.h"
+#include "model/stream.h"
 
 #include <math.h>
 #include <string.h>

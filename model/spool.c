@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "ts-rank-log"
 
-#include "model/rank_log.h"
+#include "model/spool.h"
 
 #include <errno.h>
 #include <gio/gio.h>

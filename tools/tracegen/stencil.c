@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "tracesim-stencil"
 
-#include "scenarios/gen/stencil.h"
+#include "tools/tracegen/stencil.h"
 
 #include "model/archive_writer.h"
 

@@ -1,6 +1,6 @@
 #include <config.h>
 
-#include "model/binomial.h"
+#include "calibrate/binomial.h"
 
 static guint
 lowest_bit (guint v)

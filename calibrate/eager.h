@@ -11,7 +11,7 @@
 #ifndef TS_EAGER_H
 #define TS_EAGER_H
 
-#include "model/profile.h"
+#include "calibrate/calibration.h"
 #include "model/trace.h"
 
 /* The threshold the trace shows: the smallest size (from 1 KiB) of two

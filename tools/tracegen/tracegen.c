@@ -12,9 +12,9 @@
 
 #define G_LOG_DOMAIN "ts-tracegen"
 
-#include "scenarios/gen/script.h"
-#include "scenarios/gen/stencil.h"
-#include "scenarios/gen/partitioned.h"
+#include "tools/tracegen/script.h"
+#include "tools/tracegen/stencil.h"
+#include "tools/tracegen/partitioned.h"
 
 #include <locale.h>
 #include <stdio.h>
@@ -39,7 +39,7 @@ static const char usage[] =
   "\n"
   "Commands:\n"
   "  script FILE -o DIR       the trace described by a trace script\n"
-  "                           (format: scenarios/gen/script.h)\n"
+  "                           (format: tools/tracegen/script.h)\n"
   "  stencil -o DIR --ranks N --iterations K\n"
   "                           a halo-exchange benchmark workload\n"
   "  partitioned -o DIR --variant nls|fls|vls\n"

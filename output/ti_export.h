@@ -19,7 +19,7 @@
 
 #include <stdio.h>
 #include <glib.h>
-#include "model/feed.h"
+#include "model/stream.h"
 
 G_BEGIN_DECLS
 

@@ -1,6 +1,6 @@
 #include <config.h>
 
-#include "scenarios/gen/partitioned.h"
+#include "tools/tracegen/partitioned.h"
 #include "model/archive_writer.h"
 
 #include <gio/gio.h>

@@ -1,9 +1,9 @@
-/* The insides of action streams, shared by model/stream.c and the readers
- * of event families kept apart from it (model/stream-partitioned.c). */
+/* The insides of action streams, shared by model/decode.c and the readers
+ * of event families kept apart from it (model/decode-partitioned.c). */
 #ifndef TS_STREAM_PRIVATE_H
 #define TS_STREAM_PRIVATE_H
 
-#include "model/stream.h"
+#include "model/decode.h"
 #include "model/trace-private.h"
 
 #define REGION_CACHE_SIZE 64

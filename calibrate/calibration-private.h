@@ -3,7 +3,7 @@
 #ifndef TS_PROFILE_PRIVATE_H
 #define TS_PROFILE_PRIVATE_H
 
-#include "model/profile.h"
+#include "calibrate/calibration.h"
 
 G_BEGIN_DECLS
 

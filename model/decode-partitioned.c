@@ -5,7 +5,7 @@
 /* The partitioned-communication records of a rank's stream: OTF2
  * ParameterUnsignedInt records in tracesim's encoding (doc/event-model.md)
  * become pinit / pstart / pready / parrived / ptested / pcomplete actions. */
-#include "model/stream-private.h"
+#include "model/decode-private.h"
 #include "model/partitioned.h"
 
 

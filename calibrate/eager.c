@@ -2,9 +2,9 @@
 
 #define G_LOG_DOMAIN "ts-eager"
 
-#include "model/eager.h"
+#include "calibrate/eager.h"
 #include "model/channel.h"
-#include "model/rank_log.h"
+#include "model/spool.h"
 
 #include <math.h>
 

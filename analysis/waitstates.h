@@ -11,7 +11,7 @@
 #define TS_WAITSTATES_H
 
 #include <glib.h>
-#include "model/profile.h"
+#include "calibrate/calibration.h"
 #include "model/trace.h"
 
 G_BEGIN_DECLS

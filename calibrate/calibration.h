@@ -9,11 +9,11 @@
 #define TS_PROFILE_H
 
 #include <glib.h>
-#include "model/stream.h"
+#include "model/decode.h"
 #include "model/trace.h"
-#include "model/rank_log.h"
+#include "model/spool.h"
 #include "model/channel.h"
-#include "model/binomial.h"
+#include "calibrate/binomial.h"
 
 G_BEGIN_DECLS
 

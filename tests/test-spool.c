@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "model/rank_log.h"
+#include "model/spool.h"
 
 typedef struct {
   guint32 rank;

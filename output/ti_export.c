@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "ts-ti"
 
-#include "model/ti_export.h"
+#include "output/ti_export.h"
 
 #include <errno.h>
 #include <gio/gio.h>

@@ -2,8 +2,8 @@
 
 #define G_LOG_DOMAIN "ts-profile"
 
-#include "model/profile.h"
-#include "model/profile-private.h"
+#include "calibrate/calibration.h"
+#include "calibrate/calibration-private.h"
 
 #include <math.h>
 #include <string.h>

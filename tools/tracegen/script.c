@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "tracesim-script"
 
-#include "scenarios/gen/script.h"
+#include "tools/tracegen/script.h"
 
 #include "model/archive_writer.h"
 

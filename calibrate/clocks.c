@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "ts-profile"
 
-#include "model/profile-private.h"
+#include "calibrate/calibration-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -177,7 +177,7 @@ align_clocks (const TsTrace *trace, TsProfile *p, RankScan *scans, const GArray 
 }
 
 /* Which binomial tree the traced library built its broadcasts and
- * reductions on (model/binomial.h), from the sampled instances on 4 ranks or
+ * reductions on (calibrate/binomial.h), from the sampled instances on 4 ranks or
  * more (below that both shapes are one tree): a member of a broadcast
  * cannot leave before its ancestors entered, nor one of a reduction before
  * its descendants did. Each member that did contradicts that shape; the

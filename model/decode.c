@@ -1,0 +1,907 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-stream"
+
+#include "model/decode-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Events read per refill: small enough to keep memory flat, large enough that
+ * the OTF2 call overhead is amortised. */
+#define CHUNK_EVENTS 512
+
+#define NO_REGION G_MAXUINT32
+
+
+guint
+ts_size_class (guint64 bytes)
+{
+  /* g_bit_nth_msf() loops over the bits; this runs for every MPI call. */
+  return bytes == 0 ? 0 : 64 - (guint) __builtin_clzll (bytes);
+}
+
+/* ---- the pending queue -------------------------------------------------- */
+
+static TsAction *
+push (TsActionStream *s, TsActionKind kind, double time)
+{
+  TsAction a = { 0 };
+  a.kind = kind;
+  a.time = time;
+  a.region = NO_REGION;
+  g_array_append_val (s->pending, a);
+  s->stats.actions++;
+  return &g_array_index (s->pending, TsAction, s->pending->len - 1);
+}
+
+static guint64
+last_seq (TsActionStream *s)
+{
+  return s->base + s->pending->len - 1;
+}
+
+static TsAction *
+action_at (TsActionStream *s, guint64 seq)
+{
+  g_assert (seq >= s->base && seq < s->base + s->pending->len);
+  return &g_array_index (s->pending, TsAction, seq - s->base);
+}
+
+static double
+to_seconds (TsActionStream *s, OTF2_TimeStamp t)
+{
+  const TsTrace *tr = s->source->trace;
+  return (double) (t - tr->global_offset) / (double) tr->timer_resolution
+         + s->options.clock_offset;
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static void recompute_first_unresolved (TsActionStream *s);
+static void give_up (TsActionStream *s, Request *r);
+static void resolve_by_inference (TsActionStream *s, Request *r);
+
+static void
+request_forget (TsActionStream *s, Request *r)
+{
+  g_queue_remove (&s->outstanding, r);
+  g_hash_table_remove (s->requests, &r->req);
+}
+
+static Request *
+request_post (TsActionStream *s, guint64 req, gboolean is_recv)
+{
+  /* Tracers that record the address of the MPI_Request reuse ids: a new post
+   * on a live id means the old request completed unseen (e.g. in a test). */
+  Request *old = g_hash_table_lookup (s->requests, &req);
+  if (old)
+    {
+      /* It completed by now (HPCC's MPI_Testany loops complete irecvs this
+       * way): it took a message sent before now, which inference finds. */
+      if (old->is_recv && !old->resolved)
+        resolve_by_inference (s, old);
+      else if (!old->resolved)
+        give_up (s, old);
+      request_forget (s, old);
+    }
+  Request *r = g_new0 (Request, 1);
+  r->req = req;
+  r->is_recv = is_recv;
+  r->resolved = !is_recv;
+  g_hash_table_insert (s->requests, &r->req, r);
+  g_queue_push_tail (&s->outstanding, r);
+  return r;
+}
+
+static void
+recompute_first_unresolved (TsActionStream *s)
+{
+  s->first_unresolved = G_MAXUINT64;
+  for (GList *l = s->outstanding.head; l; l = l->next)
+    {
+      Request *r = l->data;
+      if (!r->resolved && r->seq < s->first_unresolved)
+        s->first_unresolved = r->seq;
+    }
+}
+
+/* An unresolved receive completes without telling its envelope: take the next
+ * inferred one, or give up on it (replayed as nothing, reported missing). */
+static void
+resolve_by_inference (TsActionStream *s, Request *r)
+{
+  TsAction *a = action_at (s, r->seq);
+  const GArray *inf = s->options.inferred;
+  if (s->options.unresolved_deadlines)
+    g_array_append_val (s->options.unresolved_deadlines, s->now);
+  const TsEnvelope *e = NULL;
+  if (inf && s->inferred_next < inf->len)
+    e = &g_array_index (inf, TsEnvelope, s->inferred_next++);
+  if (e && e->peer != TS_NO_RANK)
+    {
+      a->peer = e->peer;
+      a->comm = e->comm;
+      a->tag = e->tag;
+      a->bytes = e->bytes;
+      a->flags |= TS_ACTION_INFERRED;
+    }
+  else
+    a->flags |= TS_ACTION_MISSING;
+  r->resolved = TRUE;
+  s->n_unresolved--;
+  if (r->seq == s->first_unresolved)
+    recompute_first_unresolved (s);
+}
+
+/* A request whose details never came (a non-blocking collective completed
+ * unseen): replayed as nothing, reported missing. */
+static void
+give_up (TsActionStream *s, Request *r)
+{
+  action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
+  r->resolved = TRUE;
+  s->n_unresolved--;
+  if (r->seq == s->first_unresolved)
+    recompute_first_unresolved (s);
+}
+
+static void
+emit_wait (TsActionStream *s, Request *r, double time, guint8 flags)
+{
+  if (r->is_recv && !r->resolved)
+    resolve_by_inference (s, r);
+  else if (!r->resolved)
+    give_up (s, r);
+  TsAction *w = push (s, TS_ACTION_WAIT, time);
+  w->req = r->req;
+  w->flags = flags;
+  w->call = s->call;
+  if (s->call_first_seq == G_MAXUINT64)
+    s->call_first_seq = last_seq (s);
+  request_forget (s, r);
+}
+
+/* ---- compute and calls --------------------------------------------------- */
+
+static void
+account_gap (TsActionStream *s, double now)
+{
+  if (!s->started)
+    {
+      s->started = TRUE;
+      s->last_time = now;
+      return;
+    }
+  if (s->call != NO_REGION)
+    return;
+  double gap = now - s->last_time;
+  if (gap > 0)
+    {
+      TsAction *a = push (s, TS_ACTION_COMPUTE, s->last_time);
+      a->seconds = gap;
+      a->region = s->user_region;
+    }
+  if (now > s->last_time)
+    s->last_time = now;
+}
+
+TsAction *
+ts_stream_call_action (TsActionStream *s, TsActionKind kind)
+{
+  TsAction *a = push (s, kind, s->call != NO_REGION ? s->call_enter : s->last_time);
+  a->call = s->call;
+  if (s->call != NO_REGION && s->call_first_seq == G_MAXUINT64)
+    s->call_first_seq = last_seq (s);
+  return a;
+}
+
+/* What happened inside a call that recorded no completion, per call kind. */
+static void
+infer_completions (TsActionStream *s, TsCallKind kind, double time)
+{
+  if (s->outstanding.length == 0)
+    return;
+  if (kind == TS_CALL_WAITALL)
+    {
+      while (s->outstanding.length > 0)
+        emit_wait (s, g_queue_peek_head (&s->outstanding), time, TS_ACTION_INFERRED);
+      return;
+    }
+  /* Wait/Waitany/Waitsome complete at least one request: the oldest receive
+   * (the call the program blocks on for data), else the oldest send. */
+  Request *pick = NULL;
+  for (GList *l = s->outstanding.head; l && !pick; l = l->next)
+    if (((Request *) l->data)->is_recv)
+      pick = l->data;
+  emit_wait (s, pick ? pick : g_queue_peek_head (&s->outstanding), time, TS_ACTION_INFERRED);
+}
+
+static void
+end_call (TsActionStream *s, double leave)
+{
+  TsCallKind kind = ts_trace_region_call (s->source->trace, s->call);
+  double duration = leave - s->call_enter;
+  int info = TS_INFO_RECORDED;
+
+  if (s->call_first_seq == G_MAXUINT64 && !s->call_completed
+      && (kind == TS_CALL_WAIT || kind == TS_CALL_WAITALL || kind == TS_CALL_WAITANY
+          || kind == TS_CALL_WAITSOME))
+    {
+      infer_completions (s, kind, s->call_enter);
+      if (s->call_first_seq != G_MAXUINT64)
+        info = TS_INFO_INFERRED;
+    }
+
+  if (s->call_first_seq == G_MAXUINT64)
+    {
+      /* Nothing to replay inside: the call costs what it took. Calls that must
+       * have moved data but show none (EZTrace's MPI_Sendrecv) are missing. */
+      gboolean missing = kind != TS_CALL_LOCAL && kind != TS_CALL_TEST && kind != TS_CALL_USER
+                         && kind != TS_CALL_WAIT && kind != TS_CALL_WAITALL
+                         && kind != TS_CALL_WAITANY && kind != TS_CALL_WAITSOME;
+      if (duration > 0)
+        {
+          TsAction *a = push (s, TS_ACTION_COMPUTE, s->call_enter);
+          a->seconds = duration;
+          a->region = s->call;
+          a->call = s->call;
+          if (missing)
+            a->flags |= TS_ACTION_MISSING;
+        }
+      if (missing)
+        info = TS_INFO_MISSING;
+    }
+  else
+    {
+      for (guint64 q = s->call_first_seq; q <= last_seq (s) && info == TS_INFO_RECORDED; q++)
+        if (action_at (s, q)->flags & TS_ACTION_INFERRED)
+          info = TS_INFO_INFERRED;
+      /* Marked even without costs: a spooled stream gets them on reading. */
+      TsAction *first = action_at (s, s->call_first_seq);
+      first->flags |= TS_ACTION_CALL_FIRST;
+      first->size_class = (guint8) ts_size_class (s->call_bytes);
+      if (s->options.call_costs)
+        first->seconds = s->options.call_costs[kind * TS_N_SIZE_CLASSES + first->size_class];
+    }
+
+  s->stats.calls[info]++;
+  s->stats.call_seconds[info] += duration;
+  s->call = NO_REGION;
+  s->last_time = leave;
+}
+
+/* ---- OTF2 callbacks ------------------------------------------------------ */
+
+static gint
+region_of_ref (TsActionStream *s, OTF2_RegionRef ref)
+{
+  guint slot = ref % REGION_CACHE_SIZE;
+  if (s->region_cache[slot].ref != ref)
+    {
+      s->region_cache[slot].ref = ref;
+      s->region_cache[slot].region = ts_trace_region_of_ref (s->source->trace, ref);
+    }
+  return s->region_cache[slot].region;
+}
+
+TsActionStream *
+ts_stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, double *seconds)
+{
+  TsActionStream *s = ud;
+  s->position = pos;
+  s->stats.events++;
+  *seconds = to_seconds (s, t);
+  s->now = *seconds;
+  if (*seconds < s->stats.first_time)
+    s->stats.first_time = *seconds;
+  if (*seconds > s->stats.last_time)
+    s->stats.last_time = *seconds;
+  return s;
+}
+
+OTF2_CallbackCode
+ts_stream_fail (TsActionStream *s, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS, "%s: rank %u, event %"
+               G_GUINT64_FORMAT ": %s", s->source->trace->path, s->rank, s->position, msg);
+  return OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode
+on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs, OTF2_RegionRef ref)
+{
+  double now;
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  gint region = region_of_ref (s, ref);
+  if (region < 0)
+    return ts_stream_fail (s, "ENTER of undefined region %u", (guint) ref);
+
+  account_gap (s, now);
+  TsCallKind kind = ts_trace_region_call (s->source->trace, region);
+  if (kind != TS_CALL_USER && s->call == NO_REGION)
+    {
+      s->call = region;
+      s->call_depth = s->stack->len;
+      s->call_enter = now;
+      s->call_first_seq = G_MAXUINT64;
+      s->call_bytes = 0;
+      s->call_completed = FALSE;
+    }
+  else if (kind == TS_CALL_USER && s->call == NO_REGION)
+    s->user_region = region;
+  guint32 r = region;
+  g_array_append_val (s->stack, r);
+  TsAction *a = push (s, TS_ACTION_ENTER, now);
+  a->region = region;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static void
+refresh_user_region (TsActionStream *s)
+{
+  s->user_region = NO_REGION;
+  for (guint i = s->stack->len; i > 0; i--)
+    {
+      guint32 r = g_array_index (s->stack, guint32, i - 1);
+      if (ts_trace_region_call (s->source->trace, r) == TS_CALL_USER)
+        {
+          s->user_region = r;
+          return;
+        }
+    }
+}
+
+static OTF2_CallbackCode
+on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs, OTF2_RegionRef ref)
+{
+  double now;
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  gint region = region_of_ref (s, ref);
+  if (region < 0)
+    return ts_stream_fail (s, "LEAVE of undefined region %u", (guint) ref);
+
+  /* Find the region on the stack. EZTrace ends ranks with crossed regions
+   * (LEAVE Working inside "EZTrace finalize"): close what lies above it. A
+   * LEAVE of a region that is not open at all is ignored. */
+  guint depth = s->stack->len;
+  while (depth > 0 && g_array_index (s->stack, guint32, depth - 1) != (guint32) region)
+    depth--;
+  if (depth == 0)
+    return OTF2_CALLBACK_SUCCESS;
+
+  account_gap (s, now);
+  double call_seconds = 0;
+  if (s->call != NO_REGION && depth - 1 <= s->call_depth)
+    {
+      end_call (s, now);
+      if (s->call_first_seq != G_MAXUINT64)
+        call_seconds = now - s->call_enter;
+    }
+  g_array_set_size (s->stack, depth - 1);
+  refresh_user_region (s);
+  TsAction *a = push (s, TS_ACTION_LEAVE, now);
+  a->region = region;
+  /* The LEAVE of an MPI call that replays actions carries the call's
+   * recorded duration: the replay charges what waiting and transfer do not
+   * explain (sim/replay.c, charge_call_cost). */
+  a->seconds = call_seconds;
+  if (now > s->last_time)
+    s->last_time = now;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Peer @peer of @comm exists? MPI_PROC_NULL and garbage peers do not. */
+gboolean
+ts_stream_peer_valid (TsActionStream *s, guint32 comm, guint32 peer)
+{
+  return peer < ts_trace_comm_size (s->source->trace, comm);
+}
+
+gint
+ts_stream_comm_index (TsActionStream *s, OTF2_CommRef ref)
+{
+  gint c = ts_trace_comm_of_ref (s->source->trace, ref);
+  if (c < 0)
+    ts_stream_fail (s, "undefined communicator %u", (guint) ref);
+  return c;
+}
+
+static OTF2_CallbackCode
+p2p (TsActionStream *s, TsActionKind kind, uint32_t peer, OTF2_CommRef ref, uint32_t tag,
+     uint64_t bytes, uint64_t req)
+{
+  gint comm = ts_stream_comm_index (s, ref);
+  if (comm < 0)
+    return OTF2_CALLBACK_INTERRUPT;
+  s->call_bytes = MAX (s->call_bytes, bytes);
+  if (!ts_stream_peer_valid (s, comm, peer))
+    return OTF2_CALLBACK_SUCCESS; /* MPI_PROC_NULL: nothing happens */
+  TsAction *a = ts_stream_call_action (s, kind);
+  a->peer = peer;
+  a->comm = comm;
+  a->tag = (gint32) tag;
+  a->bytes = bytes;
+  a->req = req;
+  if (kind == TS_ACTION_ISEND)
+    request_post (s, req, FALSE);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_send (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+         OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
+{
+  double now;
+  return p2p (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_SEND, peer, comm, tag, bytes, 0);
+}
+
+static OTF2_CallbackCode
+on_recv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+         OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
+{
+  double now;
+  return p2p (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_RECV, peer, comm, tag, bytes, 0);
+}
+
+static OTF2_CallbackCode
+on_isend (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+          uint64_t bytes, uint64_t req)
+{
+  double now;
+  return p2p (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_ISEND, peer, comm, tag, bytes, req);
+}
+
+static OTF2_CallbackCode
+on_isend_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                   OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  Request *r = g_hash_table_lookup (s->requests, &req);
+  if (r)
+    emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Post a request whose details come later (an EZTrace receive's envelope, a
+ * non-blocking collective's operation): the actions from it on are held. */
+static void
+post_held (TsActionStream *s, TsActionKind kind, guint64 req)
+{
+  TsAction *a = ts_stream_call_action (s, kind);
+  a->req = req;
+  a->peer = TS_NO_RANK;
+  Request *r = request_post (s, req, kind == TS_ACTION_IRECV);
+  r->is_coll = kind == TS_ACTION_ICOLLECTIVE;
+  r->resolved = FALSE;
+  r->seq = last_seq (s);
+  if (s->n_unresolved++ == 0)
+    s->first_unresolved = r->seq;
+}
+
+static OTF2_CallbackCode
+on_irecv_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                  OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  post_held (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_IRECV, req);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef ref, uint32_t tag,
+          uint64_t bytes, uint64_t req)
+{
+  double now;
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  gint comm = ts_stream_comm_index (s, ref);
+  if (comm < 0)
+    return OTF2_CALLBACK_INTERRUPT;
+  s->call_bytes = MAX (s->call_bytes, bytes);
+  Request *r = g_hash_table_lookup (s->requests, &req);
+  if (!r || !r->is_recv)
+    {
+      /* A completion without a visible request: post and complete it here. */
+      if (!ts_stream_peer_valid (s, comm, peer))
+        return OTF2_CALLBACK_SUCCESS;
+      TsAction *a = ts_stream_call_action (s, TS_ACTION_IRECV);
+      a->peer = peer;
+      a->comm = comm;
+      a->tag = (gint32) tag;
+      a->bytes = bytes;
+      a->req = req;
+      r = request_post (s, req, TRUE);
+      r->seq = last_seq (s);
+      r->resolved = TRUE;
+    }
+  else if (!r->resolved)
+    {
+      TsAction *a = action_at (s, r->seq);
+      if (ts_stream_peer_valid (s, comm, peer))
+        {
+          a->peer = peer;
+          a->comm = comm;
+          a->tag = (gint32) tag;
+          a->bytes = bytes;
+        }
+      else
+        a->flags |= TS_ACTION_MISSING; /* receive from MPI_PROC_NULL: nothing to wait for */
+      r->resolved = TRUE;
+      s->n_unresolved--;
+      if (r->seq == s->first_unresolved)
+        recompute_first_unresolved (s);
+    }
+  emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_request_test (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                 OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  if (g_hash_table_contains (s->requests, &req))
+    {
+      TsAction *a = ts_stream_call_action (s, TS_ACTION_TEST);
+      a->req = req;
+      a->time = now;
+    }
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_request_cancelled (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                      OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  /* The wait or test it happens in completed this request: nothing to infer. */
+  s->call_completed = TRUE;
+  Request *r = g_hash_table_lookup (s->requests, &req);
+  if (r)
+    {
+      if (r->is_recv)
+        {
+          if (!r->resolved)
+            {
+              /* Still held: the receive can be dropped. A resolved one was
+               * handed out already and stays posted (see doc/architecture.md). */
+              action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
+              r->resolved = TRUE;
+              s->n_unresolved--;
+              if (r->seq == s->first_unresolved)
+                recompute_first_unresolved (s);
+            }
+        }
+      request_forget (s, r);
+    }
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static void
+fill_collective (TsActionStream *s, TsAction *a, TsCollectiveOp op, guint32 comm, uint32_t root,
+                 uint64_t sent, uint64_t received)
+{
+  a->op = op;
+  a->comm = comm;
+  a->peer = root == OTF2_UNDEFINED_UINT32 || !ts_stream_peer_valid (s, comm, root) ? TS_NO_RANK
+                                                                          : (gint32) root;
+  a->bytes = sent;
+  a->bytes_recv = received;
+  s->call_bytes = MAX (sent, received);
+}
+
+static OTF2_CallbackCode
+on_collective_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                   OTF2_AttributeList *attrs, OTF2_CollectiveOp otf2_op, OTF2_CommRef ref,
+                   uint32_t root, uint64_t sent, uint64_t received)
+{
+  double now;
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  TsCollectiveOp op;
+  if (!ts_collective_from_otf2 (otf2_op, &op))
+    return OTF2_CALLBACK_SUCCESS; /* replayed as the time the call took */
+  gint comm = ts_stream_comm_index (s, ref);
+  if (comm < 0)
+    return OTF2_CALLBACK_INTERRUPT;
+  fill_collective (s, ts_stream_call_action (s, TS_ACTION_COLLECTIVE), op, comm, root, sent, received);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Non-blocking collectives: the request holds the actions after it until the
+ * completion tells the operation, as an EZTrace receive does for its envelope. */
+static OTF2_CallbackCode
+on_nbc_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  post_held (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_ICOLLECTIVE, req);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_nbc_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                 OTF2_AttributeList *attrs, OTF2_CollectiveOp otf2_op, OTF2_CommRef ref,
+                 uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+{
+  double now;
+  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  gint comm = ts_stream_comm_index (s, ref);
+  if (comm < 0)
+    return OTF2_CALLBACK_INTERRUPT;
+  TsCollectiveOp op;
+  gboolean modelled = ts_collective_from_otf2 (otf2_op, &op);
+  Request *r = g_hash_table_lookup (s->requests, &req);
+  if (!r || !r->is_coll || r->resolved)
+    return OTF2_CALLBACK_SUCCESS; /* no request seen: nothing to replay */
+  TsAction *a = action_at (s, r->seq);
+  if (modelled)
+    {
+      fill_collective (s, a, op, comm, root, sent, received);
+      r->resolved = TRUE;
+      s->n_unresolved--;
+      if (r->seq == s->first_unresolved)
+        recompute_first_unresolved (s);
+    }
+  else
+    give_up (s, r);
+  emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_other (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs)
+{
+  double now;
+  ts_stream_of (ud, loc, pos, t, &now);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* ---- the source ---------------------------------------------------------- */
+
+TsEventSource *
+ts_event_source_open (const TsTrace *trace, GError **error)
+{
+  ts_otf2_quiet ();
+  OTF2_Reader *reader = OTF2_Reader_Open (trace->path);
+  if (!reader)
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                   "%s: cannot open as an OTF2 archive", trace->path);
+      return NULL;
+    }
+  OTF2_Reader_SetSerialCollectiveCallbacks (reader);
+  for (guint r = 0; r < trace->n_ranks; r++)
+    OTF2_Reader_SelectLocation (reader, g_array_index (trace->rank_location, OTF2_LocationRef, r));
+
+  OTF2_ErrorCode rc = OTF2_Reader_OpenEvtFiles (reader);
+  if (rc != OTF2_SUCCESS)
+    {
+      ts_trace_set_otf2_error (trace, rc, "opening the event files", error);
+      OTF2_Reader_Close (reader);
+      return NULL;
+    }
+  /* Local definitions carry the id mappings some writers (Score-P) need. */
+  gboolean have_defs = OTF2_Reader_OpenDefFiles (reader) == OTF2_SUCCESS;
+  for (guint r = 0; r < trace->n_ranks && have_defs; r++)
+    {
+      OTF2_DefReader *dr
+        = OTF2_Reader_GetDefReader (reader, g_array_index (trace->rank_location, OTF2_LocationRef, r));
+      if (dr)
+        {
+          uint64_t n = 0;
+          OTF2_Reader_ReadAllLocalDefinitions (reader, dr, &n);
+          OTF2_Reader_CloseDefReader (reader, dr);
+        }
+    }
+  if (have_defs)
+    OTF2_Reader_CloseDefFiles (reader);
+
+  TsEventSource *src = g_new0 (TsEventSource, 1);
+  src->trace = trace;
+  src->reader = reader;
+  src->streams = g_ptr_array_new ();
+  g_ptr_array_set_size (src->streams, trace->n_ranks);
+
+  OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New ();
+  OTF2_EvtReaderCallbacks_SetEnterCallback (cb, on_enter);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback (cb, on_leave);
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback (cb, on_send);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback (cb, on_recv);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback (cb, on_isend);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback (cb, on_isend_complete);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback (cb, on_irecv_request);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback (cb, on_irecv);
+  OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback (cb, on_request_test);
+  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback (cb, on_request_cancelled);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback (cb, on_other);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback (cb, on_collective_end);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback (cb, on_nbc_request);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback (cb, on_nbc_complete);
+  OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback (cb, ts_stream_on_parameter_uint);
+  src->callbacks = cb;
+  return src;
+}
+
+static void
+stream_free (TsActionStream *s)
+{
+  if (!s)
+    return;
+  g_array_unref (s->pending);
+  g_array_unref (s->stack);
+  g_queue_clear (&s->outstanding);
+  g_hash_table_unref (s->requests);
+  g_hash_table_unref (s->partitioned);
+  g_clear_error (&s->error);
+  g_free (s);
+}
+
+void
+ts_event_source_free (TsEventSource *src)
+{
+  if (!src)
+    return;
+  for (guint r = 0; r < src->streams->len; r++)
+    {
+      TsActionStream *s = src->streams->pdata[r];
+      if (s && s->reader)
+        OTF2_Reader_CloseEvtReader (src->reader, s->reader);
+      stream_free (s);
+    }
+  g_ptr_array_unref (src->streams);
+  OTF2_EvtReaderCallbacks_Delete (src->callbacks);
+  OTF2_Reader_CloseEvtFiles (src->reader);
+  OTF2_Reader_Close (src->reader);
+  g_free (src);
+}
+
+TsActionStream *
+ts_event_source_stream (TsEventSource *src, guint rank, const TsStreamOptions *options)
+{
+  g_return_val_if_fail (rank < src->streams->len, NULL);
+  g_return_val_if_fail (src->streams->pdata[rank] == NULL, NULL);
+
+  TsActionStream *s = g_new0 (TsActionStream, 1);
+  s->source = src;
+  s->rank = rank;
+  if (options)
+    s->options = *options;
+  s->pending = g_array_sized_new (FALSE, FALSE, sizeof (TsAction), CHUNK_EVENTS * 2);
+  s->stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  s->user_region = NO_REGION;
+  s->call = NO_REGION;
+  s->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
+  s->partitioned = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  for (guint i = 0; i < REGION_CACHE_SIZE; i++)
+    {
+      /* An empty slot answers for the undefined ref, correctly: no region. */
+      s->region_cache[i].ref = OTF2_UNDEFINED_REGION;
+      s->region_cache[i].region = -1;
+    }
+  s->first_unresolved = G_MAXUINT64;
+  s->stats.first_time = INFINITY;
+  s->stats.last_time = -INFINITY;
+  s->reader = OTF2_Reader_GetEvtReader (src->reader,
+                                        g_array_index (src->trace->rank_location,
+                                                       OTF2_LocationRef, rank));
+  if (s->reader)
+    OTF2_Reader_RegisterEvtCallbacks (src->reader, s->reader, src->callbacks, s);
+  else
+    g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                 "%s: rank %u: cannot open its event file", src->trace->path, rank);
+  src->streams->pdata[rank] = s;
+  return s;
+}
+
+static void
+finish (TsActionStream *s)
+{
+  /* Receives still unresolved at the end never completed in the trace. */
+  for (GList *l = s->outstanding.head; l; l = l->next)
+    {
+      Request *r = l->data;
+      if (!r->resolved)
+        {
+          action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
+          r->resolved = TRUE;
+        }
+    }
+  s->n_unresolved = 0;
+  s->first_unresolved = G_MAXUINT64;
+  s->call = NO_REGION; /* a call still open at the end never finished */
+  s->eof = TRUE;
+}
+
+static gboolean
+refill (TsActionStream *s, GError **error)
+{
+  if (s->error)
+    {
+      g_propagate_error (error, g_steal_pointer (&s->error));
+      return FALSE;
+    }
+  /* Drop what was handed out before reading more. */
+  if (s->head > 0)
+    {
+      g_array_remove_range (s->pending, 0, s->head);
+      s->base += s->head;
+      s->head = 0;
+    }
+  uint64_t n = 0;
+  OTF2_ErrorCode rc = OTF2_Reader_ReadLocalEvents (s->source->reader, s->reader,
+                                                   CHUNK_EVENTS, &n);
+  if (s->error)
+    {
+      g_propagate_error (error, g_steal_pointer (&s->error));
+      return FALSE;
+    }
+  if (rc != OTF2_SUCCESS)
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
+                   "%s: rank %u, after event %" G_GUINT64_FORMAT
+                   ": cannot read events: %s (truncated or corrupt event file?)",
+                   s->source->trace->path, s->rank, s->position,
+                   OTF2_Error_GetDescription (rc));
+      return FALSE;
+    }
+  /* A short read is the end: OTF2 reports an error, not 0, if asked again. */
+  if (n < CHUNK_EVENTS)
+    finish (s);
+  return TRUE;
+}
+
+gboolean
+ts_action_stream_next (TsActionStream *s, TsAction *action, GError **error)
+{
+  for (;;)
+    {
+      guint64 seq = s->base + s->head;
+      gboolean have = s->head < s->pending->len;
+      /* Hold what follows an unresolved receive, and the actions of an MPI
+       * call until it ends (its cost is known only then). */
+      gboolean held = (s->n_unresolved > 0 && seq >= s->first_unresolved)
+                      || (s->call != NO_REGION && s->call_first_seq != G_MAXUINT64
+                          && seq >= s->call_first_seq);
+      if (have && !held)
+        {
+          *action = g_array_index (s->pending, TsAction, s->head++);
+          return TRUE;
+        }
+      if (s->eof)
+        return FALSE;
+      if (!refill (s, error))
+        return FALSE;
+    }
+}
+
+void
+ts_event_source_release (TsEventSource *src, guint rank)
+{
+  g_return_if_fail (rank < src->streams->len);
+  TsActionStream *s = src->streams->pdata[rank];
+  if (!s || !s->reader)
+    return;
+  OTF2_Reader_CloseEvtReader (src->reader, s->reader);
+  s->reader = NULL;
+  s->eof = TRUE;
+  g_array_set_size (s->pending, 0);
+  s->head = 0;
+}
+
+const TsStreamStats *
+ts_action_stream_stats (const TsActionStream *s)
+{
+  return &s->stats;
+}
