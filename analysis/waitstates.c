@@ -554,20 +554,20 @@ release_request (gpointer value)
 }
 
 TsWaitStates *
-ts_wait_states_analyse (const TsTrace *trace, const TsProfile *profile, GError **error)
+ts_wait_states_analyse (const TsTrace *trace, const TsCalibration *calibration, GError **error)
 {
-  return ts_wait_states_analyse_spans (trace, profile, NULL, NULL, error);
+  return ts_wait_states_analyse_spans (trace, calibration, NULL, NULL, error);
 }
 
 TsWaitStates *
-ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
+ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibration,
                               TsWaitSpanFunc func, gpointer user_data, GError **error)
 {
   TsWaitStates *w = g_new0 (TsWaitStates, 1);
   w->trace = trace;
   w->span_func = func;
   w->span_data = user_data;
-  w->n_ranks = profile->n_ranks;
+  w->n_ranks = ts_calibration_n_ranks (calibration);
   w->totals = g_new0 (double, TS_WAIT_N_PATTERNS * w->n_ranks);
   w->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
 
@@ -576,7 +576,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
   an.colls = g_hash_table_new_full (coll_hash, coll_equal, g_free, coll_free);
   an.ppairs = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, ppair_free);
 
-  TsActionFeed *feed = ts_action_feed_open (trace, profile, error);
+  TsActionStream *feed = ts_calibration_stream_open (calibration, trace, error);
   gboolean ok = feed != NULL;
   Cursor *cursors = g_new0 (Cursor, w->n_ranks);
   GSequence *queue = g_sequence_new (NULL);
@@ -592,7 +592,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
       cu->pinit_count = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                                (GDestroyNotify) g_bytes_unref, NULL);
       cu->coll_seen = g_new0 (guint64, ts_trace_n_comms (trace));
-      cu->has_next = ts_action_feed_next (feed, r, &cu->next, &local);
+      cu->has_next = ts_action_stream_next (feed, r, &cu->next, &local);
       if (cu->has_next)
         g_sequence_insert_sorted (queue, cu, by_next_time, NULL);
       ok = local == NULL;
@@ -605,7 +605,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
       Cursor *cu = g_sequence_get (first);
       g_sequence_remove (first);
       process (&an, cu, &cu->next);
-      cu->has_next = ts_action_feed_next (feed, cu->rank, &cu->next, &local);
+      cu->has_next = ts_action_stream_next (feed, cu->rank, &cu->next, &local);
       if (local)
         ok = FALSE;
       else if (cu->has_next)
@@ -637,7 +637,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
   g_hash_table_unref (an.colls);
   g_hash_table_unref (an.ppairs);
   if (feed)
-    ts_action_feed_free (feed);
+    ts_action_stream_free (feed);
   if (!ok)
     {
       ts_wait_states_free (w);

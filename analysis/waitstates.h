@@ -32,15 +32,15 @@ const char *ts_wait_pattern_name (TsWaitPattern p);
 
 typedef struct TsWaitStates TsWaitStates;
 
-/* Analyse @trace (clock offsets and inferred envelopes from @profile). */
-TsWaitStates *ts_wait_states_analyse (const TsTrace *trace, const TsProfile *profile,
+/* Analyse @trace (clock offsets and inferred envelopes from @calibration). */
+TsWaitStates *ts_wait_states_analyse (const TsTrace *trace, const TsCalibration *calibration,
                                       GError **error);
 
 /* Each waiting span as it is found: on @rank, in MPI call @region, from
  * @start for @seconds. Per rank, spans come in time order. */
 typedef void (*TsWaitSpanFunc) (TsWaitPattern p, guint rank, guint region, double start,
                                 double seconds, gpointer user_data);
-TsWaitStates *ts_wait_states_analyse_spans (const TsTrace *trace, const TsProfile *profile,
+TsWaitStates *ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibration,
                                             TsWaitSpanFunc func, gpointer user_data,
                                             GError **error);
 void ts_wait_states_free (TsWaitStates *w);

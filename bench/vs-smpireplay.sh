@@ -80,7 +80,7 @@ for n in "$@"; do
   ts_wall=$(best < "$d/ts.times")
   smpi_wall=$(best < "$d/smpi.times")
   smpi_alloc=$(best < "$d/smpi-alloc.times")
-  ts_sim=$(awk '/"predicted"/ { p = 1 } p && /"runtime_s"/ { gsub(/[^0-9.e+-]/, "", $2); print $2; exit }' "$d/out/summary.json")
+  ts_sim=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predicted"]["runtime_s"])' "$d/out/summary.json")
   smpi_sim=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' "$d/smpi.log")
   awk -v n="$n" -v it="$iters" -v a="$ti_actions" -v tw="$ts_wall" -v sw="$smpi_wall" \
       -v sa="$smpi_alloc" -v ts="$ts_sim" -v ss="$smpi_sim" 'BEGIN {

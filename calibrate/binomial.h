@@ -7,7 +7,7 @@
  * 2), Open MPI's clears the highest (3 hangs below 1). Which rank waits for
  * which in a reduction or a broadcast follows, and so do the wait states
  * after it. The trace shows which shape its library used
- * (ts_profile_compute counts the calls each contradicts). */
+ * (ts_calibration_compute counts the calls each contradicts). */
 #ifndef TS_BINOMIAL_H
 #define TS_BINOMIAL_H
 

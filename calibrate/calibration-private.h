@@ -1,11 +1,69 @@
-/* Shared by the first pass (profile.c) and what it learns from the
- * collectives it sampled (profile-collectives.c). Not installed. */
-#ifndef TS_PROFILE_PRIVATE_H
-#define TS_PROFILE_PRIVATE_H
+/* Shared by the first pass (calibration.c) and what it learns from the
+ * collectives it sampled (clocks.c). Not installed. */
+#ifndef TS_CALIBRATION_PRIVATE_H
+#define TS_CALIBRATION_PRIVATE_H
 
 #include "calibrate/calibration.h"
 
 G_BEGIN_DECLS
+
+struct TsCalibration {
+  guint n_ranks;
+  double *clock_offset;       /* seconds added to each rank's clock */
+  TsClockAlignment clocks;
+  GPtrArray *inferred;        /* GArray of TsEnvelope per rank (may be empty) */
+  double *call_costs;         /* [TsCallKind * TS_N_SIZE_CLASSES + size class] seconds */
+  /* The shortest call of each MPI function, message size and role, seconds
+   * (+inf where there was none); index with ts_calibration_call_min_index(). The
+   * role tells a rooted collective's root from the others (a bcast's root
+   * leaves at once, its leaves receive). */
+  double *call_min;
+  /* Original timing, after alignment. */
+  double start;               /* earliest first event over all ranks */
+  double runtime;             /* latest last event - start */
+  double *rank_end;           /* per rank: last event - start */
+  TsDecodeStats *rank_stats;  /* per rank, from the aligned pass */
+  /* Network fit from point-to-point durations: seconds = latency + bytes / bandwidth. */
+  double latency;             /* seconds; 0 if nothing to fit */
+  double bandwidth;           /* bytes per second; 0 if nothing to fit */
+  guint fit_samples;
+  /* Per size class (ts_size_class), how many times faster than @bandwidth
+   * the fastest receive of that class moved its message (>= 1; 1 where none
+   * beat the line): the piecewise correction SMPI calls a bandwidth factor,
+   * learnt from the trace. ts_calibration_transfer() applies it, and so does the
+   * replay on the platform tracesim calibrates. */
+  double bandwidth_factor[TS_N_SIZE_CLASSES];
+  /* The largest message of a blocking send or a bcast/scatter: what
+   * ts_eager_threshold_infer() could find sent eagerly. */
+  guint64 largest_blocking_send;
+  /* Per region: visits and inclusive seconds, summed over ranks. */
+  guint64 *region_visits;
+  double *region_seconds;
+  guint n_regions;
+  /* The first pass's actions per rank (TsAction records, clock offsets and
+   * call costs not applied), or NULL when the replay must read the trace
+   * again (envelope inference). Read through TsActionStream. */
+  TsSpool *spool;
+  /* The binomial tree of the traced library's broadcasts and reductions:
+   * of binomial_samples sampled instances on 4 ranks or more, how many of
+   * their members' calls contradict each shape (left before a rank they
+   * wait for in it entered), and the shape contradicted least (MPICH's on a
+   * tie). */
+  TsBinomialTree binomial_tree;
+  guint binomial_contradictions[TS_BINOMIAL_N_TREES];
+  guint binomial_samples;
+  /* Partitioned requests: TsPartitionedKey -> TsPartitionedPair, for every
+   * matched pair of MPI_Psend_init / MPI_Precv_init. */
+  GHashTable *partitioned;
+  /* Per rank, what ts_calibration_stream_open() applies. */
+  TsDecodeOptions *decode_options;
+};
+
+static inline gsize
+ts_calibration_call_min_index (guint region, guint size_class, gboolean is_root)
+{
+  return ((gsize) region * TS_N_SIZE_CLASSES + size_class) * 2 + (is_root ? 1 : 0);
+}
 
 /* One blocking collective call of a rank, for the clock alignment and the
  * tree shape: the k-th call on a communicator of every member is the same
@@ -24,7 +82,7 @@ typedef struct {
 typedef struct {
   GArray *sync_enter, *sync_leave;  /* double, synchronising collectives on sync_comm */
   gint sync_comm;                   /* -1 until the first one */
-  GArray *colls;                    /* CollSample, the first TS_PROFILE_COLL_SAMPLES */
+  GArray *colls;                    /* CollSample, the first TS_CALIBRATION_COLL_SAMPLES */
   guint32 *coll_seq;                /* per communicator: calls seen */
   GArray *pinits;                   /* PInit, in this rank's order */
   guint missing_recvs;
@@ -34,7 +92,7 @@ typedef struct {
  * @p when the trace is not causal, and find the binomial tree shape its
  * broadcasts and reductions show (clock_offset, sync_violations,
  * coll_repairs, clocks_drift, clocks_aligned, binomial_*). */
-void ts_profile_read_collectives (const TsTrace *trace, TsProfile *p, RankScan *scans);
+void ts_calibration_read_collectives (const TsTrace *trace, TsCalibration *p, RankScan *scans);
 
 G_END_DECLS
 

@@ -1,6 +1,6 @@
 #include <config.h>
 
-#define G_LOG_DOMAIN "ts-profile"
+#define G_LOG_DOMAIN "ts-calibrate"
 
 #include "calibrate/calibration.h"
 #include "calibrate/calibration-private.h"
@@ -49,11 +49,11 @@ is_synchronising (TsCollectiveOp op)
 }
 
 /* What the first pass adds up over ranks. Each worker thread has its own,
- * merged in ts_profile_compute(). */
+ * merged in ts_calibration_compute(). */
 typedef struct {
   guint64 *region_visits;
   double *region_seconds;
-  double *call_min;          /* as TsProfile's */
+  double *call_min;          /* as TsCalibration's */
   CallSample *samples;       /* [TsCallKind * TS_N_SIZE_CLASSES + size class] */
   guint64 largest_blocking_send;
 } Sums;
@@ -108,8 +108,8 @@ sums_merge (Sums *into, const Sums *from, guint n_regions)
 }
 
 static gboolean
-scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint rank, RankScan *scan,
-           Sums *sums, TsRankLog *spool, GError **error)
+scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint rank, RankScan *scan,
+           Sums *sums, TsSpool *spool, GError **error)
 {
   CallSample *samples = sums->samples;
   TsAction a;
@@ -126,10 +126,10 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
   GArray *stack = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *stack_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
 
-  while (ts_action_stream_next (s, &a, error))
+  while (ts_rank_decoder_next (s, &a, error))
     {
       if (spool)
-        ts_rank_log_append (spool, rank, &a);
+        ts_spool_append (spool, rank, &a);
       if (a.flags & TS_ACTION_CALL_FIRST)
         call_class = a.size_class;
       switch ((TsActionKind) a.kind)
@@ -170,7 +170,7 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
             guint cls = call_class >= 0 ? (guint) call_class : ts_size_class (call_bytes);
             CallSample *cs = &samples[kind * TS_N_SIZE_CLASSES + cls];
             double *fastest
-              = &sums->call_min[ts_profile_call_min_index (call, cls, is_root)];
+              = &sums->call_min[ts_calibration_call_min_index (call, cls, is_root)];
             *fastest = MIN (*fastest, duration);
             if (cs->count++ == 0 || duration < cs->min
                 || (duration == cs->min && call_bytes < cs->bytes))
@@ -186,7 +186,7 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
                 && ts_trace_comm_size (trace, coll_comm) == p->n_ranks)
               scan->sync_comm = coll_comm;
             if (coll_comm >= 0 && coll_comm == scan->sync_comm && coll_sync
-                && scan->sync_enter->len < TS_PROFILE_SYNC_SAMPLES)
+                && scan->sync_enter->len < TS_CALIBRATION_SYNC_SAMPLES)
               {
                 g_array_append_val (scan->sync_enter, call_enter);
                 g_array_append_val (scan->sync_leave, a.time);
@@ -194,7 +194,7 @@ scan_rank (const TsTrace *trace, const TsProfile *p, TsActionStream *s, guint ra
             if (coll_comm >= 0 && coll_ordered && ts_trace_comm_size (trace, coll_comm) > 1)
               {
                 guint32 seq = scan->coll_seq[coll_comm]++;
-                if (scan->colls->len < TS_PROFILE_COLL_SAMPLES)
+                if (scan->colls->len < TS_CALIBRATION_COLL_SAMPLES)
                   {
                     CollSample c = { (guint32) coll_comm, seq, rank, coll_shape, coll_op, is_root,
                                      call_enter, a.time };
@@ -292,9 +292,9 @@ channel_equal (gconstpointer a, gconstpointer b)
  * buffered send leaves at once, so for it the two orders agree; a
  * non-blocking send keeps its posting time. */
 static gboolean
-infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
+infer_envelopes (const TsTrace *trace, TsCalibration *p, GError **error)
 {
-  g_autoptr (TsEventSource) src = ts_event_source_open (trace, error);
+  g_autoptr (TsDecoder) src = ts_decoder_open (trace, error);
   if (!src)
     return FALSE;
   GArray **incoming = g_new0 (GArray *, p->n_ranks);
@@ -309,14 +309,14 @@ infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
   gboolean ok = TRUE;
   for (guint r = 0; r < p->n_ranks && ok; r++)
     {
-      TsStreamOptions opt = { .clock_offset = p->clock_offset[r],
+      TsDecodeOptions opt = { .clock_offset = p->clock_offset[r],
                               .unresolved_deadlines = deadlines[r] };
-      TsActionStream *s = ts_event_source_stream (src, r, &opt);
+      TsRankDecoder *s = ts_decoder_rank (src, r, &opt);
       TsAction a;
       GError *local = NULL;
       GArray *blocking_to = NULL; /* a blocking send whose call has not left yet: */
       guint blocking_at = 0;      /* incoming[its destination], its index there */
-      while (ts_action_stream_next (s, &a, &local))
+      while (ts_rank_decoder_next (s, &a, &local))
         {
           if (a.kind == TS_ACTION_LEAVE && blocking_to)
             {
@@ -392,10 +392,10 @@ infer_envelopes (const TsTrace *trace, TsProfile *p, GError **error)
 }
 
 double
-ts_profile_transfer (const TsProfile *p, guint64 bytes)
+ts_calibration_transfer (const TsCalibration *p, guint64 bytes)
 {
   if (p->fit_samples == 0)
-    return TS_PROFILE_DEFAULT_LATENCY + bytes / TS_PROFILE_DEFAULT_BANDWIDTH;
+    return TS_CALIBRATION_DEFAULT_LATENCY + bytes / TS_CALIBRATION_DEFAULT_BANDWIDTH;
   if (p->bandwidth <= 0)
     return p->latency;
   return p->latency + bytes / (p->bandwidth * p->bandwidth_factor[ts_size_class (bytes)]);
@@ -404,7 +404,7 @@ ts_profile_transfer (const TsProfile *p, guint64 bytes)
 /* Fit seconds = latency + bytes / bandwidth through the fastest blocking
  * receive of each size class: over many calls the fastest did not wait. */
 static void
-fit_network (TsProfile *p, const CallSample *samples)
+fit_network (TsCalibration *p, const CallSample *samples)
 {
   /* The fastest receive of each size class, made monotone: a message is
    * never slower to transfer than a larger one, so a class whose few calls
@@ -469,16 +469,16 @@ fit_network (TsProfile *p, const CallSample *samples)
       double beyond_latency = envelope[c] - p->latency;
       if (p->latency + on_line <= envelope[c])
         continue;
-      p->bandwidth_factor[c] = beyond_latency > on_line / TS_PROFILE_MAX_BANDWIDTH_FACTOR
+      p->bandwidth_factor[c] = beyond_latency > on_line / TS_CALIBRATION_MAX_BANDWIDTH_FACTOR
                                  ? on_line / beyond_latency
-                                 : TS_PROFILE_MAX_BANDWIDTH_FACTOR;
+                                 : TS_CALIBRATION_MAX_BANDWIDTH_FACTOR;
       g_debug ("network fit: size class %u moves %g times faster than the line", c,
                p->bandwidth_factor[c]);
     }
 }
 
 static void
-fill_costs (TsProfile *p, const CallSample *samples)
+fill_costs (TsCalibration *p, const CallSample *samples)
 {
   /* Calls that cannot wait (posting calls, tests, local calls) cost what
    * their fastest instance took, charged before them. Calls that can wait
@@ -514,7 +514,7 @@ ts_partitioned_key_equal (gconstpointer a, gconstpointer b)
 /* Pair the k-th MPI_Psend_init of each channel with its k-th MPI_Precv_init.
  * One without the other would hang the replay: it is refused here. */
 static gboolean
-pair_partitioned (const TsTrace *trace, TsProfile *p, RankScan *scans, GError **error)
+pair_partitioned (const TsTrace *trace, TsCalibration *p, RankScan *scans, GError **error)
 {
   g_autoptr (GHashTable) sends = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
   g_autoptr (GHashTable) seen = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
@@ -585,22 +585,22 @@ pair_partitioned (const TsTrace *trace, TsProfile *p, RankScan *scans, GError **
 }
 
 const TsPartitionedPair *
-ts_profile_partitioned_pair (const TsProfile *p, const TsChannel *channel, guint32 k)
+ts_calibration_partitioned_pair (const TsCalibration *p, const TsChannel *channel, guint32 k)
 {
   TsPartitionedKey key = { *channel, k };
   return g_hash_table_lookup (p->partitioned, &key);
 }
 
 /* The first pass over every rank, shared out over worker threads (one per
- * core, at most TS_PROFILE_MAX_THREADS; TS_THREADS overrides): each has its
+ * core, at most TS_CALIBRATION_MAX_THREADS; TS_THREADS overrides): each has its
  * own OTF2 reader and sums, ranks go round-robin, so the merged result is
  * the same whatever the timing. The spool takes appends of different ranks
  * from different threads. */
-#define TS_PROFILE_MAX_THREADS 8
+#define TS_CALIBRATION_MAX_THREADS 8
 
 typedef struct {
   const TsTrace *trace;
-  TsProfile *p;
+  TsCalibration *p;
   RankScan *scans;
   guint index, n_workers;
   Sums sums;
@@ -613,7 +613,7 @@ static gpointer
 scan_worker (gpointer data)
 {
   Worker *w = data;
-  g_autoptr (TsEventSource) src = ts_event_source_open (w->trace, &w->error);
+  g_autoptr (TsDecoder) src = ts_decoder_open (w->trace, &w->error);
   if (!src)
     {
       w->failed_rank = 0;
@@ -629,11 +629,11 @@ scan_worker (gpointer data)
       scan->colls = g_array_new (FALSE, FALSE, sizeof (CollSample));
       scan->coll_seq = g_new0 (guint32, ts_trace_n_comms (w->trace));
       scan->pinits = g_array_new (FALSE, FALSE, sizeof (PInit));
-      TsActionStream *s = ts_event_source_stream (src, r, NULL);
+      TsRankDecoder *s = ts_decoder_rank (src, r, NULL);
       gboolean ok = scan_rank (w->trace, w->p, s, r, scan, &w->sums, w->p->spool, &w->error);
-      w->p->rank_stats[r] = *ts_action_stream_stats (s);
+      w->p->rank_stats[r] = *ts_rank_decoder_stats (s);
       /* One rank at a time: its OTF2 buffers go before the next opens. */
-      ts_event_source_release (src, r);
+      ts_decoder_release (src, r);
       if (!ok)
         {
           w->failed_rank = r;
@@ -645,21 +645,21 @@ scan_worker (gpointer data)
 }
 
 static guint
-profile_threads (guint n_ranks)
+pass_threads (guint n_ranks)
 {
   const char *env = g_getenv ("TS_THREADS");
   guint n = env ? (guint) g_ascii_strtoull (env, NULL, 10) : g_get_num_processors ();
-  return CLAMP (n, 1, MIN (TS_PROFILE_MAX_THREADS, MAX (n_ranks, 1)));
+  return CLAMP (n, 1, MIN (TS_CALIBRATION_MAX_THREADS, MAX (n_ranks, 1)));
 }
 
 static gboolean
-scan_all (const TsTrace *trace, TsProfile *p, RankScan *scans, Sums *sums, GError **error)
+scan_all (const TsTrace *trace, TsCalibration *p, RankScan *scans, Sums *sums, GError **error)
 {
   sums_init (sums, p->n_regions);
-  p->spool = ts_rank_log_new (p->n_ranks, sizeof (TsAction), SPOOL_BLOCK_BYTES, error);
+  p->spool = ts_spool_new (p->n_ranks, sizeof (TsAction), SPOOL_BLOCK_BYTES, error);
   if (!p->spool)
     return FALSE;
-  guint n_workers = profile_threads (p->n_ranks);
+  guint n_workers = pass_threads (p->n_ranks);
   gint stop = 0;
   Worker *workers = g_new0 (Worker, n_workers);
   GThread **threads = g_new0 (GThread *, n_workers);
@@ -669,7 +669,7 @@ scan_all (const TsTrace *trace, TsProfile *p, RankScan *scans, Sums *sums, GErro
       sums_init (&workers[i].sums, p->n_regions);
       /* The calling thread is a worker too. */
       if (i > 0)
-        threads[i] = g_thread_new ("ts-profile", scan_worker, &workers[i]);
+        threads[i] = g_thread_new ("ts-calibrate", scan_worker, &workers[i]);
     }
   scan_worker (&workers[0]);
   Worker *failed = NULL;
@@ -691,18 +691,18 @@ scan_all (const TsTrace *trace, TsProfile *p, RankScan *scans, Sums *sums, GErro
     }
   g_free (workers);
   g_free (threads);
-  return ok && ts_rank_log_finish (p->spool, error);
+  return ok && ts_spool_finish (p->spool, error);
 }
 
-TsProfile *
-ts_profile_compute (const TsTrace *trace, GError **error)
+TsCalibration *
+ts_calibration_compute (const TsTrace *trace, GError **error)
 {
   guint n = ts_trace_n_ranks (trace);
-  g_autoptr (TsProfile) p = g_new0 (TsProfile, 1);
+  g_autoptr (TsCalibration) p = g_new0 (TsCalibration, 1);
   p->n_ranks = n;
   p->clock_offset = g_new0 (double, n);
   p->rank_end = g_new0 (double, n);
-  p->rank_stats = g_new0 (TsStreamStats, n);
+  p->rank_stats = g_new0 (TsDecodeStats, n);
   p->inferred = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint r = 0; r < n; r++)
     g_ptr_array_add (p->inferred, g_array_new (FALSE, FALSE, sizeof (TsEnvelope)));
@@ -725,14 +725,14 @@ ts_profile_compute (const TsTrace *trace, GError **error)
     ok = pair_partitioned (trace, p, scans, error);
   if (ok)
     {
-      ts_profile_read_collectives (trace, p, scans);
+      ts_calibration_read_collectives (trace, p, scans);
       for (guint r = 0; r < n; r++)
         missing += scans[r].missing_recvs;
       if (missing > 0)
         {
           /* The spooled actions lack the envelopes: the replay reads the
            * trace again with the inferred ones. */
-          g_clear_pointer (&p->spool, ts_rank_log_free);
+          g_clear_pointer (&p->spool, ts_spool_free);
           ok = infer_envelopes (trace, p, error);
         }
     }
@@ -757,7 +757,7 @@ ts_profile_compute (const TsTrace *trace, GError **error)
       double end = -INFINITY;
       for (guint r = 0; r < n; r++)
         {
-          TsStreamStats *st = &p->rank_stats[r];
+          TsDecodeStats *st = &p->rank_stats[r];
           st->first_time += p->clock_offset[r];
           st->last_time += p->clock_offset[r];
           p->start = MIN (p->start, st->first_time);
@@ -766,13 +766,16 @@ ts_profile_compute (const TsTrace *trace, GError **error)
       for (guint r = 0; r < n; r++)
         p->rank_end[r] = p->rank_stats[r].last_time - p->start;
       p->runtime = end - p->start;
+      p->decode_options = g_new (TsDecodeOptions, n);
+      for (guint r = 0; r < n; r++)
+        p->decode_options[r] = ts_calibration_decode_options (p, r);
     }
   sums_clear (&sums);
   return ok ? g_steal_pointer (&p) : NULL;
 }
 
 void
-ts_profile_free (TsProfile *p)
+ts_calibration_free (TsCalibration *p)
 {
   if (!p)
     return;
@@ -784,20 +787,175 @@ ts_profile_free (TsProfile *p)
   g_free (p->call_min);
   g_free (p->region_visits);
   g_free (p->region_seconds);
-  ts_rank_log_free (p->spool);
+  ts_spool_free (p->spool);
+  g_free (p->decode_options);
   if (p->partitioned)
     g_hash_table_unref (p->partitioned);
   g_free (p);
 }
 
-TsStreamOptions
-ts_profile_stream_options (const TsProfile *p, guint rank)
+TsDecodeOptions
+ts_calibration_decode_options (const TsCalibration *p, guint rank)
 {
-  TsStreamOptions o = { 0 };
+  TsDecodeOptions o = { 0 };
   g_return_val_if_fail (rank < p->n_ranks, o);
   o.clock_offset = p->clock_offset[rank];
   GArray *inf = g_ptr_array_index (p->inferred, rank);
   o.inferred = inf->len ? inf : NULL;
   o.call_costs = p->call_costs;
   return o;
+}
+
+TsActionStream *
+ts_calibration_stream_open (const TsCalibration *p, const TsTrace *trace, GError **error)
+{
+  return ts_action_stream_open (trace, p->spool, p->decode_options, error);
+}
+
+const TsSpool *
+ts_calibration_spool (const TsCalibration *p)
+{
+  return p->spool;
+}
+
+guint
+ts_calibration_n_ranks (const TsCalibration *p)
+{
+  return p->n_ranks;
+}
+
+double
+ts_calibration_runtime (const TsCalibration *p)
+{
+  return p->runtime;
+}
+
+double
+ts_calibration_start (const TsCalibration *p)
+{
+  return p->start;
+}
+
+const double *
+ts_calibration_rank_ends (const TsCalibration *p)
+{
+  return p->rank_end;
+}
+
+double
+ts_calibration_clock_offset (const TsCalibration *p, guint rank)
+{
+  g_return_val_if_fail (rank < p->n_ranks, 0);
+  return p->clock_offset[rank];
+}
+
+const TsClockAlignment *
+ts_calibration_clocks (const TsCalibration *p)
+{
+  return &p->clocks;
+}
+
+const TsDecodeStats *
+ts_calibration_rank_stats (const TsCalibration *p, guint rank)
+{
+  g_return_val_if_fail (rank < p->n_ranks, NULL);
+  return &p->rank_stats[rank];
+}
+
+guint64
+ts_calibration_events (const TsCalibration *p)
+{
+  guint64 events = 0;
+  for (guint r = 0; r < p->n_ranks; r++)
+    events += p->rank_stats[r].events;
+  return events;
+}
+
+guint64
+ts_calibration_actions (const TsCalibration *p)
+{
+  guint64 actions = 0;
+  for (guint r = 0; r < p->n_ranks; r++)
+    actions += p->rank_stats[r].actions;
+  return actions;
+}
+
+TsMessageInfo
+ts_calibration_message_info (const TsCalibration *p)
+{
+  TsMessageInfo info = { { 0 } };
+  for (guint r = 0; r < p->n_ranks; r++)
+    for (guint k = 0; k < 3; k++)
+      {
+        info.calls[k] += p->rank_stats[r].calls[k];
+        info.seconds[k] += p->rank_stats[r].call_seconds[k];
+      }
+  return info;
+}
+
+guint64
+ts_calibration_region_visits (const TsCalibration *p, guint region)
+{
+  g_return_val_if_fail (region < p->n_regions, 0);
+  return p->region_visits[region];
+}
+
+double
+ts_calibration_region_seconds (const TsCalibration *p, guint region)
+{
+  g_return_val_if_fail (region < p->n_regions, 0);
+  return p->region_seconds[region];
+}
+
+TsNetworkFit
+ts_calibration_network (const TsCalibration *p)
+{
+  TsNetworkFit fit = { p->latency, p->bandwidth, p->fit_samples };
+  return fit;
+}
+
+double
+ts_calibration_bandwidth_factor (const TsCalibration *p, guint size_class)
+{
+  g_return_val_if_fail (size_class < TS_N_SIZE_CLASSES, 1);
+  return p->bandwidth_factor[size_class];
+}
+
+guint64
+ts_calibration_largest_blocking_send (const TsCalibration *p)
+{
+  return p->largest_blocking_send;
+}
+
+double
+ts_calibration_call_min (const TsCalibration *p, guint region, guint size_class,
+                         gboolean is_root)
+{
+  return p->call_min[ts_calibration_call_min_index (region, size_class, is_root)];
+}
+
+const GArray *
+ts_calibration_inferred (const TsCalibration *p, guint rank)
+{
+  g_return_val_if_fail (rank < p->n_ranks, NULL);
+  return g_ptr_array_index (p->inferred, rank);
+}
+
+TsBinomialTree
+ts_calibration_binomial_tree (const TsCalibration *p)
+{
+  return p->binomial_tree;
+}
+
+guint
+ts_calibration_binomial_contradictions (const TsCalibration *p, TsBinomialTree tree)
+{
+  g_return_val_if_fail (tree < TS_BINOMIAL_N_TREES, 0);
+  return p->binomial_contradictions[tree];
+}
+
+guint
+ts_calibration_binomial_samples (const TsCalibration *p)
+{
+  return p->binomial_samples;
 }

@@ -1,6 +1,6 @@
 #include <config.h>
 
-#define G_LOG_DOMAIN "ts-profile"
+#define G_LOG_DOMAIN "ts-calibrate"
 
 #include "calibrate/calibration-private.h"
 
@@ -27,7 +27,7 @@ median (GArray *values)
   return g_array_index (values, double, values->len / 2);
 }
 
-static void median_offsets (TsProfile *p, RankScan *scans, guint k_max);
+static void median_offsets (TsCalibration *p, RankScan *scans, guint k_max);
 
 static gint
 compare_coll_sample (gconstpointer a, gconstpointer b)
@@ -44,7 +44,7 @@ compare_coll_sample (gconstpointer a, gconstpointer b)
  * into @all, and where each instance whose every member was sampled starts
  * in it into @starts (it spans [start, start + communicator size)). */
 static void
-sampled_instances (const TsTrace *trace, const TsProfile *p, RankScan *scans, GArray *all,
+sampled_instances (const TsTrace *trace, const TsCalibration *p, RankScan *scans, GArray *all,
                    GArray *starts)
 {
   for (guint r = 0; r < p->n_ranks; r++)
@@ -100,7 +100,7 @@ cannot_leave_first (const CollSample *c)
  * drift), and the offsets are left as they were. Returns the number of
  * instances that were not causal with the given offsets (0 if none). */
 static guint
-repair_collectives (const TsTrace *trace, TsProfile *p, const GArray *all, const GArray *starts)
+repair_collectives (const TsTrace *trace, TsCalibration *p, const GArray *all, const GArray *starts)
 {
   g_autofree double *offset = g_memdup2 (p->clock_offset, p->n_ranks * sizeof (double));
   guint violations = 0;
@@ -137,7 +137,7 @@ repair_collectives (const TsTrace *trace, TsProfile *p, const GArray *all, const
   if (!moved)
     memcpy (p->clock_offset, offset, p->n_ranks * sizeof (double));
   else
-    p->clocks_drift = TRUE;
+    p->clocks.drift = TRUE;
   return violations;
 }
 
@@ -149,7 +149,7 @@ repair_collectives (const TsTrace *trace, TsProfile *p, const GArray *all, const
  * releases ranks milliseconds apart), so the offsets are then raised where
  * some collective instance is still not causal (repair_collectives). */
 static void
-align_clocks (const TsTrace *trace, TsProfile *p, RankScan *scans, const GArray *colls,
+align_clocks (const TsTrace *trace, TsCalibration *p, RankScan *scans, const GArray *colls,
               const GArray *starts)
 {
   guint k_max = G_MAXUINT;
@@ -168,12 +168,12 @@ align_clocks (const TsTrace *trace, TsProfile *p, RankScan *scans, const GArray 
           first_leave = MIN (first_leave, g_array_index (scans[r].sync_leave, double, k));
         }
       if (first_leave < last_enter)
-        p->sync_violations++;
+        p->clocks.sync_violations++;
     }
-  if (p->sync_violations > 0)
+  if (p->clocks.sync_violations > 0)
     median_offsets (p, scans, k_max);
-  p->coll_repairs = repair_collectives (trace, p, colls, starts);
-  p->clocks_aligned = p->sync_violations > 0 || (p->coll_repairs > 0 && !p->clocks_drift);
+  p->clocks.coll_repairs = repair_collectives (trace, p, colls, starts);
+  p->clocks.aligned = p->clocks.sync_violations > 0 || (p->clocks.coll_repairs > 0 && !p->clocks.drift);
 }
 
 /* Which binomial tree the traced library built its broadcasts and
@@ -184,7 +184,7 @@ align_clocks (const TsTrace *trace, TsProfile *p, RankScan *scans, const GArray 
  * shape contradicted by fewer calls wins, MPICH's where neither is. Gathers
  * replay on no tree, and are not counted. */
 static void
-infer_binomial_tree (const TsTrace *trace, TsProfile *p, const GArray *colls, const GArray *starts)
+infer_binomial_tree (const TsTrace *trace, TsCalibration *p, const GArray *colls, const GArray *starts)
 {
   for (guint k = 0; k < starts->len; k++)
     {
@@ -248,7 +248,7 @@ infer_binomial_tree (const TsTrace *trace, TsProfile *p, const GArray *colls, co
 /* Each rank's offset: minus the median of how much later than rank 0 it
  * leaves the first k_max synchronising collectives. */
 static void
-median_offsets (TsProfile *p, RankScan *scans, guint k_max)
+median_offsets (TsCalibration *p, RankScan *scans, guint k_max)
 {
   GArray *diff = g_array_new (FALSE, FALSE, sizeof (double));
   for (guint r = 1; r < p->n_ranks; r++)
@@ -266,7 +266,7 @@ median_offsets (TsProfile *p, RankScan *scans, guint k_max)
 }
 
 void
-ts_profile_read_collectives (const TsTrace *trace, TsProfile *p, RankScan *scans)
+ts_calibration_read_collectives (const TsTrace *trace, TsCalibration *p, RankScan *scans)
 {
   g_autoptr (GArray) colls = g_array_new (FALSE, FALSE, sizeof (CollSample));
   g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint));

@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "ts-eager"
 
 #include "calibrate/eager.h"
+#include "calibrate/calibration-private.h"
 #include "model/channel.h"
 #include "model/spool.h"
 
@@ -51,7 +52,7 @@ typedef struct {
 
 typedef struct {
   const TsTrace *trace;
-  const TsProfile *profile;
+  const TsCalibration *calibration;
   guint64 assumed;
   guint64 smallest;          /* watch blocking sends from this size on */
   guint watched[65];         /* per size class below @assumed: sightings made */
@@ -95,8 +96,8 @@ watch (Scan *s, const Key *key, guint64 bytes, double enter)
 static gboolean
 scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
 {
-  g_autoptr (TsRankLogReader) reader = ts_rank_log_reader_new (s->profile->spool, rank);
-  double offset = s->profile->clock_offset[rank];
+  g_autoptr (TsSpoolReader) reader = ts_spool_reader_new (s->calibration->spool, rank);
+  double offset = s->calibration->clock_offset[rank];
   gboolean in_call = FALSE;
   guint32 call = 0;
   double call_enter = 0;
@@ -105,7 +106,7 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
   g_hash_table_remove_all (s->recvs);
   g_hash_table_remove_all (s->colls);
   const TsAction *a;
-  while ((a = ts_rank_log_reader_next (reader, error)))
+  while ((a = ts_spool_reader_next (reader, error)))
     {
       double t = a->time + offset;
       switch ((TsActionKind) a->kind)
@@ -183,32 +184,32 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
  * waits for the one receive that matches it, and a guessed or missing one
  * would hold it forever (EZTrace's irecvs record no source). */
 static gboolean
-receives_all_recorded (const TsProfile *profile)
+receives_all_recorded (const TsCalibration *calibration)
 {
-  for (guint r = 0; r < profile->n_ranks; r++)
-    if (profile->rank_stats[r].calls[TS_INFO_INFERRED] > 0
-        || profile->rank_stats[r].calls[TS_INFO_MISSING] > 0)
+  for (guint r = 0; r < calibration->n_ranks; r++)
+    if (calibration->rank_stats[r].calls[TS_INFO_INFERRED] > 0
+        || calibration->rank_stats[r].calls[TS_INFO_MISSING] > 0)
       return FALSE;
   return TRUE;
 }
 
 guint64
-ts_eager_threshold_infer (const TsTrace *trace, const TsProfile *profile, guint64 assumed,
+ts_eager_threshold_infer (const TsTrace *trace, const TsCalibration *calibration, guint64 assumed,
                           GError **error)
 {
-  gboolean may_lower = receives_all_recorded (profile);
-  if (!profile->spool || assumed == 0
-      || (profile->largest_blocking_send < (may_lower ? EAGER_SMALLEST : assumed)))
+  gboolean may_lower = receives_all_recorded (calibration);
+  if (!calibration->spool || assumed == 0
+      || (calibration->largest_blocking_send < (may_lower ? EAGER_SMALLEST : assumed)))
     return assumed;
-  Scan s = { trace, profile, assumed, may_lower ? MIN (EAGER_SMALLEST, assumed) : assumed, { 0 },
+  Scan s = { trace, calibration, assumed, may_lower ? MIN (EAGER_SMALLEST, assumed) : assumed, { 0 },
              g_hash_table_new_full (key_hash, key_equal, g_free, g_free),
              g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL),
              g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL),
              g_hash_table_new_full (g_int_hash, g_int_equal, g_free, NULL) };
   gboolean ok = TRUE;
-  for (guint r = 0; r < profile->n_ranks && ok; r++)
+  for (guint r = 0; r < calibration->n_ranks && ok; r++)
     ok = scan_rank (&s, r, TRUE, error);
-  for (guint r = 0; r < profile->n_ranks && ok && g_hash_table_size (s.sightings) > 0; r++)
+  for (guint r = 0; r < calibration->n_ranks && ok && g_hash_table_size (s.sightings) > 0; r++)
     ok = scan_rank (&s, r, FALSE, error);
   /* The sender (a rooted collective's root) was done before any receiver
    * arrived: the library did not wait for one, so messages of this size

@@ -20,10 +20,10 @@
  * rendezvous send waits for the receive that matches it, and a guessed
  * match can hold it forever). Otherwise the smallest consistent with the
  * trace and at least @assumed: one byte above the largest message sent
- * eagerly, or @assumed. Reads the profile's spool (twice: senders, then
+ * eagerly, or @assumed. Reads the calibration's spool (twice: senders, then
  * receivers) only when a blocking message that large exists; returns
  * @assumed without a spool. 0 on a read error. */
-guint64 ts_eager_threshold_infer (const TsTrace *trace, const TsProfile *profile, guint64 assumed,
+guint64 ts_eager_threshold_infer (const TsTrace *trace, const TsCalibration *calibration, guint64 assumed,
                                   GError **error);
 
 #endif

@@ -14,29 +14,24 @@ ts_cmd_calibrate (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "platform file to write (required)", "FILE" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - fit a cluster platform to a trace");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GOptionContext) ctx = ts_cmd_context ("calibrate", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return ts_cmd_fail ("calibrate", error);
   if (argc != 2 || !output)
-    {
-      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "usage: tracesim calibrate TRACE -o platform.xml");
-      return ts_cmd_fail ("calibrate", error);
-    }
+    return ts_cmd_usage_error ("calibrate", "usage: tracesim calibrate TRACE -o platform.xml");
   g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
   if (!trace)
     return ts_cmd_fail ("calibrate", error);
-  g_autoptr (TsProfile) profile = ts_profile_compute (trace, &error);
-  if (!profile)
+  g_autoptr (TsCalibration) calibration = ts_calibration_compute (trace, &error);
+  if (!calibration)
     return ts_cmd_fail ("calibrate", error);
-  TsClusterSpec spec = ts_platform_spec_from_profile (profile);
+  TsClusterSpec spec = ts_platform_spec_from_calibration (calibration);
   if (!ts_platform_write_cluster (&spec, output, &error))
     return ts_cmd_fail ("calibrate", error);
   printf ("%s: %u hosts, latency %.3g s, bandwidth %.3g B/s (%s)\n", output, spec.n_hosts,
           spec.latency, spec.bandwidth,
-          profile->fit_samples ? "fitted to the trace's receives" : "defaults: nothing to fit");
+          ts_calibration_network (calibration).samples ? "fitted to the trace's receives" : "defaults: nothing to fit");
   g_free (output);
   return 0;
 }

@@ -11,17 +11,12 @@
 static int
 check (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) ctx
-    = g_option_context_new ("FILE... TRACE - validate hypothesis files against a trace");
+  g_autoptr (GOptionContext) ctx = ts_cmd_context ("hypotheses check", NULL);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return ts_cmd_fail ("hypotheses check", error);
   if (argc < 3)
-    {
-      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "usage: tracesim hypotheses check FILE... TRACE");
-      return ts_cmd_fail ("hypotheses check", error);
-    }
+    return ts_cmd_usage_error ("hypotheses", "usage: tracesim hypotheses check FILE... TRACE");
   g_autoptr (TsHypotheses) h = ts_hypotheses_new ();
   for (int i = 1; i < argc - 1; i++)
     if (!ts_hypotheses_load_file (h, argv[i], &error))
@@ -41,6 +36,11 @@ ts_cmd_hypotheses (int argc, char **argv)
 {
   if (argc >= 2 && strcmp (argv[1], "check") == 0)
     return check (argc - 1, argv + 1);
-  fprintf (stderr, "usage: tracesim hypotheses check FILE... TRACE\n");
-  return 2;
+  /* No subcommand: --help describes the command, anything else is a usage error. */
+  g_autoptr (GOptionContext) ctx = ts_cmd_context ("hypotheses", NULL);
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return ts_cmd_fail ("hypotheses", error);
+  return ts_cmd_usage_error ("hypotheses", argc < 2 ? "no subcommand given (hypotheses check)"
+                                                    : "unknown subcommand (hypotheses check)");
 }

@@ -6,7 +6,7 @@
 int
 ts_cmd_info (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - describe a trace");
+  g_autoptr (GOptionContext) ctx = ts_cmd_context ("info", NULL);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return ts_cmd_fail ("info", error);
@@ -18,9 +18,9 @@ ts_cmd_info (int argc, char **argv)
   g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
   if (!trace)
     return ts_cmd_fail ("info", error);
-  g_autoptr (TsProfile) profile = ts_profile_compute (trace, &error);
-  if (!profile)
+  g_autoptr (TsCalibration) calibration = ts_calibration_compute (trace, &error);
+  if (!calibration)
     return ts_cmd_fail ("info", error);
-  ts_report_info (stdout, trace, profile);
+  ts_report_info (stdout, trace, calibration);
   return 0;
 }

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/report.h"
 #include "analysis/waitstates.h"
+#include "output/csv.h"
 
 #include <stdio.h>
 
@@ -17,32 +18,26 @@ ts_cmd_waitstates (int argc, char **argv)
       "also write the per-region CSV (phase,pattern,region,rank,seconds)", "FILE" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx
-    = g_option_context_new ("TRACE - find the wait states of a trace (Scalasca's patterns)");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GOptionContext) ctx = ts_cmd_context ("waitstates", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return ts_cmd_fail ("waitstates", error);
   if (argc != 2)
-    {
-      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "usage: tracesim waitstates TRACE [-o FILE.csv]");
-      return ts_cmd_fail ("waitstates", error);
-    }
+    return ts_cmd_usage_error ("waitstates", "give exactly one trace");
   g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
   if (!trace)
     return ts_cmd_fail ("waitstates", error);
-  g_autoptr (TsProfile) profile = ts_profile_compute (trace, &error);
-  if (!profile)
+  g_autoptr (TsCalibration) calibration = ts_calibration_compute (trace, &error);
+  if (!calibration)
     return ts_cmd_fail ("waitstates", error);
-  g_autoptr (TsWaitStates) w = ts_wait_states_analyse (trace, profile, &error);
+  g_autoptr (TsWaitStates) w = ts_wait_states_analyse (trace, calibration, &error);
   if (!w)
     return ts_cmd_fail ("waitstates", error);
-  ts_report_wait_states (stdout, trace, w, NULL);
+  ts_report_wait_states (stdout, trace, w);
   if (output)
     {
-      g_autoptr (GString) csv = g_string_new ("phase,pattern,region,rank,seconds\n");
-      ts_wait_states_csv (csv, "original", trace, w);
+      g_autoptr (GString) csv = g_string_new (TS_WAIT_STATES_CSV_HEADER);
+      ts_csv_append_wait_states (csv, "original", trace, w);
       if (!g_file_set_contents (output, csv->str, csv->len, &error))
         return ts_cmd_fail ("waitstates", error);
     }

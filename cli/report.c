@@ -4,27 +4,6 @@
 
 #include <math.h>
 
-void
-ts_json_number (GString *j, const char *indent, const char *key, double v, gboolean comma)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  g_string_append_printf (j, "%s\"%s\": %s%s\n", indent, key,
-                          isfinite (v) ? g_ascii_dtostr (buf, sizeof buf, v) : "null",
-                          comma ? "," : "");
-}
-
-void
-ts_json_array (GString *j, const char *indent, const char *key, const double *v, guint n,
-               gboolean comma)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  g_string_append_printf (j, "%s\"%s\": [", indent, key);
-  for (guint i = 0; i < n; i++)
-    g_string_append_printf (j, "%s%s", i ? ", " : "",
-                            isfinite (v[i]) ? g_ascii_dtostr (buf, sizeof buf, v[i]) : "null");
-  g_string_append_printf (j, "]%s\n", comma ? "," : "");
-}
-
 static void
 spread (const double *v, guint n, double *min, double *max)
 {
@@ -50,13 +29,13 @@ by_seconds (gconstpointer a, gconstpointer b)
 }
 
 static void
-top_regions (FILE *out, const TsTrace *trace, const TsProfile *p, guint count)
+top_regions (FILE *out, const TsTrace *trace, const TsCalibration *p, guint count)
 {
   GArray *rt = g_array_new (FALSE, FALSE, sizeof (RegionTime));
-  for (guint r = 0; r < p->n_regions; r++)
-    if (p->region_visits[r] > 0)
+  for (guint r = 0; r < ts_trace_n_regions (trace); r++)
+    if (ts_calibration_region_visits (p, r) > 0)
       {
-        RegionTime x = { r, p->region_seconds[r] };
+        RegionTime x = { r, ts_calibration_region_seconds (p, r) };
         g_array_append_val (rt, x);
       }
   g_array_sort (rt, by_seconds);
@@ -65,7 +44,8 @@ top_regions (FILE *out, const TsTrace *trace, const TsProfile *p, guint count)
     {
       RegionTime *x = &g_array_index (rt, RegionTime, i);
       fprintf (out, "  %-32s %12" G_GUINT64_FORMAT " %14.6f\n",
-               ts_trace_region_name (trace, x->region), p->region_visits[x->region], x->seconds);
+               ts_trace_region_name (trace, x->region), ts_calibration_region_visits (p, x->region),
+               x->seconds);
     }
   g_array_unref (rt);
 }
@@ -73,127 +53,146 @@ top_regions (FILE *out, const TsTrace *trace, const TsProfile *p, guint count)
 /* Where the time went: the regions that took longest before or after, with
  * the change (a region that got faster, or an MPI call that now waits more). */
 static void
-before_after (FILE *out, const TsTrace *trace, const TsProfile *p, const TsReplayResult *res,
-              guint count)
+before_after (FILE *out, const TsRunResult *res, guint count)
 {
   GArray *rt = g_array_new (FALSE, FALSE, sizeof (RegionTime));
-  for (guint r = 0; r < p->n_regions; r++)
-    if (p->region_visits[r] > 0)
-      {
-        RegionTime x = { r, MAX (p->region_seconds[r], res->region_seconds[r]) };
-        g_array_append_val (rt, x);
-      }
+  for (guint i = 0; i < res->regions->len; i++)
+    {
+      const TsRegionResult *x = &g_array_index (res->regions, TsRegionResult, i);
+      RegionTime t = { i, MAX (x->original_s, x->predicted_s) };
+      g_array_append_val (rt, t);
+    }
   g_array_sort (rt, by_seconds);
   fprintf (out, "  %-28s %9s %12s %12s %12s\n", "region (inclusive, all ranks)", "visits",
            "original s", "predicted s", "change s");
   for (guint i = 0; i < rt->len && i < count; i++)
     {
-      guint r = g_array_index (rt, RegionTime, i).region;
-      fprintf (out, "  %-28s %9" G_GUINT64_FORMAT " %12.6f %12.6f %+12.6f\n",
-               ts_trace_region_name (trace, r), p->region_visits[r], p->region_seconds[r],
-               res->region_seconds[r], res->region_seconds[r] - p->region_seconds[r]);
+      const TsRegionResult *x
+        = &g_array_index (res->regions, TsRegionResult, g_array_index (rt, RegionTime, i).region);
+      fprintf (out, "  %-28s %9" G_GUINT64_FORMAT " %12.6f %12.6f %+12.6f\n", x->name, x->visits,
+               x->original_s, x->predicted_s, x->predicted_s - x->original_s);
     }
   g_array_unref (rt);
 }
 
-void
-ts_report_run (FILE *out, const TsTrace *trace, const TsProfile *p, const TsReplayResult *res,
-               const char *output_dir, double wall)
+static void
+wait_state_totals (FILE *out, const TsRunResult *res)
 {
-  double omin, omax, pmin, pmax;
-  spread (p->rank_end, p->n_ranks, &omin, &omax);
-  spread ((const double *) res->rank_end->data, res->n_ranks, &pmin, &pmax);
-  fprintf (out, "tracesim: %s (%u ranks)\n", ts_trace_path (trace), p->n_ranks);
-  fprintf (out, "  original runtime   %12.6f s   rank ends %.6f .. %.6f s\n", p->runtime, omin, omax);
-  fprintf (out, "  predicted runtime  %12.6f s   rank ends %.6f .. %.6f s\n", res->runtime, pmin, pmax);
-  if (p->runtime > 0 && res->runtime > 0)
-    fprintf (out, "  speed-up           %12.4f x (prediction / original %.4f)\n",
-             p->runtime / res->runtime, res->runtime / p->runtime);
-  if (p->clocks_aligned)
-    fprintf (out, "  clocks aligned: %u synchronising collectives were not causal, "
-             "%u collectives after the first estimate\n", p->sync_violations, p->coll_repairs);
-  if (p->clocks_drift)
-    fprintf (out, "  clocks drift: no offset per rank makes every collective causal\n");
-  before_after (out, trace, p, res, 10);
-  fprintf (out, "  %" G_GUINT64_FORMAT " actions replayed (%" G_GUINT64_FORMAT
-           " simcalls) in %.3f s\n", res->actions_replayed, res->simcalls, wall);
-  fprintf (out, "  written: %s/summary.json, %s/waitstates.csv, %s/predicted/traces.otf2\n",
-           output_dir, output_dir, output_dir);
+  fprintf (out, "  %-24s %12s    predicted\n", "wait states (s, all ranks)", "original");
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    fprintf (out, "  %-24s %12.6f %12.6f\n", ts_wait_pattern_name (p), res->wait_original[p],
+             res->wait_predicted[p]);
 }
 
 void
-ts_report_info (FILE *out, const TsTrace *trace, const TsProfile *p)
+ts_report_run (FILE *out, const TsRunResult *res)
 {
-  guint64 events = 0, calls[3] = { 0 };
-  double secs[3] = { 0 };
-  for (guint r = 0; r < p->n_ranks; r++)
-    {
-      events += p->rank_stats[r].events;
-      for (int i = 0; i < 3; i++)
-        {
-          calls[i] += p->rank_stats[r].calls[i];
-          secs[i] += p->rank_stats[r].call_seconds[i];
-        }
-    }
-  fprintf (out, "trace:      %s\n", ts_trace_path (trace));
-  fprintf (out, "creator:    %s\n", *ts_trace_creator (trace) ? ts_trace_creator (trace) : "(unknown)");
-  fprintf (out, "ranks:      %u\n", p->n_ranks);
-  fprintf (out, "events:     %" G_GUINT64_FORMAT "\n", events);
-  fprintf (out, "span:       %.6f s\n", p->runtime);
-  fprintf (out, "regions:    %u\n", ts_trace_n_regions (trace));
-  fprintf (out, "comms:      %u\n", ts_trace_n_comms (trace));
-  for (guint r = 0; r < p->n_ranks; r++)
-    fprintf (out, "  rank %-4u events %10" G_GUINT64_FORMAT "  end %.6f s  clock offset %+.6f s\n",
-             r, p->rank_stats[r].events, p->rank_end[r], p->clock_offset[r]);
-  if (p->clocks_aligned)
+  double omin, omax, pmin, pmax;
+  spread (res->original_rank_end, res->n_ranks, &omin, &omax);
+  spread (res->predicted_rank_end, res->n_ranks, &pmin, &pmax);
+  fprintf (out, "tracesim: %s (%u ranks)\n", res->inputs.trace, res->n_ranks);
+  fprintf (out, "  original runtime   %12.6f s   rank ends %.6f .. %.6f s\n", res->original_runtime,
+           omin, omax);
+  fprintf (out, "  predicted runtime  %12.6f s   rank ends %.6f .. %.6f s\n",
+           res->predicted_runtime, pmin, pmax);
+  if (res->original_runtime > 0 && res->predicted_runtime > 0)
+    fprintf (out, "  speed-up           %12.4f x (prediction / original %.4f)\n",
+             ts_run_result_speedup (res), res->predicted_runtime / res->original_runtime);
+  if (res->clocks.aligned)
+    fprintf (out, "  clocks aligned: %u synchronising collectives were not causal, "
+             "%u collectives after the first estimate\n", res->clocks.sync_violations,
+             res->clocks.coll_repairs);
+  if (res->clocks.drift)
+    fprintf (out, "  clocks drift: no offset per rank makes every collective causal\n");
+  before_after (out, res, 10);
+  fprintf (out, "  %" G_GUINT64_FORMAT " actions replayed (%" G_GUINT64_FORMAT
+           " simcalls) in %.3f s\n", res->actions_replayed, res->simcalls, res->wall_s);
+  fprintf (out, "  written:");
+  for (guint i = 0; i < res->written->len; i++)
+    fprintf (out, "%s %s/%s", i ? "," : "", res->output_dir,
+             (const char *) g_ptr_array_index (res->written, i));
+  fputc ('\n', out);
+  if (res->inputs.eager_inferred && res->eager_threshold > TS_RUN_DEFAULT_EAGER_THRESHOLD)
+    fprintf (out, "  eager threshold     %" G_GUINT64_FORMAT " bytes: the trace sent %"
+             G_GUINT64_FORMAT " bytes without waiting for the receiver\n", res->eager_threshold,
+             res->eager_threshold - 1);
+  if (res->has_wait_states)
+    wait_state_totals (out, res);
+}
+
+static void
+report_clocks (FILE *out, const TsClockAlignment *clocks)
+{
+  if (clocks->aligned)
     fprintf (out, "clocks:     aligned (%u synchronising collectives were not causal; "
              "%u collectives still not causal after the first estimate)\n",
-             p->sync_violations, p->coll_repairs);
-  else if (p->clocks_drift)
+             clocks->sync_violations, clocks->coll_repairs);
+  else if (clocks->drift)
     fprintf (out, "clocks:     drifting (no offset per rank makes every collective causal)\n");
   else
     fprintf (out, "clocks:     causal as recorded\n");
-  guint64 all = calls[0] + calls[1] + calls[2];
-  double all_s = secs[0] + secs[1] + secs[2];
+}
+
+static void
+report_network (FILE *out, const TsCalibration *p)
+{
+  TsNetworkFit fit = ts_calibration_network (p);
+  if (fit.samples)
+    fprintf (out, "network fit: latency %.3g s, bandwidth %.3g B/s (%u size classes)\n",
+             fit.latency, fit.bandwidth, fit.samples);
+  else
+    fprintf (out, "network: latency %.3g s, bandwidth %.3g B/s (defaults: no blocking receive "
+             "to fit)\n", TS_CALIBRATION_DEFAULT_LATENCY, TS_CALIBRATION_DEFAULT_BANDWIDTH);
+  guint mpich = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_MPICH);
+  guint ompi = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_OPENMPI);
+  guint samples = ts_calibration_binomial_samples (p);
+  if (mpich == ompi)
+    fprintf (out, "binomial trees: MPICH's, assumed (no call of %u broadcasts and reductions on "
+             "4 ranks or more tells the shapes apart)\n", samples);
+  else
+    fprintf (out, "binomial trees: %s's (of %u broadcasts and reductions on 4 ranks or more, "
+             "calls contradicting MPICH's shape: %u, Open MPI's: %u)\n",
+             ts_calibration_binomial_tree (p) == TS_BINOMIAL_MPICH ? "MPICH" : "Open MPI",
+             samples, mpich, ompi);
+}
+
+void
+ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p)
+{
+  guint n = ts_calibration_n_ranks (p);
+  fprintf (out, "trace:      %s\n", ts_trace_path (trace));
+  fprintf (out, "creator:    %s\n", *ts_trace_creator (trace) ? ts_trace_creator (trace) : "(unknown)");
+  fprintf (out, "ranks:      %u\n", n);
+  fprintf (out, "events:     %" G_GUINT64_FORMAT "\n", ts_calibration_events (p));
+  fprintf (out, "span:       %.6f s\n", ts_calibration_runtime (p));
+  fprintf (out, "regions:    %u\n", ts_trace_n_regions (trace));
+  fprintf (out, "comms:      %u\n", ts_trace_n_comms (trace));
+  for (guint r = 0; r < n; r++)
+    fprintf (out, "  rank %-4u events %10" G_GUINT64_FORMAT "  end %.6f s  clock offset %+.6f s\n",
+             r, ts_calibration_rank_stats (p, r)->events, ts_calibration_rank_ends (p)[r],
+             ts_calibration_clock_offset (p, r));
+  report_clocks (out, ts_calibration_clocks (p));
+  TsMessageInfo m = ts_calibration_message_info (p);
+  guint64 all = m.calls[0] + m.calls[1] + m.calls[2];
+  double all_s = m.seconds[0] + m.seconds[1] + m.seconds[2];
   static const char *names[] = { "recorded", "inferred", "missing" };
   fprintf (out, "MPI calls by message information:\n");
   for (int i = 0; i < 3; i++)
     fprintf (out, "  %-9s %10" G_GUINT64_FORMAT " calls (%5.1f%%)  %12.6f s (%5.1f%% of MPI time)\n",
-             names[i], calls[i], all ? 100.0 * calls[i] / all : 0, secs[i],
-             all_s > 0 ? 100.0 * secs[i] / all_s : 0);
-  if (p->fit_samples)
-    fprintf (out, "network fit: latency %.3g s, bandwidth %.3g B/s (%u size classes)\n",
-             p->latency, p->bandwidth, p->fit_samples);
-  else
-    fprintf (out, "network: latency %.3g s, bandwidth %.3g B/s (defaults: no blocking receive "
-             "to fit)\n", TS_PROFILE_DEFAULT_LATENCY, TS_PROFILE_DEFAULT_BANDWIDTH);
-  const guint *against = p->binomial_contradictions;
-  if (against[TS_BINOMIAL_MPICH] == against[TS_BINOMIAL_OPENMPI])
-    fprintf (out, "binomial trees: MPICH's, assumed (no call of %u broadcasts and reductions on "
-             "4 ranks or more tells the shapes apart)\n", p->binomial_samples);
-  else
-    fprintf (out, "binomial trees: %s's (of %u broadcasts and reductions on 4 ranks or more, "
-             "calls contradicting MPICH's shape: %u, Open MPI's: %u)\n",
-             p->binomial_tree == TS_BINOMIAL_MPICH ? "MPICH" : "Open MPI", p->binomial_samples,
-             against[TS_BINOMIAL_MPICH], against[TS_BINOMIAL_OPENMPI]);
+             names[i], m.calls[i], all ? 100.0 * m.calls[i] / all : 0, m.seconds[i],
+             all_s > 0 ? 100.0 * m.seconds[i] / all_s : 0);
+  report_network (out, p);
   top_regions (out, trace, p, 20);
 }
 
 void
-ts_report_wait_states (FILE *out, const TsTrace *trace, const TsWaitStates *original,
-                       const TsWaitStates *predicted)
+ts_report_wait_states (FILE *out, const TsTrace *trace, const TsWaitStates *original)
 {
   guint n = ts_trace_n_ranks (trace);
-  fprintf (out, "  %-24s %12s%s\n", "wait states (s, all ranks)", "original",
-           predicted ? "    predicted" : "");
+  fprintf (out, "  %-24s %12s\n", "wait states (s, all ranks)", "original");
   for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
-    {
-      fprintf (out, "  %-24s %12.6f", ts_wait_pattern_name (p), ts_wait_states_total (original, p));
-      if (predicted)
-        fprintf (out, " %12.6f", ts_wait_states_total (predicted, p));
-      fputc ('\n', out);
-    }
-  if (predicted || n > 16)
+    fprintf (out, "  %-24s %12.6f\n", ts_wait_pattern_name (p), ts_wait_states_total (original, p));
+  if (n > 16)
     return;
   fprintf (out, "  %-24s", "per rank (original)");
   for (guint r = 0; r < n; r++)
@@ -206,27 +205,4 @@ ts_report_wait_states (FILE *out, const TsTrace *trace, const TsWaitStates *orig
         fprintf (out, " %11.6f", ts_wait_states_rank (original, p, r));
       fputc ('\n', out);
     }
-}
-
-typedef struct {
-  GString *csv;
-  const char *phase;
-  const TsTrace *trace;
-} CsvCtx;
-
-static void
-csv_row (TsWaitPattern p, guint region, guint rank, double seconds, gpointer data)
-{
-  CsvCtx *c = data;
-  char value[G_ASCII_DTOSTR_BUF_SIZE];
-  g_ascii_formatd (value, sizeof value, "%.9f", seconds);
-  g_string_append_printf (c->csv, "%s,%s,%s,%u,%s\n", c->phase, ts_wait_pattern_name (p),
-                          ts_trace_region_name (c->trace, region), rank, value);
-}
-
-void
-ts_wait_states_csv (GString *csv, const char *phase, const TsTrace *trace, const TsWaitStates *w)
-{
-  CsvCtx c = { csv, phase, trace };
-  ts_wait_states_foreach (w, csv_row, &c);
 }

@@ -1,26 +1,20 @@
-/* What tracesim prints for a person, and small JSON helpers for summary.json. */
+/* What tracesim prints for a person. */
 #ifndef TS_REPORT_H
 #define TS_REPORT_H
 
 #include <glib.h>
 #include <stdio.h>
+#include "analysis/waitstates.h"
 #include "calibrate/calibration.h"
 #include "model/trace.h"
-#include "sim/replay.h"
-#include "analysis/waitstates.h"
+#include "output/result.h"
+#include "pipeline/run.h"
 
-void ts_json_number (GString *j, const char *indent, const char *key, double v, gboolean comma);
-void ts_json_array (GString *j, const char *indent, const char *key, const double *v, guint n,
-                    gboolean comma);
-
-void ts_report_run (FILE *out, const TsTrace *trace, const TsProfile *p,
-                    const TsReplayResult *res, const char *output_dir, double wall);
-void ts_report_info (FILE *out, const TsTrace *trace, const TsProfile *p);
-/* Wait states per pattern: totals and per rank; with @predicted, side by side. */
-void ts_report_wait_states (FILE *out, const TsTrace *trace, const TsWaitStates *original,
-                            const TsWaitStates *predicted);
-/* Append waitstates.csv rows (phase,pattern,region,rank,seconds) of @w. */
-void ts_wait_states_csv (GString *csv, const char *phase, const TsTrace *trace,
-                         const TsWaitStates *w);
+/* A run: runtimes, the regions that changed most, what was written, the
+ * wait states of both executions. */
+void ts_report_run (FILE *out, const TsRunResult *result);
+void ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *calibration);
+/* Wait states of one execution per pattern: totals, and per rank up to 16 ranks. */
+void ts_report_wait_states (FILE *out, const TsTrace *trace, const TsWaitStates *original);
 
 #endif

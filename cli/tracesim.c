@@ -5,18 +5,80 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct {
+typedef struct {
   const char *name;
   int (*run) (int argc, char **argv);
-  const char *help;
-} commands[] = {
-  { "run", ts_cmd_run, "replay a trace on a platform and predict its timeline" },
-  { "info", ts_cmd_info, "ranks, regions, MPI calls, events, span, message completeness" },
-  { "calibrate", ts_cmd_calibrate, "write a cluster platform fitted to a trace's own timings" },
-  { "hypotheses", ts_cmd_hypotheses, "check hypothesis files against a trace (hypotheses check)" },
-  { "waitstates", ts_cmd_waitstates, "find the wait states of a trace without simulating" },
-  { "convert", ts_cmd_convert, "write a trace in another replay tool's format (SimGrid TI)" },
+  const char *args;          /* after [OPTION…] in the usage line */
+  const char *summary;       /* one line, in `tracesim help` */
+  const char *description;   /* under the options: what the command writes */
+} Command;
+
+static const Command commands[] = {
+  { "run", ts_cmd_run, "TRACE", "replay a trace on a platform and predict its timeline",
+    "Writes into the output directory (replaced only if it holds tracesim's own outputs):\n"
+    "  summary.json            original and predicted runtimes, per-rank ends, regions,\n"
+    "                          wait states, and the inputs (trace, hypothesis files with\n"
+    "                          their SHA-256, platform, options, tracesim version)\n"
+    "  predicted/traces.otf2   the predicted timeline, with wait-state metrics\n"
+    "  waitstates.csv          phase,pattern,region,rank,seconds (not with --no-wait-states)\n"
+    "  platform.xml            the platform calibrated from the trace (without -p)\n"
+    "Nothing is written if the run fails." },
+  { "info", ts_cmd_info, "TRACE",
+    "ranks, regions, MPI calls, events, span, message completeness",
+    "Prints what the first pass learns of a trace: clocks, the network fit, the tree\n"
+    "shape of its broadcasts, the top regions. --json prints the same as one JSON object." },
+  { "calibrate", ts_cmd_calibrate, "TRACE",
+    "write a cluster platform fitted to a trace's own timings",
+    "Writes the SimGrid platform file given with -o: one host per rank, latency and\n"
+    "bandwidth fitted to the trace's blocking receives." },
+  { "hypotheses", ts_cmd_hypotheses, "check FILE... TRACE",
+    "check hypothesis files against a trace (hypotheses check)",
+    "  check FILE... TRACE     parse the files, bind them to the trace's regions and\n"
+    "                          ranks, and show what each rule selects. Writes nothing.\n"
+    "The format is in doc/hypotheses.md." },
+  { "waitstates", ts_cmd_waitstates, "TRACE",
+    "find the wait states of a trace without simulating",
+    "Patterns, as Scalasca defines them (doc/waitstates.md):\n"
+    "  late_sender, late_receiver, wait_nxn, wait_barrier, late_broadcast,\n"
+    "  early_reduce, partitioned_late_sender\n"
+    "With -o FILE.csv, also writes phase,pattern,region,rank,seconds." },
+  { "convert", ts_cmd_convert, "TRACE",
+    "write a trace in another replay tool's format (SimGrid TI)",
+    "--to ti writes DIR/traces.txt (the list smpirun -replay takes) and one file per rank\n"
+    "in DIR/ranks/. Run smpirun from inside DIR: the list names the files relative to it." },
 };
+
+static const Command *
+find_command (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (name, commands[i].name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+GOptionContext *
+ts_cmd_context (const char *name, const GOptionEntry *entries)
+{
+  g_autofree char *first = g_strdup (name);
+  char *space = strchr (first, ' ');
+  if (space)
+    *space = '\0';
+  const Command *c = find_command (first);
+  g_return_val_if_fail (c != NULL, NULL);
+  /* GLib's usage line is "PRGNAME [OPTION…] ARGS". */
+  g_autofree char *prgname = g_strdup_printf ("tracesim %s", name);
+  g_set_prgname (prgname);
+  /* A subcommand's arguments follow its name in the table ("check FILE..."). */
+  const char *args = space && strchr (c->args, ' ') ? strchr (c->args, ' ') + 1 : c->args;
+  GOptionContext *ctx = g_option_context_new (args);
+  g_option_context_set_summary (ctx, c->summary);
+  g_autofree char *description = g_strconcat (c->description, "\n", NULL);
+  g_option_context_set_description (ctx, description);
+  if (entries)
+    g_option_context_add_main_entries (ctx, entries, NULL);
+  return ctx;
+}
 
 int
 ts_cmd_fail (const char *cmd, GError *error)
@@ -29,15 +91,53 @@ ts_cmd_fail (const char *cmd, GError *error)
 static void
 usage (FILE *out)
 {
-  fprintf (out, "Usage: tracesim COMMAND [OPTION...] TRACE\n\nCommands:\n");
+  fprintf (out, "Usage: tracesim COMMAND [OPTION…] ARGS\n\nCommands:\n");
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].help);
-  fprintf (out, "\n'tracesim COMMAND --help' describes a command's options.\n");
+    fprintf (out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "  %-11s %s\n", "help", "describe a command: tracesim help COMMAND");
+  fprintf (out, "\n'tracesim help COMMAND' or 'tracesim COMMAND --help' describes its options;\n"
+                "'tracesim --version' prints the version.\n");
+}
+
+int
+ts_cmd_usage_error (const char *cmd, const char *message)
+{
+  fprintf (stderr, "tracesim %s: %s\n", cmd, message);
+  fprintf (stderr, "Try 'tracesim help %s'.\n", cmd);
+  return 2;
+}
+
+/* Help text is UTF-8 ("[OPTION…]"): print it as such, whatever the locale's
+ * charset, rather than let GLib turn the ellipsis into '?'. */
+static void
+print_utf8 (const gchar *text)
+{
+  fputs (text, stdout);
+}
+
+static int
+help (int argc, char **argv)
+{
+  if (argc < 2)
+    {
+      usage (stdout);
+      return 0;
+    }
+  const Command *c = find_command (argv[1]);
+  if (!c)
+    {
+      fprintf (stderr, "tracesim help: unknown command '%s'\n", argv[1]);
+      usage (stderr);
+      return 2;
+    }
+  char *args[] = { argv[1], (char *) "--help", NULL };
+  return c->run (2, args);
 }
 
 int
 main (int argc, char **argv)
 {
+  g_set_print_handler (print_utf8);
   if (argc < 2)
     {
       usage (stderr);
@@ -48,14 +148,16 @@ main (int argc, char **argv)
       usage (stdout);
       return 0;
     }
-  if (strcmp (argv[1], "--version") == 0)
+  if (strcmp (argv[1], "--version") == 0 || strcmp (argv[1], "-V") == 0)
     {
       printf ("%s\n", PACKAGE_STRING);
       return 0;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].run (argc - 1, argv + 1);
+  if (strcmp (argv[1], "help") == 0)
+    return help (argc - 1, argv + 1);
+  const Command *c = find_command (argv[1]);
+  if (c)
+    return c->run (argc - 1, argv + 1);
   fprintf (stderr, "tracesim: unknown command '%s'\n", argv[1]);
   usage (stderr);
   return 2;

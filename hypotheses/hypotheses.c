@@ -24,7 +24,7 @@ typedef struct {
   gboolean occurrence_selected;
   double occurrence;         /* prepared duration of the current occurrence */
   double target;             /* and what it should become */
-  TsRankLogReader *durations;
+  TsSpoolReader *durations;
   /* While preparing this rule: the current occurrence's compute so far. */
   double measuring;
   gboolean measuring_open;
@@ -38,7 +38,7 @@ struct TsHypothesisRank {
   guint n_rules;
   /* Preparing rule `measure` (or G_MAXUINT): its durations go to this log. */
   guint measure;
-  TsRankLog *measure_log;
+  TsSpool *measure_log;
 };
 
 static void
@@ -54,7 +54,7 @@ rule_free (gpointer p)
   if (r->occurrences)
     g_array_unref (r->occurrences);
   g_free (r->matches);
-  ts_rank_log_free (r->durations);
+  ts_spool_free (r->durations);
   if (r->targets)
     g_array_unref (r->targets);
   g_free (r);
@@ -510,7 +510,7 @@ ts_hypothesis_rank_new (const TsHypotheses *h, guint rank, guint n_rules)
       st->rank_selected = ts_range_list_contains (st->rule->ranks, rank);
       st->target = NAN;
       if (i < hr->n_rules && st->rule->kind->per_occurrence && st->rule->durations)
-        st->durations = ts_rank_log_reader_new (st->rule->durations, rank);
+        st->durations = ts_spool_reader_new (st->rule->durations, rank);
     }
   return hr;
 }
@@ -521,7 +521,7 @@ ts_hypothesis_rank_free (TsHypothesisRank *hr)
   if (!hr)
     return;
   for (guint i = 0; i <= hr->n_rules; i++)
-    ts_rank_log_reader_free (hr->rules[i].durations);
+    ts_spool_reader_free (hr->rules[i].durations);
   g_array_unref (hr->stack);
   g_free (hr->rules);
   g_free (hr);
@@ -544,7 +544,7 @@ close_measure (TsHypothesisRank *hr)
 {
   RuleState *st = &hr->rules[hr->measure];
   if (st->measuring_open)
-    ts_rank_log_append (hr->measure_log, hr->rank, &st->measuring);
+    ts_spool_append (hr->measure_log, hr->rank, &st->measuring);
   st->measuring = 0;
   st->measuring_open = FALSE;
 }
@@ -564,7 +564,7 @@ enter_occurrence (TsHypothesisRank *hr, guint i, GError **error)
   if (!st->rule->kind->per_occurrence || !st->durations)
     return TRUE; /* not prepared: per_occurrence kinds leave the bursts alone */
   GError *local = NULL;
-  const double *d = ts_rank_log_reader_next (st->durations, &local);
+  const double *d = ts_spool_reader_next (st->durations, &local);
   if (local)
     {
       g_propagate_error (error, local);
@@ -626,15 +626,15 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
  * logging the duration of each of rule @i's occurrences; then the target of
  * each occurrence from the selected ranks' durations, read in lockstep. */
 static gboolean
-prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsProfile *profile,
+prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsCalibration *calibration,
               GError **error)
 {
   TsRule *rule = g_ptr_array_index (h->rules, i);
-  guint n = profile->n_ranks;
-  rule->durations = ts_rank_log_new (n, sizeof (double), 4096, error);
+  guint n = ts_calibration_n_ranks (calibration);
+  rule->durations = ts_spool_new (n, sizeof (double), 4096, error);
   if (!rule->durations)
     return FALSE;
-  g_autoptr (TsActionFeed) feed = ts_action_feed_open (trace, profile, error);
+  g_autoptr (TsActionStream) feed = ts_calibration_stream_open (calibration, trace, error);
   if (!feed)
     return FALSE;
   gboolean ok = TRUE;
@@ -645,7 +645,7 @@ prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsProfile *p
       hr->measure_log = rule->durations;
       TsAction a;
       GError *local = NULL;
-      while (ok && ts_action_feed_next (feed, r, &a, &local))
+      while (ok && ts_action_stream_next (feed, r, &a, &local))
         ok = ts_hypothesis_rank_apply (hr, &a, &local);
       close_measure (hr);
       ts_hypothesis_rank_free (hr);
@@ -655,17 +655,17 @@ prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsProfile *p
           ok = FALSE;
         }
     }
-  ok = ok && ts_rank_log_finish (rule->durations, error);
+  ok = ok && ts_spool_finish (rule->durations, error);
   if (!ok)
     return FALSE;
 
   rule->targets = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autofree TsRankLogReader **readers = g_new0 (TsRankLogReader *, n);
+  g_autofree TsSpoolReader **readers = g_new0 (TsSpoolReader *, n);
   guint64 most = 0;
   for (guint r = 0; r < n; r++)
     {
-      readers[r] = ts_rank_log_reader_new (rule->durations, r);
-      most = MAX (most, ts_rank_log_count (rule->durations, r));
+      readers[r] = ts_spool_reader_new (rule->durations, r);
+      most = MAX (most, ts_spool_count (rule->durations, r));
     }
   g_autofree double *values = g_new (double, n);
   for (guint64 k = 0; k < most && ok; k++)
@@ -674,7 +674,7 @@ prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsProfile *p
       for (guint r = 0; r < n && ok; r++)
         {
           GError *local = NULL;
-          const double *d = ts_rank_log_reader_next (readers[r], &local);
+          const double *d = ts_spool_reader_next (readers[r], &local);
           if (local)
             {
               g_propagate_error (error, local);
@@ -687,19 +687,19 @@ prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsProfile *p
       g_array_append_val (rule->targets, target);
     }
   for (guint r = 0; r < n; r++)
-    ts_rank_log_reader_free (readers[r]);
+    ts_spool_reader_free (readers[r]);
   return ok;
 }
 
 gboolean
-ts_hypotheses_prepare (TsHypotheses *h, const TsTrace *trace, const TsProfile *profile,
+ts_hypotheses_prepare (TsHypotheses *h, const TsTrace *trace, const TsCalibration *calibration,
                        GError **error)
 {
   for (guint i = 0; i < h->rules->len; i++)
     {
       TsRule *rule = g_ptr_array_index (h->rules, i);
       if (rule->kind->per_occurrence && !rule->targets
-          && !prepare_rule (h, i, trace, profile, error))
+          && !prepare_rule (h, i, trace, calibration, error))
         return FALSE;
     }
   return TRUE;

@@ -49,7 +49,7 @@ gboolean ts_hypotheses_load_data (TsHypotheses *h, const char *text, const char 
 gboolean ts_hypotheses_bind (TsHypotheses *h, const TsTrace *trace, GError **error);
 /* Compute what `set` and `balance` rules need (one pass over the actions per
  * such rule). After bind. */
-gboolean ts_hypotheses_prepare (TsHypotheses *h, const TsTrace *trace, const TsProfile *profile,
+gboolean ts_hypotheses_prepare (TsHypotheses *h, const TsTrace *trace, const TsCalibration *calibration,
                                 GError **error);
 
 guint ts_hypotheses_n_rules (const TsHypotheses *h);

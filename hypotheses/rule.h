@@ -50,7 +50,7 @@ struct TsRule {
   gboolean *matches;        /* per trace region */
   guint n_matched;
   /* After prepare (per_occurrence kinds). */
-  TsRankLog *durations;     /* per rank: double per occurrence, in visit order */
+  TsSpool *durations;     /* per rank: double per occurrence, in visit order */
   GArray *targets;          /* double per occurrence; NaN where no selected rank had it */
 };
 

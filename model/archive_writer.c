@@ -68,8 +68,8 @@ struct TsArchiveWriter {
   char *name;
   char *creator;
   guint n_ranks;
-  TsRankLog *events;          /* EventRecord per rank, written out by close */
-  TsRankLog *late;            /* events added after the replay (wait-state metrics) */
+  TsSpool *events;          /* EventRecord per rank, written out by close */
+  TsSpool *late;            /* events added after the replay (wait-state metrics) */
   guint64 *last_tick;         /* per rank: time must not go backwards */
   guint64 max_tick;
   gboolean uses_partitioned;  /* define the partitioned parameters and attributes */
@@ -114,8 +114,8 @@ writer_free (TsArchiveWriter *w)
   ts_output_dir_discard (w->out);
   g_free (w->name);
   g_free (w->creator);
-  ts_rank_log_free (w->events);
-  ts_rank_log_free (w->late);
+  ts_spool_free (w->events);
+  ts_spool_free (w->late);
   g_free (w->last_tick);
   g_clear_error (&w->error);
   g_ptr_array_unref (w->regions);
@@ -224,7 +224,7 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
   w->n_ranks = n_ranks;
   /* Events are logged, not given to OTF2 as they come: OTF2 needs a buffer
    * per location being written, and one per rank costs 256 KiB x ranks. */
-  w->events = ts_rank_log_new (n_ranks, sizeof (EventRecord), 16384, error);
+  w->events = ts_spool_new (n_ranks, sizeof (EventRecord), 16384, error);
   if (!w->events)
     goto fail;
   w->last_tick = g_new0 (guint64, n_ranks);
@@ -398,7 +398,7 @@ log_event (TsArchiveWriter *w, guint rank, double time, EventRecord *ev)
   w->last_tick[rank] = t;
   w->max_tick = MAX (w->max_tick, t);
   ev->tick = t;
-  ts_rank_log_append (w->events, rank, ev);
+  ts_spool_append (w->events, rank, ev);
 }
 
 void
@@ -632,12 +632,12 @@ write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, g
                    "%s: cannot create the event writer of rank %u", dir, rank);
       return FALSE;
     }
-  g_autoptr (TsRankLogReader) rd = ts_rank_log_reader_new (w->events, rank);
-  g_autoptr (TsRankLogReader) late = w->late ? ts_rank_log_reader_new (w->late, rank) : NULL;
+  g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (w->events, rank);
+  g_autoptr (TsSpoolReader) late = w->late ? ts_spool_reader_new (w->late, rank) : NULL;
   GError *local = NULL;
   OTF2_ErrorCode status = OTF2_SUCCESS;
-  const EventRecord *ev = ts_rank_log_reader_next (rd, &local);
-  const EventRecord *lev = late && !local ? ts_rank_log_reader_next (late, &local) : NULL;
+  const EventRecord *ev = ts_spool_reader_next (rd, &local);
+  const EventRecord *lev = late && !local ? ts_spool_reader_next (late, &local) : NULL;
   guint64 last = 0;
   while (status == OTF2_SUCCESS && !local && (ev || lev))
     {
@@ -651,9 +651,9 @@ write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, g
       last = e.tick;
       status = write_event (ew, &e);
       if (take_late)
-        lev = ts_rank_log_reader_next (late, &local);
+        lev = ts_spool_reader_next (late, &local);
       else
-        ev = ts_rank_log_reader_next (rd, &local);
+        ev = ts_spool_reader_next (rd, &local);
     }
   if (local)
     {
@@ -680,13 +680,13 @@ log_late (TsArchiveWriter *w, guint rank, double time, EventRecord *ev)
 {
   if (!w->late)
     {
-      w->late = ts_rank_log_new (w->n_ranks, sizeof (EventRecord), 4096, &w->error);
+      w->late = ts_spool_new (w->n_ranks, sizeof (EventRecord), 4096, &w->error);
       if (!w->late)
         return;
     }
   double ns = time * TS_TICKS_PER_SECOND;
   ev->tick = ns > 0 && ns < 9.0e18 ? (guint64) llround (ns) : 0;
-  ts_rank_log_append (w->late, rank, ev);
+  ts_spool_append (w->late, rank, ev);
 }
 
 void
@@ -858,8 +858,8 @@ static gboolean
 finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, GError **error)
 {
   g_autofree guint64 *n_events = g_new0 (guint64, w->n_ranks);
-  if (!ts_rank_log_finish (w->events, error)
-      || (w->late && !ts_rank_log_finish (w->late, error)))
+  if (!ts_spool_finish (w->events, error)
+      || (w->late && !ts_spool_finish (w->late, error)))
     return FALSE;
   for (guint r = 0; r < w->n_ranks; r++)
     if (!write_rank_events (w, archive, dir, r, &n_events[r], error))

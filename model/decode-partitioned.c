@@ -15,7 +15,7 @@ typedef struct {
 } PartitionedRequest;
 
 static gboolean
-attr_u32 (TsActionStream *s, OTF2_AttributeList *attrs, TsPartitionedAttribute which,
+attr_u32 (TsRankDecoder *s, OTF2_AttributeList *attrs, TsPartitionedAttribute which,
           guint32 *out)
 {
   OTF2_AttributeRef ref = s->source->trace->partitioned_attribute[which];
@@ -28,7 +28,7 @@ ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t po
                    OTF2_AttributeList *attrs, OTF2_ParameterRef param, uint64_t value)
 {
   double now;
-  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
   const TsTrace *tr = s->source->trace;
   guint e1 = GPOINTER_TO_UINT (g_hash_table_lookup (tr->partitioned_of_param,
                                                     GUINT_TO_POINTER (param + 1)));
@@ -51,19 +51,19 @@ ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t po
           || cattr == OTF2_UNDEFINED_ATTRIBUTE
           || OTF2_AttributeList_GetUint64 (attrs, bref, &bytes) != OTF2_SUCCESS
           || OTF2_AttributeList_GetCommRef (attrs, cattr, &cref) != OTF2_SUCCESS)
-        return ts_stream_fail (s, "%s of request %" G_GUINT64_FORMAT " lacks MPI_PEER, MPI_COMM, MPI_TAG, "
+        return ts_decode_fail (s, "%s of request %" G_GUINT64_FORMAT " lacks MPI_PEER, MPI_COMM, MPI_TAG, "
                      "MPI_BYTES or MPI_PARTITIONS", name, req);
-      gint comm = ts_stream_comm_index (s, cref);
+      gint comm = ts_decode_comm_index (s, cref);
       if (comm < 0)
         return OTF2_CALLBACK_INTERRUPT;
-      if (!ts_stream_peer_valid (s, comm, peer) || partitions == 0)
-        return ts_stream_fail (s, "%s of request %" G_GUINT64_FORMAT ": peer %u or %u partitions is not "
+      if (!ts_decode_peer_valid (s, comm, peer) || partitions == 0)
+        return ts_decode_fail (s, "%s of request %" G_GUINT64_FORMAT ": peer %u or %u partitions is not "
                      "valid on communicator %s", name, req, peer, partitions,
                      ts_trace_comm_name (tr, comm));
       PartitionedRequest *n = g_new (PartitionedRequest, 1);
       *n = (PartitionedRequest) { e == TS_P_PSEND_INIT, partitions };
       g_hash_table_replace (s->partitioned, g_memdup2 (&req, sizeof req), n);
-      TsAction *a = ts_stream_call_action (s, TS_ACTION_PINIT);
+      TsAction *a = ts_decode_call_action (s, TS_ACTION_PINIT);
       a->op = e == TS_P_PSEND_INIT ? 0 : 1;
       a->peer = peer;
       a->comm = comm;
@@ -74,13 +74,13 @@ ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t po
       return OTF2_CALLBACK_SUCCESS;
     }
   if (!pr)
-    return ts_stream_fail (s, "%s for request %" G_GUINT64_FORMAT ", which no MPI_PSEND_INIT or "
+    return ts_decode_fail (s, "%s for request %" G_GUINT64_FORMAT ", which no MPI_PSEND_INIT or "
                  "MPI_PRECV_INIT of this rank created", name, req);
   gboolean want_send = e == TS_P_PREADY || e == TS_P_PSEND_REQUEST || e == TS_P_PSEND_COMPLETE;
   gboolean want_recv = e == TS_P_PARRIVED || e == TS_P_PTESTED || e == TS_P_PRECV_REQUEST
                        || e == TS_P_PRECV_COMPLETE;
   if ((want_send && !pr->send) || (want_recv && pr->send))
-    return ts_stream_fail (s, "%s for request %" G_GUINT64_FORMAT ", which is a partitioned %s", name,
+    return ts_decode_fail (s, "%s for request %" G_GUINT64_FORMAT ", which is a partitioned %s", name,
                  req, pr->send ? "send" : "receive");
   TsActionKind kind = e == TS_P_PREADY ? TS_ACTION_PREADY
                       : e == TS_P_PARRIVED ? TS_ACTION_PARRIVED
@@ -91,13 +91,13 @@ ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t po
   if (kind == TS_ACTION_PREADY || kind == TS_ACTION_PARRIVED || kind == TS_ACTION_PTESTED)
     {
       if (!attr_u32 (s, attrs, TS_PA_PARTITION, &partition))
-        return ts_stream_fail (s, "%s of request %" G_GUINT64_FORMAT " lacks MPI_PARTITION", name, req);
+        return ts_decode_fail (s, "%s of request %" G_GUINT64_FORMAT " lacks MPI_PARTITION", name, req);
       if (partition >= pr->partitions)
-        return ts_stream_fail (s, "%s for partition %u of request %" G_GUINT64_FORMAT ", which has %u "
+        return ts_decode_fail (s, "%s for partition %u of request %" G_GUINT64_FORMAT ", which has %u "
                      "partitions (0..%u)", name, partition, req, pr->partitions,
                      pr->partitions - 1);
     }
-  TsAction *a = ts_stream_call_action (s, kind);
+  TsAction *a = ts_decode_call_action (s, kind);
   a->req = req;
   a->peer = (gint32) partition;
   if (kind == TS_ACTION_PARRIVED || kind == TS_ACTION_PTESTED)

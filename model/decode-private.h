@@ -17,10 +17,10 @@ struct Request {
   gboolean resolved;  /* envelope known */
 };
 
-struct TsActionStream {
-  TsEventSource *source;
+struct TsRankDecoder {
+  TsDecoder *source;
   guint rank;
-  TsStreamOptions options;
+  TsDecodeOptions options;
   OTF2_EvtReader *reader;
   gboolean eof;
   GError *error;            /* set by a callback; reported by next() */
@@ -55,23 +55,23 @@ struct TsActionStream {
   GHashTable *partitioned;  /* req -> PartitionedRequest*, from its INIT on */
   GQueue outstanding;       /* Request* in posting order */
   guint inferred_next;
-  TsStreamStats stats;
+  TsDecodeStats stats;
 };
 
-struct TsEventSource {
+struct TsDecoder {
   const TsTrace *trace;
   OTF2_Reader *reader;
-  GPtrArray *streams;       /* TsActionStream* by rank, NULL until asked for */
+  GPtrArray *streams;       /* TsRankDecoder* by rank, NULL until asked for */
   OTF2_EvtReaderCallbacks *callbacks;
 };
 
 /* Helpers of stream.c for the event readers. */
-TsActionStream *ts_stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t,
+TsRankDecoder *ts_decode_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t,
                               double *seconds);
-OTF2_CallbackCode ts_stream_fail (TsActionStream *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
-gint ts_stream_comm_index (TsActionStream *s, OTF2_CommRef ref);
-gboolean ts_stream_peer_valid (TsActionStream *s, guint32 comm, guint32 peer);
-TsAction *ts_stream_call_action (TsActionStream *s, TsActionKind kind);
+OTF2_CallbackCode ts_decode_fail (TsRankDecoder *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+gint ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref);
+gboolean ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer);
+TsAction *ts_decode_call_action (TsRankDecoder *s, TsActionKind kind);
 
 /* The partitioned-communication records (stream-partitioned.c). */
 OTF2_CallbackCode ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t,

@@ -24,7 +24,7 @@ ts_size_class (guint64 bytes)
 /* ---- the pending queue -------------------------------------------------- */
 
 static TsAction *
-push (TsActionStream *s, TsActionKind kind, double time)
+push (TsRankDecoder *s, TsActionKind kind, double time)
 {
   TsAction a = { 0 };
   a.kind = kind;
@@ -36,20 +36,20 @@ push (TsActionStream *s, TsActionKind kind, double time)
 }
 
 static guint64
-last_seq (TsActionStream *s)
+last_seq (TsRankDecoder *s)
 {
   return s->base + s->pending->len - 1;
 }
 
 static TsAction *
-action_at (TsActionStream *s, guint64 seq)
+action_at (TsRankDecoder *s, guint64 seq)
 {
   g_assert (seq >= s->base && seq < s->base + s->pending->len);
   return &g_array_index (s->pending, TsAction, seq - s->base);
 }
 
 static double
-to_seconds (TsActionStream *s, OTF2_TimeStamp t)
+to_seconds (TsRankDecoder *s, OTF2_TimeStamp t)
 {
   const TsTrace *tr = s->source->trace;
   return (double) (t - tr->global_offset) / (double) tr->timer_resolution
@@ -58,19 +58,19 @@ to_seconds (TsActionStream *s, OTF2_TimeStamp t)
 
 /* ---- requests ------------------------------------------------------------ */
 
-static void recompute_first_unresolved (TsActionStream *s);
-static void give_up (TsActionStream *s, Request *r);
-static void resolve_by_inference (TsActionStream *s, Request *r);
+static void recompute_first_unresolved (TsRankDecoder *s);
+static void give_up (TsRankDecoder *s, Request *r);
+static void resolve_by_inference (TsRankDecoder *s, Request *r);
 
 static void
-request_forget (TsActionStream *s, Request *r)
+request_forget (TsRankDecoder *s, Request *r)
 {
   g_queue_remove (&s->outstanding, r);
   g_hash_table_remove (s->requests, &r->req);
 }
 
 static Request *
-request_post (TsActionStream *s, guint64 req, gboolean is_recv)
+request_post (TsRankDecoder *s, guint64 req, gboolean is_recv)
 {
   /* Tracers that record the address of the MPI_Request reuse ids: a new post
    * on a live id means the old request completed unseen (e.g. in a test). */
@@ -95,7 +95,7 @@ request_post (TsActionStream *s, guint64 req, gboolean is_recv)
 }
 
 static void
-recompute_first_unresolved (TsActionStream *s)
+recompute_first_unresolved (TsRankDecoder *s)
 {
   s->first_unresolved = G_MAXUINT64;
   for (GList *l = s->outstanding.head; l; l = l->next)
@@ -109,7 +109,7 @@ recompute_first_unresolved (TsActionStream *s)
 /* An unresolved receive completes without telling its envelope: take the next
  * inferred one, or give up on it (replayed as nothing, reported missing). */
 static void
-resolve_by_inference (TsActionStream *s, Request *r)
+resolve_by_inference (TsRankDecoder *s, Request *r)
 {
   TsAction *a = action_at (s, r->seq);
   const GArray *inf = s->options.inferred;
@@ -137,7 +137,7 @@ resolve_by_inference (TsActionStream *s, Request *r)
 /* A request whose details never came (a non-blocking collective completed
  * unseen): replayed as nothing, reported missing. */
 static void
-give_up (TsActionStream *s, Request *r)
+give_up (TsRankDecoder *s, Request *r)
 {
   action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
   r->resolved = TRUE;
@@ -147,7 +147,7 @@ give_up (TsActionStream *s, Request *r)
 }
 
 static void
-emit_wait (TsActionStream *s, Request *r, double time, guint8 flags)
+emit_wait (TsRankDecoder *s, Request *r, double time, guint8 flags)
 {
   if (r->is_recv && !r->resolved)
     resolve_by_inference (s, r);
@@ -165,7 +165,7 @@ emit_wait (TsActionStream *s, Request *r, double time, guint8 flags)
 /* ---- compute and calls --------------------------------------------------- */
 
 static void
-account_gap (TsActionStream *s, double now)
+account_gap (TsRankDecoder *s, double now)
 {
   if (!s->started)
     {
@@ -187,7 +187,7 @@ account_gap (TsActionStream *s, double now)
 }
 
 TsAction *
-ts_stream_call_action (TsActionStream *s, TsActionKind kind)
+ts_decode_call_action (TsRankDecoder *s, TsActionKind kind)
 {
   TsAction *a = push (s, kind, s->call != NO_REGION ? s->call_enter : s->last_time);
   a->call = s->call;
@@ -198,7 +198,7 @@ ts_stream_call_action (TsActionStream *s, TsActionKind kind)
 
 /* What happened inside a call that recorded no completion, per call kind. */
 static void
-infer_completions (TsActionStream *s, TsCallKind kind, double time)
+infer_completions (TsRankDecoder *s, TsCallKind kind, double time)
 {
   if (s->outstanding.length == 0)
     return;
@@ -218,7 +218,7 @@ infer_completions (TsActionStream *s, TsCallKind kind, double time)
 }
 
 static void
-end_call (TsActionStream *s, double leave)
+end_call (TsRankDecoder *s, double leave)
 {
   TsCallKind kind = ts_trace_region_call (s->source->trace, s->call);
   double duration = leave - s->call_enter;
@@ -274,7 +274,7 @@ end_call (TsActionStream *s, double leave)
 /* ---- OTF2 callbacks ------------------------------------------------------ */
 
 static gint
-region_of_ref (TsActionStream *s, OTF2_RegionRef ref)
+region_of_ref (TsRankDecoder *s, OTF2_RegionRef ref)
 {
   guint slot = ref % REGION_CACHE_SIZE;
   if (s->region_cache[slot].ref != ref)
@@ -285,10 +285,10 @@ region_of_ref (TsActionStream *s, OTF2_RegionRef ref)
   return s->region_cache[slot].region;
 }
 
-TsActionStream *
-ts_stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, double *seconds)
+TsRankDecoder *
+ts_decode_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, double *seconds)
 {
-  TsActionStream *s = ud;
+  TsRankDecoder *s = ud;
   s->position = pos;
   s->stats.events++;
   *seconds = to_seconds (s, t);
@@ -301,7 +301,7 @@ ts_stream_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, do
 }
 
 OTF2_CallbackCode
-ts_stream_fail (TsActionStream *s, const char *fmt, ...)
+ts_decode_fail (TsRankDecoder *s, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
@@ -317,10 +317,10 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs, OTF2_RegionRef ref)
 {
   double now;
-  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
   gint region = region_of_ref (s, ref);
   if (region < 0)
-    return ts_stream_fail (s, "ENTER of undefined region %u", (guint) ref);
+    return ts_decode_fail (s, "ENTER of undefined region %u", (guint) ref);
 
   account_gap (s, now);
   TsCallKind kind = ts_trace_region_call (s->source->trace, region);
@@ -343,7 +343,7 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
 }
 
 static void
-refresh_user_region (TsActionStream *s)
+refresh_user_region (TsRankDecoder *s)
 {
   s->user_region = NO_REGION;
   for (guint i = s->stack->len; i > 0; i--)
@@ -362,10 +362,10 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs, OTF2_RegionRef ref)
 {
   double now;
-  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
   gint region = region_of_ref (s, ref);
   if (region < 0)
-    return ts_stream_fail (s, "LEAVE of undefined region %u", (guint) ref);
+    return ts_decode_fail (s, "LEAVE of undefined region %u", (guint) ref);
 
   /* Find the region on the stack. EZTrace ends ranks with crossed regions
    * (LEAVE Working inside "EZTrace finalize"): close what lies above it. A
@@ -399,31 +399,31 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
 
 /* Peer @peer of @comm exists? MPI_PROC_NULL and garbage peers do not. */
 gboolean
-ts_stream_peer_valid (TsActionStream *s, guint32 comm, guint32 peer)
+ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer)
 {
   return peer < ts_trace_comm_size (s->source->trace, comm);
 }
 
 gint
-ts_stream_comm_index (TsActionStream *s, OTF2_CommRef ref)
+ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref)
 {
   gint c = ts_trace_comm_of_ref (s->source->trace, ref);
   if (c < 0)
-    ts_stream_fail (s, "undefined communicator %u", (guint) ref);
+    ts_decode_fail (s, "undefined communicator %u", (guint) ref);
   return c;
 }
 
 static OTF2_CallbackCode
-p2p (TsActionStream *s, TsActionKind kind, uint32_t peer, OTF2_CommRef ref, uint32_t tag,
+p2p (TsRankDecoder *s, TsActionKind kind, uint32_t peer, OTF2_CommRef ref, uint32_t tag,
      uint64_t bytes, uint64_t req)
 {
-  gint comm = ts_stream_comm_index (s, ref);
+  gint comm = ts_decode_comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
   s->call_bytes = MAX (s->call_bytes, bytes);
-  if (!ts_stream_peer_valid (s, comm, peer))
+  if (!ts_decode_peer_valid (s, comm, peer))
     return OTF2_CALLBACK_SUCCESS; /* MPI_PROC_NULL: nothing happens */
-  TsAction *a = ts_stream_call_action (s, kind);
+  TsAction *a = ts_decode_call_action (s, kind);
   a->peer = peer;
   a->comm = comm;
   a->tag = (gint32) tag;
@@ -439,7 +439,7 @@ on_send (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
          OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
 {
   double now;
-  return p2p (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_SEND, peer, comm, tag, bytes, 0);
+  return p2p (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_SEND, peer, comm, tag, bytes, 0);
 }
 
 static OTF2_CallbackCode
@@ -447,7 +447,7 @@ on_recv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
          OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
 {
   double now;
-  return p2p (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_RECV, peer, comm, tag, bytes, 0);
+  return p2p (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_RECV, peer, comm, tag, bytes, 0);
 }
 
 static OTF2_CallbackCode
@@ -456,7 +456,7 @@ on_isend (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           uint64_t bytes, uint64_t req)
 {
   double now;
-  return p2p (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_ISEND, peer, comm, tag, bytes, req);
+  return p2p (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_ISEND, peer, comm, tag, bytes, req);
 }
 
 static OTF2_CallbackCode
@@ -464,7 +464,7 @@ on_isend_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
                    OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
   Request *r = g_hash_table_lookup (s->requests, &req);
   if (r)
     emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
@@ -474,9 +474,9 @@ on_isend_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
 /* Post a request whose details come later (an EZTrace receive's envelope, a
  * non-blocking collective's operation): the actions from it on are held. */
 static void
-post_held (TsActionStream *s, TsActionKind kind, guint64 req)
+post_held (TsRankDecoder *s, TsActionKind kind, guint64 req)
 {
-  TsAction *a = ts_stream_call_action (s, kind);
+  TsAction *a = ts_decode_call_action (s, kind);
   a->req = req;
   a->peer = TS_NO_RANK;
   Request *r = request_post (s, req, kind == TS_ACTION_IRECV);
@@ -492,7 +492,7 @@ on_irecv_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud
                   OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  post_held (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_IRECV, req);
+  post_held (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_IRECV, req);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -502,8 +502,8 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           uint64_t bytes, uint64_t req)
 {
   double now;
-  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
-  gint comm = ts_stream_comm_index (s, ref);
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  gint comm = ts_decode_comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
   s->call_bytes = MAX (s->call_bytes, bytes);
@@ -511,9 +511,9 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   if (!r || !r->is_recv)
     {
       /* A completion without a visible request: post and complete it here. */
-      if (!ts_stream_peer_valid (s, comm, peer))
+      if (!ts_decode_peer_valid (s, comm, peer))
         return OTF2_CALLBACK_SUCCESS;
-      TsAction *a = ts_stream_call_action (s, TS_ACTION_IRECV);
+      TsAction *a = ts_decode_call_action (s, TS_ACTION_IRECV);
       a->peer = peer;
       a->comm = comm;
       a->tag = (gint32) tag;
@@ -526,7 +526,7 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   else if (!r->resolved)
     {
       TsAction *a = action_at (s, r->seq);
-      if (ts_stream_peer_valid (s, comm, peer))
+      if (ts_decode_peer_valid (s, comm, peer))
         {
           a->peer = peer;
           a->comm = comm;
@@ -549,10 +549,10 @@ on_request_test (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                  OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
   if (g_hash_table_contains (s->requests, &req))
     {
-      TsAction *a = ts_stream_call_action (s, TS_ACTION_TEST);
+      TsAction *a = ts_decode_call_action (s, TS_ACTION_TEST);
       a->req = req;
       a->time = now;
     }
@@ -564,7 +564,7 @@ on_request_cancelled (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void
                       OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
   /* The wait or test it happens in completed this request: nothing to infer. */
   s->call_completed = TRUE;
   Request *r = g_hash_table_lookup (s->requests, &req);
@@ -589,12 +589,12 @@ on_request_cancelled (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void
 }
 
 static void
-fill_collective (TsActionStream *s, TsAction *a, TsCollectiveOp op, guint32 comm, uint32_t root,
+fill_collective (TsRankDecoder *s, TsAction *a, TsCollectiveOp op, guint32 comm, uint32_t root,
                  uint64_t sent, uint64_t received)
 {
   a->op = op;
   a->comm = comm;
-  a->peer = root == OTF2_UNDEFINED_UINT32 || !ts_stream_peer_valid (s, comm, root) ? TS_NO_RANK
+  a->peer = root == OTF2_UNDEFINED_UINT32 || !ts_decode_peer_valid (s, comm, root) ? TS_NO_RANK
                                                                           : (gint32) root;
   a->bytes = sent;
   a->bytes_recv = received;
@@ -607,14 +607,14 @@ on_collective_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
                    uint32_t root, uint64_t sent, uint64_t received)
 {
   double now;
-  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
   TsCollectiveOp op;
   if (!ts_collective_from_otf2 (otf2_op, &op))
     return OTF2_CALLBACK_SUCCESS; /* replayed as the time the call took */
-  gint comm = ts_stream_comm_index (s, ref);
+  gint comm = ts_decode_comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
-  fill_collective (s, ts_stream_call_action (s, TS_ACTION_COLLECTIVE), op, comm, root, sent, received);
+  fill_collective (s, ts_decode_call_action (s, TS_ACTION_COLLECTIVE), op, comm, root, sent, received);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -625,7 +625,7 @@ on_nbc_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                 OTF2_AttributeList *attrs, uint64_t req)
 {
   double now;
-  post_held (ts_stream_of (ud, loc, pos, t, &now), TS_ACTION_ICOLLECTIVE, req);
+  post_held (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_ICOLLECTIVE, req);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -635,8 +635,8 @@ on_nbc_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                  uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
 {
   double now;
-  TsActionStream *s = ts_stream_of (ud, loc, pos, t, &now);
-  gint comm = ts_stream_comm_index (s, ref);
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  gint comm = ts_decode_comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
   TsCollectiveOp op;
@@ -664,14 +664,14 @@ on_other (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs)
 {
   double now;
-  ts_stream_of (ud, loc, pos, t, &now);
+  ts_decode_of (ud, loc, pos, t, &now);
   return OTF2_CALLBACK_SUCCESS;
 }
 
 /* ---- the source ---------------------------------------------------------- */
 
-TsEventSource *
-ts_event_source_open (const TsTrace *trace, GError **error)
+TsDecoder *
+ts_decoder_open (const TsTrace *trace, GError **error)
 {
   ts_otf2_quiet ();
   OTF2_Reader *reader = OTF2_Reader_Open (trace->path);
@@ -708,7 +708,7 @@ ts_event_source_open (const TsTrace *trace, GError **error)
   if (have_defs)
     OTF2_Reader_CloseDefFiles (reader);
 
-  TsEventSource *src = g_new0 (TsEventSource, 1);
+  TsDecoder *src = g_new0 (TsDecoder, 1);
   src->trace = trace;
   src->reader = reader;
   src->streams = g_ptr_array_new ();
@@ -735,7 +735,7 @@ ts_event_source_open (const TsTrace *trace, GError **error)
 }
 
 static void
-stream_free (TsActionStream *s)
+stream_free (TsRankDecoder *s)
 {
   if (!s)
     return;
@@ -749,13 +749,13 @@ stream_free (TsActionStream *s)
 }
 
 void
-ts_event_source_free (TsEventSource *src)
+ts_decoder_free (TsDecoder *src)
 {
   if (!src)
     return;
   for (guint r = 0; r < src->streams->len; r++)
     {
-      TsActionStream *s = src->streams->pdata[r];
+      TsRankDecoder *s = src->streams->pdata[r];
       if (s && s->reader)
         OTF2_Reader_CloseEvtReader (src->reader, s->reader);
       stream_free (s);
@@ -767,13 +767,13 @@ ts_event_source_free (TsEventSource *src)
   g_free (src);
 }
 
-TsActionStream *
-ts_event_source_stream (TsEventSource *src, guint rank, const TsStreamOptions *options)
+TsRankDecoder *
+ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
 {
   g_return_val_if_fail (rank < src->streams->len, NULL);
   g_return_val_if_fail (src->streams->pdata[rank] == NULL, NULL);
 
-  TsActionStream *s = g_new0 (TsActionStream, 1);
+  TsRankDecoder *s = g_new0 (TsRankDecoder, 1);
   s->source = src;
   s->rank = rank;
   if (options)
@@ -806,7 +806,7 @@ ts_event_source_stream (TsEventSource *src, guint rank, const TsStreamOptions *o
 }
 
 static void
-finish (TsActionStream *s)
+finish (TsRankDecoder *s)
 {
   /* Receives still unresolved at the end never completed in the trace. */
   for (GList *l = s->outstanding.head; l; l = l->next)
@@ -825,7 +825,7 @@ finish (TsActionStream *s)
 }
 
 static gboolean
-refill (TsActionStream *s, GError **error)
+refill (TsRankDecoder *s, GError **error)
 {
   if (s->error)
     {
@@ -863,7 +863,7 @@ refill (TsActionStream *s, GError **error)
 }
 
 gboolean
-ts_action_stream_next (TsActionStream *s, TsAction *action, GError **error)
+ts_rank_decoder_next (TsRankDecoder *s, TsAction *action, GError **error)
 {
   for (;;)
     {
@@ -887,10 +887,10 @@ ts_action_stream_next (TsActionStream *s, TsAction *action, GError **error)
 }
 
 void
-ts_event_source_release (TsEventSource *src, guint rank)
+ts_decoder_release (TsDecoder *src, guint rank)
 {
   g_return_if_fail (rank < src->streams->len);
-  TsActionStream *s = src->streams->pdata[rank];
+  TsRankDecoder *s = src->streams->pdata[rank];
   if (!s || !s->reader)
     return;
   OTF2_Reader_CloseEvtReader (src->reader, s->reader);
@@ -900,8 +900,8 @@ ts_event_source_release (TsEventSource *src, guint rank)
   s->head = 0;
 }
 
-const TsStreamStats *
-ts_action_stream_stats (const TsActionStream *s)
+const TsDecodeStats *
+ts_rank_decoder_stats (const TsRankDecoder *s)
 {
   return &s->stats;
 }

@@ -1,7 +1,7 @@
 /* Per-rank action streams, read from the trace in bounded chunks.
  *
- * A TsEventSource is one pass over a trace's events (one OTF2 reader); it
- * hands out one TsActionStream per rank. Each stream converts its rank's
+ * A TsDecoder is one pass over a trace's events (one OTF2 reader); it
+ * hands out one TsRankDecoder per rank. Each stream converts its rank's
  * events into actions lazily: memory holds a chunk of events plus the actions
  * between a receive request and the event that reveals its envelope, never the
  * whole trace.
@@ -16,8 +16,8 @@
  *   flagged TS_ACTION_MISSING when it should have carried messages;
  * - Wait/Test calls without completion events (EZTrace) complete the requests
  *   that must have completed there, flagged TS_ACTION_INFERRED. */
-#ifndef TS_STREAM_H
-#define TS_STREAM_H
+#ifndef TS_DECODE_H
+#define TS_DECODE_H
 
 #include <glib.h>
 #include "model/action.h"
@@ -25,8 +25,8 @@
 
 G_BEGIN_DECLS
 
-typedef struct TsEventSource TsEventSource;
-typedef struct TsActionStream TsActionStream;
+typedef struct TsDecoder TsDecoder;
+typedef struct TsRankDecoder TsRankDecoder;
 
 /* A receive envelope inferred for a receive whose trace did not record it. */
 typedef struct {
@@ -49,7 +49,7 @@ typedef struct {
   /* Per-call CPU overhead in seconds to charge on the call's first action,
    * indexed by [TsCallKind * 65 + size class]; not owned; may be NULL. */
   const double *call_costs;
-} TsStreamOptions;
+} TsDecodeOptions;
 
 /* Size class of a message: 0 for 0 bytes, else 1 + floor(log2(bytes)). */
 guint ts_size_class (guint64 bytes);
@@ -62,26 +62,26 @@ typedef struct {
   guint64 calls[3];                 /* MPI calls whose messages were recorded, inferred, missing */
   double call_seconds[3];           /* and the time spent in them */
   guint64 actions;
-} TsStreamStats;
+} TsDecodeStats;
 enum { TS_INFO_RECORDED, TS_INFO_INFERRED, TS_INFO_MISSING };
 
-TsEventSource *ts_event_source_open (const TsTrace *trace, GError **error);
-void ts_event_source_free (TsEventSource *source);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsEventSource, ts_event_source_free)
+TsDecoder *ts_decoder_open (const TsTrace *trace, GError **error);
+void ts_decoder_free (TsDecoder *source);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsDecoder, ts_decoder_free)
 
 /* The stream of @rank. @options is copied (the arrays it points to are not).
  * The stream belongs to @source and is freed with it. */
-TsActionStream *ts_event_source_stream (TsEventSource *source, guint rank,
-                                        const TsStreamOptions *options);
+TsRankDecoder *ts_decoder_rank (TsDecoder *source, guint rank,
+                                        const TsDecodeOptions *options);
 
 /* Next action of the stream. Returns TRUE and fills @action, or FALSE at the
  * end of the stream (error unset) or on a read error (error set, naming the
  * trace, rank and event position). */
-gboolean ts_action_stream_next (TsActionStream *stream, TsAction *action, GError **error);
+gboolean ts_rank_decoder_next (TsRankDecoder *stream, TsAction *action, GError **error);
 /* Done with the stream of @rank: close its OTF2 reader and free its buffers.
  * Its stats stay readable until the source is freed. */
-void ts_event_source_release (TsEventSource *source, guint rank);
-const TsStreamStats *ts_action_stream_stats (const TsActionStream *stream);
+void ts_decoder_release (TsDecoder *source, guint rank);
+const TsDecodeStats *ts_rank_decoder_stats (const TsRankDecoder *stream);
 
 G_END_DECLS
 

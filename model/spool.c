@@ -17,7 +17,7 @@ typedef struct {
   guint64 count;
 } RankPart;
 
-struct TsRankLog {
+struct TsSpool {
   int fd;
   char *path;          /* for messages only: the file is unlinked */
   gsize record_size;
@@ -30,8 +30,8 @@ struct TsRankLog {
   GError *error;       /* first write error */
 };
 
-struct TsRankLogReader {
-  const TsRankLog *log;
+struct TsSpoolReader {
+  const TsSpool *log;
   const RankPart *part;
   guint8 *buffer;
   guint64 next;        /* index of the next record */
@@ -39,8 +39,8 @@ struct TsRankLogReader {
   guint block_pos;
 };
 
-TsRankLog *
-ts_rank_log_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **error)
+TsSpool *
+ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **error)
 {
   g_return_val_if_fail (n_ranks > 0 && record_size > 0, NULL);
   char *path = NULL;
@@ -50,7 +50,7 @@ ts_rank_log_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **e
   /* Unlinked at once: the space is reclaimed when the log is freed or the
    * process dies, whatever happens in between. */
   g_unlink (path);
-  TsRankLog *log = g_new0 (TsRankLog, 1);
+  TsSpool *log = g_new0 (TsSpool, 1);
   g_mutex_init (&log->lock);
   log->fd = fd;
   log->path = path;
@@ -64,7 +64,7 @@ ts_rank_log_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **e
 }
 
 void
-ts_rank_log_free (TsRankLog *log)
+ts_spool_free (TsSpool *log)
 {
   if (!log)
     return;
@@ -82,7 +82,7 @@ ts_rank_log_free (TsRankLog *log)
 }
 
 static void
-write_block (TsRankLog *log, RankPart *part)
+write_block (TsSpool *log, RankPart *part)
 {
   if (part->fill == 0)
     return;
@@ -119,7 +119,7 @@ write_block (TsRankLog *log, RankPart *part)
 }
 
 void
-ts_rank_log_append (TsRankLog *log, guint rank, const void *record)
+ts_spool_append (TsSpool *log, guint rank, const void *record)
 {
   g_return_if_fail (rank < log->n_ranks && !log->finished);
   RankPart *part = &log->parts[rank];
@@ -132,7 +132,7 @@ ts_rank_log_append (TsRankLog *log, guint rank, const void *record)
 }
 
 gboolean
-ts_rank_log_finish (TsRankLog *log, GError **error)
+ts_spool_finish (TsSpool *log, GError **error)
 {
   if (!log->finished)
     {
@@ -152,26 +152,26 @@ ts_rank_log_finish (TsRankLog *log, GError **error)
 }
 
 guint64
-ts_rank_log_count (const TsRankLog *log, guint rank)
+ts_spool_count (const TsSpool *log, guint rank)
 {
   g_return_val_if_fail (rank < log->n_ranks, 0);
   return log->parts[rank].count;
 }
 
-TsRankLogReader *
-ts_rank_log_reader_new (const TsRankLog *log, guint rank)
+TsSpoolReader *
+ts_spool_reader_new (const TsSpool *log, guint rank)
 {
   g_return_val_if_fail (log->finished && rank < log->n_ranks, NULL);
-  TsRankLogReader *rd = g_new0 (TsRankLogReader, 1);
+  TsSpoolReader *rd = g_new0 (TsSpoolReader, 1);
   rd->log = log;
   rd->part = &log->parts[rank];
   return rd;
 }
 
 const void *
-ts_rank_log_reader_next (TsRankLogReader *rd, GError **error)
+ts_spool_reader_next (TsSpoolReader *rd, GError **error)
 {
-  const TsRankLog *log = rd->log;
+  const TsSpool *log = rd->log;
   if (rd->next >= rd->part->count)
     return NULL;
   if (rd->block_pos == rd->block_fill)
@@ -206,7 +206,7 @@ ts_rank_log_reader_next (TsRankLogReader *rd, GError **error)
 }
 
 void
-ts_rank_log_reader_free (TsRankLogReader *rd)
+ts_spool_reader_free (TsSpoolReader *rd)
 {
   if (!rd)
     return;

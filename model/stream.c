@@ -1,84 +1,82 @@
 #include <config.h>
 
-#define G_LOG_DOMAIN "ts-feed"
+#define G_LOG_DOMAIN "ts-stream"
 
 #include "model/stream.h"
-#include "model/spool.h"
 
-struct TsActionFeed {
+struct TsActionStream {
   const TsTrace *trace;
-  const TsProfile *profile;
+  const TsDecodeOptions *options; /* per rank */
   guint n_ranks;
-  TsRankLogReader **spooled;   /* per rank, when the profile kept a spool */
-  TsEventSource *source;       /* otherwise */
-  TsActionStream **streams;
+  TsSpoolReader **spooled;     /* per rank, when there is a spool */
+  TsDecoder *decoder;          /* otherwise */
+  TsRankDecoder **ranks;
 };
 
-TsActionFeed *
-ts_action_feed_open (const TsTrace *trace, const TsProfile *profile, GError **error)
+TsActionStream *
+ts_action_stream_open (const TsTrace *trace, const TsSpool *spool,
+                       const TsDecodeOptions *options, GError **error)
 {
-  TsActionFeed *f = g_new0 (TsActionFeed, 1);
+  TsActionStream *f = g_new0 (TsActionStream, 1);
   f->trace = trace;
-  f->profile = profile;
-  f->n_ranks = profile->n_ranks;
-  if (profile->spool)
+  f->options = options;
+  f->n_ranks = ts_trace_n_ranks (trace);
+  if (spool)
     {
-      f->spooled = g_new0 (TsRankLogReader *, f->n_ranks);
+      f->spooled = g_new0 (TsSpoolReader *, f->n_ranks);
       for (guint r = 0; r < f->n_ranks; r++)
-        f->spooled[r] = ts_rank_log_reader_new (profile->spool, r);
+        f->spooled[r] = ts_spool_reader_new (spool, r);
       return f;
     }
-  f->source = ts_event_source_open (trace, error);
-  if (!f->source)
+  f->decoder = ts_decoder_open (trace, error);
+  if (!f->decoder)
     {
-      ts_action_feed_free (f);
+      ts_action_stream_free (f);
       return NULL;
     }
-  f->streams = g_new0 (TsActionStream *, f->n_ranks);
+  f->ranks = g_new0 (TsRankDecoder *, f->n_ranks);
   for (guint r = 0; r < f->n_ranks; r++)
-    {
-      TsStreamOptions so = ts_profile_stream_options (profile, r);
-      f->streams[r] = ts_event_source_stream (f->source, r, &so);
-    }
+    f->ranks[r] = ts_decoder_rank (f->decoder, r, &options[r]);
   return f;
 }
 
 void
-ts_action_feed_free (TsActionFeed *f)
+ts_action_stream_free (TsActionStream *f)
 {
   if (!f)
     return;
   if (f->spooled)
     for (guint r = 0; r < f->n_ranks; r++)
-      ts_rank_log_reader_free (f->spooled[r]);
+      ts_spool_reader_free (f->spooled[r]);
   g_free (f->spooled);
-  g_free (f->streams);
-  if (f->source)
-    ts_event_source_free (f->source);
+  g_free (f->ranks);
+  if (f->decoder)
+    ts_decoder_free (f->decoder);
   g_free (f);
 }
 
 gboolean
-ts_action_feed_next (TsActionFeed *f, guint rank, TsAction *a, GError **error)
+ts_action_stream_next (TsActionStream *f, guint rank, TsAction *a, GError **error)
 {
   g_return_val_if_fail (rank < f->n_ranks, FALSE);
   if (!f->spooled)
-    return ts_action_stream_next (f->streams[rank], a, error);
-  const TsAction *raw = ts_rank_log_reader_next (f->spooled[rank], error);
+    return ts_rank_decoder_next (f->ranks[rank], a, error);
+  const TsAction *raw = ts_spool_reader_next (f->spooled[rank], error);
   if (!raw)
     return FALSE;
-  /* The spool holds the first pass's actions: apply what the profile learnt
-   * after it, exactly as a stream with the profile's options would. */
+  /* The spool holds the actions decoded without options: apply them here,
+   * exactly as the decoder would have. */
   *a = *raw;
-  a->time += f->profile->clock_offset[rank];
-  if (a->flags & TS_ACTION_CALL_FIRST)
-    a->seconds = f->profile->call_costs[ts_trace_region_call (f->trace, a->call)
-                                        * TS_N_SIZE_CLASSES + a->size_class];
+  const TsDecodeOptions *o = &f->options[rank];
+  a->time += o->clock_offset;
+  if ((a->flags & TS_ACTION_CALL_FIRST) && o->call_costs)
+    a->seconds = o->call_costs[ts_trace_region_call (f->trace, a->call) * TS_N_SIZE_CLASSES
+                               + a->size_class];
   return TRUE;
 }
 
 gboolean
-ts_action_feed_is_spooled (const TsActionFeed *f)
+ts_action_stream_is_spooled (const TsActionStream *f)
 {
   return f->spooled != NULL;
 }

@@ -5,7 +5,7 @@
  * metric and non-CPU locations). TsTrace hides that: ranks are 0..n-1,
  * regions are deduplicated by name and indexed 0..n-1, communicators are
  * indexed 0..n-1 with their members as world ranks. Events are read through
- * TsActionStream (stream.h).
+ * TsRankDecoder (stream.h).
  *
  * A TsTrace is immutable once opened; free with ts_trace_free(). */
 #ifndef TS_TRACE_H

@@ -3,9 +3,12 @@
 #define G_LOG_DOMAIN "ts-ti"
 
 #include "output/ti_export.h"
+#include "calibrate/calibration.h"
+#include "output/output_dir.h"
 
 #include <errno.h>
 #include <gio/gio.h>
+#include <stdio.h>
 #include <string.h>
 
 /* What SimGrid's replay needs to find a request again: its world envelope. */
@@ -270,7 +273,7 @@ export_action (TiExport *x, const TsAction *a)
 }
 
 gboolean
-ts_ti_export_rank (const TsTrace *trace, TsActionFeed *feed, guint rank, double host_speed,
+ts_ti_export_rank (const TsTrace *trace, TsActionStream *feed, guint rank, double host_speed,
                    FILE *out, TsTiStats *stats, GError **error)
 {
   TiExport x = {
@@ -286,7 +289,7 @@ ts_ti_export_rank (const TsTrace *trace, TsActionFeed *feed, guint rank, double 
   line (&x, "init");
   TsAction a;
   GError *local = NULL;
-  while (ts_action_feed_next (feed, rank, &a, &local))
+  while (ts_action_stream_next (feed, rank, &a, &local))
     {
       stats->actions_read++;
       export_action (&x, &a);
@@ -309,4 +312,72 @@ ts_ti_export_rank (const TsTrace *trace, TsActionFeed *feed, guint rank, double 
       ok = FALSE;
     }
   return ok;
+}
+
+/* What `convert -o DIR` owns: an old output made of these may be replaced. */
+static const char *const output_entries[] = { "traces.txt", "ranks", NULL };
+
+static gboolean
+export_ti (const TsTrace *trace, const TsCalibration *calibration, const char *dir,
+           double host_speed, TsTiStats *stats, GError **error)
+{
+  g_autofree char *ranks_dir = g_build_filename (dir, "ranks", NULL);
+  if (g_mkdir_with_parents (ranks_dir, 0755) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", ranks_dir,
+                   g_strerror (errno));
+      return FALSE;
+    }
+  g_autoptr (TsActionStream) feed = ts_calibration_stream_open (calibration, trace, error);
+  if (!feed)
+    return FALSE;
+  g_autoptr (GString) list = g_string_new (NULL);
+  for (guint r = 0; r < ts_calibration_n_ranks (calibration); r++)
+    {
+      /* Relative names: SimGrid opens them from the directory smpirun runs in,
+       * so the list works wherever the output directory is moved. */
+      g_autofree char *name = g_strdup_printf ("ranks/rank-%u.txt", r);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_string_append_printf (list, "%s\n", name);
+      FILE *f = fopen (path, "w");
+      if (!f)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", path,
+                       g_strerror (errno));
+          return FALSE;
+        }
+      gboolean ok = ts_ti_export_rank (trace, feed, r, host_speed, f, stats, error);
+      if (fclose (f) != 0 && ok)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", path,
+                       g_strerror (errno));
+          ok = FALSE;
+        }
+      if (!ok)
+        return FALSE;
+    }
+  g_autofree char *list_path = g_build_filename (dir, "traces.txt", NULL);
+  return g_file_set_contents (list_path, list->str, list->len, error);
+}
+
+gboolean
+ts_ti_export_trace (const char *trace_path, const char *output_dir, double host_speed,
+                    TsTiStats *stats, GError **error)
+{
+  g_autoptr (TsTrace) trace = ts_trace_open (trace_path, error);
+  if (!trace)
+    return FALSE;
+  g_autoptr (TsCalibration) calibration = ts_calibration_compute (trace, error);
+  if (!calibration)
+    return FALSE;
+  TsOutputDir *dir = ts_output_dir_new (output_dir, output_entries, error);
+  if (!dir)
+    return FALSE;
+  stats->ranks = ts_calibration_n_ranks (calibration);
+  if (!export_ti (trace, calibration, ts_output_dir_get_tmp_path (dir), host_speed, stats, error))
+    {
+      ts_output_dir_discard (dir);
+      return FALSE;
+    }
+  return ts_output_dir_commit (dir, error);
 }

@@ -27,14 +27,22 @@ typedef struct {
   guint64 actions_read;          /* tracesim actions consumed */
   guint64 lines_written;         /* TI actions written */
   guint64 subcomm_collectives;   /* collectives forced onto MPI_COMM_WORLD */
+  guint ranks;                   /* files written, one per rank */
   guint64 skipped;               /* actions with no TI equivalent (missing receives, tests of unknown requests) */
 } TsTiStats;
 
 /* Convert all the actions of @rank into TI lines on @out. @host_speed is
  * the flop rate used to turn seconds into flops. Adds to @stats. Returns FALSE
  * and sets @error on a read or write error. */
-gboolean ts_ti_export_rank (const TsTrace *trace, TsActionFeed *feed, guint rank,
+gboolean ts_ti_export_rank (const TsTrace *trace, TsActionStream *feed, guint rank,
                             double host_speed, FILE *out, TsTiStats *stats, GError **error);
+
+/* The whole of trace @trace_path, calibrated as `run` would replay it, into
+ * @output_dir (replaced only if it holds an earlier export): traces.txt,
+ * the list smpirun -replay takes, naming ranks/rank-N.txt relative to it.
+ * Nothing is left behind on failure. */
+gboolean ts_ti_export_trace (const char *trace_path, const char *output_dir, double host_speed,
+                             TsTiStats *stats, GError **error);
 
 G_END_DECLS
 

@@ -248,7 +248,7 @@ only_sends (const TsRank *rk, TsCollectiveOp op, guint n, guint me, guint root)
 double
 ts_collective_transfer (const TsRank *rk, const TsAction *a)
 {
-  const TsProfile *p = rk->sim->profile;
+  const TsCalibration *p = rk->sim->calibration;
   const TsTrace *t = rk->sim->trace;
   if (ts_collective_is_empty (a->op, a->bytes, a->bytes_recv))
     return 0; /* MPI returns at once */
@@ -267,7 +267,7 @@ ts_collective_transfer (const TsRank *rk, const TsAction *a)
     return 0;
   if (!rk->sim->traced_network_known)
     return INFINITY;
-  return chain_length (a->op, n) * ts_profile_transfer (p, block);
+  return chain_length (a->op, n) * ts_calibration_transfer (p, block);
 }
 
 void

@@ -95,8 +95,8 @@ ts_partitioned_init (TsRank *rk, const TsAction *a)
   GBytes *key = g_bytes_new (&side, sizeof side);
   guint k = GPOINTER_TO_UINT (g_hash_table_lookup (rk->pinit_count, key));
   g_hash_table_replace (rk->pinit_count, key, GUINT_TO_POINTER (k + 1));
-  /* The profile paired every initialisation, or refused the trace. */
-  const TsPartitionedPair *pair = ts_profile_partitioned_pair (rk->sim->profile, &ch, k);
+  /* The calibration paired every initialisation, or refused the trace. */
+  const TsPartitionedPair *pair = ts_calibration_partitioned_pair (rk->sim->calibration, &ch, k);
   g_return_if_fail (pair != NULL);
 
   PRequest *pr = g_new0 (PRequest, 1);

@@ -28,13 +28,14 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
 }
 
 TsClusterSpec
-ts_platform_spec_from_profile (const TsProfile *p)
+ts_platform_spec_from_calibration (const TsCalibration *p)
 {
-  TsClusterSpec spec = { p->n_ranks, 1e9, TS_PROFILE_DEFAULT_LATENCY,
-                         TS_PROFILE_DEFAULT_BANDWIDTH };
-  if (p->latency > 0)
-    spec.latency = p->latency;
-  if (p->bandwidth > 0)
-    spec.bandwidth = p->bandwidth;
+  TsClusterSpec spec = { ts_calibration_n_ranks (p), 1e9, TS_CALIBRATION_DEFAULT_LATENCY,
+                         TS_CALIBRATION_DEFAULT_BANDWIDTH };
+  TsNetworkFit fit = ts_calibration_network (p);
+  if (fit.latency > 0)
+    spec.latency = fit.latency;
+  if (fit.bandwidth > 0)
+    spec.bandwidth = fit.bandwidth;
   return spec;
 }

@@ -22,12 +22,12 @@ gboolean ts_platform_write_cluster (const TsClusterSpec *spec, const char *path,
 
 /* The cluster a trace ran on, as far as its timings tell: one host per rank
  * at 1 Gflop/s (compute bursts are replayed as seconds x speed, so any speed
- * works), latency and bandwidth fitted by the profile, with defaults of
+ * works), latency and bandwidth fitted by the calibration, with defaults of
  * 1 us and 10 GB/s where the trace has nothing to fit. */
-TsClusterSpec ts_platform_spec_from_profile (const TsProfile *profile);
+TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibration);
 
 /* Property of the root zone of the platforms tracesim writes: its network is
- * the traced one as the profile sees it (fitted, or assumed where the trace
+ * the traced one as the calibration sees it (fitted, or assumed where the trace
  * had nothing to fit). The replay then deducts that network's transfers from
  * the calls, so that replaying on it reproduces the trace (replay.c,
  * charge_call_cost); on other platforms, without a fit, the fastest call of

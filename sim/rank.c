@@ -103,8 +103,8 @@ ts_rank_wire_bytes (const TsRank *rk, guint64 bytes)
 {
   if (!rk->sim->platform_is_traced)
     return bytes;
-  const TsProfile *p = rk->sim->profile;
-  return (guint64) llround ((double) bytes / p->bandwidth_factor[ts_size_class (bytes)]);
+  const TsCalibration *p = rk->sim->calibration;
+  return (guint64) llround ((double) bytes / ts_calibration_bandwidth_factor (p, ts_size_class (bytes)));
 }
 
 sg_comm_t

@@ -86,9 +86,9 @@ typedef struct {
 
 struct TsSimulation {
   const TsTrace *trace;
-  const TsProfile *profile;
+  const TsCalibration *calibration;
   const TsReplayOptions *options;
-  TsActionFeed *feed;
+  TsActionStream *feed;
   TsArchiveWriter *writer;
   TsRank *ranks;
   guint n_ranks;
@@ -129,8 +129,8 @@ void ts_rank_flush (TsRank *rk);
 /* Mailbox for messages from world rank @src to world rank @dst. */
 sg_mailbox_t ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag);
 /* The bytes a message of @bytes puts on the simulated links: fewer on the
- * calibrated platform, by its size class's bandwidth factor (profile.h), so
- * that it takes ts_profile_transfer() there. */
+ * calibrated platform, by its size class's bandwidth factor (calibration.h), so
+ * that it takes ts_calibration_transfer() there. */
 guint64 ts_rank_wire_bytes (const TsRank *rk, guint64 bytes);
 /* Start sending / receiving @bytes to / from local rank @peer of @comm.
  * A send below the eager threshold is detached and returns NULL. */
@@ -170,7 +170,7 @@ void ts_partitioned_complete (TsRank *rk, const TsAction *a);
 
 /* Replay a collective action (collectives.c). */
 void ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag);
-/* What the network fitted to the trace (TsProfile latency, bandwidth) took
+/* What the network fitted to the trace (TsCalibration latency, bandwidth) took
  * for the messages on the longest chain of a collective's algorithm, had
  * nobody waited: 0 for a collective without data (ts_collective_is_empty),
  * which is not simulated; INFINITY without a fit (collectives.c). */

@@ -107,14 +107,13 @@ typedef void (*ActionHandler) (TsRank *rk, const TsAction *a);
 static void
 charge_call_cost (TsRank *rk, const TsAction *leave)
 {
-  const TsProfile *p = rk->sim->profile;
-  double fastest
-    = p->call_min[ts_profile_call_min_index (leave->region, rk->call_class, rk->call_is_root)];
+  const TsCalibration *p = rk->sim->calibration;
+  double fastest = ts_calibration_call_min (p, leave->region, rk->call_class, rk->call_is_root);
   double network = fastest;
   if (rk->call_collective)
     network = MIN (fastest, rk->call_transfer);
   else if (rk->sim->traced_network_known)
-    network = MIN (fastest, ts_profile_transfer (p, rk->call_bytes));
+    network = MIN (fastest, ts_calibration_transfer (p, rk->call_bytes));
   /* Calls that only post (MPI_Isend, MPI_Irecv, MPI_Start...) and a blocking
    * send the simulation buffered (eager) return at once: the network models
    * none of their time, so all of it is the call's own (the copy into the
@@ -133,7 +132,7 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
   if (rk->call_waited_for_receiver && !isnan (rk->receiver_post))
     wait = MAX (wait, rk->receiver_post - rk->call_enter);
   /* Calls that cannot wait were charged their fastest instance before them
-   * (fill_costs in profile.c); a test that completed a receive gets here
+   * (fill_costs in calibration.c); a test that completed a receive gets here
    * too, and must not pay that twice (MUMPS: a 153 us MPI_Test became
    * 258 us). */
   double extra = leave->seconds - wait - network - rk->call_upfront;
@@ -542,15 +541,15 @@ rank_main (int argc, char **argv)
 
   /* Ranks did not start together (MPI_Init returns at different times):
    * each starts at its first event's time after the earliest rank's. */
-  const TsProfile *pr = sim->profile;
-  double late = pr->rank_stats[rk->rank].first_time - pr->start;
+  const TsCalibration *pr = sim->calibration;
+  double late = ts_calibration_rank_stats (pr, rk->rank)->first_time - ts_calibration_start (pr);
   rk->start_time = simgrid_get_clock ();
   if (late > 0 && isfinite (late))
     {
       sg_actor_sleep_for (late);
       rk->simcalls++;
     }
-  while (sim->error == NULL && ts_action_feed_next (sim->feed, rk->rank, &a, &error))
+  while (sim->error == NULL && ts_action_stream_next (sim->feed, rk->rank, &a, &error))
     {
       if (rk->hypotheses && !ts_hypothesis_rank_apply (rk->hypotheses, &a, &error))
         break;
@@ -691,12 +690,12 @@ report_deadlock (TsSimulation *sim, GError **error)
       g_string_append_printf (msg, " after %" G_GUINT64_FORMAT " actions", rk->actions);
     }
   /* EZTrace records no source for irecvs: which message each took is the
-   * profile's guess, harmless while sends are eager, fatal to a rendezvous
+   * calibration's guess, harmless while sends are eager, fatal to a rendezvous
    * send whose receiver was guessed to take another message first. */
   guint64 guessed = 0;
   for (guint r = 0; r < sim->n_ranks; r++)
     {
-      const GArray *inferred = g_ptr_array_index (sim->profile->inferred, r);
+      const GArray *inferred = ts_calibration_inferred (sim->calibration, r);
       for (guint i = 0; i < inferred->len; i++)
         guessed += g_array_index (inferred, TsEnvelope, i).peer != TS_NO_RANK;
     }
@@ -810,7 +809,7 @@ ts_replay_check_config (const TsReplayOptions *o, GError **error)
 }
 
 gboolean
-ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOptions *o,
+ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOptions *o,
                TsReplayResult *result, GError **error)
 {
   g_return_val_if_fail (o->platform_path != NULL, FALSE);
@@ -837,25 +836,24 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
 
   TsSimulation sim = { 0 };
   sim.trace = trace;
-  sim.profile = profile;
+  sim.calibration = calibration;
   sim.options = o;
   sim.n_ranks = ts_trace_n_ranks (trace);
   sim.ranks = g_new0 (TsRank, sim.n_ranks);
   sim.region_seconds = g_new0 (double, ts_trace_n_regions (trace));
-  for (guint r = 0; r < sim.n_ranks; r++)
-    sim.actions_total += profile->rank_stats[r].actions;
+  sim.actions_total = ts_calibration_actions (calibration);
 
   gboolean ok = map_ranks (&sim, error);
   sim.clock_tick = 1.0 / (double) ts_trace_timer_resolution (trace);
   sim.platform_is_traced
     = sg_zone_get_property_value (sg_zone_get_root (), TS_PLATFORM_TRACED_NETWORK) != NULL;
-  sim.traced_network_known = profile->fit_samples > 0 || sim.platform_is_traced;
+  sim.traced_network_known = ts_calibration_network (calibration).samples > 0 || sim.platform_is_traced;
   sim.binomial_tree = o->binomial_tree;
   sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
                                               (GDestroyNotify) g_queue_free);
   if (ok)
     {
-      sim.feed = ts_action_feed_open (trace, profile, error);
+      sim.feed = ts_calibration_stream_open (calibration, trace, error);
       ok = sim.feed != NULL;
     }
   if (ok && o->predicted_dir)
@@ -965,7 +963,7 @@ ts_replay_run (const TsTrace *trace, const TsProfile *profile, const TsReplayOpt
       ts_partitioned_rank_clear (&sim.ranks[r]);
       g_clear_pointer (&sim.ranks[r].hypotheses, ts_hypothesis_rank_free);
     }
-  g_clear_pointer (&sim.feed, ts_action_feed_free);
+  g_clear_pointer (&sim.feed, ts_action_stream_free);
   g_clear_pointer (&sim.receiver_posts, g_hash_table_unref);
   g_free (sim.ranks);
   g_free (sim.region_seconds);

@@ -1,6 +1,6 @@
 /* Replaying action streams on a SimGrid platform.
  *
- * One SimGrid actor per rank pulls its rank's actions from a TsActionStream
+ * One SimGrid actor per rank pulls its rank's actions from a TsRankDecoder
  * and performs them in the simulated world: compute bursts become executions
  * on the rank's host, messages become SimGrid communications on mailboxes
  * named after their MPI envelope (so matching is MPI's non-overtaking order per
@@ -46,7 +46,7 @@ typedef struct {
    * varies host speeds over time (speed profiles), which needs this set. */
   gboolean exact_cpu;
   /* The shape of the binomial trees of broadcasts and reductions
-   * (calibrate/binomial.h); usually the profile's binomial_tree. */
+   * (calibrate/binomial.h); usually the calibration's binomial_tree. */
   TsBinomialTree binomial_tree;
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;
@@ -68,11 +68,11 @@ typedef struct {
 
 void ts_replay_options_init (TsReplayOptions *options);
 
-/* Replay @trace. @profile (clock offsets, inferred envelopes, call costs)
- * comes from ts_profile_compute(). Fills @result (caller frees with
+/* Replay @trace. @calibration (clock offsets, inferred envelopes, call costs)
+ * comes from ts_calibration_compute(). Fills @result (caller frees with
  * ts_replay_result_clear). On a deadlock the error names every blocked rank
  * and what it waits for. */
-gboolean ts_replay_run (const TsTrace *trace, const TsProfile *profile,
+gboolean ts_replay_run (const TsTrace *trace, const TsCalibration *calibration,
                         const TsReplayOptions *options, TsReplayResult *result,
                         GError **error);
 void ts_replay_result_clear (TsReplayResult *result);

@@ -53,8 +53,10 @@ complete() {
 # visits NAME REGION: the region's visits over all ranks (0 if absent), from
 # the summary of the replay complete() ran.
 visits() {
-  sed -n "s/.*{\"name\": \"$2\", \"visits\": \([0-9]*\),.*/\1/p" "$work/$1-run/summary.json" \
-    | grep . || echo 0
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(r["visits"] for r in d["regions"] if r["name"] == sys.argv[2]))' \
+    "$work/$1-run/summary.json" "$2"
 }
 
 # expect_visits NAME REGION N

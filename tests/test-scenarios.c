@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <json-glib/json-glib.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
@@ -30,36 +31,31 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
 static GArray *
 summary_values (const char *json, const char *dotted_key)
 {
-  g_auto (GStrv) parts = g_strsplit (dotted_key, ".", -1);
-  guint depth = g_strv_length (parts);
-  const char *section = json;
-  for (guint i = 0; section && i + 1 < depth; i++)
-    {
-      g_autofree char *opening = g_strdup_printf ("\"%s\": {", parts[i]);
-      section = strstr (section, opening);
-    }
-  const char *key = parts[depth - 1];
   GArray *values = g_array_new (FALSE, FALSE, sizeof (double));
-  if (!section)
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, json, -1, NULL))
     return values;
-  /* An array up to its "]", or one value up to the next "," or "}". */
-  g_autofree char *pattern = g_strdup_printf ("\"%s\": (?:\\[([^\\]\\n]*)|([^,}\\n]*))", key);
-  g_autoptr (GRegex) re = g_regex_new (pattern, 0, 0, NULL);
-  g_autoptr (GMatchInfo) m = NULL;
-  if (g_regex_match (re, section, 0, &m))
+  JsonNode *node = json_parser_get_root (parser);
+  g_auto (GStrv) parts = g_strsplit (dotted_key, ".", -1);
+  for (guint i = 0; node && parts[i]; i++)
+    node = JSON_NODE_HOLDS_OBJECT (node)
+             ? json_object_get_member (json_node_get_object (node), parts[i])
+             : NULL;
+  if (!node)
+    return values;
+  if (JSON_NODE_HOLDS_ARRAY (node))
     {
-      g_autofree char *array = g_match_info_fetch (m, 1);
-      g_autofree char *single = g_match_info_fetch (m, 2);
-      const char *list = array && *array ? array : single ? single : "";
-      g_auto (GStrv) items = g_strsplit (list, ",", -1);
-      for (guint i = 0; items[i]; i++)
+      JsonArray *a = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (a); i++)
         {
-          char *item = g_strstrip (items[i]);
-          if (*item == '\0')
-            continue;
-          double v = g_ascii_strtod (item, NULL);
+          double v = json_array_get_double_element (a, i);
           g_array_append_val (values, v);
         }
+    }
+  else if (JSON_NODE_HOLDS_VALUE (node))
+    {
+      double v = json_node_get_double (node);
+      g_array_append_val (values, v);
     }
   return values;
 }
@@ -374,7 +370,14 @@ test_binomial_tree_given (void **state)
   for (guint r = 0; r < 4; r++)
     if (fabs (g_array_index (ends, double, r) - want[r]) > TOLERANCE)
       fail_msg ("rank %u ends at %.9f, derived %.9f", r, g_array_index (ends, double, r), want[r]);
-  assert_non_null (strstr (json, "\"binomial_tree\": \"mpich\""));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  JsonObject *summary = json_node_get_object (json_parser_get_root (parser));
+  assert_string_equal (json_object_get_string_member (summary, "binomial_tree"), "mpich");
+  /* The summary says the tree was given, not inferred. */
+  JsonObject *options
+    = json_object_get_object_member (json_object_get_object_member (summary, "inputs"), "options");
+  assert_string_equal (json_object_get_string_member (options, "binomial_tree"), "given");
   ts_test_rmtree (work);
 }
 
@@ -446,7 +449,7 @@ test_calibrated_platform_reproduces_collectives (void **state)
  * 0.0015 .. +1e-6 and 0.0025 .. +5e-6 (the messages were there), 0.003 ..
  * 0.004001, and 0.009 .. 0.010005 (a late sender, then 5e-6 s); rank 1's
  * main ends there.
- * Network fit (profile.c) through each class's fastest receive: least
+ * Network fit (calibration.c) through each class's fastest receive: least
  * squares through (8, 1e-6), (40000, 5e-6), (1e6, 1.001e-3) gives a slope
  * of 1.0172259e-9 s/B and an intercept below 0, so the latency is the
  * fastest small receive, 1e-6 s. On that line 40000 B would take 1e-6 +

@@ -20,7 +20,7 @@ static void
 test_interleaved_ranks (void **state)
 {
   GError *error = NULL;
-  g_autoptr (TsRankLog) log = ts_rank_log_new (4, sizeof (Record), 4 * sizeof (Record), &error);
+  g_autoptr (TsSpool) log = ts_spool_new (4, sizeof (Record), 4 * sizeof (Record), &error);
   assert_non_null (log);
   const guint64 counts[4] = { 10, 3, 0, 9 };
   guint64 next[4] = { 0 };
@@ -30,25 +30,25 @@ test_interleaved_ranks (void **state)
       if (next[r] == counts[r])
         continue;
       Record rec = { r, next[r]++ };
-      ts_rank_log_append (log, r, &rec);
+      ts_spool_append (log, r, &rec);
     }
   for (guint r = 0; r < 4; r++)
     while (next[r] < counts[r])
       {
         Record rec = { r, next[r]++ };
-        ts_rank_log_append (log, r, &rec);
+        ts_spool_append (log, r, &rec);
       }
-  assert_true (ts_rank_log_finish (log, &error));
+  assert_true (ts_spool_finish (log, &error));
 
   /* Two readers of the same rank are independent. */
-  g_autoptr (TsRankLogReader) again = ts_rank_log_reader_new (log, 0);
+  g_autoptr (TsSpoolReader) again = ts_spool_reader_new (log, 0);
   for (guint r = 0; r < 4; r++)
     {
-      assert_int_equal (ts_rank_log_count (log, r), counts[r]);
-      g_autoptr (TsRankLogReader) rd = ts_rank_log_reader_new (log, r);
+      assert_int_equal (ts_spool_count (log, r), counts[r]);
+      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (log, r);
       const Record *rec;
       guint64 seen = 0;
-      while ((rec = ts_rank_log_reader_next (rd, &error)))
+      while ((rec = ts_spool_reader_next (rd, &error)))
         {
           assert_int_equal (rec->rank, r);
           assert_int_equal (rec->seq, seen);
@@ -57,7 +57,7 @@ test_interleaved_ranks (void **state)
       assert_null (error);
       assert_int_equal (seen, counts[r]);
     }
-  const Record *first = ts_rank_log_reader_next (again, &error);
+  const Record *first = ts_spool_reader_next (again, &error);
   assert_non_null (first);
   assert_int_equal (first->seq, 0);
 }

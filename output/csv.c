@@ -1,0 +1,49 @@
+#include <config.h>
+
+#include "output/csv.h"
+
+#include <string.h>
+
+void
+ts_csv_append_field (GString *csv, const char *field)
+{
+  if (!field[strcspn (field, ",\"\r\n")])
+    {
+      g_string_append (csv, field);
+      return;
+    }
+  g_string_append_c (csv, '"');
+  for (const char *c = field; *c; c++)
+    {
+      if (*c == '"')
+        g_string_append_c (csv, '"');
+      g_string_append_c (csv, *c);
+    }
+  g_string_append_c (csv, '"');
+}
+
+typedef struct {
+  GString *csv;
+  const char *phase;
+  const TsTrace *trace;
+} CsvRows;
+
+static void
+append_row (TsWaitPattern p, guint region, guint rank, double seconds, gpointer data)
+{
+  CsvRows *c = data;
+  char value[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd (value, sizeof value, "%.9f", seconds);
+  ts_csv_append_field (c->csv, c->phase);
+  g_string_append_printf (c->csv, ",%s,", ts_wait_pattern_name (p));
+  ts_csv_append_field (c->csv, ts_trace_region_name (c->trace, region));
+  g_string_append_printf (c->csv, ",%u,%s\n", rank, value);
+}
+
+void
+ts_csv_append_wait_states (GString *csv, const char *phase, const TsTrace *trace,
+                           const TsWaitStates *w)
+{
+  CsvRows c = { csv, phase, trace };
+  ts_wait_states_foreach (w, append_row, &c);
+}

@@ -1,0 +1,25 @@
+/* CSV as RFC 4180 writes it: a field holding a comma, a double quote, CR
+ * or LF is quoted, its double quotes doubled; other fields go as they are
+ * (so names without those characters read the same as before quoting). */
+#ifndef TS_CSV_H
+#define TS_CSV_H
+
+#include <glib.h>
+#include "analysis/waitstates.h"
+#include "model/trace.h"
+
+G_BEGIN_DECLS
+
+/* Append @field to @csv, quoted where needed. */
+void ts_csv_append_field (GString *csv, const char *field);
+
+/* waitstates.csv: the header line. */
+#define TS_WAIT_STATES_CSV_HEADER "phase,pattern,region,rank,seconds\n"
+/* Append a row (phase,pattern,region,rank,seconds) per non-zero cell of @w,
+ * regions named as in @trace. */
+void ts_csv_append_wait_states (GString *csv, const char *phase, const TsTrace *trace,
+                                const TsWaitStates *w);
+
+G_END_DECLS
+
+#endif

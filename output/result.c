@@ -1,0 +1,58 @@
+#include <config.h>
+
+#include "output/result.h"
+
+static void
+input_file_clear (gpointer data)
+{
+  TsInputFile *f = data;
+  g_free (f->path);
+  g_free (f->sha256);
+}
+
+static void
+region_clear (gpointer data)
+{
+  g_free (((TsRegionResult *) data)->name);
+}
+
+TsRunResult *
+ts_run_result_new (guint n_ranks)
+{
+  TsRunResult *r = g_new0 (TsRunResult, 1);
+  r->n_ranks = n_ranks;
+  r->original_rank_end = g_new0 (double, n_ranks);
+  r->clock_offset = g_new0 (double, n_ranks);
+  r->predicted_rank_end = g_new0 (double, n_ranks);
+  r->regions = g_array_new (FALSE, TRUE, sizeof (TsRegionResult));
+  g_array_set_clear_func (r->regions, region_clear);
+  r->inputs.hypotheses = g_array_new (FALSE, TRUE, sizeof (TsInputFile));
+  g_array_set_clear_func (r->inputs.hypotheses, input_file_clear);
+  r->written = g_ptr_array_new_with_free_func (g_free);
+  return r;
+}
+
+void
+ts_run_result_free (TsRunResult *r)
+{
+  if (!r)
+    return;
+  g_free (r->inputs.trace);
+  g_array_unref (r->inputs.hypotheses);
+  input_file_clear (&r->inputs.platform);
+  g_free (r->inputs.hostfile);
+  g_strfreev (r->inputs.simgrid_cfg);
+  g_free (r->original_rank_end);
+  g_free (r->clock_offset);
+  g_free (r->predicted_rank_end);
+  g_array_unref (r->regions);
+  g_free (r->output_dir);
+  g_ptr_array_unref (r->written);
+  g_free (r);
+}
+
+double
+ts_run_result_speedup (const TsRunResult *r)
+{
+  return r->predicted_runtime > 0 ? r->original_runtime / r->predicted_runtime : 0;
+}

@@ -1,0 +1,82 @@
+/* What one prediction produced, as the outputs (summary.json, the printed
+ * summary, sweep tables) read it: plain numbers and names, no handle on the
+ * trace, the calibration or the simulation that computed them.
+ *
+ * ts_run() (pipeline/run.h) fills it; output/ writes it. Everything in it
+ * belongs to the result; free with ts_run_result_free(). */
+#ifndef TS_RESULT_H
+#define TS_RESULT_H
+
+#include <glib.h>
+#include "analysis/waitstates.h"
+#include "calibrate/calibration.h"
+
+G_BEGIN_DECLS
+
+/* One region of the trace with at least one visit: inclusive seconds over
+ * all ranks, before and after. */
+typedef struct {
+  char *name;
+  guint64 visits;
+  double original_s;
+  double predicted_s;
+} TsRegionResult;
+
+/* A hypothesis file as it was read: its path and the SHA-256 of its bytes,
+ * so that two output directories can be told apart. */
+typedef struct {
+  char *path;
+  char *sha256;
+} TsInputFile;
+
+/* The inputs of a run as summary.json records them. */
+typedef struct {
+  char *trace;               /* the trace's anchor path as given */
+  GArray *hypotheses;        /* TsInputFile, in the order applied */
+  TsInputFile platform;      /* path NULL: calibrated from the trace */
+  char *hostfile;            /* NULL: block mapping */
+  gboolean eager_inferred;   /* eager threshold taken from the trace */
+  double trace_speed;
+  gboolean exact_cpu;
+  gboolean wait_states;
+  gboolean wait_regions;
+  gboolean binomial_tree_given;
+  char **simgrid_cfg;        /* ITEM:VALUE items, NULL-terminated; may be NULL */
+} TsRunInputs;
+
+typedef struct {
+  TsRunInputs inputs;
+  guint n_ranks;
+  double original_runtime;
+  double *original_rank_end;   /* n_ranks */
+  double *clock_offset;        /* n_ranks */
+  TsClockAlignment clocks;
+  double predicted_runtime;
+  double *predicted_rank_end;  /* n_ranks */
+  guint64 eager_threshold;
+  TsBinomialTree binomial_tree;
+  GArray *regions;             /* TsRegionResult, in trace order */
+  gboolean has_wait_states;
+  double wait_original[TS_WAIT_N_PATTERNS];   /* seconds, all ranks */
+  double wait_predicted[TS_WAIT_N_PATTERNS];
+  TsMessageInfo messages;      /* MPI calls by what the trace recorded of them */
+  guint64 actions_replayed;
+  guint64 simcalls;
+  double wall_s;
+  glong max_rss_kib;
+  /* The output directory as given, and the names written in it, relative
+   * to it, in the order written (e.g. "summary.json"). */
+  char *output_dir;
+  GPtrArray *written;
+} TsRunResult;
+
+TsRunResult *ts_run_result_new (guint n_ranks);
+void ts_run_result_free (TsRunResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsRunResult, ts_run_result_free)
+
+/* Original / predicted runtime, 0 where the prediction took no time. */
+double ts_run_result_speedup (const TsRunResult *result);
+
+G_END_DECLS
+
+#endif

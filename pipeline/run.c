@@ -1,0 +1,415 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-run"
+
+#include "pipeline/run.h"
+#include "analysis/waitstates.h"
+#include "calibrate/calibration.h"
+#include "calibrate/eager.h"
+#include "hypotheses/hypotheses.h"
+#include "output/csv.h"
+#include "output/output_dir.h"
+#include "output/summary.h"
+#include "sim/platform.h"
+#include "sim/replay.h"
+
+#include <string.h>
+#include <sys/resource.h>
+
+/* What an output directory of `run` may hold and still be replaced. */
+static const char *const output_entries[] = {
+  "summary.json", "predicted", "platform.xml", "waitstates.csv", NULL
+};
+
+void
+ts_run_options_init (TsRunOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->trace_speed = 1e9;
+  o->wait_states = TRUE;
+}
+
+/* The predicted timeline's wait states: a copy of the archive is analysed
+ * like any trace before the real one is written, so that the real one can
+ * carry them as OTF2 metrics (one per pattern and rank, cumulative seconds). */
+typedef struct {
+  TsArchiveWriter *writer;
+  guint n_ranks;
+  guint32 metric[TS_WAIT_N_PATTERNS];
+  gboolean regions;          /* --wait-regions */
+  guint32 region[TS_WAIT_N_PATTERNS];
+  double *cumulative;        /* [pattern * n_ranks + rank] */
+  TsTrace *trace;            /* the copy, kept for region names */
+  TsCalibration *calibration;
+  TsWaitStates *wait_states;
+} PredictedWaits;
+
+static void
+span_to_metric (TsWaitPattern p, guint rank, guint region, double start, double seconds,
+                gpointer data)
+{
+  PredictedWaits *pw = data;
+  double *c = &pw->cumulative[p * pw->n_ranks + rank];
+  *c += seconds;
+  if (pw->regions)
+    ts_archive_writer_late_region (pw->writer, rank, start, start + seconds, pw->region[p]);
+  ts_archive_writer_late_metric (pw->writer, rank, start + seconds, pw->metric[p], *c);
+}
+
+static gboolean
+analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
+{
+  PredictedWaits *pw = data;
+  pw->writer = w;
+  g_autofree char *scratch = g_dir_make_tmp ("tracesim-XXXXXX", error);
+  if (!scratch)
+    return FALSE;
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    {
+      pw->metric[p] = ts_archive_writer_define_metric (w, ts_wait_pattern_name (p), "s");
+      if (pw->regions)
+        pw->region[p] = ts_archive_writer_define_region (w, ts_wait_pattern_name (p),
+                                                         TS_REGION_USER);
+    }
+  g_autofree char *anchor = g_build_filename (scratch, "traces.otf2", NULL);
+  gboolean ok = ts_archive_writer_write_copy (w, scratch, error)
+                && (pw->trace = ts_trace_open (anchor, error))
+                && (pw->calibration = ts_calibration_compute (pw->trace, error))
+                && (pw->wait_states = ts_wait_states_analyse_spans (pw->trace, pw->calibration,
+                                                                   span_to_metric, pw, error));
+  ts_output_dir_remove_tree (scratch);
+  return ok;
+}
+
+static void
+predicted_waits_clear (PredictedWaits *pw)
+{
+  g_free (pw->cumulative);
+  g_clear_pointer (&pw->wait_states, ts_wait_states_free);
+  g_clear_pointer (&pw->calibration, ts_calibration_free);
+  g_clear_pointer (&pw->trace, ts_trace_free);
+}
+
+/* Everything one run holds; run_clear() is its one cleanup path, whatever
+ * phase failed: the output directory is discarded unless committed. */
+typedef struct {
+  const TsRunOptions *o;
+  gint64 t0;
+  TsTrace *trace;
+  TsCalibration *calibration;
+  TsHypotheses *hypotheses;
+  TsOutputDir *out;
+  char *platform;
+  GPtrArray *cfg;            /* "--cfg=ITEM:VALUE" */
+  TsReplayOptions replay;
+  TsReplayResult replayed;
+  gboolean replayed_set;
+  PredictedWaits pw;
+  TsWaitStates *original_waits;
+  TsRunResult *result;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  ts_output_dir_discard (run->out);
+  if (run->replayed_set)
+    ts_replay_result_clear (&run->replayed);
+  predicted_waits_clear (&run->pw);
+  g_clear_pointer (&run->original_waits, ts_wait_states_free);
+  g_clear_pointer (&run->hypotheses, ts_hypotheses_free);
+  g_clear_pointer (&run->calibration, ts_calibration_free);
+  g_clear_pointer (&run->trace, ts_trace_free);
+  g_clear_pointer (&run->cfg, g_ptr_array_unref);
+  g_clear_pointer (&run->result, ts_run_result_free);
+  g_free (run->platform);
+}
+
+static void
+phase_done (const Run *run, const char *phase)
+{
+  g_debug ("%s: done at %.3f s wall", phase, (g_get_monotonic_time () - run->t0) / 1e6);
+}
+
+static gboolean
+check_options (const TsRunOptions *o, GError **error)
+{
+  if (!o->trace || !o->output_dir)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   !o->trace ? "no trace given" : "no output directory given (-o DIR)");
+      return FALSE;
+    }
+  if (!(o->trace_speed > 0))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--trace-speed must be positive");
+      return FALSE;
+    }
+  for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
+    {
+      /* SimGrid aborts with a backtrace on a malformed item: check first. */
+      const char *item = o->simgrid_cfg[i];
+      const char *colon = strchr (item, ':');
+      if (!colon || colon == item || colon[1] == '\0')
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--cfg '%s': expected ITEM:VALUE, e.g. network/model:LV08", item);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Hypotheses read, bound to the trace's regions and ranks, and prepared
+ * against its calibration. */
+static gboolean
+load_hypotheses (Run *run, GError **error)
+{
+  if (!run->o->hypotheses || !run->o->hypotheses[0])
+    return TRUE;
+  run->hypotheses = ts_hypotheses_new ();
+  for (guint i = 0; run->o->hypotheses[i]; i++)
+    if (!ts_hypotheses_load_file (run->hypotheses, run->o->hypotheses[i], error))
+      return FALSE;
+  return ts_hypotheses_bind (run->hypotheses, run->trace, error)
+         && ts_hypotheses_prepare (run->hypotheses, run->trace, run->calibration, error);
+}
+
+/* The SimGrid configuration, checked in a child before anything is written
+ * when the user gave items (tracesim's own are known good). */
+static gboolean
+configure_replay (Run *run, GError **error)
+{
+  const TsRunOptions *o = run->o;
+  ts_replay_options_init (&run->replay);
+  run->replay.hypotheses = run->hypotheses;
+  run->cfg = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
+    g_ptr_array_add (run->cfg, g_strdup_printf ("--cfg=%s", o->simgrid_cfg[i]));
+  g_ptr_array_add (run->cfg, NULL);
+  run->replay.simgrid_cfg = (const char *const *) run->cfg->pdata;
+  run->replay.hostfile = o->hostfile;
+  run->replay.trace_speed = o->trace_speed;
+  run->replay.exact_cpu = o->exact_cpu;
+  run->replay.progress = o->progress;
+  run->replay.binomial_tree = o->binomial_tree_given
+                                ? o->binomial_tree
+                                : ts_calibration_binomial_tree (run->calibration);
+  return ts_replay_check_config (&run->replay, error);
+}
+
+/* The platform given, or one calibrated from the trace into the output. */
+static gboolean
+prepare_platform (Run *run, GError **error)
+{
+  if (run->o->platform)
+    run->platform = g_strdup (run->o->platform);
+  else
+    {
+      const char *tmp = ts_output_dir_get_tmp_path (run->out);
+      run->platform = g_build_filename (tmp, "platform.xml", NULL);
+      TsClusterSpec spec = ts_platform_spec_from_calibration (run->calibration);
+      if (!ts_platform_write_cluster (&spec, run->platform, error))
+        return FALSE;
+      g_ptr_array_add (run->result->written, g_strdup ("platform.xml"));
+    }
+  run->replay.platform_path = run->platform;
+  return TRUE;
+}
+
+static gboolean
+choose_eager_threshold (Run *run, GError **error)
+{
+  if (run->o->eager_given)
+    {
+      run->replay.eager_threshold = run->o->eager_threshold;
+      return TRUE;
+    }
+  run->replay.eager_threshold
+    = ts_eager_threshold_infer (run->trace, run->calibration, TS_RUN_DEFAULT_EAGER_THRESHOLD,
+                                error);
+  return run->replay.eager_threshold != 0;
+}
+
+/* The replay, and the wait states of the predicted execution, found in a
+ * copy of its archive before the archive is written. */
+static gboolean
+replay (Run *run, GError **error)
+{
+  g_autofree char *predicted
+    = g_build_filename (ts_output_dir_get_tmp_path (run->out), "predicted", NULL);
+  run->replay.predicted_dir = predicted;
+  guint n = ts_calibration_n_ranks (run->calibration);
+  run->pw.n_ranks = n;
+  run->pw.regions = run->o->wait_regions;
+  run->pw.cumulative = g_new0 (double, TS_WAIT_N_PATTERNS * n);
+  if (run->o->wait_states)
+    {
+      run->replay.before_close = analyse_predicted;
+      run->replay.before_close_data = &run->pw;
+    }
+  run->replayed_set = ts_replay_run (run->trace, run->calibration, &run->replay,
+                                     &run->replayed, error);
+  run->replay.predicted_dir = NULL;
+  if (run->replayed_set)
+    g_ptr_array_add (run->result->written, g_strdup ("predicted/traces.otf2"));
+  return run->replayed_set;
+}
+
+static gboolean
+input_file (const char *path, TsInputFile *f, GError **error)
+{
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (path, &bytes, &len, error))
+    return FALSE;
+  f->path = g_strdup (path);
+  f->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
+  return TRUE;
+}
+
+static gboolean
+record_inputs (Run *run, GError **error)
+{
+  const TsRunOptions *o = run->o;
+  TsRunInputs *in = &run->result->inputs;
+  in->trace = g_strdup (o->trace);
+  for (guint i = 0; o->hypotheses && o->hypotheses[i]; i++)
+    {
+      TsInputFile f = { 0 };
+      if (!input_file (o->hypotheses[i], &f, error))
+        return FALSE;
+      g_array_append_val (in->hypotheses, f);
+    }
+  if (o->platform && !input_file (o->platform, &in->platform, error))
+    return FALSE;
+  in->hostfile = g_strdup (o->hostfile);
+  in->eager_inferred = !o->eager_given;
+  in->trace_speed = o->trace_speed;
+  in->exact_cpu = o->exact_cpu;
+  in->wait_states = o->wait_states;
+  in->wait_regions = o->wait_regions;
+  in->binomial_tree_given = o->binomial_tree_given;
+  in->simgrid_cfg = g_strdupv ((char **) o->simgrid_cfg);
+  run->result->output_dir = g_strdup (o->output_dir);
+  return TRUE;
+}
+
+/* The numbers of both executions, copied out of the calibration and the
+ * replay so that the result outlives them. */
+static void
+fill_result (Run *run)
+{
+  TsRunResult *r = run->result;
+  const TsCalibration *cal = run->calibration;
+  r->original_runtime = ts_calibration_runtime (cal);
+  memcpy (r->original_rank_end, ts_calibration_rank_ends (cal), r->n_ranks * sizeof (double));
+  for (guint i = 0; i < r->n_ranks; i++)
+    r->clock_offset[i] = ts_calibration_clock_offset (cal, i);
+  r->clocks = *ts_calibration_clocks (cal);
+  r->predicted_runtime = run->replayed.runtime;
+  memcpy (r->predicted_rank_end, run->replayed.rank_end->data, r->n_ranks * sizeof (double));
+  r->eager_threshold = run->replay.eager_threshold;
+  r->binomial_tree = run->replay.binomial_tree;
+  for (guint i = 0; i < run->replayed.n_regions; i++)
+    {
+      if (ts_calibration_region_visits (cal, i) == 0)
+        continue;
+      TsRegionResult x = { g_strdup (ts_trace_region_name (run->trace, i)),
+                           ts_calibration_region_visits (cal, i),
+                           ts_calibration_region_seconds (cal, i),
+                           run->replayed.region_seconds[i] };
+      g_array_append_val (r->regions, x);
+    }
+  r->has_wait_states = run->original_waits != NULL;
+  for (guint p = 0; r->has_wait_states && p < TS_WAIT_N_PATTERNS; p++)
+    {
+      r->wait_original[p] = ts_wait_states_total (run->original_waits, p);
+      r->wait_predicted[p] = ts_wait_states_total (run->pw.wait_states, p);
+    }
+  r->messages = ts_calibration_message_info (cal);
+  r->actions_replayed = run->replayed.actions_replayed;
+  r->simcalls = run->replayed.simcalls;
+}
+
+/* waitstates.csv and summary.json into the temporary directory, then the
+ * directory into place. */
+static gboolean
+write_outputs (Run *run, GError **error)
+{
+  const char *tmp = ts_output_dir_get_tmp_path (run->out);
+  TsRunResult *r = run->result;
+  if (run->original_waits)
+    {
+      g_autoptr (GString) csv = g_string_new (TS_WAIT_STATES_CSV_HEADER);
+      ts_csv_append_wait_states (csv, "original", run->trace, run->original_waits);
+      ts_csv_append_wait_states (csv, "predicted", run->pw.trace, run->pw.wait_states);
+      g_autofree char *path = g_build_filename (tmp, "waitstates.csv", NULL);
+      if (!g_file_set_contents (path, csv->str, csv->len, error))
+        return FALSE;
+      g_ptr_array_add (r->written, g_strdup ("waitstates.csv"));
+    }
+  r->wall_s = (g_get_monotonic_time () - run->t0) / 1e6;
+  /* Peak memory of the whole process so far (Linux reports KiB). */
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  r->max_rss_kib = ru.ru_maxrss;
+  g_autofree char *summary = g_build_filename (tmp, "summary.json", NULL);
+  if (!ts_summary_write (r, summary, error))
+    return FALSE;
+  g_ptr_array_add (r->written, g_strdup ("summary.json"));
+  TsOutputDir *out = g_steal_pointer (&run->out);
+  return ts_output_dir_commit (out, error);
+}
+
+/* Calibration phases: nothing is written yet. */
+static gboolean
+prepare (Run *run, GError **error)
+{
+  if (!check_options (run->o, error))
+    return FALSE;
+  run->trace = ts_trace_open (run->o->trace, error);
+  if (!run->trace)
+    return FALSE;
+  phase_done (run, "definitions");
+  run->calibration = ts_calibration_compute (run->trace, error);
+  if (!run->calibration)
+    return FALSE;
+  phase_done (run, "calibration (first pass)");
+  run->result = ts_run_result_new (ts_calibration_n_ranks (run->calibration));
+  if (!load_hypotheses (run, error) || !record_inputs (run, error))
+    return FALSE;
+  phase_done (run, "hypotheses");
+  return configure_replay (run, error);
+}
+
+TsRunResult *
+ts_run (const TsRunOptions *o, GError **error)
+{
+  Run run = { .o = o, .t0 = g_get_monotonic_time () };
+  gboolean ok = prepare (&run, error)
+                && (run.out = ts_output_dir_new (o->output_dir, output_entries, error))
+                && prepare_platform (&run, error) && choose_eager_threshold (&run, error);
+  if (ok)
+    phase_done (&run, "platform and eager threshold");
+  ok = ok && replay (&run, error);
+  if (ok)
+    phase_done (&run, "replay and predicted wait states");
+  if (ok && o->wait_states)
+    {
+      /* Both executions by the same analysis. */
+      run.original_waits = ts_wait_states_analyse (run.trace, run.calibration, error);
+      ok = run.original_waits != NULL;
+      phase_done (&run, "original wait states");
+    }
+  if (ok)
+    {
+      fill_result (&run);
+      ok = write_outputs (&run, error);
+      phase_done (&run, "outputs");
+    }
+  TsRunResult *result = ok ? g_steal_pointer (&run.result) : NULL;
+  run_clear (&run);
+  return result;
+}

@@ -1,0 +1,50 @@
+/* The whole prediction as one library call: read a trace, calibrate it,
+ * apply hypotheses, replay it on a platform, find the wait states of both
+ * executions, and write the output directory. `tracesim run` parses options
+ * into TsRunOptions and prints the result; sweeps and extrapolation call the
+ * same function.
+ *
+ * Phases, each timed under G_MESSAGES_DEBUG=ts-run: definitions, calibration,
+ * hypotheses, platform, eager threshold, replay (with the predicted wait
+ * states), original wait states, outputs. */
+#ifndef TS_RUN_H
+#define TS_RUN_H
+
+#include <glib.h>
+#include "calibrate/binomial.h"
+#include "output/result.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *trace;             /* anchor file; required */
+  const char *output_dir;        /* required; replaced only if it is tracesim's own */
+  const char *platform;          /* SimGrid XML; NULL: a cluster calibrated from the trace */
+  const char *hostfile;          /* host per rank; NULL: block mapping */
+  gboolean eager_given;          /* FALSE: infer the eager threshold from the trace */
+  guint64 eager_threshold;       /* bytes, when given */
+  const char *const *simgrid_cfg; /* "ITEM:VALUE" items, NULL-terminated; may be NULL */
+  const char *const *hypotheses; /* hypothesis files in order, NULL-terminated; may be NULL */
+  double trace_speed;            /* flops per CPU second of the trace (1e9) */
+  gboolean exact_cpu;
+  gboolean wait_states;          /* analyse both executions (TRUE) */
+  gboolean wait_regions;         /* nest a region per pattern in the predicted archive */
+  gboolean binomial_tree_given;  /* FALSE: the tree shape the trace shows */
+  TsBinomialTree binomial_tree;
+  gboolean progress;             /* progress bar on stderr */
+} TsRunOptions;
+
+/* The eager threshold assumed where the trace shows nothing else: MPICH's
+ * shared-memory limit. */
+#define TS_RUN_DEFAULT_EAGER_THRESHOLD 65536
+
+void ts_run_options_init (TsRunOptions *options);
+
+/* Predict the run @options describe and write its output directory. Returns
+ * the result (caller frees), or NULL with @error set (naming the file, rank
+ * or event at fault) and nothing written. */
+TsRunResult *ts_run (const TsRunOptions *options, GError **error);
+
+G_END_DECLS
+
+#endif
