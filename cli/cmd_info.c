@@ -2,25 +2,38 @@
 
 #include "cli/commands.h"
 #include "cli/report.h"
+#include "output/info.h"
 
 int
 ts_cmd_info (int argc, char **argv)
 {
-  g_autoptr (GOptionContext) ctx = ts_cmd_context ("info", NULL);
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object instead of text", NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = ts_cmd_context ("info", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return ts_cmd_fail ("info", error);
   if (argc != 2)
-    {
-      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "give exactly one trace");
-      return ts_cmd_fail ("info", error);
-    }
+    return ts_cmd_usage_error ("info", "give exactly one trace");
   g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
   if (!trace)
     return ts_cmd_fail ("info", error);
   g_autoptr (TsCalibration) calibration = ts_calibration_compute (trace, &error);
   if (!calibration)
     return ts_cmd_fail ("info", error);
-  ts_report_info (stdout, trace, calibration);
+  if (!json)
+    {
+      ts_report_info (stdout, trace, calibration);
+      return 0;
+    }
+  g_autoptr (JsonNode) root = ts_info_to_json (trace, calibration);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, root);
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  printf ("%s\n", text);
   return 0;
 }

@@ -3,7 +3,7 @@
 #define G_LOG_DOMAIN "tracesim-archive"
 
 #include "model/archive_writer.h"
-#include "output/output_dir.h"
+#include "model/output_dir.h"
 #include "model/spool.h"
 
 #include <errno.h>
@@ -118,10 +118,11 @@ writer_free (TsArchiveWriter *w)
   ts_spool_free (w->late);
   g_free (w->last_tick);
   g_clear_error (&w->error);
-  g_ptr_array_unref (w->regions);
-  g_hash_table_unref (w->region_ids);
-  g_ptr_array_unref (w->comms);
-  g_ptr_array_unref (w->metrics);
+  /* A writer whose spool could not be created has no containers yet. */
+  g_clear_pointer (&w->regions, g_ptr_array_unref);
+  g_clear_pointer (&w->region_ids, g_hash_table_unref);
+  g_clear_pointer (&w->comms, g_ptr_array_unref);
+  g_clear_pointer (&w->metrics, g_ptr_array_unref);
   g_free (w);
 }
 

@@ -4,7 +4,7 @@
 
 #include "output/ti_export.h"
 #include "calibrate/calibration.h"
-#include "output/output_dir.h"
+#include "model/output_dir.h"
 
 #include <errno.h>
 #include <gio/gio.h>

@@ -8,7 +8,7 @@
 #include "calibrate/eager.h"
 #include "hypotheses/hypotheses.h"
 #include "output/csv.h"
-#include "output/output_dir.h"
+#include "model/output_dir.h"
 #include "output/summary.h"
 #include "sim/platform.h"
 #include "sim/replay.h"

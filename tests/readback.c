@@ -1,7 +1,7 @@
 #include <config.h>
 
 #include "tests/readback.h"
-#include "output/output_dir.h"
+#include "model/output_dir.h"
 
 #include <string.h>
 

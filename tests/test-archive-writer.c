@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "model/archive_writer.h"
-#include "output/output_dir.h"
+#include "model/output_dir.h"
 #include "tests/readback.h"
 
 #include <gio/gio.h>

@@ -7,7 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "output/output_dir.h"
+#include "model/output_dir.h"
 #include "tools/tracegen/script.h"
 #include "tests/readback.h"
 

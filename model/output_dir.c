@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "tracesim-output"
 
-#include "output/output_dir.h"
+#include "model/output_dir.h"
 
 #include <errno.h>
 #include <gio/gio.h>

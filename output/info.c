@@ -1,0 +1,104 @@
+#include <config.h>
+
+#include "output/info.h"
+#include "output/summary.h"
+
+static void
+add_ranks (JsonBuilder *b, const TsCalibration *c)
+{
+  json_builder_set_member_name (b, "per_rank");
+  json_builder_begin_array (b);
+  for (guint r = 0; r < ts_calibration_n_ranks (c); r++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "events");
+      json_builder_add_int_value (b, (gint64) ts_calibration_rank_stats (c, r)->events);
+      ts_json_add_double (b, "end_s", ts_calibration_rank_ends (c)[r]);
+      ts_json_add_double (b, "clock_offset_s", ts_calibration_clock_offset (c, r));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+add_clocks_and_network (JsonBuilder *b, const TsCalibration *c)
+{
+  const TsClockAlignment *clocks = ts_calibration_clocks (c);
+  json_builder_set_member_name (b, "clocks");
+  json_builder_add_string_value (b, clocks->aligned ? "aligned"
+                                    : clocks->drift ? "drifting" : "causal");
+  TsNetworkFit fit = ts_calibration_network (c);
+  json_builder_set_member_name (b, "network");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "fitted");
+  json_builder_add_boolean_value (b, fit.samples > 0);
+  ts_json_add_double (b, "latency_s", fit.samples ? fit.latency : TS_CALIBRATION_DEFAULT_LATENCY);
+  ts_json_add_double (b, "bandwidth_Bps",
+                      fit.samples ? fit.bandwidth : TS_CALIBRATION_DEFAULT_BANDWIDTH);
+  json_builder_set_member_name (b, "size_classes");
+  json_builder_add_int_value (b, fit.samples);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "binomial_tree");
+  json_builder_add_string_value (b, ts_binomial_tree_name (ts_calibration_binomial_tree (c)));
+}
+
+static void
+add_messages_and_regions (JsonBuilder *b, const TsTrace *trace, const TsCalibration *c)
+{
+  static const char *const names[3] = { "recorded", "inferred", "missing" };
+  TsMessageInfo m = ts_calibration_message_info (c);
+  json_builder_set_member_name (b, "mpi_calls");
+  json_builder_begin_object (b);
+  for (guint k = 0; k < 3; k++)
+    {
+      json_builder_set_member_name (b, names[k]);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "calls");
+      json_builder_add_int_value (b, (gint64) m.calls[k]);
+      ts_json_add_double (b, "seconds", m.seconds[k]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "regions");
+  json_builder_begin_array (b);
+  for (guint r = 0; r < ts_trace_n_regions (trace); r++)
+    {
+      if (ts_calibration_region_visits (c, r) == 0)
+        continue;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, ts_trace_region_name (trace, r));
+      json_builder_set_member_name (b, "mpi");
+      json_builder_add_boolean_value (b, ts_trace_region_call (trace, r) != TS_CALL_USER);
+      json_builder_set_member_name (b, "visits");
+      json_builder_add_int_value (b, (gint64) ts_calibration_region_visits (c, r));
+      ts_json_add_double (b, "inclusive_s", ts_calibration_region_seconds (c, r));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+JsonNode *
+ts_info_to_json (const TsTrace *trace, const TsCalibration *c)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "tracesim_version");
+  json_builder_add_string_value (b, PACKAGE_VERSION);
+  json_builder_set_member_name (b, "trace");
+  json_builder_add_string_value (b, ts_trace_path (trace));
+  json_builder_set_member_name (b, "creator");
+  json_builder_add_string_value (b, ts_trace_creator (trace));
+  json_builder_set_member_name (b, "ranks");
+  json_builder_add_int_value (b, ts_calibration_n_ranks (c));
+  json_builder_set_member_name (b, "events");
+  json_builder_add_int_value (b, (gint64) ts_calibration_events (c));
+  ts_json_add_double (b, "span_s", ts_calibration_runtime (c));
+  json_builder_set_member_name (b, "comms");
+  json_builder_add_int_value (b, ts_trace_n_comms (trace));
+  add_ranks (b, c);
+  add_clocks_and_network (b, c);
+  add_messages_and_regions (b, trace, c);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
