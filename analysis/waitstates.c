@@ -118,7 +118,7 @@ static guint
 coll_hash (gconstpointer p)
 {
   const CollKey *k = p;
-  return k->comm * 2654435761u ^ (guint) k->instance;
+  return ts_hash_mix (ts_hash_mix (0, k->comm), k->instance);
 }
 
 static gboolean
@@ -576,8 +576,8 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
   an.colls = g_hash_table_new_full (coll_hash, coll_equal, g_free, coll_free);
   an.ppairs = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, ppair_free);
 
-  TsActionStream *feed = ts_calibration_stream_open (calibration, trace, error);
-  gboolean ok = feed != NULL;
+  TsActionStream *stream = ts_calibration_stream_open (calibration, trace, error);
+  gboolean ok = stream != NULL;
   Cursor *cursors = g_new0 (Cursor, w->n_ranks);
   GSequence *queue = g_sequence_new (NULL);
   GError *local = NULL;
@@ -592,7 +592,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
       cu->pinit_count = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                                (GDestroyNotify) g_bytes_unref, NULL);
       cu->coll_seen = g_new0 (guint64, ts_trace_n_comms (trace));
-      cu->has_next = ts_action_stream_next (feed, r, &cu->next, &local);
+      cu->has_next = ts_action_stream_next (stream, r, &cu->next, &local);
       if (cu->has_next)
         g_sequence_insert_sorted (queue, cu, by_next_time, NULL);
       ok = local == NULL;
@@ -605,7 +605,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
       Cursor *cu = g_sequence_get (first);
       g_sequence_remove (first);
       process (&an, cu, &cu->next);
-      cu->has_next = ts_action_stream_next (feed, cu->rank, &cu->next, &local);
+      cu->has_next = ts_action_stream_next (stream, cu->rank, &cu->next, &local);
       if (local)
         ok = FALSE;
       else if (cu->has_next)
@@ -636,8 +636,8 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
   g_hash_table_unref (an.channels);
   g_hash_table_unref (an.colls);
   g_hash_table_unref (an.ppairs);
-  if (feed)
-    ts_action_stream_free (feed);
+  if (stream)
+    ts_action_stream_free (stream);
   if (!ok)
     {
       ts_wait_states_free (w);

@@ -1,7 +1,7 @@
 /* Wait states of an execution (Scalasca's patterns, doc/waitstates.md).
  *
  * The analysis reads every rank's actions at once in global time order (a
- * merge over the ranks' feeds) and matches messages per channel (source,
+ * merge over the ranks' action streams) and matches messages per channel (source,
  * destination, communicator, tag) and collectives per communicator instance,
  * so it holds only what is in flight: unmatched messages and collectives not
  * yet entered by every member. It runs on any trace tracesim reads, including

@@ -14,7 +14,7 @@
 #define SPOOL_BLOCK_BYTES (16 * 1024)
 
 /* Seconds a message may seem sent after the receive that took it ended. */
-#define INFER_CLOCK_SLACK 50e-6
+#define INFER_CLOCK_SLACK TS_CALIBRATION_CLOCK_SLACK
 
 typedef struct {
   double min;        /* shortest call of this kind and size class */
@@ -269,7 +269,7 @@ static guint
 channel_hash (gconstpointer p)
 {
   const Message *m = p;
-  return m->src * 2654435761u ^ m->comm * 40503u ^ (guint) m->tag;
+  return ts_hash_mix (ts_hash_mix (ts_hash_mix (0, m->src), m->comm), (guint32) m->tag);
 }
 
 static gboolean
@@ -502,7 +502,7 @@ guint
 ts_partitioned_key_hash (gconstpointer p)
 {
   const TsPartitionedKey *k = p;
-  return ts_channel_hash (&k->channel) ^ k->k * 2654435761u;
+  return ts_hash_mix (ts_channel_hash (&k->channel), k->k);
 }
 
 gboolean

@@ -19,6 +19,11 @@
 G_BEGIN_DECLS
 
 #define TS_CALIBRATION_SYNC_SAMPLES 1024
+/* Clock alignment is good to tens of microseconds, not better: times of two
+ * ranks closer than this tell nothing about which came first (a message seen
+ * sent after the receive that took it ended, a sender that left before its
+ * receiver arrived). */
+#define TS_CALIBRATION_CLOCK_SLACK 50e-6
 #define TS_CALIBRATION_COLL_SAMPLES 256
 
 typedef struct TsCalibration TsCalibration;

@@ -9,9 +9,9 @@
 
 #include <math.h>
 
-/* Clock alignment is good to tens of microseconds, not better: a sender must
- * have left this much before the receiver arrived to count as evidence. */
-#define EAGER_CLOCK_SLACK 50e-6
+/* A sender must have left this much before the receiver arrived to count
+ * as evidence. */
+#define EAGER_CLOCK_SLACK TS_CALIBRATION_CLOCK_SLACK
 
 /* No MPI library sends less than this eagerly (Open MPI's shared memory
  * stops at 4 KiB, MPICH's at 64 KiB): smaller messages tell nothing about a
@@ -33,7 +33,7 @@ static guint
 key_hash (gconstpointer p)
 {
   const Key *key = p;
-  return ts_channel_hash (&key->channel) ^ (guint) (key->k * 2654435761u);
+  return ts_hash_mix (ts_channel_hash (&key->channel), key->k);
 }
 
 static gboolean

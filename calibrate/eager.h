@@ -23,6 +23,10 @@
  * eagerly, or @assumed. Reads the calibration's spool (twice: senders, then
  * receivers) only when a blocking message that large exists; returns
  * @assumed without a spool. 0 on a read error. */
+/* What the replay assumes where the trace shows nothing else: MPICH's
+ * shared-memory limit. */
+#define TS_EAGER_DEFAULT_THRESHOLD 65536
+
 guint64 ts_eager_threshold_infer (const TsTrace *trace, const TsCalibration *calibration, guint64 assumed,
                                   GError **error);
 

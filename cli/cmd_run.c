@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/report.h"
+#include "calibrate/eager.h"
 #include "pipeline/run.h"
 
 #include <stdio.h>
@@ -111,7 +112,8 @@ ts_cmd_run (int argc, char **argv)
     { "hostfile", 0, 0, G_OPTION_ARG_FILENAME, &a.hostfile,
       "host of each rank, one name per line (default: block mapping)", "FILE" },
     { "eager-threshold", 0, 0, G_OPTION_ARG_INT64, &a.eager,
-      "messages smaller than this do not wait for the receiver (default: inferred from the trace, 65536 without evidence)",
+      "messages smaller than this do not wait for the receiver (default: inferred from the "
+      "trace, " G_STRINGIFY (TS_EAGER_DEFAULT_THRESHOLD) " without evidence)",
       "BYTES" },
     { "binomial-tree", 0, 0, G_OPTION_ARG_STRING, &a.binomial_tree,
       "shape of the binomial trees of broadcasts and reductions: mpich or openmpi (default: "

@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include "cli/report.h"
+#include "calibrate/eager.h"
 
 #include <math.h>
 
@@ -112,7 +113,7 @@ ts_report_run (FILE *out, const TsRunResult *res)
     fprintf (out, "%s %s/%s", i ? "," : "", res->output_dir,
              (const char *) g_ptr_array_index (res->written, i));
   fputc ('\n', out);
-  if (res->inputs.eager_inferred && res->eager_threshold > TS_RUN_DEFAULT_EAGER_THRESHOLD)
+  if (res->inputs.eager_inferred && res->eager_threshold > TS_EAGER_DEFAULT_THRESHOLD)
     fprintf (out, "  eager threshold     %" G_GUINT64_FORMAT " bytes: the trace sent %"
              G_GUINT64_FORMAT " bytes without waiting for the receiver\n", res->eager_threshold,
              res->eager_threshold - 1);

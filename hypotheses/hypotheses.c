@@ -634,8 +634,8 @@ prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsCalibratio
   rule->durations = ts_spool_new (n, sizeof (double), 4096, error);
   if (!rule->durations)
     return FALSE;
-  g_autoptr (TsActionStream) feed = ts_calibration_stream_open (calibration, trace, error);
-  if (!feed)
+  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (calibration, trace, error);
+  if (!stream)
     return FALSE;
   gboolean ok = TRUE;
   for (guint r = 0; r < n && ok; r++)
@@ -645,7 +645,7 @@ prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsCalibratio
       hr->measure_log = rule->durations;
       TsAction a;
       GError *local = NULL;
-      while (ok && ts_action_stream_next (feed, r, &a, &local))
+      while (ok && ts_action_stream_next (stream, r, &a, &local))
         ok = ts_hypothesis_rank_apply (hr, &a, &local);
       close_measure (hr);
       ts_hypothesis_rank_free (hr);

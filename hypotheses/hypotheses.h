@@ -9,7 +9,7 @@
  * actions as the replay pulls them.
  *
  * Memory: per `set`/`balance` rule, one number per occurrence of its regions
- * (the target), and each rank's occurrence durations in a rank log on disk;
+ * (the target), and each rank's occurrence durations in a spool on disk;
  * nothing per event.
  *
  * Error contract: functions taking GError** return FALSE/NULL and set it

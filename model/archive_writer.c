@@ -822,15 +822,10 @@ write_global_defs (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
                                                        def_string (c, ts_partitioned_event_name (e)),
                                                        OTF2_PARAMETER_TYPE_UINT64),
                "Parameter definition");
-  static const OTF2_Type attribute_types[TS_PA_N_ATTRIBUTES] = {
-    [TS_PA_PEER] = OTF2_TYPE_UINT32, [TS_PA_COMM] = OTF2_TYPE_COMM,
-    [TS_PA_TAG] = OTF2_TYPE_UINT32, [TS_PA_BYTES] = OTF2_TYPE_UINT64,
-    [TS_PA_PARTITIONS] = OTF2_TYPE_UINT32, [TS_PA_PARTITION] = OTF2_TYPE_UINT32,
-  };
   for (guint a = 0; w->uses_partitioned && a < TS_PA_N_ATTRIBUTES; a++)
     def_check (c, OTF2_GlobalDefWriter_WriteAttribute (c->gdw, a,
                                                        def_string (c, ts_partitioned_attribute_name (a)),
-                                                       empty, attribute_types[a]),
+                                                       empty, ts_partitioned_attribute_type (a)),
                "Attribute definition");
   for (guint id = 0; id < w->metrics->len; id++)
     {

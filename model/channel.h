@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <string.h>
+#include "model/hash.h"
 
 typedef struct {
   guint32 src, dst;          /* world ranks */
@@ -17,7 +18,8 @@ static inline guint
 ts_channel_hash (gconstpointer p)
 {
   const TsChannel *k = p;
-  return k->src * 2654435761u ^ k->dst * 40503u ^ k->comm * 97u ^ (guint) k->tag;
+  return ts_hash_mix (ts_hash_mix (ts_hash_mix (ts_hash_mix (0, k->src), k->dst), k->comm),
+                      (guint32) k->tag);
 }
 
 static inline gboolean

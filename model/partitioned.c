@@ -2,6 +2,7 @@
 
 #include "model/partitioned.h"
 
+#include <otf2/otf2.h>
 #include <string.h>
 
 static const char *const event_names[] = {
@@ -11,10 +12,22 @@ static const char *const event_names[] = {
 };
 
 static const char *const attribute_names[] = {
-#define TS_PA_NAME(e, name) name,
+#define TS_PA_NAME(e, name, type) name,
   TS_PARTITIONED_ATTRIBUTES (TS_PA_NAME)
 #undef TS_PA_NAME
 };
+
+static const OTF2_Type attribute_types[] = {
+#define TS_PA_TYPE(e, name, type) OTF2_TYPE_##type,
+  TS_PARTITIONED_ATTRIBUTES (TS_PA_TYPE)
+#undef TS_PA_TYPE
+};
+
+guint8
+ts_partitioned_attribute_type (TsPartitionedAttribute a)
+{
+  return a < TS_PA_N_ATTRIBUTES ? attribute_types[a] : OTF2_TYPE_NONE;
+}
 
 const char *
 ts_partitioned_event_name (TsPartitionedEvent e)

@@ -33,15 +33,15 @@ typedef enum {
 
 /* The attributes carrying the other fields. */
 #define TS_PARTITIONED_ATTRIBUTES(X) \
-  X (PEER, "MPI_PEER")                   /* uint32: destination (send) or source (receive), rank in comm */ \
-  X (COMM, "MPI_COMM")                   /* comm reference */ \
-  X (TAG, "MPI_TAG")                     /* uint32 */ \
-  X (BYTES, "MPI_BYTES")                 /* uint64: the whole message */ \
-  X (PARTITIONS, "MPI_PARTITIONS")       /* uint32 */ \
-  X (PARTITION, "MPI_PARTITION")         /* uint32: for PREADY, PARRIVED, PTESTED */
+  X (PEER, "MPI_PEER", UINT32)           /* destination (send) or source (receive), rank in comm */ \
+  X (COMM, "MPI_COMM", COMM)             /* comm reference */ \
+  X (TAG, "MPI_TAG", UINT32) \
+  X (BYTES, "MPI_BYTES", UINT64)         /* the whole message */ \
+  X (PARTITIONS, "MPI_PARTITIONS", UINT32) \
+  X (PARTITION, "MPI_PARTITION", UINT32) /* for PREADY, PARRIVED, PTESTED */
 
 typedef enum {
-#define TS_PA_ENUM(e, name) TS_PA_##e,
+#define TS_PA_ENUM(e, name, type) TS_PA_##e,
   TS_PARTITIONED_ATTRIBUTES (TS_PA_ENUM)
 #undef TS_PA_ENUM
   TS_PA_N_ATTRIBUTES
@@ -52,6 +52,8 @@ const char *ts_partitioned_event_name (TsPartitionedEvent e);
 gboolean ts_partitioned_event_from_name (const char *name, TsPartitionedEvent *e);
 const char *ts_partitioned_attribute_name (TsPartitionedAttribute a);
 gboolean ts_partitioned_attribute_from_name (const char *name, TsPartitionedAttribute *a);
+/* The attribute's OTF2_Type (OTF2_TYPE_UINT32, ...), as writers declare it. */
+guint8 ts_partitioned_attribute_type (TsPartitionedAttribute a);
 
 /* The receive partitions a send partition feeds, and the send partitions a
  * receive partition needs, for @s send and @r receive partitions of one

@@ -1,8 +1,9 @@
-/* Per-rank logs of fixed-size records, kept in one anonymous temporary file.
+/* The spool: per-rank sequences of fixed-size records, kept in one anonymous
+ * temporary file.
  *
  * The replay produces and consumes records rank by rank but interleaved
  * across ranks (the simulation runs all ranks together), while readers and
- * writers of OTF2 want one rank at a time. A rank log bridges the two with a
+ * writers of OTF2 want one rank at a time. A spool bridges the two with a
  * small, fixed memory: each rank has one block buffer for appending and one
  * for reading; full blocks go to the end of a single temporary file (unlinked
  * at once, so nothing is left behind even on a crash) and are read back with

@@ -273,7 +273,7 @@ export_action (TiExport *x, const TsAction *a)
 }
 
 gboolean
-ts_ti_export_rank (const TsTrace *trace, TsActionStream *feed, guint rank, double host_speed,
+ts_ti_export_rank (const TsTrace *trace, TsActionStream *stream, guint rank, double host_speed,
                    FILE *out, TsTiStats *stats, GError **error)
 {
   TiExport x = {
@@ -289,7 +289,7 @@ ts_ti_export_rank (const TsTrace *trace, TsActionStream *feed, guint rank, doubl
   line (&x, "init");
   TsAction a;
   GError *local = NULL;
-  while (ts_action_stream_next (feed, rank, &a, &local))
+  while (ts_action_stream_next (stream, rank, &a, &local))
     {
       stats->actions_read++;
       export_action (&x, &a);
@@ -328,8 +328,8 @@ export_ti (const TsTrace *trace, const TsCalibration *calibration, const char *d
                    g_strerror (errno));
       return FALSE;
     }
-  g_autoptr (TsActionStream) feed = ts_calibration_stream_open (calibration, trace, error);
-  if (!feed)
+  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (calibration, trace, error);
+  if (!stream)
     return FALSE;
   g_autoptr (GString) list = g_string_new (NULL);
   for (guint r = 0; r < ts_calibration_n_ranks (calibration); r++)
@@ -346,7 +346,7 @@ export_ti (const TsTrace *trace, const TsCalibration *calibration, const char *d
                        g_strerror (errno));
           return FALSE;
         }
-      gboolean ok = ts_ti_export_rank (trace, feed, r, host_speed, f, stats, error);
+      gboolean ok = ts_ti_export_rank (trace, stream, r, host_speed, f, stats, error);
       if (fclose (f) != 0 && ok)
         {
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", path,

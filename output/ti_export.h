@@ -34,7 +34,7 @@ typedef struct {
 /* Convert all the actions of @rank into TI lines on @out. @host_speed is
  * the flop rate used to turn seconds into flops. Adds to @stats. Returns FALSE
  * and sets @error on a read or write error. */
-gboolean ts_ti_export_rank (const TsTrace *trace, TsActionStream *feed, guint rank,
+gboolean ts_ti_export_rank (const TsTrace *trace, TsActionStream *stream, guint rank,
                             double host_speed, FILE *out, TsTiStats *stats, GError **error);
 
 /* The whole of trace @trace_path, calibrated as `run` would replay it, into

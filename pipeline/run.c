@@ -227,7 +227,7 @@ choose_eager_threshold (Run *run, GError **error)
       return TRUE;
     }
   run->replay.eager_threshold
-    = ts_eager_threshold_infer (run->trace, run->calibration, TS_RUN_DEFAULT_EAGER_THRESHOLD,
+    = ts_eager_threshold_infer (run->trace, run->calibration, TS_EAGER_DEFAULT_THRESHOLD,
                                 error);
   return run->replay.eager_threshold != 0;
 }

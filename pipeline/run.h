@@ -34,10 +34,6 @@ typedef struct {
   gboolean progress;             /* progress bar on stderr */
 } TsRunOptions;
 
-/* The eager threshold assumed where the trace shows nothing else: MPICH's
- * shared-memory limit. */
-#define TS_RUN_DEFAULT_EAGER_THRESHOLD 65536
-
 void ts_run_options_init (TsRunOptions *options);
 
 /* Predict the run @options describe and write its output directory. Returns

@@ -169,12 +169,6 @@ MPI_Parrived (MPI_Request req, int partition, int *flag)
 
 /* ---- definitions ---------------------------------------------------------- */
 
-static const OTF2_Type attribute_types[TS_PA_N_ATTRIBUTES] = {
-  [TS_PA_PEER] = OTF2_TYPE_UINT32, [TS_PA_COMM] = OTF2_TYPE_COMM,
-  [TS_PA_TAG] = OTF2_TYPE_UINT32, [TS_PA_BYTES] = OTF2_TYPE_UINT64,
-  [TS_PA_PARTITIONS] = OTF2_TYPE_UINT32, [TS_PA_PARTITION] = OTF2_TYPE_UINT32,
-};
-
 void
 ts_rec_partitioned_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s)
 {
@@ -190,7 +184,7 @@ ts_rec_partitioned_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s)
   for (guint a = 0; a < TS_PA_N_ATTRIBUTES; a++)
     {
       OTF2_GlobalDefWriter_WriteString (g, *s, ts_partitioned_attribute_name (a));
-      OTF2_GlobalDefWriter_WriteAttribute (g, a, *s, *s, attribute_types[a]);
+      OTF2_GlobalDefWriter_WriteAttribute (g, a, *s, *s, ts_partitioned_attribute_type (a));
       (*s)++;
     }
 }

@@ -88,7 +88,7 @@ struct TsSimulation {
   const TsTrace *trace;
   const TsCalibration *calibration;
   const TsReplayOptions *options;
-  TsActionStream *feed;
+  TsActionStream *stream;
   TsArchiveWriter *writer;
   TsRank *ranks;
   guint n_ranks;

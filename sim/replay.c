@@ -4,6 +4,7 @@
 
 #include "sim/replay-private.h"
 #include "sim/platform.h"
+#include "calibrate/eager.h"
 
 #include <simgrid/engine.h>
 #include <simgrid/zone.h>
@@ -22,7 +23,7 @@ void
 ts_replay_options_init (TsReplayOptions *o)
 {
   memset (o, 0, sizeof *o);
-  o->eager_threshold = 65536;
+  o->eager_threshold = TS_EAGER_DEFAULT_THRESHOLD;
   o->trace_speed = 1e9;
 }
 
@@ -549,7 +550,7 @@ rank_main (int argc, char **argv)
       sg_actor_sleep_for (late);
       rk->simcalls++;
     }
-  while (sim->error == NULL && ts_action_stream_next (sim->feed, rk->rank, &a, &error))
+  while (sim->error == NULL && ts_action_stream_next (sim->stream, rk->rank, &a, &error))
     {
       if (rk->hypotheses && !ts_hypothesis_rank_apply (rk->hypotheses, &a, &error))
         break;
@@ -788,7 +789,7 @@ ts_replay_check_config (const TsReplayOptions *o, GError **error)
   char buf[4096];
   ssize_t got;
   while ((got = read (pipe_fds[0], buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))
-    if (got > 0 && said->len < 65536)
+    if (got > 0 && said->len < 64 * 1024)   /* SimGrid's reason, not its backtrace */
       g_string_append_len (said, buf, got);
   close (pipe_fds[0]);
   int status = 0;
@@ -831,7 +832,8 @@ ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsR
 
   init_engine (o);
 
-  /* SimGrid aborts on a malformed platform: check the XML parses first. */
+  /* SimGrid aborts the process on a malformed platform file; tracesim does
+   * not check it first yet (issue "Hostile input and faults"). */
   simgrid_load_platform (o->platform_path);
 
   TsSimulation sim = { 0 };
@@ -853,8 +855,8 @@ ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsR
                                               (GDestroyNotify) g_queue_free);
   if (ok)
     {
-      sim.feed = ts_calibration_stream_open (calibration, trace, error);
-      ok = sim.feed != NULL;
+      sim.stream = ts_calibration_stream_open (calibration, trace, error);
+      ok = sim.stream != NULL;
     }
   if (ok && o->predicted_dir)
     {
@@ -963,7 +965,7 @@ ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsR
       ts_partitioned_rank_clear (&sim.ranks[r]);
       g_clear_pointer (&sim.ranks[r].hypotheses, ts_hypothesis_rank_free);
     }
-  g_clear_pointer (&sim.feed, ts_action_stream_free);
+  g_clear_pointer (&sim.stream, ts_action_stream_free);
   g_clear_pointer (&sim.receiver_posts, g_hash_table_unref);
   g_free (sim.ranks);
   g_free (sim.region_seconds);

@@ -1,6 +1,6 @@
 /* Replaying action streams on a SimGrid platform.
  *
- * One SimGrid actor per rank pulls its rank's actions from a TsRankDecoder
+ * One SimGrid actor per rank pulls its rank's actions from a TsActionStream
  * and performs them in the simulated world: compute bursts become executions
  * on the rank's host, messages become SimGrid communications on mailboxes
  * named after their MPI envelope (so matching is MPI's non-overtaking order per

@@ -46,8 +46,10 @@ test_collectives_otf2 (void **state)
   assert_int_equal (ts_collective_to_otf2 (TS_COLL_BCAST), OTF2_COLLECTIVE_OP_BCAST);
   assert_int_equal (ts_collective_shape (TS_COLL_REDUCE), TS_COLL_SHAPE_N2ONE);
   assert_int_equal (ts_collective_shape (TS_COLL_BARRIER), TS_COLL_SHAPE_BARRIER);
-  /* CREATE_HANDLE (code 17 in OTF2 3.0) is not a data collective. */
+  /* An operation code OTF2 does not define, and CREATE_HANDLE, which is
+   * not a data collective: both replay as local time. */
   assert_false (ts_collective_from_otf2 (200, &op));
+  assert_false (ts_collective_from_otf2 (OTF2_COLLECTIVE_OP_CREATE_HANDLE, &op));
 }
 
 /* A collective moves no data when its count, equal on every member, is
