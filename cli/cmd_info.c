@@ -3,6 +3,9 @@
 #include "cli/commands.h"
 #include "cli/report.h"
 #include "output/info.h"
+#include "output/summary.h"
+
+#include <stdio.h>
 
 int
 ts_cmd_info (int argc, char **argv)
@@ -30,10 +33,7 @@ ts_cmd_info (int argc, char **argv)
       return 0;
     }
   g_autoptr (JsonNode) root = ts_info_to_json (trace, calibration);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, root);
-  g_autofree char *text = json_generator_to_data (gen, NULL);
-  printf ("%s\n", text);
+  g_autofree char *text = ts_json_to_text (root);
+  fputs (text, stdout);
   return 0;
 }

@@ -184,17 +184,22 @@ ts_summary_to_json (const TsRunResult *r)
   return json_builder_get_root (b);
 }
 
-gboolean
-ts_json_write_file (JsonNode *root, const char *path, GError **error)
+char *
+ts_json_to_text (JsonNode *root)
 {
   g_autoptr (JsonGenerator) gen = json_generator_new ();
   json_generator_set_pretty (gen, TRUE);
   json_generator_set_indent (gen, 2);
   json_generator_set_root (gen, root);
-  gsize len = 0;
-  g_autofree char *text = json_generator_to_data (gen, &len);
-  g_autofree char *with_newline = g_strconcat (text, "\n", NULL);
-  return g_file_set_contents (path, with_newline, len + 1, error);
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  return g_strconcat (text, "\n", NULL);
+}
+
+gboolean
+ts_json_write_file (JsonNode *root, const char *path, GError **error)
+{
+  g_autofree char *text = ts_json_to_text (root);
+  return g_file_set_contents (path, text, -1, error);
 }
 
 gboolean

@@ -18,6 +18,8 @@ gboolean ts_summary_write (const TsRunResult *result, const char *path, GError *
 
 /* Add @v under @name, or null where @v is not finite (JSON has no inf/nan). */
 void ts_json_add_double (JsonBuilder *b, const char *name, double v);
+/* @root as pretty-printed text (caller frees). */
+char *ts_json_to_text (JsonNode *root);
 /* Write @root to @path pretty-printed. */
 gboolean ts_json_write_file (JsonNode *root, const char *path, GError **error);
 

@@ -161,20 +161,6 @@ check_options (const TsRunOptions *o, GError **error)
   return TRUE;
 }
 
-/* Hypotheses read, bound to the trace's regions and ranks, and prepared
- * against its calibration. */
-static gboolean
-load_hypotheses (Run *run, GError **error)
-{
-  if (!run->o->hypotheses || !run->o->hypotheses[0])
-    return TRUE;
-  run->hypotheses = ts_hypotheses_new ();
-  for (guint i = 0; run->o->hypotheses[i]; i++)
-    if (!ts_hypotheses_load_file (run->hypotheses, run->o->hypotheses[i], error))
-      return FALSE;
-  return ts_hypotheses_bind (run->hypotheses, run->trace, error)
-         && ts_hypotheses_prepare (run->hypotheses, run->trace, run->calibration, error);
-}
 
 /* The SimGrid configuration, checked in a child before anything is written
  * when the user gave items (tracesim's own are known good). */
@@ -257,16 +243,40 @@ replay (Run *run, GError **error)
   return run->replayed_set;
 }
 
-static gboolean
+/* Read @path once: its SHA-256 into @f, its text (caller frees) returned. */
+static char *
 input_file (const char *path, TsInputFile *f, GError **error)
 {
-  g_autofree char *bytes = NULL;
+  char *bytes = NULL;
   gsize len = 0;
   if (!g_file_get_contents (path, &bytes, &len, error))
-    return FALSE;
+    return NULL;
   f->path = g_strdup (path);
   f->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
-  return TRUE;
+  return bytes;
+}
+
+/* Hypotheses read (each file once: the bytes hashed for summary.json are
+ * the bytes parsed), bound to the trace's regions and ranks, and prepared
+ * against its calibration. */
+static gboolean
+load_hypotheses (Run *run, GError **error)
+{
+  const char *const *files = run->o->hypotheses;
+  if (!files || !files[0])
+    return TRUE;
+  run->hypotheses = ts_hypotheses_new ();
+  for (guint i = 0; files[i]; i++)
+    {
+      TsInputFile f = { 0 };
+      g_autofree char *text = input_file (files[i], &f, error);
+      if (text)
+        g_array_append_val (run->result->inputs.hypotheses, f);
+      if (!text || !ts_hypotheses_load_data (run->hypotheses, text, files[i], error))
+        return FALSE;
+    }
+  return ts_hypotheses_bind (run->hypotheses, run->trace, error)
+         && ts_hypotheses_prepare (run->hypotheses, run->trace, run->calibration, error);
 }
 
 static gboolean
@@ -275,15 +285,12 @@ record_inputs (Run *run, GError **error)
   const TsRunOptions *o = run->o;
   TsRunInputs *in = &run->result->inputs;
   in->trace = g_strdup (o->trace);
-  for (guint i = 0; o->hypotheses && o->hypotheses[i]; i++)
+  if (o->platform)
     {
-      TsInputFile f = { 0 };
-      if (!input_file (o->hypotheses[i], &f, error))
+      g_autofree char *text = input_file (o->platform, &in->platform, error);
+      if (!text)
         return FALSE;
-      g_array_append_val (in->hypotheses, f);
     }
-  if (o->platform && !input_file (o->platform, &in->platform, error))
-    return FALSE;
   in->hostfile = g_strdup (o->hostfile);
   in->eager_inferred = !o->eager_given;
   in->trace_speed = o->trace_speed;
@@ -401,7 +408,8 @@ ts_run (const TsRunOptions *o, GError **error)
       /* Both executions by the same analysis. */
       run.original_waits = ts_wait_states_analyse (run.trace, run.calibration, error);
       ok = run.original_waits != NULL;
-      phase_done (&run, "original wait states");
+      if (ok)
+        phase_done (&run, "original wait states");
     }
   if (ok)
     {
