@@ -553,6 +553,41 @@ release_request (gpointer value)
     }
 }
 
+static void
+cursor_init (Cursor *cu, const TsTrace *trace, guint rank)
+{
+  cu->rank = rank;
+  cu->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, release_request);
+  cu->in_call = g_ptr_array_new ();
+  cu->prequests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  cu->psend = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  cu->pinit_count = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                           (GDestroyNotify) g_bytes_unref, NULL);
+  cu->coll_seen = g_new0 (guint64, ts_trace_n_comms (trace));
+}
+
+/* End of the rank's actions (or of the analysis, on an error): a call still
+ * open at the end of the trace never ended. Initialised or not, the cursor
+ * is cleared. */
+static void
+cursor_finish (Analysis *an, Cursor *cu)
+{
+  if (cu->in_call)
+    {
+      on_call_end (an, cu, 0, NAN);
+      g_ptr_array_unref (cu->in_call);
+    }
+  if (cu->requests)
+    g_hash_table_unref (cu->requests);
+  if (cu->prequests)
+    {
+      g_hash_table_unref (cu->prequests);
+      g_hash_table_unref (cu->psend);
+      g_hash_table_unref (cu->pinit_count);
+    }
+  g_free (cu->coll_seen);
+}
+
 TsWaitStates *
 ts_wait_states_analyse (const TsTrace *trace, const TsCalibration *calibration, GError **error)
 {
@@ -584,14 +619,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
   for (guint r = 0; r < w->n_ranks && ok; r++)
     {
       Cursor *cu = &cursors[r];
-      cu->rank = r;
-      cu->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, release_request);
-      cu->in_call = g_ptr_array_new ();
-      cu->prequests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-      cu->psend = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-      cu->pinit_count = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                               (GDestroyNotify) g_bytes_unref, NULL);
-      cu->coll_seen = g_new0 (guint64, ts_trace_n_comms (trace));
+      cursor_init (cu, trace, r);
       cu->has_next = ts_action_stream_next (stream, r, &cu->next, &local);
       if (cu->has_next)
         g_sequence_insert_sorted (queue, cu, by_next_time, NULL);
@@ -615,23 +643,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
     g_propagate_error (error, local);
   g_sequence_free (queue);
   for (guint r = 0; r < w->n_ranks; r++)
-    {
-      if (cursors[r].in_call)
-        {
-          /* A call still open at the end of the trace never ended. */
-          on_call_end (&an, &cursors[r], 0, NAN);
-          g_ptr_array_unref (cursors[r].in_call);
-        }
-      if (cursors[r].requests)
-        g_hash_table_unref (cursors[r].requests);
-      if (cursors[r].prequests)
-        {
-          g_hash_table_unref (cursors[r].prequests);
-          g_hash_table_unref (cursors[r].psend);
-          g_hash_table_unref (cursors[r].pinit_count);
-        }
-      g_free (cursors[r].coll_seen);
-    }
+    cursor_finish (&an, &cursors[r]);
   g_free (cursors);
   g_hash_table_unref (an.channels);
   g_hash_table_unref (an.colls);

@@ -1,5 +1,6 @@
-/* Shared by the first pass (calibration.c) and what it learns from the
- * collectives it sampled (clocks.c). Not installed. */
+/* Shared by the first pass (calibration.c), what it learns from the
+ * collectives it sampled (clocks.c) and the envelope inference
+ * (envelopes.c). Not installed. */
 #ifndef TS_CALIBRATION_PRIVATE_H
 #define TS_CALIBRATION_PRIVATE_H
 
@@ -93,6 +94,9 @@ typedef struct {
  * broadcasts and reductions show (clock_offset, sync_violations,
  * coll_repairs, clocks_drift, clocks_aligned, binomial_*). */
 void ts_calibration_read_collectives (const TsTrace *trace, TsCalibration *p, RankScan *scans);
+/* Fill @p->inferred: the envelope each unresolved receive took (envelopes.c). */
+gboolean ts_calibration_infer_envelopes (const TsTrace *trace, TsCalibration *p,
+                                         GError **error);
 
 G_END_DECLS
 

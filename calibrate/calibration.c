@@ -13,8 +13,6 @@
 /* Spool buffer per rank (append in pass 1, read in the replay). */
 #define SPOOL_BLOCK_BYTES (16 * 1024)
 
-/* Seconds a message may seem sent after the receive that took it ended. */
-#define INFER_CLOCK_SLACK TS_CALIBRATION_CLOCK_SLACK
 
 typedef struct {
   double min;        /* shortest call of this kind and size class */
@@ -22,14 +20,6 @@ typedef struct {
   guint64 count;
 } CallSample;
 
-typedef struct {
-  guint32 src;       /* world rank */
-  guint32 comm;
-  gint32 tag;
-  guint64 bytes;
-  double time;       /* the send's */
-  double order;      /* when the receiver most likely took it (see infer_envelopes) */
-} Message;
 
 /* A partitioned initialisation seen by the first pass. */
 typedef struct {
@@ -107,126 +97,162 @@ sums_merge (Sums *into, const Sums *from, guint n_regions)
   into->largest_blocking_send = MAX (into->largest_blocking_send, from->largest_blocking_send);
 }
 
+/* The MPI call a rank is in during the first pass, and its region stack. */
+typedef struct {
+  const TsTrace *trace;
+  const TsCalibration *calibration;
+  guint rank;
+  RankScan *scan;
+  Sums *sums;
+  guint32 call;                     /* NO_REGION outside calls */
+  double call_enter;
+  guint64 call_bytes;
+  gboolean is_root;
+  gint call_class;                  /* as the stream gave it; -1 until known */
+  gint coll_comm;                   /* the call's collective, -1 if none */
+  gboolean coll_sync;
+  gboolean coll_ordered;            /* its members' times constrain each other */
+  TsCollectiveShape coll_shape;
+  TsCollectiveOp coll_op;
+  GArray *stack;                    /* double: enter times */
+  GArray *stack_regions;            /* guint32 */
+} CallScan;
+
+static void
+scan_enter (CallScan *c, const TsAction *a)
+{
+  g_array_append_val (c->stack, a->time);
+  g_array_append_val (c->stack_regions, a->region);
+  if (c->call == NO_REGION && ts_trace_region_call (c->trace, a->region) != TS_CALL_USER)
+    {
+      c->call = a->region;
+      c->call_enter = a->time;
+      c->call_bytes = 0;
+      c->is_root = FALSE;
+      c->call_class = -1;
+      c->coll_comm = -1;
+    }
+}
+
+/* The fastest call of its kind, size class and role, and the collectives
+ * that clock alignment (clocks.c) compares across ranks. */
+static void
+sample_call (CallScan *c, double leave)
+{
+  const TsTrace *trace = c->trace;
+  RankScan *scan = c->scan;
+  TsCallKind kind = ts_trace_region_call (trace, c->call);
+  double duration = leave - c->call_enter;
+  /* The class the stream gave the call (when it ended, before a held
+   * receive learnt its size), so costs are looked up alike. */
+  guint cls = c->call_class >= 0 ? (guint) c->call_class : ts_size_class (c->call_bytes);
+  CallSample *cs = &c->sums->samples[kind * TS_N_SIZE_CLASSES + cls];
+  double *fastest = &c->sums->call_min[ts_calibration_call_min_index (c->call, cls, c->is_root)];
+  *fastest = MIN (*fastest, duration);
+  if (cs->count++ == 0 || duration < cs->min || (duration == cs->min && c->call_bytes < cs->bytes))
+    {
+      cs->min = duration;
+      cs->bytes = c->call_bytes;
+    }
+  if (c->coll_comm < 0)
+    return;
+  /* Samples from one communicator that spans every rank (the first such one
+   * this rank synchronises on: ScaLAPACK never uses MPI_COMM_WORLD itself),
+   * so the k-th sample of every rank is the same collective. */
+  guint comm_size = ts_trace_comm_size (trace, c->coll_comm);
+  if (c->coll_sync && scan->sync_comm < 0 && comm_size == c->calibration->n_ranks)
+    scan->sync_comm = c->coll_comm;
+  if (c->coll_comm == scan->sync_comm && c->coll_sync
+      && scan->sync_enter->len < TS_CALIBRATION_SYNC_SAMPLES)
+    {
+      g_array_append_val (scan->sync_enter, c->call_enter);
+      g_array_append_val (scan->sync_leave, leave);
+    }
+  if (c->coll_ordered && comm_size > 1)
+    {
+      guint32 seq = scan->coll_seq[c->coll_comm]++;
+      if (scan->colls->len < TS_CALIBRATION_COLL_SAMPLES)
+        {
+          CollSample s = { (guint32) c->coll_comm, seq, c->rank, c->coll_shape, c->coll_op,
+                           c->is_root, c->call_enter, leave };
+          g_array_append_val (scan->colls, s);
+        }
+    }
+}
+
+static void
+scan_leave (CallScan *c, const TsAction *a)
+{
+  /* Pop to the matching region, as the stream did. */
+  guint depth = c->stack_regions->len;
+  while (depth > 0 && g_array_index (c->stack_regions, guint32, depth - 1) != a->region)
+    depth--;
+  if (depth > 0)
+    {
+      double entered = g_array_index (c->stack, double, depth - 1);
+      c->sums->region_visits[a->region]++;
+      c->sums->region_seconds[a->region] += a->time - entered;
+      g_array_set_size (c->stack, depth - 1);
+      g_array_set_size (c->stack_regions, depth - 1);
+    }
+  if (a->region != c->call)
+    return;
+  sample_call (c, a->time);
+  c->call = NO_REGION;
+}
+
+static void
+scan_collective (CallScan *c, const TsAction *a)
+{
+  const TsTrace *trace = c->trace;
+  gint me = ts_trace_comm_local_rank (trace, a->comm, c->rank);
+  c->is_root = a->peer != TS_NO_RANK && me == a->peer;
+  if (ts_collective_shape ((TsCollectiveOp) a->op) == TS_COLL_SHAPE_ONE2N)
+    c->sums->largest_blocking_send
+      = MAX (c->sums->largest_blocking_send,
+             ts_collective_block (a->op, ts_trace_collective_bytes_total (trace),
+                                  ts_trace_comm_size (trace, a->comm), MAX (me, 0),
+                                  c->is_root, a->bytes, a->bytes_recv));
+  c->coll_comm = a->comm;
+  c->coll_op = (TsCollectiveOp) a->op;
+  c->coll_shape = ts_collective_shape (c->coll_op);
+  /* A collective that moves no data synchronises nobody: its members leave
+   * it at any time (ts_collective_is_empty). */
+  c->coll_ordered = c->coll_shape != TS_COLL_SHAPE_PREFIX
+                    && !ts_collective_is_empty (a->op, a->bytes, a->bytes_recv);
+  c->coll_sync = c->coll_ordered && is_synchronising (a->op);
+  c->call_bytes = MAX (a->bytes, a->bytes_recv);
+}
+
 static gboolean
 scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint rank, RankScan *scan,
            Sums *sums, TsSpool *spool, GError **error)
 {
-  CallSample *samples = sums->samples;
+  CallScan c = { .trace = trace, .calibration = p, .rank = rank, .scan = scan, .sums = sums,
+                 .call = NO_REGION, .call_class = -1, .coll_comm = -1,
+                 .coll_shape = TS_COLL_SHAPE_PREFIX, .coll_op = TS_COLL_BARRIER };
+  c.stack = g_array_new (FALSE, FALSE, sizeof (double));
+  c.stack_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
   TsAction a;
-  guint32 call = NO_REGION;
-  double call_enter = 0;
-  guint64 call_bytes = 0;
-  gboolean is_root = FALSE;
-  gint call_class = -1;
-  gint coll_comm = -1;
-  gboolean coll_sync = FALSE;
-  gboolean coll_ordered = FALSE;    /* its members' times constrain each other */
-  TsCollectiveShape coll_shape = TS_COLL_SHAPE_PREFIX;
-  TsCollectiveOp coll_op = TS_COLL_BARRIER;
-  GArray *stack = g_array_new (FALSE, FALSE, sizeof (double));
-  GArray *stack_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
-
   while (ts_rank_decoder_next (s, &a, error))
     {
       if (spool)
         ts_spool_append (spool, rank, &a);
       if (a.flags & TS_ACTION_CALL_FIRST)
-        call_class = a.size_class;
+        c.call_class = a.size_class;
       switch ((TsActionKind) a.kind)
         {
         case TS_ACTION_ENTER:
-          g_array_append_val (stack, a.time);
-          g_array_append_val (stack_regions, a.region);
-          if (call == NO_REGION && ts_trace_region_call (trace, a.region) != TS_CALL_USER)
-            {
-              call = a.region;
-              call_enter = a.time;
-              call_bytes = 0;
-              is_root = FALSE;
-              call_class = -1;
-              coll_comm = -1;
-            }
+          scan_enter (&c, &a);
           break;
         case TS_ACTION_LEAVE:
-          {
-            /* Pop to the matching region, as the stream did. */
-            guint depth = stack_regions->len;
-            while (depth > 0 && g_array_index (stack_regions, guint32, depth - 1) != a.region)
-              depth--;
-            if (depth > 0)
-              {
-                double entered = g_array_index (stack, double, depth - 1);
-                sums->region_visits[a.region]++;
-                sums->region_seconds[a.region] += a.time - entered;
-                g_array_set_size (stack, depth - 1);
-                g_array_set_size (stack_regions, depth - 1);
-              }
-            if (a.region != call)
-              break;
-            TsCallKind kind = ts_trace_region_call (trace, call);
-            double duration = a.time - call_enter;
-            /* The class the stream gave the call (when it ended, before a
-             * held receive learnt its size), so costs are looked up alike. */
-            guint cls = call_class >= 0 ? (guint) call_class : ts_size_class (call_bytes);
-            CallSample *cs = &samples[kind * TS_N_SIZE_CLASSES + cls];
-            double *fastest
-              = &sums->call_min[ts_calibration_call_min_index (call, cls, is_root)];
-            *fastest = MIN (*fastest, duration);
-            if (cs->count++ == 0 || duration < cs->min
-                || (duration == cs->min && call_bytes < cs->bytes))
-              {
-                cs->min = duration;
-                cs->bytes = call_bytes;
-              }
-            /* Samples from one communicator that spans every rank (the
-             * first such one this rank synchronises on: ScaLAPACK never uses
-             * MPI_COMM_WORLD itself), so the k-th sample of every rank is the
-             * same collective. */
-            if (coll_comm >= 0 && coll_sync && scan->sync_comm < 0
-                && ts_trace_comm_size (trace, coll_comm) == p->n_ranks)
-              scan->sync_comm = coll_comm;
-            if (coll_comm >= 0 && coll_comm == scan->sync_comm && coll_sync
-                && scan->sync_enter->len < TS_CALIBRATION_SYNC_SAMPLES)
-              {
-                g_array_append_val (scan->sync_enter, call_enter);
-                g_array_append_val (scan->sync_leave, a.time);
-              }
-            if (coll_comm >= 0 && coll_ordered && ts_trace_comm_size (trace, coll_comm) > 1)
-              {
-                guint32 seq = scan->coll_seq[coll_comm]++;
-                if (scan->colls->len < TS_CALIBRATION_COLL_SAMPLES)
-                  {
-                    CollSample c = { (guint32) coll_comm, seq, rank, coll_shape, coll_op, is_root,
-                                     call_enter, a.time };
-                    g_array_append_val (scan->colls, c);
-                  }
-              }
-            call = NO_REGION;
-          }
+          scan_leave (&c, &a);
           break;
         case TS_ACTION_COLLECTIVE:
-          {
-            gint me = ts_trace_comm_local_rank (trace, a.comm, rank);
-            is_root = a.peer != TS_NO_RANK && me == a.peer;
-            if (ts_collective_shape ((TsCollectiveOp) a.op) == TS_COLL_SHAPE_ONE2N)
-              sums->largest_blocking_send
-                = MAX (sums->largest_blocking_send,
-                       ts_collective_block (a.op, ts_trace_collective_bytes_total (trace),
-                                            ts_trace_comm_size (trace, a.comm), MAX (me, 0),
-                                            is_root, a.bytes, a.bytes_recv));
-          }
-          coll_comm = a.comm;
-          coll_op = (TsCollectiveOp) a.op;
-          coll_shape = ts_collective_shape (coll_op);
-          /* A collective that moves no data synchronises nobody: its
-           * members leave it at any time (ts_collective_is_empty). */
-          coll_ordered = coll_shape != TS_COLL_SHAPE_PREFIX
-                         && !ts_collective_is_empty (a.op, a.bytes, a.bytes_recv);
-          coll_sync = coll_ordered && is_synchronising (a.op);
-          call_bytes = MAX (a.bytes, a.bytes_recv);
+          scan_collective (&c, &a);
           break;
         case TS_ACTION_ICOLLECTIVE:
-          call_bytes = MAX (a.bytes, a.bytes_recv);
+          c.call_bytes = MAX (a.bytes, a.bytes_recv);
           break;
         case TS_ACTION_PINIT:
           {
@@ -239,156 +265,23 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
         case TS_ACTION_IRECV:
           if (a.flags & TS_ACTION_MISSING)
             scan->missing_recvs++;
-          call_bytes = MAX (call_bytes, a.bytes);
+          c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
         case TS_ACTION_SEND:
           sums->largest_blocking_send = MAX (sums->largest_blocking_send, a.bytes);
-          call_bytes = MAX (call_bytes, a.bytes);
+          c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
         case TS_ACTION_RECV:
         case TS_ACTION_ISEND:
-          call_bytes = MAX (call_bytes, a.bytes);
+          c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
         default:
           break;
         }
     }
-  g_array_unref (stack);
-  g_array_unref (stack_regions);
+  g_array_unref (c.stack);
+  g_array_unref (c.stack_regions);
   return error == NULL || *error == NULL;
-}
-
-static gint
-compare_message (gconstpointer a, gconstpointer b)
-{
-  const Message *x = a, *y = b;
-  return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static guint
-channel_hash (gconstpointer p)
-{
-  const Message *m = p;
-  return ts_hash_mix (ts_hash_mix (ts_hash_mix (0, m->src), m->comm), (guint32) m->tag);
-}
-
-static gboolean
-channel_equal (gconstpointer a, gconstpointer b)
-{
-  const Message *x = a, *y = b;
-  return x->src == y->src && x->comm == y->comm && x->tag == y->tag;
-}
-
-/* EZTrace records MPI_Irecv without its envelope and never its completion.
- * The messages addressed to a rank that no recorded receive consumed are the
- * ones its unresolved receives took: hand them out in the order the receiver
- * most likely took them, but never give a receive a message sent after its
- * completing call ended (a receive from MPI_PROC_NULL looks the same and
- * takes no message). That order is when a blocking send left, not when it
- * began: a send too large to be buffered leaves only once its receive took
- * it, so two neighbours' sends entered in one order can be taken in the
- * other (LAMMPS: rank 2 enters its send to rank 0 before rank 1 does, but
- * rank 0 receives from rank 1 first and rank 2's send waits for that). A
- * buffered send leaves at once, so for it the two orders agree; a
- * non-blocking send keeps its posting time. */
-static gboolean
-infer_envelopes (const TsTrace *trace, TsCalibration *p, GError **error)
-{
-  g_autoptr (TsDecoder) src = ts_decoder_open (trace, error);
-  if (!src)
-    return FALSE;
-  GArray **incoming = g_new0 (GArray *, p->n_ranks);
-  GHashTable **known = g_new0 (GHashTable *, p->n_ranks);
-  GArray **deadlines = g_new0 (GArray *, p->n_ranks);
-  for (guint r = 0; r < p->n_ranks; r++)
-    {
-      deadlines[r] = g_array_new (FALSE, FALSE, sizeof (double));
-      incoming[r] = g_array_new (FALSE, FALSE, sizeof (Message));
-      known[r] = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
-    }
-  gboolean ok = TRUE;
-  for (guint r = 0; r < p->n_ranks && ok; r++)
-    {
-      TsDecodeOptions opt = { .clock_offset = p->clock_offset[r],
-                              .unresolved_deadlines = deadlines[r] };
-      TsRankDecoder *s = ts_decoder_rank (src, r, &opt);
-      TsAction a;
-      GError *local = NULL;
-      GArray *blocking_to = NULL; /* a blocking send whose call has not left yet: */
-      guint blocking_at = 0;      /* incoming[its destination], its index there */
-      while (ts_rank_decoder_next (s, &a, &local))
-        {
-          if (a.kind == TS_ACTION_LEAVE && blocking_to)
-            {
-              Message *m = &g_array_index (blocking_to, Message, blocking_at);
-              m->order = MAX (m->order, a.time);
-              blocking_to = NULL;
-            }
-          if (a.kind == TS_ACTION_SEND || a.kind == TS_ACTION_ISEND)
-            {
-              guint dst = ts_trace_comm_world_rank (trace, a.comm, r, a.peer);
-              Message m = { r, a.comm, a.tag, a.bytes, a.time, a.time };
-              g_array_append_val (incoming[dst], m);
-              if (a.kind == TS_ACTION_SEND)
-                {
-                  blocking_to = incoming[dst];
-                  blocking_at = incoming[dst]->len - 1;
-                }
-            }
-          else if ((a.kind == TS_ACTION_RECV || a.kind == TS_ACTION_IRECV)
-                   && !(a.flags & TS_ACTION_MISSING))
-            {
-              Message key = { ts_trace_comm_world_rank (trace, a.comm, r, a.peer), a.comm, a.tag };
-              gpointer old = g_hash_table_lookup (known[r], &key);
-              g_hash_table_replace (known[r], g_memdup2 (&key, sizeof key),
-                                    GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + 1));
-            }
-        }
-      if (local)
-        {
-          g_propagate_error (error, local);
-          ok = FALSE;
-        }
-    }
-  for (guint r = 0; r < p->n_ranks; r++)
-    {
-      GArray *env = g_ptr_array_index (p->inferred, r);
-      GArray *left = g_array_new (FALSE, FALSE, sizeof (Message));
-      g_array_sort (incoming[r], compare_message);
-      for (guint i = 0; ok && i < incoming[r]->len; i++)
-        {
-          Message *m = &g_array_index (incoming[r], Message, i);
-          guint n_known = GPOINTER_TO_UINT (g_hash_table_lookup (known[r], m));
-          if (n_known > 0)
-            g_hash_table_replace (known[r], g_memdup2 (m, sizeof *m), GUINT_TO_POINTER (n_known - 1));
-          else
-            g_array_append_val (left, *m);
-        }
-      guint next = 0;
-      for (guint k = 0; ok && k < deadlines[r]->len; k++)
-        {
-          double deadline = g_array_index (deadlines[r], double, k);
-          TsEnvelope e = { TS_NO_RANK, 0, 0, 0 };
-          /* Clock alignment is a median: allow a send stamped slightly after
-           * the receive ended. */
-          if (next < left->len
-              && g_array_index (left, Message, next).time <= deadline + INFER_CLOCK_SLACK)
-            {
-              Message *m = &g_array_index (left, Message, next++);
-              e = (TsEnvelope) { ts_trace_comm_local_rank (trace, m->comm, m->src), m->comm,
-                                 m->tag, m->bytes };
-            }
-          g_array_append_val (env, e);
-        }
-      g_array_unref (left);
-      g_array_unref (deadlines[r]);
-      g_array_unref (incoming[r]);
-      g_hash_table_unref (known[r]);
-    }
-  g_free (deadlines);
-  g_free (incoming);
-  g_free (known);
-  return ok;
 }
 
 /* Fit seconds = latency + bytes / bandwidth through the fastest blocking
@@ -475,7 +368,7 @@ fill_costs (TsCalibration *p, const CallSample *samples)
    * are charged nothing up front: the fastest of them may itself have waited
    * (when every call of a class did, or there was only one), and the replay
    * charges each one, when it ends, what it spent beyond the wait it shows
-   * (sim/replay.c, charge_call_cost). */
+   * (sim/actions.c, charge_call_cost). */
   for (guint k = 0; k < TS_CALL_N_KINDS; k++)
     for (guint c = 0; c < TS_N_SIZE_CLASSES; c++)
       {
@@ -723,7 +616,7 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
           /* The spooled actions lack the envelopes: the replay reads the
            * trace again with the inferred ones. */
           g_clear_pointer (&p->spool, ts_spool_free);
-          ok = infer_envelopes (trace, p, error);
+          ok = ts_calibration_infer_envelopes (trace, p, error);
         }
     }
   for (guint r = 0; r < n; r++)

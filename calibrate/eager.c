@@ -90,6 +90,27 @@ watch (Scan *s, const Key *key, guint64 bytes, double enter)
   return v;
 }
 
+/* A one-to-all collective: its root is the sender of a block to each
+ * member. Returns the root's sighting, to finish at its call's end. */
+static Sighting *
+sight_broadcast (Scan *s, guint rank, const TsAction *a, gboolean senders, double call_enter)
+{
+  guint comm = a->comm;
+  TsChannel ch = { G_MAXUINT32, G_MAXUINT32, a->comm, 0 };
+  Key key = { ch, next_index (s->colls, &comm, sizeof comm) };
+  gint me = ts_trace_comm_local_rank (s->trace, a->comm, rank);
+  gboolean root = a->peer >= 0 && me == a->peer;
+  guint64 bytes = ts_collective_block (a->op, ts_trace_collective_bytes_total (s->trace),
+                                       ts_trace_comm_size (s->trace, a->comm), MAX (me, 0),
+                                       root, a->bytes, a->bytes_recv);
+  if (senders && root && bytes >= s->assumed)
+    return watch (s, &key, bytes, call_enter);
+  Sighting *v = !senders && !root ? g_hash_table_lookup (s->sightings, &key) : NULL;
+  if (v)
+    v->first_receiver_enter = MIN (v->first_receiver_enter, call_enter);
+  return NULL;
+}
+
 /* One rank's actions. Senders (and roots) create sightings of large
  * messages, so that receivers, read in a second round, only look them up:
  * memory follows the large messages, not all of them. */
@@ -155,23 +176,12 @@ scan_rank (Scan *s, guint rank, gboolean senders, GError **error)
           }
           break;
         case TS_ACTION_COLLECTIVE:
-          {
-            if (ts_collective_shape ((TsCollectiveOp) a->op) != TS_COLL_SHAPE_ONE2N)
-              break;
-            guint comm = a->comm;
-            TsChannel ch = { G_MAXUINT32, G_MAXUINT32, a->comm, 0 };
-            Key key = { ch, next_index (s->colls, &comm, sizeof comm) };
-            gint me = ts_trace_comm_local_rank (s->trace, a->comm, rank);
-            gboolean root = a->peer >= 0 && me == a->peer;
-            guint64 bytes = ts_collective_block (a->op, ts_trace_collective_bytes_total (s->trace),
-                                                 ts_trace_comm_size (s->trace, a->comm), MAX (me, 0),
-                                                 root, a->bytes, a->bytes_recv);
-            if (senders && root && bytes >= s->assumed)
-              pending = watch (s, &key, bytes, call_enter);
-            Sighting *v = !senders && !root ? g_hash_table_lookup (s->sightings, &key) : NULL;
-            if (v)
-              v->first_receiver_enter = MIN (v->first_receiver_enter, call_enter);
-          }
+          if (ts_collective_shape ((TsCollectiveOp) a->op) == TS_COLL_SHAPE_ONE2N)
+            {
+              Sighting *root = sight_broadcast (s, rank, a, senders, call_enter);
+              if (root)
+                pending = root;
+            }
           break;
         default:
           break;

@@ -196,6 +196,67 @@ parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *gro
   return TRUE;
 }
 
+/* One key of a [region:...] section: its rule kind and value, or a
+ * qualifier (match, inclusive, ranks, occurrences). */
+static gboolean
+parse_rule_key (TsRule *rule, const Source *src, const char *group, const char *key,
+                const char *value, guint kline, GError **error)
+{
+  GError *local = NULL;
+  const TsRuleKind *kind = NULL;
+  for (guint i = 0; ts_rule_kinds[i]; i++)
+    if (strcmp (ts_rule_kinds[i]->key, key) == 0)
+      kind = ts_rule_kinds[i];
+  if (kind)
+    {
+      if (rule->kind)
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "[%s] has both '%s' and '%s': one kind of rule per section", group,
+                        rule->kind->key, key);
+      rule->kind = kind;
+      kind->parse (rule, value, &local);
+    }
+  else if (strcmp (key, "match") == 0)
+    {
+      if (strcmp (value, "regex") != 0 && strcmp (value, "glob") != 0)
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "match takes glob or regex, not '%s'", value);
+      rule->regex = strcmp (value, "regex") == 0;
+    }
+  else if (strcmp (key, "inclusive") == 0)
+    {
+      if (g_ascii_strcasecmp (value, "true") != 0 && g_ascii_strcasecmp (value, "false") != 0)
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "inclusive takes true or false, not '%s'", value);
+      rule->inclusive = g_ascii_strcasecmp (value, "true") == 0;
+    }
+  else if (strcmp (key, "ranks") == 0)
+    ts_range_list_parse (value, &rule->ranks, &local);
+  else if (strcmp (key, "occurrences") == 0)
+    {
+      if (ts_range_list_parse (value, &rule->occurrences, &local)
+          && ts_range_list_contains (rule->occurrences, 0))
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "occurrences count from 1 (the first visit), not 0");
+    }
+  else
+    {
+      g_autoptr (GString) known = g_string_new ("match, inclusive, ranks, occurrences");
+      for (guint i = 0; ts_rule_kinds[i]; i++)
+        g_string_append_printf (known, ", %s", ts_rule_kinds[i]->key);
+      return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                      "unknown key '%s' in [%s] (known: %s)", key, group, known->str);
+    }
+  if (local)
+    {
+      fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX, "[%s] %s: %s", group, key,
+               local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group,
               GError **error)
@@ -214,78 +275,19 @@ parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *grou
   g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
   for (guint k = 0; keys && keys[k]; k++)
     {
-      const char *key = keys[k];
-      guint kline = line_of (src, group, key);
-      g_autofree char *value = g_key_file_get_value (kf, group, key, NULL);
+      g_autofree char *value = g_key_file_get_value (kf, group, keys[k], NULL);
       g_strstrip (value);
-      GError *local = NULL;
-      const TsRuleKind *kind = NULL;
-      for (guint i = 0; ts_rule_kinds[i]; i++)
-        if (strcmp (ts_rule_kinds[i]->key, key) == 0)
-          kind = ts_rule_kinds[i];
-      if (kind)
-        {
-          if (rule->kind)
-            return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                            "[%s] has both '%s' and '%s': one kind of rule per section", group,
-                            rule->kind->key, key);
-          rule->kind = kind;
-          if (!kind->parse (rule, value, &local))
-            goto bad_value;
-        }
-      else if (strcmp (key, "match") == 0)
-        {
-          if (strcmp (value, "regex") != 0 && strcmp (value, "glob") != 0)
-            return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                            "match takes glob or regex, not '%s'", value);
-          rule->regex = strcmp (value, "regex") == 0;
-        }
-      else if (strcmp (key, "inclusive") == 0)
-        {
-          if (g_ascii_strcasecmp (value, "true") != 0 && g_ascii_strcasecmp (value, "false") != 0)
-            return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                            "inclusive takes true or false, not '%s'", value);
-          rule->inclusive = g_ascii_strcasecmp (value, "true") == 0;
-        }
-      else if (strcmp (key, "ranks") == 0)
-        {
-          if (!ts_range_list_parse (value, &rule->ranks, &local))
-            goto bad_value;
-        }
-      else if (strcmp (key, "occurrences") == 0)
-        {
-          if (!ts_range_list_parse (value, &rule->occurrences, &local))
-            goto bad_value;
-          if (ts_range_list_contains (rule->occurrences, 0))
-            return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                            "occurrences count from 1 (the first visit), not 0");
-        }
-      else
-        {
-          GString *known = g_string_new ("match, inclusive, ranks, occurrences");
-          for (guint i = 0; ts_rule_kinds[i]; i++)
-            g_string_append_printf (known, ", %s", ts_rule_kinds[i]->key);
-          fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                   "unknown key '%s' in [%s] (known: %s)", key, group, known->str);
-          g_string_free (known, TRUE);
-          return FALSE;
-        }
-      continue;
-    bad_value:
-      fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX, "[%s] %s: %s", group, key,
-               local->message);
-      g_error_free (local);
-      return FALSE;
+      if (!parse_rule_key (rule, src, group, keys[k], value, line_of (src, group, keys[k]),
+                           error))
+        return FALSE;
     }
   if (!rule->kind)
     {
-      GString *kinds = g_string_new (NULL);
+      g_autoptr (GString) kinds = g_string_new (NULL);
       for (guint i = 0; ts_rule_kinds[i]; i++)
         g_string_append_printf (kinds, "%s%s", i ? ", " : "", ts_rule_kinds[i]->key);
-      fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-               "[%s] says nothing to do: give one of %s", group, kinds->str);
-      g_string_free (kinds, TRUE);
-      return FALSE;
+      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                      "[%s] says nothing to do: give one of %s", group, kinds->str);
     }
   if (rule->regex)
     {

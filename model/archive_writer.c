@@ -2,9 +2,7 @@
 
 #define G_LOG_DOMAIN "tracesim-archive"
 
-#include "model/archive_writer.h"
-#include "model/output_dir.h"
-#include "model/spool.h"
+#include "model/archive-private.h"
 
 #include <errno.h>
 #include <gio/gio.h>
@@ -19,69 +17,6 @@
  * memset with the 1 MiB / 4 MiB defaults. */
 #define TS_EVT_CHUNK OTF2_CHUNK_SIZE_MIN
 #define TS_DEF_CHUNK OTF2_CHUNK_SIZE_MIN
-#define TS_TICKS_PER_SECOND 1000000000.0
-/* Slips up to this many ticks are rounding, not disorder. */
-#define TS_ROUNDING_TICKS 10
-
-typedef struct {
-  char *name;
-  TsRegionKind kind;
-} TsRegionDef;
-
-typedef struct {
-  char *name;
-  GArray *members;  /* guint32 world ranks */
-} TsCommDef;
-
-typedef struct {
-  char *name;
-  char *unit;
-} TsMetricDef;
-
-typedef enum {
-  EV_ENTER, EV_LEAVE, EV_SEND, EV_RECV, EV_ISEND, EV_ISEND_COMPLETE, EV_IRECV_REQUEST,
-  EV_IRECV, EV_REQUEST_TEST, EV_COLL_BEGIN, EV_COLL_END, EV_METRIC, EV_NBC_REQUEST,
-  EV_NBC_COMPLETE, EV_PARTITIONED, EV_REQUEST_CANCELLED,
-} EventType;
-
-/* A late event ordered before the logged events of its tick (EventRecord.op). */
-#define LATE_BEFORE 1
-
-/* One event as logged; which fields mean what depends on the type. */
-typedef struct {
-  guint64 tick;
-  guint8 type;      /* EventType */
-  guint8 op;        /* collective end: TsCollectiveOp */
-  guint32 ref;      /* region, peer, root (OTF2_UNDEFINED_UINT32 for none) or metric */
-  guint32 comm;
-  guint32 tag;
-  guint64 bytes;    /* bytes, or sent for a collective */
-  guint64 extra;    /* request id, received bytes, or the metric value's bits */
-  guint64 req;      /* non-blocking collective completion: its request id;
-                     * partitioned: the number of partitions (op = the event,
-                     * ref = peer or partition, extra = request id) */
-} EventRecord;
-
-struct TsArchiveWriter {
-  TsOutputDir *out;     /* NULL once committed or discarded */
-  const char *tmp_dir;  /* where OTF2 writes until close renames it; owned by out */
-  char *name;
-  char *creator;
-  guint n_ranks;
-  TsSpool *events;          /* EventRecord per rank, written out by close */
-  TsSpool *late;            /* events added after the replay (wait-state metrics) */
-  guint64 *last_tick;         /* per rank: time must not go backwards */
-  guint64 max_tick;
-  gboolean uses_partitioned;  /* define the partitioned parameters and attributes */
-  guint64 n_clamped;
-  GError *error;              /* first failure while writing events */
-
-  GPtrArray *regions;         /* TsRegionDef*, index = id */
-  GHashTable *region_ids;     /* name (borrowed from regions) -> id + 1 */
-  GPtrArray *comms;           /* TsCommDef*, index = id, 0 = world */
-  GPtrArray *metrics;         /* TsMetricDef*, index = id */
-};
-
 static void
 region_def_free (gpointer p)
 {
@@ -126,8 +61,8 @@ writer_free (TsArchiveWriter *w)
   g_free (w);
 }
 
-static gboolean
-otf2_failed (OTF2_ErrorCode status, GError **error, const char *path, const char *what)
+gboolean
+ts_archive_otf2_failed (OTF2_ErrorCode status, GError **error, const char *path, const char *what)
 {
   if (status == OTF2_SUCCESS)
     return FALSE;
@@ -261,17 +196,17 @@ open_archive (TsArchiveWriter *w, const char *dir, GError **error)
                    "%s: cannot open an OTF2 archive for writing", dir);
       return NULL;
     }
-  if (otf2_failed (OTF2_Archive_SetFlushCallbacks (archive, &flush_callbacks, w), error, dir,
+  if (ts_archive_otf2_failed (OTF2_Archive_SetFlushCallbacks (archive, &flush_callbacks, w), error, dir,
                    "OTF2_Archive_SetFlushCallbacks")
-      || otf2_failed (OTF2_Archive_SetMemoryCallbacks (archive, &memory_callbacks, NULL), error,
+      || ts_archive_otf2_failed (OTF2_Archive_SetMemoryCallbacks (archive, &memory_callbacks, NULL), error,
                       dir, "OTF2_Archive_SetMemoryCallbacks")
-      || otf2_failed (OTF2_Archive_SetSerialCollectiveCallbacks (archive), error, dir,
+      || ts_archive_otf2_failed (OTF2_Archive_SetSerialCollectiveCallbacks (archive), error, dir,
                       "OTF2_Archive_SetSerialCollectiveCallbacks")
-      || otf2_failed (OTF2_Archive_SetCreator (archive, w->creator), error, dir,
+      || ts_archive_otf2_failed (OTF2_Archive_SetCreator (archive, w->creator), error, dir,
                       "OTF2_Archive_SetCreator")
-      || otf2_failed (OTF2_Archive_SetDescription (archive, "MPI trace written by tracesim"),
+      || ts_archive_otf2_failed (OTF2_Archive_SetDescription (archive, "MPI trace written by tracesim"),
                       error, dir, "OTF2_Archive_SetDescription")
-      || otf2_failed (OTF2_Archive_OpenEvtFiles (archive), error, dir,
+      || ts_archive_otf2_failed (OTF2_Archive_OpenEvtFiles (archive), error, dir,
                       "OTF2_Archive_OpenEvtFiles"))
     {
       OTF2_Archive_Close (archive);
@@ -281,23 +216,6 @@ open_archive (TsArchiveWriter *w, const char *dir, GError **error)
 }
 
 /* ---- definitions: recorded now, written by close ---- */
-
-static OTF2_RegionRole
-mpi_region_role (const char *name)
-{
-  TsCollectiveOp op;
-  g_autofree char *lower = g_ascii_strdown (name + strlen ("MPI_"), -1);
-  if (!ts_collective_from_name (lower, &op))
-    return OTF2_REGION_ROLE_FUNCTION;
-  switch (ts_collective_shape (op))
-    {
-    case TS_COLL_SHAPE_BARRIER: return OTF2_REGION_ROLE_BARRIER;
-    case TS_COLL_SHAPE_ONE2N: return OTF2_REGION_ROLE_COLL_ONE2ALL;
-    case TS_COLL_SHAPE_N2ONE: return OTF2_REGION_ROLE_COLL_ALL2ONE;
-    case TS_COLL_SHAPE_N2N: return OTF2_REGION_ROLE_COLL_ALL2ALL;
-    default: return OTF2_REGION_ROLE_COLL_OTHER;
-    }
-}
 
 void
 ts_archive_writer_set_origin (TsArchiveWriter *w, const char *origin)
@@ -670,9 +588,9 @@ write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, g
       OTF2_Archive_CloseEvtWriter (archive, ew);
       return FALSE;
     }
-  return !otf2_failed (OTF2_EvtWriter_GetNumberOfEvents (ew, n_events), error, dir,
+  return !ts_archive_otf2_failed (OTF2_EvtWriter_GetNumberOfEvents (ew, n_events), error, dir,
                        "OTF2_EvtWriter_GetNumberOfEvents")
-         && !otf2_failed (OTF2_Archive_CloseEvtWriter (archive, ew), error, dir,
+         && !ts_archive_otf2_failed (OTF2_Archive_CloseEvtWriter (archive, ew), error, dir,
                           "OTF2_Archive_CloseEvtWriter");
 }
 
@@ -711,142 +629,6 @@ ts_archive_writer_late_region (TsArchiveWriter *w, guint rank, double start, dou
 
 /* ---- close ---- */
 
-/* Global definition writing: strings are defined on first use so that every
- * reference is preceded by its string; the first OTF2 failure is kept. */
-typedef struct {
-  OTF2_GlobalDefWriter *gdw;
-  GHashTable *strings;  /* owned string -> id */
-  OTF2_ErrorCode status;
-  const char *failed;
-} DefCtx;
-
-static void
-def_check (DefCtx *c, OTF2_ErrorCode status, const char *what)
-{
-  if (status != OTF2_SUCCESS && c->status == OTF2_SUCCESS)
-    {
-      c->status = status;
-      c->failed = what;
-    }
-}
-
-static OTF2_StringRef
-def_string (DefCtx *c, const char *s)
-{
-  gpointer id;
-  if (g_hash_table_lookup_extended (c->strings, s, NULL, &id))
-    return GPOINTER_TO_UINT (id);
-  OTF2_StringRef ref = g_hash_table_size (c->strings);
-  def_check (c, OTF2_GlobalDefWriter_WriteString (c->gdw, ref, s), "String definition");
-  g_hash_table_insert (c->strings, g_strdup (s), GUINT_TO_POINTER (ref));
-  return ref;
-}
-
-static void
-def_group (DefCtx *c, guint32 id, const char *name, OTF2_GroupType type, GArray *members)
-{
-  g_autofree guint64 *m = g_new (guint64, members->len);
-  for (guint i = 0; i < members->len; i++)
-    m[i] = g_array_index (members, guint32, i);
-  def_check (c, OTF2_GlobalDefWriter_WriteGroup (c->gdw, id, def_string (c, name), type,
-                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                                 members->len, m),
-             "Group definition");
-}
-
-static void
-write_global_defs (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
-{
-  def_check (c, OTF2_GlobalDefWriter_WriteClockProperties (c->gdw, (guint64) TS_TICKS_PER_SECOND,
-                                                           0, w->max_tick,
-                                                           OTF2_UNDEFINED_TIMESTAMP),
-             "ClockProperties definition");
-  def_check (c, OTF2_GlobalDefWriter_WriteParadigm (c->gdw, OTF2_PARADIGM_MPI,
-                                                    def_string (c, "MPI"),
-                                                    OTF2_PARADIGM_CLASS_PROCESS),
-             "Paradigm definition");
-  def_check (c, OTF2_GlobalDefWriter_WriteSystemTreeNode (c->gdw, 0, def_string (c, "tracesim"),
-                                                          def_string (c, "machine"),
-                                                          OTF2_UNDEFINED_SYSTEM_TREE_NODE),
-             "SystemTreeNode definition");
-  for (guint r = 0; r < w->n_ranks; r++)
-    {
-      g_autofree char *name = g_strdup_printf ("MPI Rank %u", r);
-      def_check (c, OTF2_GlobalDefWriter_WriteLocationGroup (c->gdw, r, def_string (c, name),
-                                                             OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                                             OTF2_UNDEFINED_LOCATION_GROUP),
-                 "LocationGroup definition");
-    }
-  for (guint r = 0; r < w->n_ranks; r++)
-    {
-      g_autofree char *name = g_strdup_printf ("rank %u", r);
-      def_check (c, OTF2_GlobalDefWriter_WriteLocation (c->gdw, r, def_string (c, name),
-                                                        OTF2_LOCATION_TYPE_CPU_THREAD,
-                                                        n_events[r], r),
-                 "Location definition");
-    }
-  OTF2_StringRef empty = def_string (c, "");
-  for (guint id = 0; id < w->regions->len; id++)
-    {
-      TsRegionDef *r = g_ptr_array_index (w->regions, id);
-      gboolean mpi = r->kind == TS_REGION_MPI;
-      OTF2_RegionRole role = mpi && g_str_has_prefix (r->name, "MPI_")
-        ? mpi_region_role (r->name) : OTF2_REGION_ROLE_FUNCTION;
-      OTF2_StringRef name = def_string (c, r->name);
-      def_check (c, OTF2_GlobalDefWriter_WriteRegion (c->gdw, id, name, name, empty, role,
-                                                      mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
-                                                      OTF2_REGION_FLAG_NONE, empty, 0, 0),
-                 "Region definition");
-    }
-
-  /* As Score-P does: group 0 lists the locations in rank order, and each
-   * communicator's COMM_GROUP lists world ranks, i.e. indexes into group 0. */
-  TsCommDef *world = g_ptr_array_index (w->comms, 0);
-  def_group (c, 0, "MPI locations", OTF2_GROUP_TYPE_COMM_LOCATIONS, world->members);
-  for (guint id = 0; id < w->comms->len; id++)
-    {
-      TsCommDef *comm = g_ptr_array_index (w->comms, id);
-      def_group (c, id + 1, comm->name, OTF2_GROUP_TYPE_COMM_GROUP, comm->members);
-    }
-  for (guint id = 0; id < w->comms->len; id++)
-    {
-      TsCommDef *comm = g_ptr_array_index (w->comms, id);
-      def_check (c, OTF2_GlobalDefWriter_WriteComm (c->gdw, id, def_string (c, comm->name), id + 1,
-                                                    id == 0 ? OTF2_UNDEFINED_COMM : 0,
-                                                    OTF2_COMM_FLAG_NONE),
-                 "Comm definition");
-    }
-
-  for (guint e = 0; w->uses_partitioned && e < TS_P_N_EVENTS; e++)
-    def_check (c, OTF2_GlobalDefWriter_WriteParameter (c->gdw, e,
-                                                       def_string (c, ts_partitioned_event_name (e)),
-                                                       OTF2_PARAMETER_TYPE_UINT64),
-               "Parameter definition");
-  for (guint a = 0; w->uses_partitioned && a < TS_PA_N_ATTRIBUTES; a++)
-    def_check (c, OTF2_GlobalDefWriter_WriteAttribute (c->gdw, a,
-                                                       def_string (c, ts_partitioned_attribute_name (a)),
-                                                       empty, ts_partitioned_attribute_type (a)),
-               "Attribute definition");
-  for (guint id = 0; id < w->metrics->len; id++)
-    {
-      TsMetricDef *m = g_ptr_array_index (w->metrics, id);
-      def_check (c, OTF2_GlobalDefWriter_WriteMetricMember (c->gdw, id, def_string (c, m->name),
-                                                            empty, OTF2_METRIC_TYPE_USER,
-                                                            OTF2_METRIC_ACCUMULATED_START,
-                                                            OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL,
-                                                            0, def_string (c, m->unit)),
-                 "MetricMember definition");
-    }
-  for (guint id = 0; id < w->metrics->len; id++)
-    {
-      OTF2_MetricMemberRef member = id;
-      def_check (c, OTF2_GlobalDefWriter_WriteMetricClass (c->gdw, id, 1, &member,
-                                                           OTF2_METRIC_ASYNCHRONOUS,
-                                                           OTF2_RECORDER_KIND_CPU),
-                 "MetricClass definition");
-    }
-}
-
 /* Write every rank's events (an event file even for ranks without events, so
  * that each location has its file), then the empty local definition files
  * readers expect, then the global definitions. */
@@ -860,39 +642,10 @@ finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, GErr
   for (guint r = 0; r < w->n_ranks; r++)
     if (!write_rank_events (w, archive, dir, r, &n_events[r], error))
       return FALSE;
-  if (otf2_failed (OTF2_Archive_CloseEvtFiles (archive), error, dir,
-                   "OTF2_Archive_CloseEvtFiles")
-      || otf2_failed (OTF2_Archive_OpenDefFiles (archive), error, dir,
-                      "OTF2_Archive_OpenDefFiles"))
+  if (ts_archive_otf2_failed (OTF2_Archive_CloseEvtFiles (archive), error, dir,
+                              "OTF2_Archive_CloseEvtFiles"))
     return FALSE;
-  for (guint r = 0; r < w->n_ranks; r++)
-    {
-      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (archive, r);
-      if (!dw)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                       "%s: cannot create the definition writer of rank %u", dir, r);
-          return FALSE;
-        }
-      if (otf2_failed (OTF2_Archive_CloseDefWriter (archive, dw), error, dir,
-                       "OTF2_Archive_CloseDefWriter"))
-        return FALSE;
-    }
-  if (otf2_failed (OTF2_Archive_CloseDefFiles (archive), error, dir,
-                   "OTF2_Archive_CloseDefFiles"))
-    return FALSE;
-
-  DefCtx c = { .gdw = OTF2_Archive_GetGlobalDefWriter (archive), .status = OTF2_SUCCESS };
-  if (!c.gdw)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "%s: cannot create the global definition writer", dir);
-      return FALSE;
-    }
-  c.strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  write_global_defs (w, n_events, &c);
-  g_hash_table_unref (c.strings);
-  return !otf2_failed (c.status, error, dir, c.failed);
+  return ts_archive_write_definitions (w, archive, dir, n_events, error);
 }
 
 gboolean
@@ -915,7 +668,7 @@ ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GError **erro
     return FALSE;
   gboolean ok = finish_archive (w, archive, dir, error);
   OTF2_ErrorCode status = OTF2_Archive_Close (archive);
-  return ok && !otf2_failed (status, error, dir, "OTF2_Archive_Close");
+  return ok && !ts_archive_otf2_failed (status, error, dir, "OTF2_Archive_Close");
 }
 
 gboolean
@@ -938,7 +691,7 @@ ts_archive_writer_close (TsArchiveWriter *w, GError **error)
     {
       OTF2_ErrorCode status = OTF2_Archive_Close (archive);
       if (ok)
-        ok = !otf2_failed (status, error, w->tmp_dir, "OTF2_Archive_Close");
+        ok = !ts_archive_otf2_failed (status, error, w->tmp_dir, "OTF2_Archive_Close");
     }
   if (ok && w->n_clamped > 0)
     g_warning ("%s: %" G_GUINT64_FORMAT " event(s) were earlier than the previous event of "

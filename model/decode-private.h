@@ -1,5 +1,6 @@
-/* The insides of action streams, shared by model/decode.c and the readers
- * of event families kept apart from it (model/decode-partitioned.c). */
+/* The insides of the decoder, shared by model/decode.c (the readers),
+ * model/decode-events.c (events to actions) and the readers of event
+ * families kept apart from it (model/decode-partitioned.c). */
 #ifndef TS_STREAM_PRIVATE_H
 #define TS_STREAM_PRIVATE_H
 
@@ -7,6 +8,8 @@
 #include "model/trace-private.h"
 
 #define REGION_CACHE_SIZE 64
+/* No region: outside MPI calls, outside user regions. */
+#define NO_REGION G_MAXUINT32
 
 typedef struct Request Request;
 struct Request {
@@ -65,7 +68,12 @@ struct TsDecoder {
   OTF2_EvtReaderCallbacks *callbacks;
 };
 
-/* Helpers of stream.c for the event readers. */
+/* The event callbacks of decode-events.c, to register for every rank. */
+OTF2_EvtReaderCallbacks *ts_decode_callbacks_new (void);
+/* The rank's events are all read: receives still unresolved never completed. */
+void ts_decode_finish (TsRankDecoder *s);
+
+/* Helpers of decode-events.c for the readers of other event families. */
 TsRankDecoder *ts_decode_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t,
                               double *seconds);
 OTF2_CallbackCode ts_decode_fail (TsRankDecoder *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -73,7 +81,7 @@ gint ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref);
 gboolean ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer);
 TsAction *ts_decode_call_action (TsRankDecoder *s, TsActionKind kind);
 
-/* The partitioned-communication records (stream-partitioned.c). */
+/* The partitioned-communication records (decode-partitioned.c). */
 OTF2_CallbackCode ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t,
                                                uint64_t pos, void *ud,
                                                OTF2_AttributeList *attrs,

@@ -338,20 +338,81 @@ comm_free (gpointer p)
   g_free (c);
 }
 
+/* All ranks, in order. */
+static gboolean
+comm_is_world (const TsTrace *t, const TsComm *c)
+{
+  if (c->members->len != t->n_ranks)
+    return FALSE;
+  for (guint m = 0; m < c->members->len; m++)
+    if (g_array_index (c->members, guint32, m) != m)
+      return FALSE;
+  return TRUE;
+}
+
+/* The members of communicator @c as world ranks, from its group @g: a
+ * COMM_LOCATIONS group lists locations, a COMM_GROUP world ranks. A
+ * communicator other than the world maps its members back to local ranks. */
+static gboolean
+fill_members (TsTrace *t, TsComm *c, const RawGroup *g, GHashTable *rank_of_location,
+              GError **error)
+{
+  c->members = g_array_sized_new (FALSE, FALSE, sizeof (guint32), g->members->len);
+  for (guint m = 0; m < g->members->len; m++)
+    {
+      guint64 v = g_array_index (g->members, guint64, m);
+      guint32 rank;
+      if (g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
+        rank = GPOINTER_TO_UINT (g_hash_table_lookup (rank_of_location, &v)) - 1;
+      else
+        rank = (guint32) v; /* COMM_GROUP members index the world ranks */
+      if (rank >= t->n_ranks)
+        {
+          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
+                       "%s: communicator %s has member %" G_GUINT64_FORMAT
+                       ", but the trace has %u ranks", t->path, c->name, v, t->n_ranks);
+          return FALSE;
+        }
+      g_array_append_val (c->members, rank);
+    }
+  if (!comm_is_world (t, c))
+    {
+      c->local_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+      for (guint m = 0; m < c->members->len; m++)
+        g_hash_table_insert (c->local_of,
+                             GUINT_TO_POINTER (g_array_index (c->members, guint32, m)),
+                             GUINT_TO_POINTER (m + 1));
+    }
+  return TRUE;
+}
+
+/* Traces without an MPI world communicator still have one implicitly. */
+static void
+add_implicit_world (TsTrace *t)
+{
+  TsComm *c = g_new0 (TsComm, 1);
+  c->name = g_strdup ("MPI_COMM_WORLD");
+  c->members = g_array_sized_new (FALSE, FALSE, sizeof (guint32), t->n_ranks);
+  for (guint32 r = 0; r < t->n_ranks; r++)
+    g_array_append_val (c->members, r);
+  t->world_comm = t->comms->len;
+  g_ptr_array_add (t->comms, c);
+}
+
 static gboolean
 resolve_comms (DefState *st, GError **error)
 {
   TsTrace *t = st->trace;
-  GHashTable *rank_of_location = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) rank_of_location
+    = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   for (guint r = 0; r < t->n_ranks; r++)
     g_hash_table_insert (rank_of_location,
                          g_memdup2 (&g_array_index (t->rank_location, OTF2_LocationRef, r),
                                     sizeof (OTF2_LocationRef)),
                          GUINT_TO_POINTER (r + 1));
 
-  gboolean ok = TRUE;
   t->world_comm = G_MAXUINT;
-  for (guint i = 0; i < st->comm_defs->len && ok; i++)
+  for (guint i = 0; i < st->comm_defs->len; i++)
     {
       RawComm *rc = &g_array_index (st->comm_defs, RawComm, i);
       OTF2_CommRef ref = g_array_index (st->comm_refs, OTF2_CommRef, i);
@@ -368,68 +429,25 @@ resolve_comms (DefState *st, GError **error)
                        "%s: communicator %u (%s) refers to group %u, which is not defined",
                        t->path, (guint) ref, c->name, (guint) rc->group);
           comm_free (c);
-          ok = FALSE;
-          break;
+          return FALSE;
         }
       if (g->type == OTF2_GROUP_TYPE_COMM_SELF)
         c->self = TRUE;
-      else
+      else if (!fill_members (t, c, g, rank_of_location, error))
         {
-          c->members = g_array_sized_new (FALSE, FALSE, sizeof (guint32), g->members->len);
-          for (guint m = 0; m < g->members->len; m++)
-            {
-              guint64 v = g_array_index (g->members, guint64, m);
-              guint32 rank;
-              if (g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
-                rank = GPOINTER_TO_UINT (g_hash_table_lookup (rank_of_location, &v)) - 1;
-              else
-                rank = (guint32) v; /* COMM_GROUP members index the world ranks */
-              if (rank >= t->n_ranks)
-                {
-                  g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
-                               "%s: communicator %s has member %" G_GUINT64_FORMAT
-                               ", but the trace has %u ranks", t->path, c->name, v, t->n_ranks);
-                  ok = FALSE;
-                  break;
-                }
-              g_array_append_val (c->members, rank);
-            }
-          if (!ok)
-            {
-              comm_free (c);
-              break;
-            }
-          gboolean is_world = c->members->len == t->n_ranks;
-          for (guint m = 0; is_world && m < c->members->len; m++)
-            is_world = g_array_index (c->members, guint32, m) == m;
-          if (!is_world)
-            {
-              c->local_of = g_hash_table_new (g_direct_hash, g_direct_equal);
-              for (guint m = 0; m < c->members->len; m++)
-                g_hash_table_insert (c->local_of,
-                                     GUINT_TO_POINTER (g_array_index (c->members, guint32, m)),
-                                     GUINT_TO_POINTER (m + 1));
-            }
-          else if (t->world_comm == G_MAXUINT || strcmp (c->name, "MPI_COMM_WORLD") == 0)
-            t->world_comm = t->comms->len;
+          comm_free (c);
+          return FALSE;
         }
+      else if (!c->local_of && (t->world_comm == G_MAXUINT
+                                || strcmp (c->name, "MPI_COMM_WORLD") == 0))
+        t->world_comm = t->comms->len;
       g_ptr_array_add (t->comms, c);
       g_hash_table_insert (t->comm_of_ref, GUINT_TO_POINTER (ref + 1),
                            GUINT_TO_POINTER (t->comms->len));
     }
-  if (ok && t->world_comm == G_MAXUINT)
-    {
-      /* Traces without an MPI world communicator still have one implicitly. */
-      TsComm *c = g_new0 (TsComm, 1);
-      c->name = g_strdup ("MPI_COMM_WORLD");
-      c->members = g_array_sized_new (FALSE, FALSE, sizeof (guint32), t->n_ranks);
-      for (guint32 r = 0; r < t->n_ranks; r++)
-        g_array_append_val (c->members, r);
-      t->world_comm = t->comms->len;
-      g_ptr_array_add (t->comms, c);
-    }
-  g_hash_table_unref (rank_of_location);
-  return ok;
+  if (t->world_comm == G_MAXUINT)
+    add_implicit_world (t);
+  return TRUE;
 }
 
 static void
@@ -486,6 +504,94 @@ region_free (gpointer p)
   g_free (r);
 }
 
+static TsTrace *
+trace_new (const char *anchor_path)
+{
+  TsTrace *t = g_new0 (TsTrace, 1);
+  t->path = g_strdup (anchor_path);
+  t->creator = g_strdup ("");
+  t->timer_resolution = 1000000000;
+  t->regions = g_ptr_array_new_with_free_func (region_free);
+  t->region_by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  t->region_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
+  t->partitioned_of_param = g_hash_table_new (g_direct_hash, g_direct_equal);
+  t->comms = g_ptr_array_new_with_free_func (comm_free);
+  t->comm_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
+  return t;
+}
+
+static void
+def_state_init (DefState *st, TsTrace *t)
+{
+  *st = (DefState) { .trace = t };
+  st->strings = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  st->locations = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  st->location_groups = g_hash_table_new (g_direct_hash, g_direct_equal);
+  st->comm_groups = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, raw_group_free);
+  st->comm_defs = g_array_new (FALSE, FALSE, sizeof (RawComm));
+  st->comm_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_CommRef));
+  st->region_defs = g_array_new (FALSE, FALSE, sizeof (RawRegion));
+  st->region_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_RegionRef));
+  st->named_refs = g_array_new (FALSE, FALSE, sizeof (RawNamed));
+}
+
+static void
+def_state_clear (DefState *st)
+{
+  g_hash_table_unref (st->strings);
+  g_hash_table_unref (st->locations);
+  g_hash_table_unref (st->location_groups);
+  g_hash_table_unref (st->comm_groups);
+  g_clear_pointer (&st->world_locations, raw_group_free);
+  g_array_unref (st->comm_defs);
+  g_array_unref (st->comm_refs);
+  g_array_unref (st->region_defs);
+  g_array_unref (st->region_refs);
+  g_array_unref (st->named_refs);
+}
+
+/* Every global definition into @st, as recorded; resolved afterwards. */
+static gboolean
+read_global_defs (OTF2_Reader *reader, DefState *st, GError **error)
+{
+  const char *path = st->trace->path;
+  OTF2_GlobalDefReader *defs = OTF2_Reader_GetGlobalDefReader (reader);
+  if (!defs)
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                   "%s: cannot read the global definitions (missing or corrupt .def file)",
+                   path);
+      return FALSE;
+    }
+  OTF2_GlobalDefReaderCallbacks *cbs = OTF2_GlobalDefReaderCallbacks_New ();
+  OTF2_GlobalDefReaderCallbacks_SetStringCallback (cbs, on_string);
+  OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback (cbs, on_clock);
+  OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback (cbs, on_location_group);
+  OTF2_GlobalDefReaderCallbacks_SetLocationCallback (cbs, on_location);
+  OTF2_GlobalDefReaderCallbacks_SetGroupCallback (cbs, on_group);
+  OTF2_GlobalDefReaderCallbacks_SetCommCallback (cbs, on_comm);
+  OTF2_GlobalDefReaderCallbacks_SetRegionCallback (cbs, on_region);
+  OTF2_GlobalDefReaderCallbacks_SetParameterCallback (cbs, on_parameter);
+  OTF2_GlobalDefReaderCallbacks_SetAttributeCallback (cbs, on_attribute);
+  OTF2_Reader_RegisterGlobalDefCallbacks (reader, defs, cbs, st);
+  OTF2_GlobalDefReaderCallbacks_Delete (cbs);
+  uint64_t n_read = 0;
+  OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions (reader, defs, &n_read);
+  OTF2_Reader_CloseGlobalDefReader (reader, defs);
+  if (rc != OTF2_SUCCESS)
+    {
+      ts_trace_set_otf2_error (st->trace, rc, "reading the global definitions", error);
+      return FALSE;
+    }
+  if (st->trace->timer_resolution == 0)
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
+                   "%s: the clock resolution is 0 ticks per second", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 TsTrace *
 ts_trace_open (const char *anchor_path, GError **error)
 {
@@ -500,26 +606,15 @@ ts_trace_open (const char *anchor_path, GError **error)
       return NULL;
     }
 
-  TsTrace *t = g_new0 (TsTrace, 1);
-  t->path = g_strdup (anchor_path);
-  t->creator = g_strdup ("");
-  t->timer_resolution = 1000000000;
-  t->regions = g_ptr_array_new_with_free_func (region_free);
-  t->region_by_name = g_hash_table_new (g_str_hash, g_str_equal);
-  t->region_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
-  t->partitioned_of_param = g_hash_table_new (g_direct_hash, g_direct_equal);
-  t->comms = g_ptr_array_new_with_free_func (comm_free);
-  t->comm_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
-
   OTF2_Reader *reader = OTF2_Reader_Open (anchor_path);
   if (!reader)
     {
       g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
                    "%s: cannot open as an OTF2 archive (corrupt or truncated anchor file?)",
                    anchor_path);
-      ts_trace_free (t);
       return NULL;
     }
+  TsTrace *t = trace_new (anchor_path);
   OTF2_Reader_SetSerialCollectiveCallbacks (reader);
   char *creator = NULL;
   if (OTF2_Reader_GetCreator (reader, &creator) == OTF2_SUCCESS && creator)
@@ -529,70 +624,17 @@ ts_trace_open (const char *anchor_path, GError **error)
       free (creator);
     }
 
-  DefState st = { .trace = t };
-  st.strings = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  st.locations = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  st.location_groups = g_hash_table_new (g_direct_hash, g_direct_equal);
-  st.comm_groups = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, raw_group_free);
-  st.comm_defs = g_array_new (FALSE, FALSE, sizeof (RawComm));
-  st.comm_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_CommRef));
-  st.region_defs = g_array_new (FALSE, FALSE, sizeof (RawRegion));
-  st.region_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_RegionRef));
-  st.named_refs = g_array_new (FALSE, FALSE, sizeof (RawNamed));
-
-  gboolean ok = FALSE;
-  OTF2_GlobalDefReader *defs = OTF2_Reader_GetGlobalDefReader (reader);
-  if (!defs)
+  DefState st;
+  def_state_init (&st, t);
+  gboolean ok = read_global_defs (reader, &st, error) && resolve_ranks (&st, error);
+  if (ok)
     {
-      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
-                   "%s: cannot read the global definitions (missing or corrupt .def file)",
-                   anchor_path);
-      goto out;
+      resolve_regions (&st);
+      resolve_partitioned (&st);
+      ok = resolve_comms (&st, error);
     }
-  OTF2_GlobalDefReaderCallbacks *cbs = OTF2_GlobalDefReaderCallbacks_New ();
-  OTF2_GlobalDefReaderCallbacks_SetStringCallback (cbs, on_string);
-  OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback (cbs, on_clock);
-  OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback (cbs, on_location_group);
-  OTF2_GlobalDefReaderCallbacks_SetLocationCallback (cbs, on_location);
-  OTF2_GlobalDefReaderCallbacks_SetGroupCallback (cbs, on_group);
-  OTF2_GlobalDefReaderCallbacks_SetCommCallback (cbs, on_comm);
-  OTF2_GlobalDefReaderCallbacks_SetRegionCallback (cbs, on_region);
-  OTF2_GlobalDefReaderCallbacks_SetParameterCallback (cbs, on_parameter);
-  OTF2_GlobalDefReaderCallbacks_SetAttributeCallback (cbs, on_attribute);
-  OTF2_Reader_RegisterGlobalDefCallbacks (reader, defs, cbs, &st);
-  OTF2_GlobalDefReaderCallbacks_Delete (cbs);
-  uint64_t n_read = 0;
-  OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions (reader, defs, &n_read);
-  OTF2_Reader_CloseGlobalDefReader (reader, defs);
-  if (rc != OTF2_SUCCESS)
-    {
-      ts_trace_set_otf2_error (t, rc, "reading the global definitions", error);
-      goto out;
-    }
-  if (t->timer_resolution == 0)
-    {
-      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
-                   "%s: the clock resolution is 0 ticks per second", anchor_path);
-      goto out;
-    }
-  if (!resolve_ranks (&st, error))
-    goto out;
-  resolve_regions (&st);
-  resolve_partitioned (&st);
-  ok = resolve_comms (&st, error);
-
-out:
   OTF2_Reader_Close (reader);
-  g_hash_table_unref (st.strings);
-  g_hash_table_unref (st.locations);
-  g_hash_table_unref (st.location_groups);
-  g_hash_table_unref (st.comm_groups);
-  g_clear_pointer (&st.world_locations, raw_group_free);
-  g_array_unref (st.comm_defs);
-  g_array_unref (st.comm_refs);
-  g_array_unref (st.region_defs);
-  g_array_unref (st.region_refs);
-  g_array_unref (st.named_refs);
+  def_state_clear (&st);
   if (!ok)
     g_clear_pointer (&t, ts_trace_free);
   return t;

@@ -249,15 +249,12 @@ compare_u64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* The refs events carry are sparse (2 + (c - 1) x size + m); the
- * definitions use dense ones (2, 3, ... in ref order), which OTF2 tools
- * expect, and each rank maps its refs to them with an OTF2 mapping table
- * (OTF2_MAPPING_COMM) that OTF2's reader applies. */
-void
-ts_rec_comm_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWriter *local)
+/* Every rank's communicators, gathered on rank 0 (returned, with their
+ * @total length): records of ref, n, n world ranks. Each communicator is
+ * sent by its lowest member only: no duplicates. */
+static guint64 *
+gather_comms (int *total)
 {
-  /* Each communicator is sent by its lowest member only: no duplicates.
-   * Records: ref, n, n world ranks. */
   GArray *mine = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (guint i = 0; i < ts_rec.comm_defs->len; i++)
     {
@@ -277,26 +274,24 @@ ts_rec_comm_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWrit
   g_autofree int *counts = ts_rec.rank == 0 ? g_new0 (int, ts_rec.size) : NULL;
   g_autofree int *displs = ts_rec.rank == 0 ? g_new0 (int, ts_rec.size) : NULL;
   PMPI_Gather (&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  int total = 0;
+  *total = 0;
   for (int r = 0; ts_rec.rank == 0 && r < ts_rec.size; r++)
     {
-      displs[r] = total;
-      total += counts[r];
+      displs[r] = *total;
+      *total += counts[r];
     }
-  g_autofree guint64 *all = g_new0 (guint64, MAX (total, 1));
+  guint64 *all = g_new0 (guint64, MAX (*total, 1));
   PMPI_Gatherv (mine->data, n, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0,
                 MPI_COMM_WORLD);
   g_array_unref (mine);
+  return all;
+}
 
-  /* Rank 0: every ref, sorted; to everybody, for the mapping. */
-  GArray *refs = g_array_new (FALSE, FALSE, sizeof (guint64));
-  for (int i = 0; i + 1 < total; i += 2 + (int) all[i + 1])
-    g_array_append_val (refs, all[i]);
-  g_array_sort (refs, compare_u64);
-  int n_refs = (int) refs->len;
-  PMPI_Bcast (&n_refs, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  g_array_set_size (refs, n_refs);
-  PMPI_Bcast (refs->data, n_refs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+/* This rank's mapping from its sparse refs to the dense ones (2 + index in
+ * the sorted @refs), in its local definitions. */
+static void
+write_comm_mapping (OTF2_DefWriter *local, GArray *refs)
+{
   OTF2_IdMap *map = OTF2_IdMap_Create (OTF2_ID_MAP_SPARSE, MAX (ts_rec.comm_defs->len, 1));
   gboolean mapped = FALSE;
   for (guint i = 0; i < ts_rec.comm_defs->len; i++)
@@ -313,13 +308,13 @@ ts_rec_comm_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWrit
   if (mapped && local)
     OTF2_DefWriter_WriteMappingTable (local, OTF2_MAPPING_COMM, map);
   OTF2_IdMap_Free (map);
-  if (!g)
-    {
-      g_array_unref (refs);
-      return;
-    }
+}
 
-  /* Group refs: comm ref + 1 (group 0 is the world's locations). */
+/* MPI_COMM_WORLD and MPI_COMM_SELF. Group refs: comm ref + 1 (group 0 is
+ * the world's locations). */
+static void
+write_predefined_comms (OTF2_GlobalDefWriter *g, guint32 *s)
+{
   g_autofree guint64 *world = g_new (guint64, ts_rec.size);
   for (int r = 0; r < ts_rec.size; r++)
     world[r] = r;
@@ -337,6 +332,32 @@ ts_rec_comm_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWrit
   OTF2_GlobalDefWriter_WriteComm (g, TS_REC_COMM_SELF, *s, TS_REC_COMM_SELF + 1,
                                   OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
   (*s)++;
+}
+
+/* The refs events carry are sparse (2 + (c - 1) x size + m); the
+ * definitions use dense ones (2, 3, ... in ref order), which OTF2 tools
+ * expect, and each rank maps its refs to them with an OTF2 mapping table
+ * (OTF2_MAPPING_COMM) that OTF2's reader applies. */
+void
+ts_rec_comm_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWriter *local)
+{
+  int total = 0;
+  g_autofree guint64 *all = gather_comms (&total);
+
+  /* Rank 0: every ref, sorted; to everybody, for the mapping. */
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (int i = 0; i + 1 < total; i += 2 + (int) all[i + 1])
+    g_array_append_val (refs, all[i]);
+  g_array_sort (refs, compare_u64);
+  int n_refs = (int) refs->len;
+  PMPI_Bcast (&n_refs, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  g_array_set_size (refs, n_refs);
+  PMPI_Bcast (refs->data, n_refs, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  write_comm_mapping (local, refs);
+  if (!g)
+    return;
+
+  write_predefined_comms (g, s);
   /* In dense order: the records are indexed by their ref first. */
   g_autoptr (GHashTable) at = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
   for (int i = 0; i + 1 < total; i += 2 + (int) all[i + 1])
@@ -355,5 +376,4 @@ ts_rec_comm_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWrit
                                       OTF2_COMM_FLAG_NONE);
       (*s)++;
     }
-  g_array_unref (refs);
 }

@@ -29,7 +29,7 @@ TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibratio
 /* Property of the root zone of the platforms tracesim writes: its network is
  * the traced one as the calibration sees it (fitted, or assumed where the trace
  * had nothing to fit). The replay then deducts that network's transfers from
- * the calls, so that replaying on it reproduces the trace (replay.c,
+ * the calls, so that replaying on it reproduces the trace (actions.c,
  * charge_call_cost); on other platforms, without a fit, the fastest call of
  * each kind and size stands for its transfer. */
 #define TS_PLATFORM_TRACED_NETWORK "tracesim-traced-network"

@@ -1,6 +1,6 @@
 /* A rank's side of the simulated world: its clock with pending compute,
  * its mailboxes, and the sends, receives and waits that the action handlers
- * (replay.c), collectives and partitioned operations are built from. */
+ * (actions.c), collectives and partitioned operations are built from. */
 #include <config.h>
 
 #define G_LOG_DOMAIN "ts-replay"

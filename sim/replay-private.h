@@ -62,7 +62,7 @@ typedef struct {
   guint64 actions;
   guint64 simcalls;
   /* The MPI call being replayed, to charge what its trace shows beyond
-   * waiting and transfer (see charge_call_cost in replay.c). */
+   * waiting and transfer (see charge_call_cost in actions.c). */
   gboolean in_call;
   double call_enter;         /* original (aligned) entry time of the call */
   double causal;             /* latest original entry time this call depended on */
@@ -120,6 +120,11 @@ typedef struct {
   gint32 tag;
   double causal;             /* as TsRank's, for the collective alone */
 } IcollJob;
+
+/* Replay one action of the rank's stream (actions.c). */
+void ts_rank_do (TsRank *rk, const TsAction *a);
+/* Free a TsRequest (the value destroyer of TsRank's requests). */
+void ts_request_free (gpointer request);
 
 /* Current simulated time of @rank including compute not yet executed. */
 double ts_rank_now (TsRank *rk);

@@ -1,0 +1,85 @@
+/* Internals shared by the archive writer's files: what it records before
+ * close writes it out as OTF2 (archive_writer.c: events; archive_defs.c:
+ * definitions). */
+#ifndef TS_ARCHIVE_PRIVATE_H
+#define TS_ARCHIVE_PRIVATE_H
+
+#include "model/archive_writer.h"
+#include "model/output_dir.h"
+#include "model/spool.h"
+
+#include <otf2/otf2.h>
+
+#define TS_TICKS_PER_SECOND 1000000000.0
+/* Slips up to this many ticks are rounding, not disorder. */
+#define TS_ROUNDING_TICKS 10
+
+typedef struct {
+  char *name;
+  TsRegionKind kind;
+} TsRegionDef;
+
+typedef struct {
+  char *name;
+  GArray *members;  /* guint32 world ranks */
+} TsCommDef;
+
+typedef struct {
+  char *name;
+  char *unit;
+} TsMetricDef;
+
+typedef enum {
+  EV_ENTER, EV_LEAVE, EV_SEND, EV_RECV, EV_ISEND, EV_ISEND_COMPLETE, EV_IRECV_REQUEST,
+  EV_IRECV, EV_REQUEST_TEST, EV_COLL_BEGIN, EV_COLL_END, EV_METRIC, EV_NBC_REQUEST,
+  EV_NBC_COMPLETE, EV_PARTITIONED, EV_REQUEST_CANCELLED,
+} EventType;
+
+/* A late event ordered before the logged events of its tick (EventRecord.op). */
+#define LATE_BEFORE 1
+
+/* One event as logged; which fields mean what depends on the type. */
+typedef struct {
+  guint64 tick;
+  guint8 type;      /* EventType */
+  guint8 op;        /* collective end: TsCollectiveOp */
+  guint32 ref;      /* region, peer, root (OTF2_UNDEFINED_UINT32 for none) or metric */
+  guint32 comm;
+  guint32 tag;
+  guint64 bytes;    /* bytes, or sent for a collective */
+  guint64 extra;    /* request id, received bytes, or the metric value's bits */
+  guint64 req;      /* non-blocking collective completion: its request id;
+                     * partitioned: the number of partitions (op = the event,
+                     * ref = peer or partition, extra = request id) */
+} EventRecord;
+
+struct TsArchiveWriter {
+  TsOutputDir *out;     /* NULL once committed or discarded */
+  const char *tmp_dir;  /* where OTF2 writes until close renames it; owned by out */
+  char *name;
+  char *creator;
+  guint n_ranks;
+  TsSpool *events;          /* EventRecord per rank, written out by close */
+  TsSpool *late;            /* events added after the replay (wait-state metrics) */
+  guint64 *last_tick;         /* per rank: time must not go backwards */
+  guint64 max_tick;
+  gboolean uses_partitioned;  /* define the partitioned parameters and attributes */
+  guint64 n_clamped;
+  GError *error;              /* first failure while writing events */
+
+  GPtrArray *regions;         /* TsRegionDef*, index = id */
+  GHashTable *region_ids;     /* name (borrowed from regions) -> id + 1 */
+  GPtrArray *comms;           /* TsCommDef*, index = id, 0 = world */
+  GPtrArray *metrics;         /* TsMetricDef*, index = id */
+};
+
+/* Write the empty local definition files readers expect and the global
+ * definitions of @w's archive, with @n_events[rank] events per location. */
+gboolean ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive,
+                                       const char *dir, const guint64 *n_events,
+                                       GError **error);
+/* Set @error and return TRUE if @status is a failure of @what on @path. */
+gboolean ts_archive_otf2_failed (OTF2_ErrorCode status, GError **error, const char *path,
+                                 const char *what);
+
+#endif

@@ -1,0 +1,222 @@
+/* The definitions of the archives tracesim writes: clock, system tree,
+ * locations, regions (MPI collectives with their OTF2 roles), communicators
+ * as Score-P defines them, the partitioned parameters and attributes, and
+ * the wait-state metrics. Strings are defined on first use. */
+#include <config.h>
+
+#define G_LOG_DOMAIN "tracesim-archive"
+
+#include "model/archive-private.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+static OTF2_RegionRole
+mpi_region_role (const char *name)
+{
+  TsCollectiveOp op;
+  g_autofree char *lower = g_ascii_strdown (name + strlen ("MPI_"), -1);
+  if (!ts_collective_from_name (lower, &op))
+    return OTF2_REGION_ROLE_FUNCTION;
+  switch (ts_collective_shape (op))
+    {
+    case TS_COLL_SHAPE_BARRIER: return OTF2_REGION_ROLE_BARRIER;
+    case TS_COLL_SHAPE_ONE2N: return OTF2_REGION_ROLE_COLL_ONE2ALL;
+    case TS_COLL_SHAPE_N2ONE: return OTF2_REGION_ROLE_COLL_ALL2ONE;
+    case TS_COLL_SHAPE_N2N: return OTF2_REGION_ROLE_COLL_ALL2ALL;
+    default: return OTF2_REGION_ROLE_COLL_OTHER;
+    }
+}
+
+/* Global definition writing: strings are defined on first use so that every
+ * reference is preceded by its string; the first OTF2 failure is kept. */
+typedef struct {
+  OTF2_GlobalDefWriter *gdw;
+  GHashTable *strings;  /* owned string -> id */
+  OTF2_ErrorCode status;
+  const char *failed;
+} DefCtx;
+
+static void
+def_check (DefCtx *c, OTF2_ErrorCode status, const char *what)
+{
+  if (status != OTF2_SUCCESS && c->status == OTF2_SUCCESS)
+    {
+      c->status = status;
+      c->failed = what;
+    }
+}
+
+static OTF2_StringRef
+def_string (DefCtx *c, const char *s)
+{
+  gpointer id;
+  if (g_hash_table_lookup_extended (c->strings, s, NULL, &id))
+    return GPOINTER_TO_UINT (id);
+  OTF2_StringRef ref = g_hash_table_size (c->strings);
+  def_check (c, OTF2_GlobalDefWriter_WriteString (c->gdw, ref, s), "String definition");
+  g_hash_table_insert (c->strings, g_strdup (s), GUINT_TO_POINTER (ref));
+  return ref;
+}
+
+static void
+def_group (DefCtx *c, guint32 id, const char *name, OTF2_GroupType type, GArray *members)
+{
+  g_autofree guint64 *m = g_new (guint64, members->len);
+  for (guint i = 0; i < members->len; i++)
+    m[i] = g_array_index (members, guint32, i);
+  def_check (c, OTF2_GlobalDefWriter_WriteGroup (c->gdw, id, def_string (c, name), type,
+                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                                 members->len, m),
+             "Group definition");
+}
+
+/* The clock, the one paradigm, one machine and a process and a location per rank. */
+static void
+write_system (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
+{
+  def_check (c, OTF2_GlobalDefWriter_WriteClockProperties (c->gdw, (guint64) TS_TICKS_PER_SECOND,
+                                                           0, w->max_tick,
+                                                           OTF2_UNDEFINED_TIMESTAMP),
+             "ClockProperties definition");
+  def_check (c, OTF2_GlobalDefWriter_WriteParadigm (c->gdw, OTF2_PARADIGM_MPI,
+                                                    def_string (c, "MPI"),
+                                                    OTF2_PARADIGM_CLASS_PROCESS),
+             "Paradigm definition");
+  def_check (c, OTF2_GlobalDefWriter_WriteSystemTreeNode (c->gdw, 0, def_string (c, "tracesim"),
+                                                          def_string (c, "machine"),
+                                                          OTF2_UNDEFINED_SYSTEM_TREE_NODE),
+             "SystemTreeNode definition");
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("MPI Rank %u", r);
+      def_check (c, OTF2_GlobalDefWriter_WriteLocationGroup (c->gdw, r, def_string (c, name),
+                                                             OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                             OTF2_UNDEFINED_LOCATION_GROUP),
+                 "LocationGroup definition");
+    }
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank %u", r);
+      def_check (c, OTF2_GlobalDefWriter_WriteLocation (c->gdw, r, def_string (c, name),
+                                                        OTF2_LOCATION_TYPE_CPU_THREAD,
+                                                        n_events[r], r),
+                 "Location definition");
+    }
+}
+
+static void
+write_regions (TsArchiveWriter *w, DefCtx *c)
+{
+  OTF2_StringRef empty = def_string (c, "");
+  for (guint id = 0; id < w->regions->len; id++)
+    {
+      TsRegionDef *r = g_ptr_array_index (w->regions, id);
+      gboolean mpi = r->kind == TS_REGION_MPI;
+      OTF2_RegionRole role = mpi && g_str_has_prefix (r->name, "MPI_")
+        ? mpi_region_role (r->name) : OTF2_REGION_ROLE_FUNCTION;
+      OTF2_StringRef name = def_string (c, r->name);
+      def_check (c, OTF2_GlobalDefWriter_WriteRegion (c->gdw, id, name, name, empty, role,
+                                                      mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
+                                                      OTF2_REGION_FLAG_NONE, empty, 0, 0),
+                 "Region definition");
+    }
+}
+
+/* As Score-P does: group 0 lists the locations in rank order, and each
+ * communicator's COMM_GROUP lists world ranks, i.e. indexes into group 0. */
+static void
+write_comms (TsArchiveWriter *w, DefCtx *c)
+{
+  TsCommDef *world = g_ptr_array_index (w->comms, 0);
+  def_group (c, 0, "MPI locations", OTF2_GROUP_TYPE_COMM_LOCATIONS, world->members);
+  for (guint id = 0; id < w->comms->len; id++)
+    {
+      TsCommDef *comm = g_ptr_array_index (w->comms, id);
+      def_group (c, id + 1, comm->name, OTF2_GROUP_TYPE_COMM_GROUP, comm->members);
+    }
+  for (guint id = 0; id < w->comms->len; id++)
+    {
+      TsCommDef *comm = g_ptr_array_index (w->comms, id);
+      def_check (c, OTF2_GlobalDefWriter_WriteComm (c->gdw, id, def_string (c, comm->name), id + 1,
+                                                    id == 0 ? OTF2_UNDEFINED_COMM : 0,
+                                                    OTF2_COMM_FLAG_NONE),
+                 "Comm definition");
+    }
+}
+
+/* The partitioned events' parameters and attributes (model/partitioned.h) and
+ * the metrics. */
+static void
+write_parameters_and_metrics (TsArchiveWriter *w, DefCtx *c)
+{
+  OTF2_StringRef empty = def_string (c, "");
+  for (guint e = 0; w->uses_partitioned && e < TS_P_N_EVENTS; e++)
+    def_check (c, OTF2_GlobalDefWriter_WriteParameter (c->gdw, e,
+                                                       def_string (c, ts_partitioned_event_name (e)),
+                                                       OTF2_PARAMETER_TYPE_UINT64),
+               "Parameter definition");
+  for (guint a = 0; w->uses_partitioned && a < TS_PA_N_ATTRIBUTES; a++)
+    def_check (c, OTF2_GlobalDefWriter_WriteAttribute (c->gdw, a,
+                                                       def_string (c, ts_partitioned_attribute_name (a)),
+                                                       empty, ts_partitioned_attribute_type (a)),
+               "Attribute definition");
+  for (guint id = 0; id < w->metrics->len; id++)
+    {
+      TsMetricDef *m = g_ptr_array_index (w->metrics, id);
+      def_check (c, OTF2_GlobalDefWriter_WriteMetricMember (c->gdw, id, def_string (c, m->name),
+                                                            empty, OTF2_METRIC_TYPE_USER,
+                                                            OTF2_METRIC_ACCUMULATED_START,
+                                                            OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL,
+                                                            0, def_string (c, m->unit)),
+                 "MetricMember definition");
+    }
+  for (guint id = 0; id < w->metrics->len; id++)
+    {
+      OTF2_MetricMemberRef member = id;
+      def_check (c, OTF2_GlobalDefWriter_WriteMetricClass (c->gdw, id, 1, &member,
+                                                           OTF2_METRIC_ASYNCHRONOUS,
+                                                           OTF2_RECORDER_KIND_CPU),
+                 "MetricClass definition");
+    }
+}
+
+gboolean
+ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir,
+                              const guint64 *n_events, GError **error)
+{
+  if (ts_archive_otf2_failed (OTF2_Archive_OpenDefFiles (archive), error, dir,
+                              "OTF2_Archive_OpenDefFiles"))
+    return FALSE;
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (archive, r);
+      if (!dw)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "%s: cannot create the definition writer of rank %u", dir, r);
+          return FALSE;
+        }
+      if (ts_archive_otf2_failed (OTF2_Archive_CloseDefWriter (archive, dw), error, dir,
+                       "OTF2_Archive_CloseDefWriter"))
+        return FALSE;
+    }
+  if (ts_archive_otf2_failed (OTF2_Archive_CloseDefFiles (archive), error, dir,
+                   "OTF2_Archive_CloseDefFiles"))
+    return FALSE;
+
+  DefCtx c = { .gdw = OTF2_Archive_GetGlobalDefWriter (archive), .status = OTF2_SUCCESS };
+  if (!c.gdw)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "%s: cannot create the global definition writer", dir);
+      return FALSE;
+    }
+  c.strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  write_system (w, n_events, &c);
+  write_regions (w, &c);
+  write_comms (w, &c);
+  write_parameters_and_metrics (w, &c);
+  g_hash_table_unref (c.strings);
+  return !ts_archive_otf2_failed (c.status, error, dir, c.failed);
+}

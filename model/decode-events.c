@@ -1,0 +1,708 @@
+/* OTF2 events of one rank become actions: the callbacks the decoder
+ * (decode.c) registers for every location, the queue of converted actions
+ * they fill, the requests whose envelope a later event completes, and the
+ * compute between calls. Partitioned records: decode-partitioned.c. */
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-stream"
+
+#include "model/decode-private.h"
+
+#include <math.h>
+#include <string.h>
+
+
+guint
+ts_size_class (guint64 bytes)
+{
+  /* g_bit_nth_msf() loops over the bits; this runs for every MPI call. */
+  return bytes == 0 ? 0 : 64 - (guint) __builtin_clzll (bytes);
+}
+
+/* ---- the pending queue -------------------------------------------------- */
+
+static TsAction *
+push (TsRankDecoder *s, TsActionKind kind, double time)
+{
+  TsAction a = { 0 };
+  a.kind = kind;
+  a.time = time;
+  a.region = NO_REGION;
+  g_array_append_val (s->pending, a);
+  s->stats.actions++;
+  return &g_array_index (s->pending, TsAction, s->pending->len - 1);
+}
+
+static guint64
+last_seq (TsRankDecoder *s)
+{
+  return s->base + s->pending->len - 1;
+}
+
+static TsAction *
+action_at (TsRankDecoder *s, guint64 seq)
+{
+  g_assert (seq >= s->base && seq < s->base + s->pending->len);
+  return &g_array_index (s->pending, TsAction, seq - s->base);
+}
+
+static double
+to_seconds (TsRankDecoder *s, OTF2_TimeStamp t)
+{
+  const TsTrace *tr = s->source->trace;
+  return (double) (t - tr->global_offset) / (double) tr->timer_resolution
+         + s->options.clock_offset;
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static void recompute_first_unresolved (TsRankDecoder *s);
+static void give_up (TsRankDecoder *s, Request *r);
+static void resolve_by_inference (TsRankDecoder *s, Request *r);
+
+static void
+request_forget (TsRankDecoder *s, Request *r)
+{
+  g_queue_remove (&s->outstanding, r);
+  g_hash_table_remove (s->requests, &r->req);
+}
+
+static Request *
+request_post (TsRankDecoder *s, guint64 req, gboolean is_recv)
+{
+  /* Tracers that record the address of the MPI_Request reuse ids: a new post
+   * on a live id means the old request completed unseen (e.g. in a test). */
+  Request *old = g_hash_table_lookup (s->requests, &req);
+  if (old)
+    {
+      /* It completed by now (HPCC's MPI_Testany loops complete irecvs this
+       * way): it took a message sent before now, which inference finds. */
+      if (old->is_recv && !old->resolved)
+        resolve_by_inference (s, old);
+      else if (!old->resolved)
+        give_up (s, old);
+      request_forget (s, old);
+    }
+  Request *r = g_new0 (Request, 1);
+  r->req = req;
+  r->is_recv = is_recv;
+  r->resolved = !is_recv;
+  g_hash_table_insert (s->requests, &r->req, r);
+  g_queue_push_tail (&s->outstanding, r);
+  return r;
+}
+
+static void
+recompute_first_unresolved (TsRankDecoder *s)
+{
+  s->first_unresolved = G_MAXUINT64;
+  for (GList *l = s->outstanding.head; l; l = l->next)
+    {
+      Request *r = l->data;
+      if (!r->resolved && r->seq < s->first_unresolved)
+        s->first_unresolved = r->seq;
+    }
+}
+
+/* An unresolved receive completes without telling its envelope: take the next
+ * inferred one, or give up on it (replayed as nothing, reported missing). */
+static void
+resolve_by_inference (TsRankDecoder *s, Request *r)
+{
+  TsAction *a = action_at (s, r->seq);
+  const GArray *inf = s->options.inferred;
+  if (s->options.unresolved_deadlines)
+    g_array_append_val (s->options.unresolved_deadlines, s->now);
+  const TsEnvelope *e = NULL;
+  if (inf && s->inferred_next < inf->len)
+    e = &g_array_index (inf, TsEnvelope, s->inferred_next++);
+  if (e && e->peer != TS_NO_RANK)
+    {
+      a->peer = e->peer;
+      a->comm = e->comm;
+      a->tag = e->tag;
+      a->bytes = e->bytes;
+      a->flags |= TS_ACTION_INFERRED;
+    }
+  else
+    a->flags |= TS_ACTION_MISSING;
+  r->resolved = TRUE;
+  s->n_unresolved--;
+  if (r->seq == s->first_unresolved)
+    recompute_first_unresolved (s);
+}
+
+/* A request whose details never came (a non-blocking collective completed
+ * unseen): replayed as nothing, reported missing. */
+static void
+give_up (TsRankDecoder *s, Request *r)
+{
+  action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
+  r->resolved = TRUE;
+  s->n_unresolved--;
+  if (r->seq == s->first_unresolved)
+    recompute_first_unresolved (s);
+}
+
+static void
+emit_wait (TsRankDecoder *s, Request *r, double time, guint8 flags)
+{
+  if (r->is_recv && !r->resolved)
+    resolve_by_inference (s, r);
+  else if (!r->resolved)
+    give_up (s, r);
+  TsAction *w = push (s, TS_ACTION_WAIT, time);
+  w->req = r->req;
+  w->flags = flags;
+  w->call = s->call;
+  if (s->call_first_seq == G_MAXUINT64)
+    s->call_first_seq = last_seq (s);
+  request_forget (s, r);
+}
+
+/* ---- compute and calls --------------------------------------------------- */
+
+static void
+account_gap (TsRankDecoder *s, double now)
+{
+  if (!s->started)
+    {
+      s->started = TRUE;
+      s->last_time = now;
+      return;
+    }
+  if (s->call != NO_REGION)
+    return;
+  double gap = now - s->last_time;
+  if (gap > 0)
+    {
+      TsAction *a = push (s, TS_ACTION_COMPUTE, s->last_time);
+      a->seconds = gap;
+      a->region = s->user_region;
+    }
+  if (now > s->last_time)
+    s->last_time = now;
+}
+
+TsAction *
+ts_decode_call_action (TsRankDecoder *s, TsActionKind kind)
+{
+  TsAction *a = push (s, kind, s->call != NO_REGION ? s->call_enter : s->last_time);
+  a->call = s->call;
+  if (s->call != NO_REGION && s->call_first_seq == G_MAXUINT64)
+    s->call_first_seq = last_seq (s);
+  return a;
+}
+
+/* What happened inside a call that recorded no completion, per call kind. */
+static void
+infer_completions (TsRankDecoder *s, TsCallKind kind, double time)
+{
+  if (s->outstanding.length == 0)
+    return;
+  if (kind == TS_CALL_WAITALL)
+    {
+      while (s->outstanding.length > 0)
+        emit_wait (s, g_queue_peek_head (&s->outstanding), time, TS_ACTION_INFERRED);
+      return;
+    }
+  /* Wait/Waitany/Waitsome complete at least one request: the oldest receive
+   * (the call the program blocks on for data), else the oldest send. */
+  Request *pick = NULL;
+  for (GList *l = s->outstanding.head; l && !pick; l = l->next)
+    if (((Request *) l->data)->is_recv)
+      pick = l->data;
+  emit_wait (s, pick ? pick : g_queue_peek_head (&s->outstanding), time, TS_ACTION_INFERRED);
+}
+
+static void
+end_call (TsRankDecoder *s, double leave)
+{
+  TsCallKind kind = ts_trace_region_call (s->source->trace, s->call);
+  double duration = leave - s->call_enter;
+  int info = TS_INFO_RECORDED;
+
+  if (s->call_first_seq == G_MAXUINT64 && !s->call_completed
+      && (kind == TS_CALL_WAIT || kind == TS_CALL_WAITALL || kind == TS_CALL_WAITANY
+          || kind == TS_CALL_WAITSOME))
+    {
+      infer_completions (s, kind, s->call_enter);
+      if (s->call_first_seq != G_MAXUINT64)
+        info = TS_INFO_INFERRED;
+    }
+
+  if (s->call_first_seq == G_MAXUINT64)
+    {
+      /* Nothing to replay inside: the call costs what it took. Calls that must
+       * have moved data but show none (EZTrace's MPI_Sendrecv) are missing. */
+      gboolean missing = kind != TS_CALL_LOCAL && kind != TS_CALL_TEST && kind != TS_CALL_USER
+                         && kind != TS_CALL_WAIT && kind != TS_CALL_WAITALL
+                         && kind != TS_CALL_WAITANY && kind != TS_CALL_WAITSOME;
+      if (duration > 0)
+        {
+          TsAction *a = push (s, TS_ACTION_COMPUTE, s->call_enter);
+          a->seconds = duration;
+          a->region = s->call;
+          a->call = s->call;
+          if (missing)
+            a->flags |= TS_ACTION_MISSING;
+        }
+      if (missing)
+        info = TS_INFO_MISSING;
+    }
+  else
+    {
+      for (guint64 q = s->call_first_seq; q <= last_seq (s) && info == TS_INFO_RECORDED; q++)
+        if (action_at (s, q)->flags & TS_ACTION_INFERRED)
+          info = TS_INFO_INFERRED;
+      /* Marked even without costs: a spooled stream gets them on reading. */
+      TsAction *first = action_at (s, s->call_first_seq);
+      first->flags |= TS_ACTION_CALL_FIRST;
+      first->size_class = (guint8) ts_size_class (s->call_bytes);
+      if (s->options.call_costs)
+        first->seconds = s->options.call_costs[kind * TS_N_SIZE_CLASSES + first->size_class];
+    }
+
+  s->stats.calls[info]++;
+  s->stats.call_seconds[info] += duration;
+  s->call = NO_REGION;
+  s->last_time = leave;
+}
+
+/* ---- OTF2 callbacks ------------------------------------------------------ */
+
+static gint
+region_of_ref (TsRankDecoder *s, OTF2_RegionRef ref)
+{
+  guint slot = ref % REGION_CACHE_SIZE;
+  if (s->region_cache[slot].ref != ref)
+    {
+      s->region_cache[slot].ref = ref;
+      s->region_cache[slot].region = ts_trace_region_of_ref (s->source->trace, ref);
+    }
+  return s->region_cache[slot].region;
+}
+
+TsRankDecoder *
+ts_decode_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, double *seconds)
+{
+  TsRankDecoder *s = ud;
+  s->position = pos;
+  s->stats.events++;
+  *seconds = to_seconds (s, t);
+  s->now = *seconds;
+  if (*seconds < s->stats.first_time)
+    s->stats.first_time = *seconds;
+  if (*seconds > s->stats.last_time)
+    s->stats.last_time = *seconds;
+  return s;
+}
+
+OTF2_CallbackCode
+ts_decode_fail (TsRankDecoder *s, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS, "%s: rank %u, event %"
+               G_GUINT64_FORMAT ": %s", s->source->trace->path, s->rank, s->position, msg);
+  return OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode
+on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs, OTF2_RegionRef ref)
+{
+  double now;
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  gint region = region_of_ref (s, ref);
+  if (region < 0)
+    return ts_decode_fail (s, "ENTER of undefined region %u", (guint) ref);
+
+  account_gap (s, now);
+  TsCallKind kind = ts_trace_region_call (s->source->trace, region);
+  if (kind != TS_CALL_USER && s->call == NO_REGION)
+    {
+      s->call = region;
+      s->call_depth = s->stack->len;
+      s->call_enter = now;
+      s->call_first_seq = G_MAXUINT64;
+      s->call_bytes = 0;
+      s->call_completed = FALSE;
+    }
+  else if (kind == TS_CALL_USER && s->call == NO_REGION)
+    s->user_region = region;
+  guint32 r = region;
+  g_array_append_val (s->stack, r);
+  TsAction *a = push (s, TS_ACTION_ENTER, now);
+  a->region = region;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static void
+refresh_user_region (TsRankDecoder *s)
+{
+  s->user_region = NO_REGION;
+  for (guint i = s->stack->len; i > 0; i--)
+    {
+      guint32 r = g_array_index (s->stack, guint32, i - 1);
+      if (ts_trace_region_call (s->source->trace, r) == TS_CALL_USER)
+        {
+          s->user_region = r;
+          return;
+        }
+    }
+}
+
+static OTF2_CallbackCode
+on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs, OTF2_RegionRef ref)
+{
+  double now;
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  gint region = region_of_ref (s, ref);
+  if (region < 0)
+    return ts_decode_fail (s, "LEAVE of undefined region %u", (guint) ref);
+
+  /* Find the region on the stack. EZTrace ends ranks with crossed regions
+   * (LEAVE Working inside "EZTrace finalize"): close what lies above it. A
+   * LEAVE of a region that is not open at all is ignored. */
+  guint depth = s->stack->len;
+  while (depth > 0 && g_array_index (s->stack, guint32, depth - 1) != (guint32) region)
+    depth--;
+  if (depth == 0)
+    return OTF2_CALLBACK_SUCCESS;
+
+  account_gap (s, now);
+  double call_seconds = 0;
+  if (s->call != NO_REGION && depth - 1 <= s->call_depth)
+    {
+      end_call (s, now);
+      if (s->call_first_seq != G_MAXUINT64)
+        call_seconds = now - s->call_enter;
+    }
+  g_array_set_size (s->stack, depth - 1);
+  refresh_user_region (s);
+  TsAction *a = push (s, TS_ACTION_LEAVE, now);
+  a->region = region;
+  /* The LEAVE of an MPI call that replays actions carries the call's
+   * recorded duration: the replay charges what waiting and transfer do not
+   * explain (sim/actions.c, charge_call_cost). */
+  a->seconds = call_seconds;
+  if (now > s->last_time)
+    s->last_time = now;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Peer @peer of @comm exists? MPI_PROC_NULL and garbage peers do not. */
+gboolean
+ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer)
+{
+  return peer < ts_trace_comm_size (s->source->trace, comm);
+}
+
+gint
+ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref)
+{
+  gint c = ts_trace_comm_of_ref (s->source->trace, ref);
+  if (c < 0)
+    ts_decode_fail (s, "undefined communicator %u", (guint) ref);
+  return c;
+}
+
+static OTF2_CallbackCode
+p2p (TsRankDecoder *s, TsActionKind kind, uint32_t peer, OTF2_CommRef ref, uint32_t tag,
+     uint64_t bytes, uint64_t req)
+{
+  gint comm = ts_decode_comm_index (s, ref);
+  if (comm < 0)
+    return OTF2_CALLBACK_INTERRUPT;
+  s->call_bytes = MAX (s->call_bytes, bytes);
+  if (!ts_decode_peer_valid (s, comm, peer))
+    return OTF2_CALLBACK_SUCCESS; /* MPI_PROC_NULL: nothing happens */
+  TsAction *a = ts_decode_call_action (s, kind);
+  a->peer = peer;
+  a->comm = comm;
+  a->tag = (gint32) tag;
+  a->bytes = bytes;
+  a->req = req;
+  if (kind == TS_ACTION_ISEND)
+    request_post (s, req, FALSE);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_send (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+         OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
+{
+  double now;
+  return p2p (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_SEND, peer, comm, tag, bytes, 0);
+}
+
+static OTF2_CallbackCode
+on_recv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+         OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
+{
+  double now;
+  return p2p (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_RECV, peer, comm, tag, bytes, 0);
+}
+
+static OTF2_CallbackCode
+on_isend (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+          uint64_t bytes, uint64_t req)
+{
+  double now;
+  return p2p (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_ISEND, peer, comm, tag, bytes, req);
+}
+
+static OTF2_CallbackCode
+on_isend_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                   OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  Request *r = g_hash_table_lookup (s->requests, &req);
+  if (r)
+    emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Post a request whose details come later (an EZTrace receive's envelope, a
+ * non-blocking collective's operation): the actions from it on are held. */
+static void
+post_held (TsRankDecoder *s, TsActionKind kind, guint64 req)
+{
+  TsAction *a = ts_decode_call_action (s, kind);
+  a->req = req;
+  a->peer = TS_NO_RANK;
+  Request *r = request_post (s, req, kind == TS_ACTION_IRECV);
+  r->is_coll = kind == TS_ACTION_ICOLLECTIVE;
+  r->resolved = FALSE;
+  r->seq = last_seq (s);
+  if (s->n_unresolved++ == 0)
+    s->first_unresolved = r->seq;
+}
+
+static OTF2_CallbackCode
+on_irecv_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                  OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  post_held (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_IRECV, req);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef ref, uint32_t tag,
+          uint64_t bytes, uint64_t req)
+{
+  double now;
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  gint comm = ts_decode_comm_index (s, ref);
+  if (comm < 0)
+    return OTF2_CALLBACK_INTERRUPT;
+  s->call_bytes = MAX (s->call_bytes, bytes);
+  Request *r = g_hash_table_lookup (s->requests, &req);
+  if (!r || !r->is_recv)
+    {
+      /* A completion without a visible request: post and complete it here. */
+      if (!ts_decode_peer_valid (s, comm, peer))
+        return OTF2_CALLBACK_SUCCESS;
+      TsAction *a = ts_decode_call_action (s, TS_ACTION_IRECV);
+      a->peer = peer;
+      a->comm = comm;
+      a->tag = (gint32) tag;
+      a->bytes = bytes;
+      a->req = req;
+      r = request_post (s, req, TRUE);
+      r->seq = last_seq (s);
+      r->resolved = TRUE;
+    }
+  else if (!r->resolved)
+    {
+      TsAction *a = action_at (s, r->seq);
+      if (ts_decode_peer_valid (s, comm, peer))
+        {
+          a->peer = peer;
+          a->comm = comm;
+          a->tag = (gint32) tag;
+          a->bytes = bytes;
+        }
+      else
+        a->flags |= TS_ACTION_MISSING; /* receive from MPI_PROC_NULL: nothing to wait for */
+      r->resolved = TRUE;
+      s->n_unresolved--;
+      if (r->seq == s->first_unresolved)
+        recompute_first_unresolved (s);
+    }
+  emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_request_test (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                 OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  if (g_hash_table_contains (s->requests, &req))
+    {
+      TsAction *a = ts_decode_call_action (s, TS_ACTION_TEST);
+      a->req = req;
+      a->time = now;
+    }
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_request_cancelled (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                      OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  /* The wait or test it happens in completed this request: nothing to infer. */
+  s->call_completed = TRUE;
+  Request *r = g_hash_table_lookup (s->requests, &req);
+  if (r)
+    {
+      if (r->is_recv)
+        {
+          if (!r->resolved)
+            {
+              /* Still held: the receive can be dropped. A resolved one was
+               * handed out already and stays posted (see doc/architecture.md). */
+              action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
+              r->resolved = TRUE;
+              s->n_unresolved--;
+              if (r->seq == s->first_unresolved)
+                recompute_first_unresolved (s);
+            }
+        }
+      request_forget (s, r);
+    }
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static void
+fill_collective (TsRankDecoder *s, TsAction *a, TsCollectiveOp op, guint32 comm, uint32_t root,
+                 uint64_t sent, uint64_t received)
+{
+  a->op = op;
+  a->comm = comm;
+  a->peer = root == OTF2_UNDEFINED_UINT32 || !ts_decode_peer_valid (s, comm, root) ? TS_NO_RANK
+                                                                          : (gint32) root;
+  a->bytes = sent;
+  a->bytes_recv = received;
+  s->call_bytes = MAX (sent, received);
+}
+
+static OTF2_CallbackCode
+on_collective_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                   OTF2_AttributeList *attrs, OTF2_CollectiveOp otf2_op, OTF2_CommRef ref,
+                   uint32_t root, uint64_t sent, uint64_t received)
+{
+  double now;
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  TsCollectiveOp op;
+  if (!ts_collective_from_otf2 (otf2_op, &op))
+    return OTF2_CALLBACK_SUCCESS; /* replayed as the time the call took */
+  gint comm = ts_decode_comm_index (s, ref);
+  if (comm < 0)
+    return OTF2_CALLBACK_INTERRUPT;
+  fill_collective (s, ts_decode_call_action (s, TS_ACTION_COLLECTIVE), op, comm, root, sent, received);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Non-blocking collectives: the request holds the actions after it until the
+ * completion tells the operation, as an EZTrace receive does for its envelope. */
+static OTF2_CallbackCode
+on_nbc_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                OTF2_AttributeList *attrs, uint64_t req)
+{
+  double now;
+  post_held (ts_decode_of (ud, loc, pos, t, &now), TS_ACTION_ICOLLECTIVE, req);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_nbc_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                 OTF2_AttributeList *attrs, OTF2_CollectiveOp otf2_op, OTF2_CommRef ref,
+                 uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+{
+  double now;
+  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
+  gint comm = ts_decode_comm_index (s, ref);
+  if (comm < 0)
+    return OTF2_CALLBACK_INTERRUPT;
+  TsCollectiveOp op;
+  gboolean modelled = ts_collective_from_otf2 (otf2_op, &op);
+  Request *r = g_hash_table_lookup (s->requests, &req);
+  if (!r || !r->is_coll || r->resolved)
+    return OTF2_CALLBACK_SUCCESS; /* no request seen: nothing to replay */
+  TsAction *a = action_at (s, r->seq);
+  if (modelled)
+    {
+      fill_collective (s, a, op, comm, root, sent, received);
+      r->resolved = TRUE;
+      s->n_unresolved--;
+      if (r->seq == s->first_unresolved)
+        recompute_first_unresolved (s);
+    }
+  else
+    give_up (s, r);
+  emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_other (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *attrs)
+{
+  double now;
+  ts_decode_of (ud, loc, pos, t, &now);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+void
+ts_decode_finish (TsRankDecoder *s)
+{
+  /* Receives still unresolved at the end never completed in the trace. */
+  for (GList *l = s->outstanding.head; l; l = l->next)
+    {
+      Request *r = l->data;
+      if (!r->resolved)
+        {
+          action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
+          r->resolved = TRUE;
+        }
+    }
+  s->n_unresolved = 0;
+  s->first_unresolved = G_MAXUINT64;
+  s->call = NO_REGION; /* a call still open at the end never finished */
+  s->eof = TRUE;
+}
+
+OTF2_EvtReaderCallbacks *
+ts_decode_callbacks_new (void)
+{
+  OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New ();
+  OTF2_EvtReaderCallbacks_SetEnterCallback (cb, on_enter);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback (cb, on_leave);
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback (cb, on_send);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback (cb, on_recv);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback (cb, on_isend);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback (cb, on_isend_complete);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback (cb, on_irecv_request);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback (cb, on_irecv);
+  OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback (cb, on_request_test);
+  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback (cb, on_request_cancelled);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback (cb, on_other);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback (cb, on_collective_end);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback (cb, on_nbc_request);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback (cb, on_nbc_complete);
+  OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback (cb, ts_stream_on_parameter_uint);
+  return cb;
+}
