@@ -443,7 +443,7 @@ on_partitioned (Analysis *an, Cursor *cu, const TsAction *a)
 {
   if (a->kind == TS_ACTION_PINIT)
     {
-      gboolean send = a->op == 0;
+      gboolean send = a->direction == TS_PARTITIONED_SEND;
       guint peer = ts_trace_comm_world_rank (an->trace, a->comm, cu->rank, a->peer);
       TsPartitionedKey key = { { send ? cu->rank : peer, send ? peer : cu->rank, a->comm, a->tag }, 0 };
       struct { TsChannel c; gboolean send; } side = { key.channel, send };

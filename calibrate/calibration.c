@@ -257,8 +257,9 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
         case TS_ACTION_PINIT:
           {
             guint peer = ts_trace_comm_world_rank (trace, a.comm, rank, a.peer);
-            PInit pi = { { a.op == 0 ? rank : peer, a.op == 0 ? peer : rank, a.comm, a.tag },
-                         a.op == 0, (guint32) a.bytes_recv, a.bytes, rank };
+            gboolean send = a.direction == TS_PARTITIONED_SEND;
+            PInit pi = { { send ? rank : peer, send ? peer : rank, a.comm, a.tag },
+                         send, (guint32) a.partitions, a.bytes, rank };
             g_array_append_val (scan->pinits, pi);
           }
           break;

@@ -121,7 +121,8 @@ ts_collective_to_otf2 (TsCollectiveOp op)
 
 /* The printed fields, in order. Each knows how to print and parse itself, so
  * that printer and parser share one description. */
-typedef enum { FIELD_U8, FIELD_U32, FIELD_I32, FIELD_U64, FIELD_DOUBLE, FIELD_OP } FieldType;
+typedef enum { FIELD_U8, FIELD_U32, FIELD_I32, FIELD_U64, FIELD_DOUBLE, FIELD_OP,
+               FIELD_DIRECTION } FieldType;
 
 static const struct {
   const char *key;
@@ -129,19 +130,44 @@ static const struct {
   gsize offset;
 } field_table[] = {
   { "op",         FIELD_OP,     G_STRUCT_OFFSET (TsAction, op) },
+  { "direction",  FIELD_DIRECTION, G_STRUCT_OFFSET (TsAction, direction) },
   { "region",     FIELD_U32,    G_STRUCT_OFFSET (TsAction, region) },
   { "peer",       FIELD_I32,    G_STRUCT_OFFSET (TsAction, peer) },
+  { "partition",  FIELD_I32,    G_STRUCT_OFFSET (TsAction, partition) },
   { "comm",       FIELD_U32,    G_STRUCT_OFFSET (TsAction, comm) },
   { "tag",        FIELD_I32,    G_STRUCT_OFFSET (TsAction, tag) },
   { "call",       FIELD_U32,    G_STRUCT_OFFSET (TsAction, call) },
   { "bytes",      FIELD_U64,    G_STRUCT_OFFSET (TsAction, bytes) },
   { "bytes_recv", FIELD_U64,    G_STRUCT_OFFSET (TsAction, bytes_recv) },
+  { "partitions", FIELD_U64,    G_STRUCT_OFFSET (TsAction, partitions) },
   { "req",        FIELD_U64,    G_STRUCT_OFFSET (TsAction, req) },
   { "flags",      FIELD_U8,     G_STRUCT_OFFSET (TsAction, flags) },
   { "size_class", FIELD_U8,     G_STRUCT_OFFSET (TsAction, size_class) },
   { "time",       FIELD_DOUBLE, G_STRUCT_OFFSET (TsAction, time) },
   { "seconds",    FIELD_DOUBLE, G_STRUCT_OFFSET (TsAction, seconds) },
 };
+
+/* Whether field @key means something for @kind: the fields that share
+ * storage (TsAction's unions) each belong to their own kinds. */
+static gboolean
+field_applies (const char *key, guint8 kind)
+{
+  gboolean collective = kind == TS_ACTION_COLLECTIVE || kind == TS_ACTION_ICOLLECTIVE;
+  gboolean pinit = kind == TS_ACTION_PINIT;
+  gboolean partition = kind == TS_ACTION_PREADY || kind == TS_ACTION_PARRIVED
+                       || kind == TS_ACTION_PTESTED;
+  if (strcmp (key, "op") == 0)
+    return collective;
+  if (strcmp (key, "direction") == 0 || strcmp (key, "partitions") == 0)
+    return pinit;
+  if (strcmp (key, "bytes_recv") == 0)
+    return !pinit;
+  if (strcmp (key, "partition") == 0)
+    return partition;
+  if (strcmp (key, "peer") == 0)
+    return !partition;
+  return TRUE;
+}
 
 void
 ts_action_print (const TsAction *action, GString *out)
@@ -152,11 +178,16 @@ ts_action_print (const TsAction *action, GString *out)
   for (guint i = 0; i < G_N_ELEMENTS (field_table); i++)
     {
       const char *p = base + field_table[i].offset;
+      if (!field_applies (field_table[i].key, action->kind))
+        continue;
       switch (field_table[i].type)
         {
         case FIELD_OP:
-          if (action->kind == TS_ACTION_COLLECTIVE || action->kind == TS_ACTION_ICOLLECTIVE)
-            g_string_append_printf (out, " op=%s", ts_collective_name (action->op));
+          g_string_append_printf (out, " op=%s", ts_collective_name (action->op));
+          break;
+        case FIELD_DIRECTION:
+          g_string_append_printf (out, " direction=%s",
+                                  action->direction == TS_PARTITIONED_SEND ? "send" : "recv");
           break;
         case FIELD_U8:
         case FIELD_U32:
@@ -207,8 +238,21 @@ parse_field (TsAction *action, const char *key, const char *value, GError **erro
         continue;
       char *p = base + field_table[i].offset;
       char *end = NULL;
+      if (!field_applies (key, action->kind))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "'%s' means nothing for a %s action", key,
+                       ts_action_kind_name (action->kind));
+          return FALSE;
+        }
       switch (field_table[i].type)
         {
+        case FIELD_DIRECTION:
+          if (strcmp (value, "send") != 0 && strcmp (value, "recv") != 0)
+            break;
+          action->direction = strcmp (value, "send") == 0 ? TS_PARTITIONED_SEND
+                                                           : TS_PARTITIONED_RECV;
+          return TRUE;
         case FIELD_OP:
           {
             TsCollectiveOp op;

@@ -45,18 +45,36 @@ enum {
   TS_ACTION_CALL_FIRST = 1u << 3,
 };
 
+/* The side of a partitioned request (TsAction.direction of a PINIT). */
+typedef enum {
+  TS_PARTITIONED_SEND = 0,
+  TS_PARTITIONED_RECV = 1,
+} TsPartitionedDirection;
+
+/* One action. Fields a kind does not use are 0; where two kinds give a
+ * field different meanings, the union names each. */
 typedef struct {
   guint8 kind;      /* TsActionKind */
-  guint8 op;        /* TsCollectiveOp, for COLLECTIVE */
+  union {
+    guint8 op;        /* COLLECTIVE, ICOLLECTIVE: TsCollectiveOp */
+    guint8 direction; /* PINIT: TsPartitionedDirection */
+  };
   guint8 flags;
   guint8 size_class; /* first action of an MPI call: size class of the call's message */
   guint32 region;   /* ENTER/LEAVE/COMPUTE: region index in the trace */
-  gint32 peer;      /* SEND/RECV/...: peer rank within comm; COLLECTIVE: root */
+  union {
+    gint32 peer;      /* SEND/RECV/ISEND/IRECV/PINIT: peer rank within comm;
+                       * COLLECTIVE: root (TS_NO_RANK for none) */
+    gint32 partition; /* PREADY, PARRIVED, PTESTED: the partition */
+  };
   guint32 comm;     /* communicator index in the trace */
   gint32 tag;
   guint32 call;     /* index of the MPI call region the action belongs to */
-  guint64 bytes;    /* point-to-point size; COLLECTIVE: bytes sent */
-  guint64 bytes_recv; /* COLLECTIVE: bytes received */
+  guint64 bytes;    /* point-to-point size; COLLECTIVE: bytes sent; PINIT: the whole buffer */
+  union {
+    guint64 bytes_recv; /* COLLECTIVE, ICOLLECTIVE: bytes received */
+    guint64 partitions; /* PINIT: this side's number of partitions */
+  };
   guint64 req;      /* request id (trace-local, unique per outstanding request) */
   double time;      /* original time of the action, seconds, clock-aligned */
   double seconds;   /* COMPUTE: duration; MPI actions: CPU overhead to charge */

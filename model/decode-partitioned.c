@@ -64,12 +64,12 @@ ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t po
       *n = (PartitionedRequest) { e == TS_P_PSEND_INIT, partitions };
       g_hash_table_replace (s->partitioned, g_memdup2 (&req, sizeof req), n);
       TsAction *a = ts_decode_call_action (s, TS_ACTION_PINIT);
-      a->op = e == TS_P_PSEND_INIT ? 0 : 1;
+      a->direction = e == TS_P_PSEND_INIT ? TS_PARTITIONED_SEND : TS_PARTITIONED_RECV;
       a->peer = peer;
       a->comm = comm;
       a->tag = (gint32) tag;
       a->bytes = bytes;
-      a->bytes_recv = partitions;
+      a->partitions = partitions;
       a->req = req;
       return OTF2_CALLBACK_SUCCESS;
     }
@@ -99,7 +99,7 @@ ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t po
     }
   TsAction *a = ts_decode_call_action (s, kind);
   a->req = req;
-  a->peer = (gint32) partition;
+  a->partition = (gint32) partition;
   if (kind == TS_ACTION_PARRIVED || kind == TS_ACTION_PTESTED)
     a->time = now; /* at the end of MPI_Parrived */
   return OTF2_CALLBACK_SUCCESS;

@@ -88,7 +88,7 @@ void
 ts_partitioned_init (TsRank *rk, const TsAction *a)
 {
   const TsTrace *t = rk->sim->trace;
-  gboolean send = a->op == 0;
+  gboolean send = a->direction == TS_PARTITIONED_SEND;
   guint peer = ts_trace_comm_world_rank (t, a->comm, rk->rank, a->peer);
   TsChannel ch = { send ? rk->rank : peer, send ? peer : rk->rank, a->comm, a->tag };
   struct { TsChannel c; gboolean send; } side = { ch, send };
@@ -112,7 +112,7 @@ ts_partitioned_init (TsRank *rk, const TsAction *a)
   pr->comm = a->comm;
   pr->peer_local = a->peer;
   pr->tag = a->tag;
-  pr->own_partitions = (guint32) a->bytes_recv;
+  pr->own_partitions = (guint32) a->partitions;
   g_hash_table_replace (rk->prequests, g_memdup2 (&a->req, sizeof a->req), pr);
   write_event (rk, send ? TS_P_PSEND_INIT : TS_P_PRECV_INIT, pr, a->req, 0);
 }
@@ -151,7 +151,7 @@ void
 ts_partitioned_ready (TsRank *rk, const TsAction *a)
 {
   PRequest *pr = lookup (rk, a->req);
-  guint i = (guint) a->peer;
+  guint i = (guint) a->partition;
   if (!pr || i >= pr->s)
     return;
   ts_rank_flush (rk);
@@ -185,13 +185,13 @@ void
 ts_partitioned_arrived (TsRank *rk, const TsAction *a)
 {
   PRequest *pr = lookup (rk, a->req);
-  if (!pr || (guint) a->peer >= pr->r)
+  if (!pr || (guint) a->partition >= pr->r)
     return;
   ts_rank_flush (rk);
-  guint last, first = ts_partitioned_i ((guint) a->peer, pr->s, pr->r, &last);
+  guint last, first = ts_partitioned_i ((guint) a->partition, pr->s, pr->r, &last);
   for (guint i = first; i <= last; i++)
     await (rk, pr, i);
-  write_event (rk, TS_P_PARRIVED, pr, a->req, (guint32) a->peer);
+  write_event (rk, TS_P_PARRIVED, pr, a->req, (guint32) a->partition);
 }
 
 /* An unsuccessful MPI_Parrived in the trace: in the simulated world the
@@ -200,10 +200,10 @@ void
 ts_partitioned_tested (TsRank *rk, const TsAction *a)
 {
   PRequest *pr = lookup (rk, a->req);
-  if (!pr || (guint) a->peer >= pr->r)
+  if (!pr || (guint) a->partition >= pr->r)
     return;
   ts_rank_flush (rk);
-  guint last, first = ts_partitioned_i ((guint) a->peer, pr->s, pr->r, &last);
+  guint last, first = ts_partitioned_i ((guint) a->partition, pr->s, pr->r, &last);
   gboolean all = TRUE;
   for (guint i = first; i <= last; i++)
     {
@@ -222,7 +222,7 @@ ts_partitioned_tested (TsRank *rk, const TsAction *a)
       else
         all = FALSE;
     }
-  write_event (rk, all ? TS_P_PARRIVED : TS_P_PTESTED, pr, a->req, (guint32) a->peer);
+  write_event (rk, all ? TS_P_PARRIVED : TS_P_PTESTED, pr, a->req, (guint32) a->partition);
 }
 
 /* The wait (or successful test) completing the request: a receive needs

@@ -93,6 +93,50 @@ test_print_parse_round_trip (void **state)
   g_string_free (s, TRUE);
 }
 
+/* Ensure that partitioned actions print and parse under their own field
+ * names (direction, partitions, partition), not under the collective and
+ * point-to-point names they share storage with. */
+static void
+test_partitioned_fields (void **state)
+{
+  TsAction a = { 0 };
+  a.kind = TS_ACTION_PINIT;
+  a.direction = TS_PARTITIONED_RECV;
+  a.peer = 1;
+  a.tag = 7;
+  a.bytes = 1024;
+  a.partitions = 4;
+  a.req = 9;
+  GString *s = g_string_new (NULL);
+  ts_action_print (&a, s);
+  assert_string_equal (s->str, "pinit direction=recv peer=1 tag=7 bytes=1024 partitions=4 req=9");
+  TsAction b;
+  GError *error = NULL;
+  assert_true (ts_action_parse (s->str, &b, &error));
+  assert_memory_equal (&a, &b, sizeof a);
+
+  /* Partition 2 of request 9 is ready. */
+  TsAction r = { 0 };
+  r.kind = TS_ACTION_PREADY;
+  r.partition = 2;
+  r.req = 9;
+  g_string_truncate (s, 0);
+  ts_action_print (&r, s);
+  assert_string_equal (s->str, "pready partition=2 req=9");
+  assert_true (ts_action_parse (s->str, &b, &error));
+  assert_int_equal (b.partition, 2);
+
+  /* The shared names are refused where they mean something else. */
+  assert_false (ts_action_parse ("pready peer=2", &b, &error));
+  assert_non_null (strstr (error->message, "peer"));
+  g_clear_error (&error);
+  assert_false (ts_action_parse ("send partitions=2", &b, &error));
+  g_clear_error (&error);
+  assert_false (ts_action_parse ("pinit direction=sideways", &b, &error));
+  g_clear_error (&error);
+  g_string_free (s, TRUE);
+}
+
 /* Ensure that malformed lines are rejected with a message naming the word. */
 static void
 test_parse_errors (void **state)
@@ -123,6 +167,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_kind_names_round_trip),
+    cmocka_unit_test (test_partitioned_fields),
     cmocka_unit_test (test_replays_flag),
     cmocka_unit_test (test_collectives_otf2),
     cmocka_unit_test (test_collective_empty),
