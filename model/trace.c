@@ -4,56 +4,11 @@
 
 #include "model/trace-private.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 G_DEFINE_QUARK (ts-trace-error-quark, ts_trace_error)
-
-static const struct {
-  const char *name;
-  TsCallKind kind;
-} mpi_call_table[] = {
-#define TS_MPI_CALL(name, kind) { name, TS_CALL_##kind },
-#include "model/mpi_calls.def"
-};
-
-static const char *call_kind_names[] = {
-  "user", "local",
-#define TS_CALL_NAME(k) #k,
-  TS_CALL_KINDS (TS_CALL_NAME)
-#undef TS_CALL_NAME
-};
-
-const char *
-ts_call_kind_name (TsCallKind kind)
-{
-  return (guint) kind < TS_CALL_N_KINDS ? call_kind_names[kind] : "?";
-}
-
-char *
-ts_mpi_name_normalise (const char *name)
-{
-  if (g_ascii_strncasecmp (name, "mpi_", 4) != 0)
-    return g_strdup (name);
-  /* Fortran bindings are recorded in lower case with a trailing underscore;
-   * MPI's C names capitalise only the first letter after "MPI_". */
-  GString *s = g_string_new ("MPI_");
-  const char *rest = name + 4;
-  gsize len = strlen (rest);
-  while (len > 0 && rest[len - 1] == '_')
-    len--;
-  for (gsize i = 0; i < len; i++)
-    g_string_append_c (s, i == 0 ? g_ascii_toupper (rest[i]) : g_ascii_tolower (rest[i]));
-  return g_string_free (s, FALSE);
-}
-
-TsCallKind
-ts_mpi_call_kind (const char *normalised_name)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (mpi_call_table); i++)
-    if (strcmp (mpi_call_table[i].name, normalised_name) == 0)
-      return mpi_call_table[i].kind;
-  return g_str_has_prefix (normalised_name, "MPI_") ? TS_CALL_LOCAL : TS_CALL_USER;
-}
 
 /* ---- reading the global definitions ----------------------------------- */
 
@@ -592,6 +547,55 @@ read_global_defs (OTF2_Reader *reader, DefState *st, GError **error)
   return TRUE;
 }
 
+/* The last two bytes OTF2 writes into every complete local file (event or
+ * definition): its end-of-file record type (2) and the end-of-buffer marker
+ * (1) that follows it. */
+static const guint8 otf2_file_tail[2] = { 2, 1 };
+
+/* A truncated event file does not end as OTF2 ends them, and OTF2 reads past
+ * its end into memory it never filled: depending on what is there it fails
+ * or waits forever for the next chunk. So each rank's event file is checked
+ * to end with OTF2's end-of-file record before any is read (plain POSIX
+ * archives only: compressed and SIONlib files end otherwise). */
+static gboolean
+check_event_files (TsTrace *t, OTF2_Reader *reader, GError **error)
+{
+  OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_POSIX;
+  OTF2_Compression compression = OTF2_COMPRESSION_NONE;
+  if (OTF2_Reader_GetFileSubstrate (reader, &substrate) != OTF2_SUCCESS
+      || OTF2_Reader_GetCompression (reader, &compression) != OTF2_SUCCESS
+      || substrate != OTF2_SUBSTRATE_POSIX || compression != OTF2_COMPRESSION_NONE)
+    return TRUE;
+  g_autofree char *dir = g_strndup (t->path, strlen (t->path) - strlen (".otf2"));
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      char name[32];
+      g_snprintf (name, sizeof name, "%" G_GUINT64_FORMAT ".evt",
+                  (guint64) g_array_index (t->rank_location, OTF2_LocationRef, r));
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      FILE *f = fopen (path, "rb");
+      if (!f)
+        {
+          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                       "%s: rank %u: cannot open its event file %s: %s", t->path, r, path,
+                       g_strerror (errno));
+          return FALSE;
+        }
+      guint8 tail[2] = { 0, 0 };
+      gboolean complete = fseek (f, -2, SEEK_END) == 0 && fread (tail, 1, 2, f) == 2
+                          && memcmp (tail, otf2_file_tail, 2) == 0;
+      fclose (f);
+      if (!complete)
+        {
+          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
+                       "%s: rank %u: its event file %s is truncated (it does not end with "
+                       "OTF2's end-of-file record)", t->path, r, path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 TsTrace *
 ts_trace_open (const char *anchor_path, GError **error)
 {
@@ -626,7 +630,8 @@ ts_trace_open (const char *anchor_path, GError **error)
 
   DefState st;
   def_state_init (&st, t);
-  gboolean ok = read_global_defs (reader, &st, error) && resolve_ranks (&st, error);
+  gboolean ok = read_global_defs (reader, &st, error) && resolve_ranks (&st, error)
+                && check_event_files (t, reader, error);
   if (ok)
     {
       resolve_regions (&st);

@@ -9,6 +9,10 @@
 #include <string.h>
 
 #include "tests/tool-run.h"
+#include "calibrate/calibration.h"
+#include "model/trace.h"
+#include "output/ti_export.h"
+#include "tools/tracegen/script.h"
 
 /* Ranks 0 and 1 compute 0.5 s, exchange 100 bytes (Irecv, Isend, Waitall),
  * join rank 2 in an 8-byte Allreduce; ranks 1 and 2 then Bcast 16 bytes on
@@ -116,12 +120,45 @@ test_ti_scorep_counts (void **state)
   assert_non_null (strstr (text, "1 bcast 8000 0\n"));
 }
 
+/* The library call alone (output/ti_export.c), on the script above: rank
+ * 1's lines as derived there, and the counts it adds up: the 9 lines of
+ * expected[1]; its Bcast on "pair" is its one sub-communicator collective;
+ * every action has a TI equivalent (nothing skipped). */
+static void
+test_ti_export_rank (void **state)
+{
+  GError *error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ts-test-ti-XXXXXX", &error);
+  assert_non_null (dir);
+  assert_true (ts_script_load_string (script, "test", dir, "traces", &error));
+  g_autofree char *anchor = g_build_filename (dir, "traces.otf2", NULL);
+  g_autoptr (TsTrace) trace = ts_trace_open (anchor, &error);
+  assert_non_null (trace);
+  g_autoptr (TsCalibration) cal = ts_calibration_compute (trace, &error);
+  assert_non_null (cal);
+  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (cal, trace, &error);
+  assert_non_null (stream);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream (&text, &len);
+  TsTiStats stats = { 0 };
+  assert_true (ts_ti_export_rank (trace, stream, 1, 1e9, out, &stats, &error));
+  fclose (out);
+  assert_string_equal (text, expected[1]);
+  free (text);
+  assert_int_equal (stats.lines_written, 9);
+  assert_int_equal (stats.subcomm_collectives, 1);
+  assert_int_equal (stats.skipped, 0);
+  ts_test_rmtree (dir);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_ti_lines),
     cmocka_unit_test (test_ti_scorep_counts),
+    cmocka_unit_test (test_ti_export_rank),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

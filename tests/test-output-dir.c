@@ -1,0 +1,186 @@
+/* model/output_dir.c: a directory written all at once, beside its target,
+ * renamed into place; what it may replace and what it leaves behind. Each
+ * test works under its own fresh temporary directory. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/output_dir.h"
+
+static int
+setup (void **state)
+{
+  *state = g_dir_make_tmp ("ts-test-output-dir-XXXXXX", NULL);
+  return *state ? 0 : -1;
+}
+
+static int
+teardown (void **state)
+{
+  gboolean ok = ts_output_dir_remove_tree (*state);
+  g_free (*state);
+  return ok ? 0 : -1;
+}
+
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The names in @dir, sorted, joined by spaces. */
+static char *
+listing (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  assert_non_null (d);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *n;
+  while ((n = g_dir_read_name (d)))
+    g_ptr_array_add (names, g_strdup (n));
+  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (" ", (char **) names->pdata);
+}
+
+static void
+put (const char *dir, const char *name, const char *text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+static const char *const our_entries[] = { "summary.json", "predicted", NULL };
+
+/* Ensure the content is written beside the target (out.tmp-XXXXXX, in the
+ * same parent, so that the rename is atomic) and is the target after commit,
+ * with nothing else left in the parent. */
+static void
+test_commit_renames_into_place (void **state)
+{
+  const char *root = *state;
+  g_autofree char *target = g_build_filename (root, "out", NULL);
+  g_autofree char *given = g_strconcat (target, "//", NULL);
+  GError *error = NULL;
+  TsOutputDir *d = ts_output_dir_new (given, our_entries, &error);
+  assert_non_null (d);
+  assert_string_equal (ts_output_dir_get_path (d), target);
+  g_autofree char *tmp_parent = g_path_get_dirname (ts_output_dir_get_tmp_path (d));
+  assert_string_equal (tmp_parent, root);
+  g_autofree char *tmp_prefix = g_strconcat (target, ".tmp-", NULL);
+  assert_true (g_str_has_prefix (ts_output_dir_get_tmp_path (d), tmp_prefix));
+  put (ts_output_dir_get_tmp_path (d), "summary.json", "{}");
+  assert_true (ts_output_dir_commit (d, &error));
+  g_autofree char *top = listing (root);
+  assert_string_equal (top, "out");
+  g_autofree char *inside = listing (target);
+  assert_string_equal (inside, "summary.json");
+}
+
+/* Ensure an earlier output of the same kind is replaced as a whole: its
+ * old files are gone, the new ones are there. */
+static void
+test_replaces_earlier_output (void **state)
+{
+  const char *root = *state;
+  g_autofree char *target = g_build_filename (root, "out", NULL);
+  assert_int_equal (g_mkdir (target, 0755), 0);
+  put (target, "summary.json", "old");
+  g_autofree char *predicted = g_build_filename (target, "predicted", NULL);
+  assert_int_equal (g_mkdir (predicted, 0755), 0);
+  TsOutputDir *d = ts_output_dir_new (target, our_entries, NULL);
+  assert_non_null (d);
+  put (ts_output_dir_get_tmp_path (d), "summary.json", "new");
+  assert_true (ts_output_dir_commit (d, NULL));
+  g_autofree char *inside = listing (target);
+  assert_string_equal (inside, "summary.json");
+  g_autofree char *path = g_build_filename (target, "summary.json", NULL);
+  g_autofree char *text = NULL;
+  assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  assert_string_equal (text, "new");
+  g_autofree char *top = listing (root);
+  assert_string_equal (top, "out");
+}
+
+/* Ensure a target holding a file this output would not have written is
+ * refused, naming the file, and left exactly as it was, with no temporary
+ * directory beside it. */
+static void
+test_refuses_foreign_target (void **state)
+{
+  const char *root = *state;
+  g_autofree char *target = g_build_filename (root, "out", NULL);
+  assert_int_equal (g_mkdir (target, 0755), 0);
+  put (target, "thesis.tex", "years of work");
+  GError *error = NULL;
+  assert_null (ts_output_dir_new (target, our_entries, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS));
+  assert_non_null (strstr (error->message, "thesis.tex"));
+  g_clear_error (&error);
+  g_autofree char *inside = listing (target);
+  assert_string_equal (inside, "thesis.tex");
+  g_autofree char *top = listing (root);
+  assert_string_equal (top, "out");
+
+  /* A regular file as the target is refused too. */
+  g_autofree char *file = g_build_filename (root, "file", NULL);
+  put (root, "file", "x");
+  assert_null (ts_output_dir_new (file, our_entries, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY));
+  g_clear_error (&error);
+}
+
+/* Ensure discard removes the temporary directory and the parents new()
+ * had to create (a/b for target a/b/out), but not a parent that was there. */
+static void
+test_discard_leaves_nothing (void **state)
+{
+  const char *root = *state;
+  g_autofree char *target = g_build_filename (root, "a", "b", "out", NULL);
+  TsOutputDir *d = ts_output_dir_new (target, our_entries, NULL);
+  assert_non_null (d);
+  put (ts_output_dir_get_tmp_path (d), "summary.json", "{}");
+  ts_output_dir_discard (d);
+  g_autofree char *top = listing (root);
+  assert_string_equal (top, "");
+}
+
+/* Ensure removing a tree does not follow a symbolic link out of it: the
+ * linked directory and its file survive. */
+static void
+test_remove_tree_keeps_link_targets (void **state)
+{
+  const char *root = *state;
+  g_autofree char *keep = g_build_filename (root, "keep", NULL);
+  g_autofree char *tree = g_build_filename (root, "tree", NULL);
+  assert_int_equal (g_mkdir (keep, 0755), 0);
+  put (keep, "precious", "x");
+  assert_int_equal (g_mkdir (tree, 0755), 0);
+  g_autofree char *link = g_build_filename (tree, "link", NULL);
+  assert_int_equal (symlink (keep, link), 0);
+  assert_true (ts_output_dir_remove_tree (tree));
+  g_autofree char *top = listing (root);
+  assert_string_equal (top, "keep");
+  g_autofree char *kept = listing (keep);
+  assert_string_equal (kept, "precious");
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown (test_commit_renames_into_place, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_replaces_earlier_output, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_refuses_foreign_target, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_discard_leaves_nothing, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_remove_tree_keeps_link_targets, setup, teardown),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}

@@ -1,0 +1,280 @@
+/* model/decode.c and model/stream.c: the actions small traces written in the
+ * test (tools/tracegen/script.h) decode into, from the trace and from the
+ * calibration's spool. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "calibrate/calibration.h"
+#include "model/decode.h"
+#include "model/stream.h"
+#include "model/trace.h"
+#include "tools/tracegen/script.h"
+
+typedef struct {
+  char *dir;
+  TsTrace *trace;
+} Fixture;
+
+static void
+fixture_open (Fixture *f, const char *script)
+{
+  GError *error = NULL;
+  f->dir = g_dir_make_tmp ("ts-test-stream-XXXXXX", &error);
+  assert_non_null (f->dir);
+  if (!ts_script_load_string (script, "test", f->dir, "traces", &error))
+    fail_msg ("script: %s", error->message);
+  g_autofree char *anchor = g_build_filename (f->dir, "traces.otf2", NULL);
+  f->trace = ts_trace_open (anchor, &error);
+  assert_non_null (f->trace);
+}
+
+static void
+fixture_close (Fixture *f)
+{
+  ts_trace_free (f->trace);
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", f->dir);
+  assert_int_equal (system (cmd), 0);
+  g_free (f->dir);
+}
+
+/* Every action of @rank, decoded with no options. */
+static GArray *
+decode_rank (const TsTrace *trace, guint rank)
+{
+  GError *error = NULL;
+  g_autoptr (TsDecoder) d = ts_decoder_open (trace, &error);
+  assert_non_null (d);
+  TsRankDecoder *s = ts_decoder_rank (d, rank, NULL);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (TsAction));
+  TsAction a;
+  while (ts_rank_decoder_next (s, &a, &error))
+    g_array_append_val (out, a);
+  if (error)
+    fail_msg ("decode: %s", error->message);
+  return out;
+}
+
+#define AT(arr, i) (&g_array_index ((arr), TsAction, (i)))
+
+/* Rank 0 computes 1 s in main, sends 8 bytes to rank 1 in an MPI_Send of
+ * 0.5 s, computes 0.5 s. Rank 1 posts an MPI_Irecv at 0.5 s that an
+ * MPI_Wait (0.75 s to 1.5 s) completes with rank 0's message, then posts a
+ * second one at 1.75 s that nothing ever completes. */
+static const char *two_ranks =
+  "ranks 2\n"
+  "0 0 enter main\n0 1 enter MPI_Send\n0 1 send 1 tag=3 bytes=8\n0 1.5 leave MPI_Send\n"
+  "0 2 leave main\n"
+  "1 0 enter main\n"
+  "1 0.5 enter MPI_Irecv\n1 0.5 irecv_request req=7\n1 0.5 leave MPI_Irecv\n"
+  "1 0.75 enter MPI_Wait\n1 1.5 irecv 0 tag=3 bytes=8 req=7\n1 1.5 leave MPI_Wait\n"
+  "1 1.75 enter MPI_Irecv\n1 1.75 irecv_request req=8\n1 1.75 leave MPI_Irecv\n"
+  "1 2 leave main\n";
+
+/* Ensure that the time between events becomes compute and that an MPI call
+ * becomes ENTER, its message, LEAVE: rank 0 is enter main; compute 1 s;
+ * enter MPI_Send at 1; send (peer 1, tag 3, 8 bytes: size class 1 +
+ * floor(log2 8) = 4, the call's first action); leave at 1.5 carrying the
+ * call's 0.5 s; compute 0.5 s from 1.5; leave main at 2. */
+static void
+test_compute_and_calls (void **state)
+{
+  Fixture f;
+  fixture_open (&f, two_ranks);
+  g_autoptr (GArray) a = decode_rank (f.trace, 0);
+  assert_int_equal (a->len, 7);
+  guint main_region = ts_trace_region_by_name (f.trace, "main");
+  guint send_region = ts_trace_region_by_name (f.trace, "MPI_Send");
+  assert_int_equal (AT (a, 0)->kind, TS_ACTION_ENTER);
+  assert_int_equal (AT (a, 0)->region, main_region);
+  assert_int_equal (AT (a, 1)->kind, TS_ACTION_COMPUTE);
+  assert_float_equal (AT (a, 1)->seconds, 1.0, 1e-9);
+  assert_int_equal (AT (a, 2)->kind, TS_ACTION_ENTER);
+  assert_int_equal (AT (a, 2)->region, send_region);
+  assert_float_equal (AT (a, 2)->time, 1.0, 1e-9);
+  const TsAction *send = AT (a, 3);
+  assert_int_equal (send->kind, TS_ACTION_SEND);
+  assert_int_equal (send->peer, 1);
+  assert_int_equal (send->tag, 3);
+  assert_int_equal (send->bytes, 8);
+  assert_int_equal (send->size_class, 4);
+  assert_int_equal (send->call, send_region);
+  assert_true (send->flags & TS_ACTION_CALL_FIRST);
+  assert_int_equal (AT (a, 4)->kind, TS_ACTION_LEAVE);
+  assert_float_equal (AT (a, 4)->time, 1.5, 1e-9);
+  assert_float_equal (AT (a, 4)->seconds, 0.5, 1e-9);
+  assert_int_equal (AT (a, 5)->kind, TS_ACTION_COMPUTE);
+  assert_float_equal (AT (a, 5)->seconds, 0.5, 1e-9);
+  assert_int_equal (AT (a, 6)->kind, TS_ACTION_LEAVE);
+  assert_int_equal (AT (a, 6)->region, main_region);
+  fixture_close (&f);
+}
+
+/* Ensure that an irecv whose envelope comes only with its completion is
+ * handed out at its posting time with that envelope (peer 0, tag 3, 8
+ * bytes), before the wait that completed it; and that one never completed
+ * is flagged missing, with no peer. Rank 1: enter main; compute 0.5; enter
+ * MPI_Irecv; irecv req 7; leave; compute 0.25; enter MPI_Wait; wait req 7;
+ * leave; compute 0.25; enter MPI_Irecv; irecv req 8 (missing); leave;
+ * compute 0.25; leave main. */
+static void
+test_irecv_envelope_and_missing (void **state)
+{
+  Fixture f;
+  fixture_open (&f, two_ranks);
+  g_autoptr (GArray) a = decode_rank (f.trace, 1);
+  assert_int_equal (a->len, 15);
+  const TsAction *irecv = AT (a, 3);
+  assert_int_equal (irecv->kind, TS_ACTION_IRECV);
+  assert_int_equal (irecv->req, 7);
+  assert_int_equal (irecv->peer, 0);
+  assert_int_equal (irecv->tag, 3);
+  assert_int_equal (irecv->bytes, 8);
+  assert_float_equal (irecv->time, 0.5, 1e-9);
+  assert_false (irecv->flags & TS_ACTION_MISSING);
+  const TsAction *wait = AT (a, 7);
+  assert_int_equal (wait->kind, TS_ACTION_WAIT);
+  assert_int_equal (wait->req, 7);
+  assert_float_equal (AT (a, 8)->seconds, 0.75, 1e-9); /* the wait's LEAVE: 0.75 to 1.5 */
+  const TsAction *lost = AT (a, 11);
+  assert_int_equal (lost->kind, TS_ACTION_IRECV);
+  assert_int_equal (lost->req, 8);
+  assert_true (lost->flags & TS_ACTION_MISSING);
+  assert_int_equal (lost->peer, TS_NO_RANK);
+  fixture_close (&f);
+}
+
+/* Ensure that the decode options apply: a clock offset of +2 s moves every
+ * time of rank 0 by 2 s and leaves durations alone. */
+static void
+test_clock_offset (void **state)
+{
+  Fixture f;
+  fixture_open (&f, two_ranks);
+  GError *error = NULL;
+  g_autoptr (TsDecoder) d = ts_decoder_open (f.trace, &error);
+  TsDecodeOptions opt = { .clock_offset = 2.0 };
+  TsRankDecoder *s = ts_decoder_rank (d, 0, &opt);
+  TsAction a;
+  guint n = 0;
+  while (ts_rank_decoder_next (s, &a, &error))
+    {
+      if (n == 2) /* enter MPI_Send, at 1 s + 2 s */
+        assert_float_equal (a.time, 3.0, 1e-9);
+      if (n == 4) /* its leave, 1.5 s + 2 s, still 0.5 s long */
+        {
+          assert_float_equal (a.time, 3.5, 1e-9);
+          assert_float_equal (a.seconds, 0.5, 1e-9);
+        }
+      n++;
+    }
+  assert_null (error);
+  assert_int_equal (n, 7);
+  const TsDecodeStats *st = ts_rank_decoder_stats (s);
+  assert_float_equal (st->first_time, 2.0, 1e-9);
+  assert_float_equal (st->last_time, 4.0, 1e-9);
+  fixture_close (&f);
+}
+
+/* Ensure that a stream from the calibration's spool and one decoding the
+ * trace again hand out the same actions, rank by rank, with the same
+ * options applied (ranks read interleaved, as the replay reads them). */
+static void
+test_spool_equals_decode (void **state)
+{
+  Fixture f;
+  /* Blocking messages only: no envelope to infer, so pass 1 spools. */
+  fixture_open (&f,
+                "ranks 2\n"
+                "0 0 enter main\n0 0.25 enter MPI_Send\n0 0.25 send 1 bytes=100\n"
+                "0 0.5 leave MPI_Send\n0 1 enter MPI_Recv\n0 1.25 recv 1 bytes=50\n"
+                "0 1.25 leave MPI_Recv\n0 2 leave main\n"
+                "1 0 enter main\n1 0.1 enter MPI_Recv\n1 0.5 recv 0 bytes=100\n"
+                "1 0.5 leave MPI_Recv\n1 1.2 enter MPI_Send\n1 1.2 send 0 bytes=50\n"
+                "1 1.25 leave MPI_Send\n1 2 leave main\n");
+  GError *error = NULL;
+  g_autoptr (TsCalibration) cal = ts_calibration_compute (f.trace, &error);
+  assert_non_null (cal);
+  const TsSpool *spool = ts_calibration_spool (cal);
+  assert_non_null (spool);
+  TsDecodeOptions opts[2] = { ts_calibration_decode_options (cal, 0),
+                              ts_calibration_decode_options (cal, 1) };
+  g_autoptr (TsActionStream) spooled = ts_action_stream_open (f.trace, spool, opts, &error);
+  g_autoptr (TsActionStream) decoded = ts_action_stream_open (f.trace, NULL, opts, &error);
+  assert_true (ts_action_stream_is_spooled (spooled));
+  assert_false (ts_action_stream_is_spooled (decoded));
+  gboolean more[2] = { TRUE, TRUE };
+  guint compared = 0;
+  while (more[0] || more[1])
+    for (guint r = 0; r < 2; r++)
+      {
+        if (!more[r])
+          continue;
+        TsAction x, y;
+        gboolean hx = ts_action_stream_next (spooled, r, &x, &error);
+        gboolean hy = ts_action_stream_next (decoded, r, &y, &error);
+        assert_null (error);
+        assert_int_equal (hx, hy);
+        more[r] = hx;
+        if (hx)
+          {
+            assert_memory_equal (&x, &y, sizeof x);
+            compared++;
+          }
+      }
+  /* Per rank: enter main, compute, enter, message, leave, compute, enter,
+   * message, leave, compute, leave main: 11. */
+  assert_int_equal (compared, 22);
+  fixture_close (&f);
+}
+
+/* Ensure that a cut event file is an error naming the trace, the rank and
+ * the file, found when the trace is opened: OTF2 itself may read past the
+ * cut into memory it never filled and wait there forever. Rank 1's file is
+ * cut to every length from 1 byte short of whole down to 1 byte. */
+static void
+test_truncated_events (void **state)
+{
+  Fixture f;
+  fixture_open (&f, two_ranks);
+  ts_trace_free (g_steal_pointer (&f.trace));
+  g_autofree char *anchor = g_build_filename (f.dir, "traces.otf2", NULL);
+  g_autofree char *evt = g_build_filename (f.dir, "traces", "1.evt", NULL);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  assert_true (g_file_get_contents (evt, &bytes, &len, NULL));
+  for (gsize cut = 1; cut < len; cut++)
+    {
+      assert_true (g_file_set_contents (evt, bytes, len - cut, NULL));
+      GError *error = NULL;
+      TsTrace *t = ts_trace_open (anchor, &error);
+      assert_null (t);
+      assert_true (g_error_matches (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS));
+      assert_non_null (strstr (error->message, "traces.otf2: rank 1"));
+      assert_non_null (strstr (error->message, "1.evt is truncated"));
+      g_clear_error (&error);
+    }
+  /* The whole file opens again. */
+  assert_true (g_file_set_contents (evt, bytes, len, NULL));
+  f.trace = ts_trace_open (anchor, NULL);
+  assert_non_null (f.trace);
+  fixture_close (&f);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_compute_and_calls),
+    cmocka_unit_test (test_irecv_envelope_and_missing),
+    cmocka_unit_test (test_clock_offset),
+    cmocka_unit_test (test_spool_equals_decode),
+    cmocka_unit_test (test_truncated_events),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
