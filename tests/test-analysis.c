@@ -13,7 +13,7 @@
 #include "analysis/waitstates.h"
 #include "calibrate/calibration.h"
 #include "model/trace.h"
-#include "tools/tracegen/script.h"
+#include "tests/scripted.h"
 
 /* Rank 1 waits 0.5 s in MPI_Recv (1.0) for rank 0's MPI_Send (1.5): Late
  * Sender. Rank 0's MPI_Send of 100 kB enters at 2.0, its receiver rank 2
@@ -47,13 +47,8 @@ static int
 setup (void **state)
 {
   Fixture *f = g_new0 (Fixture, 1);
-  GError *error = NULL;
-  f->dir = g_dir_make_tmp ("ts-test-analysis-XXXXXX", &error);
-  if (!f->dir || !ts_script_load_string (script, "test", f->dir, "traces", &error))
-    return -1;
-  g_autofree char *anchor = g_build_filename (f->dir, "traces.otf2", NULL);
-  f->trace = ts_trace_open (anchor, &error);
-  f->cal = f->trace ? ts_calibration_compute (f->trace, &error) : NULL;
+  f->trace = ts_test_script_open (script, &f->dir);
+  f->cal = ts_calibration_compute (f->trace, NULL);
   *state = f;
   return f->cal ? 0 : -1;
 }
@@ -64,11 +59,9 @@ teardown (void **state)
   Fixture *f = *state;
   ts_calibration_free (f->cal);
   ts_trace_free (f->trace);
-  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", f->dir);
-  int rc = system (cmd);
-  g_free (f->dir);
+  ts_test_script_remove (f->dir);
   g_free (f);
-  return rc;
+  return 0;
 }
 
 /* Ensure the totals and per-rank values derived above, and nothing else. */

@@ -13,7 +13,7 @@
 #include "calibrate/calibration.h"
 #include "calibrate/eager.h"
 #include "model/trace.h"
-#include "tools/tracegen/script.h"
+#include "tests/scripted.h"
 
 typedef struct {
   char *dir;
@@ -25,13 +25,7 @@ static void
 fixture_open (Fixture *f, const char *script)
 {
   GError *error = NULL;
-  f->dir = g_dir_make_tmp ("ts-test-calibration-XXXXXX", &error);
-  assert_non_null (f->dir);
-  if (!ts_script_load_string (script, "test", f->dir, "traces", &error))
-    fail_msg ("script: %s", error->message);
-  g_autofree char *anchor = g_build_filename (f->dir, "traces.otf2", NULL);
-  f->trace = ts_trace_open (anchor, &error);
-  assert_non_null (f->trace);
+  f->trace = ts_test_script_open (script, &f->dir);
   f->cal = ts_calibration_compute (f->trace, &error);
   if (!f->cal)
     fail_msg ("calibration: %s", error->message);
@@ -42,9 +36,7 @@ fixture_close (Fixture *f)
 {
   ts_calibration_free (f->cal);
   ts_trace_free (f->trace);
-  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", f->dir);
-  assert_int_equal (system (cmd), 0);
-  g_free (f->dir);
+  ts_test_script_remove (f->dir);
 }
 
 /* Rank 1's clock runs 0.8 s behind rank 0's. Both meet in three barriers:

@@ -12,7 +12,7 @@
 #include "calibrate/calibration.h"
 #include "model/trace.h"
 #include "output/ti_export.h"
-#include "tools/tracegen/script.h"
+#include "tests/scripted.h"
 
 /* Ranks 0 and 1 compute 0.5 s, exchange 100 bytes (Irecv, Isend, Waitall),
  * join rank 2 in an 8-byte Allreduce; ranks 1 and 2 then Bcast 16 bytes on
@@ -128,12 +128,8 @@ static void
 test_ti_export_rank (void **state)
 {
   GError *error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("ts-test-ti-XXXXXX", &error);
-  assert_non_null (dir);
-  assert_true (ts_script_load_string (script, "test", dir, "traces", &error));
-  g_autofree char *anchor = g_build_filename (dir, "traces.otf2", NULL);
-  g_autoptr (TsTrace) trace = ts_trace_open (anchor, &error);
-  assert_non_null (trace);
+  char *dir = NULL;
+  g_autoptr (TsTrace) trace = ts_test_script_open (script, &dir);
   g_autoptr (TsCalibration) cal = ts_calibration_compute (trace, &error);
   assert_non_null (cal);
   g_autoptr (TsActionStream) stream = ts_calibration_stream_open (cal, trace, &error);
@@ -149,7 +145,7 @@ test_ti_export_rank (void **state)
   assert_int_equal (stats.lines_written, 9);
   assert_int_equal (stats.subcomm_collectives, 1);
   assert_int_equal (stats.skipped, 0);
-  ts_test_rmtree (dir);
+  ts_test_script_remove (dir);
 }
 
 int

@@ -14,7 +14,7 @@
 #include "model/decode.h"
 #include "model/stream.h"
 #include "model/trace.h"
-#include "tools/tracegen/script.h"
+#include "tests/scripted.h"
 
 typedef struct {
   char *dir;
@@ -24,23 +24,14 @@ typedef struct {
 static void
 fixture_open (Fixture *f, const char *script)
 {
-  GError *error = NULL;
-  f->dir = g_dir_make_tmp ("ts-test-stream-XXXXXX", &error);
-  assert_non_null (f->dir);
-  if (!ts_script_load_string (script, "test", f->dir, "traces", &error))
-    fail_msg ("script: %s", error->message);
-  g_autofree char *anchor = g_build_filename (f->dir, "traces.otf2", NULL);
-  f->trace = ts_trace_open (anchor, &error);
-  assert_non_null (f->trace);
+  f->trace = ts_test_script_open (script, &f->dir);
 }
 
 static void
 fixture_close (Fixture *f)
 {
   ts_trace_free (f->trace);
-  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", f->dir);
-  assert_int_equal (system (cmd), 0);
-  g_free (f->dir);
+  ts_test_script_remove (f->dir);
 }
 
 /* Every action of @rank, decoded with no options. */

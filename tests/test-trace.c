@@ -10,28 +10,7 @@
 #include <string.h>
 
 #include "model/trace.h"
-#include "tools/tracegen/script.h"
-
-/* The anchor of the archive @script describes, written under a fresh
- * temporary directory (@dir, to remove). */
-static char *
-write_trace (const char *script, char **dir)
-{
-  GError *error = NULL;
-  *dir = g_dir_make_tmp ("ts-test-trace-XXXXXX", &error);
-  assert_non_null (*dir);
-  if (!ts_script_load_string (script, "test", *dir, "traces", &error))
-    fail_msg ("script: %s", error->message);
-  return g_build_filename (*dir, "traces.otf2", NULL);
-}
-
-static void
-remove_dir (char *dir)
-{
-  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", dir);
-  assert_int_equal (system (cmd), 0);
-  g_free (dir);
-}
+#include "tests/scripted.h"
 
 /* Three ranks; "pair" holds world ranks 1 and 2. Regions: main (user),
  * MPI_Send, mpi_send_ (Fortran: the same call, one region), MPI_Allreduce
@@ -56,7 +35,7 @@ static void
 test_ranks_clock_creator (void **state)
 {
   g_autofree char *dir = NULL;
-  g_autofree char *anchor = write_trace (three_ranks, &dir);
+  g_autofree char *anchor = ts_test_script_write (three_ranks, &dir);
   GError *error = NULL;
   g_autoptr (TsTrace) t = ts_trace_open (anchor, &error);
   assert_non_null (t);
@@ -65,7 +44,7 @@ test_ranks_clock_creator (void **state)
   assert_non_null (strstr (ts_trace_creator (t), "Score-P 8.0"));
   assert_true (ts_trace_collective_bytes_total (t));
   assert_string_equal (ts_trace_path (t), anchor);
-  remove_dir (g_steal_pointer (&dir));
+  ts_test_script_remove (g_steal_pointer (&dir));
 }
 
 /* Ensure that region names are normalised (mpi_send_ is MPI_Send: one
@@ -74,7 +53,7 @@ static void
 test_regions_and_call_kinds (void **state)
 {
   g_autofree char *dir = NULL;
-  g_autofree char *anchor = write_trace (three_ranks, &dir);
+  g_autofree char *anchor = ts_test_script_write (three_ranks, &dir);
   g_autoptr (TsTrace) t = ts_trace_open (anchor, NULL);
   assert_non_null (t);
   /* main, MPI_Send (= mpi_send_), MPI_Recv, MPI_Comm_rank, MPI_Allreduce. */
@@ -88,7 +67,7 @@ test_regions_and_call_kinds (void **state)
                     TS_CALL_COLLECTIVE);
   assert_int_equal (ts_trace_region_call (t, ts_trace_region_by_name (t, "MPI_Comm_rank")),
                     TS_CALL_LOCAL);
-  remove_dir (g_steal_pointer (&dir));
+  ts_test_script_remove (g_steal_pointer (&dir));
 }
 
 /* Ensure that a sub-communicator maps local ranks to world ranks and back:
@@ -98,7 +77,7 @@ static void
 test_communicators (void **state)
 {
   g_autofree char *dir = NULL;
-  g_autofree char *anchor = write_trace (three_ranks, &dir);
+  g_autofree char *anchor = ts_test_script_write (three_ranks, &dir);
   g_autoptr (TsTrace) t = ts_trace_open (anchor, NULL);
   assert_non_null (t);
   guint world = ts_trace_world_comm (t);
@@ -116,7 +95,7 @@ test_communicators (void **state)
   assert_int_equal (ts_trace_comm_world_rank (t, pair, 2, 0), 1);
   assert_int_equal (ts_trace_comm_local_rank (t, pair, 2), 1);
   assert_int_equal (ts_trace_comm_local_rank (t, pair, 0), -1);
-  remove_dir (g_steal_pointer (&dir));
+  ts_test_script_remove (g_steal_pointer (&dir));
 }
 
 /* Ensure that what is not a trace is refused with the path in the message
@@ -131,13 +110,13 @@ test_not_a_trace (void **state)
   g_clear_error (&error);
 
   g_autofree char *dir = NULL;
-  g_autofree char *anchor = write_trace (three_ranks, &dir);
+  g_autofree char *anchor = ts_test_script_write (three_ranks, &dir);
   assert_true (g_file_set_contents (anchor, "this is not an OTF2 anchor file\n", -1, NULL));
   assert_null (ts_trace_open (anchor, &error));
   assert_true (g_error_matches (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN));
   assert_non_null (strstr (error->message, anchor));
   g_clear_error (&error);
-  remove_dir (g_steal_pointer (&dir));
+  ts_test_script_remove (g_steal_pointer (&dir));
 }
 
 /* Ensure that names are normalised as MPI's C bindings spell them, and
