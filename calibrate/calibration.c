@@ -183,17 +183,21 @@ sample_call (CallScan *c, double leave)
 static void
 scan_leave (CallScan *c, const TsAction *a)
 {
-  /* Pop to the matching region, as the stream did. */
+  /* Close the matching region and, first, those opened inside it, as the
+   * replay does (actions.c, write_marker): a trace that leaves an outer
+   * region before an inner one (EZTrace's "Working" and "EZTrace finalize")
+   * is counted as properly nested. A region not open is not closed. */
   guint depth = c->stack_regions->len;
   while (depth > 0 && g_array_index (c->stack_regions, guint32, depth - 1) != a->region)
     depth--;
-  if (depth > 0)
+  while (depth > 0 && c->stack_regions->len >= depth)
     {
-      double entered = g_array_index (c->stack, double, depth - 1);
-      c->sums->region_visits[a->region]++;
-      c->sums->region_seconds[a->region] += a->time - entered;
-      g_array_set_size (c->stack, depth - 1);
-      g_array_set_size (c->stack_regions, depth - 1);
+      guint last = c->stack_regions->len - 1;
+      guint32 region = g_array_index (c->stack_regions, guint32, last);
+      c->sums->region_visits[region]++;
+      c->sums->region_seconds[region] += a->time - g_array_index (c->stack, double, last);
+      g_array_set_size (c->stack, last);
+      g_array_set_size (c->stack_regions, last);
     }
   if (a->region != c->call)
     return;

@@ -24,40 +24,55 @@ ts_request_free (gpointer p)
 
 /* ---- the predicted timeline ---------------------------------------------- */
 
-/* Region times of the predicted timeline, for the before/after table. */
+/* Close the innermost open region at @now: its time goes to the
+ * before/after table, its LEAVE to the predicted archive. */
 static void
-account_region (TsRank *rk, const TsAction *a, double now)
+close_innermost (TsRank *rk, double now)
 {
+  GArray *open = rk->open_regions;
+  TsOpenRegion *o = &g_array_index (open, TsOpenRegion, open->len - 1);
+  rk->sim->region_seconds[o->region] += now - o->since;
+  if (rk->sim->writer)
+    ts_archive_writer_leave (rk->sim->writer, rk->rank, now, o->region);
+  g_array_set_size (open, open->len - 1);
+}
+
+/* The predicted timeline's regions, always properly nested whatever the
+ * trace did: a LEAVE of a region that is open but not innermost first
+ * closes the regions opened inside it (EZTrace leaves "Working" before the
+ * "EZTrace finalize" it entered inside it), and a LEAVE of a region not open
+ * (that one's own LEAVE, later) is dropped. Vampir and Scalasca reject an
+ * archive nested otherwise. */
+static void
+write_marker (TsRank *rk, const TsAction *a)
+{
+  double now = ts_rank_now (rk);
+  GArray *open = rk->open_regions;
   if (a->kind == TS_ACTION_ENTER)
     {
       /* Grow and assign in place: appending copies through memmove, which
        * showed in profiles of 1024-rank replays. */
-      GArray *open = rk->open_regions;
       g_array_set_size (open, open->len + 1);
       g_array_index (open, TsOpenRegion, open->len - 1) = (TsOpenRegion) { a->region, now };
+      if (rk->sim->writer)
+        ts_archive_writer_enter (rk->sim->writer, rk->rank, now, a->region);
       return;
     }
-  guint depth = rk->open_regions->len;
-  while (depth > 0 && g_array_index (rk->open_regions, TsOpenRegion, depth - 1).region != a->region)
+  guint depth = open->len;
+  while (depth > 0 && g_array_index (open, TsOpenRegion, depth - 1).region != a->region)
     depth--;
   if (depth == 0)
     return;
-  TsOpenRegion *o = &g_array_index (rk->open_regions, TsOpenRegion, depth - 1);
-  rk->sim->region_seconds[a->region] += now - o->since;
-  g_array_set_size (rk->open_regions, depth - 1);
+  while (open->len >= depth)
+    close_innermost (rk, now);
 }
 
-static void
-write_marker (TsRank *rk, const TsAction *a)
+void
+ts_rank_close_regions (TsRank *rk)
 {
-  account_region (rk, a, ts_rank_now (rk));
-  TsArchiveWriter *w = rk->sim->writer;
-  if (!w)
-    return;
-  if (a->kind == TS_ACTION_ENTER)
-    ts_archive_writer_enter (w, rk->rank, ts_rank_now (rk), a->region);
-  else
-    ts_archive_writer_leave (w, rk->rank, ts_rank_now (rk), a->region);
+  double now = ts_rank_now (rk);
+  while (rk->open_regions->len > 0)
+    close_innermost (rk, now);
 }
 
 /* ---- action handlers ----------------------------------------------------- */

@@ -123,6 +123,9 @@ typedef struct {
 
 /* Replay one action of the rank's stream (actions.c). */
 void ts_rank_do (TsRank *rk, const TsAction *a);
+/* Close the regions still open at the end of the rank's actions (a trace
+ * cut short, or nesting the trace broke), at its current time (actions.c). */
+void ts_rank_close_regions (TsRank *rk);
 /* Free a TsRequest (the value destroyer of TsRank's requests). */
 void ts_request_free (gpointer request);
 

@@ -103,6 +103,7 @@ rank_main (int argc, char **argv)
         sg_actor_unref (r->helper); /* it finishes on its own */
       r->helper = NULL;
     }
+  ts_rank_close_regions (rk);
   rk->end_time = ts_rank_now (rk); /* with a sub-tick remainder */
   rk->done = TRUE;
 }

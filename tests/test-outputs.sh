@@ -35,6 +35,8 @@ ranks 2
 SCRIPT
 "$tracegen" script "$work/names.script" -o "$dir/trace" || fail "ts-tracegen failed"
 "$tracesim" run "$dir/trace/traces.otf2" -o "$dir/out" -q || fail "tracesim run failed"
+"$builddir/ts-check-archive" "$dir/out/predicted/traces.otf2" 2> "$dir/check.err" \
+  || fail "the predicted archive is not a valid trace: $(cat "$dir/check.err")"
 python3 - "$dir/out/summary.json" "$dir/trace/traces.otf2" <<'PY' || fail "summary.json: see above"
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))

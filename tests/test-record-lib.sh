@@ -45,6 +45,11 @@ complete() {
   grep -Eq "inferred +0 calls" "$work/$1.info" || fail "$1: inferred calls: $(cat "$work/$1.info")"
   grep -Eq "missing +0 calls" "$work/$1.info" || fail "$1: missing calls: $(cat "$work/$1.info")"
   "$builddir/tracesim" run "$work/$1/traces.otf2" -o "$work/$1-run" -q || fail "$1: replay failed"
+  "$builddir/ts-check-archive" "$work/$1-run/predicted/traces.otf2" 2> "$work/$1.check" \
+    || fail "$1: the predicted archive is not a valid trace: $(cat "$work/$1.check")"
+  # The recorder's own archive is valid too.
+  "$builddir/ts-check-archive" "$work/$1/traces.otf2" 2> "$work/$1.check" \
+    || fail "$1: the recorded archive is not a valid trace: $(cat "$work/$1.check")"
   "${OTF2_PRINT:-otf2-print}" "$work/$1/traces.otf2" > "$work/$1.print" 2> "$work/$1.print.err" \
     || fail "$1: otf2-print failed: $(cat "$work/$1.print.err")"
   if grep -qi warn "$work/$1.print.err"; then fail "$1: otf2-print warns: $(cat "$work/$1.print.err")"; fi

@@ -35,6 +35,8 @@ grep -Eq "recorded +[1-9][0-9]* calls \(100.0%\)" "$work/info" || fail "$(cat "$
 grep -Eq "MPI_Irecv +20 " "$work/info" || fail "MPI_Irecv visits: $(cat "$work/info")"
 grep -Eq "MPI_Allreduce +20 " "$work/info" || fail "MPI_Allreduce visits: $(cat "$work/info")"
 "$builddir/tracesim" run "$work/trace/traces.otf2" -o "$work/out-run" -q || fail "replay failed"
+"$builddir/ts-check-archive" "$work/out-run/predicted/traces.otf2" "$work/trace/traces.otf2" \
+  2> "$work/check.err" || fail "not a valid trace: $(cat "$work/check.err")"
 # Any OTF2 tool reads it without a warning.
 "${OTF2_PRINT:-otf2-print}" "$work/trace/traces.otf2" > /dev/null 2> "$work/print.err" \
   || fail "otf2-print failed: $(cat "$work/print.err")"

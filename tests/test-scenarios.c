@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "tests/tool-run.h"
+#include "model/archive_writer.h"
 
 #define TOLERANCE 1e-6
 
@@ -490,6 +491,76 @@ test_calibrated_network_per_size_class (void **state)
   ts_test_rmtree (work);
 }
 
+/* The seconds and visits of region @name in summary.json's "regions". */
+static void
+region_of (const char *json, const char *name, double *original, double *predicted,
+           gint64 *visits)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  JsonArray *regions = json_object_get_array_member (json_node_get_object (
+                                                       json_parser_get_root (parser)), "regions");
+  for (guint i = 0; i < json_array_get_length (regions); i++)
+    {
+      JsonObject *r = json_array_get_object_element (regions, i);
+      if (strcmp (json_object_get_string_member (r, "name"), name) != 0)
+        continue;
+      *original = json_object_get_double_member (r, "original_s");
+      *predicted = json_object_get_double_member (r, "predicted_s");
+      *visits = json_object_get_int_member (r, "visits");
+      return;
+    }
+  fail_msg ("no region %s in summary.json", name);
+}
+
+/* EZTrace leaves its "Working" region before the "EZTrace finalize" it
+ * entered inside it. One rank: main 0-1.2, Working from 0.5, finalize from
+ * 0.9, Working left at 1.0, finalize at 1.1. The predicted archive must
+ * still be properly nested (ts_run_tracesim checks every one): finalize is
+ * closed with Working at 1.0 and its own later LEAVE dropped, so it lasts
+ * 0.1 s, Working 0.5 s and main 1.2 s, in the original as in the prediction
+ * (nothing else happens, so the replay keeps every time). */
+static void
+test_crossed_regions_nested (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("crossed-regions");
+  g_autofree char *dir = g_build_filename (work, "trace", NULL);
+  GError *error = NULL;
+  TsArchiveWriter *w = ts_archive_writer_new (dir, "traces", 1, &error);
+  assert_non_null (w);
+  guint32 main_r = ts_archive_writer_define_region (w, "main", TS_REGION_USER);
+  guint32 working = ts_archive_writer_define_region (w, "Working", TS_REGION_USER);
+  guint32 finalize = ts_archive_writer_define_region (w, "EZTrace finalize", TS_REGION_USER);
+  ts_archive_writer_enter (w, 0, 0.0, main_r);
+  ts_archive_writer_enter (w, 0, 0.5, working);
+  ts_archive_writer_enter (w, 0, 0.9, finalize);
+  ts_archive_writer_leave (w, 0, 1.0, working);
+  ts_archive_writer_leave (w, 0, 1.1, finalize);
+  ts_archive_writer_leave (w, 0, 1.2, main_r);
+  assert_true (ts_archive_writer_close (w, &error));
+  g_autofree char *trace = g_build_filename (dir, "traces.otf2", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-o", out, "-q",
+                                                                     NULL },
+                                                  out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim run failed: %s", why);
+  const struct { const char *name; double seconds; } want[] = {
+    { "EZTrace finalize", 0.1 }, { "Working", 0.5 }, { "main", 1.2 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      double original = 0, predicted = 0;
+      gint64 visits = 0;
+      region_of (json, want[i].name, &original, &predicted, &visits);
+      assert_int_equal (visits, 1);
+      assert_float_equal (original, want[i].seconds, 1e-9);
+      assert_float_equal (predicted, want[i].seconds, 1e-9);
+    }
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -511,6 +582,7 @@ main (void)
     cmocka_unit_test (test_calibrated_platform_reproduces_collectives),
     cmocka_unit_test (test_binomial_tree_given),
     cmocka_unit_test (test_calibrated_network_per_size_class),
+    cmocka_unit_test (test_crossed_regions_nested),
   };
   for (guint i = 0; i < G_N_ELEMENTS (others); i++)
     g_ptr_array_add (tests, (gpointer) &others[i]);

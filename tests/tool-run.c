@@ -4,6 +4,7 @@
 
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 const char *
@@ -62,11 +63,37 @@ run (const char *tool, const char **args)
   return r;
 }
 
+/* Every predicted archive a test makes must be a valid trace (balanced and
+ * nested regions, time never going back, MPI records inside calls, read by
+ * otf2-print without a word): ts-check-archive says why if not, and the
+ * test stops there. */
+static void
+check_predicted (const char **args)
+{
+  const char *out = NULL;
+  for (guint i = 1; args[i]; i++)
+    if (strcmp (args[i - 1], "-o") == 0 || strcmp (args[i - 1], "--output") == 0)
+      out = args[i];
+  if (strcmp (args[0], "run") != 0 || !out)
+    return;
+  g_autofree char *anchor = g_build_filename (out, "predicted", "traces.otf2", NULL);
+  if (!g_file_test (anchor, G_FILE_TEST_EXISTS))
+    return;
+  g_autofree char *tool = g_build_filename (ts_test_builddir (), "ts-check-archive", NULL);
+  TsToolResult r = run (tool, (const char *[]) { anchor, NULL });
+  if (r.status != 0)
+    g_error ("the predicted archive is not a valid trace:\n%s", r.err);
+  ts_tool_result_clear (&r);
+}
+
 TsToolResult
 ts_run_tracesim (const char **args)
 {
   g_autofree char *tool = g_build_filename (ts_test_builddir (), "tracesim", NULL);
-  return run (tool, args);
+  TsToolResult r = run (tool, args);
+  if (r.status == 0)
+    check_predicted (args);
+  return r;
 }
 
 void
