@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "ts-waitstates"
 
-#include "analysis/waitstates.h"
+#include "analysis/waitstates-private.h"
 #include "model/stream.h"
 
 #include <math.h>
@@ -20,24 +20,15 @@ ts_wait_pattern_name (TsWaitPattern p)
   return p < TS_WAIT_N_PATTERNS ? pattern_names[p] : NULL;
 }
 
-struct TsWaitStates {
-  const TsTrace *trace;
-  TsWaitSpanFunc span_func;
-  gpointer span_data;
-  guint n_ranks;
-  double *totals;            /* [pattern * n_ranks + rank] */
-  GHashTable *cells;         /* guint64 (pattern, region, rank) -> double* */
-};
-
 static guint64
 cell_key (TsWaitPattern p, guint region, guint rank)
 {
   return ((guint64) p << 56) | ((guint64) region << 28) | rank;
 }
 
-static void
-add_wait (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double start,
-          double seconds)
+void
+ts_wait_add (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double start,
+             double seconds)
 {
   if (!(seconds > 0))
     return;
@@ -93,57 +84,14 @@ channel_free (gpointer p)
   g_free (c);
 }
 
-/* ---- collectives --------------------------------------------------------------- */
-
-typedef struct {
-  guint rank;
-  double enter;
-  guint32 region;
-  gboolean root;
-} Arrival;
-
-typedef struct {
-  TsCollectiveOp op;
-  guint size;
-  gboolean moves_data;       /* some member sends or receives (ts_collective_is_empty) */
-  GArray *arrivals;          /* Arrival */
-} CollInstance;
-
-typedef struct {
-  guint32 comm;
-  guint64 instance;
-} CollKey;
-
-static guint
-coll_hash (gconstpointer p)
-{
-  const CollKey *k = p;
-  return ts_hash_mix (ts_hash_mix (0, k->comm), k->instance);
-}
-
-static gboolean
-coll_equal (gconstpointer a, gconstpointer b)
-{
-  const CollKey *x = a, *y = b;
-  return x->comm == y->comm && x->instance == y->instance;
-}
-
-static void
-coll_free (gpointer p)
-{
-  CollInstance *c = p;
-  g_array_unref (c->arrivals);
-  g_free (c);
-}
-
 /* ---- partitioned ------------------------------------------------------------- */
 
 /* One pair of partitioned requests (channel, k-th initialisation): the
  * latest MPI_Pready entry of each round the sender started that the
  * receiver has not completed yet. */
-typedef struct {
+struct PPair {
   GQueue rounds;             /* double* latest Pready entry, oldest first */
-} PPair;
+};
 
 static void
 ppair_free (gpointer p)
@@ -152,30 +100,6 @@ ppair_free (gpointer p)
   g_queue_clear_full (&pp->rounds, g_free);
   g_free (pp);
 }
-
-/* ---- the analysis ------------------------------------------------------------ */
-
-typedef struct {
-  guint rank;
-  TsAction next;
-  gboolean has_next;
-  GHashTable *requests;      /* req -> gpointer (tagged: RecvEnd* or SendEnd* | 1) */
-  GPtrArray *in_call;        /* ends the current MPI call blocks for (tagged likewise) */
-  guint64 *coll_seen;        /* per communicator: collectives entered */
-  GHashTable *prequests;     /* req -> PPair*: its partitioned pair */
-  GHashTable *psend;         /* req: partitioned sends (the others are receives) */
-  GHashTable *pinit_count;   /* GBytes (channel, side) -> initialisations so far */
-  PPair *pwait;              /* the partitioned receive the current call completes */
-  double pwait_enter;
-} Cursor;
-
-typedef struct {
-  TsWaitStates *w;
-  const TsTrace *trace;
-  GHashTable *channels;      /* TsChannel -> Channel */
-  GHashTable *colls;         /* CollKey -> CollInstance */
-  GHashTable *ppairs;        /* TsPartitionedKey -> PPair */
-} Analysis;
 
 static Channel *
 channel_of (Analysis *an, guint src, guint dst, guint32 comm, gint32 tag)
@@ -255,7 +179,7 @@ on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
        * start of the last MPI_Pready of the round it completes. */
       double *last = g_queue_pop_head (&cu->pwait->rounds);
       if (last && isfinite (end))
-        add_wait (an->w, TS_WAIT_PARTITIONED_LATE_SENDER, region, cu->rank, cu->pwait_enter,
+        ts_wait_add (an->w, TS_WAIT_PARTITIONED_LATE_SENDER, region, cu->rank, cu->pwait_enter,
                   MIN (*last, end) - cu->pwait_enter);
       g_free (last);
       cu->pwait = NULL;
@@ -265,8 +189,8 @@ on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
   late_receiver -= late_sender;
   if (isfinite (end))
     {
-      add_wait (an->w, TS_WAIT_LATE_SENDER, region, cu->rank, start, late_sender);
-      add_wait (an->w, TS_WAIT_LATE_RECEIVER, region, cu->rank, start + MAX (0, late_sender),
+      ts_wait_add (an->w, TS_WAIT_LATE_SENDER, region, cu->rank, start, late_sender);
+      ts_wait_add (an->w, TS_WAIT_LATE_RECEIVER, region, cu->rank, start + MAX (0, late_sender),
                 late_receiver);
     }
 }
@@ -367,77 +291,6 @@ on_wait (Analysis *an, Cursor *cu, const TsAction *a)
     }
 }
 
-/* Everybody's waiting in one collective instance, once all have entered. */
-static void
-collective_done (Analysis *an, CollInstance *ci)
-{
-  /* A collective without data returns at once everywhere: nobody waits. */
-  if (!ci->moves_data)
-    return;
-  double last = -INFINITY, root_enter = NAN, first_other = INFINITY;
-  for (guint i = 0; i < ci->arrivals->len; i++)
-    {
-      Arrival *x = &g_array_index (ci->arrivals, Arrival, i);
-      last = MAX (last, x->enter);
-      if (x->root)
-        root_enter = x->enter;
-      else
-        first_other = MIN (first_other, x->enter);
-    }
-  for (guint i = 0; i < ci->arrivals->len; i++)
-    {
-      Arrival *x = &g_array_index (ci->arrivals, Arrival, i);
-      switch (ts_collective_shape (ci->op))
-        {
-        case TS_COLL_SHAPE_BARRIER:
-          add_wait (an->w, TS_WAIT_BARRIER, x->region, x->rank, x->enter, last - x->enter);
-          break;
-        case TS_COLL_SHAPE_N2N:
-          add_wait (an->w, TS_WAIT_NXN, x->region, x->rank, x->enter, last - x->enter);
-          break;
-        case TS_COLL_SHAPE_ONE2N:
-          if (!x->root && !isnan (root_enter))
-            add_wait (an->w, TS_WAIT_LATE_BROADCAST, x->region, x->rank, x->enter,
-                      root_enter - x->enter);
-          break;
-        case TS_COLL_SHAPE_N2ONE:
-          if (x->root && isfinite (first_other))
-            add_wait (an->w, TS_WAIT_EARLY_REDUCE, x->region, x->rank, x->enter,
-                      first_other - x->enter);
-          break;
-        case TS_COLL_SHAPE_PREFIX:
-          break;
-        }
-    }
-}
-
-static void
-on_collective (Analysis *an, Cursor *cu, const TsAction *a)
-{
-  guint size = ts_trace_comm_size (an->trace, a->comm);
-  gint me = ts_trace_comm_local_rank (an->trace, a->comm, cu->rank);
-  if (size < 2 || me < 0)
-    return;
-  CollKey k = { a->comm, cu->coll_seen[a->comm]++ };
-  CollInstance *ci = g_hash_table_lookup (an->colls, &k);
-  if (!ci)
-    {
-      ci = g_new0 (CollInstance, 1);
-      ci->op = a->op;
-      ci->size = size;
-      ci->arrivals = g_array_sized_new (FALSE, FALSE, sizeof (Arrival), size);
-      g_hash_table_insert (an->colls, g_memdup2 (&k, sizeof k), ci);
-    }
-  Arrival x = { cu->rank, a->time, a->call, a->peer != TS_NO_RANK && a->peer == me };
-  g_array_append_val (ci->arrivals, x);
-  ci->moves_data |= !ts_collective_is_empty (a->op, a->bytes, a->bytes_recv);
-  if (ci->arrivals->len == ci->size)
-    {
-      collective_done (an, ci);
-      g_hash_table_remove (an->colls, &k);
-    }
-}
-
 static void
 on_partitioned (Analysis *an, Cursor *cu, const TsAction *a)
 {
@@ -504,7 +357,7 @@ process (Analysis *an, Cursor *cu, const TsAction *a)
       on_wait (an, cu, a);
       break;
     case TS_ACTION_COLLECTIVE:
-      on_collective (an, cu, a);
+      ts_wait_on_collective (an, cu, a);
       break;
     case TS_ACTION_LEAVE:
       if ((cu->in_call->len > 0 || cu->pwait)
@@ -608,7 +461,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
 
   Analysis an = { w, trace };
   an.channels = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, channel_free);
-  an.colls = g_hash_table_new_full (coll_hash, coll_equal, g_free, coll_free);
+  an.colls = ts_wait_colls_new ();
   an.ppairs = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, ppair_free);
 
   TsActionStream *stream = ts_calibration_stream_open (calibration, trace, error);

@@ -1,0 +1,53 @@
+/* Internals shared by the wait-state analysis's files: waitstates.c (the
+ * merge over ranks, point-to-point and partitioned patterns) and
+ * collectives.c (collective operations). */
+#ifndef TS_WAITSTATES_PRIVATE_H
+#define TS_WAITSTATES_PRIVATE_H
+
+#include "analysis/waitstates.h"
+#include "model/channel.h"
+#include "model/stream.h"
+
+struct TsWaitStates {
+  const TsTrace *trace;
+  TsWaitSpanFunc span_func;
+  gpointer span_data;
+  guint n_ranks;
+  double *totals;            /* [pattern * n_ranks + rank] */
+  GHashTable *cells;         /* guint64 (pattern, region, rank) -> double* */
+};
+
+typedef struct CollInstance CollInstance;
+typedef struct PPair PPair;
+
+typedef struct {
+  guint rank;
+  TsAction next;
+  gboolean has_next;
+  GHashTable *requests;      /* req -> gpointer (tagged: RecvEnd* or SendEnd* | 1) */
+  GPtrArray *in_call;        /* ends the current MPI call blocks for (tagged likewise) */
+  guint64 *coll_seen;        /* per communicator: collectives entered */
+  GHashTable *prequests;     /* req -> PPair*: its partitioned pair */
+  GHashTable *psend;         /* req: partitioned sends (the others are receives) */
+  GHashTable *pinit_count;   /* GBytes (channel, side) -> initialisations so far */
+  PPair *pwait;              /* the partitioned receive the current call completes */
+  double pwait_enter;
+} Cursor;
+
+typedef struct {
+  TsWaitStates *w;
+  const TsTrace *trace;
+  GHashTable *channels;      /* TsChannel -> Channel */
+  GHashTable *colls;         /* CollKey -> CollInstance */
+  GHashTable *ppairs;        /* TsPartitionedKey -> PPair */
+} Analysis;
+
+/* Count @seconds of @p on @rank in MPI call @region, from @start. */
+void ts_wait_add (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double start,
+                  double seconds);
+
+/* Collectives (collectives.c). */
+GHashTable *ts_wait_colls_new (void);
+void ts_wait_on_collective (Analysis *an, Cursor *cu, const TsAction *a);
+
+#endif
