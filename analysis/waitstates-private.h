@@ -32,6 +32,10 @@ typedef struct {
   GHashTable *pinit_count;   /* GBytes (channel, side) -> initialisations so far */
   PPair *pwait;              /* the partitioned receive the current call completes */
   double pwait_enter;
+  CollInstance *coll;        /* the collective the current call is in, until it leaves */
+  guint coll_slot;           /* this rank's arrival in it */
+  guint lifecycle_seen[2];   /* MPI_Init and MPI_Finalize calls entered */
+  GQueue late_senders;       /* LateSender, most recent last (Wrong Order) */
 } Cursor;
 
 typedef struct {
@@ -40,7 +44,12 @@ typedef struct {
   GHashTable *channels;      /* TsChannel -> Channel */
   GHashTable *colls;         /* CollKey -> CollInstance */
   GHashTable *ppairs;        /* TsPartitionedKey -> PPair */
+  guint8 *lifecycle;         /* per region: TS_WAIT_LIFECYCLE_* */
 } Analysis;
+
+/* MPI_Init (and _thread) and MPI_Finalize: every rank calls them once, and
+ * they synchronise like collectives on MPI_COMM_WORLD. */
+enum { TS_WAIT_LIFECYCLE_NONE, TS_WAIT_LIFECYCLE_INIT, TS_WAIT_LIFECYCLE_FINALIZE };
 
 /* Count @seconds of @p on @rank in MPI call @region, from @start. */
 void ts_wait_add (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double start,
@@ -49,5 +58,10 @@ void ts_wait_add (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, 
 /* Collectives (collectives.c). */
 GHashTable *ts_wait_colls_new (void);
 void ts_wait_on_collective (Analysis *an, Cursor *cu, const TsAction *a);
+/* MPI call @region of @cu left at @leave: if it was the collective @cu is
+ * in, its completion patterns once every member has left. */
+void ts_wait_collective_left (Analysis *an, Cursor *cu, guint32 region, double leave);
+/* @a enters MPI_Init or MPI_Finalize (@lifecycle: TS_WAIT_LIFECYCLE_*). */
+void ts_wait_on_lifecycle (Analysis *an, Cursor *cu, const TsAction *a, guint lifecycle);
 
 #endif

@@ -11,7 +11,8 @@
 
 static const char *const pattern_names[TS_WAIT_N_PATTERNS] = {
   "late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast", "early_reduce",
-  "partitioned_late_sender",
+  "partitioned_late_sender", "late_sender_wrong_order", "nxn_completion", "barrier_completion",
+  "early_scan", "init_completion", "finalize_wait",
 };
 
 const char *
@@ -140,25 +141,99 @@ block_in_call (Cursor *cu, gpointer end, gboolean is_send)
   g_ptr_array_add (cu->in_call, GSIZE_TO_POINTER (GPOINTER_TO_SIZE (end) | (is_send ? 1 : 0)));
 }
 
-/* When an MPI call ends, its waiting: Late Sender from its entry until the
- * latest send it received from began, Late Receiver until the latest receive
- * its sends needed was posted, each at most until the call left (a buffered
- * send leaves at once and shows none). A call completing several messages
- * (MPI_Waitall) waited once, for the latest, as Scalasca counts it. By then
- * the partner's entry has been read: it happened before this call ended. */
+/* Scalasca keeps this many recent Late Sender instances per rank to find
+ * the Wrong Order ones among them. */
+#define TS_WRONG_ORDER_WINDOW 100
+
+/* A Late Sender instance, until a later receive shows it Wrong Order. */
+typedef struct {
+  double send_enter;         /* of the message waited for */
+  double start, seconds;
+  guint32 region;
+} LateSender;
+
+/* Late Sender / Wrong Order (Scalasca 2.6): a receive of a message sent at
+ * @send_enter makes every recent Late Sender instance of this rank that
+ * waited for a message sent later Wrong Order (counted once each): had the
+ * rank received in send order, it would not have waited for that one. */
+static void
+check_wrong_order (Analysis *an, Cursor *cu, double send_enter)
+{
+  for (GList *l = cu->late_senders.head; l;)
+    {
+      GList *next = l->next;
+      LateSender *ls = l->data;
+      if (ls->send_enter > send_enter)
+        {
+          ts_wait_add (an->w, TS_WAIT_LATE_SENDER_WRONG_ORDER, ls->region, cu->rank, ls->start,
+                       ls->seconds);
+          g_free (ls);
+          g_queue_delete_link (&cu->late_senders, l);
+        }
+      l = next;
+    }
+}
+
+static void
+remember_late_sender (Cursor *cu, double send_enter, double start, double seconds,
+                      guint32 region)
+{
+  LateSender *ls = g_new (LateSender, 1);
+  *ls = (LateSender) { send_enter, start, seconds, region };
+  g_queue_push_tail (&cu->late_senders, ls);
+  if (cu->late_senders.length > TS_WRONG_ORDER_WINDOW)
+    g_free (g_queue_pop_head (&cu->late_senders));
+}
+
+/* Whether a send completed in call @region can show Late Receiver, as
+ * Scalasca 2.6 counts it: a blocking MPI_Send or MPI_Ssend (not Bsend,
+ * Rsend or Sendrecv), or a wait (not a test); a Waitall or Waitsome only
+ * if it showed no Late Sender. */
+static gboolean
+late_receiver_counts (Analysis *an, guint32 region, double late_sender)
+{
+  switch (ts_trace_region_call (an->trace, region))
+    {
+    case TS_CALL_SEND:
+      {
+        const char *name = ts_trace_region_name (an->trace, region);
+        return strcmp (name, "MPI_Send") == 0 || strcmp (name, "MPI_Ssend") == 0;
+      }
+    case TS_CALL_WAIT:
+    case TS_CALL_WAITANY:
+      return TRUE;
+    case TS_CALL_WAITALL:
+    case TS_CALL_WAITSOME:
+      return !(late_sender > 0);
+    default:
+      return FALSE;
+    }
+}
+
+/* When an MPI call ends, its waiting, as Scalasca 2.6 defines it
+ * (doc/waitstates.md). Late Sender: from its entry until the latest send it
+ * received from began, at most until it left; not in tests. Late Receiver:
+ * a send still in its call when its receive was posted waited from the
+ * call's entry until then. A call completing several messages (MPI_Waitall)
+ * waited once, for the latest. By then the partner's entry has been read:
+ * it happened before this call ended. */
 static void
 on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
 {
-  double late_sender = 0, late_receiver = 0, start = NAN;
+  gboolean test = ts_trace_region_call (an->trace, region) == TS_CALL_TEST;
+  double late_sender = 0, late_receiver = 0, ls_send = NAN, start = NAN, lr_start = NAN;
   for (guint i = 0; i < cu->in_call->len; i++)
     {
       gsize v = GPOINTER_TO_SIZE (g_ptr_array_index (cu->in_call, i));
       if (v & 1)
         {
           SendEnd *s = GSIZE_TO_POINTER (v & ~(gsize) 1);
-          if (!isnan (s->recv_post))
-            late_receiver = MAX (late_receiver, MIN (s->recv_post, end) - s->block);
-          start = s->block;
+          if (!isnan (s->recv_post) && end > s->recv_post
+              && s->recv_post - s->block > late_receiver)
+            {
+              late_receiver = s->recv_post - s->block;
+              lr_start = s->block;
+            }
           s->in_call = FALSE;
           send_release (s);
         }
@@ -166,8 +241,16 @@ on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
         {
           RecvEnd *r = GSIZE_TO_POINTER (v);
           if (!isnan (r->send_enter))
-            late_sender = MAX (late_sender, MIN (r->send_enter, end) - r->block);
-          start = r->block;
+            {
+              check_wrong_order (an, cu, r->send_enter);
+              double ls = MIN (r->send_enter, end) - r->block;
+              if (!test && ls > late_sender)
+                {
+                  late_sender = ls;
+                  ls_send = r->send_enter;
+                  start = r->block;
+                }
+            }
           r->in_call = FALSE;
           recv_release (r);
         }
@@ -184,15 +267,15 @@ on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
       g_free (last);
       cu->pwait = NULL;
     }
-  /* Both run from the call's entry: the time they share is counted once, as
-   * Late Sender (Scalasca does the same in MPI_Waitall). */
-  late_receiver -= late_sender;
-  if (isfinite (end))
+  if (!isfinite (end))
+    return;
+  if (late_sender > 0)
     {
       ts_wait_add (an->w, TS_WAIT_LATE_SENDER, region, cu->rank, start, late_sender);
-      ts_wait_add (an->w, TS_WAIT_LATE_RECEIVER, region, cu->rank, start + MAX (0, late_sender),
-                late_receiver);
+      remember_late_sender (cu, ls_send, start, late_sender, region);
     }
+  if (late_receiver > 0 && late_receiver_counts (an, region, late_sender))
+    ts_wait_add (an->w, TS_WAIT_LATE_RECEIVER, region, cu->rank, lr_start, late_receiver);
 }
 
 static void
@@ -359,10 +442,16 @@ process (Analysis *an, Cursor *cu, const TsAction *a)
     case TS_ACTION_COLLECTIVE:
       ts_wait_on_collective (an, cu, a);
       break;
+    case TS_ACTION_ENTER:
+      if (an->lifecycle[a->region] != TS_WAIT_LIFECYCLE_NONE)
+        ts_wait_on_lifecycle (an, cu, a, an->lifecycle[a->region]);
+      break;
     case TS_ACTION_LEAVE:
-      if ((cu->in_call->len > 0 || cu->pwait)
-          && ts_trace_region_call (an->trace, a->region) != TS_CALL_USER)
+      if (ts_trace_region_call (an->trace, a->region) == TS_CALL_USER)
+        break;
+      if (cu->in_call->len > 0 || cu->pwait)
         on_call_end (an, cu, a->region, a->time);
+      ts_wait_collective_left (an, cu, a->region, a->time);
       break;
     case TS_ACTION_PINIT:
     case TS_ACTION_PSTART:
@@ -439,6 +528,7 @@ cursor_finish (Analysis *an, Cursor *cu)
       g_hash_table_unref (cu->pinit_count);
     }
   g_free (cu->coll_seen);
+  g_queue_clear_full (&cu->late_senders, g_free);
 }
 
 TsWaitStates *
@@ -462,6 +552,15 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
   Analysis an = { w, trace };
   an.channels = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, channel_free);
   an.colls = ts_wait_colls_new ();
+  an.lifecycle = g_new0 (guint8, ts_trace_n_regions (trace));
+  for (guint r = 0; r < ts_trace_n_regions (trace); r++)
+    {
+      const char *name = ts_trace_region_name (trace, r);
+      if (strcmp (name, "MPI_Init") == 0 || strcmp (name, "MPI_Init_thread") == 0)
+        an.lifecycle[r] = TS_WAIT_LIFECYCLE_INIT;
+      else if (strcmp (name, "MPI_Finalize") == 0)
+        an.lifecycle[r] = TS_WAIT_LIFECYCLE_FINALIZE;
+    }
   an.ppairs = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, ppair_free);
 
   TsActionStream *stream = ts_calibration_stream_open (calibration, trace, error);
@@ -501,6 +600,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
   g_hash_table_unref (an.channels);
   g_hash_table_unref (an.colls);
   g_hash_table_unref (an.ppairs);
+  g_free (an.lifecycle);
   if (stream)
     ts_action_stream_free (stream);
   if (!ok)

@@ -40,7 +40,9 @@ static const Command commands[] = {
     "find the wait states of a trace without simulating",
     "Patterns, as Scalasca defines them (doc/waitstates.md):\n"
     "  late_sender, late_receiver, wait_nxn, wait_barrier, late_broadcast,\n"
-    "  early_reduce, partitioned_late_sender\n"
+    "  early_reduce, partitioned_late_sender, late_sender_wrong_order (a part of\n"
+    "  late_sender), nxn_completion, barrier_completion, early_scan, init_completion,\n"
+    "  finalize_wait\n"
     "With -o FILE.csv, also writes phase,pattern,region,rank,seconds." },
   { "convert", ts_cmd_convert, "TRACE",
     "write a trace in another replay tool's format (SimGrid TI)",

@@ -141,6 +141,7 @@ static const struct {
   { "bytes_recv", FIELD_U64,    G_STRUCT_OFFSET (TsAction, bytes_recv) },
   { "partitions", FIELD_U64,    G_STRUCT_OFFSET (TsAction, partitions) },
   { "req",        FIELD_U64,    G_STRUCT_OFFSET (TsAction, req) },
+  { "end",        FIELD_DOUBLE, G_STRUCT_OFFSET (TsAction, end) },
   { "flags",      FIELD_U8,     G_STRUCT_OFFSET (TsAction, flags) },
   { "size_class", FIELD_U8,     G_STRUCT_OFFSET (TsAction, size_class) },
   { "time",       FIELD_DOUBLE, G_STRUCT_OFFSET (TsAction, time) },
@@ -164,6 +165,10 @@ field_applies (const char *key, guint8 kind)
     return !pinit;
   if (strcmp (key, "partition") == 0)
     return partition;
+  if (strcmp (key, "req") == 0)
+    return kind != TS_ACTION_COLLECTIVE;
+  if (strcmp (key, "end") == 0)
+    return kind == TS_ACTION_COLLECTIVE;
   if (strcmp (key, "peer") == 0)
     return !partition;
   return TRUE;

@@ -75,7 +75,11 @@ typedef struct {
     guint64 bytes_recv; /* COLLECTIVE, ICOLLECTIVE: bytes received */
     guint64 partitions; /* PINIT: this side's number of partitions */
   };
-  guint64 req;      /* request id (trace-local, unique per outstanding request) */
+  union {
+    guint64 req;      /* request id (trace-local, unique per outstanding request) */
+    double end;       /* COLLECTIVE: time of its MPI_COLLECTIVE_END record, seconds,
+                       * clock-aligned (Scalasca's completion patterns end there) */
+  };
   double time;      /* original time of the action, seconds, clock-aligned */
   double seconds;   /* COMPUTE: duration; MPI actions: CPU overhead to charge */
 } TsAction;

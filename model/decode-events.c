@@ -612,7 +612,9 @@ on_collective_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
   gint comm = ts_decode_comm_index (s, ref);
   if (comm < 0)
     return OTF2_CALLBACK_INTERRUPT;
-  fill_collective (s, ts_decode_call_action (s, TS_ACTION_COLLECTIVE), op, comm, root, sent, received);
+  TsAction *a = ts_decode_call_action (s, TS_ACTION_COLLECTIVE);
+  fill_collective (s, a, op, comm, root, sent, received);
+  a->end = now;
   return OTF2_CALLBACK_SUCCESS;
 }
 

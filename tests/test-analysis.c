@@ -155,6 +155,109 @@ test_cell_order (void **state)
                                    "wait_nxn 0 0.5\nwait_nxn 1 0.3\n");
 }
 
+/* The patterns after the waiting and around it, three ranks:
+ * (Collective times are those of MPI_COLLECTIVE_BEGIN and _END, which the
+ * script writes at the call's enter and leave.)
+ * - MPI_Init: all enter at 0, leave at 0.1, 0.2, 0.3. Init Completion runs
+ *   from the first leave (0.1) to each one's own: 0 + 0.1 + 0.2 = 0.3.
+ * - MPI_Allreduce: all enter at 1.0, leave at 1.1, 1.3, 1.4. Nobody waits
+ *   before it; NxN Completion from the first leave (1.1): 0.2 + 0.3 = 0.5.
+ * - MPI_Barrier: enter at 2.0, 2.0, 2.5, leave at 2.6, 2.7, 2.9. Wait at
+ *   Barrier 0.5 + 0.5; Barrier Completion from max(first leave 2.6, last
+ *   entry 2.5) = 2.6: 0.1 + 0.3 = 0.4.
+ * - MPI_Scan: enter at 3.5 (rank 0), 3.0 (rank 1), 3.3 (rank 2), all end
+ *   at 3.6. Early Scan: each waits for the latest entry of the ranks up to
+ *   it, rank 1 for rank 0 (0.5), rank 2 for max(3.5, 3.0) (0.2): 0.7.
+ * - Wrong order: rank 0 sends tag 1 to rank 2 at 4.0, rank 1 tag 2 at 5.0;
+ *   rank 2 waits in MPI_Recv for tag 2 from rank 1 from 4.5, a Late Sender
+ *   of 0.5. Its next receive, at 5.2, takes rank 0's message, sent at 4.0,
+ *   before the one it waited for: that Late Sender, all 0.5 s, was Wrong
+ *   Order.
+ * - MPI_Reduce to rank 0: enters at 6.0, the others at 6.5 and 7.0, all
+ *   end at 7.1. Early Reduce, as Scalasca 2.6 revised it: the root waits
+ *   for the latest sender (every member sends): 7.0 - 6.0 = 1.0.
+ * - MPI_Finalize: enter at 8.0, 8.5, 9.0, leave at 9.1. Finalize Wait:
+ *   until the last entry, 1.0 + 0.5 = 1.5. */
+static const char *around =
+  "ranks 3\n"
+  "0 0 enter MPI_Init\n0 0.1 leave MPI_Init\n"
+  "1 0 enter MPI_Init\n1 0.2 leave MPI_Init\n"
+  "2 0 enter MPI_Init\n2 0.3 leave MPI_Init\n"
+  "0 1.0 enter MPI_Allreduce\n0 1.0 coll_begin\n0 1.1 coll_end allreduce sent=8 recv=8\n0 1.1 leave\n"
+  "1 1.0 enter MPI_Allreduce\n1 1.0 coll_begin\n1 1.3 coll_end allreduce sent=8 recv=8\n1 1.3 leave\n"
+  "2 1.0 enter MPI_Allreduce\n2 1.0 coll_begin\n2 1.4 coll_end allreduce sent=8 recv=8\n2 1.4 leave\n"
+  "0 2.0 enter MPI_Barrier\n0 2.0 coll_begin\n0 2.6 coll_end barrier\n0 2.6 leave\n"
+  "1 2.0 enter MPI_Barrier\n1 2.0 coll_begin\n1 2.7 coll_end barrier\n1 2.7 leave\n"
+  "2 2.5 enter MPI_Barrier\n2 2.5 coll_begin\n2 2.9 coll_end barrier\n2 2.9 leave\n"
+  "0 3.5 enter MPI_Scan\n0 3.5 coll_begin\n0 3.6 coll_end scan sent=8 recv=8\n0 3.6 leave\n"
+  "1 3.0 enter MPI_Scan\n1 3.0 coll_begin\n1 3.6 coll_end scan sent=8 recv=8\n1 3.6 leave\n"
+  "2 3.3 enter MPI_Scan\n2 3.3 coll_begin\n2 3.6 coll_end scan sent=8 recv=8\n2 3.6 leave\n"
+  "0 4.0 enter MPI_Send\n0 4.0 send 2 tag=1 bytes=8\n0 4.0 leave\n"
+  "1 5.0 enter MPI_Send\n1 5.0 send 2 tag=2 bytes=8\n1 5.0 leave\n"
+  "2 4.5 enter MPI_Recv\n2 5.1 recv 1 tag=2 bytes=8\n2 5.1 leave\n"
+  "2 5.2 enter MPI_Recv\n2 5.2 recv 0 tag=1 bytes=8\n2 5.2 leave\n"
+  "0 6.0 enter MPI_Reduce\n0 6.0 coll_begin\n0 7.1 coll_end reduce root=0 sent=8 recv=8\n0 7.1 leave\n"
+  "1 6.5 enter MPI_Reduce\n1 6.5 coll_begin\n1 7.1 coll_end reduce root=0 sent=8\n1 7.1 leave\n"
+  "2 7.0 enter MPI_Reduce\n2 7.0 coll_begin\n2 7.1 coll_end reduce root=0 sent=8\n2 7.1 leave\n"
+  "0 8.0 enter MPI_Finalize\n0 9.1 leave\n"
+  "1 8.5 enter MPI_Finalize\n1 9.1 leave\n"
+  "2 9.0 enter MPI_Finalize\n2 9.1 leave\n";
+
+/* Ensure the totals derived above, pattern by pattern, and that the
+ * patterns before them still hold (Wait at Barrier, Late Sender). */
+static void
+test_completion_scan_order_lifecycle (void **state)
+{
+  char *dir = NULL;
+  g_autoptr (TsTrace) trace = ts_test_script_open (around, &dir);
+  g_autoptr (TsCalibration) cal = ts_calibration_compute (trace, NULL);
+  assert_non_null (cal);
+  g_autoptr (TsWaitStates) w = ts_wait_states_analyse (trace, cal, NULL);
+  assert_non_null (w);
+  const struct { TsWaitPattern p; double seconds; } want[] = {
+    { TS_WAIT_INIT_COMPLETION, 0.3 },
+    { TS_WAIT_NXN, 0.0 },
+    { TS_WAIT_NXN_COMPLETION, 0.5 },
+    { TS_WAIT_BARRIER, 1.0 },
+    { TS_WAIT_BARRIER_COMPLETION, 0.4 },
+    { TS_WAIT_EARLY_SCAN, 0.7 },
+    { TS_WAIT_LATE_SENDER, 0.5 },
+    { TS_WAIT_LATE_SENDER_WRONG_ORDER, 0.5 },
+    { TS_WAIT_EARLY_REDUCE, 1.0 },
+    { TS_WAIT_FINALIZE_WAIT, 1.5 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    if (fabs (ts_wait_states_total (w, want[i].p) - want[i].seconds) > 1e-9)
+      fail_msg ("%s: %.9f s, expected %.9f s", ts_wait_pattern_name (want[i].p),
+                ts_wait_states_total (w, want[i].p), want[i].seconds);
+  assert_float_equal (ts_wait_states_rank (w, TS_WAIT_EARLY_SCAN, 1), 0.5, 1e-9);
+  assert_float_equal (ts_wait_states_rank (w, TS_WAIT_LATE_SENDER_WRONG_ORDER, 2), 0.5, 1e-9);
+  assert_float_equal (ts_wait_states_rank (w, TS_WAIT_FINALIZE_WAIT, 0), 1.0, 1e-9);
+  ts_test_script_remove (dir);
+}
+
+/* Ensure a Late Sender is not Wrong Order when the messages are received
+ * in the order they were sent: rank 0 sends twice to rank 1 (4.0 and 5.0),
+ * rank 1 receives the first at 4.1 and waits from 4.5 for the second: 0.5 s
+ * of Late Sender, none of it Wrong Order. */
+static void
+test_late_sender_in_order (void **state)
+{
+  char *dir = NULL;
+  g_autoptr (TsTrace) trace = ts_test_script_open (
+    "ranks 2\n"
+    "0 4.0 enter MPI_Send\n0 4.0 send 1 tag=1 bytes=8\n0 4.0 leave\n"
+    "0 5.0 enter MPI_Send\n0 5.0 send 1 tag=1 bytes=8\n0 5.0 leave\n"
+    "1 4.1 enter MPI_Recv\n1 4.1 recv 0 tag=1 bytes=8\n1 4.1 leave\n"
+    "1 4.5 enter MPI_Recv\n1 5.1 recv 0 tag=1 bytes=8\n1 5.1 leave\n", &dir);
+  g_autoptr (TsCalibration) cal = ts_calibration_compute (trace, NULL);
+  g_autoptr (TsWaitStates) w = ts_wait_states_analyse (trace, cal, NULL);
+  assert_non_null (w);
+  assert_float_equal (ts_wait_states_total (w, TS_WAIT_LATE_SENDER), 0.5, 1e-9);
+  assert_float_equal (ts_wait_states_total (w, TS_WAIT_LATE_SENDER_WRONG_ORDER), 0.0, 1e-12);
+  ts_test_script_remove (dir);
+}
+
 int
 main (void)
 {
@@ -163,5 +266,10 @@ main (void)
     cmocka_unit_test (test_spans),
     cmocka_unit_test (test_cell_order),
   };
-  return cmocka_run_group_tests (tests, setup, teardown);
+  const struct CMUnitTest more[] = {
+    cmocka_unit_test (test_completion_scan_order_lifecycle),
+    cmocka_unit_test (test_late_sender_in_order),
+  };
+  return cmocka_run_group_tests (tests, setup, teardown)
+         || cmocka_run_group_tests (more, NULL, NULL);
 }

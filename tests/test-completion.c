@@ -60,14 +60,15 @@ test_faster_sender_completes_at_test (void **state)
   assert_null (strstr (csv, "predicted,late_sender"));
 }
 
-/* Sender 1.5x slower: the successful test at 1.2 blocks until 1.50011, and
- * the 0.3 s until the send started is Late Sender in MPI_Test. */
+/* Sender 1.5x slower: the successful test at 1.2 blocks until 1.50011. The
+ * 0.3 s until the send started is spent in MPI_Test, which Scalasca never
+ * counts as Late Sender (doc/waitstates.md): no wait state is reported in it. */
 static void
 test_slower_sender_blocks_at_test (void **state)
 {
   g_autofree char *csv = NULL;
   assert_int_equal (irecv_time ("polling-slower", "slower.hyp", &csv), 1500110000);
-  assert_non_null (strstr (csv, "predicted,late_sender,MPI_Test,1,0.300000000\n"));
+  assert_null (strstr (csv, "predicted,late_sender,MPI_Test"));
 }
 
 /* A wait that completes a cancelled receive records no message, but it is

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/tool-run.h"
@@ -127,6 +128,109 @@ test_run_writes_both_phases (void **state)
   rb_archive_free (a);
 }
 
+/* Scalasca's metric names and tracesim's, for the patterns both have. */
+static const struct { const char *scalasca, *ours; } same_pattern[] = {
+  { "mpi_latesender", "late_sender" },
+  { "mpi_latesender_wo", "late_sender_wrong_order" },
+  { "mpi_latereceiver", "late_receiver" },
+  { "mpi_wait_nxn", "wait_nxn" },
+  { "mpi_nxn_completion", "nxn_completion" },
+  { "mpi_barrier_wait", "wait_barrier" },
+  { "mpi_barrier_completion", "barrier_completion" },
+  { "mpi_init_completion", "init_completion" },
+  { "mpi_finalize_wait", "finalize_wait" },
+};
+
+/* Seconds of @pattern summed over the rows of @csv (tracesim waitstates). */
+static double
+csv_total (const char *csv, const char *pattern, gint rank)
+{
+  double total = 0;
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  for (guint i = 1; lines[i]; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+      if (g_strv_length (f) == 5 && strcmp (f[1], pattern) == 0
+          && (rank < 0 || atoi (f[3]) == rank))
+        total += g_ascii_strtod (f[4], NULL);
+    }
+  return total;
+}
+
+/* Scalasca 2.6's analysis of the Score-P trace scenarios/scorep-ring (its
+ * waitstates.txt, the INCL(main) row: each pattern over all ranks, and
+ * waitstates_per_rank.csv) against tracesim's on the same trace: every
+ * pattern both name must agree to the microsecond (Scalasca prints 6
+ * decimals: within 1.5e-6 s). */
+static void
+test_scalasca_ring (void **state)
+{
+  g_autofree char *dir = g_build_filename (ts_test_srcdir (), "scenarios", "scorep-ring", NULL);
+  g_autofree char *trace = g_build_filename (dir, "traces.otf2", NULL);
+  g_autofree char *work = ts_test_workdir ("scalasca-ring");
+  g_autofree char *csv_path = g_build_filename (work, "waitstates.csv", NULL);
+  g_autofree char *why = NULL;
+  g_autofree char *csv = ts_run_tracesim_output ((const char *[]) { "waitstates", trace, "-o",
+                                                                    csv_path, NULL },
+                                                 work, "waitstates.csv", &why);
+  if (!csv)
+    fail_msg ("tracesim waitstates: %s", why);
+
+  g_autofree char *txt_path = g_build_filename (dir, "waitstates.txt", NULL);
+  g_autofree char *txt = NULL;
+  assert_true (g_file_get_contents (txt_path, &txt, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (txt, "\n", -1);
+  g_auto (GStrv) head = g_strsplit_set (lines[0], " ", -1);
+  g_auto (GStrv) incl = g_strsplit_set (lines[1], " ", -1);
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autoptr (GPtrArray) values = g_ptr_array_new ();
+  for (guint i = 0; head[i]; i++)
+    if (*head[i])
+      g_ptr_array_add (names, head[i]);
+  for (guint i = 0; incl[i]; i++)
+    if (*incl[i])
+      g_ptr_array_add (values, incl[i]);
+  assert_int_equal (names->len, values->len);
+  guint compared = 0;
+  for (guint i = 0; i < names->len; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (same_pattern); k++)
+      if (strcmp (names->pdata[i], same_pattern[k].scalasca) == 0)
+        {
+          double theirs = g_ascii_strtod (values->pdata[i], NULL);
+          double ours = csv_total (csv, same_pattern[k].ours, -1);
+          if (fabs (ours - theirs) > 1.5e-6)
+            fail_msg ("%s: tracesim %.6f s, Scalasca %.6f s", same_pattern[k].ours, ours, theirs);
+          compared++;
+        }
+  assert_int_equal (compared, G_N_ELEMENTS (same_pattern));
+
+  /* Per rank: "cnode, thread (= rank), then one column per metric". */
+  g_autofree char *per_rank_path = g_build_filename (dir, "waitstates_per_rank.csv", NULL);
+  g_autofree char *per_rank = NULL;
+  assert_true (g_file_get_contents (per_rank_path, &per_rank, NULL, NULL));
+  g_auto (GStrv) rows = g_strsplit (per_rank, "\n", -1);
+  g_auto (GStrv) columns = g_strsplit (rows[0], ",", -1);
+  guint cells = 0;
+  for (guint r = 1; rows[r] && *rows[r]; r++)
+    {
+      g_auto (GStrv) f = g_strsplit (rows[r], ",", -1);
+      gint rank = atoi (f[1]);
+      for (guint c = 2; columns[c] && f[c]; c++)
+        for (guint k = 0; k < G_N_ELEMENTS (same_pattern); k++)
+          if (strcmp (g_strstrip (columns[c]), same_pattern[k].scalasca) == 0)
+            {
+              double theirs = g_ascii_strtod (f[c], NULL);
+              double ours = csv_total (csv, same_pattern[k].ours, rank);
+              if (fabs (ours - theirs) > 1.5e-6)
+                fail_msg ("%s on rank %d: tracesim %.6f s, Scalasca %.6f s",
+                          same_pattern[k].ours, rank, ours, theirs);
+              cells++;
+            }
+    }
+  /* 4 ranks x 6 metrics in that file. */
+  assert_int_equal (cells, 24);
+}
+
 int
 main (void)
 {
@@ -134,6 +238,7 @@ main (void)
     cmocka_unit_test_prestate_setup_teardown (test_scenario, NULL, NULL, (void *) "waits-p2p"),
     cmocka_unit_test_prestate_setup_teardown (test_scenario, NULL, NULL, (void *) "waits-coll"),
     cmocka_unit_test (test_run_writes_both_phases),
+    cmocka_unit_test (test_scalasca_ring),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
