@@ -179,3 +179,23 @@ ts_calibration_transfer (const TsCalibration *p, guint64 bytes)
     return p->latency;
   return p->latency + bytes / (p->bandwidth * p->bandwidth_factor[ts_size_class (bytes)]);
 }
+
+gboolean
+ts_calibration_to_guessed_receive (const TsCalibration *p, const TsChannel *channel, guint32 k)
+{
+  TsPartitionedKey key = { *channel, k };
+  return g_hash_table_contains (p->to_guessed, &key);
+}
+
+guint
+ts_calibration_guessed_receives (const TsCalibration *p)
+{
+  return g_hash_table_size (p->to_guessed);
+}
+
+gboolean
+ts_calibration_unreceived (const TsCalibration *p, const TsChannel *channel, guint32 k)
+{
+  TsPartitionedKey key = { *channel, k };
+  return g_hash_table_contains (p->unreceived, &key);
+}

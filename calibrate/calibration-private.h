@@ -13,6 +13,10 @@ struct TsCalibration {
   double *clock_offset;       /* seconds added to each rank's clock */
   TsClockAlignment clocks;
   GPtrArray *inferred;        /* GArray of TsEnvelope per rank (may be empty) */
+  /* The messages that went to receives the trace recorded without their
+   * envelope: (channel, k-th message on it), keys as TsPartitionedKey. */
+  GHashTable *to_guessed;
+  GHashTable *unreceived;     /* the same for messages no receive of the trace took */
   double *call_costs;         /* [TsCallKind * TS_N_SIZE_CLASSES + size class] seconds */
   /* The shortest call of each MPI function, message size and role, seconds
    * (+inf where there was none); index with ts_calibration_call_min_index(). The

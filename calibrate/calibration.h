@@ -135,6 +135,16 @@ guint64 ts_calibration_largest_blocking_send (const TsCalibration *calibration);
  * by a rooted collective's root (@is_root) or not; +inf where there was none. */
 double ts_calibration_call_min (const TsCalibration *calibration, guint region, guint size_class,
                                 gboolean is_root);
+/* Whether the @k-th message (from 0) on @channel went to a receive whose
+ * envelope the trace did not record (its envelope is a guess). */
+gboolean ts_calibration_to_guessed_receive (const TsCalibration *calibration,
+                                            const TsChannel *channel, guint32 k);
+/* Whether the @k-th message on @channel is one that no receive of the trace
+ * took (envelope inference found none for it). */
+gboolean ts_calibration_unreceived (const TsCalibration *calibration, const TsChannel *channel,
+                                    guint32 k);
+/* How many messages went to such receives. */
+guint ts_calibration_guessed_receives (const TsCalibration *calibration);
 /* Envelopes inferred for @rank's receives (may be empty). */
 const GArray *ts_calibration_inferred (const TsCalibration *calibration, guint rank);
 

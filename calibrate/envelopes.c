@@ -17,6 +17,7 @@ typedef struct {
   guint64 bytes;
   double time;       /* the send's */
   double order;      /* when the receiver most likely took it (see infer_envelopes) */
+  guint32 k;         /* the sender's k-th message on this channel (from 0) */
 } Message;
 
 static gint
@@ -46,6 +47,9 @@ collect_messages (const TsTrace *trace, TsDecoder *src, guint r, double clock_of
 {
   TsDecodeOptions opt = { .clock_offset = clock_offset, .unresolved_deadlines = deadlines };
   TsRankDecoder *s = ts_decoder_rank (src, r, &opt);
+  /* Messages per channel so far: destination, communicator, tag (a Message
+   * whose src field holds the destination) -> count. */
+  g_autoptr (GHashTable) sent = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
   TsAction a;
   GError *local = NULL;
   GArray *blocking_to = NULL; /* a blocking send whose call has not left yet: */
@@ -61,7 +65,10 @@ collect_messages (const TsTrace *trace, TsDecoder *src, guint r, double clock_of
       if (a.kind == TS_ACTION_SEND || a.kind == TS_ACTION_ISEND)
         {
           guint dst = ts_trace_comm_world_rank (trace, a.comm, r, a.peer);
-          Message m = { r, a.comm, a.tag, a.bytes, a.time, a.time };
+          Message key = { dst, a.comm, a.tag };
+          guint k = GPOINTER_TO_UINT (g_hash_table_lookup (sent, &key));
+          g_hash_table_replace (sent, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (k + 1));
+          Message m = { r, a.comm, a.tag, a.bytes, a.time, a.time, k };
           g_array_append_val (incoming[dst], m);
           if (a.kind == TS_ACTION_SEND)
             {
@@ -91,8 +98,8 @@ collect_messages (const TsTrace *trace, TsDecoder *src, guint r, double clock_of
  * in posting order): one envelope per receive appended to @env, TS_NO_RANK
  * for a receive that took none. */
 static void
-assign_envelopes (const TsTrace *trace, GArray *incoming, GHashTable *known,
-                  const GArray *deadlines, GArray *env)
+assign_envelopes (const TsTrace *trace, TsCalibration *p, guint dst, GArray *incoming,
+                  GHashTable *known, const GArray *deadlines, GArray *env)
 {
   g_autoptr (GArray) left = g_array_new (FALSE, FALSE, sizeof (Message));
   g_array_sort (incoming, compare_message);
@@ -118,8 +125,18 @@ assign_envelopes (const TsTrace *trace, GArray *incoming, GHashTable *known,
           Message *m = &g_array_index (left, Message, next++);
           e = (TsEnvelope) { ts_trace_comm_local_rank (trace, m->comm, m->src), m->comm,
                              m->tag, m->bytes };
+          TsPartitionedKey to = { { m->src, dst, m->comm, m->tag }, m->k };
+          g_hash_table_add (p->to_guessed, g_memdup2 (&to, sizeof to));
         }
       g_array_append_val (env, e);
+    }
+  /* What no receive of the trace took: nothing in the replay will receive
+   * it either, so it must not wait for a receiver. */
+  for (; next < left->len; next++)
+    {
+      Message *m = &g_array_index (left, Message, next);
+      TsPartitionedKey orphan = { { m->src, dst, m->comm, m->tag }, m->k };
+      g_hash_table_add (p->unreceived, g_memdup2 (&orphan, sizeof orphan));
     }
 }
 
@@ -160,7 +177,7 @@ ts_calibration_infer_envelopes (const TsTrace *trace, TsCalibration *p, GError *
   for (guint r = 0; r < p->n_ranks; r++)
     {
       if (ok)
-        assign_envelopes (trace, incoming[r], known[r], deadlines[r],
+        assign_envelopes (trace, p, r, incoming[r], known[r], deadlines[r],
                           g_ptr_array_index (p->inferred, r));
       g_array_unref (deadlines[r]);
       g_array_unref (incoming[r]);
@@ -169,6 +186,8 @@ ts_calibration_infer_envelopes (const TsTrace *trace, TsCalibration *p, GError *
   g_free (deadlines);
   g_free (incoming);
   g_free (known);
+  g_debug ("envelope inference: %u messages to receives with guessed envelopes, %u that no "
+           "receive took", g_hash_table_size (p->to_guessed), g_hash_table_size (p->unreceived));
   return ok;
 }
 

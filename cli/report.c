@@ -105,6 +105,9 @@ ts_report_run (FILE *out, const TsRunResult *res)
              res->clocks.coll_repairs);
   if (res->clocks.drift)
     fprintf (out, "  clocks drift: no offset per rank makes every collective causal\n");
+  if (res->guessed_taken_as_arrived)
+    fprintf (out, "  matching: the guessed sources of %u receives deadlocked the replay; those "
+             "receives took their messages as they arrived\n", res->guessed_receives);
   before_after (out, res, 10);
   fprintf (out, "  %" G_GUINT64_FORMAT " actions replayed (%" G_GUINT64_FORMAT
            " simcalls) in %.3f s\n", res->actions_replayed, res->simcalls, res->wall_s);

@@ -62,6 +62,12 @@ typedef struct {
   TsMessageInfo messages;      /* MPI calls by what the trace recorded of them */
   guint64 actions_replayed;
   guint64 simcalls;
+  /* Receives the trace recorded without their envelope (EZTrace's irecvs),
+   * whose messages the calibration guessed; and whether those guesses
+   * deadlocked the replay, so that the receives took their messages as they
+   * arrived instead. */
+  guint guessed_receives;
+  gboolean guessed_taken_as_arrived;
   double wall_s;
   glong max_rss_kib;
   /* The output directory as given, and the names written in it, relative

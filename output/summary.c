@@ -177,6 +177,13 @@ ts_summary_to_json (const TsRunResult *r)
   json_builder_add_int_value (b, (gint64) r->actions_replayed);
   json_builder_set_member_name (b, "simcalls");
   json_builder_add_int_value (b, (gint64) r->simcalls);
+  json_builder_set_member_name (b, "matching");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "guessed_receives");
+  json_builder_add_int_value (b, r->guessed_receives);
+  json_builder_set_member_name (b, "taken_as_arrived");
+  json_builder_add_boolean_value (b, r->guessed_taken_as_arrived);
+  json_builder_end_object (b);
   ts_json_add_double (b, "wall_s", r->wall_s);
   json_builder_set_member_name (b, "max_rss_kib");
   json_builder_add_int_value (b, r->max_rss_kib);

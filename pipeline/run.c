@@ -338,6 +338,8 @@ fill_result (Run *run)
   r->messages = ts_calibration_message_info (cal);
   r->actions_replayed = run->replayed.actions_replayed;
   r->simcalls = run->replayed.simcalls;
+  r->guessed_receives = ts_calibration_guessed_receives (run->calibration);
+  r->guessed_taken_as_arrived = run->replayed.guessed_as_arrived;
 }
 
 /* waitstates.csv and summary.json into the temporary directory, then the

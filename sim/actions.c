@@ -318,7 +318,13 @@ do_isend (TsRank *rk, const TsAction *a)
 static void
 do_irecv (TsRank *rk, const TsAction *a)
 {
-  if (a->flags & TS_ACTION_MISSING)
+  /* When receives take their messages as they arrive, one the inference
+   * found no message for is posted too: it takes one of the messages no
+   * receive was given (a message sent after its completing call ended, by
+   * the clocks, is still one it may have taken). */
+  gboolean as_arrived = rk->sim->guessed_as_arrived
+                        && (a->flags & (TS_ACTION_INFERRED | TS_ACTION_MISSING));
+  if ((a->flags & TS_ACTION_MISSING) && !as_arrived)
     {
       settle_superseded (rk, a->req);
       g_hash_table_remove (rk->requests, &a->req);
@@ -330,13 +336,23 @@ do_irecv (TsRank *rk, const TsAction *a)
   double t0 = ts_rank_now (rk);
   if (rk->sim->writer)
     ts_archive_writer_irecv_request (rk->sim->writer, rk->rank, t0, a->req);
-  TsBlockedOn on = { "wait for its irecv from",
-                     (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
+  gboolean sourceless = a->peer == TS_NO_RANK;
+  TsBlockedOn on = { sourceless ? "wait for its irecv (source unknown)" : "wait for its irecv from",
+                     sourceless ? TS_NO_RANK
+                     : (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
   TsRequest *r = request_new (rk, a->req, &on);
   r->post = *a;
-  ts_rank_note_receive_post (rk, a);
-  r->comm = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes, &r->payload);
+  /* With no source, its completion has nothing to record: the predicted
+   * archive keeps its request, as EZTrace's own trace does. */
+  if (sourceless)
+    r->post.kind = TS_ACTION_N_KINDS;
+  else
+    ts_rank_note_receive_post (rk, a);
+  if (as_arrived)
+    r->comm = ts_rank_irecv_guessed (rk, &r->payload);
+  else
+    r->comm = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes, &r->payload);
 }
 
 /* The completion event of a point-to-point request in the predicted

@@ -107,15 +107,48 @@ ts_rank_wire_bytes (const TsRank *rk, guint64 bytes)
   return (guint64) llround ((double) bytes / ts_calibration_bandwidth_factor (p, ts_size_class (bytes)));
 }
 
+/* The mailbox where rank @dst's guessed receives listen. */
+static sg_mailbox_t
+guessed_mailbox (TsRank *rk, guint dst)
+{
+  return ts_rank_mailbox (rk, G_MAXUINT32, dst, G_MAXUINT32, 0);
+}
+
+/* Where a point-to-point message goes: its channel's mailbox, or, when
+ * receives with guessed envelopes take messages as they arrive, the
+ * receiver's guessed mailbox if the calibration found that this message (the
+ * k-th on its channel) went to such a receive. @unreceived: no receive of
+ * the trace took it. */
+static sg_mailbox_t
+send_mailbox (TsRank *rk, guint dst, guint32 comm, gint32 tag, gboolean *unreceived)
+{
+  *unreceived = FALSE;
+  if (rk->sent_on && tag >= 0) /* collectives use negative tags */
+    {
+      const TsCalibration *cal = rk->sim->calibration;
+      TsChannel ch = { rk->rank, dst, comm, tag };
+      gpointer n = g_hash_table_lookup (rk->sent_on, &ch);
+      guint32 k = GPOINTER_TO_UINT (n);
+      g_hash_table_replace (rk->sent_on, g_memdup2 (&ch, sizeof ch), GUINT_TO_POINTER (k + 1));
+      *unreceived = ts_calibration_unreceived (cal, &ch, k);
+      if (rk->sim->guessed_as_arrived
+          && (*unreceived || ts_calibration_to_guessed_receive (cal, &ch, k)))
+        return guessed_mailbox (rk, dst);
+    }
+  return ts_rank_mailbox (rk, rk->rank, dst, comm, tag);
+}
+
 sg_comm_t
 ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
 {
   const TsTrace *t = rk->sim->trace;
   guint dst = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
-  sg_mailbox_t mb = ts_rank_mailbox (rk, rk->rank, dst, comm, tag);
+  gboolean unreceived;
+  sg_mailbox_t mb = send_mailbox (rk, dst, comm, tag, &unreceived);
   /* SimGrid needs a payload to tell sender from receiver; none is read. */
   rk->simcalls++;
-  if (bytes < rk->sim->options->eager_threshold)
+  /* A message no receive took in the trace cannot wait for one here. */
+  if (bytes < rk->sim->options->eager_threshold || unreceived)
     {
       /* Eager: the sender is done once the message is handed over. */
       sg_comm_detach (sg_mailbox_put_init (mb, ts_time_payload (rk->causal),
@@ -135,6 +168,14 @@ ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, 
   rk->simcalls++;
   *landing = ts_time_payload (-INFINITY);
   return sg_mailbox_get_async (mb, landing);
+}
+
+sg_comm_t
+ts_rank_irecv_guessed (TsRank *rk, void **landing)
+{
+  rk->simcalls++;
+  *landing = ts_time_payload (-INFINITY);
+  return sg_mailbox_get_async (guessed_mailbox (rk, rk->rank), landing);
 }
 
 void

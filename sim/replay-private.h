@@ -82,6 +82,8 @@ typedef struct {
   GHashTable *prequests;     /* req -> partitioned request (sim/partitioned.c) */
   GHashTable *pinit_count;   /* channel and side -> initialisations so far */
   GArray *open_regions;      /* TsOpenRegion: the predicted timeline's region stack */
+  GHashTable *sent_on;       /* TsChannel -> messages sent on it so far (only when the trace
+                              * has receives with guessed envelopes) */
 } TsRank;
 
 struct TsSimulation {
@@ -111,6 +113,9 @@ struct TsSimulation {
    * sender has not completed yet (GQueue of times, see ts_time_payload): a rendezvous sender
    * learns from it how long the trace made it wait for its receiver. */
   GHashTable *receiver_posts;
+  /* Receives with guessed envelopes take their messages as they arrive
+   * (ts_rank_irecv_guessed), because the guesses deadlocked. */
+  gboolean guessed_as_arrived;
 };
 
 /* What an actor progressing a non-blocking collective of a rank works on. */
@@ -145,6 +150,11 @@ guint64 ts_rank_wire_bytes (const TsRank *rk, guint64 bytes);
 sg_comm_t ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes);
 sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
                          void **landing);
+/* A receive whose envelope the trace did not record (its envelope is the
+ * calibration's guess): it takes whichever message for such a receive
+ * reaches this rank first, so that no wrong guess can hold a sender
+ * forever. Its senders know (ts_calibration_to_guessed_receive). */
+sg_comm_t ts_rank_irecv_guessed (TsRank *rk, void **landing);
 /* Messages carry the original time their sender's call depended on; after a
  * receive completes, fold its @landing value into the rank's call. */
 void ts_rank_absorb (TsRank *rk, void *landing);

@@ -374,6 +374,8 @@ start_ranks (TsSimulation *sim)
       rk->mailboxes = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL);
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (sim->trace));
       rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
+      if (ts_calibration_guessed_receives (sim->calibration) > 0)
+        rk->sent_on = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL);
       ts_partitioned_rank_init (rk);
       if (o->hypotheses)
         rk->hypotheses = ts_hypothesis_rank_new (o->hypotheses, r, G_MAXUINT);
@@ -457,6 +459,7 @@ simulation_clear (TsSimulation *sim)
       g_clear_pointer (&rk->requests, g_hash_table_unref);
       g_clear_pointer (&rk->icoll_seq, g_free);
       g_clear_pointer (&rk->open_regions, g_array_unref);
+      g_clear_pointer (&rk->sent_on, g_hash_table_unref);
       ts_partitioned_rank_clear (rk);
       g_clear_pointer (&rk->hypotheses, ts_hypothesis_rank_free);
     }
@@ -467,25 +470,11 @@ simulation_clear (TsSimulation *sim)
   g_clear_error (&sim->error);
 }
 
-gboolean
-ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOptions *o,
-               TsReplayResult *result, GError **error)
+/* The replay itself, in this process's one SimGrid engine. */
+static gboolean
+replay_once (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOptions *o,
+             gboolean guessed_as_arrived, TsReplayResult *result, GError **error)
 {
-  g_return_val_if_fail (o->platform_path != NULL, FALSE);
-  memset (result, 0, sizeof *result);
-
-  if (engine_started)
-    {
-      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                   "SimGrid runs one simulation per process");
-      return FALSE;
-    }
-  if (!g_file_test (o->platform_path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                   "%s: no such platform file", o->platform_path);
-      return FALSE;
-    }
   engine_started = TRUE;
 
   init_engine (o);
@@ -507,6 +496,7 @@ ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsR
     = sg_zone_get_property_value (sg_zone_get_root (), TS_PLATFORM_TRACED_NETWORK) != NULL;
   sim.traced_network_known = ts_calibration_network (calibration).samples > 0 || sim.platform_is_traced;
   sim.binomial_tree = o->binomial_tree;
+  sim.guessed_as_arrived = guessed_as_arrived;
   sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
                                               (GDestroyNotify) g_queue_free);
 
@@ -529,4 +519,65 @@ ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsR
     ok = finish_writer (&sim, ok, error);
   simulation_clear (&sim);
   return ok;
+}
+
+/* Whether the replay deadlocks with the calibration's guessed envelopes
+ * (EZTrace records no source for irecvs; the calibration matches them to
+ * messages by when they were most likely taken). A wrong guess can hold a
+ * rendezvous sender forever although the program finished, so the replay
+ * is tried first in a child process, without output; if it deadlocks, the
+ * real replay lets receives with guessed envelopes take their messages as
+ * they arrive. Traces whose receives all name their source never pay this. */
+static gboolean
+guesses_deadlock (const TsTrace *trace, const TsCalibration *calibration,
+                  const TsReplayOptions *o)
+{
+  fflush (NULL);
+  pid_t child = fork ();
+  if (child == 0)
+    {
+      TsReplayOptions probe = *o;
+      probe.predicted_dir = NULL;
+      probe.before_close = NULL;
+      probe.progress = FALSE;
+      TsReplayResult r;
+      GError *error = NULL;
+      gboolean ok = replay_once (trace, calibration, &probe, FALSE, &r, &error);
+      _exit (ok ? 0 : g_error_matches (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_DEADLOCK) ? 3 : 4);
+    }
+  if (child < 0)
+    return FALSE;
+  int status = 0;
+  while (waitpid (child, &status, 0) < 0 && errno == EINTR)
+    ;
+  gboolean deadlocks = WIFEXITED (status) && WEXITSTATUS (status) == 3;
+  if (deadlocks)
+    g_debug ("the guessed envelopes deadlock: receives with guessed envelopes take "
+             "messages as they arrive");
+  return deadlocks;
+}
+
+gboolean
+ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOptions *o,
+               TsReplayResult *result, GError **error)
+{
+  g_return_val_if_fail (o->platform_path != NULL, FALSE);
+  memset (result, 0, sizeof *result);
+
+  if (engine_started)
+    {
+      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                   "SimGrid runs one simulation per process");
+      return FALSE;
+    }
+  if (!g_file_test (o->platform_path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                   "%s: no such platform file", o->platform_path);
+      return FALSE;
+    }
+  gboolean as_arrived = ts_calibration_guessed_receives (calibration) > 0
+                        && guesses_deadlock (trace, calibration, o);
+  result->guessed_as_arrived = as_arrived;
+  return replay_once (trace, calibration, o, as_arrived, result, error);
 }

@@ -64,6 +64,9 @@ typedef struct {
   guint64 simcalls;            /* actions that touched the simulated world */
   double *region_seconds;      /* per trace region: predicted inclusive seconds, all ranks */
   guint n_regions;
+  /* The calibration's guessed envelopes deadlocked the replay, so receives
+   * with guessed envelopes took their messages as they arrived instead. */
+  gboolean guessed_as_arrived;
 } TsReplayResult;
 
 void ts_replay_options_init (TsReplayOptions *options);

@@ -561,6 +561,43 @@ test_crossed_regions_nested (void **state)
   ts_test_rmtree (work);
 }
 
+/* scenarios/guessed-deadlock: the calibration's guess for rank 0's two
+ * source-less receives (by when each blocking send left: rank 2's message
+ * first) makes a cycle in the replay (derived in its trace.script). The
+ * replay finds that out, lets the two receives take their messages as they
+ * arrive, and completes: receive 1 takes rank 1's rendezvous message (posted
+ * at 0.05, before rank 2's at 0.1). summary.json says so. Rank 2 is not in
+ * the cycle: it computes 0.1 s, hands its 8 bytes over eagerly (its call
+ * took no time in the trace) and computes 0.9 s: it ends at 1.0. */
+static void
+test_guessed_matches_that_deadlock (void **state)
+{
+  g_autofree char *dir = g_build_filename (ts_test_srcdir (), "scenarios", "guessed-deadlock", NULL);
+  g_autofree char *work = ts_test_workdir ("guessed-deadlock");
+  g_autofree char *trace = ts_test_generate (work, dir);
+  g_autofree char *platform = g_build_filename (ts_test_srcdir (), "scenarios", "platforms",
+                                                "four-hosts.xml", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-p", platform,
+                                                                     "-o", out, "-q", NULL },
+                                                  out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim run failed: %s", why);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  JsonObject *m = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                                 "matching");
+  assert_non_null (m);
+  assert_int_equal (json_object_get_int_member (m, "guessed_receives"), 2);
+  assert_true (json_object_get_boolean_member (m, "taken_as_arrived"));
+  GArray *ends = summary_values (json, "predicted.rank_end_s");
+  assert_int_equal (ends->len, 3);
+  assert_float_equal (g_array_index (ends, double, 2), 1.0, 1e-9);
+  g_array_unref (ends);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -583,6 +620,7 @@ main (void)
     cmocka_unit_test (test_binomial_tree_given),
     cmocka_unit_test (test_calibrated_network_per_size_class),
     cmocka_unit_test (test_crossed_regions_nested),
+    cmocka_unit_test (test_guessed_matches_that_deadlock),
   };
   for (guint i = 0; i < G_N_ELEMENTS (others); i++)
     g_ptr_array_add (tests, (gpointer) &others[i]);
