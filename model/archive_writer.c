@@ -147,7 +147,9 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
    * again to the same directory replaces it. */
   g_autofree char *anchor = g_strconcat (name, ".otf2", NULL);
   g_autofree char *defs = g_strconcat (name, ".def", NULL);
-  const char *entries[] = { anchor, defs, name, NULL };
+  g_autofree char *evt = g_strconcat (name, "/*.evt", NULL);
+  g_autofree char *def = g_strconcat (name, "/*.def", NULL);
+  const char *entries[] = { anchor, defs, name, evt, def, NULL };
   TsOutputDir *out = ts_output_dir_new (dir, entries, error);
   if (!out)
     return NULL;

@@ -55,6 +55,61 @@ set_errno_error (GError **error, int saved, const char *format, const char *path
                g_strerror (saved));
 }
 
+/* Whether @rel (a path below the target, '/'-separated) matches @pattern,
+ * component by component, '*' and '?' within a component. */
+static gboolean
+path_matches (const char *pattern, const char *rel)
+{
+  g_auto (GStrv) want = g_strsplit (pattern, "/", -1);
+  g_auto (GStrv) have = g_strsplit (rel, "/", -1);
+  if (g_strv_length (want) != g_strv_length (have))
+    return FALSE;
+  for (guint i = 0; want[i]; i++)
+    if (!g_pattern_match_simple (want[i], have[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* Everything below @path (@rel: its path below the target, NULL for the
+ * target itself) must be something this kind of output writes: each entry
+ * matches one of the entries' patterns, and so does everything inside a
+ * directory among them. A file of the user's anywhere below is refused,
+ * not deleted. */
+static gboolean
+check_tree (const TsOutputDir *d, const char *path, const char *rel, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  GDir *dir = g_dir_open (path, 0, &local);
+  if (!dir)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", local->message);
+      return FALSE;
+    }
+  const char *entry;
+  gboolean ok = TRUE;
+  while (ok && (entry = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *sub = rel ? g_strconcat (rel, "/", entry, NULL) : g_strdup (entry);
+      gboolean known = FALSE;
+      for (guint i = 0; d->entries[i] && !known; i++)
+        known = path_matches (d->entries[i], sub);
+      if (!known)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                       "%s already exists and holds '%s', which this output would not "
+                       "have written; refusing to replace it", d->dir, sub);
+          ok = FALSE;
+          break;
+        }
+      g_autofree char *full = g_build_filename (path, entry, NULL);
+      GStatBuf st;
+      if (g_lstat (full, &st) == 0 && S_ISDIR (st.st_mode))
+        ok = check_tree (d, full, sub, error);
+    }
+  g_dir_close (dir);
+  return ok;
+}
+
 /* `-o $HOME` must never delete a home directory: only a target holding
  * nothing but our own kind of output may be replaced. */
 static gboolean
@@ -76,26 +131,7 @@ check_replaceable (const TsOutputDir *d, gboolean *exists, GError **error)
       return FALSE;
     }
   *exists = TRUE;
-
-  g_autoptr (GError) local = NULL;
-  GDir *dir = g_dir_open (d->dir, 0, &local);
-  if (!dir)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", local->message);
-      return FALSE;
-    }
-  const char *entry;
-  gboolean ok = TRUE;
-  while (ok && (entry = g_dir_read_name (dir)) != NULL)
-    if (!g_strv_contains ((const char *const *) d->entries, entry))
-      {
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                     "%s already exists and holds '%s', which this output would not "
-                     "have written; refusing to replace it", d->dir, entry);
-        ok = FALSE;
-      }
-  g_dir_close (dir);
-  return ok;
+  return check_tree (d, d->dir, NULL, error);
 }
 
 /* Create the parent of the target, remembering which directories we made so

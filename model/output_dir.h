@@ -5,9 +5,11 @@
  * readers never see a half-written directory and a failure leaves the old
  * target untouched. Used by the OTF2 archive writer.
  *
- * An existing target is replaced only if it holds nothing but the entries the
- * caller names (those of an earlier output of the same kind): pointing the
- * output at a directory with other files is refused rather than deleting them.
+ * An existing target is replaced only if everything in it, at any depth, is
+ * among the entries the caller names (those of an earlier output of the same
+ * kind): pointing the output at a directory with other files, or with a file
+ * of the user's inside one of those entries, is refused rather than deleting
+ * them.
  *
  * Error contract: functions taking GError** return FALSE/NULL and set it on
  * failure (domain G_IO_ERROR, the path in the message). */
@@ -21,8 +23,10 @@ G_BEGIN_DECLS
 typedef struct TsOutputDir TsOutputDir;
 
 /* Create the temporary directory for target @dir, creating the parent of @dir
- * if needed. @entries is a NULL-terminated list of names an existing @dir may
- * hold and still be replaced (copied). Caller frees the result with
+ * if needed. @entries is a NULL-terminated list of the paths an existing @dir
+ * may hold and still be replaced (copied): '/'-separated below @dir, with
+ * '*' and '?' matching within one component (e.g. "*.evt" below
+ * "predicted/traces"); a directory's contents must be listed too. Caller frees the result with
  * ts_output_dir_commit() or ts_output_dir_discard(). */
 TsOutputDir *ts_output_dir_new (const char *dir, const char *const *entries, GError **error);
 

@@ -315,7 +315,9 @@ ts_ti_export_rank (const TsTrace *trace, TsActionStream *stream, guint rank, dou
 }
 
 /* What `convert -o DIR` owns: an old output made of these may be replaced. */
-static const char *const output_entries[] = { "traces.txt", "ranks", NULL };
+static const char *const output_entries[] = {
+  "traces.txt", "ranks", "ranks/rank-*.txt", NULL
+};
 
 static gboolean
 export_ti (const TsTrace *trace, const TsCalibration *calibration, const char *dir,

@@ -18,7 +18,9 @@
 
 /* What an output directory of `run` may hold and still be replaced. */
 static const char *const output_entries[] = {
-  "summary.json", "predicted", "platform.xml", "waitstates.csv", NULL
+  "summary.json", "platform.xml", "waitstates.csv",
+  "predicted", "predicted/traces.otf2", "predicted/traces.def", "predicted/traces",
+  "predicted/traces/*.evt", "predicted/traces/*.def", NULL
 };
 
 void

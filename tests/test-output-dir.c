@@ -137,6 +137,39 @@ test_refuses_foreign_target (void **state)
   g_clear_error (&error);
 }
 
+/* Ensure a file of the user's inside one of the output's own directories
+ * is found too (an existing target is checked at every depth): with
+ * "predicted" and "predicted/ *.evt" (no space) allowed, predicted/x/f.tex is
+ * refused and kept, predicted/0.evt is replaced. */
+static void
+test_refuses_foreign_file_deep_inside (void **state)
+{
+  const char *root = *state;
+  static const char *const nested[] = { "summary.json", "predicted", "predicted/*.evt", NULL };
+  g_autofree char *target = g_build_filename (root, "out", NULL);
+  g_autofree char *predicted = g_build_filename (target, "predicted", NULL);
+  g_autofree char *x = g_build_filename (predicted, "x", NULL);
+  assert_int_equal (g_mkdir_with_parents (x, 0755), 0);
+  put (predicted, "0.evt", "old events");
+  put (x, "f.tex", "notes");
+  GError *error = NULL;
+  assert_null (ts_output_dir_new (target, nested, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS));
+  assert_non_null (strstr (error->message, "predicted/x"));
+  g_clear_error (&error);
+  g_autofree char *kept = listing (x);
+  assert_string_equal (kept, "f.tex");
+
+  /* Without the user's directory, the earlier output is replaced whole. */
+  assert_true (ts_output_dir_remove_tree (x));
+  TsOutputDir *d = ts_output_dir_new (target, nested, &error);
+  assert_non_null (d);
+  put (ts_output_dir_get_tmp_path (d), "summary.json", "{}");
+  assert_true (ts_output_dir_commit (d, &error));
+  g_autofree char *inside = listing (target);
+  assert_string_equal (inside, "summary.json");
+}
+
 /* Ensure discard removes the temporary directory and the parents new()
  * had to create (a/b for target a/b/out), but not a parent that was there. */
 static void
@@ -179,6 +212,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_commit_renames_into_place, setup, teardown),
     cmocka_unit_test_setup_teardown (test_replaces_earlier_output, setup, teardown),
     cmocka_unit_test_setup_teardown (test_refuses_foreign_target, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_refuses_foreign_file_deep_inside, setup, teardown),
     cmocka_unit_test_setup_teardown (test_discard_leaves_nothing, setup, teardown),
     cmocka_unit_test_setup_teardown (test_remove_tree_keeps_link_targets, setup, teardown),
   };
