@@ -239,6 +239,17 @@ replay (Run *run, GError **error)
     }
   run->replayed_set = ts_replay_run (run->trace, run->calibration, &run->replay,
                                      &run->replayed, error);
+  /* A second replay in another process wrote the archive (and its
+   * metrics); its wait states are read back from it here. */
+  if (run->replayed_set && run->replayed.guessed_as_arrived && run->o->wait_states)
+    {
+      g_autofree char *anchor = g_build_filename (run->replay.predicted_dir, "traces.otf2", NULL);
+      PredictedWaits *pw = &run->pw;
+      if (!(pw->trace = ts_trace_open (anchor, error))
+          || !(pw->calibration = ts_calibration_compute (pw->trace, error))
+          || !(pw->wait_states = ts_wait_states_analyse (pw->trace, pw->calibration, error)))
+        return FALSE;
+    }
   run->replay.predicted_dir = NULL;
   if (run->replayed_set)
     g_ptr_array_add (run->result->written, g_strdup ("predicted/traces.otf2"));
