@@ -5,18 +5,24 @@
 # time whose communication was missing from the trace.
 #
 # Usage: bench/identity.sh   Environment: BUILD (default .), TRACES (default
-# ../shared/traces next to the source tree), WORK.
+# ../shared/traces next to the source tree), WORK, TIMEOUT (seconds allowed
+# for one replay, default 600). bench/corpus.sh runs it on the EZTrace corpus.
 set -u
 BUILD=$(cd "${BUILD:-.}" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 TRACES=${TRACES:-$SRC/../shared/traces}
 WORK=${WORK:-$(mktemp -d /tmp/tracesim-identity.XXXXXX)}
+TIMEOUT=${TIMEOUT:-600}
 
 printf '%-44s %5s %10s %10s %8s %9s %8s %8s\n' trace ranks orig_s pred_s "runtime" "worst_rk" missing "wall_s"
-find "$TRACES" -name '*.otf2' -not -path '*/probe/*' | sort | while read -r anchor; do
+find "$TRACES" -name '*.otf2' -not -path '*/probe/*' -not -path '*/.run/*' \
+  -not -path '*/predicted/*' | sort | while read -r anchor; do
   name=$(echo "${anchor#"$TRACES"/}" | sed 's,/[^/]*_trace/.*,,; s,/traces.otf2$,,')
   out="$WORK/$(echo "$name" | tr '/' '_')"
-  if ! "$BUILD/tracesim" run "$anchor" -o "$out" -q 2> "$out.err"; then
+  timeout "$TIMEOUT" "$BUILD/tracesim" run "$anchor" -o "$out" -q 2> "$out.err"
+  rc=$?
+  if [ "$rc" -ne 0 ]; then
+    [ "$rc" -eq 124 ] && echo "timed out after $TIMEOUT s" >> "$out.err"
     printf '%-44s %s\n' "$name" "FAILED: $(head -c 160 "$out.err" | tr '\n' ' ')"
     continue
   fi
