@@ -36,6 +36,7 @@ typedef struct {
   guint coll_slot;           /* this rank's arrival in it */
   guint lifecycle_seen[2];   /* MPI_Init and MPI_Finalize calls entered */
   GQueue late_senders;       /* LateSender, most recent last (Wrong Order) */
+  double late_senders_latest; /* their latest send_enter; -inf if none */
 } Cursor;
 
 typedef struct {

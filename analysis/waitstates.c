@@ -156,9 +156,21 @@ typedef struct {
  * @send_enter makes every recent Late Sender instance of this rank that
  * waited for a message sent later Wrong Order (counted once each): had the
  * rank received in send order, it would not have waited for that one. */
+/* The latest send among the remembered instances: a receive of a message
+ * sent at or after it makes none of them Wrong Order, the common case. */
+static void
+update_latest_send (Cursor *cu)
+{
+  cu->late_senders_latest = -INFINITY;
+  for (GList *l = cu->late_senders.head; l; l = l->next)
+    cu->late_senders_latest = MAX (cu->late_senders_latest, ((LateSender *) l->data)->send_enter);
+}
+
 static void
 check_wrong_order (Analysis *an, Cursor *cu, double send_enter)
 {
+  if (!(send_enter < cu->late_senders_latest))
+    return;
   for (GList *l = cu->late_senders.head; l;)
     {
       GList *next = l->next;
@@ -172,6 +184,7 @@ check_wrong_order (Analysis *an, Cursor *cu, double send_enter)
         }
       l = next;
     }
+  update_latest_send (cu);
 }
 
 static void
@@ -181,8 +194,14 @@ remember_late_sender (Cursor *cu, double send_enter, double start, double second
   LateSender *ls = g_new (LateSender, 1);
   *ls = (LateSender) { send_enter, start, seconds, region };
   g_queue_push_tail (&cu->late_senders, ls);
+  cu->late_senders_latest = MAX (cu->late_senders_latest, send_enter);
   if (cu->late_senders.length > TS_WRONG_ORDER_WINDOW)
-    g_free (g_queue_pop_head (&cu->late_senders));
+    {
+      LateSender *oldest = g_queue_pop_head (&cu->late_senders);
+      if (oldest->send_enter >= cu->late_senders_latest)
+        update_latest_send (cu);
+      g_free (oldest);
+    }
 }
 
 /* Whether a send completed in call @region can show Late Receiver, as
@@ -506,6 +525,7 @@ cursor_init (Cursor *cu, const TsTrace *trace, guint rank)
   cu->pinit_count = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                            (GDestroyNotify) g_bytes_unref, NULL);
   cu->coll_seen = g_new0 (guint64, ts_trace_n_comms (trace));
+  cu->late_senders_latest = -INFINITY;
 }
 
 /* End of the rank's actions (or of the analysis, on an error): a call still
