@@ -1,5 +1,7 @@
 #include <config.h>
 
+#include "model/output_dir.h"
+
 #include "cli/commands.h"
 
 #include <stdio.h>
@@ -140,6 +142,7 @@ int
 main (int argc, char **argv)
 {
   g_set_print_handler (print_utf8);
+  ts_output_dir_install_cleanup ();
   if (argc < 2)
     {
       usage (stderr);

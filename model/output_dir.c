@@ -7,7 +7,10 @@
 #include <errno.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct TsOutputDir {
   char *dir;            /* target, trailing slashes removed */
@@ -15,6 +18,108 @@ struct TsOutputDir {
   char **entries;       /* what a replaceable old target may hold */
   GPtrArray *made_dirs; /* ancestors of dir we created, deepest first */
 };
+
+/* ---- removal when interrupted ------------------------------------------------ */
+
+/* The temporary paths tracesim is writing, removed by the handler of SIGINT,
+ * SIGTERM and SIGHUP before the process dies. A signal handler reaches only
+ * global state, hence this table; it holds ready argument vectors because
+ * the handler may only fork and exec (rm -rf), not allocate. */
+#define TS_MAX_GUARDED 32
+static char *guarded[TS_MAX_GUARDED][5];
+static volatile sig_atomic_t cleanup_installed;
+
+static void
+block_signals (sigset_t *old)
+{
+  sigset_t set;
+  sigemptyset (&set);
+  sigaddset (&set, SIGINT);
+  sigaddset (&set, SIGTERM);
+  sigaddset (&set, SIGHUP);
+  sigprocmask (SIG_BLOCK, &set, old);
+}
+
+void
+ts_output_dir_guard (const char *path)
+{
+  sigset_t old;
+  block_signals (&old);
+  for (guint i = 0; i < TS_MAX_GUARDED; i++)
+    if (!guarded[i][0])
+      {
+        guarded[i][1] = g_strdup ("-rf");
+        guarded[i][2] = g_strdup ("--");
+        guarded[i][3] = g_strdup (path);
+        guarded[i][4] = NULL;
+        guarded[i][0] = g_strdup ("rm"); /* last: the slot is taken once complete */
+        break;
+      }
+  sigprocmask (SIG_SETMASK, &old, NULL);
+}
+
+void
+ts_output_dir_unguard (const char *path)
+{
+  sigset_t old;
+  block_signals (&old);
+  for (guint i = 0; i < TS_MAX_GUARDED; i++)
+    if (guarded[i][0] && strcmp (guarded[i][3], path) == 0)
+      {
+        for (guint k = 0; k < 4; k++)
+          g_clear_pointer (&guarded[i][k], g_free);
+        break;
+      }
+  sigprocmask (SIG_SETMASK, &old, NULL);
+}
+
+static void
+on_fatal_signal (int sig)
+{
+  for (guint i = 0; i < TS_MAX_GUARDED; i++)
+    if (guarded[i][0])
+      {
+        pid_t child = fork ();
+        if (child == 0)
+          {
+            execv ("/bin/rm", guarded[i]);
+            _exit (127);
+          }
+        if (child > 0)
+          waitpid (child, NULL, 0);
+      }
+  static const char msg[] = "tracesim: interrupted; what it was writing is removed\n";
+  ssize_t ignored = write (STDERR_FILENO, msg, sizeof msg - 1);
+  (void) ignored;
+  _exit (128 + sig);
+}
+
+void
+ts_output_dir_restore_cleanup (void)
+{
+  if (cleanup_installed)
+    {
+      cleanup_installed = 0;
+      ts_output_dir_install_cleanup ();
+    }
+}
+
+void
+ts_output_dir_install_cleanup (void)
+{
+  if (cleanup_installed)
+    return;
+  cleanup_installed = 1;
+  struct sigaction sa = { 0 };
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset (&sa.sa_mask);
+  sigaddset (&sa.sa_mask, SIGINT);
+  sigaddset (&sa.sa_mask, SIGTERM);
+  sigaddset (&sa.sa_mask, SIGHUP);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+}
 
 gboolean
 ts_output_dir_remove_tree (const char *path)
@@ -195,6 +300,7 @@ ts_output_dir_new (const char *dir, const char *const *entries, GError **error)
       goto fail;
     }
   d->tmp_dir = tmpl;
+  ts_output_dir_guard (d->tmp_dir);
   return d;
 
 fail:
@@ -256,7 +362,14 @@ gboolean
 ts_output_dir_commit (TsOutputDir *d, GError **error)
 {
   g_return_val_if_fail (d != NULL, FALSE);
+  /* Not interrupted between moving the old content aside and the new in. */
+  sigset_t old;
+  block_signals (&old);
+  g_autofree char *tmp = g_strdup (d->tmp_dir);
   gboolean ok = move_into_place (d, error);
+  if (ok)
+    ts_output_dir_unguard (tmp);
+  sigprocmask (SIG_SETMASK, &old, NULL);
   if (ok)
     output_dir_free (d);
   else
@@ -270,7 +383,10 @@ ts_output_dir_discard (TsOutputDir *d)
   if (!d)
     return;
   if (d->tmp_dir)
-    ts_output_dir_remove_tree (d->tmp_dir);
+    {
+      ts_output_dir_remove_tree (d->tmp_dir);
+      ts_output_dir_unguard (d->tmp_dir);
+    }
   for (guint i = 0; i < d->made_dirs->len; i++)
     g_rmdir (g_ptr_array_index (d->made_dirs, i));
   output_dir_free (d);

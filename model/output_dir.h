@@ -43,6 +43,16 @@ gboolean ts_output_dir_commit (TsOutputDir *d, GError **error);
  * (if still empty), and free @d. NULL is ignored. */
 void ts_output_dir_discard (TsOutputDir *d);
 
+/* On SIGINT, SIGTERM or SIGHUP, remove every temporary directory still
+ * being written (those of ts_output_dir_new() and any ts_output_dir_guard()
+ * names), say so and exit with 128 + the signal. Called once by main(). */
+void ts_output_dir_install_cleanup (void);
+/* Install it again if it was (SimGrid sets its own SIGINT handler). */
+void ts_output_dir_restore_cleanup (void);
+/* Remove @path too if the process is interrupted, until unguarded. */
+void ts_output_dir_guard (const char *path);
+void ts_output_dir_unguard (const char *path);
+
 /* Remove @path and everything below it without following symbolic links.
  * Returns FALSE if something could not be removed. */
 gboolean ts_output_dir_remove_tree (const char *path);

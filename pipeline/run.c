@@ -66,6 +66,7 @@ analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
   g_autofree char *scratch = g_dir_make_tmp ("tracesim-XXXXXX", error);
   if (!scratch)
     return FALSE;
+  ts_output_dir_guard (scratch);
   for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
     {
       pw->metric[p] = ts_archive_writer_define_metric (w, ts_wait_pattern_name (p), "s");
@@ -80,6 +81,7 @@ analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
                 && (pw->wait_states = ts_wait_states_analyse_spans (pw->trace, pw->calibration,
                                                                    span_to_metric, pw, error));
   ts_output_dir_remove_tree (scratch);
+  ts_output_dir_unguard (scratch);
   return ok;
 }
 

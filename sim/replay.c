@@ -4,6 +4,7 @@
 
 #include "sim/replay-private.h"
 #include "sim/platform.h"
+#include "model/output_dir.h"
 #include "calibrate/eager.h"
 
 #include <simgrid/engine.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 #include "model/channel.h"
 #include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -272,6 +275,9 @@ init_engine (const TsReplayOptions *o)
   g_autofree char **argv = g_memdup2 (words->pdata, words->len * sizeof (char *));
   int argc = words->len - 1;
   simgrid_init (&argc, argv);
+  /* SimGrid's SIGINT handler prints the actors and exits, leaving the
+   * temporary output behind: tracesim's removes it. */
+  ts_output_dir_restore_cleanup ();
 }
 
 gboolean
@@ -652,9 +658,14 @@ spare_start (Spare *sp, const TsTrace *trace, const TsCalibration *calibration,
       return FALSE;
     }
   fflush (NULL);
+  pid_t parent = getpid ();
   sp->pid = fork ();
   if (sp->pid == 0)
     {
+      /* Dies with its parent (which removes what they were writing). */
+      prctl (PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid () != parent)
+        _exit (0);
       close (go[1]);
       close (back[0]);
       char c;

@@ -1,0 +1,43 @@
+#!/bin/sh
+# An interrupted `tracesim run` leaves nothing behind: SIGINT or SIGTERM at
+# several moments of a run of about 2.5 s (64-rank halo exchange, 1500
+# iterations), in the first pass, the replay (SimGrid installs a SIGINT
+# handler of its own) and the writing. Each either finished (exit 0, a
+# complete output) or was interrupted: exit 130 / 143, a message saying so,
+# and neither the output directory, its temporary beside it, nor a scratch
+# directory in TMPDIR. At least one run must have been interrupted.
+set -u
+builddir=${top_builddir:-.}
+work=$(mktemp -d "${TMPDIR:-/tmp}/ts-interrupt-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+"$builddir/ts-tracegen" stencil -o "$work/trace" --ranks 64 --iterations 1500 > /dev/null \
+  || { echo "FAIL: ts-tracegen"; exit 1; }
+mkdir "$work/tmp" "$work/outputs"
+failures=0
+interrupted=0
+for delay in 0.1 0.5 1.0 1.5 2.0; do
+  for sig in INT TERM; do
+    TMPDIR="$work/tmp" "$builddir/tracesim" run "$work/trace/traces.otf2" \
+      -o "$work/outputs/out" -q 2> "$work/err" &
+    pid=$!
+    sleep "$delay"
+    kill -"$sig" "$pid" 2> /dev/null
+    wait "$pid"
+    rc=$?
+    left=$(ls -A "$work/outputs" "$work/tmp" | grep -v '^$' | grep -v ':$' | tr '\n' ' ')
+    if [ "$rc" -eq 0 ]; then
+      [ -f "$work/outputs/out/summary.json" ] || { echo "FAIL: $sig at $delay s: exit 0 without summary.json"; failures=$((failures + 1)); }
+      [ "$left" = "out " ] || { echo "FAIL: $sig at $delay s: finished, but left: $left"; failures=$((failures + 1)); }
+    else
+      interrupted=$((interrupted + 1))
+      want=130; [ "$sig" = TERM ] && want=143
+      [ "$rc" -eq "$want" ] || { echo "FAIL: $sig at $delay s: exit $rc, not $want: $(cat "$work/err")"; failures=$((failures + 1)); }
+      grep -q 'interrupted' "$work/err" || { echo "FAIL: $sig at $delay s: no message: $(cat "$work/err")"; failures=$((failures + 1)); }
+      [ -z "$left" ] || { echo "FAIL: $sig at $delay s: left behind: $left"; failures=$((failures + 1)); }
+    fi
+    rm -rf "$work/outputs/out"
+  done
+done
+[ "$interrupted" -gt 0 ] || { echo "FAIL: no run was interrupted (all finished in 0.1 s?)"; failures=$((failures + 1)); }
+echo "$interrupted of 10 runs interrupted, $failures failures"
+[ "$failures" -eq 0 ]
