@@ -205,7 +205,8 @@ prepare_platform (Run *run, GError **error)
       g_ptr_array_add (run->result->written, g_strdup ("platform.xml"));
     }
   run->replay.platform_path = run->platform;
-  return TRUE;
+  /* A platform of the user's could abort SimGrid: it is tried first. */
+  return !run->o->platform || ts_replay_check_config (&run->replay, error);
 }
 
 static gboolean

@@ -253,6 +253,9 @@ engine_words (const TsReplayOptions *o)
   /* Its "Oops! Deadlock detected" line: tracesim reports deadlocks itself,
    * naming the blocked ranks. */
   g_ptr_array_add (args, g_strdup ("--log=ker_engine.app:file:/dev/null"));
+  /* Why SimGrid gives up (a platform it cannot parse, say): the reason an
+   * error message passes on. */
+  g_ptr_array_add (args, g_strdup ("--log=xbt_exception.thres:error"));
   /* [network] hypotheses: CM02 scales every link's latency and bandwidth. */
   if (o->hypotheses && ts_hypotheses_latency_factor (o->hypotheses) != 1)
     g_ptr_array_add (args, g_strdup_printf ("--cfg=network/latency-factor:%.17g",
@@ -280,14 +283,18 @@ init_engine (const TsReplayOptions *o)
   ts_output_dir_restore_cleanup ();
 }
 
+/* Written by the checking child before it loads the platform: what it says
+ * after this is about the platform. */
+#define PLATFORM_MARK "\n[tracesim: loading the platform]\n"
+
 gboolean
 ts_replay_check_config (const TsReplayOptions *o, GError **error)
 {
   /* SimGrid throws on an unknown key or a malformed value, and a C++
-   * exception through C aborts the process: try the configuration in a
-   * child, and turn its dying words into an error. tracesim's own items
-   * are known good. */
-  if (!o->simgrid_cfg || !o->simgrid_cfg[0])
+   * exception through C aborts the process; it dies the same way on a
+   * platform file it cannot load: try both in a child, and turn its dying
+   * words into an error. tracesim's own items are known good. */
+  if ((!o->simgrid_cfg || !o->simgrid_cfg[0]) && !o->platform_path)
     return TRUE;
   int pipe_fds[2];
   if (pipe (pipe_fds) != 0)
@@ -304,6 +311,12 @@ ts_replay_check_config (const TsReplayOptions *o, GError **error)
       dup2 (pipe_fds[1], STDERR_FILENO);
       dup2 (pipe_fds[1], STDOUT_FILENO);
       init_engine (o);
+      if (o->platform_path)
+        {
+          fputs (PLATFORM_MARK, stderr);
+          fflush (stderr);
+          simgrid_load_platform (o->platform_path);
+        }
       _exit (0);
     }
   close (pipe_fds[1]);
@@ -327,12 +340,24 @@ ts_replay_check_config (const TsReplayOptions *o, GError **error)
   gboolean ok = WIFEXITED (status) && WEXITSTATUS (status) == 0;
   if (!ok)
     {
-      /* "Uncaught exception std::range_error: invalid double": its message. */
-      g_auto (GStrv) lines = g_strsplit (said->str, "\n", 2);
-      const char *why = lines[0] && *lines[0] ? lines[0] : "it stopped the simulator";
+      const char *mark = strstr (said->str, PLATFORM_MARK);
+      const char *words = mark ? mark + strlen (PLATFORM_MARK) : said->str;
+      /* "Uncaught exception std::range_error: invalid double": its message;
+       * otherwise SimGrid's first line that says something. */
+      g_auto (GStrv) lines = g_strsplit (words, "\n", -1);
+      const char *why = NULL;
+      for (guint i = 0; lines[i] && !why; i++)
+        if (*g_strstrip (lines[i]))
+          why = lines[i];
+      why = why ? why : "it stopped the simulator";
       const char *colon = g_str_has_prefix (why, "Uncaught exception") ? strchr (why, ':') : NULL;
-      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                   "SimGrid rejects the configuration (--cfg): %s", colon ? colon + 2 : why);
+      if (mark)
+        g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                     "%s: SimGrid cannot load this platform: %s", o->platform_path,
+                     colon ? colon + 2 : why);
+      else
+        g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                     "SimGrid rejects the configuration (--cfg): %s", colon ? colon + 2 : why);
     }
   g_string_free (said, TRUE);
   return ok;
@@ -485,8 +510,7 @@ replay_once (const TsTrace *trace, const TsCalibration *calibration, const TsRep
 
   init_engine (o);
 
-  /* SimGrid aborts the process on a malformed platform file; tracesim does
-   * not check it first yet (issue "Hostile input and faults"). */
+  /* A file SimGrid cannot load was refused by ts_replay_check_config(). */
   simgrid_load_platform (o->platform_path);
 
   TsSimulation sim = { 0 };

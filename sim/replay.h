@@ -81,9 +81,10 @@ gboolean ts_replay_run (const TsTrace *trace, const TsCalibration *calibration,
 void ts_replay_result_clear (TsReplayResult *result);
 
 /* Whether SimGrid accepts the configuration @options give it (--cfg items
- * and [network] hypotheses): it aborts on an unknown key or a malformed
- * value, so this tries them in a child process. Call it before writing
- * anything; sets @error with SimGrid's reason otherwise. */
+ * and [network] hypotheses) and, if set, their platform file: it aborts on
+ * an unknown key, a malformed value or a platform it cannot load, so this
+ * tries them in a child process. Call it before writing anything; sets
+ * @error with SimGrid's reason otherwise. */
 gboolean ts_replay_check_config (const TsReplayOptions *options, GError **error);
 
 G_END_DECLS

@@ -219,6 +219,31 @@ test_missing_platform (void **state)
                   (const char *const[]) { "/nonexistent.xml", NULL });
 }
 
+/* Ensure that a platform SimGrid cannot parse is refused with the file and
+ * SimGrid's reason, where SimGrid alone would abort the process: not XML,
+ * an empty file, an HTML page. */
+static void
+test_malformed_platforms (void **state)
+{
+  static const char *const bad[] = {
+    "not xml at all\n",
+    "",
+    "<?xml version=\"1.0\"?>\n<html><body>a web page</body></html>\n",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("badplatform-%u", i);
+      g_autofree char *work = ts_test_workdir (name);
+      g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+      g_autofree char *plat = g_build_filename (work, "platform.xml", NULL);
+      assert_true (g_file_set_contents (plat, bad[i], -1, NULL));
+      g_autofree char *out = g_build_filename (work, "out", NULL);
+      expect_failure (work, (const char *[]) { "run", trace, "-p", plat, "-o", out, NULL },
+                      (const char *const[]) { plat, "cannot load this platform", "Parse error",
+                                              NULL });
+    }
+}
+
 int
 main (void)
 {
@@ -231,6 +256,7 @@ main (void)
     cmocka_unit_test (test_too_few_hosts),
     cmocka_unit_test (test_unknown_option),
     cmocka_unit_test (test_missing_platform),
+    cmocka_unit_test (test_malformed_platforms),
     cmocka_unit_test (test_malformed_cfg),
     cmocka_unit_test (test_convert_unknown_format),
     cmocka_unit_test (test_hypothesis_unknown_region),
