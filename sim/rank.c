@@ -32,8 +32,21 @@ ts_rank_flush (TsRank *rk)
   if (rk->pending_compute >= rk->sim->clock_tick)
     {
       double flops = rk->pending_compute * rk->sim->options->trace_speed;
+      double seconds = flops / rk->speed;
+      if (!(seconds <= TS_MAX_SIMULATED_SECONDS))
+        {
+          if (!rk->sim->error)
+            g_set_error (&rk->sim->error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_TRACE,
+                         "rank %u: a compute burst of %.3g s on its host (%.3g s in the trace "
+                         "after the hypotheses) is beyond what the simulated clock resolves "
+                         "(%.3g s, a microsecond in a double): check the hypotheses' factors "
+                         "and the host speeds", rk->rank, seconds, rk->pending_compute,
+                         TS_MAX_SIMULATED_SECONDS);
+          rk->pending_compute = 0;
+          return;
+        }
       if (rk->exclusive_cpu)
-        sg_actor_sleep_for (flops / rk->speed);
+        sg_actor_sleep_for (seconds);
       else
         sg_actor_execute (flops);
       rk->simcalls++;

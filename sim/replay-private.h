@@ -18,6 +18,11 @@
 /* Non-blocking collectives use the tags below it, one per outstanding one. */
 #define TS_ICOLL_TAGS 64
 
+/* The longest span the simulated clock resolves to the microsecond: 2^53
+ * microseconds in a double. Longer compute is an input error (a factor of
+ * 1e308), and SimGrid aborts on an infinite one. */
+#define TS_MAX_SIMULATED_SECONDS 9.007199254740992e9
+
 typedef struct TsSimulation TsSimulation;
 
 typedef struct {

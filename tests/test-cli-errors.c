@@ -244,6 +244,23 @@ test_malformed_platforms (void **state)
     }
 }
 
+/* Ensure that factors that are valid numbers but make a compute burst
+ * longer than the simulated clock can resolve (1e308 x rank 0's 1 s in
+ * main) are refused, naming the rank, rather than aborting SimGrid ("duration
+ * is not finite"). */
+static void
+test_extreme_scale (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("extreme-scale");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  g_autofree char *hyp = g_build_filename (work, "x.hyp", NULL);
+  assert_true (g_file_set_contents (hyp, "[region:main]\nscale = 1e308\n", -1, NULL));
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  expect_failure (work, (const char *[]) { "run", trace, "-H", hyp, "-o", out, NULL },
+                  (const char *const[]) { "rank 0", "beyond what the simulated clock resolves",
+                                          NULL });
+}
+
 int
 main (void)
 {
@@ -257,6 +274,7 @@ main (void)
     cmocka_unit_test (test_unknown_option),
     cmocka_unit_test (test_missing_platform),
     cmocka_unit_test (test_malformed_platforms),
+    cmocka_unit_test (test_extreme_scale),
     cmocka_unit_test (test_malformed_cfg),
     cmocka_unit_test (test_convert_unknown_format),
     cmocka_unit_test (test_hypothesis_unknown_region),
