@@ -4,6 +4,7 @@
 #include "output/ti_export.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 static gboolean
@@ -55,10 +56,10 @@ ts_cmd_convert (int argc, char **argv)
                    "unknown format '%s' for --to (known: ti)", to);
       ok = FALSE;
     }
-  if (ok && !(host_speed > 0))
+  if (ok && !(host_speed > 0 && isfinite (host_speed)))
     {
       g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--trace-speed must be positive");
+                   "--trace-speed must be a positive, finite number of flop/s");
       ok = FALSE;
     }
   if (ok)

@@ -88,11 +88,20 @@ on_fatal_signal (int sig)
         if (child > 0)
           waitpid (child, NULL, 0);
       }
-  static const char msg[] = "tracesim: interrupted; what it was writing is removed\n";
-  ssize_t ignored = write (STDERR_FILENO, msg, sizeof msg - 1);
+  static const char interrupted[] = "tracesim: interrupted; what it was writing is removed\n";
+  static const char crashed[] = "tracesim: the simulation crashed (see above: SimGrid's "
+                                "reason, if it gave one); what it was writing is removed\n";
+  gboolean crash = sig != SIGINT && sig != SIGTERM && sig != SIGHUP;
+  ssize_t ignored = crash ? write (STDERR_FILENO, crashed, sizeof crashed - 1)
+                          : write (STDERR_FILENO, interrupted, sizeof interrupted - 1);
   (void) ignored;
   _exit (128 + sig);
 }
+
+/* Signals that end the process: asked (interrupt, terminate, hang-up) or a
+ * crash (SimGrid aborts on settings it accepted but cannot run, e.g.
+ * --cfg=network/bandwidth-factor:0). */
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
 
 void
 ts_output_dir_restore_cleanup (void)
@@ -112,13 +121,14 @@ ts_output_dir_install_cleanup (void)
   cleanup_installed = 1;
   struct sigaction sa = { 0 };
   sa.sa_handler = on_fatal_signal;
+  /* On SimGrid's alternate stack when it has one (a context whose stack
+   * overflowed cannot run a handler on it). */
+  sa.sa_flags = SA_ONSTACK;
   sigemptyset (&sa.sa_mask);
-  sigaddset (&sa.sa_mask, SIGINT);
-  sigaddset (&sa.sa_mask, SIGTERM);
-  sigaddset (&sa.sa_mask, SIGHUP);
-  sigaction (SIGINT, &sa, NULL);
-  sigaction (SIGTERM, &sa, NULL);
-  sigaction (SIGHUP, &sa, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (fatal_signals); i++)
+    sigaddset (&sa.sa_mask, fatal_signals[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (fatal_signals); i++)
+    sigaction (fatal_signals[i], &sa, NULL);
 }
 
 gboolean

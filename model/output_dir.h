@@ -43,9 +43,10 @@ gboolean ts_output_dir_commit (TsOutputDir *d, GError **error);
  * (if still empty), and free @d. NULL is ignored. */
 void ts_output_dir_discard (TsOutputDir *d);
 
-/* On SIGINT, SIGTERM or SIGHUP, remove every temporary directory still
- * being written (those of ts_output_dir_new() and any ts_output_dir_guard()
- * names), say so and exit with 128 + the signal. Called once by main(). */
+/* On SIGINT, SIGTERM or SIGHUP, or a crash (SIGABRT, SIGSEGV, SIGBUS,
+ * SIGFPE), remove every temporary directory still being written (those of
+ * ts_output_dir_new() and any ts_output_dir_guard() names), say so and exit
+ * with 128 + the signal. Called once by main(). */
 void ts_output_dir_install_cleanup (void);
 /* Install it again if it was (SimGrid sets its own SIGINT handler). */
 void ts_output_dir_restore_cleanup (void);

@@ -13,6 +13,7 @@
 #include "sim/platform.h"
 #include "sim/replay.h"
 
+#include <math.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -144,10 +145,10 @@ check_options (const TsRunOptions *o, GError **error)
                    !o->trace ? "no trace given" : "no output directory given (-o DIR)");
       return FALSE;
     }
-  if (!(o->trace_speed > 0))
+  if (!(o->trace_speed > 0 && isfinite (o->trace_speed)))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--trace-speed must be positive");
+                   "--trace-speed must be a positive, finite number of flop/s");
       return FALSE;
     }
   for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
