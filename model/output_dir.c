@@ -104,6 +104,14 @@ on_fatal_signal (int sig)
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE };
 
 void
+ts_output_dir_drop_cleanup (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (fatal_signals); i++)
+    signal (fatal_signals[i], SIG_DFL);
+  cleanup_installed = 0;
+}
+
+void
 ts_output_dir_restore_cleanup (void)
 {
   if (cleanup_installed)

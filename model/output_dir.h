@@ -50,6 +50,9 @@ void ts_output_dir_discard (TsOutputDir *d);
 void ts_output_dir_install_cleanup (void);
 /* Install it again if it was (SimGrid sets its own SIGINT handler). */
 void ts_output_dir_restore_cleanup (void);
+/* In a child process that tries something that may crash: its death must
+ * not remove what the parent is writing. */
+void ts_output_dir_drop_cleanup (void);
 /* Remove @path too if the process is interrupted, until unguarded. */
 void ts_output_dir_guard (const char *path);
 void ts_output_dir_unguard (const char *path);

@@ -310,6 +310,7 @@ ts_replay_check_config (const TsReplayOptions *o, GError **error)
       close (pipe_fds[0]);
       dup2 (pipe_fds[1], STDERR_FILENO);
       dup2 (pipe_fds[1], STDOUT_FILENO);
+      ts_output_dir_drop_cleanup ();
       init_engine (o);
       if (o->platform_path)
         {
