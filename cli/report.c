@@ -76,13 +76,22 @@ before_after (FILE *out, const TsRunResult *res, guint count)
   g_array_unref (rt);
 }
 
+/* The patterns that occur (13 would mostly be zeros); waitstates.csv and
+ * summary.json have every one. */
 static void
 wait_state_totals (FILE *out, const TsRunResult *res)
 {
   fprintf (out, "  %-24s %12s    predicted\n", "wait states (s, all ranks)", "original");
+  guint shown = 0;
   for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
-    fprintf (out, "  %-24s %12.6f %12.6f\n", ts_wait_pattern_name (p), res->wait_original[p],
-             res->wait_predicted[p]);
+    if (res->wait_original[p] > 0 || res->wait_predicted[p] > 0)
+      {
+        fprintf (out, "  %-24s %12.6f %12.6f\n", ts_wait_pattern_name (p), res->wait_original[p],
+                 res->wait_predicted[p]);
+        shown++;
+      }
+  if (shown == 0)
+    fprintf (out, "  %-24s %12s %12s\n", "(none)", "0", "0");
 }
 
 void
@@ -193,10 +202,20 @@ void
 ts_report_wait_states (FILE *out, const TsTrace *trace, const TsWaitStates *original)
 {
   guint n = ts_trace_n_ranks (trace);
+  gboolean occurs[TS_WAIT_N_PATTERNS];
+  guint shown = 0;
   fprintf (out, "  %-24s %12s\n", "wait states (s, all ranks)", "original");
   for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
-    fprintf (out, "  %-24s %12.6f\n", ts_wait_pattern_name (p), ts_wait_states_total (original, p));
-  if (n > 16)
+    {
+      occurs[p] = ts_wait_states_total (original, p) > 0;
+      shown += occurs[p];
+      if (occurs[p])
+        fprintf (out, "  %-24s %12.6f\n", ts_wait_pattern_name (p),
+                 ts_wait_states_total (original, p));
+    }
+  if (shown == 0)
+    fprintf (out, "  %-24s %12s\n", "(none)", "0");
+  if (n > 16 || shown == 0)
     return;
   fprintf (out, "  %-24s", "per rank (original)");
   for (guint r = 0; r < n; r++)
@@ -204,6 +223,8 @@ ts_report_wait_states (FILE *out, const TsTrace *trace, const TsWaitStates *orig
   fputc ('\n', out);
   for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
     {
+      if (!occurs[p])
+        continue;
       fprintf (out, "  %-24s", ts_wait_pattern_name (p));
       for (guint r = 0; r < n; r++)
         fprintf (out, " %11.6f", ts_wait_states_rank (original, p, r));
