@@ -23,7 +23,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))["wait_states"]
 o, p = d["original"], d["predicted"]
 cells = []
-for k in ("late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast", "early_reduce"):
+for k in o:  # every pattern summary.json has, in its order
     if o[k] == 0 and p[k] == 0:
         continue
     diff = "%+.1f%%" % (100 * (p[k] - o[k]) / o[k]) if o[k] else "new"
