@@ -69,6 +69,8 @@ ts_action_stream_next (TsActionStream *f, guint rank, TsAction *a, GError **erro
   *a = *raw;
   const TsDecodeOptions *o = &f->options[rank];
   a->time += o->clock_offset;
+  if (a->kind == TS_ACTION_COLLECTIVE)
+    a->end += o->clock_offset;
   if ((a->flags & TS_ACTION_CALL_FIRST) && o->call_costs)
     a->seconds = o->call_costs[ts_trace_region_call (f->trace, a->call) * TS_N_SIZE_CLASSES
                                + a->size_class];

@@ -9,7 +9,8 @@
  * the stream decodes the trace again with the per-rank decode options.
  *
  * Either way the actions are the same: what the decode options say (clock
- * offset, the CPU cost of each MPI call on the call's first action) applied.
+ * offset, the CPU cost of each MPI call on the call's first action) applied,
+ * to the rounding of a duration taken from shifted or unshifted times.
  * The calibration opens streams with its own options
  * (ts_calibration_stream_open); this module knows nothing of calibration. */
 #ifndef TS_STREAM_H

@@ -12,6 +12,8 @@
 
 #include <math.h>
 
+static void write_collective_end (TsRank *rk);
+
 /* ---- requests ------------------------------------------------------------- */
 
 void
@@ -70,6 +72,8 @@ write_marker (TsRank *rk, const TsAction *a)
 void
 ts_rank_close_regions (TsRank *rk)
 {
+  if (rk->coll_end_pending)
+    write_collective_end (rk);
   double now = ts_rank_now (rk);
   while (rk->open_regions->len > 0)
     close_innermost (rk, now);
@@ -166,6 +170,8 @@ do_marker (TsRank *rk, const TsAction *a)
        * others were replayed as a compute burst of that duration. */
       if (a->seconds > 0)
         charge_call_cost (rk, a);
+      if (rk->coll_end_pending)
+        write_collective_end (rk);
       rk->in_call = FALSE;
     }
   write_marker (rk, a);
@@ -467,6 +473,19 @@ do_collective (TsRank *rk, const TsAction *a)
   if (rk->sim->writer)
     ts_archive_writer_collective_begin (rk->sim->writer, rk->rank, ts_rank_now (rk));
   ts_replay_collective (rk, a, TS_COLLECTIVE_TAG);
+  /* Its MPI_COLLECTIVE_END is written when the call leaves, after what the
+   * call costs beyond the transfers: as tracers write it, and where
+   * Scalasca's completion patterns end. */
+  rk->coll_end = *a;
+  rk->coll_end_pending = TRUE;
+}
+
+/* The pending MPI_COLLECTIVE_END of the collective call now leaving. */
+static void
+write_collective_end (TsRank *rk)
+{
+  const TsAction *a = &rk->coll_end;
+  rk->coll_end_pending = FALSE;
   if (rk->sim->writer)
     ts_archive_writer_collective_end (rk->sim->writer, rk->rank, ts_rank_now (rk), a->op, a->comm,
                                       a->peer, a->bytes, a->bytes_recv);

@@ -87,6 +87,8 @@ typedef struct {
   GHashTable *prequests;     /* req -> partitioned request (sim/partitioned.c) */
   GHashTable *pinit_count;   /* channel and side -> initialisations so far */
   GArray *open_regions;      /* TsOpenRegion: the predicted timeline's region stack */
+  TsAction coll_end;         /* the collective whose MPI_COLLECTIVE_END waits for the */
+  gboolean coll_end_pending; /* call's leave (write_collective_end in actions.c) */
   GHashTable *sent_on;       /* TsChannel -> messages sent on it so far (only when the trace
                               * has receives with guessed envelopes) */
 } TsRank;
