@@ -199,3 +199,9 @@ ts_calibration_unreceived (const TsCalibration *p, const TsChannel *channel, gui
   TsPartitionedKey key = { *channel, k };
   return g_hash_table_contains (p->unreceived, &key);
 }
+
+guint
+ts_calibration_unreceived_messages (const TsCalibration *p)
+{
+  return g_hash_table_size (p->unreceived);
+}

@@ -143,6 +143,8 @@ gboolean ts_calibration_to_guessed_receive (const TsCalibration *calibration,
  * took (envelope inference found none for it). */
 gboolean ts_calibration_unreceived (const TsCalibration *calibration, const TsChannel *channel,
                                     guint32 k);
+/* How many messages no receive of the trace took. */
+guint ts_calibration_unreceived_messages (const TsCalibration *calibration);
 /* How many messages went to such receives. */
 guint ts_calibration_guessed_receives (const TsCalibration *calibration);
 /* Envelopes inferred for @rank's receives (may be empty). */

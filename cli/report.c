@@ -194,6 +194,11 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p)
     fprintf (out, "  %-9s %10" G_GUINT64_FORMAT " calls (%5.1f%%)  %12.6f s (%5.1f%% of MPI time)\n",
              names[i], m.calls[i], all ? 100.0 * m.calls[i] / all : 0, m.seconds[i],
              all_s > 0 ? 100.0 * m.seconds[i] / all_s : 0);
+  if (ts_calibration_guessed_receives (p) > 0 || ts_calibration_unreceived_messages (p) > 0)
+    fprintf (out, "matching:   %u receives recorded no source and were given a message by "
+             "guess; %u messages no receive took (the replay sends them without waiting). "
+             "Whether a replay had to revise the guesses, `tracesim run` says.\n",
+             ts_calibration_guessed_receives (p), ts_calibration_unreceived_messages (p));
   report_network (out, p);
   top_regions (out, trace, p, 20);
 }

@@ -59,6 +59,13 @@ add_messages_and_regions (JsonBuilder *b, const TsTrace *trace, const TsCalibrat
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
+  json_builder_set_member_name (b, "matching");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "guessed_receives");
+  json_builder_add_int_value (b, ts_calibration_guessed_receives (c));
+  json_builder_set_member_name (b, "unreceived_messages");
+  json_builder_add_int_value (b, ts_calibration_unreceived_messages (c));
+  json_builder_end_object (b);
   json_builder_set_member_name (b, "regions");
   json_builder_begin_array (b);
   for (guint r = 0; r < ts_trace_n_regions (trace); r++)

@@ -595,6 +595,19 @@ test_guessed_matches_that_deadlock (void **state)
   assert_int_equal (ends->len, 3);
   assert_float_equal (g_array_index (ends, double, 2), 1.0, 1e-9);
   g_array_unref (ends);
+
+  /* tracesim info --json tells the same before any replay: 2 receives were
+   * given a message by guess (rank 0's), and every message went to one. */
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "info", trace, "--json", NULL });
+  assert_int_equal (r.status, 0);
+  g_autoptr (JsonParser) info = json_parser_new ();
+  assert_true (json_parser_load_from_data (info, r.out, -1, NULL));
+  JsonObject *im = json_object_get_object_member (json_node_get_object (json_parser_get_root (info)),
+                                                  "matching");
+  assert_non_null (im);
+  assert_int_equal (json_object_get_int_member (im, "guessed_receives"), 2);
+  assert_int_equal (json_object_get_int_member (im, "unreceived_messages"), 0);
+  ts_tool_result_clear (&r);
   ts_test_rmtree (work);
 }
 
