@@ -9,7 +9,8 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 struct TsOutputDir {
@@ -21,12 +22,15 @@ struct TsOutputDir {
 
 /* ---- removal when interrupted ------------------------------------------------ */
 
-/* The temporary paths tracesim is writing, removed by the handler of SIGINT,
- * SIGTERM and SIGHUP before the process dies. A signal handler reaches only
- * global state, hence this table; it holds ready argument vectors because
- * the handler may only fork and exec (rm -rf), not allocate. */
+/* The temporary paths tracesim is writing, removed by the handler of the
+ * signals that end the process. A signal handler reaches only global state,
+ * hence this table; the handler removes the trees with system calls only
+ * (openat, getdents64, unlinkat): it may not allocate, nor fork (glibc's
+ * fork takes the allocator's locks, which the signal may have interrupted,
+ * and waits forever). */
 #define TS_MAX_GUARDED 32
-static char *guarded[TS_MAX_GUARDED][5];
+#define TS_MAX_GUARDED_PATH 4096
+static char guarded[TS_MAX_GUARDED][TS_MAX_GUARDED_PATH];
 static volatile sig_atomic_t cleanup_installed;
 
 static void
@@ -43,16 +47,14 @@ block_signals (sigset_t *old)
 void
 ts_output_dir_guard (const char *path)
 {
+  if (strlen (path) >= TS_MAX_GUARDED_PATH)
+    return;
   sigset_t old;
   block_signals (&old);
   for (guint i = 0; i < TS_MAX_GUARDED; i++)
     if (!guarded[i][0])
       {
-        guarded[i][1] = g_strdup ("-rf");
-        guarded[i][2] = g_strdup ("--");
-        guarded[i][3] = g_strdup (path);
-        guarded[i][4] = NULL;
-        guarded[i][0] = g_strdup ("rm"); /* last: the slot is taken once complete */
+        g_strlcpy (guarded[i], path, TS_MAX_GUARDED_PATH);
         break;
       }
   sigprocmask (SIG_SETMASK, &old, NULL);
@@ -64,13 +66,57 @@ ts_output_dir_unguard (const char *path)
   sigset_t old;
   block_signals (&old);
   for (guint i = 0; i < TS_MAX_GUARDED; i++)
-    if (guarded[i][0] && strcmp (guarded[i][3], path) == 0)
+    if (guarded[i][0] && strcmp (guarded[i], path) == 0)
       {
-        for (guint k = 0; k < 4; k++)
-          g_clear_pointer (&guarded[i][k], g_free);
+        guarded[i][0] = '\0';
         break;
       }
   sigprocmask (SIG_SETMASK, &old, NULL);
+}
+
+/* One directory level's getdents64 buffer per depth: the handler may run
+ * on a small alternate stack. */
+#define TS_MAX_DEPTH 8
+static char dents[TS_MAX_DEPTH][2048];
+
+struct ts_dirent64 {
+  guint64 d_ino;
+  gint64 d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
+/* Remove @name below @dirfd, a directory with what is in it, with system
+ * calls only (async-signal-safe); whether it is gone. Deletes as it lists,
+ * so each directory is listed again while a pass removed something. */
+static gboolean
+remove_tree_at (int dirfd, const char *name, guint depth)
+{
+  if (unlinkat (dirfd, name, 0) == 0)
+    return TRUE;
+  if (depth >= TS_MAX_DEPTH)
+    return FALSE;
+  int fd = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  gboolean removed = TRUE;
+  while (removed)
+    {
+      removed = FALSE;
+      lseek (fd, 0, SEEK_SET);
+      long n;
+      while ((n = syscall (SYS_getdents64, fd, dents[depth], sizeof dents[depth])) > 0)
+        for (long off = 0; off < n;)
+          {
+            struct ts_dirent64 *d = (struct ts_dirent64 *) (dents[depth] + off);
+            off += d->d_reclen;
+            if (strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0)
+              removed |= remove_tree_at (fd, d->d_name, depth + 1);
+          }
+    }
+  close (fd);
+  return unlinkat (dirfd, name, AT_REMOVEDIR) == 0;
 }
 
 static void
@@ -78,16 +124,7 @@ on_fatal_signal (int sig)
 {
   for (guint i = 0; i < TS_MAX_GUARDED; i++)
     if (guarded[i][0])
-      {
-        pid_t child = fork ();
-        if (child == 0)
-          {
-            execv ("/bin/rm", guarded[i]);
-            _exit (127);
-          }
-        if (child > 0)
-          waitpid (child, NULL, 0);
-      }
+      remove_tree_at (AT_FDCWD, guarded[i], 0);
   static const char interrupted[] = "tracesim: interrupted; what it was writing is removed\n";
   static const char crashed[] = "tracesim: the simulation crashed (see above: SimGrid's "
                                 "reason, if it gave one); what it was writing is removed\n";
