@@ -49,7 +49,7 @@ collect_messages (const TsTrace *trace, TsDecoder *src, guint r, double clock_of
   TsRankDecoder *s = ts_decoder_rank (src, r, &opt);
   /* Messages per channel so far: destination, communicator, tag (a Message
    * whose src field holds the destination) -> count. */
-  g_autoptr (GHashTable) sent = g_hash_table_new_full (channel_hash, channel_equal, g_free, NULL);
+  g_autoptr (GHashTable) sent = g_hash_table_new_full (channel_hash, channel_equal, g_free, g_free);
   TsAction a;
   GError *local = NULL;
   GArray *blocking_to = NULL; /* a blocking send whose call has not left yet: */
@@ -66,9 +66,13 @@ collect_messages (const TsTrace *trace, TsDecoder *src, guint r, double clock_of
         {
           guint dst = ts_trace_comm_world_rank (trace, a.comm, r, a.peer);
           Message key = { dst, a.comm, a.tag };
-          guint k = GPOINTER_TO_UINT (g_hash_table_lookup (sent, &key));
-          g_hash_table_replace (sent, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (k + 1));
-          Message m = { r, a.comm, a.tag, a.bytes, a.time, a.time, k };
+          guint32 *count = g_hash_table_lookup (sent, &key);
+          if (!count)
+            {
+              count = g_new0 (guint32, 1);
+              g_hash_table_insert (sent, g_memdup2 (&key, sizeof key), count);
+            }
+          Message m = { r, a.comm, a.tag, a.bytes, a.time, a.time, (*count)++ };
           g_array_append_val (incoming[dst], m);
           if (a.kind == TS_ACTION_SEND)
             {

@@ -140,9 +140,13 @@ send_mailbox (TsRank *rk, guint dst, guint32 comm, gint32 tag, gboolean *unrecei
     {
       const TsCalibration *cal = rk->sim->calibration;
       TsChannel ch = { rk->rank, dst, comm, tag };
-      gpointer n = g_hash_table_lookup (rk->sent_on, &ch);
-      guint32 k = GPOINTER_TO_UINT (n);
-      g_hash_table_replace (rk->sent_on, g_memdup2 (&ch, sizeof ch), GUINT_TO_POINTER (k + 1));
+      guint32 *sent = g_hash_table_lookup (rk->sent_on, &ch);
+      if (!sent)
+        {
+          sent = g_new0 (guint32, 1);
+          g_hash_table_insert (rk->sent_on, g_memdup2 (&ch, sizeof ch), sent);
+        }
+      guint32 k = (*sent)++;
       *unreceived = ts_calibration_unreceived (cal, &ch, k);
       if (rk->sim->guessed_as_arrived
           && (*unreceived || ts_calibration_to_guessed_receive (cal, &ch, k)))

@@ -99,6 +99,67 @@ worker (int rank)
   return sum;
 }
 
+/* B: ordered head-to-head blocking sends of 140 KiB */
+static double
+ordered_pairs (int rank, int partner, double *sbuf, double *rbuf)
+{
+  double acc = 0;
+  for (int it = 0; it < PAIR_ITERS && partner >= 0; it++)
+    {
+      if (rank % 2 == 0)
+        {
+          MPI_Send (sbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_B, MPI_COMM_WORLD);
+          MPI_Recv (rbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_B, MPI_COMM_WORLD,
+                    MPI_STATUS_IGNORE);
+        }
+      else
+        {
+          MPI_Recv (rbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_B, MPI_COMM_WORLD,
+                    MPI_STATUS_IGNORE);
+          MPI_Send (sbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_B, MPI_COMM_WORLD);
+        }
+      acc += rbuf[it] + compute (2, rbuf[0]);
+    }
+  return acc;
+}
+
+/* C: both post MPI_Irecv, then MPI_Send 140 KiB to each other, MPI_Wait */
+static double
+crossed_pairs (int partner, double *sbuf, double *rbuf)
+{
+  double acc = 0;
+  MPI_Request req;
+  for (int it = 0; it < PAIR_ITERS && partner >= 0; it++)
+    {
+      MPI_Irecv (rbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_C, MPI_COMM_WORLD,
+                 &req);
+      MPI_Send (sbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_C, MPI_COMM_WORLD);
+      MPI_Wait (&req, MPI_STATUS_IGNORE);
+      acc += rbuf[it] + compute (2, rbuf[0]);
+    }
+  return acc;
+}
+
+/* D: MPI_Irecv from MPI_ANY_SOURCE, MPI_Send to every other rank */
+static double
+any_source_all (int rank, int size, double *sbuf, double *small, MPI_Request *req, MPI_Status *sts)
+{
+  double acc = 0;
+  for (int it = 0; it < ALL_ITERS; it++)
+    {
+      int n = 0;
+      for (int k = 1; k < size; k++, n++)
+        MPI_Irecv (small + k * SMALL_DOUBLES, SMALL_DOUBLES, MPI_DOUBLE,
+                   MPI_ANY_SOURCE, TAG_D, MPI_COMM_WORLD, &req[n]);
+      for (int k = 1; k < size; k++)
+        MPI_Send (sbuf, SMALL_DOUBLES, MPI_DOUBLE, (rank + k) % size, TAG_D,
+                  MPI_COMM_WORLD);
+      MPI_Waitall (n, req, sts);
+      acc += compute (1 + rank % 2, small[SMALL_DOUBLES]);
+    }
+  return acc;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -131,51 +192,15 @@ main (int argc, char **argv)
   MPI_Barrier (MPI_COMM_WORLD);
   acc += compute (40 + 10 * (rank % 3), acc);
 
-  /* B: ordered head-to-head blocking sends of 140 KiB */
-  for (int it = 0; it < PAIR_ITERS && partner >= 0; it++)
-    {
-      if (rank % 2 == 0)
-        {
-          MPI_Send (sbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_B, MPI_COMM_WORLD);
-          MPI_Recv (rbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_B, MPI_COMM_WORLD,
-                    MPI_STATUS_IGNORE);
-        }
-      else
-        {
-          MPI_Recv (rbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_B, MPI_COMM_WORLD,
-                    MPI_STATUS_IGNORE);
-          MPI_Send (sbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_B, MPI_COMM_WORLD);
-        }
-      acc += rbuf[it] + compute (2, rbuf[0]);
-    }
+  acc += ordered_pairs (rank, partner, sbuf, rbuf);
   MPI_Barrier (MPI_COMM_WORLD);
   acc += compute (40 + 10 * ((rank + 1) % 3), acc);
 
-  /* C: both post MPI_Irecv, then MPI_Send 140 KiB to each other, MPI_Wait */
-  for (int it = 0; it < PAIR_ITERS && partner >= 0; it++)
-    {
-      MPI_Irecv (rbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_C, MPI_COMM_WORLD,
-                 &req[0]);
-      MPI_Send (sbuf, BIG_DOUBLES, MPI_DOUBLE, partner, TAG_C, MPI_COMM_WORLD);
-      MPI_Wait (&req[0], MPI_STATUS_IGNORE);
-      acc += rbuf[it] + compute (2, rbuf[0]);
-    }
+  acc += crossed_pairs (partner, sbuf, rbuf);
   MPI_Barrier (MPI_COMM_WORLD);
   acc += compute (40 + 10 * ((rank + 2) % 3), acc);
 
-  /* D: MPI_Irecv from MPI_ANY_SOURCE, MPI_Send to every other rank */
-  for (int it = 0; it < ALL_ITERS; it++)
-    {
-      int n = 0;
-      for (int k = 1; k < size; k++, n++)
-        MPI_Irecv (small + k * SMALL_DOUBLES, SMALL_DOUBLES, MPI_DOUBLE,
-                   MPI_ANY_SOURCE, TAG_D, MPI_COMM_WORLD, &req[n]);
-      for (int k = 1; k < size; k++)
-        MPI_Send (sbuf, SMALL_DOUBLES, MPI_DOUBLE, (rank + k) % size, TAG_D,
-                  MPI_COMM_WORLD);
-      MPI_Waitall (n, req, sts);
-      acc += compute (1 + rank % 2, small[SMALL_DOUBLES]);
-    }
+  acc += any_source_all (rank, size, sbuf, small, req, sts);
   MPI_Barrier (MPI_COMM_WORLD);
 
   double total;
