@@ -6,6 +6,8 @@
 #include "calibrate/calibration-private.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
 #define NO_REGION G_MAXUINT32
@@ -551,6 +553,15 @@ scan_all (const TsTrace *trace, TsCalibration *p, RankScan *scans, Sums *sums, G
   gint stop = 0;
   Worker *workers = g_new0 (Worker, n_workers);
   GThread **threads = g_new0 (GThread *, n_workers);
+  /* Workers inherit a mask of the signals that interrupt a run: the calling
+   * thread handles them, and so writes nothing while the handler removes
+   * what it was writing (output_dir.h). */
+  sigset_t asked, old;
+  sigemptyset (&asked);
+  sigaddset (&asked, SIGINT);
+  sigaddset (&asked, SIGTERM);
+  sigaddset (&asked, SIGHUP);
+  pthread_sigmask (SIG_BLOCK, &asked, &old);
   for (guint i = 0; i < n_workers; i++)
     {
       workers[i] = (Worker) { trace, p, scans, i, n_workers, { 0 }, NULL, G_MAXUINT, &stop };
@@ -559,6 +570,7 @@ scan_all (const TsTrace *trace, TsCalibration *p, RankScan *scans, Sums *sums, G
       if (i > 0)
         threads[i] = g_thread_new ("ts-calibrate", scan_worker, &workers[i]);
     }
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
   scan_worker (&workers[0]);
   Worker *failed = NULL;
   for (guint i = 0; i < n_workers; i++)
