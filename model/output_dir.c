@@ -149,13 +149,17 @@ ts_output_dir_drop_cleanup (void)
 }
 
 void
-ts_output_dir_restore_cleanup (void)
+ts_output_dir_with_signals_held (void (*fn) (void *data), void *data)
 {
+  sigset_t old;
+  block_signals (&old);
+  fn (data);
   if (cleanup_installed)
     {
       cleanup_installed = 0;
       ts_output_dir_install_cleanup ();
     }
+  sigprocmask (SIG_SETMASK, &old, NULL);
 }
 
 void

@@ -48,8 +48,13 @@ void ts_output_dir_discard (TsOutputDir *d);
  * ts_output_dir_new() and any ts_output_dir_guard() names), say so and exit
  * with 128 + the signal. Called once by main(). */
 void ts_output_dir_install_cleanup (void);
-/* Install it again if it was (SimGrid sets its own SIGINT handler). */
-void ts_output_dir_restore_cleanup (void);
+/* Call @fn(@data), which installs signal handlers of its own (SimGrid's
+ * initialisation does: its SIGINT handler calls exit(), which may deadlock
+ * in a signal handler and leaves the temporary output behind), with SIGINT,
+ * SIGTERM and SIGHUP held; then put tracesim's handlers back if they were
+ * installed, and release the signals: one that came meanwhile is taken by
+ * them. */
+void ts_output_dir_with_signals_held (void (*fn) (void *data), void *data);
 /* In a child process that tries something that may crash: its death must
  * not remove what the parent is writing. */
 void ts_output_dir_drop_cleanup (void);

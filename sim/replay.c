@@ -269,6 +269,18 @@ engine_words (const TsReplayOptions *o)
   return args;
 }
 
+struct engine_args {
+  int argc;
+  char **argv;
+};
+
+static void
+call_simgrid_init (void *data)
+{
+  struct engine_args *a = data;
+  simgrid_init (&a->argc, a->argv);
+}
+
 /* Initialise SimGrid with engine_words(). It removes the words it took from
  * the argument vector it is given, so that vector is a copy. */
 static void
@@ -276,11 +288,8 @@ init_engine (const TsReplayOptions *o)
 {
   g_autoptr (GPtrArray) words = engine_words (o);
   g_autofree char **argv = g_memdup2 (words->pdata, words->len * sizeof (char *));
-  int argc = words->len - 1;
-  simgrid_init (&argc, argv);
-  /* SimGrid's SIGINT handler prints the actors and exits, leaving the
-   * temporary output behind: tracesim's removes it. */
-  ts_output_dir_restore_cleanup ();
+  struct engine_args args = { words->len - 1, argv };
+  ts_output_dir_with_signals_held (call_simgrid_init, &args);
 }
 
 /* Written by the checking child before it loads the platform: what it says

@@ -17,6 +17,20 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/tmp" "$work/outputs"
 failures=0
 interrupted=0
+# A run that does not end within a minute of its signal hangs: say where
+# (each thread's stack when gdb is there, the kernel's wait channel), kill
+# it and fail, rather than wait for CI's own limit.
+watch_for_hang () {
+  i=0
+  while [ ! -e "$work/ended" ] && [ "$i" -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
+  [ -e "$work/ended" ] && return 0
+  echo "FAIL: $2 at $3 s: no exit a minute after the signal; pid $1:"
+  ps -o pid,ppid,stat,wchan:32,args -p "$1" 2> /dev/null
+  for c in $(ps -o pid= --ppid "$1" 2> /dev/null); do ps -o pid,ppid,stat,wchan:32,args -p "$c"; done
+  command -v gdb > /dev/null && gdb -p "$1" -batch -ex 'thread apply all bt 25' 2>&1 | grep '^#'
+  kill -KILL "$1"
+  touch "$work/hung"
+}
 for delay in 0.1 0.5 1.0 1.5 2.0; do
   for sig in INT TERM; do
     TMPDIR="$work/tmp" "$builddir/tracesim" run "$work/trace/traces.otf2" \
@@ -24,8 +38,19 @@ for delay in 0.1 0.5 1.0 1.5 2.0; do
     pid=$!
     sleep "$delay"
     kill -"$sig" "$pid" 2> /dev/null
+    rm -f "$work/ended"
+    watch_for_hang "$pid" "$sig" "$delay" &
+    watcher=$!
     wait "$pid"
     rc=$?
+    touch "$work/ended"
+    wait "$watcher"
+    if [ -e "$work/hung" ]; then
+      rm -f "$work/hung"
+      failures=$((failures + 1))
+      rm -rf "$work/outputs/"* "$work/outputs/".??* "$work/tmp/"*
+      continue
+    fi
     left=$(ls -A "$work/outputs" "$work/tmp" | grep -v '^$' | grep -v ':$' | tr '\n' ' ')
     if [ "$rc" -eq 0 ]; then
       [ -f "$work/outputs/out/summary.json" ] || { echo "FAIL: $sig at $delay s: exit 0 without summary.json"; failures=$((failures + 1)); }
