@@ -3,7 +3,7 @@
 #define G_LOG_DOMAIN "ts-hypotheses"
 
 #include "hypotheses/hypotheses.h"
-#include "hypotheses/rule.h"
+#include "hypotheses/hypotheses-private.h"
 #include "model/stream.h"
 
 #include <math.h>
@@ -11,10 +11,6 @@
 
 G_DEFINE_QUARK (ts-hypotheses-error-quark, ts_hypotheses_error)
 
-struct TsHypotheses {
-  GPtrArray *rules;          /* TsRule*, in file order, files in load order */
-  double bandwidth, latency, speed;
-};
 
 /* Per rule, per rank: where the rank is in the rule's occurrences. */
 typedef struct {
@@ -25,20 +21,20 @@ typedef struct {
   double occurrence;         /* prepared duration of the current occurrence */
   double target;             /* and what it should become */
   TsSpoolReader *durations;
-  /* While preparing this rule: the current occurrence's compute so far. */
+  /* While preparing this rule, its durations are measured, not applied:
+   * each occurrence's compute goes to this log. */
+  TsSpool *measure_log;
   double measuring;
   gboolean measuring_open;
 } RuleState;
 
 struct TsHypothesisRank {
+  const TsHypotheses *h;
   guint rank;
   double speed;              /* [hosts] speed: compute runs this much faster */
   GArray *stack;             /* guint32 open regions */
   RuleState *rules;
-  guint n_rules;
-  /* Preparing rule `measure` (or G_MAXUINT): its durations go to this log. */
-  guint measure;
-  TsSpool *measure_log;
+  guint n_rules;             /* rules 0 .. n_rules-1 take part */
 };
 
 static void
@@ -54,6 +50,7 @@ rule_free (gpointer p)
   if (r->occurrences)
     g_array_unref (r->occurrences);
   g_free (r->matches);
+  ts_rule_free_code (r);
   ts_spool_free (r->durations);
   if (r->targets)
     g_array_unref (r->targets);
@@ -75,273 +72,11 @@ ts_hypotheses_free (TsHypotheses *h)
   if (!h)
     return;
   g_ptr_array_unref (h->rules);
+  g_free (h->region_start);
+  g_free (h->by_region);
+  if (h->inclusive)
+    g_array_unref (h->inclusive);
   g_free (h);
-}
-
-/* ---- reading a file ------------------------------------------------------ */
-
-/* GKeyFile has no line numbers and no trailing comments; the text is read
- * once here to strip "  # comment" tails (the hypothesis files of the docs
- * use them) and to remember the line of every section and key. */
-typedef struct {
-  const char *origin;
-  GHashTable *lines;         /* "group" or "group\nkey" -> line */
-} Source;
-
-static char *
-prepare_text (const char *text, Source *src)
-{
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  GString *out = g_string_new (NULL);
-  char *group = NULL;
-  for (guint i = 0; lines[i]; i++)
-    {
-      char *line = lines[i];
-      /* A '#' after blank space ends the value; a '#' first is a comment line. */
-      char *hash = NULL;
-      for (char *c = line; *c; c++)
-        if (*c == '#' && (c == line || g_ascii_isspace (c[-1])))
-          {
-            hash = c;
-            break;
-          }
-      if (hash)
-        *hash = '\0';
-      g_strchomp (line);
-      char *s = line;
-      while (g_ascii_isspace (*s))
-        s++;
-      if (*s == '[')
-        {
-          char *close = strrchr (s, ']');
-          g_free (group);
-          group = close ? g_strndup (s + 1, close - s - 1) : g_strdup (s + 1);
-          g_hash_table_insert (src->lines, g_strdup (group), GUINT_TO_POINTER (i + 1));
-        }
-      else if (group && strchr (s, '='))
-        {
-          g_autofree char *key = g_strndup (s, strchr (s, '=') - s);
-          g_strstrip (key);
-          g_hash_table_insert (src->lines, g_strdup_printf ("%s\n%s", group, key),
-                               GUINT_TO_POINTER (i + 1));
-        }
-      g_string_append (out, s);
-      g_string_append_c (out, '\n');
-    }
-  g_free (group);
-  return g_string_free (out, FALSE);
-}
-
-static guint
-line_of (const Source *src, const char *group, const char *key)
-{
-  g_autofree char *k = key ? g_strdup_printf ("%s\n%s", group, key) : g_strdup (group);
-  return GPOINTER_TO_UINT (g_hash_table_lookup (src->lines, k));
-}
-
-static gboolean
-fail_at (GError **error, const Source *src, guint line, TsHypothesesError code, const char *fmt,
-         ...) G_GNUC_PRINTF (5, 6);
-
-static gboolean
-fail_at (GError **error, const Source *src, guint line, TsHypothesesError code, const char *fmt,
-         ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error (error, TS_HYPOTHESES_ERROR, code, "%s:%u: %s", src->origin, line, msg);
-  return FALSE;
-}
-
-/* A factor key of [network] or [hosts]: positive, multiplied in. */
-static gboolean
-read_factor (GKeyFile *kf, const Source *src, const char *group, const char *key, double *into,
-             GError **error)
-{
-  g_autofree char *value = g_key_file_get_value (kf, group, key, NULL);
-  char *end;
-  double v = g_ascii_strtod (value, &end);
-  guint line = line_of (src, group, key);
-  if (*value == '\0' || *end != '\0' || !isfinite (v))
-    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-                    "[%s] %s: '%s' is not a number", group, key, value);
-  if (v <= 0)
-    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-                    "[%s] %s: a factor must be positive, not %s", group, key, value);
-  *into *= v;
-  return TRUE;
-}
-
-static gboolean
-parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group,
-               const char *const *known, double *const *into, GError **error)
-{
-  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
-  for (guint k = 0; keys && keys[k]; k++)
-    {
-      guint i = 0;
-      while (known[i] && strcmp (known[i], keys[k]) != 0)
-        i++;
-      if (!known[i])
-        {
-          g_autofree char *list = g_strjoinv (", ", (char **) known);
-          return fail_at (error, src, line_of (src, group, keys[k]), TS_HYPOTHESES_ERROR_SYNTAX,
-                          "unknown key '%s' in [%s] (known: %s)", keys[k], group, list);
-        }
-      if (!read_factor (kf, src, group, keys[k], into[i], error))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* One key of a [region:...] section: its rule kind and value, or a
- * qualifier (match, inclusive, ranks, occurrences). */
-static gboolean
-parse_rule_key (TsRule *rule, const Source *src, const char *group, const char *key,
-                const char *value, guint kline, GError **error)
-{
-  GError *local = NULL;
-  const TsRuleKind *kind = NULL;
-  for (guint i = 0; ts_rule_kinds[i]; i++)
-    if (strcmp (ts_rule_kinds[i]->key, key) == 0)
-      kind = ts_rule_kinds[i];
-  if (kind)
-    {
-      if (rule->kind)
-        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                        "[%s] has both '%s' and '%s': one kind of rule per section", group,
-                        rule->kind->key, key);
-      rule->kind = kind;
-      kind->parse (rule, value, &local);
-    }
-  else if (strcmp (key, "match") == 0)
-    {
-      if (strcmp (value, "regex") != 0 && strcmp (value, "glob") != 0)
-        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                        "match takes glob or regex, not '%s'", value);
-      rule->regex = strcmp (value, "regex") == 0;
-    }
-  else if (strcmp (key, "inclusive") == 0)
-    {
-      if (g_ascii_strcasecmp (value, "true") != 0 && g_ascii_strcasecmp (value, "false") != 0)
-        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                        "inclusive takes true or false, not '%s'", value);
-      rule->inclusive = g_ascii_strcasecmp (value, "true") == 0;
-    }
-  else if (strcmp (key, "ranks") == 0)
-    ts_range_list_parse (value, &rule->ranks, &local);
-  else if (strcmp (key, "occurrences") == 0)
-    {
-      if (ts_range_list_parse (value, &rule->occurrences, &local)
-          && ts_range_list_contains (rule->occurrences, 0))
-        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                        "occurrences count from 1 (the first visit), not 0");
-    }
-  else
-    {
-      g_autoptr (GString) known = g_string_new ("match, inclusive, ranks, occurrences");
-      for (guint i = 0; ts_rule_kinds[i]; i++)
-        g_string_append_printf (known, ", %s", ts_rule_kinds[i]->key);
-      return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                      "unknown key '%s' in [%s] (known: %s)", key, group, known->str);
-    }
-  if (local)
-    {
-      fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX, "[%s] %s: %s", group, key,
-               local->message);
-      g_error_free (local);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
-parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group,
-              GError **error)
-{
-  guint line = line_of (src, group, NULL);
-  const char *pattern = group + strlen ("region:");
-  if (*pattern == '\0')
-    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-                    "[region:] needs a region name or pattern after the colon");
-  TsRule *rule = g_new0 (TsRule, 1);
-  rule->origin = g_strdup (src->origin);
-  rule->line = line;
-  rule->pattern = g_strdup (pattern);
-  g_ptr_array_add (h->rules, rule); /* freed with h, even on error */
-
-  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
-  for (guint k = 0; keys && keys[k]; k++)
-    {
-      g_autofree char *value = g_key_file_get_value (kf, group, keys[k], NULL);
-      g_strstrip (value);
-      if (!parse_rule_key (rule, src, group, keys[k], value, line_of (src, group, keys[k]),
-                           error))
-        return FALSE;
-    }
-  if (!rule->kind)
-    {
-      g_autoptr (GString) kinds = g_string_new (NULL);
-      for (guint i = 0; ts_rule_kinds[i]; i++)
-        g_string_append_printf (kinds, "%s%s", i ? ", " : "", ts_rule_kinds[i]->key);
-      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-                      "[%s] says nothing to do: give one of %s", group, kinds->str);
-    }
-  if (rule->regex)
-    {
-      g_autoptr (GError) local = NULL;
-      g_autoptr (GRegex) re = g_regex_new (pattern, 0, 0, &local);
-      if (!re)
-        return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX, "[%s]: bad regex: %s",
-                        group, local->message);
-    }
-  return TRUE;
-}
-
-gboolean
-ts_hypotheses_load_data (TsHypotheses *h, const char *text, const char *origin, GError **error)
-{
-  Source src = { origin, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL) };
-  g_autofree char *clean = prepare_text (text, &src);
-  g_autoptr (GKeyFile) kf = g_key_file_new ();
-  GError *local = NULL;
-  gboolean ok = g_key_file_load_from_data (kf, clean, -1, G_KEY_FILE_NONE, &local);
-  if (!ok)
-    {
-      /* GKeyFile's messages carry the line already ("...on line 3"). */
-      g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_SYNTAX, "%s: %s", origin,
-                   local->message);
-      g_error_free (local);
-    }
-  g_auto (GStrv) groups = ok ? g_key_file_get_groups (kf, NULL) : NULL;
-  for (guint i = 0; ok && groups[i]; i++)
-    {
-      const char *g = groups[i];
-      if (g_str_has_prefix (g, "region:"))
-        ok = parse_region (h, kf, &src, g, error);
-      else if (strcmp (g, "network") == 0)
-        ok = parse_machine (h, kf, &src, g, (const char *const[]) { "bandwidth", "latency", NULL },
-                            (double *const[]) { &h->bandwidth, &h->latency }, error);
-      else if (strcmp (g, "hosts") == 0)
-        ok = parse_machine (h, kf, &src, g, (const char *const[]) { "speed", NULL },
-                            (double *const[]) { &h->speed }, error);
-      else
-        ok = fail_at (error, &src, line_of (&src, g, NULL), TS_HYPOTHESES_ERROR_SYNTAX,
-                      "unknown section [%s] (known: [region:NAME], [network], [hosts])", g);
-    }
-  g_hash_table_unref (src.lines);
-  return ok;
-}
-
-gboolean
-ts_hypotheses_load_file (TsHypotheses *h, const char *path, GError **error)
-{
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents (path, &text, NULL, error))
-    return FALSE;
-  return ts_hypotheses_load_data (h, text, path, error);
 }
 
 /* ---- binding to a trace -------------------------------------------------- */
@@ -377,6 +112,77 @@ compare_by_distance (gconstpointer a, gconstpointer b, gpointer pattern)
   return da < db ? -1 : da > db;
 }
 
+static gboolean
+no_match (const TsRule *rule, const TsTrace *trace, GError **error)
+{
+  guint n = ts_trace_n_regions (trace);
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  for (guint r = 0; r < n; r++)
+    g_ptr_array_add (names, (gpointer) ts_trace_region_name (trace, r));
+  g_ptr_array_sort_with_data (names, compare_by_distance, rule->pattern);
+  g_autoptr (GString) near = g_string_new (NULL);
+  for (guint k = 0; k < MIN (3u, names->len); k++)
+    g_string_append_printf (near, "%s%s", k ? ", " : "",
+                            (const char *) g_ptr_array_index (names, k));
+  g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_NO_MATCH,
+               "%s:%u: [region:%.60s] matches no region of %s; closest names: %s", rule->origin,
+               rule->line, rule->pattern, ts_trace_path (trace), near->str);
+  return FALSE;
+}
+
+/* The ranks a rule names exist in the trace: one beyond it is a mistake (a
+ * file written for another run), not a rule that selects less. */
+static gboolean
+check_ranks (const TsRule *rule, const TsTrace *trace, GError **error)
+{
+  guint n = ts_trace_n_ranks (trace);
+  for (guint i = 0; rule->ranks && i < rule->ranks->len; i++)
+    {
+      const TsRange *r = &g_array_index (rule->ranks, TsRange, i);
+      guint64 beyond = r->first >= n ? r->first : r->last != G_MAXUINT64 && r->last >= n ? r->last : 0;
+      if (beyond)
+        {
+          g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_NO_MATCH,
+                       "%s:%u: [region:%.60s] ranks: there is no rank %" G_GUINT64_FORMAT
+                       " in %s, which has %u (0-%u; an open range like 4- runs to the last)",
+                       rule->origin, rule->line, rule->pattern, beyond, ts_trace_path (trace), n,
+                       n - 1);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Per region, the rules matching it, in rule order. */
+static void
+index_rules (TsHypotheses *h, guint n_regions)
+{
+  g_free (h->region_start);
+  g_free (h->by_region);
+  g_clear_pointer (&h->inclusive, g_array_unref);
+  h->region_start = g_new0 (guint, n_regions + 1);
+  h->inclusive = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < h->rules->len; i++)
+    {
+      const TsRule *rule = g_ptr_array_index (h->rules, i);
+      for (guint r = 0; r < n_regions; r++)
+        h->region_start[r + 1] += rule->matches[r];
+      if (rule->inclusive)
+        g_array_append_val (h->inclusive, i);
+    }
+  for (guint r = 0; r < n_regions; r++)
+    h->region_start[r + 1] += h->region_start[r];
+  h->by_region = g_new (guint, h->region_start[n_regions] + 1);
+  g_autofree guint *fill = g_memdup2 (h->region_start, n_regions * sizeof (guint));
+  for (guint i = 0; i < h->rules->len; i++)
+    {
+      const TsRule *rule = g_ptr_array_index (h->rules, i);
+      for (guint r = 0; r < n_regions; r++)
+        if (rule->matches[r])
+          h->by_region[fill[r]++] = i;
+    }
+}
+
 gboolean
 ts_hypotheses_bind (TsHypotheses *h, const TsTrace *trace, GError **error)
 {
@@ -387,37 +193,27 @@ ts_hypotheses_bind (TsHypotheses *h, const TsTrace *trace, GError **error)
       g_free (rule->matches);
       rule->matches = g_new0 (gboolean, n);
       rule->n_matched = 0;
-      g_autoptr (GRegex) re = NULL;
-      if (rule->regex)
-        {
-          g_autofree char *anchored = g_strdup_printf ("^(?:%s)$", rule->pattern);
-          re = g_regex_new (anchored, 0, 0, NULL);
-        }
       for (guint r = 0; r < n; r++)
         {
-          const char *name = ts_trace_region_name (trace, r);
-          gboolean m = re ? g_regex_match (re, name, 0, NULL)
-                          : g_pattern_match_simple (rule->pattern, name);
+          GError *local = NULL;
+          int m = ts_rule_selects (rule, ts_trace_region_name (trace, r), &local);
+          if (m < 0)
+            {
+              g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_SYNTAX,
+                           "%s:%u: [region:%.60s]: %s", rule->origin, rule->line, rule->pattern,
+                           local->message);
+              g_error_free (local);
+              return FALSE;
+            }
           rule->matches[r] = m;
           rule->n_matched += m;
         }
       if (rule->n_matched == 0)
-        {
-          g_autoptr (GPtrArray) names = g_ptr_array_new ();
-          for (guint r = 0; r < n; r++)
-            g_ptr_array_add (names, (gpointer) ts_trace_region_name (trace, r));
-          g_ptr_array_sort_with_data (names, compare_by_distance, rule->pattern);
-          GString *near = g_string_new (NULL);
-          for (guint k = 0; k < MIN (3u, names->len); k++)
-            g_string_append_printf (near, "%s%s", k ? ", " : "",
-                                    (const char *) g_ptr_array_index (names, k));
-          g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_NO_MATCH,
-                       "%s:%u: [region:%s] matches no region of %s; closest names: %s",
-                       rule->origin, rule->line, rule->pattern, ts_trace_path (trace), near->str);
-          g_string_free (near, TRUE);
-          return FALSE;
-        }
+        return no_match (rule, trace, error);
+      if (!check_ranks (rule, trace, error))
+        return FALSE;
     }
+  index_rules (h, n);
   return TRUE;
 }
 
@@ -499,19 +295,19 @@ TsHypothesisRank *
 ts_hypothesis_rank_new (const TsHypotheses *h, guint rank, guint n_rules)
 {
   TsHypothesisRank *hr = g_new0 (TsHypothesisRank, 1);
+  hr->h = h;
   hr->rank = rank;
   hr->speed = n_rules >= h->rules->len ? h->speed : 1;
   hr->stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   hr->n_rules = MIN (n_rules, h->rules->len);
-  hr->rules = g_new0 (RuleState, hr->n_rules + 1);
-  hr->measure = G_MAXUINT;
-  for (guint i = 0; i < h->rules->len && i <= hr->n_rules; i++)
+  hr->rules = g_new0 (RuleState, hr->n_rules);
+  for (guint i = 0; i < hr->n_rules; i++)
     {
       RuleState *st = &hr->rules[i];
       st->rule = g_ptr_array_index (h->rules, i);
       st->rank_selected = ts_range_list_contains (st->rule->ranks, rank);
       st->target = NAN;
-      if (i < hr->n_rules && st->rule->kind->per_occurrence && st->rule->durations)
+      if (st->rule->kind->per_occurrence && st->rule->targets)
         st->durations = ts_spool_reader_new (st->rule->durations, rank);
     }
   return hr;
@@ -522,7 +318,7 @@ ts_hypothesis_rank_free (TsHypothesisRank *hr)
 {
   if (!hr)
     return;
-  for (guint i = 0; i <= hr->n_rules; i++)
+  for (guint i = 0; i < hr->n_rules; i++)
     ts_spool_reader_free (hr->rules[i].durations);
   g_array_unref (hr->stack);
   g_free (hr->rules);
@@ -530,11 +326,8 @@ ts_hypothesis_rank_free (TsHypothesisRank *hr)
 }
 
 static gboolean
-rule_covers (const RuleState *st, const TsHypothesisRank *hr, guint32 region)
+inclusive_covers (const TsRule *rule, const TsHypothesisRank *hr)
 {
-  const TsRule *rule = st->rule;
-  if (!rule->inclusive)
-    return region != G_MAXUINT32 && rule->matches[region];
   for (guint d = 0; d < hr->stack->len; d++)
     if (rule->matches[g_array_index (hr->stack, guint32, d)])
       return TRUE;
@@ -542,11 +335,10 @@ rule_covers (const RuleState *st, const TsHypothesisRank *hr, guint32 region)
 }
 
 static void
-close_measure (TsHypothesisRank *hr)
+close_measure (TsHypothesisRank *hr, RuleState *st)
 {
-  RuleState *st = &hr->rules[hr->measure];
   if (st->measuring_open)
-    ts_spool_append (hr->measure_log, hr->rank, &st->measuring);
+    ts_spool_append (st->measure_log, hr->rank, &st->measuring);
   st->measuring = 0;
   st->measuring_open = FALSE;
 }
@@ -557,9 +349,9 @@ enter_occurrence (TsHypothesisRank *hr, guint i, GError **error)
   RuleState *st = &hr->rules[i];
   st->visits++;
   st->occurrence_selected = ts_range_list_contains (st->rule->occurrences, st->visits);
-  if (i == hr->measure)
+  if (st->measure_log)
     {
-      close_measure (hr);
+      close_measure (hr, st);
       st->measuring_open = TRUE;
       return TRUE;
     }
@@ -579,16 +371,75 @@ enter_occurrence (TsHypothesisRank *hr, guint i, GError **error)
   return TRUE;
 }
 
+/* Rule @i's turn on a compute burst now at @seconds: measured or applied. */
+static double
+rule_on_burst (TsHypothesisRank *hr, guint i, double seconds)
+{
+  RuleState *st = &hr->rules[i];
+  if (st->measure_log)
+    {
+      if (st->measuring_open)
+        st->measuring += seconds;
+      return seconds;
+    }
+  if (!st->rank_selected || !st->occurrence_selected)
+    return seconds;
+  return st->rule->kind->apply (st->rule, seconds, st->occurrence, st->target);
+}
+
+/* The rules covering a burst in @region, in rule order: those matching the
+ * region itself (not inclusive) merged with the inclusive ones matching a
+ * region open around it. */
+static double
+apply_to_burst (TsHypothesisRank *hr, guint32 region, double seconds)
+{
+  const TsHypotheses *h = hr->h;
+  guint k = 0, k_end = 0, j = 0;
+  if (region != G_MAXUINT32)
+    {
+      k = h->region_start[region];
+      k_end = h->region_start[region + 1];
+    }
+  const GArray *inc = h->inclusive;
+  for (;;)
+    {
+      while (k < k_end && ((const TsRule *) g_ptr_array_index (h->rules, h->by_region[k]))->inclusive)
+        k++;
+      guint own = k < k_end ? h->by_region[k] : G_MAXUINT;
+      guint incl = j < inc->len ? g_array_index (inc, guint, j) : G_MAXUINT;
+      guint i = MIN (own, incl);
+      if (i >= hr->n_rules)
+        return seconds;
+      if (i == own)
+        {
+          seconds = rule_on_burst (hr, i, seconds);
+          k++;
+        }
+      else
+        {
+          if (inclusive_covers (g_ptr_array_index (h->rules, i), hr))
+            seconds = rule_on_burst (hr, i, seconds);
+          j++;
+        }
+    }
+}
+
 gboolean
 ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
 {
+  const TsHypotheses *h = hr->h;
   switch ((TsActionKind) a->kind)
     {
     case TS_ACTION_ENTER:
       g_array_append_val (hr->stack, a->region);
-      for (guint i = 0; i < hr->n_rules || i == hr->measure; i++)
-        if (hr->rules[i].rule->matches[a->region] && !enter_occurrence (hr, i, error))
-          return FALSE;
+      for (guint k = h->region_start[a->region]; k < h->region_start[a->region + 1]; k++)
+        {
+          guint i = h->by_region[k];
+          if (i >= hr->n_rules)
+            break;
+          if (!enter_occurrence (hr, i, error))
+            return FALSE;
+        }
       return TRUE;
     case TS_ACTION_LEAVE:
       {
@@ -600,67 +451,69 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
         return TRUE;
       }
     case TS_ACTION_COMPUTE:
-      break;
+      a->seconds = apply_to_burst (hr, a->region, a->seconds) / hr->speed;
+      return TRUE;
     default:
       return TRUE;
     }
-  double seconds = a->seconds;
-  for (guint i = 0; i < hr->n_rules; i++)
-    {
-      RuleState *st = &hr->rules[i];
-      if (!st->rank_selected || !st->occurrence_selected || !rule_covers (st, hr, a->region))
-        continue;
-      seconds = st->rule->kind->apply (st->rule, seconds, st->occurrence, st->target);
-    }
-  if (hr->measure != G_MAXUINT)
-    {
-      RuleState *st = &hr->rules[hr->measure];
-      if (st->measuring_open && rule_covers (st, hr, a->region))
-        st->measuring += seconds;
-    }
-  a->seconds = seconds / hr->speed;
-  return TRUE;
 }
 
 /* ---- preparing per-occurrence rules ---------------------------------------- */
 
-/* One pass over every rank's actions with the rules before @i applied,
- * logging the duration of each of rule @i's occurrences; then the target of
- * each occurrence from the selected ranks' durations, read in lockstep. */
-static gboolean
-prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsCalibration *calibration,
-              GError **error)
-{
-  TsRule *rule = g_ptr_array_index (h->rules, i);
-  guint n = ts_calibration_n_ranks (calibration);
-  rule->durations = ts_spool_new (n, sizeof (double), 4096, error);
-  if (!rule->durations)
-    return FALSE;
-  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (calibration, trace, error);
-  if (!stream)
-    return FALSE;
-  gboolean ok = TRUE;
-  for (guint r = 0; r < n && ok; r++)
-    {
-      TsHypothesisRank *hr = ts_hypothesis_rank_new (h, r, i);
-      hr->measure = i;
-      hr->measure_log = rule->durations;
-      TsAction a;
-      GError *local = NULL;
-      while (ok && ts_action_stream_next (stream, r, &a, &local))
-        ok = ts_hypothesis_rank_apply (hr, &a, &local);
-      close_measure (hr);
-      ts_hypothesis_rank_free (hr);
-      if (local)
-        {
-          g_propagate_error (error, local);
-          ok = FALSE;
-        }
-    }
-  ok = ok && ts_spool_finish (rule->durations, error);
-  if (!ok)
-    return FALSE;
+/* Passes over the trace that preparing may take: each set/balance rule
+ * selecting compute that an earlier unprepared one changes needs a pass of
+ * its own. */
+#define TS_HYPOTHESES_MAX_PASSES 64
 
+/* Per-occurrence rules measured in one pass: none selects compute that
+ * another of them changes, so none needs another's targets. */
+typedef struct {
+  GArray *rules;             /* guint rule indices, ascending */
+  gboolean *regions;         /* regions they select */
+  gboolean inclusive;        /* one of them is inclusive: it may reach any region */
+} Batch;
+
+static gboolean
+batch_overlaps (const Batch *b, const TsRule *rule, guint n_regions)
+{
+  if (b->rules->len == 0)
+    return FALSE;
+  if (b->inclusive || rule->inclusive)
+    return TRUE;
+  for (guint r = 0; r < n_regions; r++)
+    if (rule->matches[r] && b->regions[r])
+      return TRUE;
+  return FALSE;
+}
+
+/* The next batch from rule @from: the unprepared per-occurrence rules up to
+ * the first that overlaps one already in it. */
+static void
+next_batch (const TsHypotheses *h, guint from, guint n_regions, Batch *b)
+{
+  g_array_set_size (b->rules, 0);
+  memset (b->regions, 0, n_regions * sizeof (gboolean));
+  b->inclusive = FALSE;
+  for (guint i = from; i < h->rules->len; i++)
+    {
+      const TsRule *rule = g_ptr_array_index (h->rules, i);
+      if (!rule->kind->per_occurrence || rule->targets)
+        continue;
+      if (batch_overlaps (b, rule, n_regions))
+        return;
+      g_array_append_val (b->rules, i);
+      b->inclusive |= rule->inclusive;
+      for (guint r = 0; r < n_regions; r++)
+        b->regions[r] |= rule->matches[r];
+    }
+}
+
+/* One occurrence after another, the selected ranks' durations give the
+ * target every rank takes. */
+static gboolean
+compute_targets (TsRule *rule, guint n, GError **error)
+{
+  gboolean ok = TRUE;
   rule->targets = g_array_new (FALSE, FALSE, sizeof (double));
   g_autofree TsSpoolReader **readers = g_new0 (TsSpoolReader *, n);
   guint64 most = 0;
@@ -693,16 +546,82 @@ prepare_rule (TsHypotheses *h, guint i, const TsTrace *trace, const TsCalibratio
   return ok;
 }
 
+/* One pass over every rank's actions with the rules before the batch's last
+ * applied, logging the duration of each occurrence of every rule of the
+ * batch; then their targets. */
+static gboolean
+prepare_batch (TsHypotheses *h, const Batch *b, const TsTrace *trace,
+               const TsCalibration *calibration, GError **error)
+{
+  guint n = ts_calibration_n_ranks (calibration);
+  for (guint k = 0; k < b->rules->len; k++)
+    {
+      TsRule *rule = g_ptr_array_index (h->rules, g_array_index (b->rules, guint, k));
+      rule->durations = ts_spool_new (n, sizeof (double), 4096, error);
+      if (!rule->durations)
+        return FALSE;
+    }
+  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (calibration, trace, error);
+  if (!stream)
+    return FALSE;
+  guint last = g_array_index (b->rules, guint, b->rules->len - 1);
+  gboolean ok = TRUE;
+  for (guint r = 0; r < n && ok; r++)
+    {
+      TsHypothesisRank *hr = ts_hypothesis_rank_new (h, r, last + 1);
+      for (guint k = 0; k < b->rules->len; k++)
+        {
+          RuleState *st = &hr->rules[g_array_index (b->rules, guint, k)];
+          st->measure_log = st->rule->durations;
+        }
+      TsAction a;
+      GError *local = NULL;
+      while (ok && ts_action_stream_next (stream, r, &a, &local))
+        ok = ts_hypothesis_rank_apply (hr, &a, &local);
+      for (guint k = 0; k < b->rules->len; k++)
+        close_measure (hr, &hr->rules[g_array_index (b->rules, guint, k)]);
+      ts_hypothesis_rank_free (hr);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          ok = FALSE;
+        }
+    }
+  for (guint k = 0; k < b->rules->len && ok; k++)
+    {
+      TsRule *rule = g_ptr_array_index (h->rules, g_array_index (b->rules, guint, k));
+      ok = ts_spool_finish (rule->durations, error) && compute_targets (rule, n, error);
+    }
+  return ok;
+}
+
 gboolean
 ts_hypotheses_prepare (TsHypotheses *h, const TsTrace *trace, const TsCalibration *calibration,
                        GError **error)
 {
-  for (guint i = 0; i < h->rules->len; i++)
+  guint n_regions = ts_trace_n_regions (trace);
+  Batch b = { g_array_new (FALSE, FALSE, sizeof (guint)), g_new0 (gboolean, n_regions + 1), FALSE };
+  gboolean ok = TRUE;
+  for (guint passes = 0; ok; passes++)
     {
-      TsRule *rule = g_ptr_array_index (h->rules, i);
-      if (rule->kind->per_occurrence && !rule->targets
-          && !prepare_rule (h, i, trace, calibration, error))
-        return FALSE;
+      next_batch (h, 0, n_regions, &b);
+      if (b.rules->len == 0)
+        break;
+      if (passes == TS_HYPOTHESES_MAX_PASSES)
+        {
+          const TsRule *rule = g_ptr_array_index (h->rules, g_array_index (b.rules, guint, 0));
+          g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_SYNTAX,
+                       "%s:%u: [region:%.60s]: preparing the set and balance rules takes more "
+                       "than %u passes over the trace (a rule selecting compute that an earlier "
+                       "set or balance rule changes needs a pass of its own): merge rules on "
+                       "the same regions into one section", rule->origin, rule->line,
+                       rule->pattern, TS_HYPOTHESES_MAX_PASSES);
+          ok = FALSE;
+          break;
+        }
+      ok = prepare_batch (h, &b, trace, calibration, error);
     }
-  return TRUE;
+  g_array_unref (b.rules);
+  g_free (b.regions);
+  return ok;
 }

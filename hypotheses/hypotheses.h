@@ -41,7 +41,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsHypotheses, ts_hypotheses_free)
 
 /* Add the rules of a file, after those already loaded. */
 gboolean ts_hypotheses_load_file (TsHypotheses *h, const char *path, GError **error);
-/* Same from text; @origin names it in messages. */
+/* The bytes of a hypothesis file, refused without reading it when it is
+ * larger than a hypothesis file may be; @len is set. */
+char *ts_hypotheses_read_file (const char *path, gsize *len, GError **error);
+/* Add the rules of a file's @len bytes (a NUL byte among them is an error);
+ * @origin names it in messages. */
+gboolean ts_hypotheses_load_bytes (TsHypotheses *h, const char *text, gsize len,
+                                   const char *origin, GError **error);
+/* Same from a string. */
 gboolean ts_hypotheses_load_data (TsHypotheses *h, const char *text, const char *origin,
                                   GError **error);
 

@@ -45,6 +45,7 @@ struct TsRule {
   GArray *occurrences;      /* TsRange, 1-based visits; NULL: every visit */
   double value;             /* scale: factor; set: seconds */
   gpointer data;            /* kind-specific */
+  gpointer code;            /* match = regex: the compiled expression */
 
   /* After bind. */
   gboolean *matches;        /* per trace region */
@@ -56,6 +57,14 @@ struct TsRule {
 
 /* The kinds, NULL-terminated. */
 extern const TsRuleKind *const ts_rule_kinds[];
+
+/* Compile a regex rule's pattern (whole names must match); error: why not. */
+gboolean ts_rule_compile (TsRule *rule, GError **error);
+/* Whether @name is selected by @rule's pattern; -1 and @error when a
+ * regular expression backtracks too much on it (the cost of matching is
+ * bounded). */
+int ts_rule_selects (const TsRule *rule, const char *name, GError **error);
+void ts_rule_free_code (TsRule *rule);
 
 gboolean ts_range_list_parse (const char *text, GArray **ranges, GError **error);
 gboolean ts_range_list_contains (const GArray *ranges, guint64 v);

@@ -2,12 +2,19 @@
 
 #include "hypotheses/rule.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Beyond these a compute burst outgrows what the simulated clock resolves
+ * (a microsecond in a double: about 9e9 s). */
+#define TS_RULE_MAX_SCALE 1e6
+#define TS_RULE_MAX_SECONDS 1e6
+
 static gboolean
-parse_number (const char *value, double *out, gboolean allow_zero, GError **error)
+parse_number (const char *value, double *out, gboolean allow_zero, double max, GError **error)
 {
   char *end;
   double v = g_ascii_strtod (value, &end);
@@ -23,6 +30,12 @@ parse_number (const char *value, double *out, gboolean allow_zero, GError **erro
                    "the value", allow_zero ? "zero or positive" : "positive", value);
       return FALSE;
     }
+  if (v > max)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s is more than %g", value,
+                   max);
+      return FALSE;
+    }
   *out = v;
   return TRUE;
 }
@@ -32,7 +45,7 @@ parse_number (const char *value, double *out, gboolean allow_zero, GError **erro
 static gboolean
 scale_parse (TsRule *rule, const char *value, GError **error)
 {
-  return parse_number (value, &rule->value, TRUE, error);
+  return parse_number (value, &rule->value, TRUE, TS_RULE_MAX_SCALE, error);
 }
 
 static double
@@ -81,7 +94,7 @@ occurrence_apply (const TsRule *rule, double seconds, double occurrence, double 
 static gboolean
 set_parse (TsRule *rule, const char *value, GError **error)
 {
-  return parse_number (value, &rule->value, TRUE, error);
+  return parse_number (value, &rule->value, TRUE, TS_RULE_MAX_SECONDS, error);
 }
 
 static double
@@ -150,7 +163,85 @@ static const TsRuleKind balance_kind
 const TsRuleKind *const ts_rule_kinds[] = { &scale_kind, &set_kind, &balance_kind, &remove_kind,
                                             NULL };
 
+/* ---- region patterns: globs and regular expressions ---- */
+
+/* PCRE2 steps one region name may cost: a catastrophic pattern like
+ * (a+)+$ fails on one name within milliseconds instead of minutes. */
+#define TS_RULE_MATCH_LIMIT 100000
+#define TS_RULE_DEPTH_LIMIT 10000
+
+gboolean
+ts_rule_compile (TsRule *rule, GError **error)
+{
+  int code;
+  PCRE2_SIZE offset;
+  /* Anchored at both ends by options, not by wrapping the text: \Q...
+   * would quote the wrapping. */
+  pcre2_code *re = pcre2_compile ((PCRE2_SPTR) rule->pattern, PCRE2_ZERO_TERMINATED,
+                                  PCRE2_ANCHORED | PCRE2_ENDANCHORED, &code, &offset, NULL);
+  if (!re)
+    {
+      PCRE2_UCHAR why[256];
+      pcre2_get_error_message (code, why, sizeof why);
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "bad regex at character %zu: %s", (gsize) offset + 1,
+                   (const char *) why);
+      return FALSE;
+    }
+  rule->code = re;
+  return TRUE;
+}
+
+int
+ts_rule_selects (const TsRule *rule, const char *name, GError **error)
+{
+  if (!rule->regex)
+    return g_pattern_match_simple (rule->pattern, name);
+  pcre2_match_data *md = pcre2_match_data_create_from_pattern (rule->code, NULL);
+  pcre2_match_context *mc = pcre2_match_context_create (NULL);
+  pcre2_set_match_limit (mc, TS_RULE_MATCH_LIMIT);
+  pcre2_set_depth_limit (mc, TS_RULE_DEPTH_LIMIT);
+  int rc = pcre2_match (rule->code, (PCRE2_SPTR) name, strlen (name), 0, 0, md, mc);
+  pcre2_match_context_free (mc);
+  pcre2_match_data_free (md);
+  if (rc >= 0)
+    return 1;
+  if (rc == PCRE2_ERROR_NOMATCH)
+    return 0;
+  PCRE2_UCHAR why[256];
+  pcre2_get_error_message (rc, why, sizeof why);
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "the regular expression fails on the region '%.60s' (%s): simplify it", name,
+               (const char *) why);
+  return -1;
+}
+
+void
+ts_rule_free_code (TsRule *rule)
+{
+  pcre2_code_free (rule->code);
+  rule->code = NULL;
+}
+
 /* ---- rank and occurrence selections: "0-15,32", "100-" ---- */
+
+/* One bound of a range: digits only, below 2^64 - 1 (which means open). */
+static gboolean
+parse_bound (const char *text, gsize n, guint64 *v, GError **error)
+{
+  g_autofree char *digits = g_strndup (text, n);
+  for (const char *c = digits; *c; c++)
+    if (!g_ascii_isdigit (*c))
+      return FALSE;
+  GError *local = NULL;
+  if (!g_ascii_string_to_unsigned (digits, 10, 0, G_MAXUINT64 - 1, v, &local))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "'%.40s' is too large",
+                   digits);
+      g_error_free (local);
+    }
+  return *digits != '\0';
+}
 
 gboolean
 ts_range_list_parse (const char *text, GArray **ranges, GError **error)
@@ -162,45 +253,40 @@ ts_range_list_parse (const char *text, GArray **ranges, GError **error)
       return FALSE;
     }
   g_auto (GStrv) parts = g_strsplit (text, ",", -1);
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (TsRange));
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (TsRange));
   for (guint i = 0; parts[i]; i++)
     {
       char *part = g_strstrip (parts[i]);
-      TsRange r;
-      char *end;
-      if (!g_ascii_isdigit (*part))
-        goto bad;
-      r.first = g_ascii_strtoull (part, &end, 10);
-      r.last = r.first;
-      if (*end == '-')
+      const char *dash = strchr (part, '-');
+      gsize n = dash ? (gsize) (dash - part) : strlen (part);
+      TsRange r = { 0, G_MAXUINT64 };
+      GError *local = NULL;
+      gboolean ok = parse_bound (part, n, &r.first, &local);
+      if (ok && !local && !dash)
+        r.last = r.first;
+      else if (ok && !local && dash[1] != '\0')
+        ok = parse_bound (dash + 1, strlen (dash + 1), &r.last, &local);
+      if (local)
         {
-          const char *rest = end + 1;
-          if (*rest == '\0')
-            r.last = G_MAXUINT64;
-          else if (!g_ascii_isdigit (*rest))
-            goto bad;
-          else
-            r.last = g_ascii_strtoull (rest, &end, 10);
+          g_propagate_error (error, local);
+          return FALSE;
         }
-      if (r.last != G_MAXUINT64 && *end != '\0')
-        goto bad;
+      if (!ok)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "'%.60s' is not a range list like 0-15,32 or 100-", text);
+          return FALSE;
+        }
       if (r.last < r.first)
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                        "the range '%s' is empty (%" G_GUINT64_FORMAT " > %" G_GUINT64_FORMAT ")",
                        part, r.first, r.last);
-          g_array_unref (out);
           return FALSE;
         }
       g_array_append_val (out, r);
-      continue;
-    bad:
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "'%s' is not a range list like 0-15,32 or 100-", text);
-      g_array_unref (out);
-      return FALSE;
     }
-  *ranges = out;
+  *ranges = g_steal_pointer (&out);
   return TRUE;
 }
 

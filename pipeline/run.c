@@ -260,16 +260,20 @@ replay (Run *run, GError **error)
   return run->replayed_set;
 }
 
-/* Read @path once: its SHA-256 into @f, its text (caller frees) returned. */
+/* Read @path once (a hypothesis file within its bounds if @hypotheses): its
+ * SHA-256 into @f, its text (caller frees) returned, its length in @len. */
 static char *
-input_file (const char *path, TsInputFile *f, GError **error)
+input_file (const char *path, gboolean hypotheses, TsInputFile *f, gsize *len, GError **error)
 {
   char *bytes = NULL;
-  gsize len = 0;
-  if (!g_file_get_contents (path, &bytes, &len, error))
+  if (hypotheses)
+    bytes = ts_hypotheses_read_file (path, len, error);
+  else if (!g_file_get_contents (path, &bytes, len, error))
+    bytes = NULL;
+  if (!bytes)
     return NULL;
   f->path = g_strdup (path);
-  f->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, len);
+  f->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, *len);
   return bytes;
 }
 
@@ -286,10 +290,11 @@ load_hypotheses (Run *run, GError **error)
   for (guint i = 0; files[i]; i++)
     {
       TsInputFile f = { 0 };
-      g_autofree char *text = input_file (files[i], &f, error);
+      gsize len = 0;
+      g_autofree char *text = input_file (files[i], TRUE, &f, &len, error);
       if (text)
         g_array_append_val (run->result->inputs.hypotheses, f);
-      if (!text || !ts_hypotheses_load_data (run->hypotheses, text, files[i], error))
+      if (!text || !ts_hypotheses_load_bytes (run->hypotheses, text, len, files[i], error))
         return FALSE;
     }
   return ts_hypotheses_bind (run->hypotheses, run->trace, error)
@@ -304,7 +309,8 @@ record_inputs (Run *run, GError **error)
   in->trace = g_strdup (o->trace);
   if (o->platform)
     {
-      g_autofree char *text = input_file (o->platform, &in->platform, error);
+      gsize len = 0;
+      g_autofree char *text = input_file (o->platform, FALSE, &in->platform, &len, error);
       if (!text)
         return FALSE;
     }

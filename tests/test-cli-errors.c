@@ -256,6 +256,13 @@ test_extreme_scale (void **state)
   g_autofree char *hyp = g_build_filename (work, "x.hyp", NULL);
   assert_true (g_file_set_contents (hyp, "[region:main]\nscale = 1e308\n", -1, NULL));
   g_autofree char *out = g_build_filename (work, "out", NULL);
+  /* Refused where it is written. */
+  expect_failure (work, (const char *[]) { "run", trace, "-H", hyp, "-o", out, NULL },
+                  (const char *const[]) { "x.hyp:2:", "more than 1e+06", NULL });
+  /* Each factor within bounds, together beyond the clock: rank 0's 1 s of
+   * main x 1e6 scale / 1e-6 speed = 1e12 s > 9e9 s (2^53 us). */
+  assert_true (g_file_set_contents (hyp, "[region:main]\nscale = 1e6\n[hosts]\nspeed = 1e-6\n",
+                                    -1, NULL));
   expect_failure (work, (const char *[]) { "run", trace, "-H", hyp, "-o", out, NULL },
                   (const char *const[]) { "rank 0", "beyond what the simulated clock resolves",
                                           NULL });

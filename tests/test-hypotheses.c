@@ -69,7 +69,7 @@ test_every_kind_parses (void **state)
     "scale = 0.5               # own compute x 0.5\n"
     "[region:physics_*]\n"
     "balance = median\n"
-    "ranks = 0-15,32\n"
+    "ranks = 0,1-\n"
     "occurrences = 100-\n"
     "inclusive = true\n"
     "[region:main]\n"
@@ -101,9 +101,17 @@ test_every_kind_parses (void **state)
   assert_true (ts_hypotheses_bind (h, trace, &error));
   g_autoptr (GString) d = g_string_new (NULL);
   ts_hypotheses_describe (h, trace, d);
+  /* A rank the trace does not have (it has 0 and 1) is refused at bind. */
+  g_autoptr (TsHypotheses) beyond = ts_hypotheses_new ();
+  assert_true (ts_hypotheses_load_data (beyond, "[region:main]\nscale = 2\nranks = 0-15\n",
+                                        "beyond.hyp", &error));
+  assert_false (ts_hypotheses_bind (beyond, trace, &error));
+  assert_non_null (strstr (error->message, "beyond.hyp:1:"));
+  assert_non_null (strstr (error->message, "no rank 15"));
+  g_clear_error (&error);
   /* The glob selects both physics regions, the regex only the second. */
   assert_non_null (strstr (d->str, "every.hyp:4: balance median on the inclusive compute of "
-                                   "physics_a, physics_b, ranks 0-15,32, occurrences 100-"));
+                                   "physics_a, physics_b, ranks 0,1-, occurrences 100-"));
   assert_non_null (strstr (d->str, "every.hyp:11: remove on the own compute of physics_b\n"));
 }
 

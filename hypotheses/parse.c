@@ -1,0 +1,426 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-hypotheses"
+
+#include "hypotheses/hypotheses-private.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+/* Bounds on what a hypothesis file may be, so that a hostile one costs
+ * milliseconds and kilobytes: a real file is a few dozen lines. */
+#define TS_HYPOTHESES_MAX_BYTES (4u << 20)
+#define TS_HYPOTHESES_MAX_LINE 4096
+#define TS_HYPOTHESES_MAX_SECTION 1024
+
+/* ---- reading a file ------------------------------------------------------ */
+
+/* GKeyFile has no line numbers, no trailing comments, and merges what it
+ * sees twice; the text is read once here, line by line: it strips "  #
+ * comment" tails (the hypothesis files of the docs use them), remembers the
+ * line of every section and key, and refuses what GKeyFile would take
+ * silently or report without a line (a repeated section or key, a NUL byte,
+ * a line that is neither) and what is too large to be a hypothesis file. */
+typedef struct {
+  const char *origin;
+  GHashTable *lines;         /* "group" or "group\nkey" -> line */
+} Source;
+
+static gboolean fail_at (GError **error, const Source *src, guint line, TsHypothesesError code,
+                         const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+
+/* The end of a section header's name: the first ']' after which only blank
+ * space or a comment follows (a name may hold ']' or '#'). */
+static const char *
+header_close (const char *s)
+{
+  for (const char *c = strchr (s, ']'); c; c = strchr (c + 1, ']'))
+    {
+      const char *rest = c + 1;
+      while (g_ascii_isspace (*rest))
+        rest++;
+      if (*rest == '\0' || *rest == '#')
+        return c;
+    }
+  return NULL;
+}
+
+/* A shortened copy of @s for a message. */
+static char *
+excerpt (const char *s)
+{
+  return strlen (s) > 60 ? g_strdup_printf ("%.57s...", s) : g_strdup (s);
+}
+
+static gboolean
+scan_header (char *s, guint line, char **group, Source *src, GError **error)
+{
+  const char *close = header_close (s);
+  if (!close)
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "a section header needs its closing ']'");
+  if ((gsize) (close - s - 1) > TS_HYPOTHESES_MAX_SECTION)
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "a section name of %zu characters (at most %u)", (gsize) (close - s - 1),
+                    TS_HYPOTHESES_MAX_SECTION);
+  g_free (*group);
+  *group = g_strndup (s + 1, close - s - 1);
+  guint first = GPOINTER_TO_UINT (g_hash_table_lookup (src->lines, *group));
+  if (first)
+    {
+      g_autofree char *name = excerpt (*group);
+      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                      "[%s] again (first at line %u): one section per name; to put two rules "
+                      "on the same regions, use two files", name, first);
+    }
+  g_hash_table_insert (src->lines, g_strdup (*group), GUINT_TO_POINTER (line));
+  return TRUE;
+}
+
+static gboolean
+scan_key (char *s, guint line, const char *group, Source *src, GError **error)
+{
+  /* A '#' after blank space ends the value. */
+  for (char *c = s; *c; c++)
+    if (*c == '#' && g_ascii_isspace (c[-1]))
+      {
+        *c = '\0';
+        g_strchomp (s);
+        break;
+      }
+  const char *eq = strchr (s, '=');
+  if (!eq)
+    {
+      g_autofree char *what = excerpt (s);
+      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                      "'%s' is neither a [section], a key = value line nor a # comment", what);
+    }
+  if (!group)
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "a key before the first [section]");
+  g_autofree char *key = g_strstrip (g_strndup (s, eq - s));
+  char *id = g_strdup_printf ("%s\n%s", group, key);
+  guint first = GPOINTER_TO_UINT (g_hash_table_lookup (src->lines, id));
+  if (first)
+    {
+      g_free (id);
+      g_autofree char *name = excerpt (group);
+      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                      "'%s' again in [%s] (first at line %u): give each key once", key, name,
+                      first);
+    }
+  g_hash_table_insert (src->lines, id, GUINT_TO_POINTER (line));
+  return TRUE;
+}
+
+static guint
+line_at (const char *text, const char *at)
+{
+  guint line = 1;
+  for (const char *c = text; c < at; c++)
+    line += *c == '\n';
+  return line;
+}
+
+/* The text GKeyFile reads, or NULL and @error. */
+static char *
+scan_text (const char *text, gsize len, Source *src, GError **error)
+{
+  if (len > TS_HYPOTHESES_MAX_BYTES)
+    {
+      fail_at (error, src, 0, TS_HYPOTHESES_ERROR_SYNTAX,
+               "%zu bytes: a hypothesis file holds at most %u MiB", len,
+               TS_HYPOTHESES_MAX_BYTES >> 20);
+      return NULL;
+    }
+  const char *nul = memchr (text, '\0', len);
+  if (nul)
+    {
+      fail_at (error, src, line_at (text, nul), TS_HYPOTHESES_ERROR_SYNTAX,
+               "a NUL byte: not a text file");
+      return NULL;
+    }
+  GString *out = g_string_sized_new (len + 1);
+  g_autofree char *group = NULL;
+  guint line = 0;
+  gboolean ok = TRUE;
+  for (const char *p = text, *end = text + len; ok && p < end; line++)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+      gsize n = nl ? (gsize) (nl - p) : (gsize) (end - p);
+      if (n > TS_HYPOTHESES_MAX_LINE)
+        {
+          ok = fail_at (error, src, line + 1, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "a line of %zu characters (at most %u)", n, TS_HYPOTHESES_MAX_LINE);
+          break;
+        }
+      g_autofree char *copy = g_strndup (p, n);
+      p = nl ? nl + 1 : end;
+      char *s = g_strstrip (copy);
+      if (*s == '[')
+        ok = scan_header (s, line + 1, &group, src, error);
+      else if (*s != '\0' && *s != '#')
+        ok = scan_key (s, line + 1, group, src, error);
+      if (ok && *s == '[')
+        g_string_append_printf (out, "[%s]\n", group);
+      else if (ok && *s != '#')
+        g_string_append_printf (out, "%s\n", s);
+    }
+  if (!ok)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
+}
+
+static guint
+line_of (const Source *src, const char *group, const char *key)
+{
+  g_autofree char *k = key ? g_strdup_printf ("%s\n%s", group, key) : g_strdup (group);
+  return GPOINTER_TO_UINT (g_hash_table_lookup (src->lines, k));
+}
+
+static gboolean
+fail_at (GError **error, const Source *src, guint line, TsHypothesesError code, const char *fmt,
+         ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (line)
+    g_set_error (error, TS_HYPOTHESES_ERROR, code, "%s:%u: %s", src->origin, line, msg);
+  else
+    g_set_error (error, TS_HYPOTHESES_ERROR, code, "%s: %s", src->origin, msg);
+  return FALSE;
+}
+
+/* A factor key of [network] or [hosts]: positive, multiplied in. */
+static gboolean
+read_factor (GKeyFile *kf, const Source *src, const char *group, const char *key, double *into,
+             GError **error)
+{
+  g_autofree char *value = g_key_file_get_value (kf, group, key, NULL);
+  char *end;
+  double v = g_ascii_strtod (value, &end);
+  guint line = line_of (src, group, key);
+  if (*value == '\0' || *end != '\0' || !isfinite (v))
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "[%s] %s: '%s' is not a number", group, key, value);
+  if (v <= 0)
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "[%s] %s: a factor must be positive, not %s", group, key, value);
+  if (v < TS_HYPOTHESES_MIN_FACTOR || v > TS_HYPOTHESES_MAX_FACTOR)
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "[%s] %s: %s is outside %g..%g", group, key, value, TS_HYPOTHESES_MIN_FACTOR,
+                    TS_HYPOTHESES_MAX_FACTOR);
+  if (*into * v < TS_HYPOTHESES_MIN_COMPOSED || *into * v > TS_HYPOTHESES_MAX_COMPOSED)
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "[%s] %s: with the files before, the factor becomes %g, outside %g..%g",
+                    group, key, *into * v, TS_HYPOTHESES_MIN_COMPOSED,
+                    TS_HYPOTHESES_MAX_COMPOSED);
+  *into *= v;
+  return TRUE;
+}
+
+static gboolean
+parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group,
+               const char *const *known, double *const *into, GError **error)
+{
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  for (guint k = 0; keys && keys[k]; k++)
+    {
+      guint i = 0;
+      while (known[i] && strcmp (known[i], keys[k]) != 0)
+        i++;
+      if (!known[i])
+        {
+          g_autofree char *list = g_strjoinv (", ", (char **) known);
+          return fail_at (error, src, line_of (src, group, keys[k]), TS_HYPOTHESES_ERROR_SYNTAX,
+                          "unknown key '%s' in [%s] (known: %s)", keys[k], group, list);
+        }
+      if (!read_factor (kf, src, group, keys[k], into[i], error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* One key of a [region:...] section: its rule kind and value, or a
+ * qualifier (match, inclusive, ranks, occurrences). */
+static gboolean
+parse_rule_key (TsRule *rule, const Source *src, const char *group, const char *key,
+                const char *value, guint kline, GError **error)
+{
+  GError *local = NULL;
+  const TsRuleKind *kind = NULL;
+  for (guint i = 0; ts_rule_kinds[i]; i++)
+    if (strcmp (ts_rule_kinds[i]->key, key) == 0)
+      kind = ts_rule_kinds[i];
+  if (kind)
+    {
+      if (rule->kind)
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "[%s] has both '%s' and '%s': one kind of rule per section", group,
+                        rule->kind->key, key);
+      rule->kind = kind;
+      kind->parse (rule, value, &local);
+    }
+  else if (strcmp (key, "match") == 0)
+    {
+      if (strcmp (value, "regex") != 0 && strcmp (value, "glob") != 0)
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "match takes glob or regex, not '%s'", value);
+      rule->regex = strcmp (value, "regex") == 0;
+    }
+  else if (strcmp (key, "inclusive") == 0)
+    {
+      if (g_ascii_strcasecmp (value, "true") != 0 && g_ascii_strcasecmp (value, "false") != 0)
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "inclusive takes true or false, not '%s'", value);
+      rule->inclusive = g_ascii_strcasecmp (value, "true") == 0;
+    }
+  else if (strcmp (key, "ranks") == 0)
+    ts_range_list_parse (value, &rule->ranks, &local);
+  else if (strcmp (key, "occurrences") == 0)
+    {
+      if (ts_range_list_parse (value, &rule->occurrences, &local)
+          && ts_range_list_contains (rule->occurrences, 0))
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "occurrences count from 1 (the first visit), not 0");
+    }
+  else
+    {
+      g_autoptr (GString) known = g_string_new ("match, inclusive, ranks, occurrences");
+      for (guint i = 0; ts_rule_kinds[i]; i++)
+        g_string_append_printf (known, ", %s", ts_rule_kinds[i]->key);
+      return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                      "unknown key '%s' in [%s] (known: %s)", key, group, known->str);
+    }
+  if (local)
+    {
+      fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX, "[%s] %s: %s", group, key,
+               local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group,
+              GError **error)
+{
+  guint line = line_of (src, group, NULL);
+  const char *pattern = group + strlen ("region:");
+  if (*pattern == '\0')
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "[region:] needs a region name or pattern after the colon");
+  TsRule *rule = g_new0 (TsRule, 1);
+  rule->origin = g_strdup (src->origin);
+  rule->line = line;
+  rule->pattern = g_strdup (pattern);
+  g_ptr_array_add (h->rules, rule); /* freed with h, even on error */
+
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  for (guint k = 0; keys && keys[k]; k++)
+    {
+      g_autofree char *value = g_key_file_get_value (kf, group, keys[k], NULL);
+      g_strstrip (value);
+      if (!parse_rule_key (rule, src, group, keys[k], value, line_of (src, group, keys[k]),
+                           error))
+        return FALSE;
+    }
+  if (!rule->kind)
+    {
+      g_autoptr (GString) kinds = g_string_new (NULL);
+      for (guint i = 0; ts_rule_kinds[i]; i++)
+        g_string_append_printf (kinds, "%s%s", i ? ", " : "", ts_rule_kinds[i]->key);
+      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                      "[%s] says nothing to do: give one of %s", group, kinds->str);
+    }
+  g_autoptr (GError) local = NULL;
+  if (rule->regex && !ts_rule_compile (rule, &local))
+    {
+      g_autofree char *name = excerpt (group);
+      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX, "[%s]: %s", name,
+                      local->message);
+    }
+  return TRUE;
+}
+
+static gboolean
+load_text (TsHypotheses *h, const char *text, gsize len, const char *origin, GError **error)
+{
+  Source src = { origin, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL) };
+  g_autofree char *clean = scan_text (text, len, &src, error);
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  GError *local = NULL;
+  gboolean ok = clean && g_key_file_load_from_data (kf, clean, -1, G_KEY_FILE_NONE, &local);
+  if (!ok && local)
+    {
+      /* GKeyFile's messages carry the line already ("...on line 3"). */
+      g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_SYNTAX, "%s: %s", origin,
+                   local->message);
+      g_error_free (local);
+    }
+  g_auto (GStrv) groups = ok ? g_key_file_get_groups (kf, NULL) : NULL;
+  for (guint i = 0; ok && groups[i]; i++)
+    {
+      const char *g = groups[i];
+      if (g_str_has_prefix (g, "region:"))
+        ok = parse_region (h, kf, &src, g, error);
+      else if (strcmp (g, "network") == 0)
+        ok = parse_machine (h, kf, &src, g, (const char *const[]) { "bandwidth", "latency", NULL },
+                            (double *const[]) { &h->bandwidth, &h->latency }, error);
+      else if (strcmp (g, "hosts") == 0)
+        ok = parse_machine (h, kf, &src, g, (const char *const[]) { "speed", NULL },
+                            (double *const[]) { &h->speed }, error);
+      else
+        ok = fail_at (error, &src, line_of (&src, g, NULL), TS_HYPOTHESES_ERROR_SYNTAX,
+                      "unknown section [%s] (known: [region:NAME], [network], [hosts])", g);
+    }
+  g_hash_table_unref (src.lines);
+  return ok;
+}
+
+gboolean
+ts_hypotheses_load_data (TsHypotheses *h, const char *text, const char *origin, GError **error)
+{
+  return load_text (h, text, strlen (text), origin, error);
+}
+
+gboolean
+ts_hypotheses_load_bytes (TsHypotheses *h, const char *text, gsize len, const char *origin,
+                          GError **error)
+{
+  return load_text (h, text, len, origin, error);
+}
+
+char *
+ts_hypotheses_read_file (const char *path, gsize *len, GError **error)
+{
+  /* The size first: a file far too large is refused before it is read. */
+  GStatBuf st;
+  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > TS_HYPOTHESES_MAX_BYTES)
+    {
+      g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_SYNTAX,
+                   "%s: %" G_GINT64_FORMAT " bytes: a hypothesis file holds at most %u MiB",
+                   path, (gint64) st.st_size, TS_HYPOTHESES_MAX_BYTES >> 20);
+      return NULL;
+    }
+  char *text = NULL;
+  if (!g_file_get_contents (path, &text, len, error))
+    return NULL;
+  return text;
+}
+
+gboolean
+ts_hypotheses_load_file (TsHypotheses *h, const char *path, GError **error)
+{
+  gsize len = 0;
+  g_autofree char *text = ts_hypotheses_read_file (path, &len, error);
+  return text && load_text (h, text, len, path, error);
+}
+
