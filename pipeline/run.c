@@ -154,14 +154,8 @@ check_options (const TsRunOptions *o, GError **error)
   for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
     {
       /* SimGrid aborts with a backtrace on a malformed item: check first. */
-      const char *item = o->simgrid_cfg[i];
-      const char *colon = strchr (item, ':');
-      if (!colon || colon == item || colon[1] == '\0')
-        {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "--cfg '%s': expected ITEM:VALUE, e.g. network/model:LV08", item);
-          return FALSE;
-        }
+      if (!ts_replay_check_cfg_item (o->simgrid_cfg[i], error))
+        return FALSE;
     }
   return TRUE;
 }

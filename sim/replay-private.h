@@ -201,4 +201,8 @@ void ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag);
  * which is not simulated; INFINITY without a fit (collectives.c). */
 double ts_collective_transfer (const TsRank *rk, const TsAction *a);
 
+/* Initialise SimGrid (once per process) with tracesim's settings, the
+ * [network] hypotheses and the user's --cfg items (engine.c). */
+void ts_engine_init (const TsReplayOptions *o);
+
 #endif

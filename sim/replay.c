@@ -238,140 +238,6 @@ report_deadlock (TsSimulation *sim, GError **error)
 
 static gboolean engine_started;
 
-/* The command line SimGrid is initialised with: tracesim's own settings,
- * the [network] hypotheses, then the user's --cfg items. NULL-terminated;
- * the array owns its strings. */
-static GPtrArray *
-engine_words (const TsReplayOptions *o)
-{
-  GPtrArray *args = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (args, g_strdup ("tracesim"));
-  g_ptr_array_add (args, g_strdup ("--cfg=network/model:CM02"));
-  g_ptr_array_add (args, g_strdup ("--cfg=network/crosstraffic:0"));
-  g_ptr_array_add (args, g_strdup ("--log=root.thres:critical"));
-  g_ptr_array_add (args, g_strdup ("--log=root.fmt:%m%n"));
-  /* Its "Oops! Deadlock detected" line: tracesim reports deadlocks itself,
-   * naming the blocked ranks. */
-  g_ptr_array_add (args, g_strdup ("--log=ker_engine.app:file:/dev/null"));
-  /* Why SimGrid gives up (a platform it cannot parse, say): the reason an
-   * error message passes on. */
-  g_ptr_array_add (args, g_strdup ("--log=xbt_exception.thres:error"));
-  /* [network] hypotheses: CM02 scales every link's latency and bandwidth. */
-  if (o->hypotheses && ts_hypotheses_latency_factor (o->hypotheses) != 1)
-    g_ptr_array_add (args, g_strdup_printf ("--cfg=network/latency-factor:%.17g",
-                                            ts_hypotheses_latency_factor (o->hypotheses)));
-  if (o->hypotheses && ts_hypotheses_bandwidth_factor (o->hypotheses) != 1)
-    g_ptr_array_add (args, g_strdup_printf ("--cfg=network/bandwidth-factor:%.17g",
-                                            ts_hypotheses_bandwidth_factor (o->hypotheses)));
-  for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
-    g_ptr_array_add (args, g_strdup (o->simgrid_cfg[i]));
-  g_ptr_array_add (args, NULL);
-  return args;
-}
-
-struct engine_args {
-  int argc;
-  char **argv;
-};
-
-static void
-call_simgrid_init (void *data)
-{
-  struct engine_args *a = data;
-  simgrid_init (&a->argc, a->argv);
-}
-
-/* Initialise SimGrid with engine_words(). It removes the words it took from
- * the argument vector it is given, so that vector is a copy. */
-static void
-init_engine (const TsReplayOptions *o)
-{
-  g_autoptr (GPtrArray) words = engine_words (o);
-  g_autofree char **argv = g_memdup2 (words->pdata, words->len * sizeof (char *));
-  struct engine_args args = { words->len - 1, argv };
-  ts_output_dir_with_signals_held (call_simgrid_init, &args);
-}
-
-/* Written by the checking child before it loads the platform: what it says
- * after this is about the platform. */
-#define PLATFORM_MARK "\n[tracesim: loading the platform]\n"
-
-gboolean
-ts_replay_check_config (const TsReplayOptions *o, GError **error)
-{
-  /* SimGrid throws on an unknown key or a malformed value, and a C++
-   * exception through C aborts the process; it dies the same way on a
-   * platform file it cannot load: try both in a child, and turn its dying
-   * words into an error. tracesim's own items are known good. */
-  if ((!o->simgrid_cfg || !o->simgrid_cfg[0]) && !o->platform_path)
-    return TRUE;
-  int pipe_fds[2];
-  if (pipe (pipe_fds) != 0)
-    {
-      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                   "cannot check the SimGrid configuration: %s", g_strerror (errno));
-      return FALSE;
-    }
-  fflush (NULL);
-  pid_t child = fork ();
-  if (child == 0)
-    {
-      close (pipe_fds[0]);
-      dup2 (pipe_fds[1], STDERR_FILENO);
-      dup2 (pipe_fds[1], STDOUT_FILENO);
-      ts_output_dir_drop_cleanup ();
-      init_engine (o);
-      if (o->platform_path)
-        {
-          fputs (PLATFORM_MARK, stderr);
-          fflush (stderr);
-          simgrid_load_platform (o->platform_path);
-        }
-      _exit (0);
-    }
-  close (pipe_fds[1]);
-  if (child < 0)
-    {
-      close (pipe_fds[0]);
-      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                   "cannot check the SimGrid configuration: %s", g_strerror (errno));
-      return FALSE;
-    }
-  GString *said = g_string_new (NULL);
-  char buf[4096];
-  ssize_t got;
-  while ((got = read (pipe_fds[0], buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))
-    if (got > 0 && said->len < 64 * 1024)   /* SimGrid's reason, not its backtrace */
-      g_string_append_len (said, buf, got);
-  close (pipe_fds[0]);
-  int status = 0;
-  while (waitpid (child, &status, 0) < 0 && errno == EINTR)
-    ;
-  gboolean ok = WIFEXITED (status) && WEXITSTATUS (status) == 0;
-  if (!ok)
-    {
-      const char *mark = strstr (said->str, PLATFORM_MARK);
-      const char *words = mark ? mark + strlen (PLATFORM_MARK) : said->str;
-      /* "Uncaught exception std::range_error: invalid double": its message;
-       * otherwise SimGrid's first line that says something. */
-      g_auto (GStrv) lines = g_strsplit (words, "\n", -1);
-      const char *why = NULL;
-      for (guint i = 0; lines[i] && !why; i++)
-        if (*g_strstrip (lines[i]))
-          why = lines[i];
-      why = why ? why : "it stopped the simulator";
-      const char *colon = g_str_has_prefix (why, "Uncaught exception") ? strchr (why, ':') : NULL;
-      if (mark)
-        g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                     "%s: SimGrid cannot load this platform: %s", o->platform_path,
-                     colon ? colon + 2 : why);
-      else
-        g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                     "SimGrid rejects the configuration (--cfg): %s", colon ? colon + 2 : why);
-    }
-  g_string_free (said, TRUE);
-  return ok;
-}
 
 /* The predicted archive, with the trace's regions and communicators defined
  * under the trace's own indices (the writer's world communicator is 0). */
@@ -518,7 +384,7 @@ replay_once (const TsTrace *trace, const TsCalibration *calibration, const TsRep
 {
   engine_started = TRUE;
 
-  init_engine (o);
+  ts_engine_init (o);
 
   /* A file SimGrid cannot load was refused by ts_replay_check_config(). */
   simgrid_load_platform (o->platform_path);

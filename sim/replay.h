@@ -85,6 +85,10 @@ void ts_replay_result_clear (TsReplayResult *result);
  * an unknown key, a malformed value or a platform it cannot load, so this
  * tries them in a child process. Call it before writing anything; sets
  * @error with SimGrid's reason otherwise. */
+/* One --cfg ITEM:VALUE: well formed, and within bounds for the numeric items
+ * SimGrid accepts but cannot run with (bandwidth-factor 0, precision -1, a
+ * stack of 1 KiB). */
+gboolean ts_replay_check_cfg_item (const char *item, GError **error);
 gboolean ts_replay_check_config (const TsReplayOptions *options, GError **error);
 
 G_END_DECLS
