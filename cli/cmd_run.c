@@ -8,14 +8,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* --eager-threshold not given: take it from the trace (calibrate/eager.h). */
-#define EAGER_INFER G_MININT64
-
 typedef struct {
   char *platform;
   char *output;
   char *hostfile;
-  gint64 eager;
+  char *eager;             /* NULL: inferred from the trace (calibrate/eager.h) */
   char **cfg;
   gboolean quiet;
   double trace_speed;
@@ -32,6 +29,7 @@ run_args_clear (RunArgs *a)
   g_free (a->platform);
   g_free (a->output);
   g_free (a->hostfile);
+  g_free (a->eager);
   g_strfreev (a->cfg);
   g_strfreev (a->hypotheses);
   g_free (a->binomial_tree);
@@ -53,16 +51,18 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
   o->wait_regions = a->wait_regions;
   o->wait_states = !a->no_wait_states;
   o->progress = !a->quiet && isatty (STDERR_FILENO);
-  if (a->eager != EAGER_INFER)
+  if (a->eager)
     {
-      if (a->eager < 0)
+      guint64 bytes;
+      if (!g_ascii_string_to_unsigned (a->eager, 10, 0, G_MAXINT64, &bytes, NULL))
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                       "--eager-threshold must not be negative");
+                       "--eager-threshold '%.40s': expected a number of bytes (0 or more)",
+                       a->eager);
           return FALSE;
         }
       o->eager_given = TRUE;
-      o->eager_threshold = (guint64) a->eager;
+      o->eager_threshold = bytes;
     }
   if (a->binomial_tree)
     {
@@ -104,14 +104,14 @@ run (RunArgs *a, int argc, char **argv)
 int
 ts_cmd_run (int argc, char **argv)
 {
-  RunArgs a = { .eager = EAGER_INFER, .trace_speed = 1e9 };
+  RunArgs a = { .trace_speed = 1e9 };
   const GOptionEntry entries[] = {
     { "platform", 'p', 0, G_OPTION_ARG_FILENAME, &a.platform,
       "SimGrid platform XML (default: a cluster calibrated from the trace)", "FILE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &a.output, "output directory (required)", "DIR" },
     { "hostfile", 0, 0, G_OPTION_ARG_FILENAME, &a.hostfile,
       "host of each rank, one name per line (default: block mapping)", "FILE" },
-    { "eager-threshold", 0, 0, G_OPTION_ARG_INT64, &a.eager,
+    { "eager-threshold", 0, 0, G_OPTION_ARG_STRING, &a.eager,
       "messages smaller than this do not wait for the receiver (default: inferred from the "
       "trace, " G_STRINGIFY (TS_EAGER_DEFAULT_THRESHOLD) " without evidence)",
       "BYTES" },

@@ -602,6 +602,13 @@ ts_trace_open (const char *anchor_path, GError **error)
   g_return_val_if_fail (anchor_path != NULL, NULL);
 
   ts_otf2_quiet ();
+  if (g_file_test (anchor_path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                   "%s is a directory: give the anchor file of the OTF2 archive in it "
+                   "(e.g. %s/traces.otf2)", anchor_path, anchor_path);
+      return NULL;
+    }
   if (!g_file_test (anchor_path, G_FILE_TEST_IS_REGULAR))
     {
       g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,

@@ -139,10 +139,11 @@ phase_done (const Run *run, const char *phase)
 static gboolean
 check_options (const TsRunOptions *o, GError **error)
 {
-  if (!o->trace || !o->output_dir)
+  if (!o->trace || !*o->trace || !o->output_dir || !*o->output_dir)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   !o->trace ? "no trace given" : "no output directory given (-o DIR)");
+                   !o->trace || !*o->trace ? "no trace given"
+                                          : "no output directory given (-o DIR)");
       return FALSE;
     }
   if (!(o->trace_speed > 0 && isfinite (o->trace_speed)))
@@ -200,6 +201,8 @@ prepare_platform (Run *run, GError **error)
       g_ptr_array_add (run->result->written, g_strdup ("platform.xml"));
     }
   run->replay.platform_path = run->platform;
+  if (!run->o->platform)
+    run->replay.platform_name = "the platform calibrated from the trace (give yours with -p)";
   /* A platform of the user's could abort SimGrid: it is tried first. */
   return !run->o->platform || ts_replay_check_config (&run->replay, error);
 }

@@ -113,6 +113,47 @@ rank_main (int argc, char **argv)
 
 /* ---- set-up ---------------------------------------------------------------- */
 
+/* Rank r on the host the r-th line of the hostfile names. */
+static gboolean
+map_by_hostfile (TsSimulation *sim, GError **error)
+{
+  const TsReplayOptions *o = sim->options;
+  gboolean ok = TRUE;
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (o->hostfile, &text, NULL, error))
+    return FALSE;
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  guint r = 0;
+  for (guint i = 0; lines[i] && r < sim->n_ranks && ok; i++)
+    {
+      char *name = g_strstrip (lines[i]);
+      if (*name == '\0' || *name == '#')
+        continue;
+      sg_host_t h = sg_host_by_name (name);
+      if (!h)
+        {
+          g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                       "%s:%u: host '%.60s' is not in %s", o->hostfile, i + 1, name,
+                       o->platform_name ? o->platform_name : o->platform_path);
+          ok = FALSE;
+          break;
+        }
+      sim->ranks[r++].host = h;
+    }
+  guint named = 0;
+  for (guint i = 0; lines[i]; i++)
+    named += *g_strstrip (lines[i]) != '\0' && *lines[i] != '#';
+  if (ok && named != sim->n_ranks)
+    {
+      /* One line per rank: another count was written for another run. */
+      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                   "%s: names %u hosts, but the trace has %u ranks (one line per rank)",
+                   o->hostfile, named, sim->n_ranks);
+      ok = FALSE;
+    }
+  return ok;
+}
+
 static gboolean
 map_ranks (TsSimulation *sim, GError **error)
 {
@@ -122,39 +163,7 @@ map_ranks (TsSimulation *sim, GError **error)
   gboolean ok = TRUE;
 
   if (o->hostfile)
-    {
-      g_autofree char *text = NULL;
-      if (!g_file_get_contents (o->hostfile, &text, NULL, error))
-        {
-          free (hosts);
-          return FALSE;
-        }
-      g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-      guint r = 0;
-      for (guint i = 0; lines[i] && r < sim->n_ranks && ok; i++)
-        {
-          char *name = g_strstrip (lines[i]);
-          if (*name == '\0' || *name == '#')
-            continue;
-          sg_host_t h = sg_host_by_name (name);
-          if (!h)
-            {
-              g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                           "%s:%u: host '%s' is not in the platform %s", o->hostfile, i + 1,
-                           name, o->platform_path);
-              ok = FALSE;
-              break;
-            }
-          sim->ranks[r++].host = h;
-        }
-      if (ok && r < sim->n_ranks)
-        {
-          g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                       "%s: names %u hosts, but the trace has %u ranks", o->hostfile, r,
-                       sim->n_ranks);
-          ok = FALSE;
-        }
-    }
+    ok = map_by_hostfile (sim, error);
   else
     {
       /* Block mapping: fill each host's cores in platform order. */

@@ -31,6 +31,7 @@ typedef enum {
 
 typedef struct {
   const char *platform_path;   /* SimGrid XML platform; required */
+  const char *platform_name;   /* how messages name it; NULL: platform_path */
   const char *hostfile;        /* one host name per line, rank order; NULL: block mapping */
   guint64 eager_threshold;     /* bytes: smaller messages do not wait for the receiver */
   const char *predicted_dir;   /* write the predicted archive here; NULL: do not */
