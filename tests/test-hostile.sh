@@ -43,6 +43,13 @@ awk 'BEGIN { s = "x"; while (length(s) < 20000000) s = s s; print "[region:" s "
 awk 'BEGIN { for (i = 0; i < 1300000; i++) printf "[region:compute_kernel%d]\nscale = 0.5\n", i }' \
   > "$work/big.hyp"
 
+# A corrupted anchor file: the byte after the description's NUL and three
+# zero bytes (a count, 0 here) set to 0xaa, one of the random mutations that
+# made OTF2 allocate and fill gigabytes (otf2-print hangs on it too).
+cp -r "$work/trace" "$work/corrupt"
+off=$(grep -abo 'by tracesim' "$work/corrupt/traces.otf2" | head -1 | cut -d: -f1)
+printf '\252' | dd of="$work/corrupt/traces.otf2" bs=1 seek=$((off + 15)) conv=notrunc 2> /dev/null
+
 mkdir "$work/out" "$work/tmp"
 failures=0
 n=0
@@ -60,7 +67,7 @@ hostile () {
   [ "$rc" -eq 1 ] || why="exit $rc, not 1"
   grep -qF -- "$want" "$work/err" || why="$why; message lacks '$want'"
   grep -q 'CRITICAL\|WARNING' "$work/err" && why="$why; a CRITICAL or WARNING line"
-  awk -v s="$seconds" 'BEGIN { exit !(s > 10) }' && why="$why; $seconds s"
+  awk -v s="$seconds" -v l="${LIMIT:-10}" 'BEGIN { exit !(s > l) }' && why="$why; $seconds s"
   [ "${kib:-0}" -gt 524288 ] && why="$why; $kib KiB"
   left=$(ls -A "$work/out" "$work/tmp" | grep -v '^$' | grep -v ':$' | tr '\n' ' ')
   [ -z "$left" ] || why="$why; left behind: $left"
@@ -101,6 +108,9 @@ hostile hyp-balance "balance.hyp:" run "$T" -H "$work/balance.hyp" -o "$O" -q
 hostile hyp-longname "longname.hyp:1: a line of" hypotheses check "$work/longname.hyp" "$T"
 hostile hyp-hugename "huge-name.hyp: " hypotheses check "$work/huge-name.hyp" "$T"
 hostile hyp-big "big.hyp: " hypotheses check "$work/big.hyp" "$T"
+# A corrupted anchor file: a clear error within 5 s.
+LIMIT=5 hostile anchor-corrupt "corrupt/traces.otf2: cannot open as an OTF2 archive" \
+  run "$work/corrupt/traces.otf2" -o "$O" -q
 # Options and files.
 hostile cfg-bwfactor "network/bandwidth-factor:0" run "$T" --cfg network/bandwidth-factor:0 -o "$O" -q
 hostile cfg-stack "contexts/stack-size:1" run "$T" --cfg contexts/stack-size:1 -o "$O" -q
