@@ -45,4 +45,8 @@ void ts_trace_set_otf2_error (const TsTrace *trace, OTF2_ErrorCode code,
 /* Silence OTF2's own printing of errors: tracesim reports them itself. */
 void ts_otf2_quiet (void);
 
+/* Open @path with OTF2 in a child bounded in memory and time (anchor-probe.c):
+ * FALSE and @error when it is not an anchor OTF2 can open cheaply. */
+gboolean ts_trace_probe_anchor (const char *path, GError **error);
+
 #endif
