@@ -14,7 +14,7 @@
 /* What opening an anchor file may cost: a real one takes kilobytes and
  * milliseconds. */
 #define TS_ANCHOR_PROBE_BYTES (512ul << 20)
-#define TS_ANCHOR_PROBE_SECONDS 5
+#define TS_ANCHOR_PROBE_SECONDS 3
 
 /* OTF2 trusts the counts in the anchor file: a few changed bytes make it
  * allocate gigabytes and fill them for minutes (otf2-print hangs the same
@@ -53,7 +53,7 @@ ts_trace_probe_anchor (const char *path, GError **error)
     return TRUE;
   if (WIFEXITED (status)) /* OTF2 refused it, or could not have what it asked for */
     g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
-                 "%s: cannot open as an OTF2 archive (corrupt or truncated anchor file?)", path);
+                 "%s: the anchor file is corrupt or truncated: OTF2 cannot open it", path);
   else
     g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
                "%s: the anchor file is corrupt: OTF2 could not open it within %lu MiB and %d s "

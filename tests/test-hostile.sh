@@ -50,6 +50,14 @@ cp -r "$work/trace" "$work/corrupt"
 off=$(grep -abo 'by tracesim' "$work/corrupt/traces.otf2" | head -1 | cut -d: -f1)
 printf '\252' | dd of="$work/corrupt/traces.otf2" bs=1 seek=$((off + 15)) conv=notrunc 2> /dev/null
 
+# Under AddressSanitizer (CI's second build) shadow memory inflates the
+# resident size and everything runs 2-3x slower: the bounds are for the
+# release build, the other checks hold for both.
+max_kib=524288 slow=1
+if grep -q 'fsanitize=address' "$builddir/Makefile" 2> /dev/null; then
+  max_kib=4194304 slow=3
+fi
+
 mkdir "$work/out" "$work/tmp"
 failures=0
 n=0
@@ -67,8 +75,9 @@ hostile () {
   [ "$rc" -eq 1 ] || why="exit $rc, not 1"
   grep -qF -- "$want" "$work/err" || why="$why; message lacks '$want'"
   grep -q 'CRITICAL\|WARNING' "$work/err" && why="$why; a CRITICAL or WARNING line"
-  awk -v s="$seconds" -v l="${LIMIT:-10}" 'BEGIN { exit !(s > l) }' && why="$why; $seconds s"
-  [ "${kib:-0}" -gt 524288 ] && why="$why; $kib KiB"
+  awk -v s="$seconds" -v l="${LIMIT:-10}" -v k="$slow" 'BEGIN { exit !(s > l * k) }' \
+    && why="$why; $seconds s"
+  [ "${kib:-0}" -gt "$max_kib" ] && why="$why; $kib KiB"
   left=$(ls -A "$work/out" "$work/tmp" | grep -v '^$' | grep -v ':$' | tr '\n' ' ')
   [ -z "$left" ] || why="$why; left behind: $left"
   if [ -n "$why" ]; then
@@ -109,7 +118,7 @@ hostile hyp-longname "longname.hyp:1: a line of" hypotheses check "$work/longnam
 hostile hyp-hugename "huge-name.hyp: " hypotheses check "$work/huge-name.hyp" "$T"
 hostile hyp-big "big.hyp: " hypotheses check "$work/big.hyp" "$T"
 # A corrupted anchor file: a clear error within 5 s.
-LIMIT=5 hostile anchor-corrupt "corrupt/traces.otf2: cannot open as an OTF2 archive" \
+LIMIT=5 hostile anchor-corrupt "corrupt/traces.otf2: the anchor file is corrupt" \
   run "$work/corrupt/traces.otf2" -o "$O" -q
 # Options and files.
 hostile cfg-bwfactor "network/bandwidth-factor:0" run "$T" --cfg network/bandwidth-factor:0 -o "$O" -q
