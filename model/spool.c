@@ -1,11 +1,18 @@
 #include <config.h>
+/* O_TMPFILE */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 
 #define G_LOG_DOMAIN "ts-rank-log"
 
 #include "model/spool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
+#include <pthread.h>
+#include <signal.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,13 +50,29 @@ TsSpool *
 ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **error)
 {
   g_return_val_if_fail (n_ranks > 0 && record_size > 0, NULL);
-  char *path = NULL;
-  int fd = g_file_open_tmp ("tracesim-XXXXXX.spool", &path, error);
+  /* A file without a name (O_TMPFILE): the space is reclaimed when the log
+   * is freed or the process dies, whatever happens, even a signal between
+   * creating and unlinking a named one. Where the file system cannot, a
+   * named file unlinked at once, with the signals that end a run held. */
+  char *path = g_build_filename (g_get_tmp_dir (), "tracesim spool (unnamed)", NULL);
+  int fd = open (g_get_tmp_dir (), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0)
-    return NULL;
-  /* Unlinked at once: the space is reclaimed when the log is freed or the
-   * process dies, whatever happens in between. */
-  g_unlink (path);
+    {
+      g_free (path);
+      path = NULL;
+      sigset_t asked, old;
+      sigemptyset (&asked);
+      sigaddset (&asked, SIGINT);
+      sigaddset (&asked, SIGTERM);
+      sigaddset (&asked, SIGHUP);
+      pthread_sigmask (SIG_BLOCK, &asked, &old);
+      fd = g_file_open_tmp ("tracesim-XXXXXX.spool", &path, error);
+      if (fd >= 0)
+        g_unlink (path);
+      pthread_sigmask (SIG_SETMASK, &old, NULL);
+      if (fd < 0)
+        return NULL;
+    }
   TsSpool *log = g_new0 (TsSpool, 1);
   g_mutex_init (&log->lock);
   log->fd = fd;
