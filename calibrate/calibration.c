@@ -4,10 +4,9 @@
 
 #include "calibrate/calibration.h"
 #include "calibrate/calibration-private.h"
+#include "model/output_dir.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
 #include <string.h>
 
 #define NO_REGION G_MAXUINT32
@@ -556,12 +555,8 @@ scan_all (const TsTrace *trace, TsCalibration *p, RankScan *scans, Sums *sums, G
   /* Workers inherit a mask of the signals that interrupt a run: the calling
    * thread handles them, and so writes nothing while the handler removes
    * what it was writing (output_dir.h). */
-  sigset_t asked, old;
-  sigemptyset (&asked);
-  sigaddset (&asked, SIGINT);
-  sigaddset (&asked, SIGTERM);
-  sigaddset (&asked, SIGHUP);
-  pthread_sigmask (SIG_BLOCK, &asked, &old);
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
   for (guint i = 0; i < n_workers; i++)
     {
       workers[i] = (Worker) { trace, p, scans, i, n_workers, { 0 }, NULL, G_MAXUINT, &stop };
@@ -570,7 +565,7 @@ scan_all (const TsTrace *trace, TsCalibration *p, RankScan *scans, Sums *sums, G
       if (i > 0)
         threads[i] = g_thread_new ("ts-calibrate", scan_worker, &workers[i]);
     }
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  ts_output_dir_release_signals (&old);
   scan_worker (&workers[0]);
   Worker *failed = NULL;
   for (guint i = 0; i < n_workers; i++)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <fcntl.h>
@@ -33,15 +34,21 @@ struct TsOutputDir {
 static char guarded[TS_MAX_GUARDED][TS_MAX_GUARDED_PATH];
 static volatile sig_atomic_t cleanup_installed;
 
-static void
-block_signals (sigset_t *old)
+void
+ts_output_dir_hold_signals (sigset_t *old)
 {
   sigset_t set;
   sigemptyset (&set);
   sigaddset (&set, SIGINT);
   sigaddset (&set, SIGTERM);
   sigaddset (&set, SIGHUP);
-  sigprocmask (SIG_BLOCK, &set, old);
+  pthread_sigmask (SIG_BLOCK, &set, old);
+}
+
+void
+ts_output_dir_release_signals (const sigset_t *old)
+{
+  pthread_sigmask (SIG_SETMASK, old, NULL);
 }
 
 void
@@ -50,28 +57,28 @@ ts_output_dir_guard (const char *path)
   if (strlen (path) >= TS_MAX_GUARDED_PATH)
     return;
   sigset_t old;
-  block_signals (&old);
+  ts_output_dir_hold_signals (&old);
   for (guint i = 0; i < TS_MAX_GUARDED; i++)
     if (!guarded[i][0])
       {
         g_strlcpy (guarded[i], path, TS_MAX_GUARDED_PATH);
         break;
       }
-  sigprocmask (SIG_SETMASK, &old, NULL);
+  ts_output_dir_release_signals (&old);
 }
 
 void
 ts_output_dir_unguard (const char *path)
 {
   sigset_t old;
-  block_signals (&old);
+  ts_output_dir_hold_signals (&old);
   for (guint i = 0; i < TS_MAX_GUARDED; i++)
     if (guarded[i][0] && strcmp (guarded[i], path) == 0)
       {
         guarded[i][0] = '\0';
         break;
       }
-  sigprocmask (SIG_SETMASK, &old, NULL);
+  ts_output_dir_release_signals (&old);
 }
 
 /* One directory level's getdents64 buffer per depth: the handler may run
@@ -152,14 +159,14 @@ void
 ts_output_dir_with_signals_held (void (*fn) (void *data), void *data)
 {
   sigset_t old;
-  block_signals (&old);
+  ts_output_dir_hold_signals (&old);
   fn (data);
   if (cleanup_installed)
     {
       cleanup_installed = 0;
       ts_output_dir_install_cleanup ();
     }
-  sigprocmask (SIG_SETMASK, &old, NULL);
+  ts_output_dir_release_signals (&old);
 }
 
 void
@@ -423,12 +430,12 @@ ts_output_dir_commit (TsOutputDir *d, GError **error)
   g_return_val_if_fail (d != NULL, FALSE);
   /* Not interrupted between moving the old content aside and the new in. */
   sigset_t old;
-  block_signals (&old);
+  ts_output_dir_hold_signals (&old);
   g_autofree char *tmp = g_strdup (d->tmp_dir);
   gboolean ok = move_into_place (d, error);
   if (ok)
     ts_output_dir_unguard (tmp);
-  sigprocmask (SIG_SETMASK, &old, NULL);
+  ts_output_dir_release_signals (&old);
   if (ok)
     output_dir_free (d);
   else

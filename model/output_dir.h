@@ -17,6 +17,7 @@
 #define TS_OUTPUT_DIR_H
 
 #include <glib.h>
+#include <signal.h>
 
 G_BEGIN_DECLS
 
@@ -58,6 +59,11 @@ void ts_output_dir_with_signals_held (void (*fn) (void *data), void *data);
 /* In a child process that tries something that may crash: its death must
  * not remove what the parent is writing. */
 void ts_output_dir_drop_cleanup (void);
+/* Hold SIGINT, SIGTERM and SIGHUP in the calling thread (threads it starts
+ * inherit the mask) until released: for what must not be cut in two by
+ * them, or threads that must leave them to the one writing the output. */
+void ts_output_dir_hold_signals (sigset_t *old);
+void ts_output_dir_release_signals (const sigset_t *old);
 /* Remove @path too if the process is interrupted, until unguarded. */
 void ts_output_dir_guard (const char *path);
 void ts_output_dir_unguard (const char *path);

@@ -7,12 +7,11 @@
 #define G_LOG_DOMAIN "ts-rank-log"
 
 #include "model/spool.h"
+#include "model/output_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
-#include <pthread.h>
-#include <signal.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,16 +59,12 @@ ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **erro
     {
       g_free (path);
       path = NULL;
-      sigset_t asked, old;
-      sigemptyset (&asked);
-      sigaddset (&asked, SIGINT);
-      sigaddset (&asked, SIGTERM);
-      sigaddset (&asked, SIGHUP);
-      pthread_sigmask (SIG_BLOCK, &asked, &old);
+      sigset_t old;
+      ts_output_dir_hold_signals (&old);
       fd = g_file_open_tmp ("tracesim-XXXXXX.spool", &path, error);
       if (fd >= 0)
         g_unlink (path);
-      pthread_sigmask (SIG_SETMASK, &old, NULL);
+      ts_output_dir_release_signals (&old);
       if (fd < 0)
         return NULL;
     }

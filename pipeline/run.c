@@ -259,19 +259,12 @@ replay (Run *run, GError **error)
 
 /* Read @path once (a hypothesis file within its bounds if @hypotheses): its
  * SHA-256 into @f, its text (caller frees) returned, its length in @len. */
-static char *
-input_file (const char *path, gboolean hypotheses, TsInputFile *f, gsize *len, GError **error)
+static TsInputFile
+input_file (const char *path, const char *bytes, gsize len)
 {
-  char *bytes = NULL;
-  if (hypotheses)
-    bytes = ts_hypotheses_read_file (path, len, error);
-  else if (!g_file_get_contents (path, &bytes, len, error))
-    bytes = NULL;
-  if (!bytes)
-    return NULL;
-  f->path = g_strdup (path);
-  f->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes, *len);
-  return bytes;
+  return (TsInputFile) { g_strdup (path),
+                         g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) bytes,
+                                                      len) };
 }
 
 /* Hypotheses read (each file once: the bytes hashed for summary.json are
@@ -286,11 +279,13 @@ load_hypotheses (Run *run, GError **error)
   run->hypotheses = ts_hypotheses_new ();
   for (guint i = 0; files[i]; i++)
     {
-      TsInputFile f = { 0 };
       gsize len = 0;
-      g_autofree char *text = input_file (files[i], TRUE, &f, &len, error);
+      g_autofree char *text = ts_hypotheses_read_file (files[i], &len, error);
       if (text)
-        g_array_append_val (run->result->inputs.hypotheses, f);
+        {
+          TsInputFile f = input_file (files[i], text, len);
+          g_array_append_val (run->result->inputs.hypotheses, f);
+        }
       if (!text || !ts_hypotheses_load_bytes (run->hypotheses, text, len, files[i], error))
         return FALSE;
     }
@@ -307,9 +302,10 @@ record_inputs (Run *run, GError **error)
   if (o->platform)
     {
       gsize len = 0;
-      g_autofree char *text = input_file (o->platform, FALSE, &in->platform, &len, error);
-      if (!text)
+      g_autofree char *text = NULL;
+      if (!g_file_get_contents (o->platform, &text, &len, error))
         return FALSE;
+      in->platform = input_file (o->platform, text, len);
     }
   in->hostfile = g_strdup (o->hostfile);
   in->eager_inferred = !o->eager_given;

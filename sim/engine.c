@@ -155,6 +155,8 @@ try_engine (const TsReplayOptions *o, int out_fd)
 static void
 explain_death (const TsReplayOptions *o, const char *said, const char *tail, GError **error)
 {
+  /* Died after announcing a route (a finding written after it, such as an
+   * empty route, is the child's own exit, below). */
   const char *route = g_strrstr (tail, TS_PLATFORM_ROUTE_MARK);
   if (route && !strstr (route, FINDING_MARK))
     {

@@ -81,7 +81,6 @@ check_value (ValueKind kind, const char *text)
 }
 
 typedef struct {
-  const char *path;
   const char *text;
   guint depth;
   int line, column;          /* where the last element seen begins */
@@ -176,7 +175,7 @@ ts_platform_check_file (const char *path, GError **error)
   gsize len = 0;
   if (!g_file_get_contents (path, &text, &len, error))
     return FALSE;
-  Scan scan = { path, text, 0, 1, 0, text, text };
+  Scan scan = { text, 0, 1, 0, text, text };
   GMarkupParser parser = { on_start, on_end, NULL, on_passthrough, NULL };
   GMarkupParseContext *context = g_markup_parse_context_new (&parser, 0, &scan, NULL);
   GError *local = NULL;

@@ -283,10 +283,10 @@ test_malformed_platforms (void **state)
   ts_tool_result_clear (&r);
 }
 
-/* Ensure that factors that are valid numbers but make a compute burst
- * longer than the simulated clock can resolve (1e308 x rank 0's 1 s in
- * main) are refused, naming the rank, rather than aborting SimGrid ("duration
- * is not finite"). */
+/* Ensure that factors that make a compute burst longer than the simulated
+ * clock can resolve are refused rather than aborting SimGrid ("duration is
+ * not finite"): out of bounds in the file, with its line; within bounds but
+ * beyond the clock together, naming the rank. */
 static void
 test_extreme_scale (void **state)
 {
