@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
-"""Random byte changes in an OTF2 anchor file: how many make `tracesim info`
-slow (> 2 s), large (> 300 MB) or die by a signal. Usage:
-  BUILD=. python3 bench/anchor-mutations.py SEED [N]   (default N = 150)
+"""Random byte changes in a file of an OTF2 archive (the anchor file unless
+FILE names another: traces.def, traces/0.def, traces/0.evt): how many make
+`tracesim info` slow (> 2 s), large (> 300 MB) or die by a signal. Usage:
+  BUILD=. python3 bench/anchor-mutations.py SEED [N] [FILE]   (default N = 150)
 The trace is a 4-rank ts-tracegen stencil written to a scratch directory."""
 import os, random, shutil, subprocess, sys, tempfile, time
 
 build = os.environ.get("BUILD", ".")
 seed = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 count = int(sys.argv[2]) if len(sys.argv) > 2 else 150
+target = sys.argv[3] if len(sys.argv) > 3 else "traces.otf2"
 random.seed(seed)
 work = tempfile.mkdtemp(prefix="ts-anchor-")
 src = os.path.join(work, "trace")
 subprocess.run([os.path.join(build, "ts-tracegen"), "stencil", "-o", src, "--ranks", "4",
                 "--iterations", "20"], check=True, stdout=subprocess.DEVNULL)
-orig = open(os.path.join(src, "traces.otf2"), "rb").read()
+orig = open(os.path.join(src, target), "rb").read()
 bad = []
 for k in range(count):
     m = os.path.join(work, "m")
@@ -22,7 +24,7 @@ for k in range(count):
     b = bytearray(orig)
     for _ in range(random.randint(1, 4)):
         b[random.randrange(len(b))] = random.randrange(256)
-    open(os.path.join(m, "traces.otf2"), "wb").write(b)
+    open(os.path.join(m, target), "wb").write(b)
     t = time.time()
     try:
         p = subprocess.run(["/usr/bin/time", "-f", "%M", os.path.join(build, "tracesim"), "info",

@@ -4,6 +4,7 @@
 #include "model/output_dir.h"
 
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,10 +17,51 @@
 #define TS_ANCHOR_PROBE_BYTES (512ul << 20)
 #define TS_ANCHOR_PROBE_SECONDS 3
 
-/* OTF2 trusts the counts in the anchor file: a few changed bytes make it
- * allocate gigabytes and fill them for minutes (otf2-print hangs the same
- * way). The anchor is opened first in a child whose memory and time are
- * bounded; FALSE and @error when the child did not come back. */
+/* How the probing child ends. */
+enum { PROBE_OK, PROBE_REFUSED, PROBE_TOO_MANY, PROBE_DEFINITIONS, PROBE_MEMORY };
+
+/* Size of the global definitions beside @anchor ("x.otf2" -> "x.def"), or -1. */
+static gint64
+definitions_size (const char *anchor)
+{
+  g_autofree char *stem = g_str_has_suffix (anchor, ".otf2")
+                            ? g_strndup (anchor, strlen (anchor) - 5) : g_strdup (anchor);
+  g_autofree char *defs = g_strconcat (stem, ".def", NULL);
+  GStatBuf st;
+  return g_stat (defs, &st) == 0 ? (gint64) st.st_size : -1;
+}
+
+/* In the child: open the anchor, check its counts against the definitions
+ * file on disk (every location and definition takes at least a byte of
+ * it), and read every global definition, as the parent is about to. */
+static int
+probe (const char *path)
+{
+  OTF2_Reader *reader = OTF2_Reader_Open (path);
+  if (!reader)
+    return PROBE_REFUSED;
+  uint64_t locations = 0, definitions = 0;
+  gint64 bytes = definitions_size (path);
+  if (OTF2_Reader_GetNumberOfLocations (reader, &locations) != OTF2_SUCCESS
+      || OTF2_Reader_GetNumberOfGlobalDefinitions (reader, &definitions) != OTF2_SUCCESS)
+    return PROBE_REFUSED;
+  if (bytes >= 0 && (locations > (guint64) bytes || definitions > (guint64) bytes))
+    return PROBE_TOO_MANY;
+  OTF2_GlobalDefReader *defs = OTF2_Reader_GetGlobalDefReader (reader);
+  uint64_t read = 0;
+  if (!defs)
+    return PROBE_DEFINITIONS;
+  OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions (reader, defs, &read);
+  if (status == OTF2_ERROR_MEM_ALLOC_FAILED || status == OTF2_ERROR_MEM_FAULT)
+    return PROBE_MEMORY; /* the limit: a count no file of this size can back */
+  return status == OTF2_SUCCESS ? PROBE_OK : PROBE_DEFINITIONS;
+}
+
+/* OTF2 trusts the counts in the anchor and definitions files: a few changed
+ * bytes make it allocate gigabytes and fill them for minutes (otf2-print
+ * hangs the same way). The anchor is opened and the global definitions read
+ * first in a child whose memory and time are bounded; FALSE and @error when
+ * the child did not come back, or found the files inconsistent. */
 gboolean
 ts_trace_probe_anchor (const char *path, GError **error)
 {
@@ -28,7 +70,8 @@ ts_trace_probe_anchor (const char *path, GError **error)
   if (child == 0)
     {
       ts_output_dir_drop_cleanup (); /* its death must not touch the parent's output */
-#ifndef __SANITIZE_ADDRESS__ /* ASan reserves terabytes of address space */
+      /* Relative to what the process has mapped, so that it holds under
+       * AddressSanitizer too, which reserves terabytes for its shadow. */
       long pages = 0;
       FILE *statm = fopen ("/proc/self/statm", "r");
       if (statm && fscanf (statm, "%ld", &pages) == 1)
@@ -39,24 +82,39 @@ ts_trace_probe_anchor (const char *path, GError **error)
         }
       if (statm)
         fclose (statm);
-#endif
+      /* A handler the program installed (libFuzzer's for its own time-outs)
+       * must not stop the alarm from ending the child. */
+      signal (SIGALRM, SIG_DFL);
       alarm (TS_ANCHOR_PROBE_SECONDS);
-      OTF2_Reader *reader = OTF2_Reader_Open (path);
-      _exit (reader ? 0 : 1);
+      _exit (probe (path));
     }
   if (child < 0)
     return TRUE; /* no probe: the open below is the same, unbounded */
   int status = 0;
   while (waitpid (child, &status, 0) < 0 && errno == EINTR)
     ;
-  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+  if (WIFEXITED (status) && WEXITSTATUS (status) == PROBE_OK)
     return TRUE;
-  if (WIFEXITED (status)) /* OTF2 refused it, or could not have what it asked for */
+  if (WIFEXITED (status) && WEXITSTATUS (status) == PROBE_TOO_MANY)
+    g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                 "%s: the anchor file is corrupt: it counts more locations or definitions "
+                 "than its definitions file (%" G_GINT64_FORMAT " bytes) can hold",
+                 path, definitions_size (path));
+  else if (WIFEXITED (status) && WEXITSTATUS (status) == PROBE_DEFINITIONS)
+    /* Refused within the bounds: the parent reads them again and says
+     * which record is wrong. */
+    return TRUE;
+  else if (WIFEXITED (status) && WEXITSTATUS (status) == PROBE_MEMORY)
+    g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                 "%s: the definitions file is corrupt: reading it needs more than %lu MiB", path,
+                 TS_ANCHOR_PROBE_BYTES >> 20);
+  else if (WIFEXITED (status)) /* OTF2 refused it, or could not have what it asked for */
     g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
                  "%s: the anchor file is corrupt or truncated: OTF2 cannot open it", path);
   else
     g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
-               "%s: the anchor file is corrupt: OTF2 could not open it within %lu MiB and %d s "
+               "%s: the anchor or definitions file is corrupt: OTF2 could not read them within "
+               "%lu MiB and %d s "
                "(%s)", path, TS_ANCHOR_PROBE_BYTES >> 20, TS_ANCHOR_PROBE_SECONDS,
                WTERMSIG (status) == SIGALRM ? "out of time" : g_strsignal (WTERMSIG (status)));
   return FALSE;
