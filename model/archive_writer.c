@@ -5,6 +5,7 @@
 #include "model/archive-private.h"
 
 #include <errno.h>
+#include <sys/statvfs.h>
 #include <gio/gio.h>
 #include <math.h>
 #include <otf2/otf2.h>
@@ -61,13 +62,34 @@ writer_free (TsArchiveWriter *w)
   g_free (w);
 }
 
+/* The system's reason for a failed write when it is one OTF2 hides behind
+ * "INTEGRITY_FAULT": the errno its last write left, or a file system
+ * with no room left; 0 when the failure was something else. */
+static int
+write_failure_errno (int saved, const char *path)
+{
+  if (saved == ENOSPC || saved == EDQUOT || saved == EIO || saved == EFBIG || saved == EROFS)
+    return saved;
+  struct statvfs fs;
+  if (statvfs (path, &fs) == 0 && fs.f_bavail == 0)
+    return ENOSPC;
+  return 0;
+}
+
 gboolean
 ts_archive_otf2_failed (OTF2_ErrorCode status, GError **error, const char *path, const char *what)
 {
+  int saved = errno;
   if (status == OTF2_SUCCESS)
     return FALSE;
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s failed: %s (%s)", path, what,
-               OTF2_Error_GetName (status), OTF2_Error_GetDescription (status));
+  g_autofree char *shown = ts_output_dir_user_path (path);
+  int why = write_failure_errno (saved, path);
+  if (why)
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (why),
+                 "%s: cannot write the trace: %s", shown, g_strerror (why));
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s failed: %s (%s)", shown, what,
+                 OTF2_Error_GetName (status), OTF2_Error_GetDescription (status));
   return TRUE;
 }
 
@@ -143,14 +165,7 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
       return NULL;
     }
 
-  /* Everything an earlier archive of this name consists of, so that writing
-   * again to the same directory replaces it. */
-  g_autofree char *anchor = g_strconcat (name, ".otf2", NULL);
-  g_autofree char *defs = g_strconcat (name, ".def", NULL);
-  g_autofree char *evt = g_strconcat (name, "/*.evt", NULL);
-  g_autofree char *def = g_strconcat (name, "/*.def", NULL);
-  const char *entries[] = { anchor, defs, name, evt, def, NULL };
-  TsOutputDir *out = ts_output_dir_new (dir, entries, error);
+  TsOutputDir *out = ts_output_dir_new (dir, error);
   if (!out)
     return NULL;
 
@@ -584,9 +599,8 @@ write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, g
     }
   if (status != OTF2_SUCCESS)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "%s: writing the events of rank %u failed: %s (%s)", dir, rank,
-                   OTF2_Error_GetName (status), OTF2_Error_GetDescription (status));
+      g_autofree char *what = g_strdup_printf ("writing the events of rank %u", rank);
+      ts_archive_otf2_failed (status, error, dir, what);
       OTF2_Archive_CloseEvtWriter (archive, ew);
       return FALSE;
     }

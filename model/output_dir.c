@@ -17,7 +17,6 @@
 struct TsOutputDir {
   char *dir;            /* target, trailing slashes removed */
   char *tmp_dir;        /* what we write into until commit */
-  char **entries;       /* what a replaceable old target may hold */
   GPtrArray *made_dirs; /* ancestors of dir we created, deepest first */
 };
 
@@ -127,18 +126,52 @@ remove_tree_at (int dirfd, const char *name, guint depth)
 }
 
 static void
+say (const char *text)
+{
+  ssize_t ignored = write (STDERR_FILENO, text, strlen (text));
+  (void) ignored;
+}
+
+/* One line: what was interrupted and what became of it. The first guarded
+ * output directory is shown as its target (the temporary directory's name without
+ * ".tmp-XXXXXX"). Only write() and strlen(): async-signal-safe. */
+static void
+say_interrupted (int sig, const char *first)
+{
+  say (sig == SIGINT ? "tracesim: interrupted (SIGINT)"
+       : sig == SIGTERM ? "tracesim: terminated (SIGTERM)" : "tracesim: hung up (SIGHUP)");
+  if (first)
+    {
+      size_t len = strlen (first);
+      size_t shown = len > 11 && strncmp (first + len - 11, ".tmp-", 5) == 0 ? len - 11 : len;
+      say (" while writing ");
+      ssize_t ignored = write (STDERR_FILENO, first, shown);
+      (void) ignored;
+      say (": nothing of it was written (its temporary files are removed)\n");
+    }
+  else
+    say (" before writing anything\n");
+}
+
+static void
 on_fatal_signal (int sig)
 {
+  const char *first = NULL;
   for (guint i = 0; i < TS_MAX_GUARDED; i++)
     if (guarded[i][0])
-      remove_tree_at (AT_FDCWD, guarded[i], 0);
-  static const char interrupted[] = "tracesim: interrupted; what it was writing is removed\n";
-  static const char crashed[] = "tracesim: the simulation crashed (see above: SimGrid's "
-                                "reason, if it gave one); what it was writing is removed\n";
+      {
+        /* The outermost output directory (nested ones are inside it), not
+         * a scratch directory. */
+        if (strstr (guarded[i], ".tmp-") && (!first || strlen (guarded[i]) < strlen (first)))
+          first = guarded[i];
+        remove_tree_at (AT_FDCWD, guarded[i], 0);
+      }
   gboolean crash = sig != SIGINT && sig != SIGTERM && sig != SIGHUP;
-  ssize_t ignored = crash ? write (STDERR_FILENO, crashed, sizeof crashed - 1)
-                          : write (STDERR_FILENO, interrupted, sizeof interrupted - 1);
-  (void) ignored;
+  if (crash)
+    say ("tracesim: the simulation crashed (see above: SimGrid's reason, if it gave one); "
+         "what it was writing is removed\n");
+  else
+    say_interrupted (sig, first);
   _exit (128 + sig);
 }
 
@@ -187,6 +220,47 @@ ts_output_dir_install_cleanup (void)
     sigaction (fatal_signals[i], &sa, NULL);
 }
 
+char *
+ts_output_dir_user_path (const char *path)
+{
+  g_auto (GStrv) parts = g_strsplit (path, "/", -1);
+  for (guint i = 0; parts[i]; i++)
+    {
+      char *mark = g_strrstr (parts[i], ".tmp-");
+      if (mark && strlen (mark) == strlen (".tmp-XXXXXX") && mark != parts[i])
+        *mark = '\0';
+    }
+  return g_strjoinv ("/", parts);
+}
+
+gboolean
+ts_output_dir_write_file (const char *path, const char *data, gsize len, GError **error)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  gsize done = 0;
+  while (fd >= 0 && done < len)
+    {
+      ssize_t n = write (fd, data + done, len - done);
+      if (n < 0 && errno != EINTR)
+        break;
+      done += n > 0 ? (gsize) n : 0;
+    }
+  int saved = errno;
+  gboolean ok = fd >= 0 && done == len;
+  if (fd >= 0 && close (fd) != 0 && ok)
+    {
+      saved = errno;
+      ok = FALSE;
+    }
+  if (!ok)
+    {
+      g_autofree char *shown = ts_output_dir_user_path (path);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: cannot write: %s",
+                   shown, g_strerror (saved));
+    }
+  return ok;
+}
+
 gboolean
 ts_output_dir_remove_tree (const char *path)
 {
@@ -214,7 +288,6 @@ output_dir_free (TsOutputDir *d)
 {
   g_free (d->dir);
   g_free (d->tmp_dir);
-  g_strfreev (d->entries);
   g_ptr_array_unref (d->made_dirs);
   g_free (d);
 }
@@ -226,28 +299,29 @@ set_errno_error (GError **error, int saved, const char *format, const char *path
                g_strerror (saved));
 }
 
-/* Whether @rel (a path below the target, '/'-separated) matches @pattern,
- * component by component, '*' and '?' within a component. */
-static gboolean
-path_matches (const char *pattern, const char *rel)
+/* ---- the manifest ---------------------------------------------------------- */
+
+/* What the manifest says of one entry: its type, and for a file its size
+ * and modification time, so that a file the user edited since is not taken
+ * for tracesim's own. One line per entry: "f SIZE MTIME PATH" or "d - -
+ * PATH", PATH below the target, escaped (g_strescape). */
+static char *
+manifest_line (const char *rel, const GStatBuf *st)
 {
-  g_auto (GStrv) want = g_strsplit (pattern, "/", -1);
-  g_auto (GStrv) have = g_strsplit (rel, "/", -1);
-  if (g_strv_length (want) != g_strv_length (have))
-    return FALSE;
-  for (guint i = 0; want[i]; i++)
-    if (!g_pattern_match_simple (want[i], have[i]))
-      return FALSE;
-  return TRUE;
+  g_autofree char *escaped = g_strescape (rel, NULL);
+  if (S_ISDIR (st->st_mode))
+    return g_strdup_printf ("d - - %s", escaped);
+  if (S_ISREG (st->st_mode))
+    return g_strdup_printf ("f %" G_GINT64_FORMAT " %" G_GINT64_FORMAT ".%09ld %s",
+                            (gint64) st->st_size, (gint64) st->st_mtim.tv_sec,
+                            (long) st->st_mtim.tv_nsec, escaped);
+  return g_strdup_printf ("other - - %s", escaped); /* never written by tracesim */
 }
 
-/* Everything below @path (@rel: its path below the target, NULL for the
- * target itself) must be something this kind of output writes: each entry
- * matches one of the entries' patterns, and so does everything inside a
- * directory among them. A file of the user's anywhere below is refused,
- * not deleted. */
+/* Every entry below @path (@rel its path below the target, NULL for the
+ * target), depth first, as manifest lines into @lines. */
 static gboolean
-check_tree (const TsOutputDir *d, const char *path, const char *rel, GError **error)
+list_tree (const char *path, const char *rel, GPtrArray *lines, GError **error)
 {
   g_autoptr (GError) local = NULL;
   GDir *dir = g_dir_open (path, 0, &local);
@@ -260,25 +334,111 @@ check_tree (const TsOutputDir *d, const char *path, const char *rel, GError **er
   gboolean ok = TRUE;
   while (ok && (entry = g_dir_read_name (dir)) != NULL)
     {
+      if (!rel && strcmp (entry, TS_OUTPUT_MANIFEST) == 0)
+        continue;
       g_autofree char *sub = rel ? g_strconcat (rel, "/", entry, NULL) : g_strdup (entry);
-      gboolean known = FALSE;
-      for (guint i = 0; d->entries[i] && !known; i++)
-        known = path_matches (d->entries[i], sub);
-      if (!known)
+      g_autofree char *full = g_build_filename (path, entry, NULL);
+      GStatBuf st;
+      if (g_lstat (full, &st) != 0)
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                       "%s already exists and holds '%s', which this output would not "
-                       "have written; refusing to replace it", d->dir, sub);
+          set_errno_error (error, errno, "%s: %s", full);
           ok = FALSE;
           break;
         }
-      g_autofree char *full = g_build_filename (path, entry, NULL);
-      GStatBuf st;
-      if (g_lstat (full, &st) == 0 && S_ISDIR (st.st_mode))
-        ok = check_tree (d, full, sub, error);
+      g_ptr_array_add (lines, manifest_line (sub, &st));
+      if (S_ISDIR (st.st_mode))
+        ok = list_tree (full, sub, lines, error);
     }
   g_dir_close (dir);
   return ok;
+}
+
+/* The escaped path of a manifest line (its fourth field), or NULL. */
+static const char *
+line_path (const char *line)
+{
+  for (guint field = 0; line && field < 3; field++)
+    line = (line = strchr (line, ' ')) ? line + 1 : NULL;
+  return line;
+}
+
+/* The manifest of an earlier output in @dir: its lines by their escaped
+ * path; NULL and @error when there is none or it cannot be read. */
+static GHashTable *
+read_manifest (const char *dir, const char *example, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, TS_OUTPUT_MANIFEST, NULL);
+  GStatBuf st;
+  char *text = NULL;
+  if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > TS_OUTPUT_MANIFEST_MAX
+      || !g_file_get_contents (path, &text, NULL, NULL))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "%s already exists and holds '%s', and no %s: tracesim did not write it; "
+                   "refusing to replace it (remove it, or give another output directory)",
+                   dir, example, TS_OUTPUT_MANIFEST);
+      return NULL;
+    }
+  /* The keys point into the lines, which the table owns as values. */
+  GHashTable *lines = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_auto (GStrv) split = g_strsplit (text, "\n", -1);
+  g_free (text);
+  for (guint i = 0; split[i]; i++)
+    {
+      const char *rel = line_path (split[i]);
+      if (split[i][0] != '#' && rel)
+        {
+          char *line = g_strdup (split[i]);
+          g_hash_table_replace (lines, line + (rel - split[i]), line);
+        }
+    }
+  return lines;
+}
+
+/* Everything in the existing target, at every level, must be listed in
+ * its manifest as tracesim wrote it: a file of the user's anywhere below,
+ * or one of ours that was changed since, is refused, not deleted. */
+static gboolean
+check_tree (const TsOutputDir *d, const char *example, GError **error)
+{
+  g_autoptr (GHashTable) listed = read_manifest (d->dir, example, error);
+  if (!listed)
+    return FALSE;
+  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+  if (!list_tree (d->dir, NULL, found, error))
+    return FALSE;
+  for (guint i = 0; i < found->len; i++)
+    {
+      const char *line = g_ptr_array_index (found, i);
+      const char *rel = line_path (line);
+      const char *ours = g_hash_table_lookup (listed, rel);
+      if (ours && strcmp (ours, line) == 0)
+        continue;
+      g_autofree char *name = g_strcompress (rel);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   ours ? "%s already exists and its '%s' changed since tracesim wrote it; "
+                          "refusing to replace it"
+                        : "%s already exists and holds '%s', which tracesim did not write; "
+                          "refusing to replace it",
+                   d->dir, name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Written last into the temporary directory: what a later run may replace. */
+static gboolean
+write_manifest (const TsOutputDir *d, GError **error)
+{
+  g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  if (!list_tree (d->tmp_dir, NULL, lines, error))
+    return FALSE;
+  g_autoptr (GString) text = g_string_new ("# written by " PACKAGE_STRING
+                                           ": what a later run may replace here\n");
+  for (guint i = 0; i < lines->len; i++)
+    g_string_append_printf (text, "%s\n", (char *) g_ptr_array_index (lines, i));
+  g_autofree char *path = g_build_filename (d->tmp_dir, TS_OUTPUT_MANIFEST, NULL);
+  return ts_output_dir_write_file (path, text->str, text->len, error);
 }
 
 /* `-o $HOME` must never delete a home directory: only a target holding
@@ -302,7 +462,12 @@ check_replaceable (const TsOutputDir *d, gboolean *exists, GError **error)
       return FALSE;
     }
   *exists = TRUE;
-  return check_tree (d, d->dir, NULL, error);
+  /* An empty directory (made for the output) holds nothing to lose. */
+  g_autoptr (GDir) dir = g_dir_open (d->dir, 0, NULL);
+  const char *first = dir ? g_dir_read_name (dir) : NULL;
+  if (dir && !first)
+    return TRUE;
+  return check_tree (d, first ? first : "?", error);
 }
 
 /* Create the parent of the target, remembering which directories we made so
@@ -332,17 +497,15 @@ make_parent (TsOutputDir *d, GError **error)
 }
 
 TsOutputDir *
-ts_output_dir_new (const char *dir, const char *const *entries, GError **error)
+ts_output_dir_new (const char *dir, GError **error)
 {
   g_return_val_if_fail (dir != NULL && *dir != '\0', NULL);
-  g_return_val_if_fail (entries != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   TsOutputDir *d = g_new0 (TsOutputDir, 1);
   d->dir = g_strdup (dir);
   for (gsize len = strlen (d->dir); len > 1 && d->dir[len - 1] == '/'; len--)
     d->dir[len - 1] = '\0';
-  d->entries = g_strdupv ((char **) entries);
   d->made_dirs = g_ptr_array_new_with_free_func (g_free);
 
   g_autofree char *base = g_path_get_basename (d->dir);
@@ -432,7 +595,7 @@ ts_output_dir_commit (TsOutputDir *d, GError **error)
   sigset_t old;
   ts_output_dir_hold_signals (&old);
   g_autofree char *tmp = g_strdup (d->tmp_dir);
-  gboolean ok = move_into_place (d, error);
+  gboolean ok = write_manifest (d, error) && move_into_place (d, error);
   if (ok)
     ts_output_dir_unguard (tmp);
   ts_output_dir_release_signals (&old);

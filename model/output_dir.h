@@ -6,10 +6,11 @@
  * target untouched. Used by the OTF2 archive writer.
  *
  * An existing target is replaced only if everything in it, at any depth, is
- * among the entries the caller names (those of an earlier output of the same
- * kind): pointing the output at a directory with other files, or with a file
- * of the user's inside one of those entries, is refused rather than deleting
- * them.
+ * what an earlier output wrote there, as its manifest (TS_OUTPUT_MANIFEST,
+ * written with the outputs) lists it: pointing the output at a directory
+ * with other files, or with a file of the user's anywhere inside, or one of
+ * tracesim's files changed since, is refused rather than deleting them. An
+ * empty directory is replaced.
  *
  * Error contract: functions taking GError** return FALSE/NULL and set it on
  * failure (domain G_IO_ERROR, the path in the message). */
@@ -23,21 +24,22 @@ G_BEGIN_DECLS
 
 typedef struct TsOutputDir TsOutputDir;
 
+/* The manifest's name in an output directory, and the largest one read. */
+#define TS_OUTPUT_MANIFEST ".tracesim-manifest"
+#define TS_OUTPUT_MANIFEST_MAX (64 << 20)
+
 /* Create the temporary directory for target @dir, creating the parent of @dir
- * if needed. @entries is a NULL-terminated list of the paths an existing @dir
- * may hold and still be replaced (copied): '/'-separated below @dir, with
- * '*' and '?' matching within one component (e.g. "*.evt" below
- * "predicted/traces"); a directory's contents must be listed too. Caller frees the result with
- * ts_output_dir_commit() or ts_output_dir_discard(). */
-TsOutputDir *ts_output_dir_new (const char *dir, const char *const *entries, GError **error);
+ * if needed. Caller frees the result with ts_output_dir_commit() or
+ * ts_output_dir_discard(). */
+TsOutputDir *ts_output_dir_new (const char *dir, GError **error);
 
 /* Path to write into until commit. Owned by @d. */
 const char *ts_output_dir_get_tmp_path (const TsOutputDir *d);
 /* The target, trailing slashes removed. Owned by @d. */
 const char *ts_output_dir_get_path (const TsOutputDir *d);
 
-/* Rename the temporary directory to the target, replacing an old target only
- * once the new one is in place. On failure the temporary directory is removed.
+/* Write the manifest, and rename the temporary directory to the target,
+ * replacing an old target only once the new one is in place. On failure the temporary directory is removed.
  * Frees @d whatever the outcome. */
 gboolean ts_output_dir_commit (TsOutputDir *d, GError **error);
 /* Remove the temporary directory and any parent directories new() created
@@ -67,6 +69,13 @@ void ts_output_dir_release_signals (const sigset_t *old);
 /* Remove @path too if the process is interrupted, until unguarded. */
 void ts_output_dir_guard (const char *path);
 void ts_output_dir_unguard (const char *path);
+
+/* @path as the user will know it: every "NAME.tmp-XXXXXX" component of a
+ * temporary directory shown as NAME. Caller frees. */
+char *ts_output_dir_user_path (const char *path);
+/* Write @len bytes to @path; on failure an error naming the file as the user
+ * knows it and the system's reason ("No space left on device"). */
+gboolean ts_output_dir_write_file (const char *path, const char *data, gsize len, GError **error);
 
 /* Remove @path and everything below it without following symbolic links.
  * Returns FALSE if something could not be removed. */

@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include "output/summary.h"
+#include "model/output_dir.h"
 
 #include <math.h>
 
@@ -206,7 +207,7 @@ gboolean
 ts_json_write_file (JsonNode *root, const char *path, GError **error)
 {
   g_autofree char *text = ts_json_to_text (root);
-  return g_file_set_contents (path, text, -1, error);
+  return ts_output_dir_write_file (path, text, strlen (text), error);
 }
 
 gboolean

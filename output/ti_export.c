@@ -315,9 +315,16 @@ ts_ti_export_rank (const TsTrace *trace, TsActionStream *stream, guint rank, dou
 }
 
 /* What `convert -o DIR` owns: an old output made of these may be replaced. */
-static const char *const output_entries[] = {
-  "traces.txt", "ranks", "ranks/rank-*.txt", NULL
-};
+/* FALSE, with the file as the user will know it and errno's reason. */
+static gboolean
+write_failed (const char *path, GError **error)
+{
+  int saved = errno;
+  g_autofree char *shown = ts_output_dir_user_path (path);
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: cannot write: %s", shown,
+               g_strerror (saved));
+  return FALSE;
+}
 
 static gboolean
 export_ti (const TsTrace *trace, const TsCalibration *calibration, const char *dir,
@@ -343,23 +350,15 @@ export_ti (const TsTrace *trace, const TsCalibration *calibration, const char *d
       g_string_append_printf (list, "%s\n", name);
       FILE *f = fopen (path, "w");
       if (!f)
-        {
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", path,
-                       g_strerror (errno));
-          return FALSE;
-        }
+        return write_failed (path, error);
       gboolean ok = ts_ti_export_rank (trace, stream, r, host_speed, f, stats, error);
       if (fclose (f) != 0 && ok)
-        {
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", path,
-                       g_strerror (errno));
-          ok = FALSE;
-        }
+        ok = write_failed (path, error);
       if (!ok)
         return FALSE;
     }
   g_autofree char *list_path = g_build_filename (dir, "traces.txt", NULL);
-  return g_file_set_contents (list_path, list->str, list->len, error);
+  return ts_output_dir_write_file (list_path, list->str, list->len, error);
 }
 
 gboolean
@@ -372,7 +371,7 @@ ts_ti_export_trace (const char *trace_path, const char *output_dir, double host_
   g_autoptr (TsCalibration) calibration = ts_calibration_compute (trace, error);
   if (!calibration)
     return FALSE;
-  TsOutputDir *dir = ts_output_dir_new (output_dir, output_entries, error);
+  TsOutputDir *dir = ts_output_dir_new (output_dir, error);
   if (!dir)
     return FALSE;
   stats->ranks = ts_calibration_n_ranks (calibration);

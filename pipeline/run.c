@@ -18,12 +18,6 @@
 #include <sys/resource.h>
 
 /* What an output directory of `run` may hold and still be replaced. */
-static const char *const output_entries[] = {
-  "summary.json", "platform.xml", "waitstates.csv",
-  "predicted", "predicted/traces.otf2", "predicted/traces.def", "predicted/traces",
-  "predicted/traces/*.evt", "predicted/traces/*.def", NULL
-};
-
 void
 ts_run_options_init (TsRunOptions *o)
 {
@@ -371,7 +365,7 @@ write_outputs (Run *run, GError **error)
       ts_csv_append_wait_states (csv, "original", run->trace, run->original_waits);
       ts_csv_append_wait_states (csv, "predicted", run->pw.trace, run->pw.wait_states);
       g_autofree char *path = g_build_filename (tmp, "waitstates.csv", NULL);
-      if (!g_file_set_contents (path, csv->str, csv->len, error))
+      if (!ts_output_dir_write_file (path, csv->str, csv->len, error))
         return FALSE;
       g_ptr_array_add (r->written, g_strdup ("waitstates.csv"));
     }
@@ -414,7 +408,7 @@ ts_run (const TsRunOptions *o, GError **error)
 {
   Run run = { .o = o, .t0 = g_get_monotonic_time () };
   gboolean ok = prepare (&run, error)
-                && (run.out = ts_output_dir_new (o->output_dir, output_entries, error))
+                && (run.out = ts_output_dir_new (o->output_dir, error))
                 && prepare_platform (&run, error) && choose_eager_threshold (&run, error);
   if (ok)
     phase_done (&run, "platform and eager threshold");

@@ -370,7 +370,7 @@ test_close_renames_into_place (void **state)
   g_autofree char *after = list_dir (f->base);
   assert_string_equal (after, "archive");
   g_autofree char *inside = list_dir (f->dir);
-  assert_string_equal (inside, "traces traces.def traces.otf2");
+  assert_string_equal (inside, ".tracesim-manifest traces traces.def traces.otf2");
 }
 
 /* Ensure that abort removes the temporary archive and the parent directories

@@ -1,9 +1,10 @@
 #!/bin/sh
-# An interrupted `tracesim run` leaves nothing behind: SIGINT or SIGTERM at
+# An interrupted `tracesim run` leaves nothing behind: SIGINT, SIGTERM or SIGHUP at
 # several moments of a run of about 2.5 s (64-rank halo exchange, 1500
 # iterations), in the first pass, the replay (SimGrid installs a SIGINT
 # handler of its own) and the writing. Each either finished (exit 0, a
-# complete output) or was interrupted: exit 130 / 143, a message saying so,
+# complete output) or was interrupted: exit 130 / 143 / 129, one line saying
+# which signal and which output it was writing (or that it wrote nothing yet),
 # no temporary beside the output directory nor a scratch directory in
 # TMPDIR, and the output directory either absent or, if the signal came after
 # it was renamed into place, complete. At least one run must have been
@@ -32,7 +33,7 @@ watch_for_hang () {
   touch "$work/hung"
 }
 for delay in 0.1 0.5 1.0 1.5 2.0; do
-  for sig in INT TERM; do
+  for sig in INT TERM HUP; do
     TMPDIR="$work/tmp" "$builddir/tracesim" run "$work/trace/traces.otf2" \
       -o "$work/outputs/out" -q 2> "$work/err" &
     pid=$!
@@ -57,9 +58,15 @@ for delay in 0.1 0.5 1.0 1.5 2.0; do
       [ "$left" = "out " ] || { echo "FAIL: $sig at $delay s: finished, but left: $left"; failures=$((failures + 1)); }
     else
       interrupted=$((interrupted + 1))
-      want=130; [ "$sig" = TERM ] && want=143
+      want=130; [ "$sig" = TERM ] && want=143; [ "$sig" = HUP ] && want=129
       [ "$rc" -eq "$want" ] || { echo "FAIL: $sig at $delay s: exit $rc, not $want: $(cat "$work/err")"; failures=$((failures + 1)); }
-      grep -q 'interrupted' "$work/err" || { echo "FAIL: $sig at $delay s: no message: $(cat "$work/err")"; failures=$((failures + 1)); }
+      said=$(cat "$work/err")
+      case "$said" in
+        "tracesim: "*" (SIG$sig) while writing $work/outputs/out: nothing of it was written"*|\
+        "tracesim: "*" (SIG$sig) before writing anything") ;;
+        *) echo "FAIL: $sig at $delay s: not the one line expected: $said"; failures=$((failures + 1)) ;;
+      esac
+      [ "$(wc -l < "$work/err")" -eq 1 ] || { echo "FAIL: $sig at $delay s: more than one line: $said"; failures=$((failures + 1)); }
       # Interrupted after the output was renamed into place, it is complete;
       # before, nothing is there.
       if [ "$left" = "out " ]; then
@@ -73,5 +80,5 @@ for delay in 0.1 0.5 1.0 1.5 2.0; do
   done
 done
 [ "$interrupted" -gt 0 ] || { echo "FAIL: no run was interrupted (all finished in 0.1 s?)"; failures=$((failures + 1)); }
-echo "$interrupted of 10 runs interrupted, $failures failures"
+echo "$interrupted of 15 runs interrupted, $failures failures"
 [ "$failures" -eq 0 ]

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -57,11 +58,25 @@ put (const char *dir, const char *name, const char *text)
   assert_true (g_file_set_contents (path, text, -1, NULL));
 }
 
-static const char *const our_entries[] = { "summary.json", "predicted", NULL };
+/* An earlier output at @target as tracesim writes one: summary.json
+ * (@summary) and predicted/0.evt, with its manifest. */
+static void
+write_output (const char *target, const char *summary)
+{
+  GError *error = NULL;
+  TsOutputDir *d = ts_output_dir_new (target, &error);
+  assert_non_null (d);
+  const char *tmp = ts_output_dir_get_tmp_path (d);
+  put (tmp, "summary.json", summary);
+  g_autofree char *predicted = g_build_filename (tmp, "predicted", NULL);
+  assert_int_equal (g_mkdir (predicted, 0755), 0);
+  put (predicted, "0.evt", "events");
+  assert_true (ts_output_dir_commit (d, &error));
+}
 
 /* Ensure the content is written beside the target (out.tmp-XXXXXX, in the
  * same parent, so that the rename is atomic) and is the target after commit,
- * with nothing else left in the parent. */
+ * with its manifest and nothing else left in the parent. */
 static void
 test_commit_renames_into_place (void **state)
 {
@@ -69,7 +84,7 @@ test_commit_renames_into_place (void **state)
   g_autofree char *target = g_build_filename (root, "out", NULL);
   g_autofree char *given = g_strconcat (target, "//", NULL);
   GError *error = NULL;
-  TsOutputDir *d = ts_output_dir_new (given, our_entries, &error);
+  TsOutputDir *d = ts_output_dir_new (given, &error);
   assert_non_null (d);
   assert_string_equal (ts_output_dir_get_path (d), target);
   g_autofree char *tmp_parent = g_path_get_dirname (ts_output_dir_get_tmp_path (d));
@@ -81,93 +96,121 @@ test_commit_renames_into_place (void **state)
   g_autofree char *top = listing (root);
   assert_string_equal (top, "out");
   g_autofree char *inside = listing (target);
-  assert_string_equal (inside, "summary.json");
+  assert_string_equal (inside, TS_OUTPUT_MANIFEST " summary.json");
+  /* The manifest lists the file with its size (2 bytes) and mtime. */
+  g_autofree char *manifest_path = g_build_filename (target, TS_OUTPUT_MANIFEST, NULL);
+  g_autofree char *manifest = NULL;
+  assert_true (g_file_get_contents (manifest_path, &manifest, NULL, NULL));
+  assert_non_null (strstr (manifest, "\nf 2 "));
+  assert_non_null (strstr (manifest, " summary.json\n"));
 }
 
-/* Ensure an earlier output of the same kind is replaced as a whole: its
- * old files are gone, the new ones are there. */
+/* Ensure an earlier output is replaced as a whole: its old files are gone,
+ * the new ones are there. */
 static void
 test_replaces_earlier_output (void **state)
 {
   const char *root = *state;
   g_autofree char *target = g_build_filename (root, "out", NULL);
-  assert_int_equal (g_mkdir (target, 0755), 0);
-  put (target, "summary.json", "old");
-  g_autofree char *predicted = g_build_filename (target, "predicted", NULL);
-  assert_int_equal (g_mkdir (predicted, 0755), 0);
-  TsOutputDir *d = ts_output_dir_new (target, our_entries, NULL);
+  write_output (target, "old");
+  TsOutputDir *d = ts_output_dir_new (target, NULL);
   assert_non_null (d);
   put (ts_output_dir_get_tmp_path (d), "summary.json", "new");
   assert_true (ts_output_dir_commit (d, NULL));
   g_autofree char *inside = listing (target);
-  assert_string_equal (inside, "summary.json");
+  assert_string_equal (inside, TS_OUTPUT_MANIFEST " summary.json");
   g_autofree char *path = g_build_filename (target, "summary.json", NULL);
   g_autofree char *text = NULL;
   assert_true (g_file_get_contents (path, &text, NULL, NULL));
   assert_string_equal (text, "new");
   g_autofree char *top = listing (root);
   assert_string_equal (top, "out");
+
+  /* An empty directory holds nothing to lose. */
+  g_autofree char *empty = g_build_filename (root, "empty", NULL);
+  assert_int_equal (g_mkdir (empty, 0755), 0);
+  d = ts_output_dir_new (empty, NULL);
+  assert_non_null (d);
+  assert_true (ts_output_dir_commit (d, NULL));
 }
 
-/* Ensure a target holding a file this output would not have written is
- * refused, naming the file, and left exactly as it was, with no temporary
- * directory beside it. */
+/* Ensure a target tracesim did not write (no manifest) is refused, even
+ * when its files have the names of tracesim's (a summary.json of the
+ * user's), and left exactly as it was, with no temporary directory beside
+ * it. */
 static void
 test_refuses_foreign_target (void **state)
 {
   const char *root = *state;
   g_autofree char *target = g_build_filename (root, "out", NULL);
   assert_int_equal (g_mkdir (target, 0755), 0);
-  put (target, "thesis.tex", "years of work");
+  put (target, "summary.json", "the user's own");
   GError *error = NULL;
-  assert_null (ts_output_dir_new (target, our_entries, &error));
+  assert_null (ts_output_dir_new (target, &error));
   assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS));
-  assert_non_null (strstr (error->message, "thesis.tex"));
+  assert_non_null (strstr (error->message, "holds 'summary.json', and no " TS_OUTPUT_MANIFEST));
   g_clear_error (&error);
   g_autofree char *inside = listing (target);
-  assert_string_equal (inside, "thesis.tex");
+  assert_string_equal (inside, "summary.json");
   g_autofree char *top = listing (root);
   assert_string_equal (top, "out");
 
   /* A regular file as the target is refused too. */
   g_autofree char *file = g_build_filename (root, "file", NULL);
   put (root, "file", "x");
-  assert_null (ts_output_dir_new (file, our_entries, &error));
+  assert_null (ts_output_dir_new (file, &error));
   assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY));
   g_clear_error (&error);
 }
 
-/* Ensure a file of the user's inside one of the output's own directories
- * is found too (an existing target is checked at every depth): with
- * "predicted" and "predicted/ *.evt" (no space) allowed, predicted/x/f.tex is
- * refused and kept, predicted/0.evt is replaced. */
+/* Ensure a file of the user's anywhere inside an earlier output is found
+ * (every level is checked against the manifest), and so is one of
+ * tracesim's files changed since: both refused and kept. */
 static void
 test_refuses_foreign_file_deep_inside (void **state)
 {
   const char *root = *state;
-  static const char *const nested[] = { "summary.json", "predicted", "predicted/*.evt", NULL };
   g_autofree char *target = g_build_filename (root, "out", NULL);
-  g_autofree char *predicted = g_build_filename (target, "predicted", NULL);
-  g_autofree char *x = g_build_filename (predicted, "x", NULL);
-  assert_int_equal (g_mkdir_with_parents (x, 0755), 0);
-  put (predicted, "0.evt", "old events");
+  write_output (target, "{}");
+  g_autofree char *x = g_build_filename (target, "predicted", "x", NULL);
+  assert_int_equal (g_mkdir (x, 0755), 0);
   put (x, "f.tex", "notes");
   GError *error = NULL;
-  assert_null (ts_output_dir_new (target, nested, &error));
+  assert_null (ts_output_dir_new (target, &error));
   assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS));
-  assert_non_null (strstr (error->message, "predicted/x"));
+  assert_non_null (strstr (error->message, "'predicted/x'"));
   g_clear_error (&error);
   g_autofree char *kept = listing (x);
   assert_string_equal (kept, "f.tex");
 
-  /* Without the user's directory, the earlier output is replaced whole. */
+  /* summary.json edited by the user (3 bytes where tracesim wrote 2). */
   assert_true (ts_output_dir_remove_tree (x));
-  TsOutputDir *d = ts_output_dir_new (target, nested, &error);
-  assert_non_null (d);
-  put (ts_output_dir_get_tmp_path (d), "summary.json", "{}");
-  assert_true (ts_output_dir_commit (d, &error));
-  g_autofree char *inside = listing (target);
-  assert_string_equal (inside, "summary.json");
+  g_autofree char *summary = g_build_filename (target, "summary.json", NULL);
+  put (target, "summary.json", "{ }");
+  assert_null (ts_output_dir_new (target, &error));
+  assert_non_null (strstr (error->message, "'summary.json' changed since"));
+  g_clear_error (&error);
+  g_autofree char *text = NULL;
+  assert_true (g_file_get_contents (summary, &text, NULL, NULL));
+  assert_string_equal (text, "{ }");
+}
+
+/* Ensure temporary directories are shown as their targets in messages,
+ * and a failed write names the file and the system's reason. */
+static void
+test_user_paths_in_errors (void **state)
+{
+  g_autofree char *shown = ts_output_dir_user_path ("/a/out.tmp-AB12cd/predicted.tmp-9xY7zW/t.def");
+  assert_string_equal (shown, "/a/out/predicted/t.def");
+  g_autofree char *kept = ts_output_dir_user_path ("/a/b.tmp-x/.tmp-ABCDEF/c");
+  assert_string_equal (kept, "/a/b.tmp-x/.tmp-ABCDEF/c");
+  g_autofree char *path = g_build_filename (*state, "out.tmp-QWERTY", "no", "summary.json", NULL);
+  GError *error = NULL;
+  assert_false (ts_output_dir_write_file (path, "{}", 2, &error));
+  g_autofree char *want = g_strconcat (*state, "/out/no/summary.json: cannot write: ",
+                                       g_strerror (ENOENT), NULL);
+  assert_string_equal (error->message, want);
+  g_clear_error (&error);
 }
 
 /* Ensure discard removes the temporary directory and the parents new()
@@ -177,7 +220,7 @@ test_discard_leaves_nothing (void **state)
 {
   const char *root = *state;
   g_autofree char *target = g_build_filename (root, "a", "b", "out", NULL);
-  TsOutputDir *d = ts_output_dir_new (target, our_entries, NULL);
+  TsOutputDir *d = ts_output_dir_new (target, NULL);
   assert_non_null (d);
   put (ts_output_dir_get_tmp_path (d), "summary.json", "{}");
   ts_output_dir_discard (d);
@@ -213,6 +256,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_replaces_earlier_output, setup, teardown),
     cmocka_unit_test_setup_teardown (test_refuses_foreign_target, setup, teardown),
     cmocka_unit_test_setup_teardown (test_refuses_foreign_file_deep_inside, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_user_paths_in_errors, setup, teardown),
     cmocka_unit_test_setup_teardown (test_discard_leaves_nothing, setup, teardown),
     cmocka_unit_test_setup_teardown (test_remove_tree_keeps_link_targets, setup, teardown),
   };
