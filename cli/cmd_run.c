@@ -12,6 +12,8 @@ typedef struct {
   char *platform;
   char *output;
   char *hostfile;
+  int ranks_per_node;
+  char *placement;
   char *eager;             /* NULL: inferred from the trace (calibrate/eager.h) */
   char **cfg;
   gboolean quiet;
@@ -29,6 +31,7 @@ run_args_clear (RunArgs *a)
   g_free (a->platform);
   g_free (a->output);
   g_free (a->hostfile);
+  g_free (a->placement);
   g_free (a->eager);
   g_strfreev (a->cfg);
   g_strfreev (a->hypotheses);
@@ -44,6 +47,26 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
   o->output_dir = a->output;
   o->platform = a->platform;
   o->hostfile = a->hostfile;
+  if (a->ranks_per_node < 0 || a->ranks_per_node > 1000000)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--ranks-per-node %d: give a whole number from 1 to 1000000", a->ranks_per_node);
+      return FALSE;
+    }
+  o->ranks_per_node = a->ranks_per_node;
+  if (a->placement && !ts_placement_parse (a->placement, &o->placement))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--placement '%.40s': block or cyclic", a->placement);
+      return FALSE;
+    }
+  if (a->hostfile && (a->placement || a->ranks_per_node))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--hostfile places every rank itself: give it without --placement and "
+                   "--ranks-per-node");
+      return FALSE;
+    }
   o->simgrid_cfg = (const char *const *) a->cfg;
   o->hypotheses = (const char *const *) a->hypotheses;
   o->trace_speed = a->trace_speed;
@@ -111,6 +134,11 @@ ts_cmd_run (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &a.output, "output directory (required)", "DIR" },
     { "hostfile", 0, 0, G_OPTION_ARG_FILENAME, &a.hostfile,
       "host of each rank, one name per line (default: block mapping)", "FILE" },
+    { "ranks-per-node", 0, 0, G_OPTION_ARG_INT, &a.ranks_per_node,
+      "ranks on each node (default: one per core)", "N" },
+    { "placement", 0, 0, G_OPTION_ARG_STRING, &a.placement,
+      "how ranks fill the nodes: block (default: 0..N-1 on the first) or cyclic (one per "
+      "node in turn)", "block|cyclic" },
     { "eager-threshold", 0, 0, G_OPTION_ARG_STRING, &a.eager,
       "messages smaller than this do not wait for the receiver (default: inferred from the "
       "trace, " G_STRINGIFY (TS_EAGER_DEFAULT_THRESHOLD) " without evidence)",

@@ -33,6 +33,13 @@ static const Command commands[] = {
     "write a cluster platform fitted to a trace's own timings",
     "Writes the SimGrid platform file given with -o: one host per rank, latency and\n"
     "bandwidth fitted to the trace's blocking receives." },
+  { "platform", ts_cmd_platform, "-o FILE",
+    "write a cluster platform described in a few words (nodes, cores, topology, network)",
+    "Writes the SimGrid platform file given with -o (replaced only if tracesim wrote it):\n"
+    "nodes of several cores on a flat, fat-tree, torus or dragonfly network, each node\n"
+    "with a link to the network and a loopback link for messages between its own ranks.\n"
+    "Network presets: ib-hdr, ib-ndr, 100gbe, 200gbe, slingshot, omni-path.\n"
+    "--describe FILE says what any platform file holds. doc/platforms.md has the details." },
   { "hypotheses", ts_cmd_hypotheses, "check FILE... TRACE",
     "check hypothesis files against a trace (hypotheses check)",
     "  check FILE... TRACE     parse the files, bind them to the trace's regions and\n"

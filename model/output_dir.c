@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -619,4 +620,50 @@ ts_output_dir_discard (TsOutputDir *d)
   for (guint i = 0; i < d->made_dirs->len; i++)
     g_rmdir (g_ptr_array_index (d->made_dirs, i));
   output_dir_free (d);
+}
+
+gboolean
+ts_output_file_write (const char *path, const char *data, gsize len, const char *mark,
+                      GError **error)
+{
+  GStatBuf st;
+  if (g_lstat (path, &st) == 0)
+    {
+      char head[4097] = "";
+      FILE *f = S_ISREG (st.st_mode) ? fopen (path, "r") : NULL;
+      size_t got = f ? fread (head, 1, sizeof head - 1, f) : 0;
+      head[got] = '\0';
+      if (f)
+        fclose (f);
+      if (!strstr (head, mark))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                       "%s already exists and tracesim did not write it; refusing to replace "
+                       "it (remove it, or give another file)", path);
+          return FALSE;
+        }
+    }
+  g_autofree char *tmp = g_strconcat (path, ".tmp-XXXXXX", NULL);
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
+  int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0666);
+  if (fd >= 0)
+    ts_output_dir_guard (tmp);
+  ts_output_dir_release_signals (&old);
+  if (fd < 0)
+    {
+      set_errno_error (error, errno, "cannot create a file beside %s: %s", path);
+      return FALSE;
+    }
+  close (fd);
+  gboolean ok = ts_output_dir_write_file (tmp, data, len, error);
+  if (ok && g_rename (tmp, path) != 0)
+    {
+      set_errno_error (error, errno, "cannot rename into %s: %s", path);
+      ok = FALSE;
+    }
+  if (!ok)
+    g_unlink (tmp);
+  ts_output_dir_unguard (tmp);
+  return ok;
 }

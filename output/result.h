@@ -34,7 +34,9 @@ typedef struct {
   char *trace;               /* the trace's anchor path as given */
   GArray *hypotheses;        /* TsInputFile, in the order applied */
   TsInputFile platform;      /* path NULL: calibrated from the trace */
-  char *hostfile;            /* NULL: block mapping */
+  char *hostfile;            /* NULL: placement */
+  guint ranks_per_node;      /* 0: one rank per core */
+  const char *placement;     /* "block" or "cyclic" (static string) */
   gboolean eager_inferred;   /* eager threshold taken from the trace */
   double trace_speed;
   gboolean exact_cpu;

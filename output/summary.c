@@ -63,6 +63,13 @@ add_inputs (JsonBuilder *b, const TsRunInputs *in)
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "options");
   json_builder_begin_object (b);
+  json_builder_set_member_name (b, "ranks_per_node");
+  if (in->ranks_per_node)
+    json_builder_add_int_value (b, in->ranks_per_node);
+  else
+    json_builder_add_string_value (b, "cores");
+  json_builder_set_member_name (b, "placement");
+  json_builder_add_string_value (b, in->hostfile ? "hostfile" : in->placement);
   json_builder_set_member_name (b, "eager_threshold");
   json_builder_add_string_value (b, in->eager_inferred ? "inferred" : "given");
   json_builder_set_member_name (b, "binomial_tree");

@@ -170,6 +170,8 @@ configure_replay (Run *run, GError **error)
   g_ptr_array_add (run->cfg, NULL);
   run->replay.simgrid_cfg = (const char *const *) run->cfg->pdata;
   run->replay.hostfile = o->hostfile;
+  run->replay.ranks_per_node = o->ranks_per_node;
+  run->replay.placement = o->placement;
   run->replay.trace_speed = o->trace_speed;
   run->replay.exact_cpu = o->exact_cpu;
   run->replay.progress = o->progress;
@@ -302,6 +304,8 @@ record_inputs (Run *run, GError **error)
       in->platform = input_file (o->platform, text, len);
     }
   in->hostfile = g_strdup (o->hostfile);
+  in->ranks_per_node = o->ranks_per_node;
+  in->placement = o->placement == TS_PLACEMENT_CYCLIC ? "cyclic" : "block";
   in->eager_inferred = !o->eager_given;
   in->trace_speed = o->trace_speed;
   in->exact_cpu = o->exact_cpu;

@@ -12,6 +12,7 @@
 
 #include <glib.h>
 #include "calibrate/binomial.h"
+#include "sim/replay.h"
 #include "output/result.h"
 
 G_BEGIN_DECLS
@@ -20,7 +21,9 @@ typedef struct {
   const char *trace;             /* anchor file; required */
   const char *output_dir;        /* required; replaced only if it is tracesim's own */
   const char *platform;          /* SimGrid XML; NULL: a cluster calibrated from the trace */
-  const char *hostfile;          /* host per rank; NULL: block mapping */
+  const char *hostfile;          /* host per rank; NULL: placement */
+  guint ranks_per_node;          /* 0: one rank per core */
+  TsPlacement placement;         /* without a hostfile */
   gboolean eager_given;          /* FALSE: infer the eager threshold from the trace */
   guint64 eager_threshold;       /* bytes, when given */
   const char *const *simgrid_cfg; /* "ITEM:VALUE" items, NULL-terminated; may be NULL */

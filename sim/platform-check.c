@@ -2,6 +2,7 @@
 
 #include "sim/platform-check.h"
 #include "sim/replay.h"
+#include "sim/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,74 +12,22 @@
 #include <string.h>
 
 /* What an attribute holds, by element and attribute name. */
-typedef enum { VALUE_SPEED, VALUE_BANDWIDTH, VALUE_LATENCY } ValueKind;
-
 typedef struct {
   const char *element, *attribute;
-  ValueKind kind;
+  TsUnitKind kind;
 } Checked;
 
 static const Checked checked[] = {
-  { "host", "speed", VALUE_SPEED },           { "cluster", "speed", VALUE_SPEED },
-  { "peer", "speed", VALUE_SPEED },           { "link", "bandwidth", VALUE_BANDWIDTH },
-  { "link", "latency", VALUE_LATENCY },       { "backbone", "bandwidth", VALUE_BANDWIDTH },
-  { "backbone", "latency", VALUE_LATENCY },   { "cluster", "bw", VALUE_BANDWIDTH },
-  { "cluster", "lat", VALUE_LATENCY },        { "cluster", "bb_bw", VALUE_BANDWIDTH },
-  { "cluster", "bb_lat", VALUE_LATENCY },     { "cluster", "loopback_bw", VALUE_BANDWIDTH },
-  { "cluster", "loopback_lat", VALUE_LATENCY }, { "cluster", "limiter_link", VALUE_BANDWIDTH },
-  { "peer", "bw_in", VALUE_BANDWIDTH },       { "peer", "bw_out", VALUE_BANDWIDTH },
-  { "peer", "lat", VALUE_LATENCY },
+  { "host", "speed", TS_UNIT_SPEED },           { "cluster", "speed", TS_UNIT_SPEED },
+  { "peer", "speed", TS_UNIT_SPEED },           { "link", "bandwidth", TS_UNIT_BANDWIDTH },
+  { "link", "latency", TS_UNIT_LATENCY },       { "backbone", "bandwidth", TS_UNIT_BANDWIDTH },
+  { "backbone", "latency", TS_UNIT_LATENCY },   { "cluster", "bw", TS_UNIT_BANDWIDTH },
+  { "cluster", "lat", TS_UNIT_LATENCY },        { "cluster", "bb_bw", TS_UNIT_BANDWIDTH },
+  { "cluster", "bb_lat", TS_UNIT_LATENCY },     { "cluster", "loopback_bw", TS_UNIT_BANDWIDTH },
+  { "cluster", "loopback_lat", TS_UNIT_LATENCY }, { "cluster", "limiter_link", TS_UNIT_BANDWIDTH },
+  { "peer", "bw_in", TS_UNIT_BANDWIDTH },       { "peer", "bw_out", TS_UNIT_BANDWIDTH },
+  { "peer", "lat", TS_UNIT_LATENCY },
 };
-
-/* SimGrid's units (doc: "Platform Description: units"). */
-static gboolean
-unit_known (ValueKind kind, const char *unit)
-{
-  static const char *const prefixes[] = { "", "k", "K", "M", "G", "T", "P", "E", "Z", "Y",
-                                          "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", NULL };
-  static const char *const times[] = { "w", "d", "h", "m", "s", "ms", "us", "ns", "ps", NULL };
-  if (kind == VALUE_LATENCY)
-    {
-      for (guint i = 0; times[i]; i++)
-        if (strcmp (unit, times[i]) == 0)
-          return TRUE;
-      return FALSE;
-    }
-  const char *const *bases = kind == VALUE_SPEED ? (const char *const[]) { "f", "flops", NULL }
-                                                 : (const char *const[]) { "Bps", "bps", NULL };
-  for (guint p = 0; prefixes[p]; p++)
-    for (guint b = 0; bases[b]; b++)
-      if (g_str_has_prefix (unit, prefixes[p]) && strcmp (unit + strlen (prefixes[p]), bases[b]) == 0)
-        return TRUE;
-  return FALSE;
-}
-
-static const char *const kind_names[] = { "speed", "bandwidth", "latency" };
-static const char *const kind_examples[] = { "1Gf", "10GBps or 100Gbps", "1us" };
-
-/* One value ("1Gf"), or NULL if fine; the message says why not. */
-static char *
-check_value (ValueKind kind, const char *text)
-{
-  char *end;
-  double v = g_ascii_strtod (text, &end);
-  if (end == text)
-    return g_strdup_printf ("'%.40s' is not a number with a unit (e.g. %s)", text,
-                            kind_examples[kind]);
-  if (!isfinite (v))
-    return g_strdup_printf ("%s '%.40s' is not finite", kind_names[kind], text);
-  if (*end == '\0')
-    return g_strdup_printf ("%s '%.40s' has no unit (e.g. %s): SimGrid would read a bare "
-                            "number in its base unit", kind_names[kind], text,
-                            kind_examples[kind]);
-  if (!unit_known (kind, end))
-    return g_strdup_printf ("%s '%.40s': unknown unit '%.20s' (e.g. %s)", kind_names[kind],
-                            text, end, kind_examples[kind]);
-  if (kind == VALUE_LATENCY ? v < 0 : v <= 0)
-    return g_strdup_printf ("%s '%.40s' must be %s", kind_names[kind], text,
-                            kind == VALUE_LATENCY ? "zero or more" : "more than zero");
-  return NULL;
-}
 
 typedef struct {
   const char *text;
@@ -137,7 +86,7 @@ on_start (GMarkupParseContext *context, const char *element, const char **names,
         g_auto (GStrv) parts = g_strsplit (values[a], ",", -1);
         for (guint p = 0; parts[p]; p++)
           {
-            g_autofree char *why = check_value (checked[c].kind, g_strstrip (parts[p]));
+            g_autofree char *why = ts_unit_parse (checked[c].kind, g_strstrip (parts[p]), NULL);
             if (why)
               {
                 g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,

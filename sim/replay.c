@@ -154,35 +154,93 @@ map_by_hostfile (TsSimulation *sim, GError **error)
   return ok;
 }
 
+gboolean
+ts_placement_parse (const char *text, TsPlacement *placement)
+{
+  if (g_ascii_strcasecmp (text, "block") == 0)
+    *placement = TS_PLACEMENT_BLOCK;
+  else if (g_ascii_strcasecmp (text, "cyclic") == 0)
+    *placement = TS_PLACEMENT_CYCLIC;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* node-2 before node-10, as a user counts them (SimGrid lists by name). */
+static gint
+compare_hosts (gconstpointer a, gconstpointer b)
+{
+  g_autofree char *ka = g_utf8_collate_key_for_filename (sg_host_get_name (*(sg_host_t *) a), -1);
+  g_autofree char *kb = g_utf8_collate_key_for_filename (sg_host_get_name (*(sg_host_t *) b), -1);
+  return strcmp (ka, kb);
+}
+
+/* Ranks on the first nodes, @capacity each at most (block: filling each in
+ * turn; cyclic: one per node in turn, over as few nodes as hold them all). */
+static gboolean
+place_ranks (TsSimulation *sim, sg_host_t *hosts, size_t n_hosts, GError **error)
+{
+  const TsReplayOptions *o = sim->options;
+  guint *capacity = g_new (guint, n_hosts);
+  guint64 slots = 0;
+  size_t used = 0;
+  for (size_t h = 0; h < n_hosts; h++)
+    {
+      guint cores = MAX (1, sg_host_core_count (hosts[h]));
+      capacity[h] = o->ranks_per_node ? o->ranks_per_node : cores;
+      if (slots < sim->n_ranks)
+        {
+          slots += capacity[h];
+          used = h + 1;
+        }
+      if (o->ranks_per_node > cores && h < used)
+        {
+          g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                       "%s: host %s has %u cores, fewer than --ranks-per-node %u",
+                       o->platform_name ? o->platform_name : o->platform_path,
+                       sg_host_get_name (hosts[h]), cores, o->ranks_per_node);
+          g_free (capacity);
+          return FALSE;
+        }
+    }
+  const char *platform = o->platform_name ? o->platform_name : o->platform_path;
+  if (slots < sim->n_ranks && o->ranks_per_node)
+    g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                 "%s: %u ranks at %u per node need %u nodes, and the platform has %zu", platform,
+                 sim->n_ranks, o->ranks_per_node,
+                 (sim->n_ranks + o->ranks_per_node - 1) / o->ranks_per_node, n_hosts);
+  else if (slots < sim->n_ranks)
+    g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                 "%s: %u ranks need %u cores (one rank per core), and the platform's %zu hosts "
+                 "have %" G_GUINT64_FORMAT " (give a bigger platform, or a hostfile)", platform,
+                 sim->n_ranks, sim->n_ranks, n_hosts, slots);
+  if (slots < sim->n_ranks)
+    {
+      g_free (capacity);
+      return FALSE;
+    }
+  size_t h = 0;
+  for (guint r = 0; r < sim->n_ranks; r++)
+    {
+      while (capacity[h] == 0)
+        h = (h + 1) % used;
+      sim->ranks[r].host = hosts[h];
+      capacity[h]--;
+      if (o->placement == TS_PLACEMENT_CYCLIC)
+        h = (h + 1) % used;
+    }
+  g_free (capacity);
+  return TRUE;
+}
+
 static gboolean
 map_ranks (TsSimulation *sim, GError **error)
 {
   const TsReplayOptions *o = sim->options;
   size_t n_hosts = sg_host_count ();
   sg_host_t *hosts = sg_host_list ();
-  gboolean ok = TRUE;
-
-  if (o->hostfile)
-    ok = map_by_hostfile (sim, error);
-  else
-    {
-      /* Block mapping: fill each host's cores in platform order. */
-      guint slots = 0;
-      for (size_t h = 0; h < n_hosts; h++)
-        slots += MAX (1, sg_host_core_count (hosts[h]));
-      if (slots < sim->n_ranks)
-        {
-          g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                       "%s: the platform has %zu hosts with %u cores in all, but the trace "
-                       "has %u ranks (one rank per core; give a bigger platform or a hostfile)",
-                       o->platform_path, n_hosts, slots, sim->n_ranks);
-          ok = FALSE;
-        }
-      guint r = 0;
-      for (size_t h = 0; h < n_hosts && ok && r < sim->n_ranks; h++)
-        for (int c = 0; c < MAX (1, sg_host_core_count (hosts[h])) && r < sim->n_ranks; c++)
-          sim->ranks[r++].host = hosts[h];
-    }
+  qsort (hosts, n_hosts, sizeof *hosts, (int (*) (const void *, const void *)) compare_hosts);
+  gboolean ok = o->hostfile ? map_by_hostfile (sim, error) : place_ranks (sim, hosts, n_hosts, error);
   free (hosts);
   if (ok && !o->exact_cpu)
     {

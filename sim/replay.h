@@ -29,10 +29,21 @@ typedef enum {
   TS_REPLAY_ERROR_OUTPUT,    /* the predicted archive could not be written */
 } TsReplayError;
 
+/* How ranks fill the nodes without a hostfile: block puts ranks 0..k-1 on the
+ * first node, cyclic deals them out one per node in turn (Slurm's
+ * --distribution=block and cyclic). */
+typedef enum { TS_PLACEMENT_BLOCK, TS_PLACEMENT_CYCLIC } TsPlacement;
+/* "block" or "cyclic"; FALSE if neither. */
+gboolean ts_placement_parse (const char *text, TsPlacement *placement);
+
 typedef struct {
   const char *platform_path;   /* SimGrid XML platform; required */
   const char *platform_name;   /* how messages name it; NULL: platform_path */
-  const char *hostfile;        /* one host name per line, rank order; NULL: block mapping */
+  const char *hostfile;        /* one host name per line, rank order; NULL: placement */
+  /* Without a hostfile: ranks on each node (0: as many as it has cores),
+   * nodes taken in the order of their names, numbers compared as numbers. */
+  guint ranks_per_node;
+  TsPlacement placement;
   guint64 eager_threshold;     /* bytes: smaller messages do not wait for the receiver */
   const char *predicted_dir;   /* write the predicted archive here; NULL: do not */
   const char *const *simgrid_cfg; /* extra "--cfg=..." words, NULL-terminated; may be NULL */

@@ -25,7 +25,8 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "polling-faster", "polling-slower", "sendrecv-ring",
                                          "rendezvous-cost", "rendezvous-descheduled", "sub-tick",
                                          "empty-bcast", "slow-collective", "crossed-sends",
-                                         "eager-send-cost", "test-completes", "openmpi-reduce", NULL };
+                                         "eager-send-cost", "test-completes", "openmpi-reduce",
+                                         "pingpong-one-node", "pingpong-two-nodes", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json;
  * sections nest ("wait_states.original.late_sender"). */
@@ -61,6 +62,28 @@ summary_values (const char *json, const char *dotted_key)
   return values;
 }
 
+/* The scenario's platform: a file of scenarios/ ("platform"), or one the
+ * generator writes from a [cluster] key file of the scenario ("cluster"). */
+static char *
+scenario_platform (GKeyFile *kf, const char *dir, const char *work)
+{
+  g_autofree char *cluster = g_key_file_get_string (kf, "scenario", "cluster", NULL);
+  if (!cluster)
+    {
+      g_autofree char *rel = g_key_file_get_string (kf, "scenario", "platform", NULL);
+      assert_non_null (rel);
+      return g_build_filename (ts_test_srcdir (), "scenarios", rel, NULL);
+    }
+  g_autofree char *config = g_build_filename (dir, cluster, NULL);
+  char *xml = g_build_filename (work, "platform.xml", NULL);
+  TsToolResult res = ts_run_tracesim ((const char *[]) { "platform", "--config", config, "-o", xml,
+                                                         NULL });
+  if (res.status != 0)
+    fail_msg ("tracesim platform --config %s failed: %s", config, res.err);
+  ts_tool_result_clear (&res);
+  return xml;
+}
+
 /* Ensure that every scenario's predicted summary matches its derivation. */
 static void
 test_scenario (void **state)
@@ -71,18 +94,24 @@ test_scenario (void **state)
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   GError *error = NULL;
   assert_true (g_key_file_load_from_file (kf, ini, G_KEY_FILE_NONE, &error));
-  g_autofree char *platform_rel = g_key_file_get_string (kf, "scenario", "platform", &error);
-  assert_non_null (platform_rel);
-  g_autofree char *platform = g_build_filename (ts_test_srcdir (), "scenarios", platform_rel, NULL);
-
   g_autofree char *work = ts_test_workdir (name);
-  g_autofree char *trace = ts_test_generate (work, dir);
+  g_autofree char *platform = scenario_platform (kf, dir, work);
+  /* The trace of another scenario, when the two differ only in how it runs. */
+  g_autofree char *trace_of = g_key_file_get_string (kf, "scenario", "trace_of", NULL);
+  g_autofree char *trace_dir = trace_of ? g_build_filename (ts_test_srcdir (), "scenarios",
+                                                            trace_of, NULL)
+                                        : g_strdup (dir);
+  g_autofree char *trace = ts_test_generate (work, trace_dir);
   g_autofree char *out = g_build_filename (work, "out", NULL);
   g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
   for (const char *const *w = (const char *const[]) { "run", trace, "-p", platform, "-o", out, "-q",
                                                       NULL };
        *w; w++)
     g_ptr_array_add (args, g_strdup (*w));
+  /* Optional run options ("--ranks-per-node", "2"). */
+  g_auto (GStrv) options = g_key_file_get_string_list (kf, "scenario", "options", NULL, NULL);
+  for (guint i = 0; options && options[i]; i++)
+    g_ptr_array_add (args, g_strdup (options[i]));
   /* Optional hypothesis files, relative to the scenario, applied in order. */
   g_auto (GStrv) hyps = g_key_file_get_string_list (kf, "scenario", "hypotheses", NULL, NULL);
   for (guint i = 0; hyps && hyps[i]; i++)

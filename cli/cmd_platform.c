@@ -1,0 +1,119 @@
+#include <config.h>
+
+#include "cli/commands.h"
+#include "model/output_dir.h"
+#include "sim/cluster.h"
+#include "sim/platform-check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  char *output, *config, *topology, *network, *intra_node, *speed, *describe;
+  int nodes, cores;
+} PlatformOptions;
+
+static void
+options_clear (PlatformOptions *o)
+{
+  g_free (o->output);
+  g_free (o->config);
+  g_free (o->topology);
+  g_free (o->network);
+  g_free (o->intra_node);
+  g_free (o->speed);
+  g_free (o->describe);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PlatformOptions, options_clear)
+
+/* The key file first, then the options, which override it. */
+static gboolean
+build (TsCluster *c, const PlatformOptions *o, GError **error)
+{
+  if (o->config)
+    {
+      g_autoptr (GKeyFile) file = g_key_file_new ();
+      if (!g_key_file_load_from_file (file, o->config, G_KEY_FILE_NONE, error)
+          || !ts_cluster_load_key_file (c, file, o->config, error))
+        return FALSE;
+    }
+  if (o->nodes < 0 || o->cores < 0 || o->nodes > 1000000 || o->cores > 1000000)
+    {
+      g_set_error (error, TS_CLUSTER_ERROR, TS_CLUSTER_ERROR_INVALID,
+                   "--nodes and --cores take a whole number from 1 to 1000000");
+      return FALSE;
+    }
+  if (o->nodes)
+    c->nodes = o->nodes;
+  if (o->cores)
+    c->cores = o->cores;
+  g_autoptr (GKeyFile) given = g_key_file_new ();
+  if (o->speed)
+    g_key_file_set_string (given, "cluster", "speed", o->speed);
+  if (o->topology)
+    g_key_file_set_string (given, "cluster", "topology", o->topology);
+  if (o->network)
+    g_key_file_set_string (given, "cluster", "network", o->network);
+  if (o->intra_node)
+    g_key_file_set_string (given, "cluster", "intra-node", o->intra_node);
+  return (!g_key_file_has_group (given, "cluster")
+          || ts_cluster_load_key_file (c, given, "the options", error))
+         && ts_cluster_check (c, error);
+}
+
+static int
+describe (const char *path)
+{
+  GError *error = NULL;
+  if (!ts_platform_check_file (path, &error))
+    return ts_cmd_fail ("platform", error);
+  g_autofree char *words = ts_cluster_describe_file (path, &error);
+  if (!words)
+    return ts_cmd_fail ("platform", error);
+  printf ("%s:\n%s", path, words);
+  return 0;
+}
+
+int
+ts_cmd_platform (int argc, char **argv)
+{
+  g_auto (PlatformOptions) o = { 0 };
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "platform file to write", "FILE" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "number of nodes (implied by a topology)", "N" },
+    { "cores", 0, 0, G_OPTION_ARG_INT, &o.cores, "cores per node (default 1)", "N" },
+    { "speed", 0, 0, G_OPTION_ARG_STRING, &o.speed, "flop rate of a core (default 1Gf)", "SPEED" },
+    { "topology", 0, 0, G_OPTION_ARG_STRING, &o.topology,
+      "flat (default), fat-tree:2;8,8;1,8;1,1, torus:4,4,4 or dragonfly:2,2;2,1;2,1;2", "T" },
+    { "network", 0, 0, G_OPTION_ARG_STRING, &o.network,
+      "links between nodes: BANDWIDTH,LATENCY (200Gbps,1us) or a preset (default 10GBps,1us)",
+      "NET" },
+    { "intra-node", 0, 0, G_OPTION_ARG_STRING, &o.intra_node,
+      "between ranks of one node: BANDWIDTH,LATENCY (default 20GBps,0.3us)", "LINK" },
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &o.config,
+      "read the description from a key file's [cluster] group (options override it)", "FILE" },
+    { "describe", 0, 0, G_OPTION_ARG_FILENAME, &o.describe,
+      "say what a platform file holds, in plain words, and write nothing", "FILE" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = ts_cmd_context ("platform", entries);
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return ts_cmd_fail ("platform", error);
+  if (argc != 1)
+    return ts_cmd_usage_error ("platform", "tracesim platform takes options only");
+  if (o.describe)
+    return describe (o.describe);
+  if (!o.output)
+    return ts_cmd_usage_error ("platform", "give the file to write with -o (or --describe FILE)");
+  g_auto (TsCluster) c;
+  ts_cluster_init (&c);
+  if (!build (&c, &o, &error))
+    return ts_cmd_fail ("platform", error);
+  g_autofree char *xml = ts_cluster_to_xml (&c);
+  if (!ts_output_file_write (o.output, xml, strlen (xml), TS_CLUSTER_XML_MARK, &error))
+    return ts_cmd_fail ("platform", error);
+  g_autofree char *words = ts_cluster_describe (&c);
+  printf ("%s:\n%s", o.output, words);
+  return 0;
+}

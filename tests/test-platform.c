@@ -1,0 +1,240 @@
+/* sim/cluster.c and `tracesim platform`: a cluster described in a few words,
+ * the SimGrid platform it makes, and the run options that place ranks on
+ * its nodes. Expected values are worked out in the comments. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "sim/cluster.h"
+#include "sim/replay.h"
+#include "sim/units.h"
+#include "tests/tool-run.h"
+
+/* Ensure SimGrid's units convert to SI: 200 Gb/s is 25e9 B/s, 1 us 1e-6 s,
+ * 2 GiBps 2 x 2^30 B/s; a unitless or unknown unit, and 0 bandwidth, are
+ * refused with the reason. */
+static void
+test_units (void **state)
+{
+  double v = 0;
+  assert_null (ts_unit_parse (TS_UNIT_BANDWIDTH, "200Gbps", &v));
+  assert_true (v == 25e9);
+  assert_null (ts_unit_parse (TS_UNIT_LATENCY, "1us", &v));
+  assert_true (v == 1e-6);
+  assert_null (ts_unit_parse (TS_UNIT_BANDWIDTH, "2GiBps", &v));
+  assert_true (v == 2.0 * 1073741824.0);
+  g_autofree char *bare = ts_unit_parse (TS_UNIT_BANDWIDTH, "100", &v);
+  assert_non_null (strstr (bare, "has no unit"));
+  g_autofree char *gb = ts_unit_parse (TS_UNIT_BANDWIDTH, "1GB", &v);
+  assert_non_null (strstr (gb, "unknown unit 'GB'"));
+  g_autofree char *zero = ts_unit_parse (TS_UNIT_BANDWIDTH, "0Bps", &v);
+  assert_non_null (strstr (zero, "more than zero"));
+}
+
+/* The nodes a topology implies, or 0 with the error's message in @why. */
+static guint
+nodes_of (const char *topology, guint nodes, char **why)
+{
+  g_auto (TsCluster) c;
+  ts_cluster_init (&c);
+  c.nodes = nodes;
+  GError *error = NULL;
+  if (ts_cluster_set_topology (&c, topology, &error) && ts_cluster_check (&c, &error))
+    return c.nodes;
+  *why = g_strdup (error->message);
+  g_error_free (error);
+  return 0;
+}
+
+/* Ensure each topology gives its number of nodes: a fat tree of 8 switches
+ * of 8 leaves, 8 x 8 = 64; a 4 x 4 x 4 torus, 64; a dragonfly of 2 groups x
+ * 2 chassis x 2 routers x 2 nodes, 16; and that a --nodes that disagrees,
+ * malformed parameters, an unknown name and a flat cluster without nodes
+ * are each refused, saying why. */
+static void
+test_topologies (void **state)
+{
+  char *why = NULL;
+  assert_int_equal (nodes_of ("fat-tree:2;8,8;1,8;1,1", 0, &why), 64);
+  assert_int_equal (nodes_of ("torus:4,4,4", 0, &why), 64);
+  assert_int_equal (nodes_of ("dragonfly:2,2;2,1;2,1;2", 0, &why), 16);
+  assert_int_equal (nodes_of ("flat", 12, &why), 12);
+  assert_int_equal (nodes_of ("torus:4,4,4", 32, &why), 0);
+  assert_non_null (strstr (why, "has 64 nodes, not 32"));
+  g_clear_pointer (&why, g_free);
+  assert_int_equal (nodes_of ("fat-tree:2;8;1,8;1,1", 0, &why), 0);
+  assert_non_null (strstr (why, "malformed parameters"));
+  g_clear_pointer (&why, g_free);
+  assert_int_equal (nodes_of ("hypercube:4", 0, &why), 0);
+  assert_non_null (strstr (why, "unknown topology 'hypercube'"));
+  g_clear_pointer (&why, g_free);
+  assert_int_equal (nodes_of ("flat", 0, &why), 0);
+  assert_non_null (strstr (why, "--nodes"));
+  g_clear_pointer (&why, g_free);
+}
+
+/* Ensure the XML carries the description: a link of 200 Gb/s = 25e9 B/s and
+ * half the 1 us end to end (two links between nodes of one switch), 8 cores,
+ * the loopback link for intra-node messages, SimGrid's topology; and that
+ * a preset sets both numbers (ib-hdr: 200 Gb/s, 0.6 us). */
+static void
+test_xml (void **state)
+{
+  g_auto (TsCluster) c;
+  ts_cluster_init (&c);
+  c.cores = 8;
+  GError *error = NULL;
+  assert_true (ts_cluster_set_topology (&c, "fat-tree:2;8,8;1,8;1,1", &error));
+  assert_true (ts_cluster_set_network (&c, "200Gbps,1us", &error));
+  assert_true (ts_cluster_set_intra_node (&c, "40GBps,0.2us", &error));
+  assert_true (ts_cluster_check (&c, &error));
+  g_autofree char *xml = ts_cluster_to_xml (&c);
+  const char *want[] = { "radical=\"0-63\"", "core=\"8\"", "bw=\"25000000000Bps\"", "lat=\"5e-07s\"",
+                         "loopback_bw=\"40000000000Bps\"", "loopback_lat=\"2e-07s\"",
+                         "topology=\"FAT_TREE\" topo_parameters=\"2;8,8;1,8;1,1\"",
+                         TS_CLUSTER_XML_MARK };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    if (!strstr (xml, want[i]))
+      fail_msg ("no %s in\n%s", want[i], xml);
+  assert_true (ts_cluster_set_network (&c, "ib-hdr", &error));
+  assert_true (c.bandwidth == 25e9 && c.latency == 0.6e-6);
+  assert_false (ts_cluster_set_network (&c, "infiniband", &error));
+  assert_non_null (strstr (error->message, "ib-hdr, ib-ndr"));
+  g_clear_error (&error);
+}
+
+/* Ensure a key file's errors name the file and the key. */
+static void
+test_key_file_errors (void **state)
+{
+  g_auto (TsCluster) c;
+  ts_cluster_init (&c);
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  assert_true (g_key_file_load_from_data (kf, "[cluster]\nnodes = 4\nnetwork = 1GB,1us\n", -1,
+                                          G_KEY_FILE_NONE, NULL));
+  GError *error = NULL;
+  assert_false (ts_cluster_load_key_file (&c, kf, "c.ini", &error));
+  assert_string_equal (error->message, "c.ini: [cluster] network '1GB,1us': bandwidth '1GB': "
+                                       "unknown unit 'GB' (e.g. 10GBps or 100Gbps)");
+  g_clear_error (&error);
+  assert_true (g_key_file_load_from_data (kf, "[cluster]\nnode = 4\n", -1, G_KEY_FILE_NONE, NULL));
+  assert_false (ts_cluster_load_key_file (&c, kf, "c.ini", &error));
+  assert_non_null (strstr (error->message, "c.ini: [cluster] unknown key 'node'"));
+  g_clear_error (&error);
+}
+
+/* Ensure every topology's platform loads in SimGrid, whose parser checks it
+ * against its DTD, and has a route between its hosts (the platform check
+ * run in a child, as `tracesim run -p` does). */
+static void
+test_simgrid_loads_every_topology (void **state)
+{
+  const char *topologies[] = { "fat-tree:2;4,4;1,2;1,2", "torus:4,4", "dragonfly:2,2;2,1;2,1;2" };
+  g_autofree char *work = ts_test_workdir ("platform-load");
+  for (guint i = 0; i <= G_N_ELEMENTS (topologies); i++)
+    {
+      g_auto (TsCluster) c;
+      ts_cluster_init (&c);
+      c.nodes = i == G_N_ELEMENTS (topologies) ? 16 : 0;
+      c.cores = 4;
+      GError *error = NULL;
+      if (i < G_N_ELEMENTS (topologies))
+        assert_true (ts_cluster_set_topology (&c, topologies[i], &error));
+      assert_true (ts_cluster_check (&c, &error));
+      g_autofree char *xml = ts_cluster_to_xml (&c);
+      g_autofree char *path = g_build_filename (work, "p.xml", NULL);
+      assert_true (g_file_set_contents (path, xml, -1, NULL));
+      TsReplayOptions o;
+      ts_replay_options_init (&o);
+      o.platform_path = path;
+      if (!ts_replay_check_config (&o, &error))
+        fail_msg ("%s: %s", i < G_N_ELEMENTS (topologies) ? topologies[i] : "flat", error->message);
+    }
+  ts_test_rmtree (work);
+}
+
+/* Ensure `tracesim platform -o` replaces its own file but refuses one it
+ * did not write, and --describe says what a hand-written platform holds
+ * (scenarios/platforms/two-hosts.xml: two hosts of one core). */
+static void
+test_command (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("platform-command");
+  g_autofree char *xml = g_build_filename (work, "big.xml", NULL);
+  const char *args[] = { "platform", "--topology", "torus:2,2", "--cores", "4", "-o", xml, NULL };
+  TsToolResult r = ts_run_tracesim (args);
+  assert_int_equal (r.status, 0);
+  assert_non_null (strstr (r.out, "4 nodes of 4 cores at 1 Gflop/s, 16 cores in all"));
+  ts_tool_result_clear (&r);
+  r = ts_run_tracesim (args); /* its own file: replaced */
+  assert_int_equal (r.status, 0);
+  ts_tool_result_clear (&r);
+  assert_true (g_file_set_contents (xml, "<platform/>", -1, NULL));
+  r = ts_run_tracesim (args);
+  assert_int_equal (r.status, 1);
+  assert_non_null (strstr (r.err, "already exists and tracesim did not write it"));
+  ts_tool_result_clear (&r);
+  g_autofree char *kept = NULL;
+  assert_true (g_file_get_contents (xml, &kept, NULL, NULL));
+  assert_string_equal (kept, "<platform/>");
+  g_autofree char *two = g_build_filename (ts_test_srcdir (), "scenarios", "platforms",
+                                           "two-hosts.xml", NULL);
+  r = ts_run_tracesim ((const char *[]) { "platform", "--describe", two, NULL });
+  assert_int_equal (r.status, 0);
+  assert_non_null (strstr (r.out, "in all: 2 hosts, 2 cores, 1 links and 1 zones written out"));
+  ts_tool_result_clear (&r);
+  ts_test_rmtree (work);
+}
+
+/* Ensure placement errors say what is needed: 8 ranks on 2 nodes of 2
+ * cores need 8 cores (the platform has 4); at 1 per node they need 8
+ * nodes; 3 per node is more than the 2 cores a node has. */
+static void
+test_placement_errors (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("platform-placement");
+  g_autofree char *xml = g_build_filename (work, "p.xml", NULL);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "platform", "--nodes", "2", "--cores", "2",
+                                                       "-o", xml, NULL });
+  assert_int_equal (r.status, 0);
+  ts_tool_result_clear (&r);
+  g_autofree char *trace = ts_test_generate_text (work, "ranks 8\n");
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  struct { const char *option, *value, *said; } cases[] = {
+    { NULL, NULL, "8 ranks need 8 cores (one rank per core), and the platform's 2 hosts have 4" },
+    { "--ranks-per-node", "1", "8 ranks at 1 per node need 8 nodes, and the platform has 2" },
+    { "--ranks-per-node", "3", "host node-0 has 2 cores, fewer than --ranks-per-node 3" },
+    { "--placement", "round-robin", "--placement 'round-robin': block or cyclic" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *args[] = { "run", trace, "-p", xml, "-o", out, "-q", cases[i].option,
+                             cases[i].value, NULL };
+      r = ts_run_tracesim (args);
+      assert_int_not_equal (r.status, 0);
+      if (!strstr (r.err, cases[i].said))
+        fail_msg ("expected '%s', got: %s", cases[i].said, r.err);
+      ts_tool_result_clear (&r);
+      assert_false (ts_test_dir_has_prefix (work, "out"));
+    }
+  ts_test_rmtree (work);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_units),
+    cmocka_unit_test (test_topologies),
+    cmocka_unit_test (test_xml),
+    cmocka_unit_test (test_key_file_errors),
+    cmocka_unit_test (test_simgrid_loads_every_topology),
+    cmocka_unit_test (test_command),
+    cmocka_unit_test (test_placement_errors),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
