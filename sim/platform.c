@@ -28,9 +28,9 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
 }
 
 TsClusterSpec
-ts_platform_spec_from_calibration (const TsCalibration *p)
+ts_platform_spec_from_calibration (const TsCalibration *p, double trace_speed)
 {
-  TsClusterSpec spec = { ts_calibration_n_ranks (p), 1e9, TS_CALIBRATION_DEFAULT_LATENCY,
+  TsClusterSpec spec = { ts_calibration_n_ranks (p), trace_speed, TS_CALIBRATION_DEFAULT_LATENCY,
                          TS_CALIBRATION_DEFAULT_BANDWIDTH };
   TsNetworkFit fit = ts_calibration_network (p);
   if (fit.latency > 0)

@@ -21,10 +21,12 @@ typedef struct {
 gboolean ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError **error);
 
 /* The cluster a trace ran on, as far as its timings tell: one host per rank
- * at 1 Gflop/s (compute bursts are replayed as seconds x speed, so any speed
- * works), latency and bandwidth fitted by the calibration, with defaults of
- * 1 us and 10 GB/s where the trace has nothing to fit. */
-TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibration);
+ * at @trace_speed flop/s (the speed a CPU second of the trace stands for,
+ * so that replaying on it reproduces the trace whatever speed is named),
+ * latency and bandwidth fitted by the calibration, with defaults of 1 us
+ * and 10 GB/s where the trace has nothing to fit. */
+TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibration,
+                                                 double trace_speed);
 
 /* Property of the root zone of the platforms tracesim writes: its network is
  * the traced one as the calibration sees it (fitted, or assumed where the trace

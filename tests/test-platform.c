@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 
 #include "sim/cluster.h"
@@ -224,6 +225,52 @@ test_placement_errors (void **state)
   ts_test_rmtree (work);
 }
 
+/* The predicted runtime in @json (summary.json). */
+static double
+predicted_runtime (const char *json)
+{
+  const char *at = strstr (json, "\"predicted\"");
+  assert_non_null (at);
+  at = strstr (at, "\"runtime_s\"");
+  assert_non_null (at);
+  return g_ascii_strtod (strchr (at, ':') + 1, NULL);
+}
+
+/* Both ranks compute 1 s; rank 0 then sends 1000 bytes, which rank 1's
+ * receive, entered at once, takes 1.1e-4 s to get: the calibration fits
+ * that transfer, and the replay reproduces the trace's 1.00011 s. */
+static const char compute_then_message[] =
+  "ranks 2\n"
+  "0 0.0 enter main\n0 1.0 enter MPI_Send\n0 1.0 send 1 bytes=1000\n0 1.0 leave MPI_Send\n"
+  "0 1.00011 leave main\n"
+  "1 0.0 enter main\n1 1.0 enter MPI_Recv\n1 1.00011 recv 0 bytes=1000\n"
+  "1 1.00011 leave MPI_Recv\n1 1.00011 leave main\n";
+
+/* Ensure the calibrated platform computes at the trace's speed, whatever it
+ * is named: the trace above replays in 1.00011 s at --trace-speed 1e9 and
+ * 2e9 alike (a second of the trace is 2e9 flops on a 2e9 flop/s host). */
+static void
+test_trace_speed_keeps_identity (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("platform-speed");
+  g_autofree char *trace = ts_test_generate_text (work, compute_then_message);
+  const char *speeds[] = { "1e9", "2e9" };
+  for (guint i = 0; i < G_N_ELEMENTS (speeds); i++)
+    {
+      g_autofree char *out = g_build_filename (work, speeds[i], NULL);
+      g_autofree char *why = NULL;
+      g_autofree char *json = ts_run_tracesim_output (
+        (const char *[]) { "run", trace, "--trace-speed", speeds[i], "-o", out, "-q",
+                           "--no-wait-states", NULL }, out, "summary.json", &why);
+      if (!json)
+        fail_msg ("--trace-speed %s: %s", speeds[i], why);
+      double runtime = predicted_runtime (json);
+      if (fabs (runtime - 1.00011) > 1e-6)
+        fail_msg ("--trace-speed %s: predicted %.9f s, derived 1.00011 s", speeds[i], runtime);
+    }
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -235,6 +282,7 @@ main (void)
     cmocka_unit_test (test_simgrid_loads_every_topology),
     cmocka_unit_test (test_command),
     cmocka_unit_test (test_placement_errors),
+    cmocka_unit_test (test_trace_speed_keeps_identity),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
