@@ -26,7 +26,8 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "rendezvous-cost", "rendezvous-descheduled", "sub-tick",
                                          "empty-bcast", "slow-collective", "crossed-sends",
                                          "eager-send-cost", "test-completes", "openmpi-reduce",
-                                         "pingpong-one-node", "pingpong-two-nodes", NULL };
+                                         "pingpong-one-node", "pingpong-two-nodes", "halo-block",
+                                         "halo-cyclic", "uplink-fat-tree", "uplink-flat", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json;
  * sections nest ("wait_states.original.late_sender"). */
