@@ -3,14 +3,16 @@
 #include "cli/commands.h"
 #include "model/output_dir.h"
 #include "sim/cluster.h"
+#include "sim/platform.h"
 #include "sim/platform-check.h"
 
 #include <stdio.h>
 #include <string.h>
 
 typedef struct {
-  char *output, *config, *topology, *network, *intra_node, *speed, *describe;
+  char *output, *config, *topology, *network, *intra_node, *speed, *describe, *like;
   int nodes, cores;
+  double trace_speed;
 } PlatformOptions;
 
 static void
@@ -23,13 +25,31 @@ options_clear (PlatformOptions *o)
   g_free (o->intra_node);
   g_free (o->speed);
   g_free (o->describe);
+  g_free (o->like);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PlatformOptions, options_clear)
 
-/* The key file first, then the options, which override it. */
+/* The trace's own machine (--like) first, then the key file, then the
+ * options, which override both. */
 static gboolean
 build (TsCluster *c, const PlatformOptions *o, GError **error)
 {
+  if (o->like)
+    {
+      if (!(o->trace_speed > 0 && o->trace_speed < 1e18))
+        {
+          g_set_error (error, TS_CLUSTER_ERROR, TS_CLUSTER_ERROR_INVALID,
+                       "--trace-speed: a flop rate above 0 (e.g. 2e9)");
+          return FALSE;
+        }
+      g_autoptr (TsTrace) trace = ts_trace_open (o->like, error);
+      g_autoptr (TsCalibration) calibration = trace ? ts_calibration_compute (trace, error) : NULL;
+      if (!calibration)
+        return FALSE;
+      ts_platform_cluster_like (c, calibration, o->trace_speed);
+      /* As many nodes as ranks unless told: the calibrated platform's. */
+      c->nodes = o->topology ? 0 : ts_trace_n_ranks (trace);
+    }
   if (o->config)
     {
       g_autoptr (GKeyFile) file = g_key_file_new ();
@@ -77,7 +97,7 @@ describe (const char *path)
 int
 ts_cmd_platform (int argc, char **argv)
 {
-  g_auto (PlatformOptions) o = { 0 };
+  g_auto (PlatformOptions) o = { .trace_speed = 1e9 };
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "platform file to write", "FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "number of nodes (implied by a topology)", "N" },
@@ -90,6 +110,12 @@ ts_cmd_platform (int argc, char **argv)
       "NET" },
     { "intra-node", 0, 0, G_OPTION_ARG_STRING, &o.intra_node,
       "between ranks of one node: BANDWIDTH,LATENCY (default 20GBps,0.3us)", "LINK" },
+    { "like", 0, 0, G_OPTION_ARG_FILENAME, &o.like,
+      "start from the traced machine: its core speed (--trace-speed) and its network as the "
+      "trace shows it; the other options change only what they name", "TRACE" },
+    { "trace-speed", 0, 0, G_OPTION_ARG_DOUBLE, &o.trace_speed,
+      "with --like: flop rate of a core of the traced machine (default 1e9), as for run",
+      "FLOPS" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &o.config,
       "read the description from a key file's [cluster] group (options override it)", "FILE" },
     { "describe", 0, 0, G_OPTION_ARG_FILENAME, &o.describe,

@@ -177,6 +177,7 @@ ts_cluster_set_network (TsCluster *c, const char *text, GError **error)
       {
         c->bandwidth = ts_cluster_presets[i].bandwidth;
         c->latency = ts_cluster_presets[i].latency;
+        c->traced_network = FALSE;
         g_free (c->network_name);
         c->network_name = g_strdup (ts_cluster_presets[i].name);
         return TRUE;
@@ -190,6 +191,7 @@ ts_cluster_set_network (TsCluster *c, const char *text, GError **error)
                       "preset (%s)", text, names->str);
     }
   g_clear_pointer (&c->network_name, g_free);
+  c->traced_network = FALSE;
   return parse_link ("network", text, &c->bandwidth, &c->latency, error);
 }
 
@@ -275,10 +277,13 @@ ts_cluster_describe (const TsCluster *c)
                             c->topology_parameters, topology_simgrid[c->topology]);
   g_string_append_printf (s, "network: %g Gb/s and %g us end to end between nodes on one switch "
                           "(each link %g us)%s%s\n", c->bandwidth * 8 / 1e9, c->latency * 1e6,
-                          c->latency / 2 * 1e6, c->network_name ? ", preset " : "",
-                          c->network_name ? c->network_name : "");
-  g_string_append_printf (s, "within a node: %g GB/s and %g us\n", c->intra_bandwidth / 1e9,
-                          c->intra_latency * 1e6);
+                          c->latency / 2 * 1e6,
+                          c->traced_network ? ", as the trace shows it"
+                          : c->network_name ? ", preset " : "",
+                          !c->traced_network && c->network_name ? c->network_name : "");
+  g_string_append_printf (s, "within a node: %g GB/s and %g us%s\n", c->intra_bandwidth / 1e9,
+                          c->intra_latency * 1e6,
+                          c->traced_network ? ", as the trace shows it" : "");
   return g_string_free (s, FALSE);
 }
 
@@ -304,9 +309,11 @@ ts_cluster_to_xml (const TsCluster *c)
     "  <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-%u\"\n"
     "           speed=\"%s\" core=\"%u\" bw=\"%s\" lat=\"%s\" sharing_policy=\"SPLITDUPLEX\"\n"
     "           loopback_bw=\"%s\" loopback_lat=\"%s\"%s>\n"
+    "%s"
     "  </cluster>\n"
     "</platform>\n",
-    words, c->nodes - 1, speed, c->cores, bw, lat, loop_bw, loop_lat, topology);
+    words, c->nodes - 1, speed, c->cores, bw, lat, loop_bw, loop_lat, topology,
+    c->traced_network ? "    <prop id=\"" TS_CLUSTER_TRACED_NETWORK "\" value=\"yes\"/>\n" : "");
 }
 
 /* ---- describing a platform file ------------------------------------------- */

@@ -36,6 +36,10 @@ typedef struct {
   double bandwidth, latency; /* each node's link to the network: B/s, s */
   double intra_bandwidth, intra_latency; /* between ranks of one node */
   char *network_name;       /* the preset the link came from, or NULL */
+  /* The links are the traced machine's, as the calibration fitted them
+   * (--like): the replay then deducts their transfers from the calls, as
+   * on the calibrated platform (TS_PLATFORM_TRACED_NETWORK). */
+  gboolean traced_network;
 } TsCluster;
 
 /* One node of one core at 1 Gflop/s, flat, on the defaults of
@@ -57,6 +61,10 @@ gboolean ts_cluster_load_key_file (TsCluster *c, GKeyFile *file, const char *ori
 /* Nodes consistent with the topology (a fat tree of 8 x 8 leaves has 64
  * nodes); fills nodes from the topology when not given. */
 gboolean ts_cluster_check (TsCluster *c, GError **error);
+
+/* The root zone's property that marks a traced network; the same as
+ * sim/platform.h's TS_PLATFORM_TRACED_NETWORK. */
+#define TS_CLUSTER_TRACED_NETWORK "tracesim-traced-network"
 
 /* The first words of the comment that opens every platform the generator
  * writes: a file that begins otherwise is not replaced. */

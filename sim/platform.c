@@ -39,3 +39,15 @@ ts_platform_spec_from_calibration (const TsCalibration *p, double trace_speed)
     spec.bandwidth = fit.bandwidth;
   return spec;
 }
+
+void
+ts_platform_cluster_like (TsCluster *c, const TsCalibration *calibration, double trace_speed)
+{
+  TsClusterSpec spec = ts_platform_spec_from_calibration (calibration, trace_speed);
+  c->speed = spec.speed;
+  c->bandwidth = c->intra_bandwidth = spec.bandwidth;
+  c->latency = c->intra_latency = spec.latency;
+  c->traced_network = TRUE;
+  g_free (c->network_name);
+  c->network_name = g_strdup ("as traced");
+}

@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include "calibrate/calibration.h"
+#include "sim/cluster.h"
 
 G_BEGIN_DECLS
 
@@ -34,7 +35,14 @@ TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibratio
  * the calls, so that replaying on it reproduces the trace (actions.c,
  * charge_call_cost); on other platforms, without a fit, the fastest call of
  * each kind and size stands for its transfer. */
-#define TS_PLATFORM_TRACED_NETWORK "tracesim-traced-network"
+#define TS_PLATFORM_TRACED_NETWORK TS_CLUSTER_TRACED_NETWORK
+
+/* Start @cluster from what the trace shows (`tracesim platform --like`):
+ * cores at @trace_speed, and the calibrated network end to end, between
+ * nodes and within one alike (the fit does not tell the two apart), marked
+ * as the traced network. */
+void ts_platform_cluster_like (TsCluster *cluster, const TsCalibration *calibration,
+                               double trace_speed);
 
 G_END_DECLS
 

@@ -271,6 +271,40 @@ test_trace_speed_keeps_identity (void **state)
   ts_test_rmtree (work);
 }
 
+/* Ensure --like starts from the traced machine: the trace above, its two
+ * ranks on one node of two cores with the fitted network (1000 bytes in
+ * 1.1e-4 s) on the node's loopback link, replays in its own 1.00011 s; and
+ * a trace that is not there is named in the error. */
+static void
+test_like_keeps_identity (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("platform-like");
+  g_autofree char *trace = ts_test_generate_text (work, compute_then_message);
+  g_autofree char *xml = g_build_filename (work, "like.xml", NULL);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "platform", "--like", trace, "--nodes", "1",
+                                                       "--cores", "2", "-o", xml, NULL });
+  assert_int_equal (r.status, 0);
+  assert_non_null (strstr (r.out, "1 nodes of 2 cores"));
+  assert_non_null (strstr (r.out, "as the trace shows it"));
+  ts_tool_result_clear (&r);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output (
+    (const char *[]) { "run", trace, "-p", xml, "-o", out, "-q", "--no-wait-states", NULL }, out,
+    "summary.json", &why);
+  if (!json)
+    fail_msg ("run on the --like platform: %s", why);
+  double runtime = predicted_runtime (json);
+  if (fabs (runtime - 1.00011) > 1e-6)
+    fail_msg ("on the --like platform: predicted %.9f s, derived 1.00011 s", runtime);
+  g_autofree char *missing = g_build_filename (work, "none", "traces.otf2", NULL);
+  r = ts_run_tracesim ((const char *[]) { "platform", "--like", missing, "-o", xml, NULL });
+  assert_int_equal (r.status, 1);
+  assert_non_null (strstr (r.err, missing));
+  ts_tool_result_clear (&r);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -283,6 +317,7 @@ main (void)
     cmocka_unit_test (test_command),
     cmocka_unit_test (test_placement_errors),
     cmocka_unit_test (test_trace_speed_keeps_identity),
+    cmocka_unit_test (test_like_keeps_identity),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
