@@ -169,6 +169,26 @@ report_network (FILE *out, const TsCalibration *p)
              samples, mpich, ompi);
 }
 
+/* "nodes: 2 (vm-a: 4 ranks, vm-b: 4 ranks)", or that the trace does not say. */
+static void
+report_nodes (FILE *out, const TsTrace *trace)
+{
+  guint n = ts_trace_n_nodes (trace);
+  if (n == 0)
+    {
+      fprintf (out, "nodes:      not recorded (the trace names no host of class \"node\")\n");
+      return;
+    }
+  g_autofree guint *ranks = g_new0 (guint, n);
+  for (guint r = 0; r < ts_trace_n_ranks (trace); r++)
+    ranks[ts_trace_rank_node (trace, r)]++;
+  fprintf (out, "nodes:      %u (", n);
+  for (guint i = 0; i < n && i < 8; i++)
+    fprintf (out, "%s%s: %u rank%s", i ? ", " : "", ts_trace_node_name (trace, i), ranks[i],
+             ranks[i] == 1 ? "" : "s");
+  fprintf (out, "%s)\n", n > 8 ? ", ..." : "");
+}
+
 void
 ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p)
 {
@@ -176,6 +196,7 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p)
   fprintf (out, "trace:      %s\n", ts_trace_path (trace));
   fprintf (out, "creator:    %s\n", *ts_trace_creator (trace) ? ts_trace_creator (trace) : "(unknown)");
   fprintf (out, "ranks:      %u\n", n);
+  report_nodes (out, trace);
   fprintf (out, "events:     %" G_GUINT64_FORMAT "\n", ts_calibration_events (p));
   fprintf (out, "span:       %.6f s\n", ts_calibration_runtime (p));
   fprintf (out, "regions:    %u\n", ts_trace_n_regions (trace));

@@ -33,7 +33,24 @@ struct TsTrace {
   guint world_comm;
   GHashTable *partitioned_of_param;  /* OTF2_ParameterRef + 1 -> TsPartitionedEvent + 1 */
   OTF2_AttributeRef partitioned_attribute[TS_PA_N_ATTRIBUTES];
+  GPtrArray *node_names;     /* char*, the nodes ranks ran on; empty: unknown */
+  guint *rank_node;          /* node index per rank; NULL: unknown */
 };
+
+/* A system tree node as defined: names as string refs. */
+typedef struct {
+  OTF2_StringRef name, klass;
+  OTF2_SystemTreeNodeRef parent;
+} TsRawTreeNode;
+
+/* Which node each rank ran on (trace-nodes.c): the nearest system tree node
+ * of class "node" above its location group (Score-P and tracesim-record name
+ * the host so). @tree_nodes: ref + 1 -> TsRawTreeNode*; @group_parents:
+ * location group ref + 1 -> system tree node ref + 1; @rank_groups: the
+ * location group of each rank. Leaves the nodes unknown when a rank has
+ * none. */
+void ts_trace_resolve_nodes (TsTrace *trace, GHashTable *strings, GHashTable *tree_nodes,
+                             GHashTable *group_parents, const OTF2_LocationGroupRef *rank_groups);
 
 /* Region index of an OTF2 region ref, or -1. */
 gint ts_trace_region_of_ref (const TsTrace *trace, OTF2_RegionRef ref);

@@ -34,9 +34,11 @@ typedef struct {
 
 typedef struct {
   TsTrace *trace;
-  GHashTable *strings;        /* ref -> char* */
+  GHashTable *strings;        /* ref + 1 -> char* */
   GHashTable *locations;      /* ref -> RawLocation* */
   GHashTable *location_groups;/* ref -> OTF2_LocationGroupType+1 */
+  GHashTable *group_parents;  /* ref + 1 -> OTF2_SystemTreeNodeRef + 1 */
+  GHashTable *tree_nodes;     /* ref + 1 -> TsRawTreeNode* */
   GHashTable *comm_groups;    /* ref -> RawGroup* (COMM_GROUP / COMM_SELF) */
   RawGroup *world_locations;  /* the MPI COMM_LOCATIONS group */
   GArray *comm_defs;          /* RawComm, with parallel comm_refs */
@@ -86,6 +88,20 @@ on_location_group (void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name,
   DefState *st = ud;
   g_hash_table_insert (st->location_groups, GUINT_TO_POINTER (self + 1),
                        GUINT_TO_POINTER ((guint) type + 1));
+  if (parent != OTF2_UNDEFINED_SYSTEM_TREE_NODE)
+    g_hash_table_insert (st->group_parents, GUINT_TO_POINTER (self + 1),
+                         GUINT_TO_POINTER (parent + 1));
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_tree_node (void *ud, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef klass,
+              OTF2_SystemTreeNodeRef parent)
+{
+  DefState *st = ud;
+  TsRawTreeNode *n = g_new (TsRawTreeNode, 1);
+  *n = (TsRawTreeNode) { name, klass, parent };
+  g_hash_table_insert (st->tree_nodes, GUINT_TO_POINTER (self + 1), n);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -278,6 +294,10 @@ resolve_ranks (DefState *st, GError **error)
     }
   t->rank_location = locs;
   t->n_ranks = locs->len;
+  g_autofree OTF2_LocationGroupRef *groups = g_new (OTF2_LocationGroupRef, t->n_ranks);
+  for (guint r = 0; r < t->n_ranks; r++)
+    groups[r] = ((RawLocation *) g_hash_table_lookup (st->locations, &g_array_index (locs, OTF2_LocationRef, r)))->group;
+  ts_trace_resolve_nodes (t, st->strings, st->tree_nodes, st->group_parents, groups);
   return TRUE;
 }
 
@@ -470,6 +490,7 @@ trace_new (const char *anchor_path)
   t->region_by_name = g_hash_table_new (g_str_hash, g_str_equal);
   t->region_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
   t->partitioned_of_param = g_hash_table_new (g_direct_hash, g_direct_equal);
+  t->node_names = g_ptr_array_new_with_free_func (g_free);
   t->comms = g_ptr_array_new_with_free_func (comm_free);
   t->comm_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
   return t;
@@ -482,6 +503,8 @@ def_state_init (DefState *st, TsTrace *t)
   st->strings = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   st->locations = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   st->location_groups = g_hash_table_new (g_direct_hash, g_direct_equal);
+  st->group_parents = g_hash_table_new (g_direct_hash, g_direct_equal);
+  st->tree_nodes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   st->comm_groups = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, raw_group_free);
   st->comm_defs = g_array_new (FALSE, FALSE, sizeof (RawComm));
   st->comm_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_CommRef));
@@ -496,6 +519,8 @@ def_state_clear (DefState *st)
   g_hash_table_unref (st->strings);
   g_hash_table_unref (st->locations);
   g_hash_table_unref (st->location_groups);
+  g_hash_table_unref (st->group_parents);
+  g_hash_table_unref (st->tree_nodes);
   g_hash_table_unref (st->comm_groups);
   g_clear_pointer (&st->world_locations, raw_group_free);
   g_array_unref (st->comm_defs);
@@ -522,6 +547,7 @@ read_global_defs (OTF2_Reader *reader, DefState *st, GError **error)
   OTF2_GlobalDefReaderCallbacks_SetStringCallback (cbs, on_string);
   OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback (cbs, on_clock);
   OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback (cbs, on_location_group);
+  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback (cbs, on_tree_node);
   OTF2_GlobalDefReaderCallbacks_SetLocationCallback (cbs, on_location);
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback (cbs, on_group);
   OTF2_GlobalDefReaderCallbacks_SetCommCallback (cbs, on_comm);
@@ -663,6 +689,8 @@ ts_trace_free (TsTrace *t)
   g_free (t->creator);
   if (t->rank_location)
     g_array_unref (t->rank_location);
+  g_ptr_array_unref (t->node_names);
+  g_free (t->rank_node);
   g_ptr_array_unref (t->regions);
   g_hash_table_unref (t->region_by_name);
   g_hash_table_unref (t->region_of_ref);

@@ -78,6 +78,13 @@ gint ts_trace_comm_local_rank (const TsTrace *trace, guint comm, guint world);
 /* The communicator spanning all ranks (MPI_COMM_WORLD). */
 guint ts_trace_world_comm (const TsTrace *trace);
 
+/* The nodes (hosts) the ranks ran on, when the trace records them (Score-P,
+ * tracesim-record); 0 when it does not (EZTrace names the program there). */
+guint ts_trace_n_nodes (const TsTrace *trace);
+const char *ts_trace_node_name (const TsTrace *trace, guint node);
+/* Node index of @rank; only when ts_trace_n_nodes() > 0. */
+guint ts_trace_rank_node (const TsTrace *trace, guint rank);
+
 /* Fold an MPI function name as written by any tracer to its C spelling
  * ("mpi_allreduce_" -> "MPI_Allreduce"). Returns a newly allocated string. */
 char *ts_mpi_name_normalise (const char *name);

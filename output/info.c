@@ -98,6 +98,17 @@ ts_info_to_json (const TsTrace *trace, const TsCalibration *c)
   json_builder_add_string_value (b, ts_trace_creator (trace));
   json_builder_set_member_name (b, "ranks");
   json_builder_add_int_value (b, ts_calibration_n_ranks (c));
+  /* The host of each rank where the trace records it; [] otherwise. */
+  json_builder_set_member_name (b, "nodes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < ts_trace_n_nodes (trace); i++)
+    json_builder_add_string_value (b, ts_trace_node_name (trace, i));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "rank_nodes");
+  json_builder_begin_array (b);
+  for (guint r = 0; ts_trace_n_nodes (trace) && r < ts_trace_n_ranks (trace); r++)
+    json_builder_add_int_value (b, ts_trace_rank_node (trace, r));
+  json_builder_end_array (b);
   json_builder_set_member_name (b, "events");
   json_builder_add_int_value (b, (gint64) ts_calibration_events (c));
   ts_json_add_double (b, "span_s", ts_calibration_runtime (c));

@@ -99,6 +99,7 @@ typedef struct {
   TsHypotheses *hypotheses;
   TsOutputDir *out;
   char *platform;
+  char *hostfile;             /* the traced placement, in the output; or NULL */
   GPtrArray *cfg;            /* "--cfg=ITEM:VALUE" */
   TsReplayOptions replay;
   TsReplayResult replayed;
@@ -122,6 +123,7 @@ run_clear (Run *run)
   g_clear_pointer (&run->cfg, g_ptr_array_unref);
   g_clear_pointer (&run->result, ts_run_result_free);
   g_free (run->platform);
+  g_free (run->hostfile);
 }
 
 static void
@@ -181,6 +183,37 @@ configure_replay (Run *run, GError **error)
   return ts_replay_check_config (&run->replay, error);
 }
 
+/* Where the trace shows ranks sharing nodes and the user placed none: the
+ * calibrated cluster gets a host per traced node, with as many cores as
+ * the most ranks one held, and the output a hostfile placing each rank on
+ * its node's host, which the replay follows. */
+static gboolean
+place_as_traced (Run *run, TsClusterSpec *spec, GError **error)
+{
+  const TsRunOptions *o = run->o;
+  guint n_nodes = ts_trace_n_nodes (run->trace), n_ranks = ts_trace_n_ranks (run->trace);
+  if (n_nodes == 0 || n_nodes >= n_ranks || o->hostfile || o->ranks_per_node
+      || o->placement != TS_PLACEMENT_BLOCK)
+    return TRUE;
+  g_autofree guint *ranks = g_new0 (guint, n_nodes);
+  g_autoptr (GString) lines = g_string_new ("# Each rank on the node the trace shows it on:\n");
+  for (guint r = 0; r < n_ranks; r++)
+    {
+      guint node = ts_trace_rank_node (run->trace, r);
+      ranks[node]++;
+      spec->cores = MAX (spec->cores, ranks[node]);
+      g_string_append_printf (lines, "node-%u\n", node);
+    }
+  spec->n_hosts = n_nodes;
+  run->hostfile = g_build_filename (ts_output_dir_get_tmp_path (run->out), "hostfile", NULL);
+  if (!ts_output_dir_write_file (run->hostfile, lines->str, lines->len, error))
+    return FALSE;
+  run->replay.hostfile = run->hostfile;
+  run->result->inputs.placement = "as traced";
+  g_ptr_array_add (run->result->written, g_strdup ("hostfile"));
+  return TRUE;
+}
+
 /* The platform given, or one calibrated from the trace into the output. */
 static gboolean
 prepare_platform (Run *run, GError **error)
@@ -192,7 +225,7 @@ prepare_platform (Run *run, GError **error)
       const char *tmp = ts_output_dir_get_tmp_path (run->out);
       run->platform = g_build_filename (tmp, "platform.xml", NULL);
       TsClusterSpec spec = ts_platform_spec_from_calibration (run->calibration, run->o->trace_speed);
-      if (!ts_platform_write_cluster (&spec, run->platform, error))
+      if (!place_as_traced (run, &spec, error) || !ts_platform_write_cluster (&spec, run->platform, error))
         return FALSE;
       g_ptr_array_add (run->result->written, g_strdup ("platform.xml"));
     }

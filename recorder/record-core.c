@@ -166,10 +166,38 @@ write_string (OTF2_GlobalDefWriter *g, guint32 ref, const char *s)
   OTF2_GlobalDefWriter_WriteString (g, ref, s);
 }
 
+/* The machine, and under it one node (class "node", as Score-P writes
+ * them) per host the ranks ran on: @hosts holds each rank's processor name
+ * in MPI_MAX_PROCESSOR_NAME bytes. Sets each rank's node in @rank_node. */
+static void
+write_system_tree (OTF2_GlobalDefWriter *g, guint32 *s, const char *hosts, guint32 *rank_node)
+{
+  write_string (g, *s, "machine");
+  OTF2_GlobalDefWriter_WriteSystemTreeNode (g, 0, *s, *s, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  guint32 node_class = ++(*s);
+  write_string (g, node_class, "node");
+  (*s)++;
+  g_autoptr (GHashTable) node_of = g_hash_table_new (g_str_hash, g_str_equal);
+  guint32 n_nodes = 0;
+  for (int r = 0; r < ts_rec.size; r++)
+    {
+      const char *host = hosts + (size_t) r * MPI_MAX_PROCESSOR_NAME;
+      gpointer node = g_hash_table_lookup (node_of, host);
+      if (!node)
+        {
+          node = GUINT_TO_POINTER (++n_nodes);
+          g_hash_table_insert (node_of, (gpointer) host, node);
+          write_string (g, *s, *host ? host : "localhost");
+          OTF2_GlobalDefWriter_WriteSystemTreeNode (g, n_nodes, (*s)++, node_class, 0);
+        }
+      rank_node[r] = GPOINTER_TO_UINT (node);
+    }
+}
+
 /* Clock, paradigm, machine, MPI regions and the ranks' locations. */
 static void
 write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *events,
-                        OTF2_TimeStamp first, OTF2_TimeStamp last)
+                        const char *hosts, OTF2_TimeStamp first, OTF2_TimeStamp last)
 {
   OTF2_GlobalDefWriter_WriteClockProperties (g, 1000000000, first, last - first + 1,
                                              OTF2_UNDEFINED_TIMESTAMP);
@@ -177,10 +205,8 @@ write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *even
   write_string (g, empty, "");
   write_string (g, *s, "MPI");
   OTF2_GlobalDefWriter_WriteParadigm (g, OTF2_PARADIGM_MPI, (*s)++, OTF2_PARADIGM_CLASS_PROCESS);
-  write_string (g, *s, "machine");
-  write_string (g, *s + 1, "node");
-  OTF2_GlobalDefWriter_WriteSystemTreeNode (g, 0, *s, *s + 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-  *s += 2;
+  g_autofree guint32 *rank_node = g_new (guint32, ts_rec.size);
+  write_system_tree (g, s, hosts, rank_node);
   for (guint32 r = 0; r < TS_R_N_MPI; r++)
     {
       write_string (g, *s, mpi_region_names[r]);
@@ -193,8 +219,8 @@ write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *even
       char name[32];
       g_snprintf (name, sizeof name, "MPI Rank %d", r);
       write_string (g, *s, name);
-      OTF2_GlobalDefWriter_WriteLocationGroup (g, r, *s, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                               OTF2_UNDEFINED_LOCATION_GROUP);
+      OTF2_GlobalDefWriter_WriteLocationGroup (g, r, *s, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                               rank_node[r], OTF2_UNDEFINED_LOCATION_GROUP);
       OTF2_GlobalDefWriter_WriteLocation (g, r, *s, OTF2_LOCATION_TYPE_CPU_THREAD, events[r], r);
       (*s)++;
     }
@@ -243,6 +269,14 @@ stop (void)
   ts_rec_check (OTF2_Archive_CloseEvtFiles (ts_rec.archive));
   g_autofree guint64 *events = g_new0 (guint64, ts_rec.size);
   PMPI_Gather (&n, 1, MPI_UINT64_T, events, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  /* Which ranks shared a node: the replay can place them so again. */
+  char host[MPI_MAX_PROCESSOR_NAME] = "";
+  int host_len = 0;
+  PMPI_Get_processor_name (host, &host_len);
+  g_autofree char *hosts = ts_rec.rank == 0 ? g_malloc0 ((size_t) ts_rec.size * MPI_MAX_PROCESSOR_NAME)
+                                            : NULL;
+  PMPI_Gather (host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
   /* The trace's span on the corrected clock. */
   guint64 first = ts_rec_clock_corrected (ts_rec.first_time), first_all = 0;
   guint64 last = ts_rec_clock_corrected (ts_rec.last_time), last_all = 0;
@@ -255,7 +289,7 @@ stop (void)
                                              : NULL;
   guint32 s = 0;
   if (g)
-    write_base_definitions (g, &s, events, first_all, last_all);
+    write_base_definitions (g, &s, events, hosts, first_all, last_all);
   /* Collective on MPI_COMM_WORLD: every rank calls them, in this order. */
   ts_rec_user_write_definitions (g, &s, dw);
   ts_rec_comm_write_definitions (g, &s, dw);

@@ -10,6 +10,12 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
   g_ascii_dtostr (lat, sizeof lat, spec->latency / 2);
   g_ascii_dtostr (bw, sizeof bw, spec->bandwidth);
   g_ascii_dtostr (speed, sizeof speed, spec->speed);
+  guint cores = MAX (spec->cores, 1);
+  /* One rank a host never uses the loopback but to send to itself: as
+   * before, free of latency. */
+  char loop_lat[G_ASCII_DTOSTR_BUF_SIZE] = "0";
+  if (cores > 1)
+    g_ascii_dtostr (loop_lat, sizeof loop_lat, spec->latency);
   g_autofree char *xml = g_strdup_printf (
     "<?xml version='1.0'?>\n"
     "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -18,19 +24,19 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
     "     only contention is at the hosts' own links. -->\n"
     "<platform version=\"4.1\">\n"
     "  <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-%u\"\n"
-    "           speed=\"%sf\" bw=\"%sBps\" lat=\"%ss\" sharing_policy=\"SPLITDUPLEX\"\n"
-    "           loopback_bw=\"%sBps\" loopback_lat=\"0s\">\n"
+    "           speed=\"%sf\" core=\"%u\" bw=\"%sBps\" lat=\"%ss\" sharing_policy=\"SPLITDUPLEX\"\n"
+    "           loopback_bw=\"%sBps\" loopback_lat=\"%ss\">\n"
     "    <prop id=\"" TS_PLATFORM_TRACED_NETWORK "\" value=\"yes\"/>\n"
     "  </cluster>\n"
     "</platform>\n",
-    spec->n_hosts, lat, bw, spec->n_hosts - 1, speed, bw, lat, bw);
+    spec->n_hosts, lat, bw, spec->n_hosts - 1, speed, cores, bw, lat, bw, loop_lat);
   return g_file_set_contents (path, xml, -1, error);
 }
 
 TsClusterSpec
 ts_platform_spec_from_calibration (const TsCalibration *p, double trace_speed)
 {
-  TsClusterSpec spec = { ts_calibration_n_ranks (p), trace_speed, TS_CALIBRATION_DEFAULT_LATENCY,
+  TsClusterSpec spec = { ts_calibration_n_ranks (p), 1, trace_speed, TS_CALIBRATION_DEFAULT_LATENCY,
                          TS_CALIBRATION_DEFAULT_BANDWIDTH };
   TsNetworkFit fit = ts_calibration_network (p);
   if (fit.latency > 0)

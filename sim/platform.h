@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 
 typedef struct {
   guint n_hosts;
+  guint cores;         /* per host; ranks of one host talk over its loopback link */
   double speed;        /* flops per second of each host */
   double latency;      /* seconds, end to end between two hosts */
   double bandwidth;    /* bytes per second between two hosts */
@@ -18,7 +19,9 @@ typedef struct {
 
 /* Write @spec as a SimGrid platform XML file at @path (written under a
  * temporary name and renamed). Each host has a split-duplex private link of
- * half the latency, so a message crosses two of them: latency end to end. */
+ * half the latency, so a message crosses two of them: latency end to end.
+ * With several cores a host, messages between its ranks cross its loopback
+ * link, of the same latency end to end and bandwidth. */
 gboolean ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError **error);
 
 /* The cluster a trace ran on, as far as its timings tell: one host per rank

@@ -27,6 +27,9 @@ grep -q "^sum " "$work/out" || fail "the program's output is missing: $(cat "$wo
 [ -f "$work/trace/traces.otf2" ] || fail "no archive: $(cat "$work/err")"
 
 "$builddir/tracesim" info "$work/trace/traces.otf2" > "$work/info" || fail "tracesim info failed"
+# Both ranks ran on this machine: one node, named as MPI names the host.
+grep -q "^nodes:      1 ($(hostname): 2 ranks)" "$work/info" \
+  || fail "the ranks' node is not recorded: $(grep '^nodes' "$work/info")"
 # Every MPI call with a message has it recorded: nothing inferred or missing.
 grep -Eq "inferred +0 calls" "$work/info" || fail "inferred calls: $(cat "$work/info")"
 grep -Eq "missing +0 calls" "$work/info" || fail "missing calls: $(cat "$work/info")"
@@ -35,6 +38,12 @@ grep -Eq "recorded +[1-9][0-9]* calls \(100.0%\)" "$work/info" || fail "$(cat "$
 grep -Eq "MPI_Irecv +20 " "$work/info" || fail "MPI_Irecv visits: $(cat "$work/info")"
 grep -Eq "MPI_Allreduce +20 " "$work/info" || fail "MPI_Allreduce visits: $(cat "$work/info")"
 "$builddir/tracesim" run "$work/trace/traces.otf2" -o "$work/out-run" -q || fail "replay failed"
+# The calibrated platform keeps the ranks together as traced: one host of
+# two cores, and a hostfile putting both ranks on it.
+grep -q 'radical="0-0"' "$work/out-run/platform.xml" && grep -q 'core="2"' "$work/out-run/platform.xml" \
+  || fail "the calibrated platform does not hold the traced node: $(grep radical -A1 "$work/out-run/platform.xml")"
+[ "$(grep -v '^#' "$work/out-run/hostfile" | tr '\n' ' ')" = "node-0 node-0 " ] \
+  || fail "the ranks are not placed as traced: $(cat "$work/out-run/hostfile")"
 "$builddir/ts-check-archive" "$work/out-run/predicted/traces.otf2" "$work/trace/traces.otf2" \
   2> "$work/check.err" || fail "not a valid trace: $(cat "$work/check.err")"
 # Any OTF2 tool reads it without a warning.
