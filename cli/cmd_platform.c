@@ -11,6 +11,7 @@
 
 typedef struct {
   char *output, *config, *topology, *network, *intra_node, *speed, *describe, *like;
+  char *bw_factors, *lat_factors;
   int nodes, cores;
   double trace_speed;
 } PlatformOptions;
@@ -26,6 +27,8 @@ options_clear (PlatformOptions *o)
   g_free (o->speed);
   g_free (o->describe);
   g_free (o->like);
+  g_free (o->bw_factors);
+  g_free (o->lat_factors);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PlatformOptions, options_clear)
 
@@ -76,6 +79,10 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     g_key_file_set_string (given, "cluster", "network", o->network);
   if (o->intra_node)
     g_key_file_set_string (given, "cluster", "intra-node", o->intra_node);
+  if (o->bw_factors)
+    g_key_file_set_string (given, "cluster", "bw-factors", o->bw_factors);
+  if (o->lat_factors)
+    g_key_file_set_string (given, "cluster", "lat-factors", o->lat_factors);
   return (!g_key_file_has_group (given, "cluster")
           || ts_cluster_load_key_file (c, given, "the options", error))
          && ts_cluster_check (c, error);
@@ -110,6 +117,10 @@ ts_cmd_platform (int argc, char **argv)
       "NET" },
     { "intra-node", 0, 0, G_OPTION_ARG_STRING, &o.intra_node,
       "between ranks of one node: BANDWIDTH,LATENCY (default 20GBps,0.3us)", "LINK" },
+    { "bw-factors", 0, 0, G_OPTION_ARG_STRING, &o.bw_factors,
+      "SMPI's piecewise bandwidth factors by message size (65472:0.94;0:0.81)", "SPEC" },
+    { "lat-factors", 0, 0, G_OPTION_ARG_STRING, &o.lat_factors,
+      "SMPI's piecewise latency factors by message size (65472:11.6;0:2.0)", "SPEC" },
     { "like", 0, 0, G_OPTION_ARG_FILENAME, &o.like,
       "start from the traced machine: its core speed (--trace-speed) and its network as the "
       "trace shows it; the other options change only what they name", "TRACE" },

@@ -35,6 +35,8 @@ ts_cluster_clear (TsCluster *c)
 {
   g_clear_pointer (&c->topology_parameters, g_free);
   g_clear_pointer (&c->network_name, g_free);
+  g_clear_pointer (&c->bw_factors, g_free);
+  g_clear_pointer (&c->lat_factors, g_free);
 }
 
 static gboolean
@@ -48,6 +50,29 @@ invalid (GError **error, const char *format, ...)
   va_end (args);
   g_set_error_literal (error, TS_CLUSTER_ERROR, TS_CLUSTER_ERROR_INVALID, message);
   return FALSE;
+}
+
+/* "SIZE:FACTOR;..." with whole sizes and positive finite factors. */
+static gboolean
+set_factors (char **into, const char *key, const char *text, GError **error)
+{
+  g_auto (GStrv) pieces = g_strsplit (text, ";", -1);
+  for (guint i = 0; pieces[i]; i++)
+    {
+      g_auto (GStrv) pair = g_strsplit (pieces[i], ":", -1);
+      guint64 size;
+      char *end = NULL;
+      double f = g_strv_length (pair) == 2 ? g_ascii_strtod (g_strstrip (pair[1]), &end) : 0;
+      if (g_strv_length (pair) != 2
+          || !g_ascii_string_to_unsigned (g_strstrip (pair[0]), 10, 0, G_MAXUINT64, &size, NULL)
+          || !end || *end || !(f > 0 && f < 1e6))
+        return invalid (error, "%s '%s': give SIZE:FACTOR pairs separated by ';' (bytes from "
+                        "which the factor applies, a factor above 0), e.g. 65472:0.94;0:0.81",
+                        key, text);
+    }
+  g_free (*into);
+  *into = g_strdup (text);
+  return TRUE;
 }
 
 /* A positive count of at most 1,000,000 ("8"), or 0 if @text is not one. */
@@ -211,6 +236,10 @@ load_key (TsCluster *c, const char *key, const char *value, GError **error)
     return ts_cluster_set_network (c, value, error);
   if (strcmp (key, "intra-node") == 0)
     return ts_cluster_set_intra_node (c, value, error);
+  if (strcmp (key, "bw-factors") == 0)
+    return set_factors (&c->bw_factors, key, value, error);
+  if (strcmp (key, "lat-factors") == 0)
+    return set_factors (&c->lat_factors, key, value, error);
   if (strcmp (key, "speed") == 0)
     {
       g_autofree char *why = ts_unit_parse (TS_UNIT_SPEED, value, &c->speed);
@@ -224,8 +253,8 @@ load_key (TsCluster *c, const char *key, const char *value, GError **error)
       *(strcmp (key, "nodes") == 0 ? &c->nodes : &c->cores) = n;
       return TRUE;
     }
-  return invalid (error, "unknown key '%s' (nodes, cores, speed, topology, network, intra-node)",
-                  key);
+  return invalid (error, "unknown key '%s' (nodes, cores, speed, topology, network, intra-node, "
+                  "bw-factors, lat-factors)", key);
 }
 
 gboolean
@@ -284,6 +313,10 @@ ts_cluster_describe (const TsCluster *c)
   g_string_append_printf (s, "within a node: %g GB/s and %g us%s\n", c->intra_bandwidth / 1e9,
                           c->intra_latency * 1e6,
                           c->traced_network ? ", as the trace shows it" : "");
+  if (c->bw_factors || c->lat_factors)
+    g_string_append_printf (s, "SMPI network model, factors by message size: bandwidth %s, "
+                            "latency %s\n", c->bw_factors ? c->bw_factors : "0:1",
+                            c->lat_factors ? c->lat_factors : "0:1");
   return g_string_free (s, FALSE);
 }
 
@@ -297,6 +330,15 @@ ts_cluster_to_xml (const TsCluster *c)
   g_autofree char *loop_bw = ts_unit_format (TS_UNIT_BANDWIDTH, c->intra_bandwidth);
   g_autofree char *loop_lat = ts_unit_format (TS_UNIT_LATENCY, c->intra_latency);
   g_autofree char *words = ts_cluster_describe (c);
+  /* SimGrid's own settings; tracesim passes them on (sim/engine.c). */
+  g_autofree char *config = c->bw_factors || c->lat_factors
+    ? g_strdup_printf ("  <config>\n"
+                       "    <prop id=\"network/model\" value=\"SMPI\"/>\n"
+                       "    <prop id=\"smpi/bw-factor\" value=\"%s\"/>\n"
+                       "    <prop id=\"smpi/lat-factor\" value=\"%s\"/>\n"
+                       "  </config>\n", c->bw_factors ? c->bw_factors : "0:1",
+                       c->lat_factors ? c->lat_factors : "0:1")
+    : g_strdup ("");
   g_autofree char *topology = c->topology == TS_TOPOLOGY_FLAT
     ? g_strdup ("")
     : g_strdup_printf ("\n           topology=\"%s\" topo_parameters=\"%s\"",
@@ -306,13 +348,14 @@ ts_cluster_to_xml (const TsCluster *c)
     "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
     "<!-- " TS_CLUSTER_XML_MARK "\n%s-->\n"
     "<platform version=\"4.1\">\n"
+    "%s"
     "  <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-%u\"\n"
     "           speed=\"%s\" core=\"%u\" bw=\"%s\" lat=\"%s\" sharing_policy=\"SPLITDUPLEX\"\n"
     "           loopback_bw=\"%s\" loopback_lat=\"%s\"%s>\n"
     "%s"
     "  </cluster>\n"
     "</platform>\n",
-    words, c->nodes - 1, speed, c->cores, bw, lat, loop_bw, loop_lat, topology,
+    words, config, c->nodes - 1, speed, c->cores, bw, lat, loop_bw, loop_lat, topology,
     c->traced_network ? "    <prop id=\"" TS_CLUSTER_TRACED_NETWORK "\" value=\"yes\"/>\n" : "");
 }
 

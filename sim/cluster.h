@@ -40,6 +40,10 @@ typedef struct {
    * (--like): the replay then deducts their transfers from the calls, as
    * on the calibrated platform (TS_PLATFORM_TRACED_NETWORK). */
   gboolean traced_network;
+  /* SMPI's piecewise factors ("65472:0.94;0:0.81": from that many bytes
+   * up, bandwidth and latency times the factor), or NULL: none. With
+   * either, the platform asks for SimGrid's SMPI network model. */
+  char *bw_factors, *lat_factors;
 } TsCluster;
 
 /* One node of one core at 1 Gflop/s, flat, on the defaults of

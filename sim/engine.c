@@ -18,6 +18,72 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* SimGrid's own piecewise factors of its SMPI network model, used when a
+ * platform asks for the model without giving them (SimGrid's documented
+ * defaults for smpi/bw-factor and smpi/lat-factor). */
+#define SMPI_DEFAULT_BW_FACTOR "65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;" \
+  "3484:0.77493;1426:0.608902;732:0.341987;257:0.338112;0:0.812084"
+#define SMPI_DEFAULT_LAT_FACTOR "65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;" \
+  "3484:1.88101;1426:1.61075;732:1.9503;257:1.95341;0:2.01467"
+
+/* "SIZE:FACTOR;..." with every factor times @by. */
+static char *
+scale_piecewise (const char *spec, double by)
+{
+  g_auto (GStrv) pieces = g_strsplit (spec, ";", -1);
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; pieces[i]; i++)
+    {
+      char *colon = strchr (pieces[i], ':');
+      if (!colon)
+        continue;
+      *colon = '\0';
+      g_string_append_printf (out, "%s%s:%.17g", out->len ? ";" : "", g_strstrip (pieces[i]),
+                              g_ascii_strtod (colon + 1, NULL) * by);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The platform's settings as --cfg words. Under SMPI's network model the
+ * link factors of the [network] hypotheses (network/bandwidth-factor and
+ * latency-factor) are not applied: they scale its piecewise factors
+ * instead, and are dropped from @args. */
+static void
+add_platform_items (GPtrArray *args, const TsReplayOptions *o)
+{
+  g_auto (GStrv) items = ts_platform_config_items (o->platform_path);
+  gboolean smpi = FALSE;
+  for (guint i = 0; items[i]; i++)
+    smpi |= strcmp (items[i], "network/model:SMPI") == 0;
+  double bw = o->hypotheses ? ts_hypotheses_bandwidth_factor (o->hypotheses) : 1;
+  double lat = o->hypotheses ? ts_hypotheses_latency_factor (o->hypotheses) : 1;
+  g_autofree char *bw_spec = g_strdup (SMPI_DEFAULT_BW_FACTOR);
+  g_autofree char *lat_spec = g_strdup (SMPI_DEFAULT_LAT_FACTOR);
+  for (guint i = 0; items[i]; i++)
+    if (smpi && g_str_has_prefix (items[i], "smpi/bw-factor:"))
+      {
+        g_free (bw_spec);
+        bw_spec = g_strdup (items[i] + strlen ("smpi/bw-factor:"));
+      }
+    else if (smpi && g_str_has_prefix (items[i], "smpi/lat-factor:"))
+      {
+        g_free (lat_spec);
+        lat_spec = g_strdup (items[i] + strlen ("smpi/lat-factor:"));
+      }
+    else
+      g_ptr_array_add (args, g_strdup_printf ("--cfg=%s", items[i]));
+  if (!smpi)
+    return;
+  for (guint i = args->len; i-- > 0;)
+    if (g_str_has_prefix (g_ptr_array_index (args, i), "--cfg=network/bandwidth-factor:")
+        || g_str_has_prefix (g_ptr_array_index (args, i), "--cfg=network/latency-factor:"))
+      g_ptr_array_remove_index (args, i);
+  g_autofree char *bw_scaled = scale_piecewise (bw_spec, bw);
+  g_autofree char *lat_scaled = scale_piecewise (lat_spec, lat);
+  g_ptr_array_add (args, g_strdup_printf ("--cfg=smpi/bw-factor:%s", bw_scaled));
+  g_ptr_array_add (args, g_strdup_printf ("--cfg=smpi/lat-factor:%s", lat_scaled));
+}
+
 /* The command line SimGrid is initialised with: tracesim's own settings,
  * the [network] hypotheses, then the user's --cfg items. NULL-terminated;
  * the array owns its strings. */
@@ -43,6 +109,10 @@ engine_words (const TsReplayOptions *o)
   if (o->hypotheses && ts_hypotheses_bandwidth_factor (o->hypotheses) != 1)
     g_ptr_array_add (args, g_strdup_printf ("--cfg=network/bandwidth-factor:%.17g",
                                             ts_hypotheses_bandwidth_factor (o->hypotheses)));
+  /* The platform's own settings (SMPI's network model and its factors)
+   * over tracesim's defaults; the user's --cfg items over both. */
+  if (o->platform_path)
+    add_platform_items (args, o);
   for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
     g_ptr_array_add (args, g_strdup (o->simgrid_cfg[i]));
   g_ptr_array_add (args, NULL);

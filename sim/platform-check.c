@@ -194,3 +194,52 @@ ts_platform_check_loaded (void)
   free (hosts);
   return why;
 }
+
+typedef struct {
+  gboolean in_config;
+  GPtrArray *items;
+} ConfigScan;
+
+static void
+on_config_start (GMarkupParseContext *context, const char *element, const char **names,
+                 const char **values, gpointer data, GError **error)
+{
+  ConfigScan *scan = data;
+  if (strcmp (element, "config") == 0)
+    scan->in_config = TRUE;
+  else if (scan->in_config && strcmp (element, "prop") == 0)
+    {
+      const char *id = NULL, *value = NULL;
+      for (guint i = 0; names[i]; i++)
+        if (strcmp (names[i], "id") == 0)
+          id = values[i];
+        else if (strcmp (names[i], "value") == 0)
+          value = values[i];
+      if (id && value)
+        g_ptr_array_add (scan->items, g_strdup_printf ("%s:%s", id, value));
+    }
+}
+
+static void
+on_config_end (GMarkupParseContext *context, const char *element, gpointer data, GError **error)
+{
+  if (strcmp (element, "config") == 0)
+    ((ConfigScan *) data)->in_config = FALSE;
+}
+
+char **
+ts_platform_config_items (const char *path)
+{
+  ConfigScan scan = { FALSE, g_ptr_array_new () };
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (g_file_get_contents (path, &text, &len, NULL))
+    {
+      GMarkupParser parser = { on_config_start, on_config_end };
+      GMarkupParseContext *context = g_markup_parse_context_new (&parser, 0, &scan, NULL);
+      g_markup_parse_context_parse (context, text, len, NULL);
+      g_markup_parse_context_free (context);
+    }
+  g_ptr_array_add (scan.items, NULL);
+  return (char **) g_ptr_array_free (scan.items, FALSE);
+}

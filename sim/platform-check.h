@@ -16,6 +16,13 @@ G_BEGIN_DECLS
  * with a unit, speeds and bandwidths positive, latencies not negative. */
 gboolean ts_platform_check_file (const char *path, GError **error);
 
+/* The platform file's own settings (<config><prop id=... value=.../>) as
+ * "ID:VALUE" items, NULL-terminated (caller frees with g_strfreev); none when
+ * the file cannot be read. tracesim passes them to SimGrid after its own
+ * defaults, so that a platform asking for SMPI's network model and factors
+ * gets them. */
+char **ts_platform_config_items (const char *path);
+
 /* After SimGrid loaded the platform: every host's speed and every link's
  * bandwidth and latency usable, and a route between every two hosts (all
  * pairs up to 64 hosts; beyond, from the first host to every other and

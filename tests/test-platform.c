@@ -122,6 +122,20 @@ test_key_file_errors (void **state)
   assert_string_equal (error->message, "c.ini: [cluster] network '1GB,1us': bandwidth '1GB': "
                                        "unknown unit 'GB' (e.g. 10GBps or 100Gbps)");
   g_clear_error (&error);
+  assert_true (g_key_file_load_from_data (kf, "[cluster]\nbw-factors = 65472:0;0:1\n", -1,
+                                          G_KEY_FILE_NONE, NULL));
+  assert_false (ts_cluster_load_key_file (&c, kf, "c.ini", &error));
+  assert_non_null (strstr (error->message, "c.ini: [cluster] bw-factors '65472:0;0:1': give SIZE:FACTOR"));
+  g_clear_error (&error);
+  /* Valid factors ask for SMPI's network model in the platform. */
+  assert_true (g_key_file_load_from_data (kf, "[cluster]\nnodes = 2\nlat-factors = 0:2\n", -1,
+                                          G_KEY_FILE_NONE, NULL));
+  assert_true (ts_cluster_load_key_file (&c, kf, "c.ini", &error));
+  assert_true (ts_cluster_check (&c, &error));
+  g_autofree char *xml = ts_cluster_to_xml (&c);
+  assert_non_null (strstr (xml, "<prop id=\"network/model\" value=\"SMPI\"/>"));
+  assert_non_null (strstr (xml, "<prop id=\"smpi/bw-factor\" value=\"0:1\"/>"));
+  assert_non_null (strstr (xml, "<prop id=\"smpi/lat-factor\" value=\"0:2\"/>"));
   assert_true (g_key_file_load_from_data (kf, "[cluster]\nnode = 4\n", -1, G_KEY_FILE_NONE, NULL));
   assert_false (ts_cluster_load_key_file (&c, kf, "c.ini", &error));
   assert_non_null (strstr (error->message, "c.ini: [cluster] unknown key 'node'"));

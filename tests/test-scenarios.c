@@ -27,7 +27,8 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "empty-bcast", "slow-collective", "crossed-sends",
                                          "eager-send-cost", "test-completes", "openmpi-reduce",
                                          "pingpong-one-node", "pingpong-two-nodes", "halo-block",
-                                         "halo-cyclic", "uplink-fat-tree", "uplink-flat", NULL };
+                                         "halo-cyclic", "uplink-fat-tree", "uplink-flat",
+                                         "pingpong-factors", "pingpong-factors-faster", NULL };
 
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json;
  * sections nest ("wait_states.original.late_sender"). */
