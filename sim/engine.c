@@ -276,6 +276,18 @@ ts_replay_check_config (const TsReplayOptions *o, GError **error)
     return TRUE;
   if (o->platform_path && !ts_platform_check_file (o->platform_path, error))
     return FALSE;
+  /* The platform's own settings, bounded as the user's --cfg items are. */
+  g_auto (GStrv) items = o->platform_path ? ts_platform_config_items (o->platform_path) : NULL;
+  for (guint i = 0; items && items[i]; i++)
+    {
+      g_autoptr (GError) local = NULL;
+      if (!ts_replay_check_cfg_item (items[i], &local))
+        {
+          g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM, "%s: <config>: %s",
+                       o->platform_path, local->message);
+          return FALSE;
+        }
+    }
   int pipe_fds[2];
   if (pipe (pipe_fds) != 0)
     {

@@ -97,6 +97,9 @@ for p in nonxml:1:1: empty:1:1: root:3:1: entity:2:1: include:2:25: bw0:6:5: bwn
 done
 hostile platform-noroute "platform-noroute.xml: no route from host 'h2' to host 'h3'" \
   run "$T" -p "$H/platform-noroute.xml" -o "$O" -q
+# A setting of the platform's own that SimGrid would accept and abort on.
+hostile platform-config "platform-config.xml: <config>: --cfg 'maxmin/precision:-1'" \
+  run "$T" -p "$H/platform-config.xml" -o "$O" -q
 # Hypotheses: extreme values, composed factors, repetitions, bad ranks.
 hostile hyp-scalehuge "hyp-scalehuge.hyp:2:" run "$T" -H "$H/hyp-scalehuge.hyp" -o "$O" -q
 hostile hyp-speedtiny "hyp-speedtiny.hyp:2:" run "$T" -H "$H/hyp-speedtiny.hyp" -o "$O" -q
