@@ -112,6 +112,22 @@ ts_calibration_network (const TsCalibration *p)
   return fit;
 }
 
+TsNetworkFit
+ts_calibration_network_placed (const TsCalibration *p, gboolean between_nodes)
+{
+  return p->placed_fit[between_nodes ? 1 : 0];
+}
+
+double
+ts_calibration_transfer_placed (const TsCalibration *p, guint64 bytes, gboolean between_nodes)
+{
+  const TsNetworkFit *f = &p->placed_fit[between_nodes ? 1 : 0];
+  if (f->samples == 0)
+    return ts_calibration_transfer (p, bytes);
+  double line = f->latency + (f->bandwidth > 0 ? bytes / f->bandwidth : 0);
+  return MIN (line, p->placed_min[between_nodes ? 1 : 0][ts_size_class (bytes)]);
+}
+
 double
 ts_calibration_bandwidth_factor (const TsCalibration *p, guint size_class)
 {

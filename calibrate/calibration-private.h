@@ -32,6 +32,10 @@ struct TsCalibration {
   double latency;             /* seconds; 0 if nothing to fit */
   double bandwidth;           /* bytes per second; 0 if nothing to fit */
   guint fit_samples;
+  /* The same fit of the receives within a node [0] and between nodes [1],
+   * where the trace says which node each rank ran on (samples 0 if not). */
+  TsNetworkFit placed_fit[2];
+  double placed_min[2][TS_N_SIZE_CLASSES]; /* their fastest receive by class; INFINITY: none */
   /* Per size class (ts_size_class), how many times faster than @bandwidth
    * the fastest receive of that class moved its message (>= 1; 1 where none
    * beat the line): the piecewise correction SMPI calls a bandwidth factor,

@@ -46,6 +46,9 @@ typedef struct {
   double *region_seconds;
   double *call_min;          /* as TsCalibration's */
   CallSample *samples;       /* [TsCallKind * TS_N_SIZE_CLASSES + size class] */
+  /* Blocking receives from a rank of the same node (0) or another (1), by
+   * size class, where the trace says which node each rank ran on. */
+  CallSample *placed;        /* [2 * TS_N_SIZE_CLASSES] */
   guint64 largest_blocking_send;
 } Sums;
 
@@ -59,6 +62,7 @@ sums_init (Sums *u, guint n_regions)
   for (gsize i = 0; i < n_min; i++)
     u->call_min[i] = INFINITY;
   u->samples = g_new0 (CallSample, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
+  u->placed = g_new0 (CallSample, 2 * TS_N_SIZE_CLASSES);
   u->largest_blocking_send = 0;
 }
 
@@ -69,6 +73,25 @@ sums_clear (Sums *u)
   g_free (u->region_seconds);
   g_free (u->call_min);
   g_free (u->samples);
+  g_free (u->placed);
+}
+
+/* @into[i] takes the faster of @into[i] and @from[i], and the counts add up. */
+static void
+merge_samples (CallSample *into, const CallSample *from, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      CallSample *a = &into[i];
+      const CallSample *b = &from[i];
+      if (b->count > 0 && (a->count == 0 || b->min < a->min
+                           || (b->min == a->min && b->bytes < a->bytes)))
+        {
+          a->min = b->min;
+          a->bytes = b->bytes;
+        }
+      a->count += b->count;
+    }
 }
 
 /* @into += @from; the result does not depend on how ranks were shared out,
@@ -83,18 +106,8 @@ sums_merge (Sums *into, const Sums *from, guint n_regions)
     }
   for (gsize i = 0; i < (gsize) n_regions * TS_N_SIZE_CLASSES * 2; i++)
     into->call_min[i] = MIN (into->call_min[i], from->call_min[i]);
-  for (guint i = 0; i < TS_CALL_N_KINDS * TS_N_SIZE_CLASSES; i++)
-    {
-      CallSample *a = &into->samples[i];
-      const CallSample *b = &from->samples[i];
-      if (b->count > 0 && (a->count == 0 || b->min < a->min
-                           || (b->min == a->min && b->bytes < a->bytes)))
-        {
-          a->min = b->min;
-          a->bytes = b->bytes;
-        }
-      a->count += b->count;
-    }
+  merge_samples (into->samples, from->samples, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
+  merge_samples (into->placed, from->placed, 2 * TS_N_SIZE_CLASSES);
   into->largest_blocking_send = MAX (into->largest_blocking_send, from->largest_blocking_send);
 }
 
@@ -110,6 +123,7 @@ typedef struct {
   guint64 call_bytes;
   gboolean is_root;
   gint call_class;                  /* as the stream gave it; -1 until known */
+  gint call_place;                  /* its message from this node (0), another (1), or -1 */
   gint coll_comm;                   /* the call's collective, -1 if none */
   gboolean coll_sync;
   gboolean coll_ordered;            /* its members' times constrain each other */
@@ -131,6 +145,7 @@ scan_enter (CallScan *c, const TsAction *a)
       c->call_bytes = 0;
       c->is_root = FALSE;
       c->call_class = -1;
+      c->call_place = -1;
       c->coll_comm = -1;
     }
 }
@@ -150,11 +165,10 @@ sample_call (CallScan *c, double leave)
   CallSample *cs = &c->sums->samples[kind * TS_N_SIZE_CLASSES + cls];
   double *fastest = &c->sums->call_min[ts_calibration_call_min_index (c->call, cls, c->is_root)];
   *fastest = MIN (*fastest, duration);
-  if (cs->count++ == 0 || duration < cs->min || (duration == cs->min && c->call_bytes < cs->bytes))
-    {
-      cs->min = duration;
-      cs->bytes = c->call_bytes;
-    }
+  CallSample one = { duration, c->call_bytes, 1 };
+  merge_samples (cs, &one, 1);
+  if (kind == TS_CALL_RECV && c->call_place >= 0)
+    merge_samples (&c->sums->placed[c->call_place * TS_N_SIZE_CLASSES + cls], &one, 1);
   if (c->coll_comm < 0)
     return;
   /* Samples from one communicator that spans every rank (the first such one
@@ -278,6 +292,14 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
           c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
         case TS_ACTION_RECV:
+          if (ts_trace_n_nodes (trace) > 0 && a.peer != TS_NO_RANK)
+            {
+              guint peer = ts_trace_comm_world_rank (trace, a.comm, rank, a.peer);
+              if (peer < ts_trace_n_ranks (trace))
+                c.call_place = ts_trace_rank_node (trace, rank) != ts_trace_rank_node (trace, peer);
+            }
+          c.call_bytes = MAX (c.call_bytes, a.bytes);
+          break;
         case TS_ACTION_ISEND:
           c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
@@ -290,22 +312,22 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
   return error == NULL || *error == NULL;
 }
 
-/* Fit seconds = latency + bytes / bandwidth through the fastest blocking
- * receive of each size class: over many calls the fastest did not wait. */
-static void
-fit_network (TsCalibration *p, const CallSample *samples)
+/* Fit seconds = latency + bytes / bandwidth through the fastest of @recv,
+ * blocking receives by size class: over many calls the fastest did not
+ * wait. Fills @envelope (the time each class is taken to need); returns how
+ * many classes were fitted (0: nothing, *latency and *bandwidth left 0). */
+static guint
+fit_line (const CallSample *recv, double *envelope, double *latency, double *bandwidth)
 {
   /* The fastest receive of each size class, made monotone: a message is
    * never slower to transfer than a larger one, so a class whose few calls
    * all waited (an oversubscribed run) takes the next larger class's time
    * instead of pulling the line up. */
-  double envelope[TS_N_SIZE_CLASSES];
   double faster = INFINITY;
   for (gint c = TS_N_SIZE_CLASSES - 1; c >= 0; c--)
     {
-      const CallSample *cs = &samples[TS_CALL_RECV * TS_N_SIZE_CLASSES + c];
-      if (cs->count > 0)
-        faster = MIN (faster, cs->min);
+      if (recv[c].count > 0)
+        faster = MIN (faster, recv[c].min);
       envelope[c] = faster;
     }
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -313,7 +335,7 @@ fit_network (TsCalibration *p, const CallSample *samples)
   double min_small = INFINITY;
   for (guint c = 0; c < TS_N_SIZE_CLASSES; c++)
     {
-      const CallSample *cs = &samples[TS_CALL_RECV * TS_N_SIZE_CLASSES + c];
+      const CallSample *cs = &recv[c];
       if (cs->count == 0)
         continue;
       double x = (double) cs->bytes, y = envelope[c];
@@ -323,9 +345,8 @@ fit_network (TsCalibration *p, const CallSample *samples)
       n++;
       min_small = MIN (min_small, y);
     }
-  p->fit_samples = n;
   if (n == 0)
-    return;
+    return 0;
   double slope = 0, intercept = min_small;
   double den = n * sxx - sx * sx;
   if (n >= 2 && den > 0)
@@ -339,8 +360,28 @@ fit_network (TsCalibration *p, const CallSample *samples)
    * intercept far above it when a few mid-sized classes all waited (HPCC:
    * 13.6 us against a fastest receive of 0.24 us), and the replay then adds
    * that to every small message. */
-  p->latency = intercept > 0 ? MIN (intercept, min_small) : MAX (min_small, 1e-9);
-  p->bandwidth = slope > 1e-15 ? 1.0 / slope : 0;
+  *latency = intercept > 0 ? MIN (intercept, min_small) : MAX (min_small, 1e-9);
+  *bandwidth = slope > 1e-15 ? 1.0 / slope : 0;
+  return n;
+}
+
+/* The network fit of all blocking receives, its bandwidth factors, and
+ * where the trace says where ranks ran, the fits within a node and
+ * between nodes (@placed: [2][size class]). */
+static void
+fit_network (TsCalibration *p, const CallSample *samples, const CallSample *placed)
+{
+  for (guint k = 0; k < 2; k++)
+    {
+      TsNetworkFit *f = &p->placed_fit[k];
+      f->samples = fit_line (placed + k * TS_N_SIZE_CLASSES, p->placed_min[k], &f->latency,
+                             &f->bandwidth);
+    }
+  double envelope[TS_N_SIZE_CLASSES];
+  p->fit_samples = fit_line (samples + TS_CALL_RECV * TS_N_SIZE_CLASSES, envelope, &p->latency,
+                             &p->bandwidth);
+  if (p->fit_samples == 0)
+    return;
   if (p->bandwidth <= 0)
     return;
   /* A class whose fastest receive beat the line moved its message faster
@@ -648,7 +689,7 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
   g_free (scans);
   if (ok)
     {
-      fit_network (p, samples);
+      fit_network (p, samples, sums.placed);
       fill_costs (p, samples);
       p->start = INFINITY;
       double end = -INFINITY;

@@ -123,6 +123,17 @@ guint64 ts_calibration_region_visits (const TsCalibration *calibration, guint re
 double ts_calibration_region_seconds (const TsCalibration *calibration, guint region);
 
 TsNetworkFit ts_calibration_network (const TsCalibration *calibration);
+/* The fit of the receives from a rank of the same node (@between_nodes
+ * FALSE) or of another node, where the trace records the ranks' nodes;
+ * samples 0 when it does not, or has no such receive. */
+TsNetworkFit ts_calibration_network_placed (const TsCalibration *calibration,
+                                            gboolean between_nodes);
+/* What the trace says a blocking receive of @bytes took for its transfer
+ * within a node or between nodes: the placed fit's time, but no more than
+ * the fastest such receive of its size class (seeds/001: the fastest did
+ * not wait). ts_calibration_transfer() where the placed fit has nothing. */
+double ts_calibration_transfer_placed (const TsCalibration *calibration, guint64 bytes,
+                                       gboolean between_nodes);
 /* How many times faster than the fitted bandwidth the fastest receive of
  * @size_class moved its message (>= 1; 1 where none beat the line): the
  * piecewise correction SMPI calls a bandwidth factor, learnt from the

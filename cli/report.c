@@ -156,6 +156,14 @@ report_network (FILE *out, const TsCalibration *p)
   else
     fprintf (out, "network: latency %.3g s, bandwidth %.3g B/s (defaults: no blocking receive "
              "to fit)\n", TS_CALIBRATION_DEFAULT_LATENCY, TS_CALIBRATION_DEFAULT_BANDWIDTH);
+  static const char *const places[2] = { "within a node", "between nodes" };
+  for (guint k = 0; k < 2; k++)
+    {
+      TsNetworkFit placed = ts_calibration_network_placed (p, k);
+      if (placed.samples)
+        fprintf (out, "  %-13s latency %.3g s, bandwidth %.3g B/s (%u size classes)\n", places[k],
+                 placed.latency, placed.bandwidth, placed.samples);
+    }
   guint mpich = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_MPICH);
   guint ompi = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_OPENMPI);
   guint samples = ts_calibration_binomial_samples (p);

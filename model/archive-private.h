@@ -71,6 +71,7 @@ struct TsArchiveWriter {
   GHashTable *region_ids;     /* name (borrowed from regions) -> id + 1 */
   GPtrArray *comms;           /* TsCommDef*, index = id, 0 = world */
   GPtrArray *metrics;         /* TsMetricDef*, index = id */
+  char **rank_nodes;          /* host name per rank, or NULL: none recorded */
 };
 
 /* Write the empty local definition files readers expect and the global

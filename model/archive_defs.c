@@ -87,12 +87,28 @@ write_system (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
                                                           def_string (c, "machine"),
                                                           OTF2_UNDEFINED_SYSTEM_TREE_NODE),
              "SystemTreeNode definition");
+  /* The ranks' nodes under the machine, each once, in order of first use. */
+  g_autoptr (GHashTable) node_of = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint r = 0; w->rank_nodes && r < w->n_ranks; r++)
+    {
+      const char *host = w->rank_nodes[r] ? w->rank_nodes[r] : "";
+      if (g_hash_table_contains (node_of, host))
+        continue;
+      guint id = g_hash_table_size (node_of) + 1;
+      g_hash_table_insert (node_of, (gpointer) host, GUINT_TO_POINTER (id));
+      def_check (c, OTF2_GlobalDefWriter_WriteSystemTreeNode (c->gdw, id, def_string (c, host),
+                                                              def_string (c, "node"), 0),
+                 "SystemTreeNode definition");
+    }
   for (guint r = 0; r < w->n_ranks; r++)
     {
       g_autofree char *name = g_strdup_printf ("MPI Rank %u", r);
+      guint parent = w->rank_nodes ? GPOINTER_TO_UINT (g_hash_table_lookup (
+                                       node_of, w->rank_nodes[r] ? w->rank_nodes[r] : ""))
+                                   : 0;
       def_check (c, OTF2_GlobalDefWriter_WriteLocationGroup (c->gdw, r, def_string (c, name),
-                                                             OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                                             OTF2_UNDEFINED_LOCATION_GROUP),
+                                                             OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                             parent, OTF2_UNDEFINED_LOCATION_GROUP),
                  "LocationGroup definition");
     }
   for (guint r = 0; r < w->n_ranks; r++)

@@ -59,6 +59,10 @@ writer_free (TsArchiveWriter *w)
   g_clear_pointer (&w->region_ids, g_hash_table_unref);
   g_clear_pointer (&w->comms, g_ptr_array_unref);
   g_clear_pointer (&w->metrics, g_ptr_array_unref);
+  if (w->rank_nodes)
+    for (guint r = 0; r < w->n_ranks; r++)
+      g_free (w->rank_nodes[r]);
+  g_clear_pointer (&w->rank_nodes, g_free);
   g_free (w);
 }
 
@@ -233,6 +237,16 @@ open_archive (TsArchiveWriter *w, const char *dir, GError **error)
 }
 
 /* ---- definitions: recorded now, written by close ---- */
+
+void
+ts_archive_writer_set_node (TsArchiveWriter *w, guint rank, const char *node)
+{
+  g_return_if_fail (rank < w->n_ranks);
+  if (!w->rank_nodes)
+    w->rank_nodes = g_new0 (char *, w->n_ranks + 1);
+  g_free (w->rank_nodes[rank]);
+  w->rank_nodes[rank] = g_strdup (node);
+}
 
 void
 ts_archive_writer_set_origin (TsArchiveWriter *w, const char *origin)

@@ -35,6 +35,9 @@ TsArchiveWriter *ts_archive_writer_new (const char *dir, const char *name,
  * the archive's creator becomes "tracesim X (from @origin)", so that a
  * reader counts its collective bytes as @origin did. */
 void ts_archive_writer_set_origin (TsArchiveWriter *w, const char *origin);
+/* The node (host) @rank ran on, written as a system tree node of class
+ * "node" as Score-P does; set for every rank or for none. */
+void ts_archive_writer_set_node (TsArchiveWriter *w, guint rank, const char *node);
 
 /* Definitions. Return the new id (0, 1, ...). Names are copied. The same name
  * given twice returns the same id. */

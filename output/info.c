@@ -37,6 +37,24 @@ add_clocks_and_network (JsonBuilder *b, const TsCalibration *c)
                       fit.samples ? fit.bandwidth : TS_CALIBRATION_DEFAULT_BANDWIDTH);
   json_builder_set_member_name (b, "size_classes");
   json_builder_add_int_value (b, fit.samples);
+  /* The same fit by where the messages went, when the trace tells. */
+  static const char *const places[2] = { "within_node", "between_nodes" };
+  for (guint k = 0; k < 2; k++)
+    {
+      TsNetworkFit placed = ts_calibration_network_placed (c, k);
+      json_builder_set_member_name (b, places[k]);
+      if (!placed.samples)
+        {
+          json_builder_add_null_value (b);
+          continue;
+        }
+      json_builder_begin_object (b);
+      ts_json_add_double (b, "latency_s", placed.latency);
+      ts_json_add_double (b, "bandwidth_Bps", placed.bandwidth);
+      json_builder_set_member_name (b, "size_classes");
+      json_builder_add_int_value (b, placed.samples);
+      json_builder_end_object (b);
+    }
   json_builder_end_object (b);
   json_builder_set_member_name (b, "binomial_tree");
   json_builder_add_string_value (b, ts_binomial_tree_name (ts_calibration_binomial_tree (c)));

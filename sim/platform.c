@@ -14,8 +14,10 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
   /* One rank a host never uses the loopback but to send to itself: as
    * before, free of latency. */
   char loop_lat[G_ASCII_DTOSTR_BUF_SIZE] = "0";
+  char loop_bw[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_dtostr (loop_bw, sizeof loop_bw, cores > 1 ? spec->intra_bandwidth : spec->bandwidth);
   if (cores > 1)
-    g_ascii_dtostr (loop_lat, sizeof loop_lat, spec->latency);
+    g_ascii_dtostr (loop_lat, sizeof loop_lat, spec->intra_latency);
   g_autofree char *xml = g_strdup_printf (
     "<?xml version='1.0'?>\n"
     "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -29,7 +31,7 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
     "    <prop id=\"" TS_PLATFORM_TRACED_NETWORK "\" value=\"yes\"/>\n"
     "  </cluster>\n"
     "</platform>\n",
-    spec->n_hosts, lat, bw, spec->n_hosts - 1, speed, cores, bw, lat, bw, loop_lat);
+    spec->n_hosts, lat, bw, spec->n_hosts - 1, speed, cores, bw, lat, loop_bw, loop_lat);
   return g_file_set_contents (path, xml, -1, error);
 }
 
@@ -43,6 +45,19 @@ ts_platform_spec_from_calibration (const TsCalibration *p, double trace_speed)
     spec.latency = fit.latency;
   if (fit.bandwidth > 0)
     spec.bandwidth = fit.bandwidth;
+  spec.intra_latency = spec.latency;
+  spec.intra_bandwidth = spec.bandwidth;
+  /* Where the trace tells messages within a node from those between nodes,
+   * each kind of link gets its own. */
+  TsNetworkFit inter = ts_calibration_network_placed (p, TRUE);
+  TsNetworkFit intra = ts_calibration_network_placed (p, FALSE);
+  if (inter.samples && intra.samples)
+    {
+      spec.latency = inter.latency;
+      spec.bandwidth = inter.bandwidth > 0 ? inter.bandwidth : spec.bandwidth;
+      spec.intra_latency = intra.latency;
+      spec.intra_bandwidth = intra.bandwidth > 0 ? intra.bandwidth : spec.intra_bandwidth;
+    }
   return spec;
 }
 
@@ -51,8 +66,10 @@ ts_platform_cluster_like (TsCluster *c, const TsCalibration *calibration, double
 {
   TsClusterSpec spec = ts_platform_spec_from_calibration (calibration, trace_speed);
   c->speed = spec.speed;
-  c->bandwidth = c->intra_bandwidth = spec.bandwidth;
-  c->latency = c->intra_latency = spec.latency;
+  c->bandwidth = spec.bandwidth;
+  c->latency = spec.latency;
+  c->intra_bandwidth = spec.intra_bandwidth;
+  c->intra_latency = spec.intra_latency;
   c->traced_network = TRUE;
   g_free (c->network_name);
   c->network_name = g_strdup ("as traced");

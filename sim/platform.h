@@ -15,6 +15,7 @@ typedef struct {
   double speed;        /* flops per second of each host */
   double latency;      /* seconds, end to end between two hosts */
   double bandwidth;    /* bytes per second between two hosts */
+  double intra_latency, intra_bandwidth; /* between ranks of one host */
 } TsClusterSpec;
 
 /* Write @spec as a SimGrid platform XML file at @path (written under a

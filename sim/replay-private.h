@@ -81,6 +81,7 @@ typedef struct {
   sg_comm_t sendrecv_send;   /* the rendezvous send of the MPI_Sendrecv in progress */
   TsBlockedOn sendrecv_on;
   guint64 call_bytes;        /* largest message of the call */
+  gint call_place;           /* its receive from this node (0), another (1), or -1 */
   double call_upfront;       /* the call's cost charged before it (call_costs) */
   guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
   TsHypothesisRank *hypotheses;

@@ -319,6 +319,69 @@ test_like_keeps_identity (void **state)
   ts_test_rmtree (work);
 }
 
+/* The number after @attribute=" in @xml. */
+static double
+xml_number (const char *xml, const char *attribute)
+{
+  g_autofree char *key = g_strconcat (" ", attribute, "=\"", NULL);
+  const char *at = strstr (xml, key);
+  assert_non_null (at);
+  return g_ascii_strtod (at + strlen (key), NULL);
+}
+
+/* Ensure a trace that records its ranks' nodes is fitted per kind of link
+ * and replayed as it ran: scenarios/two-nodes-identity has receives within
+ * node a at 1 us + bytes / 1e10 and from a to b at 10 us + bytes / 1e9
+ * (1000 and 50000 bytes each), so `info` fits those two lines; the
+ * calibrated platform has two hosts of two cores, links of 10 us / 2 = 5 us
+ * and 1e9 B/s, loopbacks of 1 us and 1e10 B/s; and the identity replay ends
+ * every rank at the traced 0.004 s (each receive's network share is its own
+ * link's transfer, no CPU time left over). */
+static void
+test_calibrated_by_node (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("platform-by-node");
+  g_autofree char *dir = g_build_filename (ts_test_srcdir (), "scenarios", "two-nodes-identity", NULL);
+  g_autofree char *trace = ts_test_generate (work, dir);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "info", trace, NULL });
+  assert_int_equal (r.status, 0);
+  const char *want[] = { "nodes:      2 (a: 2 ranks, b: 2 ranks)",
+                         "within a node latency 1e-06 s, bandwidth 1e+10 B/s (2 size classes)",
+                         "between nodes latency 1e-05 s, bandwidth 1e+09 B/s (2 size classes)" };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    if (!strstr (r.out, want[i]))
+      fail_msg ("no '%s' in:\n%s", want[i], r.out);
+  ts_tool_result_clear (&r);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output (
+    (const char *[]) { "run", trace, "-o", out, "-q", "--no-wait-states", NULL }, out,
+    "summary.json", &why);
+  if (!json)
+    fail_msg ("%s", why);
+  const char *at = strstr (strstr (json, "\"predicted\""), "\"rank_end_s\"");
+  assert_non_null (at);
+  at = strchr (at, '[') + 1;
+  for (guint r = 0; r < 4; r++)
+    {
+      char *end;
+      double t = g_ascii_strtod (at, &end);
+      if (fabs (t - 0.004) > 1e-9)
+        fail_msg ("rank %u ends at %.9f s, not the traced 0.004 s", r, t);
+      at = end + 1;
+    }
+  g_autofree char *path = g_build_filename (out, "platform.xml", NULL);
+  g_autofree char *xml = NULL;
+  assert_true (g_file_get_contents (path, &xml, NULL, NULL));
+  assert_non_null (strstr (xml, "radical=\"0-1\""));
+  assert_non_null (strstr (xml, "core=\"2\""));
+  assert_true (fabs (xml_number (xml, "lat") - 5e-6) < 1e-12);
+  assert_true (fabs (xml_number (xml, "bw") - 1e9) < 1);
+  assert_true (fabs (xml_number (xml, "loopback_lat") - 1e-6) < 1e-12);
+  assert_true (fabs (xml_number (xml, "loopback_bw") - 1e10) < 10);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -332,6 +395,7 @@ main (void)
     cmocka_unit_test (test_placement_errors),
     cmocka_unit_test (test_trace_speed_keeps_identity),
     cmocka_unit_test (test_like_keeps_identity),
+    cmocka_unit_test (test_calibrated_by_node),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

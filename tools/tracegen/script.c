@@ -89,6 +89,23 @@ parse_time (TsParser *p, const char *word, double *out, GError **error)
   return TRUE;
 }
 
+/* "node NAME RANK..." : those ranks ran on host NAME (recorded as Score-P
+ * records it). */
+static gboolean
+directive_node (TsParser *p, char **w, guint n, GError **error)
+{
+  if (n < 3)
+    return fail (p, error, "expected 'node NAME RANK...'");
+  for (guint i = 2; i < n; i++)
+    {
+      guint64 rank;
+      if (!g_ascii_string_to_unsigned (w[i], 10, 0, p->n_ranks - 1, &rank, NULL))
+        return fail (p, error, "node %s: '%s' is not a rank of 0..%u", w[1], w[i], p->n_ranks - 1);
+      ts_archive_writer_set_node (p->w, (guint) rank, w[1]);
+    }
+  return TRUE;
+}
+
 /* ---- definitions ---- */
 
 static gboolean
@@ -606,6 +623,8 @@ parse_line (TsParser *p, char *line, const char *dir, const char *name, GError *
     return directive_comm (p, w, words->len, error);
   if (strcmp (w[0], "metric") == 0)
     return directive_metric (p, w, words->len, error);
+  if (strcmp (w[0], "node") == 0)
+    return directive_node (p, w, words->len, error);
   if (strcmp (w[0], "creator") == 0)
     {
       /* The tracer the script imitates: readers count collective bytes as
