@@ -4,7 +4,10 @@
 #include "calibrate/calibration.h"
 #include "sim/platform.h"
 
+#include "model/output_dir.h"
+
 #include <stdio.h>
+#include <string.h>
 
 int
 ts_cmd_calibrate (int argc, char **argv)
@@ -32,8 +35,17 @@ ts_cmd_calibrate (int argc, char **argv)
   if (!calibration)
     return ts_cmd_fail ("calibrate", error);
   TsClusterSpec spec = ts_platform_spec_from_calibration (calibration, trace_speed);
-  if (!ts_platform_write_cluster (&spec, output, &error))
+  /* The platform run calibrates: ranks that shared a node share a host, and
+   * the hostfile beside it places them as traced (run --hostfile). */
+  g_autofree char *hosts = ts_platform_place_as_traced (&spec, trace);
+  g_autofree char *hostfile = g_strconcat (output, ".hostfile", NULL);
+  if (!ts_platform_write_cluster (&spec, output, &error)
+      || (hosts && !ts_output_file_write (hostfile, hosts, strlen (hosts), TS_PLATFORM_MARK, &error)))
     return ts_cmd_fail ("calibrate", error);
+  if (hosts)
+    printf ("%s: the ranks on %u hosts of %u cores as the trace places them: "
+            "tracesim run --hostfile %s -p %s\n", hostfile, spec.n_hosts, spec.cores, hostfile,
+            output);
   printf ("%s: %u hosts, latency %.3g s, bandwidth %.3g B/s (%s)\n", output, spec.n_hosts,
           spec.latency, spec.bandwidth,
           ts_calibration_network (calibration).samples ? "fitted to the trace's receives" : "defaults: nothing to fit");

@@ -191,22 +191,13 @@ static gboolean
 place_as_traced (Run *run, TsClusterSpec *spec, GError **error)
 {
   const TsRunOptions *o = run->o;
-  guint n_nodes = ts_trace_n_nodes (run->trace), n_ranks = ts_trace_n_ranks (run->trace);
-  if (n_nodes == 0 || n_nodes >= n_ranks || o->hostfile || o->ranks_per_node
-      || o->placement != TS_PLACEMENT_BLOCK)
+  if (o->hostfile || o->ranks_per_node || o->placement != TS_PLACEMENT_BLOCK)
     return TRUE;
-  g_autofree guint *ranks = g_new0 (guint, n_nodes);
-  g_autoptr (GString) lines = g_string_new ("# Each rank on the node the trace shows it on:\n");
-  for (guint r = 0; r < n_ranks; r++)
-    {
-      guint node = ts_trace_rank_node (run->trace, r);
-      ranks[node]++;
-      spec->cores = MAX (spec->cores, ranks[node]);
-      g_string_append_printf (lines, "node-%u\n", node);
-    }
-  spec->n_hosts = n_nodes;
+  g_autofree char *lines = ts_platform_place_as_traced (spec, run->trace);
+  if (!lines)
+    return TRUE;
   run->hostfile = g_build_filename (ts_output_dir_get_tmp_path (run->out), "hostfile", NULL);
-  if (!ts_output_dir_write_file (run->hostfile, lines->str, lines->len, error))
+  if (!ts_output_dir_write_file (run->hostfile, lines, strlen (lines), error))
     return FALSE;
   run->replay.hostfile = run->hostfile;
   run->result->inputs.placement = "as traced";

@@ -1,6 +1,9 @@
 #include <config.h>
 
 #include "sim/platform.h"
+#include "model/output_dir.h"
+
+#include <string.h>
 
 gboolean
 ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError **error)
@@ -21,7 +24,7 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
   g_autofree char *xml = g_strdup_printf (
     "<?xml version='1.0'?>\n"
     "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-    "<!-- Written by tracesim: %u hosts, end-to-end latency %s s x 2, bandwidth %s B/s.\n"
+    "<!-- " TS_PLATFORM_MARK " %u hosts, end-to-end latency %s s x 2, bandwidth %s B/s.\n"
     "     Each host has a private split-duplex link; there is no backbone, so the\n"
     "     only contention is at the hosts' own links. -->\n"
     "<platform version=\"4.1\">\n"
@@ -32,7 +35,7 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
     "  </cluster>\n"
     "</platform>\n",
     spec->n_hosts, lat, bw, spec->n_hosts - 1, speed, cores, bw, lat, loop_bw, loop_lat);
-  return g_file_set_contents (path, xml, -1, error);
+  return ts_output_file_write (path, xml, strlen (xml), TS_PLATFORM_MARK, error);
 }
 
 TsClusterSpec
@@ -73,4 +76,23 @@ ts_platform_cluster_like (TsCluster *c, const TsCalibration *calibration, double
   c->traced_network = TRUE;
   g_free (c->network_name);
   c->network_name = g_strdup ("as traced");
+}
+
+char *
+ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace)
+{
+  guint n_nodes = ts_trace_n_nodes (trace), n_ranks = ts_trace_n_ranks (trace);
+  if (n_nodes == 0 || n_nodes >= n_ranks)
+    return NULL;
+  g_autofree guint *ranks = g_new0 (guint, n_nodes);
+  GString *lines = g_string_new ("# " TS_PLATFORM_MARK " each rank on the node the trace shows it on\n");
+  for (guint r = 0; r < n_ranks; r++)
+    {
+      guint node = ts_trace_rank_node (trace, r);
+      ranks[node]++;
+      spec->cores = MAX (spec->cores, ranks[node]);
+      g_string_append_printf (lines, "node-%u\n", node);
+    }
+  spec->n_hosts = n_nodes;
+  return g_string_free (lines, FALSE);
 }

@@ -19,7 +19,8 @@ typedef struct {
 } TsClusterSpec;
 
 /* Write @spec as a SimGrid platform XML file at @path (written under a
- * temporary name and renamed). Each host has a split-duplex private link of
+ * temporary name and renamed; an existing file only replaced if tracesim
+ * wrote it). Each host has a split-duplex private link of
  * half the latency, so a message crosses two of them: latency end to end.
  * With several cores a host, messages between its ranks cross its loopback
  * link, of the same latency end to end and bandwidth. */
@@ -40,6 +41,16 @@ TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibratio
  * charge_call_cost); on other platforms, without a fit, the fastest call of
  * each kind and size stands for its transfer. */
 #define TS_PLATFORM_TRACED_NETWORK TS_CLUSTER_TRACED_NETWORK
+/* The words that open the platforms and hostfiles tracesim calibrates: a
+ * file that has them may be replaced, another is refused. */
+#define TS_PLATFORM_MARK "Written by tracesim:"
+
+/* Where the trace shows ranks sharing nodes: @spec gets one host per traced
+ * node, with cores for the most ranks one held, and the result is a
+ * hostfile putting each rank on its node's host (caller frees); NULL, and
+ * @spec untouched, where the trace does not say or every rank had a node
+ * of its own. */
+char *ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace);
 
 /* Start @cluster from what the trace shows (`tracesim platform --like`):
  * cores at @trace_speed, and the calibrated network end to end, between

@@ -379,6 +379,21 @@ test_calibrated_by_node (void **state)
   assert_true (fabs (xml_number (xml, "bw") - 1e9) < 1);
   assert_true (fabs (xml_number (xml, "loopback_lat") - 1e-6) < 1e-12);
   assert_true (fabs (xml_number (xml, "loopback_bw") - 1e10) < 10);
+  /* calibrate writes the same platform, and the traced placement beside it;
+   * a file it did not write is refused, not replaced. */
+  g_autofree char *cal = g_build_filename (work, "cal.xml", NULL);
+  r = ts_run_tracesim ((const char *[]) { "calibrate", trace, "-o", cal, NULL });
+  assert_int_equal (r.status, 0);
+  ts_tool_result_clear (&r);
+  g_autofree char *hostfile = g_strconcat (cal, ".hostfile", NULL);
+  g_autofree char *hosts = NULL;
+  assert_true (g_file_get_contents (hostfile, &hosts, NULL, NULL));
+  assert_non_null (strstr (hosts, "\nnode-0\nnode-0\nnode-1\nnode-1\n"));
+  assert_true (g_file_set_contents (cal, "<platform/>", -1, NULL));
+  r = ts_run_tracesim ((const char *[]) { "calibrate", trace, "-o", cal, NULL });
+  assert_int_equal (r.status, 1);
+  assert_non_null (strstr (r.err, "tracesim did not write it"));
+  ts_tool_result_clear (&r);
   ts_test_rmtree (work);
 }
 
