@@ -66,6 +66,9 @@ scan_header (char *s, guint line, char **group, Source *src, GError **error)
                     TS_HYPOTHESES_MAX_SECTION);
   g_free (*group);
   *group = g_strndup (s + 1, close - s - 1);
+  if (!g_utf8_validate (*group, -1, NULL))
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "a section name that is not UTF-8 text");
   guint first = GPOINTER_TO_UINT (g_hash_table_lookup (src->lines, *group));
   if (first)
     {

@@ -196,7 +196,14 @@ int
 ts_rule_selects (const TsRule *rule, const char *name, GError **error)
 {
   if (!rule->regex)
-    return g_pattern_match_simple (rule->pattern, name);
+    {
+      /* GLib's glob matching asserts on invalid UTF-8 (found by
+       * tests/fuzz/fuzz-hypotheses): a trace's region names need not be. */
+      if (g_utf8_validate (name, -1, NULL))
+        return g_pattern_match_simple (rule->pattern, name);
+      g_autofree char *valid = g_utf8_make_valid (name, -1);
+      return g_pattern_match_simple (rule->pattern, valid);
+    }
   pcre2_match_data *md = pcre2_match_data_create_from_pattern (rule->code, NULL);
   pcre2_match_context *mc = pcre2_match_context_create (NULL);
   pcre2_set_match_limit (mc, TS_RULE_MATCH_LIMIT);
