@@ -40,6 +40,13 @@ static const Command commands[] = {
     "with a link to the network and a loopback link for messages between its own ranks.\n"
     "Network presets: ib-hdr, ib-ndr, 100gbe, 200gbe, slingshot, omni-path.\n"
     "--describe FILE says what any platform file holds. doc/platforms.md has the details." },
+  { "sweep", ts_cmd_sweep, "FILE -o DIR",
+    "many predictions from one trace (hypotheses x platforms x options), one table",
+    "Writes into DIR: points/pNNNN/ (each point's run output) with pNNNN.key or pNNNN.error\n"
+    "beside it, inputs/pNNNN/ (its filled hypothesis and platform), and results.csv (one row\n"
+    "per point: its parameters, predicted_runtime_s, speedup, error). The trace's first pass\n"
+    "is made once; running again computes only the points missing or changed.\n"
+    "Exit status 1 when a point failed (its row says why). doc/sweeps.md has the format." },
   { "hypotheses", ts_cmd_hypotheses, "check FILE... TRACE",
     "check hypothesis files against a trace (hypotheses check)",
     "  check FILE... TRACE     parse the files, bind them to the trace's regions and\n"

@@ -91,11 +91,17 @@ predicted_waits_clear (PredictedWaits *pw)
 
 /* Everything one run holds; run_clear() is its one cleanup path, whatever
  * phase failed: the output directory is discarded unless committed. */
+struct TsRunShared {
+  TsTrace *trace;
+  TsCalibration *calibration;
+  TsWaitStates *original_waits;  /* NULL without wait states */
+};
+
 typedef struct {
   const TsRunOptions *o;
   gint64 t0;
-  TsTrace *trace;
-  TsCalibration *calibration;
+  TsTrace *trace;                /* borrowed from o->shared when it is set */
+  TsCalibration *calibration;    /* the same */
   TsHypotheses *hypotheses;
   TsOutputDir *out;
   char *platform;
@@ -105,7 +111,7 @@ typedef struct {
   TsReplayResult replayed;
   gboolean replayed_set;
   PredictedWaits pw;
-  TsWaitStates *original_waits;
+  TsWaitStates *original_waits; /* borrowed from o->shared when it has them */
   TsRunResult *result;
 } Run;
 
@@ -116,10 +122,15 @@ run_clear (Run *run)
   if (run->replayed_set)
     ts_replay_result_clear (&run->replayed);
   predicted_waits_clear (&run->pw);
-  g_clear_pointer (&run->original_waits, ts_wait_states_free);
+  const TsRunShared *shared = run->o->shared;
+  if (!shared || !shared->original_waits)
+    g_clear_pointer (&run->original_waits, ts_wait_states_free);
   g_clear_pointer (&run->hypotheses, ts_hypotheses_free);
-  g_clear_pointer (&run->calibration, ts_calibration_free);
-  g_clear_pointer (&run->trace, ts_trace_free);
+  if (!shared)
+    {
+      g_clear_pointer (&run->calibration, ts_calibration_free);
+      g_clear_pointer (&run->trace, ts_trace_free);
+    }
   g_clear_pointer (&run->cfg, g_ptr_array_unref);
   g_clear_pointer (&run->result, ts_run_result_free);
   g_free (run->platform);
@@ -416,12 +427,13 @@ prepare (Run *run, GError **error)
 {
   if (!check_options (run->o, error))
     return FALSE;
-  run->trace = ts_trace_open (run->o->trace, error);
-  if (!run->trace)
-    return FALSE;
-  phase_done (run, "definitions");
-  run->calibration = ts_calibration_compute (run->trace, error);
-  if (!run->calibration)
+  if (run->o->shared)
+    {
+      run->trace = run->o->shared->trace;
+      run->calibration = run->o->shared->calibration;
+    }
+  else if (!(run->trace = ts_trace_open (run->o->trace, error))
+           || !(run->calibration = ts_calibration_compute (run->trace, error)))
     return FALSE;
   phase_done (run, "calibration (first pass)");
   run->result = ts_run_result_new (ts_calibration_n_ranks (run->calibration));
@@ -443,7 +455,9 @@ ts_run (const TsRunOptions *o, GError **error)
   ok = ok && replay (&run, error);
   if (ok)
     phase_done (&run, "replay and predicted wait states");
-  if (ok && o->wait_states)
+  if (ok && o->wait_states && o->shared && o->shared->original_waits)
+    run.original_waits = o->shared->original_waits;
+  else if (ok && o->wait_states)
     {
       /* Both executions by the same analysis. */
       run.original_waits = ts_wait_states_analyse (run.trace, run.calibration, error);
@@ -460,4 +474,30 @@ ts_run (const TsRunOptions *o, GError **error)
   TsRunResult *result = ok ? g_steal_pointer (&run.result) : NULL;
   run_clear (&run);
   return result;
+}
+
+TsRunShared *
+ts_run_shared_new (const char *trace, gboolean wait_states, GError **error)
+{
+  TsRunShared *s = g_new0 (TsRunShared, 1);
+  if (!(s->trace = ts_trace_open (trace, error))
+      || !(s->calibration = ts_calibration_compute (s->trace, error))
+      || (wait_states
+          && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))
+    {
+      ts_run_shared_free (s);
+      return NULL;
+    }
+  return s;
+}
+
+void
+ts_run_shared_free (TsRunShared *s)
+{
+  if (!s)
+    return;
+  g_clear_pointer (&s->original_waits, ts_wait_states_free);
+  g_clear_pointer (&s->calibration, ts_calibration_free);
+  g_clear_pointer (&s->trace, ts_trace_free);
+  g_free (s);
 }

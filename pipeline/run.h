@@ -17,6 +17,11 @@
 
 G_BEGIN_DECLS
 
+/* What every prediction from one trace shares: its definitions, the first
+ * pass (calibration) and the original execution's wait states. A sweep
+ * computes them once and hands them to each point's ts_run(). */
+typedef struct TsRunShared TsRunShared;
+
 typedef struct {
   const char *trace;             /* anchor file; required */
   const char *output_dir;        /* required; replaced only if it is tracesim's own */
@@ -35,9 +40,19 @@ typedef struct {
   gboolean binomial_tree_given;  /* FALSE: the tree shape the trace shows */
   TsBinomialTree binomial_tree;
   gboolean progress;             /* progress bar on stderr */
+  /* The trace's shared first pass (ts_run_shared_new() of the same trace),
+   * or NULL: computed for this run. Not modified; must outlive the run. */
+  const TsRunShared *shared;
 } TsRunOptions;
 
 void ts_run_options_init (TsRunOptions *options);
+
+/* Open @trace and make its first pass, and with @wait_states its original
+ * wait states; NULL and @error as ts_run() would fail. Free with
+ * ts_run_shared_free(). */
+TsRunShared *ts_run_shared_new (const char *trace, gboolean wait_states, GError **error);
+void ts_run_shared_free (TsRunShared *shared);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsRunShared, ts_run_shared_free)
 
 /* Predict the run @options describe and write its output directory. Returns
  * the result (caller frees), or NULL with @error set (naming the file, rank

@@ -83,6 +83,38 @@ parse_range (const char *text, GError **error)
   return (char **) g_ptr_array_free (values, FALSE);
 }
 
+/* @text split at the commas outside double quotes; the quotes go. */
+static char **
+split_list (const char *text, GError **error)
+{
+  GPtrArray *parts = g_ptr_array_new ();
+  GString *cur = g_string_new (NULL);
+  gboolean quoted = FALSE;
+  for (const char *c = text;; c++)
+    {
+      if (*c == '"')
+        quoted = !quoted;
+      else if ((*c == ',' && !quoted) || *c == '\0')
+        {
+          g_ptr_array_add (parts, g_string_free (cur, FALSE));
+          if (*c == '\0')
+            break;
+          cur = g_string_new (NULL);
+        }
+      else
+        g_string_append_c (cur, *c);
+    }
+  g_ptr_array_add (parts, NULL);
+  char **v = (char **) g_ptr_array_free (parts, FALSE);
+  if (quoted)
+    {
+      g_strfreev (v);
+      invalid (error, "'%s': a double quote is not closed", text);
+      return NULL;
+    }
+  return v;
+}
+
 char **
 ts_sweep_values_parse (const char *text, GError **error)
 {
@@ -92,9 +124,11 @@ ts_sweep_values_parse (const char *text, GError **error)
       invalid (error, "no value");
       return NULL;
     }
-  if (!strchr (copy, ',') && strchr (copy, ':'))
+  if (!strchr (copy, ',') && strchr (copy, ':') && *copy != '"')
     return parse_range (copy, error);
-  g_auto (GStrv) parts = g_strsplit (copy, ",", -1);
+  g_auto (GStrv) parts = split_list (copy, error);
+  if (!parts)
+    return NULL;
   if (g_strv_length (parts) > TS_SWEEP_MAX_VALUES)
     {
       invalid (error, "more than %u values", TS_SWEEP_MAX_VALUES);

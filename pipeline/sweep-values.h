@@ -1,7 +1,8 @@
 /* The values a sweep's parameter takes, and the templates they fill
  * (doc/sweeps.md).
  *
- * A parameter is written as a list ("0.25, 0.5, 1.0"), a range with a step
+ * A parameter is written as a list ("0.25, 0.5, 1.0"; a value holding a
+ * comma in double quotes: ib-hdr, "10GBps,1us"), a range with a step
  * ("16:64:16": 16 32 48 64), or a range with a factor ("1:64:*2": 1 2 4 ...
  * 64); ranges include their end when a step lands on it. Points combine
  * the parameters as a Cartesian product (the first parameter varies

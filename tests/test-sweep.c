@@ -43,6 +43,8 @@ test_values (void **state)
 {
   expect_values ("0.25, 0.5, 1.0", "0.25 0.5 1.0");
   expect_values ("ib-hdr,100gbe", "ib-hdr 100gbe");
+  expect_values ("ib-hdr, \"10GBps,1us\"", "ib-hdr 10GBps,1us");
+  expect_values ("a, \"b", "error: 'a, \"b': a double quote is not closed");
   expect_values ("16:64:16", "16 32 48 64");
   expect_values ("16:60:16", "16 32 48");
   expect_values ("1:64:*2", "1 2 4 8 16 32 64");

@@ -1,0 +1,37 @@
+/* Running a sweep's points (pipeline/sweep.h) and gathering their table.
+ *
+ * The trace's first pass and original wait states are computed once; each
+ * point then replays in a process of its own (SimGrid runs once a process),
+ * forked from the one that holds them, up to @jobs at a time. Each point
+ * writes OUT/points/pNNNN/ (a `tracesim run` output, renamed into place
+ * when complete) and, beside it, pNNNN.key (what its inputs were) or
+ * pNNNN.error (why it failed). A point whose key is unchanged is not run
+ * again; a failed point does not stop the others. OUT/results.csv has one
+ * row per point: its parameters, predicted_runtime_s, speedup and error. */
+#ifndef TS_SWEEP_RUN_H
+#define TS_SWEEP_RUN_H
+
+#include <glib.h>
+#include "pipeline/sweep.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint jobs;          /* points at once; 0: the number of cores */
+  gboolean progress;   /* a progress line on stderr (a terminal) */
+  gboolean log;        /* a line per finished point on stderr otherwise */
+} TsSweepRunOptions;
+
+typedef struct {
+  guint points, ran, reused, failed;
+} TsSweepTally;
+
+/* Run the points of @sweep missing from @out_dir and write its results.csv.
+ * FALSE and @error when the sweep cannot start (or its table cannot be
+ * written); points that fail are counted in @tally, not errors. */
+gboolean ts_sweep_run (const TsSweep *sweep, const char *out_dir, const TsSweepRunOptions *o,
+                       TsSweepTally *tally, GError **error);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,416 @@
+#include <config.h>
+
+#include "pipeline/sweep.h"
+#include "pipeline/sweep-values.h"
+#include "sim/cluster.h"
+#include "model/output_dir.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+/* A sweep file is a few dozen lines. */
+#define TS_SWEEP_MAX_BYTES (1u << 20)
+
+typedef enum { INPUT_NONE, INPUT_FILE, INPUT_TEMPLATE, INPUT_LIST } InputKind;
+
+/* The hypothesis or the platform of the points. */
+typedef struct {
+  InputKind kind;
+  char *path;     /* FILE, TEMPLATE: resolved */
+  char *text;     /* FILE, TEMPLATE: its content */
+} Input;
+
+struct TsSweep {
+  char *path, *dir, *trace;
+  Input hypothesis, platform;
+  gboolean zip;
+  GPtrArray *names;   /* char*: parameters in the file's order, lists of files included */
+  GPtrArray *values;  /* GStrv per parameter */
+  guint n_points;
+};
+
+/* Parameters passed to `run` options, by name ('-' may stand for '_'). */
+static const char *const run_options[] = { "ranks_per_node", "placement", "trace_speed",
+                                           "eager_threshold", NULL };
+
+static void
+input_clear (Input *in)
+{
+  g_free (in->path);
+  g_free (in->text);
+}
+
+void
+ts_sweep_free (TsSweep *s)
+{
+  if (!s)
+    return;
+  g_free (s->path);
+  g_free (s->dir);
+  g_free (s->trace);
+  input_clear (&s->hypothesis);
+  input_clear (&s->platform);
+  g_ptr_array_unref (s->names);
+  g_ptr_array_unref (s->values);
+  g_free (s);
+}
+
+/* The line of [@group] or of @key in it (the first), 1-based; 0 if none. */
+static guint
+line_of (const char *text, const char *group, const char *key)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  gboolean in_group = FALSE;
+  for (guint i = 0; lines[i]; i++)
+    {
+      char *l = g_strstrip (lines[i]);
+      if (*l == '[')
+        {
+          in_group = strlen (l) == strlen (group) + 2 && strncmp (l + 1, group, strlen (group)) == 0;
+          if (in_group && !key)
+            return i + 1;
+          continue;
+        }
+      char *eq = strchr (l, '=');
+      if (in_group && key && eq)
+        {
+          *eq = '\0';
+          if (strcmp (g_strstrip (l), key) == 0)
+            return i + 1;
+        }
+    }
+  return 0;
+}
+
+static gboolean
+fail_at (GError **error, const TsSweep *s, const char *text, const char *group, const char *key,
+         const char *format, ...) G_GNUC_PRINTF (6, 7);
+static gboolean
+fail_at (GError **error, const TsSweep *s, const char *text, const char *group, const char *key,
+         const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s:%u: %s", s->path,
+               line_of (text, group, key), message);
+  return FALSE;
+}
+
+static char *
+resolve (const TsSweep *s, const char *rel)
+{
+  return g_path_is_absolute (rel) ? g_strdup (rel) : g_build_filename (s->dir, rel, NULL);
+}
+
+static gboolean
+is_run_option (const char *name)
+{
+  return g_strv_contains (run_options, name);
+}
+
+/* [sweep] hypothesis or platform: a list of files (a parameter named @key),
+ * a template (holds ${...}) or one file. */
+static gboolean
+load_input (TsSweep *s, GKeyFile *kf, const char *text, const char *key, Input *in,
+            GError **error)
+{
+  g_autofree char *value = g_key_file_get_string (kf, "sweep", key, NULL);
+  if (!value)
+    return TRUE;
+  g_auto (GStrv) files = g_strsplit (value, ",", -1);
+  for (guint i = 0; files[i]; i++)
+    {
+      char *path = resolve (s, g_strstrip (files[i]));
+      g_free (files[i]);
+      files[i] = path;
+      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return fail_at (error, s, text, "sweep", key, "%s: no such file", path);
+    }
+  if (g_strv_length (files) > 1)
+    {
+      in->kind = INPUT_LIST;
+      g_ptr_array_add (s->names, g_strdup (key));
+      g_ptr_array_add (s->values, g_steal_pointer (&files));
+      return TRUE;
+    }
+  in->path = g_strdup (files[0]);
+  gsize len = 0;
+  if (!g_file_get_contents (in->path, &in->text, &len, error))
+    return FALSE;
+  in->kind = strstr (in->text, "${") ? INPUT_TEMPLATE : INPUT_FILE;
+  return TRUE;
+}
+
+static gboolean
+load_parameters (TsSweep *s, GKeyFile *kf, const char *text, GError **error)
+{
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, "parameters", NULL, NULL);
+  for (guint i = 0; keys && keys[i]; i++)
+    {
+      g_autofree char *value = g_key_file_get_string (kf, "parameters", keys[i], NULL);
+      g_autoptr (GError) local = NULL;
+      char **values = ts_sweep_values_parse (value ? value : "", &local);
+      if (!values)
+        return fail_at (error, s, text, "parameters", keys[i], "%s: %s", keys[i], local->message);
+      g_autofree char *name = g_strdelimit (g_strdup (keys[i]), "-", '_');
+      if (g_strcmp0 (name, "hypothesis") == 0 || g_strcmp0 (name, "platform") == 0)
+        {
+          g_strfreev (values);
+          return fail_at (error, s, text, "parameters", keys[i],
+                          "'%s' is the [sweep] key's own parameter: list its files there", name);
+        }
+      g_ptr_array_add (s->names, g_steal_pointer (&name));
+      g_ptr_array_add (s->values, values);
+    }
+  return TRUE;
+}
+
+/* Every parameter goes somewhere, and every ${name} of a template is one. */
+static gboolean
+check_uses (TsSweep *s, const char *text, GError **error)
+{
+  g_ptr_array_add (s->names, NULL);
+  const char *const *names = (const char *const *) s->names->pdata;
+  const Input *templates[] = { &s->hypothesis, &s->platform };
+  gboolean ok = TRUE;
+  for (guint t = 0; t < 2 && ok; t++)
+    if (templates[t]->kind == INPUT_TEMPLATE)
+      {
+        g_auto (GStrv) unknown = ts_sweep_unknown_references (templates[t]->text, names);
+        if (unknown[0])
+          {
+            const char *colon = strrchr (unknown[0], ':');
+            g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_NOT_FOUND,
+                         "%s:%s: ${%.*s} names no parameter of %s", templates[t]->path,
+                         colon + 1, (int) (colon - unknown[0]), unknown[0], s->path);
+            ok = FALSE;
+          }
+      }
+  for (guint i = 0; ok && names[i]; i++)
+    {
+      g_autofree char *ref = g_strdup_printf ("${%s}", names[i]);
+      gboolean used = is_run_option (names[i]) || g_str_equal (names[i], "hypothesis")
+                      || g_str_equal (names[i], "platform");
+      for (guint t = 0; t < 2 && !used; t++)
+        used = templates[t]->kind == INPUT_TEMPLATE && strstr (templates[t]->text, ref);
+      if (!used)
+        ok = fail_at (error, s, text, "parameters", names[i],
+                      "%s is neither a run option (ranks_per_node, placement, trace_speed, "
+                      "eager_threshold) nor used by a template as ${%s}", names[i], names[i]);
+    }
+  g_ptr_array_remove_index (s->names, s->names->len - 1);
+  return ok;
+}
+
+static gboolean
+load_text (TsSweep *s, const char *text, gsize len, GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) local = NULL;
+  if (!g_key_file_load_from_data (kf, text, len, G_KEY_FILE_NONE, &local))
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE, "%s: %s", s->path,
+                   local->message);
+      return FALSE;
+    }
+  g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+  for (guint i = 0; groups[i]; i++)
+    if (!g_str_equal (groups[i], "sweep") && !g_str_equal (groups[i], "parameters"))
+      return fail_at (error, s, text, groups[i], NULL, "unknown section [%s] ([sweep], [parameters])",
+                      groups[i]);
+  static const char *const sweep_keys[] = { "trace", "hypothesis", "platform", "zip", NULL };
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, "sweep", NULL, NULL);
+  for (guint i = 0; keys && keys[i]; i++)
+    if (!g_strv_contains (sweep_keys, keys[i]))
+      return fail_at (error, s, text, "sweep", keys[i],
+                      "unknown key '%s' in [sweep] (trace, hypothesis, platform, zip)", keys[i]);
+  g_autofree char *trace = g_key_file_get_string (kf, "sweep", "trace", NULL);
+  if (!trace)
+    return fail_at (error, s, text, "sweep", NULL, "[sweep] needs the trace (trace = ...)");
+  s->trace = resolve (s, g_strstrip (trace));
+  if (!g_file_test (s->trace, G_FILE_TEST_IS_REGULAR))
+    return fail_at (error, s, text, "sweep", "trace", "%s: no such trace", s->trace);
+  s->zip = g_key_file_get_boolean (kf, "sweep", "zip", NULL);
+  if (!load_input (s, kf, text, "hypothesis", &s->hypothesis, error)
+      || !load_input (s, kf, text, "platform", &s->platform, error)
+      || !load_parameters (s, kf, text, error) || !check_uses (s, text, error))
+    return FALSE;
+  g_autofree guint *counts = g_new (guint, MAX (s->values->len, 1));
+  for (guint i = 0; i < s->values->len; i++)
+    counts[i] = g_strv_length (g_ptr_array_index (s->values, i));
+  s->n_points = s->values->len ? ts_sweep_point (counts, s->values->len, s->zip, G_MAXUINT, NULL) : 1;
+  if (s->n_points == 0)
+    return fail_at (error, s, text, "parameters", NULL,
+                    s->zip ? "zipped parameters need lists of the same length"
+                           : "more than %u points", TS_SWEEP_MAX_POINTS);
+  return TRUE;
+}
+
+TsSweep *
+ts_sweep_load (const char *path, GError **error)
+{
+  TsSweep *s = g_new0 (TsSweep, 1);
+  s->path = g_strdup (path);
+  s->dir = g_path_get_dirname (path);
+  s->names = g_ptr_array_new_with_free_func (g_free);
+  s->values = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  GStatBuf st;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (g_stat (path, &st) == 0 && st.st_size > TS_SWEEP_MAX_BYTES)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %" G_GINT64_FORMAT
+                 " bytes: a sweep file holds at most 1 MiB", path, (gint64) st.st_size);
+  else if (g_file_get_contents (path, &text, &len, error) && load_text (s, text, len, error))
+    return s;
+  ts_sweep_free (s);
+  return NULL;
+}
+
+const char *ts_sweep_trace (const TsSweep *s) { return s->trace; }
+guint ts_sweep_n_points (const TsSweep *s) { return s->n_points; }
+guint ts_sweep_n_parameters (const TsSweep *s) { return s->names->len; }
+
+const char *
+ts_sweep_parameter (const TsSweep *s, guint i)
+{
+  g_return_val_if_fail (i < s->names->len, NULL);
+  return g_ptr_array_index (s->names, i);
+}
+
+const char *
+ts_sweep_value (const TsSweep *s, guint point, guint i)
+{
+  g_return_val_if_fail (point < s->n_points && i < s->names->len, NULL);
+  g_autofree guint *counts = g_new (guint, s->values->len);
+  g_autofree guint *index = g_new (guint, s->values->len);
+  for (guint k = 0; k < s->values->len; k++)
+    counts[k] = g_strv_length (g_ptr_array_index (s->values, k));
+  ts_sweep_point (counts, s->values->len, s->zip, point, index);
+  return ((char **) g_ptr_array_index (s->values, i))[index[i]];
+}
+
+/* A template filled for the point, or a platform template turned into a
+ * SimGrid platform: a [cluster] key file goes through the generator. */
+static char *
+fill_input (const Input *in, const char *const *names, const char *const *values,
+            gboolean platform, GError **error)
+{
+  g_autofree char *filled = ts_sweep_fill (in->text, in->path, names, values, error);
+  if (!filled || !platform || strstr (filled, "<platform"))
+    return g_steal_pointer (&filled);
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_auto (TsCluster) c;
+  ts_cluster_init (&c);
+  g_autoptr (GError) local = NULL;
+  if (!g_key_file_load_from_data (kf, filled, -1, G_KEY_FILE_NONE, &local)
+      || !ts_cluster_load_key_file (&c, kf, in->path, &local) || !ts_cluster_check (&c, &local))
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s%s%s",
+                   g_str_has_prefix (local->message, in->path) ? "" : in->path,
+                   g_str_has_prefix (local->message, in->path) ? "" : ": ", local->message);
+      return NULL;
+    }
+  return ts_cluster_to_xml (&c);
+}
+
+/* The point's file for @in: the file itself, or the filled template written
+ * into @dir as @name. NULL and @error on failure; "" when there is none. */
+static char *
+point_input (const Input *in, const char *dir, const char *name, const char *const *names,
+             const char *const *values, gboolean platform, GChecksum *key, GError **error)
+{
+  if (in->kind == INPUT_NONE || in->kind == INPUT_LIST)
+    return g_strdup ("");
+  g_checksum_update (key, (const guchar *) in->text, -1);
+  if (in->kind == INPUT_FILE)
+    return g_strdup (in->path);
+  g_autofree char *text = fill_input (in, names, values, platform, error);
+  if (!text)
+    return NULL;
+  char *path = g_build_filename (dir, name, NULL);
+  g_checksum_update (key, (const guchar *) text, -1);
+  if (!ts_output_dir_write_file (path, text, strlen (text), error))
+    g_clear_pointer (&path, g_free);
+  return path;
+}
+
+/* A run option from a parameter's value. */
+static gboolean
+set_option (TsRunOptions *o, const char *name, const char *value, GError **error)
+{
+  guint64 n;
+  double d;
+  char *end;
+  gboolean ok = TRUE;
+  if (g_str_equal (name, "ranks_per_node"))
+    ok = g_ascii_string_to_unsigned (value, 10, 1, 1000000, &n, NULL)
+         && (o->ranks_per_node = (guint) n);
+  else if (g_str_equal (name, "placement"))
+    ok = ts_placement_parse (value, &o->placement);
+  else if (g_str_equal (name, "trace_speed"))
+    ok = (d = g_ascii_strtod (value, &end), *end == '\0' && d > 0 && d < 1e18)
+         && (o->trace_speed = d) > 0;
+  else if (g_str_equal (name, "eager_threshold"))
+    ok = g_ascii_string_to_unsigned (value, 10, 0, G_MAXINT64, &n, NULL)
+         && ((o->eager_threshold = n), (o->eager_given = TRUE));
+  if (!ok)
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                 "%s = %s: not a value of run's option", name, value);
+  return ok;
+}
+
+gboolean
+ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOptions *o,
+                        GPtrArray *keep, char **key, GError **error)
+{
+  guint n = s->names->len;
+  g_autofree const char **names = g_new0 (const char *, n + 1);
+  g_autofree const char **values = g_new0 (const char *, n + 1);
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (sum, (const guchar *) s->trace, -1);
+  for (guint i = 0; i < n; i++)
+    {
+      names[i] = ts_sweep_parameter (s, i);
+      values[i] = ts_sweep_value (s, point, i);
+      g_autofree char *item = g_strdup_printf ("\n%s=%s", names[i], values[i]);
+      g_checksum_update (sum, (const guchar *) item, -1);
+    }
+  o->trace = s->trace;
+  char *hyp = point_input (&s->hypothesis, dir, "hypothesis.hyp", names, values, FALSE, sum, error);
+  char *platform = hyp ? point_input (&s->platform, dir, "platform.xml", names, values, TRUE, sum,
+                                      error)
+                       : NULL;
+  if (hyp)
+    g_ptr_array_add (keep, hyp);
+  if (platform)
+    g_ptr_array_add (keep, platform);
+  if (!hyp || !platform)
+    return FALSE;
+  const char **hyps = g_new0 (const char *, 2);
+  g_ptr_array_add (keep, hyps);
+  hyps[0] = *hyp ? hyp : NULL;
+  o->hypotheses = hyps;
+  o->platform = *platform ? platform : NULL;
+  for (guint i = 0; i < n; i++)
+    {
+      /* A list of ready files is a parameter of its own. */
+      if (g_str_equal (names[i], "hypothesis"))
+        hyps[0] = values[i];
+      else if (g_str_equal (names[i], "platform"))
+        o->platform = values[i];
+      else if (is_run_option (names[i]) && !set_option (o, names[i], values[i], error))
+        return FALSE;
+    }
+  /* The files of a list count by their content, as templates do. */
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (names[i], "hypothesis") || g_str_equal (names[i], "platform"))
+      {
+        g_autofree char *text = NULL;
+        if (g_file_get_contents (values[i], &text, NULL, NULL))
+          g_checksum_update (sum, (const guchar *) text, -1);
+      }
+  *key = g_strdup (g_checksum_get_string (sum));
+  return TRUE;
+}

@@ -1,0 +1,48 @@
+/* `tracesim sweep`: many predictions from one trace, one table out
+ * (doc/sweeps.md).
+ *
+ * A sweep file is a key file:
+ *   [sweep]
+ *   trace = app/traces.otf2          paths relative to the sweep file
+ *   hypothesis = solver.hyp.in       a template (${name} filled per point), a
+ *                                    ready file, or a list of ready files
+ *   platform = cluster.ini.in        the same: a [cluster] key file template
+ *                                    (tracesim platform --config), a SimGrid
+ *                                    XML file, or a list of XML files
+ *   zip = false                      true: pair the parameters' values
+ *   [parameters]
+ *   factor = 0.25, 0.5, 1.0          a list, START:STOP:STEP or START:STOP:*F
+ *   ranks_per_node = 1, 4            named like a run option: passed to it
+ * A list of ready files is a parameter of its own, named hypothesis or
+ * platform. Every error names the file and the line. */
+#ifndef TS_SWEEP_H
+#define TS_SWEEP_H
+
+#include <glib.h>
+#include "pipeline/run.h"
+
+G_BEGIN_DECLS
+
+typedef struct TsSweep TsSweep;
+
+TsSweep *ts_sweep_load (const char *path, GError **error);
+void ts_sweep_free (TsSweep *sweep);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSweep, ts_sweep_free)
+
+const char *ts_sweep_trace (const TsSweep *sweep);
+guint ts_sweep_n_points (const TsSweep *sweep);
+guint ts_sweep_n_parameters (const TsSweep *sweep);
+const char *ts_sweep_parameter (const TsSweep *sweep, guint parameter);
+const char *ts_sweep_value (const TsSweep *sweep, guint point, guint parameter);
+
+/* The inputs of point @point written into @dir (its hypothesis and platform
+ * files, as a separate `tracesim run` would take them) and its run options
+ * in @o (strings it points to belong to @keep, freed by the caller).
+ * Fills @key with what identifies the point's inputs (a SHA-256): a point
+ * whose key is unchanged need not run again. */
+gboolean ts_sweep_point_options (const TsSweep *sweep, guint point, const char *dir,
+                                 TsRunOptions *o, GPtrArray *keep, char **key, GError **error);
+
+G_END_DECLS
+
+#endif

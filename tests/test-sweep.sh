@@ -1,0 +1,108 @@
+#!/bin/sh
+# tracesim sweep end to end, on an 8-rank halo exchange (ts-tracegen):
+# - 2 hypothesis values x 3 platforms x 2 placements give 12 rows, and each
+#   row's predicted runtime is that of a separate `tracesim run` on the
+#   same inputs (the point's filled hypothesis, the platform, the placement)
+#   to 1e-9 relative;
+# - a second run reuses every point; a changed value recomputes only the
+#   points it changes;
+# - a platform with too few cores fails its points, which show their error
+#   in results.csv, while the others complete (exit 1);
+# - SIGINT halfway keeps the finished points, and running again computes
+#   only the missing ones;
+# - a sweep file with an error stops before any point runs, naming the file
+#   and line.
+set -u
+builddir=${top_builddir:-.}
+tracesim=$builddir/tracesim
+work=$builddir/tests/work/sweep
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$builddir/ts-tracegen" stencil -o "$work/trace" --ranks 8 --iterations 20 > /dev/null || fail "ts-tracegen"
+"$tracesim" platform --nodes 4 --cores 2 -o "$work/flat.xml" > /dev/null || fail "platform"
+"$tracesim" platform --topology torus:2,2 --cores 2 --network 1GBps,5us -o "$work/torus.xml" > /dev/null || fail "platform"
+"$tracesim" platform --topology 'fat-tree:2;2,2;1,1;1,1' --cores 2 --network ib-hdr -o "$work/tree.xml" > /dev/null || fail "platform"
+printf '[region:compute_kernel]\nscale = ${factor}\n' > "$work/kernel.hyp.in"
+cat > "$work/a.sweep" <<EOS
+[sweep]
+trace = trace/traces.otf2
+hypothesis = kernel.hyp.in
+platform = flat.xml, torus.xml, tree.xml
+[parameters]
+factor = 0.5, 1.0
+placement = block, cyclic
+EOS
+"$tracesim" sweep "$work/a.sweep" -o "$work/out" -j 2 -q > "$work/log" 2>&1 || fail "the sweep failed: $(cat "$work/log")"
+rows=$(($(wc -l < "$work/out/results.csv") - 1))
+[ "$rows" -eq 12 ] || fail "12 rows expected, got $rows: $(cat "$work/out/results.csv")"
+head -1 "$work/out/results.csv" | grep -qx 'platform,factor,placement,predicted_runtime_s,speedup,error' \
+  || fail "header: $(head -1 "$work/out/results.csv")"
+
+# Each row against a separate run: the point's inputs are its files.
+i=0
+tail -n +2 "$work/out/results.csv" | while IFS=, read -r platform factor placement runtime speedup error; do
+  p=$(printf 'p%04u' "$i")
+  [ -z "$error" ] || fail "$p failed: $error"
+  rm -rf "$work/sep"
+  "$tracesim" run "$work/trace/traces.otf2" -H "$work/out/inputs/$p/hypothesis.hyp" -p "$platform" \
+    --placement "$placement" -o "$work/sep" -q || fail "separate run of $p"
+  sep=$(python3 -c 'import json, sys; print(repr(json.load(open(sys.argv[1]))["predicted"]["runtime_s"]))' "$work/sep/summary.json")
+  python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(a - b) > 1e-9 * abs(b))' \
+    "$runtime" "$sep" || fail "$p ($factor, $platform, $placement): sweep $runtime, separate run $sep"
+  grep -q "scale = $factor" "$work/out/inputs/$p/hypothesis.hyp" || fail "$p: template not filled"
+  i=$((i + 1))
+done || exit 1
+
+# Again: nothing to run. A changed value: only its points run (6 of 12).
+"$tracesim" sweep "$work/a.sweep" -o "$work/out" -q | grep -q "12 points: 0 run, 12 reused, 0 failed" \
+  || fail "the second run recomputed points"
+sed -i 's/factor = 0.5, 1.0/factor = 0.25, 1.0/' "$work/a.sweep"
+"$tracesim" sweep "$work/a.sweep" -o "$work/out" -q | grep -q "12 points: 6 run, 6 reused, 0 failed" \
+  || fail "a changed factor did not recompute exactly its 6 points"
+
+# Too few cores: 8 ranks on 2 nodes of 2 cores fail, the others complete.
+"$tracesim" platform --nodes 2 --cores 2 -o "$work/small.xml" > /dev/null || fail "platform"
+sed -i 's/platform = flat.xml, torus.xml, tree.xml/platform = flat.xml, small.xml/' "$work/a.sweep"
+"$tracesim" sweep "$work/a.sweep" -o "$work/out2" -q > "$work/log" 2>&1
+[ $? -eq 1 ] || fail "a sweep with failed points must exit 1: $(cat "$work/log")"
+grep -q "8 points: 4 run, 0 reused, 4 failed" "$work/log" || fail "$(cat "$work/log")"
+[ "$(grep -c '8 ranks need 8 cores' "$work/out2/results.csv")" -eq 4 ] \
+  || fail "the failed rows do not say why: $(cat "$work/out2/results.csv")"
+
+# SIGINT halfway through a sweep of 16 points, one at a time: the finished
+# points stay, nothing half-written, and the rerun computes the rest.
+sed -i 's/placement = block, cyclic/placement = block, cyclic\nrepeat_ = 1:4:1/; s/scale = ${factor}/scale = ${factor}\n# ${repeat_}/' "$work/a.sweep" "$work/kernel.hyp.in"
+sed -i 's/platform = flat.xml, small.xml/platform = flat.xml/' "$work/a.sweep"
+"$tracesim" sweep "$work/a.sweep" -o "$work/out3" -j 1 -q > /dev/null 2>&1 &
+pid=$!
+i=0
+while [ "$(ls "$work/out3/points" 2> /dev/null | grep -c '\.key$')" -lt 4 ] && [ $i -lt 600 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+kill -INT $pid; wait $pid
+# The running point ends with the sweep (SIGTERM from the kernel when its
+# parent dies) and removes what it was writing.
+i=0
+while ls "$work/out3/points" | grep -q 'tmp-' && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+done_before=$(ls "$work/out3/points" | grep -c '\.key$')
+[ "$done_before" -lt 16 ] || fail "the sweep finished before SIGINT"
+if ls "$work/out3/points" | grep -q 'tmp-'; then fail "left behind: $(ls "$work/out3/points")"; fi
+"$tracesim" sweep "$work/a.sweep" -o "$work/out3" -q > "$work/log" || fail "rerun: $(cat "$work/log")"
+grep -q "16 points: $((16 - done_before)) run, $done_before reused, 0 failed" "$work/log" \
+  || fail "after SIGINT with $done_before done: $(cat "$work/log")"
+
+# Errors in the sweep file: file and line, nothing run.
+expect_error() { # file, message
+  "$tracesim" sweep "$1" -o "$work/bad-out" -q > /dev/null 2> "$work/err" && fail "$1 accepted"
+  grep -qF "$2" "$work/err" || fail "expected '$2', got: $(cat "$work/err")"
+  [ ! -e "$work/bad-out" ] || fail "$1: something ran"
+}
+printf '[sweep]\ntrace = trace/traces.otf2\ntraec = x\n' > "$work/b1.sweep"
+expect_error "$work/b1.sweep" "b1.sweep:3: unknown key 'traec' in [sweep]"
+printf '[sweep]\ntrace = missing/traces.otf2\n' > "$work/b2.sweep"
+expect_error "$work/b2.sweep" "b2.sweep:2: $work/missing/traces.otf2: no such trace"
+printf '[region:compute_kernel]\n\nscale = ${facter}\n' > "$work/typo.hyp.in"
+printf '[sweep]\ntrace = trace/traces.otf2\nhypothesis = typo.hyp.in\n[parameters]\nfactor = 1, 2\n' > "$work/b3.sweep"
+expect_error "$work/b3.sweep" "typo.hyp.in:3: \${facter} names no parameter of $work/b3.sweep"
+echo "sweep: 12 rows equal separate runs; resume, change, failures, SIGINT and errors as expected"
