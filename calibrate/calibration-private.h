@@ -35,7 +35,10 @@ struct TsCalibration {
   /* The same fit of the receives within a node [0] and between nodes [1],
    * where the trace says which node each rank ran on (samples 0 if not). */
   TsNetworkFit placed_fit[2];
-  double placed_min[2][TS_N_SIZE_CLASSES]; /* their fastest receive by class; INFINITY: none */
+  /* Their fastest receive by class, made monotone as the fit takes it (a
+   * class without receives takes the next larger one's; INFINITY above the
+   * largest). */
+  double placed_min[2][TS_N_SIZE_CLASSES];
   /* Per size class (ts_size_class), how many times faster than @bandwidth
    * the fastest receive of that class moved its message (>= 1; 1 where none
    * beat the line): the piecewise correction SMPI calls a bandwidth factor,

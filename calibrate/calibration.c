@@ -292,12 +292,9 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
           c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
         case TS_ACTION_RECV:
-          if (ts_trace_n_nodes (trace) > 0 && a.peer != TS_NO_RANK)
-            {
-              guint peer = ts_trace_comm_world_rank (trace, a.comm, rank, a.peer);
-              if (peer < ts_trace_n_ranks (trace))
-                c.call_place = ts_trace_rank_node (trace, rank) != ts_trace_rank_node (trace, peer);
-            }
+          if (a.peer != TS_NO_RANK)
+            c.call_place = ts_trace_ranks_apart (trace, rank,
+                                                 ts_trace_comm_world_rank (trace, a.comm, rank, a.peer));
           c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
         case TS_ACTION_ISEND:
@@ -383,6 +380,11 @@ fit_network (TsCalibration *p, const CallSample *samples, const CallSample *plac
   if (p->fit_samples == 0)
     return;
   if (p->bandwidth <= 0)
+    return;
+  /* With both kinds of link fitted apart, the calibrated platform simulates
+   * each on its own line; factors learnt against the line of all receives
+   * would correct the wrong one. */
+  if (p->placed_fit[0].samples && p->placed_fit[1].samples)
     return;
   /* A class whose fastest receive beat the line moved its message faster
    * than the fitted bandwidth, as MPI libraries do below their eager limit

@@ -40,7 +40,7 @@ ts_cmd_calibrate (int argc, char **argv)
   g_autofree char *hosts = ts_platform_place_as_traced (&spec, trace);
   g_autofree char *hostfile = g_strconcat (output, ".hostfile", NULL);
   if (!ts_platform_write_cluster (&spec, output, &error)
-      || (hosts && !ts_output_file_write (hostfile, hosts, strlen (hosts), TS_PLATFORM_MARK, &error)))
+      || (hosts && !ts_output_file_write (hostfile, hosts, strlen (hosts), TS_WRITTEN_MARK, &error)))
     return ts_cmd_fail ("calibrate", error);
   if (hosts)
     printf ("%s: the ranks on %u hosts of %u cores as the trace places them: "

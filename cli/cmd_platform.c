@@ -37,6 +37,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PlatformOptions, options_clear)
 static gboolean
 build (TsCluster *c, const PlatformOptions *o, GError **error)
 {
+  guint like_ranks = 0;
   if (o->like)
     {
       if (!(o->trace_speed > 0 && o->trace_speed < 1e18))
@@ -50,8 +51,7 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
       if (!calibration)
         return FALSE;
       ts_platform_cluster_like (c, calibration, o->trace_speed);
-      /* As many nodes as ranks unless told: the calibrated platform's. */
-      c->nodes = o->topology ? 0 : ts_trace_n_ranks (trace);
+      like_ranks = ts_trace_n_ranks (trace);
     }
   if (o->config)
     {
@@ -83,9 +83,13 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     g_key_file_set_string (given, "cluster", "bw-factors", o->bw_factors);
   if (o->lat_factors)
     g_key_file_set_string (given, "cluster", "lat-factors", o->lat_factors);
-  return (!g_key_file_has_group (given, "cluster")
-          || ts_cluster_load_key_file (c, given, "the options", error))
-         && ts_cluster_check (c, error);
+  if (g_key_file_has_group (given, "cluster")
+      && !ts_cluster_load_key_file (c, given, "the options", error))
+    return FALSE;
+  /* --like on a flat cluster of no given size: a node per traced rank. */
+  if (like_ranks && !c->nodes && c->topology == TS_TOPOLOGY_FLAT)
+    c->nodes = like_ranks;
+  return ts_cluster_check (c, error);
 }
 
 static int
@@ -148,7 +152,7 @@ ts_cmd_platform (int argc, char **argv)
   if (!build (&c, &o, &error))
     return ts_cmd_fail ("platform", error);
   g_autofree char *xml = ts_cluster_to_xml (&c);
-  if (!ts_output_file_write (o.output, xml, strlen (xml), TS_CLUSTER_XML_MARK, &error))
+  if (!ts_output_file_write (o.output, xml, strlen (xml), TS_WRITTEN_MARK, &error))
     return ts_cmd_fail ("platform", error);
   g_autofree char *words = ts_cluster_describe (&c);
   printf ("%s:\n%s", o.output, words);

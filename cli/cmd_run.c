@@ -54,6 +54,7 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
       return FALSE;
     }
   o->ranks_per_node = a->ranks_per_node;
+  o->placement_given = a->placement != NULL;
   if (a->placement && !ts_placement_parse (a->placement, &o->placement))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

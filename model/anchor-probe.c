@@ -65,6 +65,11 @@ probe (const char *path)
 gboolean
 ts_trace_probe_anchor (const char *path, GError **error)
 {
+  /* A large, valid definitions file gets room and time in proportion
+   * (reading them costs a few bytes and nanoseconds a byte). */
+  gint64 defs = MAX (definitions_size (path), 0);
+  guint64 bytes = TS_ANCHOR_PROBE_BYTES + 8 * (guint64) defs;
+  guint seconds = TS_ANCHOR_PROBE_SECONDS + (guint) (defs >> 25);
   fflush (NULL);
   pid_t child = fork ();
   if (child == 0)
@@ -76,7 +81,7 @@ ts_trace_probe_anchor (const char *path, GError **error)
       FILE *statm = fopen ("/proc/self/statm", "r");
       if (statm && fscanf (statm, "%ld", &pages) == 1)
         {
-          rlim_t limit = (rlim_t) pages * sysconf (_SC_PAGESIZE) + TS_ANCHOR_PROBE_BYTES;
+          rlim_t limit = (rlim_t) pages * sysconf (_SC_PAGESIZE) + bytes;
           struct rlimit lim = { limit, limit };
           setrlimit (RLIMIT_AS, &lim);
         }
@@ -85,7 +90,7 @@ ts_trace_probe_anchor (const char *path, GError **error)
       /* A handler the program installed (libFuzzer's for its own time-outs)
        * must not stop the alarm from ending the child. */
       signal (SIGALRM, SIG_DFL);
-      alarm (TS_ANCHOR_PROBE_SECONDS);
+      alarm (seconds);
       _exit (probe (path));
     }
   if (child < 0)
@@ -106,16 +111,15 @@ ts_trace_probe_anchor (const char *path, GError **error)
     return TRUE;
   else if (WIFEXITED (status) && WEXITSTATUS (status) == PROBE_MEMORY)
     g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
-                 "%s: the definitions file is corrupt: reading it needs more than %lu MiB", path,
-                 TS_ANCHOR_PROBE_BYTES >> 20);
+                 "%s: the definitions file is corrupt: reading it needs more than %"
+                 G_GUINT64_FORMAT " MiB", path, bytes >> 20);
   else if (WIFEXITED (status)) /* OTF2 refused it, or could not have what it asked for */
     g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
                  "%s: the anchor file is corrupt or truncated: OTF2 cannot open it", path);
   else
     g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
                "%s: the anchor or definitions file is corrupt: OTF2 could not read them within "
-               "%lu MiB and %d s "
-               "(%s)", path, TS_ANCHOR_PROBE_BYTES >> 20, TS_ANCHOR_PROBE_SECONDS,
+               "%" G_GUINT64_FORMAT " MiB and %u s (%s)", path, bytes >> 20, seconds,
                WTERMSIG (status) == SIGALRM ? "out of time" : g_strsignal (WTERMSIG (status)));
   return FALSE;
 }

@@ -70,8 +70,22 @@ writer_free (TsArchiveWriter *w)
  * "INTEGRITY_FAULT": the errno its last write left, or a file system
  * with no room left; 0 when the failure was something else. */
 static int
-write_failure_errno (int saved, const char *path)
+write_failure_errno (OTF2_ErrorCode status, int saved, const char *path)
 {
+  /* OTF2's own names for them first; a stale errno means nothing unless the
+   * failure is one a write gives. */
+  switch (status)
+    {
+    case OTF2_ERROR_ENOSPC: return ENOSPC;
+    case OTF2_ERROR_EDQUOT: return EDQUOT;
+    case OTF2_ERROR_EIO: return EIO;
+    case OTF2_ERROR_EFBIG: return EFBIG;
+    case OTF2_ERROR_INTEGRITY_FAULT:
+    case OTF2_ERROR_FILE_INTERACTION:
+      break;
+    default:
+      return 0;
+    }
   if (saved == ENOSPC || saved == EDQUOT || saved == EIO || saved == EFBIG || saved == EROFS)
     return saved;
   struct statvfs fs;
@@ -87,7 +101,7 @@ ts_archive_otf2_failed (OTF2_ErrorCode status, GError **error, const char *path,
   if (status == OTF2_SUCCESS)
     return FALSE;
   g_autofree char *shown = ts_output_dir_user_path (path);
-  int why = write_failure_errno (saved, path);
+  int why = write_failure_errno (status, saved, path);
   if (why)
     g_set_error (error, G_IO_ERROR, g_io_error_from_errno (why),
                  "%s: cannot write the trace: %s", shown, g_strerror (why));

@@ -629,7 +629,7 @@ ts_output_file_write (const char *path, const char *data, gsize len, const char 
   GStatBuf st;
   if (g_lstat (path, &st) == 0)
     {
-      char head[4097] = "";
+      char head[1025] = "";
       FILE *f = S_ISREG (st.st_mode) ? fopen (path, "r") : NULL;
       size_t got = f ? fread (head, 1, sizeof head - 1, f) : 0;
       head[got] = '\0';
@@ -657,6 +657,9 @@ ts_output_file_write (const char *path, const char *data, gsize len, const char 
     }
   close (fd);
   gboolean ok = ts_output_dir_write_file (tmp, data, len, error);
+  /* Renamed and unguarded as one: a signal in between would say the file
+   * was not written, after it was. */
+  ts_output_dir_hold_signals (&old);
   if (ok && g_rename (tmp, path) != 0)
     {
       set_errno_error (error, errno, "cannot rename into %s: %s", path);
@@ -665,5 +668,6 @@ ts_output_file_write (const char *path, const char *data, gsize len, const char 
   if (!ok)
     g_unlink (tmp);
   ts_output_dir_unguard (tmp);
+  ts_output_dir_release_signals (&old);
   return ok;
 }

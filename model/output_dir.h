@@ -77,10 +77,14 @@ char *ts_output_dir_user_path (const char *path);
  * knows it and the system's reason ("No space left on device"). */
 gboolean ts_output_dir_write_file (const char *path, const char *data, gsize len, GError **error);
 
+/* The words that open every file tracesim writes outside an output
+ * directory (platforms, hostfiles): such a file may be replaced. */
+#define TS_WRITTEN_MARK "Written by tracesim"
+
 /* Write one file at @path all at once (a temporary name beside it, renamed
  * into place; removed if interrupted). An existing @path is replaced only
- * if its first 4 KiB hold @mark, the words tracesim writes into such files;
- * otherwise it is refused (G_IO_ERROR_EXISTS), naming it. */
+ * if its first KiB holds @mark (TS_WRITTEN_MARK, or what else opens the
+ * kind of file); otherwise it is refused (G_IO_ERROR_EXISTS), naming it. */
 gboolean ts_output_file_write (const char *path, const char *data, gsize len, const char *mark,
                                GError **error);
 

@@ -17,7 +17,10 @@ node_of_group (GHashTable *strings, GHashTable *tree_nodes, GHashTable *group_pa
       if (!n)
         return 0;
       const char *klass = g_hash_table_lookup (strings, GUINT_TO_POINTER (n->klass + 1));
-      if (klass && g_ascii_strcasecmp (klass, "node") == 0)
+      /* A root is the machine, not a host: tracesim-record before 0.1.1
+       * wrote its one root with class "node", whatever the hosts were. */
+      if (klass && g_ascii_strcasecmp (klass, "node") == 0
+          && n->parent != OTF2_UNDEFINED_SYSTEM_TREE_NODE)
         return ref1;
       ref1 = n->parent == OTF2_UNDEFINED_SYSTEM_TREE_NODE ? 0 : n->parent + 1;
     }
@@ -72,4 +75,12 @@ ts_trace_rank_node (const TsTrace *t, guint rank)
 {
   g_return_val_if_fail (t->rank_node && rank < t->n_ranks, 0);
   return t->rank_node[rank];
+}
+
+gint
+ts_trace_ranks_apart (const TsTrace *t, guint a, guint b)
+{
+  if (!t->rank_node || a >= t->n_ranks || b >= t->n_ranks)
+    return -1;
+  return t->rank_node[a] != t->rank_node[b];
 }

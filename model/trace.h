@@ -84,6 +84,9 @@ guint ts_trace_n_nodes (const TsTrace *trace);
 const char *ts_trace_node_name (const TsTrace *trace, guint node);
 /* Node index of @rank; only when ts_trace_n_nodes() > 0. */
 guint ts_trace_rank_node (const TsTrace *trace, guint rank);
+/* Whether ranks @a and @b (world) ran on different nodes: 1, the same: 0,
+ * or -1 when the trace does not say (or a rank is out of range). */
+gint ts_trace_ranks_apart (const TsTrace *trace, guint a, guint b);
 
 /* Fold an MPI function name as written by any tracer to its C spelling
  * ("mpi_allreduce_" -> "MPI_Allreduce"). Returns a newly allocated string. */

@@ -202,7 +202,7 @@ static gboolean
 place_as_traced (Run *run, TsClusterSpec *spec, GError **error)
 {
   const TsRunOptions *o = run->o;
-  if (o->hostfile || o->ranks_per_node || o->placement != TS_PLACEMENT_BLOCK)
+  if (o->hostfile || o->ranks_per_node || o->placement_given)
     return TRUE;
   g_autofree char *lines = ts_platform_place_as_traced (spec, run->trace);
   if (!lines)

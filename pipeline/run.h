@@ -29,6 +29,7 @@ typedef struct {
   const char *hostfile;          /* host per rank; NULL: placement */
   guint ranks_per_node;          /* 0: one rank per core */
   TsPlacement placement;         /* without a hostfile */
+  gboolean placement_given;      /* FALSE: block, or as traced where the trace tells */
   gboolean eager_given;          /* FALSE: infer the eager threshold from the trace */
   guint64 eager_threshold;       /* bytes, when given */
   const char *const *simgrid_cfg; /* "ITEM:VALUE" items, NULL-terminated; may be NULL */

@@ -1,22 +1,13 @@
 #include <config.h>
 
 #include "pipeline/sweep-values.h"
+#include "model/fail.h"
 
 #include <math.h>
 #include <string.h>
 
-static gboolean
-invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-static gboolean
-invalid (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, message);
-  return FALSE;
-}
+#define invalid(error, ...) \
+  ts_fail (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, __VA_ARGS__)
 
 /* A finite number, all of @text. */
 static gboolean

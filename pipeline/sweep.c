@@ -348,7 +348,7 @@ set_option (TsRunOptions *o, const char *name, const char *value, GError **error
     ok = g_ascii_string_to_unsigned (value, 10, 1, 1000000, &n, NULL)
          && (o->ranks_per_node = (guint) n);
   else if (g_str_equal (name, "placement"))
-    ok = ts_placement_parse (value, &o->placement);
+    ok = (o->placement_given = ts_placement_parse (value, &o->placement));
   else if (g_str_equal (name, "trace_speed"))
     ok = (d = g_ascii_strtod (value, &end), *end == '\0' && d > 0 && d < 1e18)
          && (o->trace_speed = d) > 0;

@@ -110,7 +110,10 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
   double network = fastest;
   if (rk->call_collective)
     network = MIN (fastest, rk->call_transfer);
-  else if (rk->sim->traced_network_known && rk->call_place >= 0)
+  else if (rk->sim->traced_network_known && rk->call_place >= 0
+           && ts_trace_region_call (rk->sim->trace, leave->region) == TS_CALL_RECV
+           && ts_calibration_network_placed (p, rk->call_place).samples > 0)
+    /* A blocking receive, the kind the placed fits are made of. */
     network = ts_calibration_transfer_placed (p, rk->call_bytes, rk->call_place);
   else if (rk->sim->traced_network_known)
     network = MIN (fastest, ts_calibration_transfer (p, rk->call_bytes));
@@ -256,9 +259,8 @@ do_recv (TsRank *rk, const TsAction *a)
   ts_rank_flush (rk);
   TsBlockedOn on = { "receive from", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
                      a->comm, a->tag, a->bytes };
-  const TsTrace *trace = rk->sim->trace;
-  if (ts_trace_n_nodes (trace) > 0 && on.peer >= 0 && (guint) on.peer < ts_trace_n_ranks (trace))
-    rk->call_place = ts_trace_rank_node (trace, rk->rank) != ts_trace_rank_node (trace, on.peer);
+  if (on.peer >= 0)
+    rk->call_place = ts_trace_ranks_apart (rk->sim->trace, rk->rank, (guint) on.peer);
   ts_rank_note_receive_post (rk, a);
   ts_rank_recv (rk, a->comm, a->peer, a->tag, &on);
   if (rk->sim->writer)

@@ -2,6 +2,7 @@
 
 #include "sim/cluster.h"
 #include "sim/units.h"
+#include "model/fail.h"
 
 #include <string.h>
 
@@ -39,37 +40,16 @@ ts_cluster_clear (TsCluster *c)
   g_clear_pointer (&c->lat_factors, g_free);
 }
 
-static gboolean
-invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-static gboolean
-invalid (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, TS_CLUSTER_ERROR, TS_CLUSTER_ERROR_INVALID, message);
-  return FALSE;
-}
+#define invalid(error, ...) ts_fail (error, TS_CLUSTER_ERROR, TS_CLUSTER_ERROR_INVALID, __VA_ARGS__)
 
 /* "SIZE:FACTOR;..." with whole sizes and positive finite factors. */
 static gboolean
 set_factors (char **into, const char *key, const char *text, GError **error)
 {
-  g_auto (GStrv) pieces = g_strsplit (text, ";", -1);
-  for (guint i = 0; pieces[i]; i++)
-    {
-      g_auto (GStrv) pair = g_strsplit (pieces[i], ":", -1);
-      guint64 size;
-      char *end = NULL;
-      double f = g_strv_length (pair) == 2 ? g_ascii_strtod (g_strstrip (pair[1]), &end) : 0;
-      if (g_strv_length (pair) != 2
-          || !g_ascii_string_to_unsigned (g_strstrip (pair[0]), 10, 0, G_MAXUINT64, &size, NULL)
-          || !end || *end || !(f > 0 && f < 1e6))
-        return invalid (error, "%s '%s': give SIZE:FACTOR pairs separated by ';' (bytes from "
-                        "which the factor applies, a factor above 0), e.g. 65472:0.94;0:0.81",
-                        key, text);
-    }
+  if (!ts_unit_piecewise_ok (text))
+    return invalid (error, "%s '%s': give SIZE:FACTOR pairs separated by ';' (bytes from "
+                    "which the factor applies, a factor above 0), e.g. 65472:0.94;0:0.81",
+                    key, text);
   g_free (*into);
   *into = g_strdup (text);
   return TRUE;
@@ -116,7 +96,7 @@ topology_nodes (TsTopology t, const char *params)
     {
       g_autoptr (GArray) dims = parse_counts (params, ",", 1, 6);
       for (guint i = 0; dims && i < dims->len; i++)
-        nodes *= g_array_index (dims, guint, i);
+        nodes = MIN (nodes * g_array_index (dims, guint, i), G_MAXUINT32);
       return dims ? nodes : 0;
     }
   g_auto (GStrv) levels = g_strsplit (params, ";", -1);
@@ -132,7 +112,7 @@ topology_nodes (TsTopology t, const char *params)
           if (!counts)
             return 0;
           for (guint i = 0; part == 1 && i < h; i++)
-            nodes *= g_array_index (counts, guint, i);
+            nodes = MIN (nodes * g_array_index (counts, guint, i), G_MAXUINT32);
         }
       return nodes;
     }
@@ -144,10 +124,10 @@ topology_nodes (TsTopology t, const char *params)
       g_autoptr (GArray) pair = parse_counts (levels[part], ",", 2, 2);
       if (!pair)
         return 0;
-      nodes *= g_array_index (pair, guint, 0);
+      nodes = MIN (nodes * g_array_index (pair, guint, 0), G_MAXUINT32);
     }
   guint per_router = parse_count (g_strstrip (levels[3]));
-  return per_router ? nodes * per_router : 0;
+  return per_router ? MIN (nodes * per_router, G_MAXUINT32) : 0;
 }
 
 gboolean
@@ -297,8 +277,9 @@ char *
 ts_cluster_describe (const TsCluster *c)
 {
   GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "%u nodes of %u core%s at %g Gflop/s, %u cores in all\n", c->nodes,
-                          c->cores, c->cores == 1 ? "" : "s", c->speed / 1e9, c->nodes * c->cores);
+  g_string_append_printf (s, "%u nodes of %u core%s at %g Gflop/s, %" G_GUINT64_FORMAT
+                          " cores in all\n", c->nodes, c->cores, c->cores == 1 ? "" : "s",
+                          c->speed / 1e9, (guint64) c->nodes * c->cores);
   if (c->topology == TS_TOPOLOGY_FLAT)
     g_string_append (s, "topology: flat (every node's link on one switch)\n");
   else

@@ -8,6 +8,7 @@
 
 #include "sim/replay-private.h"
 #include "sim/platform-check.h"
+#include "sim/units.h"
 #include "model/output_dir.h"
 
 #include <simgrid/engine.h>
@@ -44,48 +45,53 @@ scale_piecewise (const char *spec, double by)
   return g_string_free (out, FALSE);
 }
 
-/* The platform's settings as --cfg words. Under SMPI's network model the
- * link factors of the [network] hypotheses (network/bandwidth-factor and
- * latency-factor) are not applied: they scale its piecewise factors
- * instead, and are dropped from @args. */
+/* The platform's settings as --cfg words, and the [network] hypotheses'
+ * factors composed with them: under CM02 a platform's own network/
+ * bandwidth-factor or latency-factor times the hypothesis's; under SMPI's
+ * network model (which ignores those two) its piecewise factors, the
+ * platform's or SimGrid's defaults, times the hypothesis's. */
 static void
-add_platform_items (GPtrArray *args, const TsReplayOptions *o)
+add_network_items (GPtrArray *args, const TsReplayOptions *o)
 {
-  g_auto (GStrv) items = ts_platform_config_items (o->platform_path);
-  gboolean smpi = FALSE;
-  for (guint i = 0; items[i]; i++)
-    smpi |= strcmp (items[i], "network/model:SMPI") == 0;
+  g_auto (GStrv) items = o->platform_path ? ts_platform_config_items (o->platform_path)
+                                          : g_new0 (char *, 1);
+  gboolean smpi = g_strv_contains ((const char *const *) items, "network/model:SMPI");
   double bw = o->hypotheses ? ts_hypotheses_bandwidth_factor (o->hypotheses) : 1;
   double lat = o->hypotheses ? ts_hypotheses_latency_factor (o->hypotheses) : 1;
-  g_autofree char *bw_spec = g_strdup (SMPI_DEFAULT_BW_FACTOR);
-  g_autofree char *lat_spec = g_strdup (SMPI_DEFAULT_LAT_FACTOR);
+  static const char *const keys[] = { "network/bandwidth-factor:", "network/latency-factor:",
+                                      "smpi/bw-factor:", "smpi/lat-factor:" };
+  char *spec[4] = { NULL, NULL, g_strdup (SMPI_DEFAULT_BW_FACTOR),
+                               g_strdup (SMPI_DEFAULT_LAT_FACTOR) };
   for (guint i = 0; items[i]; i++)
-    if (smpi && g_str_has_prefix (items[i], "smpi/bw-factor:"))
-      {
-        g_free (bw_spec);
-        bw_spec = g_strdup (items[i] + strlen ("smpi/bw-factor:"));
-      }
-    else if (smpi && g_str_has_prefix (items[i], "smpi/lat-factor:"))
-      {
-        g_free (lat_spec);
-        lat_spec = g_strdup (items[i] + strlen ("smpi/lat-factor:"));
-      }
-    else
-      g_ptr_array_add (args, g_strdup_printf ("--cfg=%s", items[i]));
-  if (!smpi)
-    return;
-  for (guint i = args->len; i-- > 0;)
-    if (g_str_has_prefix (g_ptr_array_index (args, i), "--cfg=network/bandwidth-factor:")
-        || g_str_has_prefix (g_ptr_array_index (args, i), "--cfg=network/latency-factor:"))
-      g_ptr_array_remove_index (args, i);
-  g_autofree char *bw_scaled = scale_piecewise (bw_spec, bw);
-  g_autofree char *lat_scaled = scale_piecewise (lat_spec, lat);
-  g_ptr_array_add (args, g_strdup_printf ("--cfg=smpi/bw-factor:%s", bw_scaled));
-  g_ptr_array_add (args, g_strdup_printf ("--cfg=smpi/lat-factor:%s", lat_scaled));
+    {
+      guint k = 0;
+      while (k < G_N_ELEMENTS (keys) && !g_str_has_prefix (items[i], keys[k]))
+        k++;
+      if (k == G_N_ELEMENTS (keys))
+        g_ptr_array_add (args, g_strdup_printf ("--cfg=%s", items[i]));
+      else
+        {
+          g_free (spec[k]);
+          spec[k] = g_strdup (items[i] + strlen (keys[k]));
+        }
+    }
+  double by[4] = { bw, lat, bw, lat };
+  for (guint k = smpi ? 2 : 0; k < (smpi ? 4u : 2u); k++)
+    {
+      /* A CM02 factor is one number: a piecewise one of SMPI's. */
+      g_autofree char *scaled = k >= 2 ? scale_piecewise (spec[k], by[k])
+                                : spec[k] ? g_strdup_printf ("%.17g", g_ascii_strtod (spec[k], NULL) * by[k])
+                                : by[k] != 1 ? g_strdup_printf ("%.17g", by[k]) : NULL;
+      if (scaled)
+        g_ptr_array_add (args, g_strdup_printf ("--cfg=%.*s%s", (int) strlen (keys[k]), keys[k],
+                                                scaled));
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (spec); k++)
+    g_free (spec[k]);
 }
 
 /* The command line SimGrid is initialised with: tracesim's own settings,
- * the [network] hypotheses, then the user's --cfg items. NULL-terminated;
+ * the platform's and the [network] hypotheses', then the user's --cfg items. NULL-terminated;
  * the array owns its strings. */
 static GPtrArray *
 engine_words (const TsReplayOptions *o)
@@ -102,17 +108,10 @@ engine_words (const TsReplayOptions *o)
   /* Why SimGrid gives up (a platform it cannot parse, say): the reason an
    * error message passes on. */
   g_ptr_array_add (args, g_strdup ("--log=xbt_exception.thres:error"));
-  /* [network] hypotheses: CM02 scales every link's latency and bandwidth. */
-  if (o->hypotheses && ts_hypotheses_latency_factor (o->hypotheses) != 1)
-    g_ptr_array_add (args, g_strdup_printf ("--cfg=network/latency-factor:%.17g",
-                                            ts_hypotheses_latency_factor (o->hypotheses)));
-  if (o->hypotheses && ts_hypotheses_bandwidth_factor (o->hypotheses) != 1)
-    g_ptr_array_add (args, g_strdup_printf ("--cfg=network/bandwidth-factor:%.17g",
-                                            ts_hypotheses_bandwidth_factor (o->hypotheses)));
-  /* The platform's own settings (SMPI's network model and its factors)
-   * over tracesim's defaults; the user's --cfg items over both. */
-  if (o->platform_path)
-    add_platform_items (args, o);
+  /* The platform's own settings (SMPI's network model and its factors) over
+   * tracesim's defaults, with the [network] hypotheses composed in; the
+   * user's --cfg items over all. */
+  add_network_items (args, o);
   for (guint i = 0; o->simgrid_cfg && o->simgrid_cfg[i]; i++)
     g_ptr_array_add (args, g_strdup (o->simgrid_cfg[i]));
   g_ptr_array_add (args, NULL);
@@ -167,6 +166,14 @@ ts_replay_check_cfg_item (const char *item, GError **error)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "--cfg '%s': expected ITEM:VALUE, e.g. network/model:LV08", item);
+      return FALSE;
+    }
+  if ((g_str_has_prefix (item, "smpi/bw-factor:") || g_str_has_prefix (item, "smpi/lat-factor:"))
+      && !ts_unit_piecewise_ok (colon + 1))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--cfg '%s': expected SIZE:FACTOR pairs separated by ';', factors above 0",
+                   item);
       return FALSE;
     }
   for (guint i = 0; i < G_N_ELEMENTS (cfg_bounds); i++)
@@ -261,8 +268,17 @@ explain_death (const TsReplayOptions *o, const char *said, const char *tail, GEr
                  "%s: SimGrid cannot load this platform: %s", o->platform_path,
                  colon ? colon + 2 : why);
   else
-    g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                 "SimGrid rejects the configuration (--cfg): %s", colon ? colon + 2 : why);
+    {
+      /* The platform's own <config> items are passed with the --cfg ones. */
+      g_auto (GStrv) items = o->platform_path ? ts_platform_config_items (o->platform_path) : NULL;
+      if (items && items[0])
+        g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                     "%s: SimGrid rejects the configuration (its <config>, or --cfg): %s",
+                     o->platform_path, colon ? colon + 2 : why);
+      else
+        g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                     "SimGrid rejects the configuration (--cfg): %s", colon ? colon + 2 : why);
+    }
 }
 
 gboolean

@@ -9,33 +9,22 @@ gboolean
 ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError **error)
 {
   g_return_val_if_fail (spec->n_hosts > 0, FALSE);
-  char lat[G_ASCII_DTOSTR_BUF_SIZE], bw[G_ASCII_DTOSTR_BUF_SIZE], speed[G_ASCII_DTOSTR_BUF_SIZE];
-  g_ascii_dtostr (lat, sizeof lat, spec->latency / 2);
-  g_ascii_dtostr (bw, sizeof bw, spec->bandwidth);
-  g_ascii_dtostr (speed, sizeof speed, spec->speed);
-  guint cores = MAX (spec->cores, 1);
-  /* One rank a host never uses the loopback but to send to itself: as
-   * before, free of latency. */
-  char loop_lat[G_ASCII_DTOSTR_BUF_SIZE] = "0";
-  char loop_bw[G_ASCII_DTOSTR_BUF_SIZE];
-  g_ascii_dtostr (loop_bw, sizeof loop_bw, cores > 1 ? spec->intra_bandwidth : spec->bandwidth);
-  if (cores > 1)
-    g_ascii_dtostr (loop_lat, sizeof loop_lat, spec->intra_latency);
-  g_autofree char *xml = g_strdup_printf (
-    "<?xml version='1.0'?>\n"
-    "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-    "<!-- " TS_PLATFORM_MARK " %u hosts, end-to-end latency %s s x 2, bandwidth %s B/s.\n"
-    "     Each host has a private split-duplex link; there is no backbone, so the\n"
-    "     only contention is at the hosts' own links. -->\n"
-    "<platform version=\"4.1\">\n"
-    "  <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-%u\"\n"
-    "           speed=\"%sf\" core=\"%u\" bw=\"%sBps\" lat=\"%ss\" sharing_policy=\"SPLITDUPLEX\"\n"
-    "           loopback_bw=\"%sBps\" loopback_lat=\"%ss\">\n"
-    "    <prop id=\"" TS_PLATFORM_TRACED_NETWORK "\" value=\"yes\"/>\n"
-    "  </cluster>\n"
-    "</platform>\n",
-    spec->n_hosts, lat, bw, spec->n_hosts - 1, speed, cores, bw, lat, loop_bw, loop_lat);
-  return ts_output_file_write (path, xml, strlen (xml), TS_PLATFORM_MARK, error);
+  /* The generator's cluster (sim/cluster.c), marked as the traced network. */
+  g_auto (TsCluster) c;
+  ts_cluster_init (&c);
+  c.nodes = spec->n_hosts;
+  c.cores = MAX (spec->cores, 1);
+  c.speed = spec->speed;
+  c.bandwidth = spec->bandwidth;
+  c.latency = spec->latency;
+  /* One rank a host never uses the loopback but to send to itself: free of
+   * latency, as the calibrated platform always had it. */
+  c.intra_bandwidth = c.cores > 1 ? spec->intra_bandwidth : spec->bandwidth;
+  c.intra_latency = c.cores > 1 ? spec->intra_latency : 0;
+  c.traced_network = TRUE;
+  c.network_name = g_strdup ("as traced");
+  g_autofree char *xml = ts_cluster_to_xml (&c);
+  return ts_output_file_write (path, xml, strlen (xml), TS_WRITTEN_MARK, error);
 }
 
 TsClusterSpec

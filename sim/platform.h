@@ -41,8 +41,8 @@ TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibratio
  * charge_call_cost); on other platforms, without a fit, the fastest call of
  * each kind and size stands for its transfer. */
 #define TS_PLATFORM_TRACED_NETWORK TS_CLUSTER_TRACED_NETWORK
-/* The words that open the platforms and hostfiles tracesim calibrates: a
- * file that has them may be replaced, another is refused. */
+/* The words that open the hostfiles tracesim calibrates (a file that has
+ * them may be replaced, another is refused: TS_WRITTEN_MARK). */
 #define TS_PLATFORM_MARK "Written by tracesim:"
 
 /* Where the trace shows ranks sharing nodes: @spec gets one host per traced
@@ -53,9 +53,9 @@ TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibratio
 char *ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace);
 
 /* Start @cluster from what the trace shows (`tracesim platform --like`):
- * cores at @trace_speed, and the calibrated network end to end, between
- * nodes and within one alike (the fit does not tell the two apart), marked
- * as the traced network. */
+ * cores at @trace_speed, and the calibrated network end to end (between
+ * nodes and within one apart where the trace tells them apart), marked as
+ * the traced network. */
 void ts_platform_cluster_like (TsCluster *cluster, const TsCalibration *calibration,
                                double trace_speed);
 

@@ -68,6 +68,8 @@ ts_unit_parse (TsUnitKind kind, const char *text, double *value)
   if (kind == TS_UNIT_LATENCY ? v < 0 : v <= 0)
     return g_strdup_printf ("%s '%.40s' must be %s", kind_names[kind], text,
                             kind == TS_UNIT_LATENCY ? "zero or more" : "more than zero");
+  if (!isfinite (v * factor))
+    return g_strdup_printf ("%s '%.40s' is too large", kind_names[kind], text);
   if (value)
     *value = v * factor;
   return NULL;
@@ -80,4 +82,22 @@ ts_unit_format (TsUnitKind kind, double value)
   g_ascii_formatd (number, sizeof number, "%.15g", value);
   static const char *const units[] = { "f", "Bps", "s" };
   return g_strconcat (number, units[kind], NULL);
+}
+
+gboolean
+ts_unit_piecewise_ok (const char *spec)
+{
+  g_auto (GStrv) pieces = g_strsplit (spec, ";", -1);
+  for (guint i = 0; pieces[i]; i++)
+    {
+      g_auto (GStrv) pair = g_strsplit (pieces[i], ":", -1);
+      guint64 size;
+      char *end = NULL;
+      double f = g_strv_length (pair) == 2 ? g_ascii_strtod (g_strstrip (pair[1]), &end) : 0;
+      if (g_strv_length (pair) != 2
+          || !g_ascii_string_to_unsigned (g_strstrip (pair[0]), 10, 0, G_MAXUINT64, &size, NULL)
+          || !end || *end || !(f > 0 && f < 1e6))
+        return FALSE;
+    }
+  return pieces[0] != NULL;
 }

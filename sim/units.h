@@ -16,6 +16,10 @@ typedef enum { TS_UNIT_SPEED, TS_UNIT_BANDWIDTH, TS_UNIT_LATENCY } TsUnitKind;
  * (caller frees). */
 char *ts_unit_parse (TsUnitKind kind, const char *text, double *value);
 
+/* SMPI's piecewise factors, "SIZE:FACTOR;...": whole sizes in bytes and
+ * factors above 0 and below 1e6, at least one pair. */
+gboolean ts_unit_piecewise_ok (const char *spec);
+
 /* @value in SimGrid's syntax, exactly ("2.5e10Bps", "1e-06s", "1e9f"). */
 char *ts_unit_format (TsUnitKind kind, double value);
 

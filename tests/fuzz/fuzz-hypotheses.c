@@ -47,9 +47,9 @@ rewrite_all (const TsHypotheses *h)
       while (ts_action_stream_next (stream, r, &a, &error))
         {
           if (!ts_hypothesis_rank_apply (hr, &a, &error))
-            g_error ("a prepared hypothesis failed on rank %u: %s", r, error->message);
+            ts_fuzz_finding ("a prepared hypothesis failed on rank %u: %s", r, error->message);
           if (a.kind == TS_ACTION_COMPUTE && !(isfinite (a.seconds) && a.seconds >= 0))
-            g_error ("rank %u: a compute action of %g s", r, a.seconds);
+            ts_fuzz_finding ("rank %u: a compute action of %g s", r, a.seconds);
         }
       if (error)
         g_error ("fuzz harness: %s", error->message);
@@ -72,7 +72,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       /* Names the file, or the region pattern that matched nothing. */
       if (!error || !error->message[0])
-        g_error ("binding failed without saying why");
+        ts_fuzz_finding ("binding failed without saying why");
       ts_fuzz_note ("not bound: %s", error->message);
       return 0;
     }
@@ -82,7 +82,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                        ts_hypotheses_speed_factor (h) };
   for (guint i = 0; i < G_N_ELEMENTS (factors); i++)
     if (!(isfinite (factors[i]) && factors[i] > 0))
-      g_error ("a machine factor of %g was accepted", factors[i]);
+      ts_fuzz_finding ("a machine factor of %g was accepted", factors[i]);
   rewrite_all (h);
   ts_fuzz_note ("applied %u rules", ts_hypotheses_n_rules (h));
   return 0;

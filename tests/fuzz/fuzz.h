@@ -25,6 +25,9 @@ const char *ts_fuzz_scratch (void);
 /* Write @size bytes to @path, replacing it; aborts on failure (a broken
  * harness, not a finding). */
 void ts_fuzz_write (const char *path, const void *data, size_t size);
+/* A finding: say what, and abort() so that libFuzzer keeps the input
+ * (g_error() raises SIGTRAP, which libFuzzer does not take for a crash). */
+void ts_fuzz_finding (const char *format, ...) G_GNUC_PRINTF (1, 2) G_GNUC_NORETURN;
 /* An error tracesim would print must say where: non-empty, naming @where,
  * and short enough to read. */
 void ts_fuzz_expect_clear_error (const GError *error, const char *where);
