@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include "pipeline/sweep-run.h"
+#include "pipeline/sweep-results.h"
 #include "model/output_dir.h"
 #include "output/csv.h"
 
@@ -17,7 +18,6 @@
 /* Written in a sweep's output directory: a directory that has it is one
  * tracesim may add to and rewrite. */
 #define SWEEP_MARK ".tracesim-sweep"
-#define RESULTS_HEADER_END "predicted_runtime_s,speedup,error"
 
 /* OUT exists and is a sweep's (or empty), with points/ and inputs/. */
 static gboolean
@@ -200,61 +200,6 @@ run_pool (GPtrArray *todo, const TsRunShared *shared, const TsSweepRunOptions *o
     fputc ('\n', stderr);
 }
 
-/* Predicted runtime and speed-up of a finished point, from its summary. */
-static gboolean
-read_summary (const char *dir, double *runtime, double *speedup)
-{
-  g_autofree char *path = g_build_filename (dir, "summary.json", NULL);
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_file (parser, path, NULL))
-    return FALSE;
-  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
-  JsonObject *predicted = root ? json_object_get_object_member (root, "predicted") : NULL;
-  if (!predicted || !json_object_has_member (root, "speedup"))
-    return FALSE;
-  *runtime = json_object_get_double_member (predicted, "runtime_s");
-  *speedup = json_object_get_double_member (root, "speedup");
-  return TRUE;
-}
-
-static gboolean
-write_results (const TsSweep *s, const char *out, GPtrArray *points, GError **error)
-{
-  g_autoptr (GString) csv = g_string_new (NULL);
-  for (guint i = 0; i < ts_sweep_n_parameters (s); i++)
-    {
-      ts_csv_append_field (csv, ts_sweep_parameter (s, i));
-      g_string_append_c (csv, ',');
-    }
-  g_string_append (csv, RESULTS_HEADER_END "\n");
-  for (guint k = 0; k < points->len; k++)
-    {
-      Point *p = g_ptr_array_index (points, k);
-      for (guint i = 0; i < ts_sweep_n_parameters (s); i++)
-        {
-          ts_csv_append_field (csv, ts_sweep_value (s, p->index, i));
-          g_string_append_c (csv, ',');
-        }
-      double runtime, speedup;
-      g_autofree char *why = NULL;
-      g_autofree char *key = NULL;
-      gboolean current = !p->unusable && g_file_get_contents (p->key_path, &key, NULL, NULL)
-                         && g_str_equal (g_strstrip (key), p->key);
-      if (current && read_summary (p->dir, &runtime, &speedup))
-        g_string_append_printf (csv, "%.17g,%.17g,\n", runtime, speedup);
-      else
-        {
-          if (!g_file_get_contents (p->error_path, &why, NULL, NULL))
-            why = g_strdup ("not run");
-          g_string_append (csv, ",,");
-          ts_csv_append_field (csv, g_strstrip (why));
-          g_string_append_c (csv, '\n');
-        }
-    }
-  g_autofree char *path = g_build_filename (out, "results.csv", NULL);
-  return ts_output_file_write (path, csv->str, csv->len, RESULTS_HEADER_END, error);
-}
-
 gboolean
 ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsSweepTally *tally,
               GError **error)
@@ -289,5 +234,18 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
         return FALSE;
       run_pool (todo, shared, &opts, tally);
     }
-  return write_results (s, out, points, error);
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < points->len; i++)
+    {
+      Point *p = g_ptr_array_index (points, i);
+      TsSweepRow *row = g_new0 (TsSweepRow, 1);
+      row->point = p->index;
+      row->dir = p->dir;
+      row->key = p->key;
+      row->key_path = p->key_path;
+      row->error_path = p->error_path;
+      row->unusable = p->unusable;
+      g_ptr_array_add (rows, row);
+    }
+  return ts_sweep_results_write (s, out, rows, error);
 }

@@ -36,12 +36,17 @@ EOS
 "$tracesim" sweep "$work/a.sweep" -o "$work/out" -j 2 -q > "$work/log" 2>&1 || fail "the sweep failed: $(cat "$work/log")"
 rows=$(($(wc -l < "$work/out/results.csv") - 1))
 [ "$rows" -eq 12 ] || fail "12 rows expected, got $rows: $(cat "$work/out/results.csv")"
-head -1 "$work/out/results.csv" | grep -qx 'platform,factor,placement,predicted_runtime_s,speedup,error' \
+# The parameters ([sweep]'s list first), the three promised columns, then the
+# predicted wait states and the top regions (compute_kernel has the most time).
+head -1 "$work/out/results.csv" | grep -q '^platform,factor,placement,predicted_runtime_s,speedup,error,late_sender_s,' \
   || fail "header: $(head -1 "$work/out/results.csv")"
+head -1 "$work/out/results.csv" | grep -q ',region:main_s,region:compute_kernel_s,' \
+  || fail "top regions: $(head -1 "$work/out/results.csv")"
+[ "$(grep -c '"predicted_runtime_s"' "$work/out/results.json")" -eq 12 ] || fail "results.json: $(head -c 300 "$work/out/results.json")"
 
 # Each row against a separate run: the point's inputs are its files.
 i=0
-tail -n +2 "$work/out/results.csv" | while IFS=, read -r platform factor placement runtime speedup error; do
+tail -n +2 "$work/out/results.csv" | while IFS=, read -r platform factor placement runtime speedup error rest; do
   p=$(printf 'p%04u' "$i")
   [ -z "$error" ] || fail "$p failed: $error"
   rm -rf "$work/sep"

@@ -1,0 +1,193 @@
+#include <config.h>
+
+#include "pipeline/sweep-results.h"
+#include "model/output_dir.h"
+#include "output/csv.h"
+#include "output/summary.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#define TOP_REGIONS 5
+
+/* A finished point's summary (NULL unless its key is current). */
+static JsonObject *
+read_summary (const TsSweepRow *row, JsonParser *parser)
+{
+  g_autofree char *key = NULL;
+  if (row->unusable || !g_file_get_contents (row->key_path, &key, NULL, NULL)
+      || !g_str_equal (g_strstrip (key), row->key))
+    return NULL;
+  g_autofree char *path = g_build_filename (row->dir, "summary.json", NULL);
+  if (!json_parser_load_from_file (parser, path, NULL))
+    return NULL;
+  JsonNode *root = json_parser_get_root (parser);
+  JsonObject *o = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  return o && json_object_has_member (o, "predicted") && json_object_has_member (o, "speedup")
+           ? o : NULL;
+}
+
+/* The patterns and the top regions, from the first finished point (every
+ * point replays the same trace). */
+static void
+columns_from (JsonObject *summary, GPtrArray *patterns, GPtrArray *regions)
+{
+  JsonObject *w = json_object_has_member (summary, "wait_states")
+                    ? json_object_get_object_member (summary, "wait_states") : NULL;
+  JsonObject *pw = w && json_object_has_member (w, "predicted")
+                     ? json_object_get_object_member (w, "predicted") : NULL;
+  g_autoptr (GList) names = pw ? json_object_get_members (pw) : NULL;
+  for (GList *l = names; l; l = l->next)
+    g_ptr_array_add (patterns, g_strdup (l->data));
+  JsonArray *rs = json_object_get_array_member (summary, "regions");
+  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; rs && i < json_array_get_length (rs); i++)
+    g_array_append_val (order, i);
+  /* By original time, most first: a few regions, a selection sort. */
+  for (guint k = 0; k < MIN (order->len, TOP_REGIONS); k++)
+    {
+      guint best = k;
+      for (guint j = k + 1; j < order->len; j++)
+        if (json_object_get_double_member (json_array_get_object_element (rs, g_array_index (order, guint, j)), "original_s")
+            > json_object_get_double_member (json_array_get_object_element (rs, g_array_index (order, guint, best)), "original_s"))
+          best = j;
+      guint t = g_array_index (order, guint, k);
+      g_array_index (order, guint, k) = g_array_index (order, guint, best);
+      g_array_index (order, guint, best) = t;
+      JsonObject *r = json_array_get_object_element (rs, g_array_index (order, guint, k));
+      g_ptr_array_add (regions, g_strdup (json_object_get_string_member (r, "name")));
+    }
+}
+
+/* The predicted wait state @pattern, and region @name's predicted time. */
+static double
+pattern_seconds (JsonObject *summary, const char *pattern)
+{
+  JsonObject *w = json_object_get_object_member (summary, "wait_states");
+  JsonObject *pw = w ? json_object_get_object_member (w, "predicted") : NULL;
+  return pw && json_object_has_member (pw, pattern) ? json_object_get_double_member (pw, pattern) : 0;
+}
+
+static double
+region_seconds (JsonObject *summary, const char *name)
+{
+  JsonArray *rs = json_object_get_array_member (summary, "regions");
+  for (guint i = 0; rs && i < json_array_get_length (rs); i++)
+    {
+      JsonObject *r = json_array_get_object_element (rs, i);
+      if (g_strcmp0 (json_object_get_string_member (r, "name"), name) == 0)
+        return json_object_get_double_member (r, "predicted_s");
+    }
+  return 0;
+}
+
+static void
+header (GString *csv, const TsSweep *s, GPtrArray *patterns, GPtrArray *regions)
+{
+  for (guint i = 0; i < ts_sweep_n_parameters (s); i++)
+    {
+      ts_csv_append_field (csv, ts_sweep_parameter (s, i));
+      g_string_append_c (csv, ',');
+    }
+  g_string_append (csv, TS_SWEEP_RESULTS_COLUMNS);
+  for (guint i = 0; i < patterns->len; i++)
+    g_string_append_printf (csv, ",%s_s", (char *) g_ptr_array_index (patterns, i));
+  for (guint i = 0; i < regions->len; i++)
+    {
+      g_autofree char *col = g_strdup_printf ("region:%s_s", (char *) g_ptr_array_index (regions, i));
+      g_string_append_c (csv, ',');
+      ts_csv_append_field (csv, col);
+    }
+  g_string_append_c (csv, '\n');
+}
+
+/* One row of the CSV and one object of the JSON array. */
+static void
+row (GString *csv, JsonBuilder *b, const TsSweep *s, const TsSweepRow *r, JsonObject *summary,
+     GPtrArray *patterns, GPtrArray *regions)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "parameters");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < ts_sweep_n_parameters (s); i++)
+    {
+      ts_csv_append_field (csv, ts_sweep_value (s, r->point, i));
+      g_string_append_c (csv, ',');
+      json_builder_set_member_name (b, ts_sweep_parameter (s, i));
+      json_builder_add_string_value (b, ts_sweep_value (s, r->point, i));
+    }
+  json_builder_end_object (b);
+  if (!summary)
+    {
+      g_autofree char *why = NULL;
+      if (!g_file_get_contents (r->error_path, &why, NULL, NULL))
+        why = g_strdup ("not run");
+      g_string_append (csv, ",,");
+      ts_csv_append_field (csv, g_strstrip (why));
+      for (guint i = 0; i < patterns->len + regions->len; i++)
+        g_string_append_c (csv, ',');
+      g_string_append_c (csv, '\n');
+      json_builder_set_member_name (b, "error");
+      json_builder_add_string_value (b, why);
+      json_builder_end_object (b);
+      return;
+    }
+  double runtime = json_object_get_double_member (json_object_get_object_member (summary, "predicted"),
+                                                  "runtime_s");
+  double speedup = json_object_get_double_member (summary, "speedup");
+  g_string_append_printf (csv, "%.17g,%.17g,", runtime, speedup);
+  ts_json_add_double (b, "predicted_runtime_s", runtime);
+  ts_json_add_double (b, "speedup", speedup);
+  json_builder_set_member_name (b, "wait_states_s");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < patterns->len; i++)
+    {
+      double v = pattern_seconds (summary, g_ptr_array_index (patterns, i));
+      g_string_append_printf (csv, ",%.17g", v);
+      ts_json_add_double (b, g_ptr_array_index (patterns, i), v);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "regions_s");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < regions->len; i++)
+    {
+      double v = region_seconds (summary, g_ptr_array_index (regions, i));
+      g_string_append_printf (csv, ",%.17g", v);
+      ts_json_add_double (b, g_ptr_array_index (regions, i), v);
+    }
+  json_builder_end_object (b);
+  g_string_append_c (csv, '\n');
+  json_builder_end_object (b);
+}
+
+gboolean
+ts_sweep_results_write (const TsSweep *s, const char *out, GPtrArray *rows, GError **error)
+{
+  g_autoptr (GPtrArray) parsers = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GPtrArray) summaries = g_ptr_array_new ();
+  g_autoptr (GPtrArray) patterns = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) regions = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      JsonParser *parser = json_parser_new ();
+      g_ptr_array_add (parsers, parser);
+      JsonObject *summary = read_summary (g_ptr_array_index (rows, i), parser);
+      g_ptr_array_add (summaries, summary);
+      if (summary && patterns->len == 0 && regions->len == 0)
+        columns_from (summary, patterns, regions);
+    }
+  g_autoptr (GString) csv = g_string_new (NULL);
+  header (csv, s, patterns, regions);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_array (b);
+  for (guint i = 0; i < rows->len; i++)
+    row (csv, b, s, g_ptr_array_index (rows, i), g_ptr_array_index (summaries, i), patterns,
+         regions);
+  json_builder_end_array (b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  g_autofree char *json = ts_json_to_text (root);
+  g_autofree char *csv_path = g_build_filename (out, "results.csv", NULL);
+  g_autofree char *json_path = g_build_filename (out, "results.json", NULL);
+  return ts_output_file_write (csv_path, csv->str, csv->len, TS_SWEEP_RESULTS_COLUMNS, error)
+         && ts_output_file_write (json_path, json, strlen (json), "\"parameters\"", error);
+}
