@@ -3,6 +3,9 @@
 #include "cli/commands.h"
 #include "pipeline/sweep.h"
 #include "pipeline/sweep-run.h"
+#include "pipeline/sweep-slurm.h"
+
+#include <sys/resource.h>
 
 #include <stdio.h>
 #include <unistd.h>
@@ -21,16 +24,49 @@ print_points (const TsSweep *s)
     }
 }
 
+/* --slurm: point 0 run here to measure a task, then the job array script. */
+static int
+write_slurm (const TsSweep *sweep, const char *path, const char *output, int parallel)
+{
+  GError *error = NULL;
+  TsSweepRunOptions o = { 1, FALSE, FALSE, 0, FALSE };
+  TsSweepTally t;
+  gint64 t0 = g_get_monotonic_time ();
+  if (!ts_sweep_run (sweep, output, &o, &t, &error))
+    return ts_cmd_fail ("sweep", error);
+  struct rusage self, children;
+  getrusage (RUSAGE_SELF, &self);
+  getrusage (RUSAGE_CHILDREN, &children);
+  g_autofree char *tracesim = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *abs_sweep = g_canonicalize_filename (path, NULL);
+  g_autofree char *abs_out = g_canonicalize_filename (output, NULL);
+  TsSweepSlurm sl = { abs_sweep, abs_out, tracesim ? tracesim : "tracesim", (guint) parallel,
+                      (g_get_monotonic_time () - t0) / 1e6,
+                      (guint64) MAX (self.ru_maxrss, children.ru_maxrss) * 1024 };
+  g_autofree char *script = ts_sweep_write_sbatch (sweep, &sl, &error);
+  if (!script)
+    return ts_cmd_fail ("sweep", error);
+  printf ("%s: %u tasks (point 0 done here in %.1f s); submit with: sbatch %s\n", script,
+          ts_sweep_n_points (sweep), sl.task_seconds, script);
+  return 0;
+}
+
 int
 ts_cmd_sweep (int argc, char **argv)
 {
   g_autofree char *output = NULL;
-  int jobs = 0;
-  gboolean dry_run = FALSE, quiet = FALSE;
+  int jobs = 0, point = -1, parallel = 0;
+  gboolean dry_run = FALSE, quiet = FALSE, slurm = FALSE, collect = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "the sweep's directory (required)", "DIR" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "points at once (default: the number of cores)", "N" },
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, "list the points, run nothing", NULL },
+    { "slurm", 0, 0, G_OPTION_ARG_NONE, &slurm,
+      "write DIR/sweep.sbatch, a Slurm job array of one task a point", NULL },
+    { "array-parallel", 0, 0, G_OPTION_ARG_INT, &parallel,
+      "with --slurm: tasks at once (--array=...%M; default: no limit)", "M" },
+    { "point", 0, 0, G_OPTION_ARG_INT, &point, "run this point only, write no table (a task)", "K" },
+    { "collect", 0, 0, G_OPTION_ARG_NONE, &collect, "run nothing: the table of the points done", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress on stderr", NULL },
     { NULL }
   };
@@ -50,12 +86,23 @@ ts_cmd_sweep (int argc, char **argv)
       print_points (sweep);
       return 0;
     }
+  if ((slurm + collect + (point >= 0)) > 1 || parallel < 0)
+    return ts_cmd_usage_error ("sweep", "give one of --slurm, --point and --collect");
+  if (slurm)
+    return write_slurm (sweep, argv[1], output, parallel);
   TsSweepRunOptions o = { (guint) jobs, !quiet && isatty (STDERR_FILENO),
-                          !quiet && !isatty (STDERR_FILENO) };
+                          !quiet && !isatty (STDERR_FILENO), point >= 0 ? (guint) point : G_MAXUINT,
+                          collect };
   TsSweepTally t;
   if (!ts_sweep_run (sweep, output, &o, &t, &error))
     return ts_cmd_fail ("sweep", error);
+  if (point >= 0)
+    {
+      if (!quiet)
+        printf ("point %d: %s\n", point, t.failed ? "failed" : t.ran ? "done" : "done before");
+      return t.failed ? 1 : 0;
+    }
   printf ("%s/results.csv: %u points: %u run, %u reused, %u failed\n", output, t.points, t.ran,
           t.reused, t.failed);
-  return t.failed ? 1 : 0;
+  return t.failed || (collect && t.reused < t.points) ? 1 : 0;
 }

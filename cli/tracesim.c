@@ -46,7 +46,9 @@ static const Command commands[] = {
     "beside it, inputs/pNNNN/ (its filled hypothesis and platform), and results.csv (one row\n"
     "per point: its parameters, predicted_runtime_s, speedup, error). The trace's first pass\n"
     "is made once; running again computes only the points missing or changed.\n"
-    "Exit status 1 when a point failed (its row says why). doc/sweeps.md has the format." },
+    "Exit status 1 when a point failed (its row says why). doc/sweeps.md has the format.\n"
+    "--slurm runs point 0 here to measure a task and writes DIR/sweep.sbatch, a job array\n"
+    "whose tasks run --point $SLURM_ARRAY_TASK_ID; --collect then writes the table." },
   { "hypotheses", ts_cmd_hypotheses, "check FILE... TRACE",
     "check hypothesis files against a trace (hypotheses check)",
     "  check FILE... TRACE     parse the files, bind them to the trace's regions and\n"

@@ -208,6 +208,12 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
   TsSweepRunOptions opts = *o;
   if (opts.jobs == 0)
     opts.jobs = MAX (1, g_get_num_processors ());
+  if (opts.point != G_MAXUINT && opts.point >= tally->points)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--point %u: the sweep has points 0 to %u", opts.point, tally->points - 1);
+      return FALSE;
+    }
   if (!prepare_out (out, error))
     return FALSE;
   g_autoptr (GPtrArray) points = g_ptr_array_new_with_free_func (point_free);
@@ -223,7 +229,7 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
         tally->failed++;
       else if (done)
         tally->reused++;
-      else
+      else if (!opts.collect && (opts.point == G_MAXUINT || opts.point == i))
         g_ptr_array_add (todo, p);
     }
   if (todo->len > 0)
@@ -234,6 +240,8 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
         return FALSE;
       run_pool (todo, shared, &opts, tally);
     }
+  if (opts.point != G_MAXUINT)
+    return TRUE;
   g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < points->len; i++)
     {

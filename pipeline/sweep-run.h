@@ -20,6 +20,10 @@ typedef struct {
   guint jobs;          /* points at once; 0: the number of cores */
   gboolean progress;   /* a progress line on stderr (a terminal) */
   gboolean log;        /* a line per finished point on stderr otherwise */
+  /* Run this point only, and write no table (a Slurm array task: many run
+   * at once); G_MAXUINT: every point. */
+  guint point;
+  gboolean collect;    /* run nothing: the table of the points done */
 } TsSweepRunOptions;
 
 typedef struct {

@@ -59,6 +59,22 @@ tail -n +2 "$work/out/results.csv" | while IFS=, read -r platform factor placeme
   i=$((i + 1))
 done || exit 1
 
+# As a Slurm array would: --slurm measures point 0 and writes the script;
+# each task runs one point (--point K); --collect gathers the same table as
+# the local run, to the byte. (A real Slurm cluster is the next step of issue 21.)
+"$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --slurm > "$work/log" || fail "--slurm: $(cat "$work/log")"
+grep -q '^#SBATCH --array=0-11$' "$work/tasks/sweep.sbatch" || fail "$(cat "$work/tasks/sweep.sbatch")"
+grep -q -- '--point "$SLURM_ARRAY_TASK_ID"' "$work/tasks/sweep.sbatch" || fail "$(cat "$work/tasks/sweep.sbatch")"
+k=1
+while [ $k -lt 12 ]; do
+  "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --point $k -q || fail "--point $k"
+  k=$((k + 1))
+done
+[ ! -e "$work/tasks/results.csv" ] || fail "a task wrote the table"
+"$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --collect -q > /dev/null || fail "--collect"
+cmp -s "$work/tasks/results.csv" "$work/out/results.csv" \
+  || fail "the tasks' table differs: $(diff "$work/tasks/results.csv" "$work/out/results.csv" | head -5)"
+
 # Again: nothing to run. A changed value: only its points run (6 of 12).
 "$tracesim" sweep "$work/a.sweep" -o "$work/out" -q | grep -q "12 points: 0 run, 12 reused, 0 failed" \
   || fail "the second run recomputed points"
