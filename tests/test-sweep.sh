@@ -61,7 +61,7 @@ done || exit 1
 
 # As a Slurm array would: --slurm measures point 0 and writes the script;
 # each task runs one point (--point K); --collect gathers the same table as
-# the local run, to the byte. (A real Slurm cluster is the next step of issue 21.)
+# the local run, to the byte. (tests/test-slurm.sh does it on a real Slurm.)
 "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --slurm > "$work/log" || fail "--slurm: $(cat "$work/log")"
 grep -q '^#SBATCH --array=0-11$' "$work/tasks/sweep.sbatch" || fail "$(cat "$work/tasks/sweep.sbatch")"
 grep -q -- '--point "$SLURM_ARRAY_TASK_ID"' "$work/tasks/sweep.sbatch" || fail "$(cat "$work/tasks/sweep.sbatch")"

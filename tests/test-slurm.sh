@@ -1,0 +1,89 @@
+#!/bin/sh
+# tracesim sweep --slurm against a real Slurm: Debian's munge, slurmctld and
+# slurmd started on localhost inside the test (../shared/notes/
+# slurm-on-one-machine.md), everything in one scratch directory, nothing
+# under /etc touched. The job array sweep.sbatch is submitted as written,
+# the test waits for its tasks, collects, and compares the table with a
+# local run's: identical, byte for byte. Skipped, saying why, only where
+# Slurm cannot be started (not root, packages missing); CI runs it as root.
+set -u
+builddir=${top_builddir:-.}
+tracesim=$(cd "$builddir" && pwd)/tracesim
+work=$(cd "$builddir" && pwd)/tests/work/slurm
+for p in munged slurmctld slurmd sbatch squeue sinfo; do
+  command -v "$p" > /dev/null || PATH=$PATH:/usr/sbin
+  command -v "$p" > /dev/null || { echo "SKIP: $p is not installed (setup.sh installs slurm-wlm and munge)"; exit 77; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: a one-node Slurm needs root (SlurmUser=root)"; exit 77; }
+rm -rf "$work" && mkdir -p "$work/state" "$work/spool" && chmod 755 "$work"
+fail() { echo "FAIL: $*"; for f in "$work"/*.log; do echo "== $f"; tail -5 "$f"; done; exit 1; }
+stop() {
+  for f in "$work/slurmd.pid" "$work/slurmctld.pid" "$work/munged.pid"; do
+    [ -s "$f" ] && kill "$(cat "$f")" 2> /dev/null
+  done
+}
+trap stop EXIT
+
+# munge, on a socket of its own.
+head -c 1024 /dev/urandom > "$work/munge.key" && chmod 600 "$work/munge.key"
+munged --key-file="$work/munge.key" --socket="$work/munge.socket" --pid-file="$work/munged.pid" \
+  --log-file="$work/munged.log" --seed-file="$work/munged.seed" --force || fail "munged did not start"
+
+# Ports nobody uses: chosen from the process id, checked free.
+port=$((20000 + $$ % 20000))
+mem=$(awk '/MemTotal/ { printf "%d", $2 / 1024 / 2 }' /proc/meminfo)
+cat > "$work/slurm.conf" <<EOS
+ClusterName=tracesim-test
+SlurmctldHost=localhost
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$work/munge.socket
+CredType=cred/munge
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+StateSaveLocation=$work/state
+SlurmdSpoolDir=$work/spool
+SlurmctldPidFile=$work/slurmctld.pid
+SlurmdPidFile=$work/slurmd.pid
+SlurmctldLogFile=$work/slurmctld.log
+SlurmdLogFile=$work/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+NodeName=localhost CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
+PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+EOS
+export SLURM_CONF="$work/slurm.conf"
+slurmctld -f "$SLURM_CONF" || fail "slurmctld did not start"
+slurmd -f "$SLURM_CONF" || fail "slurmd did not start"
+i=0
+until sinfo -h -o %T 2> /dev/null | grep -q idle; do
+  i=$((i + 1)); [ $i -lt 300 ] || fail "the node never became idle: $(sinfo 2>&1)"; sleep 0.1
+done
+
+# The sweep: 2 factors x 2 platforms x 2 placements on an 8-rank halo exchange.
+"$builddir/ts-tracegen" stencil -o "$work/trace" --ranks 8 --iterations 20 > /dev/null || fail "ts-tracegen"
+"$tracesim" platform --nodes 4 --cores 2 -o "$work/flat.xml" > /dev/null || fail "platform"
+"$tracesim" platform --topology torus:2,2 --cores 2 -o "$work/torus.xml" > /dev/null || fail "platform"
+printf '[region:compute_kernel]\nscale = ${factor}\n' > "$work/k.hyp.in"
+printf '[sweep]\ntrace = trace/traces.otf2\nhypothesis = k.hyp.in\nplatform = flat.xml, torus.xml\n[parameters]\nfactor = 0.5, 1\nplacement = block, cyclic\n' > "$work/s.sweep"
+"$tracesim" sweep "$work/s.sweep" -o "$work/local" -q > /dev/null || fail "the local sweep"
+"$tracesim" sweep "$work/s.sweep" -o "$work/slurm-out" --slurm --array-parallel 2 > "$work/sweep.log" \
+  || fail "--slurm: $(cat "$work/sweep.log")"
+job=$(sbatch --parsable "$work/slurm-out/sweep.sbatch") || fail "sbatch refused the script"
+i=0
+while squeue -h -j "$job" 2> /dev/null | grep -q .; do
+  i=$((i + 1)); [ $i -lt 1200 ] || fail "job $job still queued after 120 s: $(squeue)"; sleep 0.1
+done
+"$tracesim" sweep "$work/s.sweep" -o "$work/slurm-out" --collect -q > /dev/null \
+  || fail "--collect: a task failed: $(cat "$work"/slurm-out/slurm/*.out)"
+cmp -s "$work/slurm-out/results.csv" "$work/local/results.csv" \
+  || fail "Slurm's table differs: $(diff "$work/slurm-out/results.csv" "$work/local/results.csv" | head)"
+tasks=$(ls "$work/slurm-out/slurm" | grep -c "^${job}_")
+echo "slurm: job $job ran $tasks tasks; the collected table equals the local run's"
