@@ -3,7 +3,10 @@
 #include "pipeline/sweep-results.h"
 #include "model/output_dir.h"
 #include "output/csv.h"
+#include "output/plot.h"
 #include "output/summary.h"
+
+#include <math.h>
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -176,6 +179,17 @@ ts_sweep_results_write (const TsSweep *s, const char *out, GPtrArray *rows, GErr
       if (summary && patterns->len == 0 && regions->len == 0)
         columns_from (summary, patterns, regions);
     }
+  g_autofree double *runtime = g_new (double, ts_sweep_n_points (s));
+  for (guint i = 0; i < ts_sweep_n_points (s); i++)
+    runtime[i] = NAN;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      JsonObject *summary = g_ptr_array_index (summaries, i);
+      const TsSweepRow *r = g_ptr_array_index (rows, i);
+      if (summary && r->point < ts_sweep_n_points (s))
+        runtime[r->point] = json_object_get_double_member (
+          json_object_get_object_member (summary, "predicted"), "runtime_s");
+    }
   g_autoptr (GString) csv = g_string_new (NULL);
   header (csv, s, patterns, regions);
   g_autoptr (JsonBuilder) b = json_builder_new ();
@@ -189,5 +203,83 @@ ts_sweep_results_write (const TsSweep *s, const char *out, GPtrArray *rows, GErr
   g_autofree char *csv_path = g_build_filename (out, "results.csv", NULL);
   g_autofree char *json_path = g_build_filename (out, "results.json", NULL);
   return ts_output_file_write (csv_path, csv->str, csv->len, TS_SWEEP_RESULTS_COLUMNS, error)
-         && ts_output_file_write (json_path, json, strlen (json), "\"parameters\"", error);
+         && ts_output_file_write (json_path, json, strlen (json), "\"parameters\"", error)
+         && ts_sweep_plots_write (s, out, runtime, error);
+}
+
+/* @value's index among @seen, appended when new. */
+static guint
+index_of (GPtrArray *seen, const char *value)
+{
+  for (guint i = 0; i < seen->len; i++)
+    if (g_str_equal (g_ptr_array_index (seen, i), value))
+      return i;
+  g_ptr_array_add (seen, g_strdup (value));
+  return seen->len - 1;
+}
+
+/* A value as a plot shows it: a file of a list by its name alone. */
+static char *
+shown (const char *value)
+{
+  return strchr (value, '/') ? g_path_get_basename (value) : g_strdup (value);
+}
+
+/* plot-PARAM.svg and .png: the predicted runtime against parameter @k, one
+ * line per combination of the other parameters' values. */
+static gboolean
+plot_parameter (const TsSweep *s, const char *out, guint k, const double *runtime, GError **error)
+{
+  guint n_points = ts_sweep_n_points (s), n_params = ts_sweep_n_parameters (s);
+  g_autoptr (GPtrArray) xs = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) series = g_ptr_array_new_with_free_func (g_free);
+  g_autofree guint *xi = g_new (guint, n_points), *si = g_new (guint, n_points);
+  for (guint p = 0; p < n_points; p++)
+    {
+      g_autofree char *x = shown (ts_sweep_value (s, p, k));
+      xi[p] = index_of (xs, x);
+      g_autoptr (GString) name = g_string_new (NULL);
+      for (guint i = 0; i < n_params; i++)
+        if (i != k)
+          {
+            g_autofree char *v = shown (ts_sweep_value (s, p, i));
+            g_string_append_printf (name, "%s%s=%s", name->len ? ", " : "", ts_sweep_parameter (s, i), v);
+          }
+      si[p] = index_of (series, name->len ? name->str : "all");
+    }
+  if (xs->len < 2)
+    return TRUE;
+  g_autofree double *y = g_new (double, series->len * xs->len);
+  for (guint i = 0; i < series->len * xs->len; i++)
+    y[i] = NAN;
+  for (guint p = 0; p < n_points; p++)
+    y[si[p] * xs->len + xi[p]] = runtime[p];
+  /* A numeric axis when every value is a number. */
+  g_autofree double *xv = g_new (double, xs->len);
+  gboolean numeric = TRUE;
+  for (guint i = 0; i < xs->len; i++)
+    {
+      char *end;
+      xv[i] = g_ascii_strtod (g_ptr_array_index (xs, i), &end);
+      numeric &= *end == '\0' && end != g_ptr_array_index (xs, i);
+    }
+  g_autofree char *title = g_strdup_printf ("Predicted runtime against %s", ts_sweep_parameter (s, k));
+  g_ptr_array_add (xs, NULL);
+  g_ptr_array_add (series, NULL);
+  TsPlot plot = { title, ts_sweep_parameter (s, k), "predicted runtime (s)", xs->len - 1,
+                  (const char *const *) xs->pdata, numeric ? xv : NULL, series->len - 1,
+                  (const char *const *) series->pdata, y };
+  g_autofree char *stem = g_strdelimit (g_strdup (ts_sweep_parameter (s, k)), "/\\ ", '_');
+  g_autofree char *svg = g_strdup_printf ("%s/plot-%s.svg", out, stem);
+  g_autofree char *png = g_strdup_printf ("%s/plot-%s.png", out, stem);
+  return ts_plot_write (&plot, svg, png, error);
+}
+
+gboolean
+ts_sweep_plots_write (const TsSweep *s, const char *out, const double *runtime, GError **error)
+{
+  for (guint k = 0; k < ts_sweep_n_parameters (s); k++)
+    if (!plot_parameter (s, out, k, runtime, error))
+      return FALSE;
+  return TRUE;
 }

@@ -28,6 +28,11 @@ typedef struct {
 
 gboolean ts_sweep_results_write (const TsSweep *sweep, const char *out, GPtrArray *rows,
                                  GError **error);
+/* OUT/plot-PARAM.svg and .png for every parameter of two values or more:
+ * the predicted runtime (@runtime per point, NAN where it failed) against
+ * that parameter, one line per combination of the others' values. */
+gboolean ts_sweep_plots_write (const TsSweep *sweep, const char *out, const double *runtime,
+                               GError **error);
 
 G_END_DECLS
 

@@ -10,6 +10,10 @@
 #include <string.h>
 
 #include "pipeline/sweep-values.h"
+#include "output/plot.h"
+#include "tests/tool-run.h"
+
+#include <cairo.h>
 
 /* @text's values joined by spaces, or "error: <message>". */
 static char *
@@ -102,6 +106,60 @@ test_templates (void **state)
   assert_string_equal (unknown[1], "(unclosed):3");
 }
 
+/* Ensure a sweep draws its plot as a real picture: plot-factor.png of a
+ * sweep of 2 kernel factors x 2 placements on an 8-rank halo exchange is
+ * TS_PLOT_WIDTH x TS_PLOT_HEIGHT, mostly white, with the axes, ticks, text
+ * and two lines' colours on it (thousands of pixels that are not white, of
+ * more than two colours), and plot-factor.svg is an SVG file. */
+static void
+test_plot_is_a_picture (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("sweep-plot");
+  g_autofree char *trace_dir = g_build_filename (work, "trace", NULL);
+  g_autofree char *tracegen = g_build_filename (ts_test_builddir (), "ts-tracegen", NULL);
+  const char *gen[] = { tracegen, "stencil", "-o", trace_dir, "--ranks", "8", "--iterations", "10", NULL };
+  int status = 1;
+  assert_true (g_spawn_sync (NULL, (char **) gen, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                             NULL, NULL, &status, NULL));
+  assert_int_equal (status, 0);
+  g_autofree char *hyp = g_build_filename (work, "k.hyp.in", NULL);
+  assert_true (g_file_set_contents (hyp, "[region:compute_kernel]\nscale = ${factor}\n", -1, NULL));
+  g_autofree char *sweep = g_build_filename (work, "s.sweep", NULL);
+  assert_true (g_file_set_contents (sweep, "[sweep]\ntrace = trace/traces.otf2\nhypothesis = k.hyp.in\n"
+                                    "[parameters]\nfactor = 0.5, 1\nplacement = block, cyclic\n", -1, NULL));
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "sweep", sweep, "-o", out, "-q", NULL });
+  if (r.status != 0)
+    fail_msg ("the sweep failed: %s", r.err);
+  ts_tool_result_clear (&r);
+  g_autofree char *png = g_build_filename (out, "plot-factor.png", NULL);
+  cairo_surface_t *img = cairo_image_surface_create_from_png (png);
+  assert_int_equal (cairo_surface_status (img), CAIRO_STATUS_SUCCESS);
+  assert_int_equal (cairo_image_surface_get_width (img), TS_PLOT_WIDTH);
+  assert_int_equal (cairo_image_surface_get_height (img), TS_PLOT_HEIGHT);
+  cairo_surface_flush (img);
+  const unsigned char *data = cairo_image_surface_get_data (img);
+  int stride = cairo_image_surface_get_stride (img);
+  guint not_white = 0;
+  g_autoptr (GHashTable) colours = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (int y = 0; y < TS_PLOT_HEIGHT; y++)
+    for (int x = 0; x < TS_PLOT_WIDTH; x++)
+      {
+        guint32 px = *(const guint32 *) (data + y * stride + 4 * x) & 0xffffff;
+        not_white += px != 0xffffff;
+        g_hash_table_add (colours, GUINT_TO_POINTER (px + 1));
+      }
+  cairo_surface_destroy (img);
+  if (not_white < 2000 || not_white > TS_PLOT_WIDTH * TS_PLOT_HEIGHT / 2)
+    fail_msg ("%u pixels of %u are not white", not_white, TS_PLOT_WIDTH * TS_PLOT_HEIGHT);
+  assert_true (g_hash_table_size (colours) > 3);
+  g_autofree char *svg_path = g_build_filename (out, "plot-factor.svg", NULL);
+  g_autofree char *svg = NULL;
+  assert_true (g_file_get_contents (svg_path, &svg, NULL, NULL));
+  assert_non_null (strstr (svg, "<svg"));
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -109,6 +167,7 @@ main (void)
     cmocka_unit_test (test_values),
     cmocka_unit_test (test_points),
     cmocka_unit_test (test_templates),
+    cmocka_unit_test (test_plot_is_a_picture),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
