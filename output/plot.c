@@ -143,18 +143,15 @@ draw (cairo_t *cr, const TsPlot *p)
       cairo_fill (cr);
       cairo_set_source_rgb (cr, 0, 0, 0);
       /* Long names cut to fit the legend (results.csv has them whole). */
-      g_autofree char *name = g_utf8_substring (p->series[s], 0, LEGEND_CHARS - 1);
+      g_autofree char *name = NULL;
       if (g_utf8_strlen (p->series[s], -1) > LEGEND_CHARS)
         {
-          char *cut = g_strconcat (name, "...", NULL);
-          g_free (name);
-          name = cut;
+          /* g_utf8_substring() reads past a shorter string: only cut a longer one. */
+          g_autofree char *head = g_utf8_substring (p->series[s], 0, LEGEND_CHARS - 1);
+          name = g_strconcat (head, "...", NULL);
         }
       else
-        {
-          g_free (name);
-          name = g_strdup (p->series[s]);
-        }
+        name = g_strdup (p->series[s]);
       text (cr, TS_PLOT_WIDTH - RIGHT + 38, ly - 2, name, 0);
     }
   if (p->n_series > MAX_SERIES)
