@@ -66,9 +66,12 @@ for delay in 0.1 0.5 1.0 1.5 2.0; do
       case "$said" in
         "tracesim: "*" (SIG$sig) while writing $work/outputs/out: nothing of it was written"*|\
         "tracesim: "*" (SIG$sig) before writing anything") ;;
+        # Before main() installed the handlers (AddressSanitizer's start-up
+        # is slow): ended by the signal itself, with nothing to say or remove.
+        "") [ -z "$(ls -A "$work/outputs" "$work/tmp")" ] || { echo "FAIL: $sig at $delay s: silent, and left files"; failures=$((failures + 1)); } ;;
         *) echo "FAIL: $sig at $delay s: not the one line expected: $said"; failures=$((failures + 1)) ;;
       esac
-      [ "$(wc -l < "$work/err")" -eq 1 ] || { echo "FAIL: $sig at $delay s: more than one line: $said"; failures=$((failures + 1)); }
+      [ "$(wc -l < "$work/err")" -le 1 ] || { echo "FAIL: $sig at $delay s: more than one line: $said"; failures=$((failures + 1)); }
       # Interrupted after the output was renamed into place, it is complete;
       # before, nothing is there.
       if [ "$left" = "out " ]; then
