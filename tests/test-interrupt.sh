@@ -68,7 +68,7 @@ for delay in 0.1 0.5 1.0 1.5 2.0; do
         "tracesim: "*" (SIG$sig) before writing anything") ;;
         # Before main() installed the handlers (AddressSanitizer's start-up
         # is slow): ended by the signal itself, with nothing to say or remove.
-        "") [ -z "$(ls -A "$work/outputs" "$work/tmp")" ] || { echo "FAIL: $sig at $delay s: silent, and left files"; failures=$((failures + 1)); } ;;
+        "") [ -z "$left" ] || { echo "FAIL: $sig at $delay s: silent, and left $left"; failures=$((failures + 1)); } ;;
         *) echo "FAIL: $sig at $delay s: not the one line expected: $said"; failures=$((failures + 1)) ;;
       esac
       [ "$(wc -l < "$work/err")" -le 1 ] || { echo "FAIL: $sig at $delay s: more than one line: $said"; failures=$((failures + 1)); }
