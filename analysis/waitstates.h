@@ -62,6 +62,12 @@ typedef void (*TsWaitFunc) (TsWaitPattern p, guint region, guint rank, double se
  * name, rank. */
 void ts_wait_states_foreach (const TsWaitStates *w, TsWaitFunc func, gpointer user_data);
 
+/* The wait states as a GVariant (floating), to keep beside a saved first
+ * pass (analysis/waitstates-saved.c); and back, for @trace: NULL and @error
+ * when @saved does not fit its ranks and regions. */
+GVariant *ts_wait_states_save (const TsWaitStates *w);
+TsWaitStates *ts_wait_states_load (const TsTrace *trace, GVariant *saved, GError **error);
+
 G_END_DECLS
 
 #endif

@@ -86,6 +86,18 @@ TsCalibration *ts_calibration_compute (const TsTrace *trace, GError **error);
 void ts_calibration_free (TsCalibration *calibration);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsCalibration, ts_calibration_free)
 
+/* A calibration kept on disk (calibrate/saved.c), so that a sweep's points,
+ * its Slurm tasks and its resumes share one first pass: the spooled actions
+ * are copied into @fd from *@offset on (advanced), everything else is the
+ * returned variant (floating), or NULL and @error when a write fails. */
+GVariant *ts_calibration_save (const TsCalibration *calibration, int fd, guint64 *offset,
+                               GError **error);
+/* The calibration ts_calibration_save() kept as @saved and in @fd (of
+ * @file_size bytes), for @trace; NULL and @error when it does not fit the
+ * trace's definitions. */
+TsCalibration *ts_calibration_load (const TsTrace *trace, GVariant *saved, int fd,
+                                    guint64 file_size, GError **error);
+
 /* Seconds a message of @bytes takes on the traced network: the fit with its
  * size class's bandwidth factor, or the defaults where there is none (the
  * network of the calibrated platform). */

@@ -34,6 +34,7 @@ write_slurm (const TsSweep *sweep, const char *path, const char *output, int par
   gint64 t0 = g_get_monotonic_time ();
   if (!ts_sweep_run (sweep, output, &o, &t, &error))
     return ts_cmd_fail ("sweep", error);
+  g_free (t.first_pass);
   struct rusage self, children;
   getrusage (RUSAGE_SELF, &self);
   getrusage (RUSAGE_CHILDREN, &children);
@@ -96,6 +97,7 @@ ts_cmd_sweep (int argc, char **argv)
   TsSweepTally t;
   if (!ts_sweep_run (sweep, output, &o, &t, &error))
     return ts_cmd_fail ("sweep", error);
+  g_free (t.first_pass);
   if (point >= 0)
     {
       if (!quiet)

@@ -231,3 +231,137 @@ ts_spool_reader_free (TsSpoolReader *rd)
   g_free (rd->buffer);
   g_free (rd);
 }
+
+/* The index: record size, records per block, and per rank its record count
+ * and the file offset of each block. */
+#define SPOOL_INDEX_TYPE "(tua(tat))"
+
+static gboolean
+copy_range (int from, guint64 src, int to, guint64 dst, gsize len, guint8 *buffer,
+            const char *what, GError **error)
+{
+  gsize done = 0;
+  while (done < len)
+    {
+      int code = 0;
+      ssize_t got = pread (from, buffer, len - done, (off_t) (src + done));
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        code = got < 0 ? errno : EIO;
+      else
+        {
+          /* A short write is a full disk (the file is the caller's regular file). */
+          ssize_t put = pwrite (to, buffer, (gsize) got, (off_t) (dst + done));
+          if (put != got)
+            code = put < 0 ? errno : ENOSPC;
+        }
+      if (code != 0)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (code), "%s: %s", what,
+                       g_strerror (code));
+          return FALSE;
+        }
+      done += (gsize) got;
+    }
+  return TRUE;
+}
+
+GVariant *
+ts_spool_export (const TsSpool *log, int fd, guint64 *offset, GError **error)
+{
+  g_return_val_if_fail (log->finished, NULL);
+  gsize block_len = (gsize) log->block_records * log->record_size;
+  g_autofree guint8 *buffer = g_malloc (block_len);
+  GVariantBuilder ranks;
+  g_variant_builder_init (&ranks, G_VARIANT_TYPE ("a(tat)"));
+  for (guint r = 0; r < log->n_ranks; r++)
+    {
+      const RankPart *part = &log->parts[r];
+      g_autofree guint64 *moved = g_new (guint64, MAX (part->blocks->len, 1));
+      for (guint b = 0; b < part->blocks->len; b++)
+        {
+          guint64 first = (guint64) b * log->block_records;
+          gsize len = (gsize) MIN (part->count - first, (guint64) log->block_records)
+                      * log->record_size;
+          moved[b] = *offset;
+          if (!copy_range (log->fd, g_array_index (part->blocks, guint64, b), fd, *offset, len,
+                           buffer, log->path, error))
+            {
+              g_variant_builder_clear (&ranks);
+              return NULL;
+            }
+          *offset += len;
+        }
+      g_variant_builder_add (&ranks, "(t@at)", part->count,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, moved,
+                                                        part->blocks->len, sizeof (guint64)));
+    }
+  return g_variant_new ("(tua(tat))", (guint64) log->record_size, log->block_records, &ranks);
+}
+
+static gboolean
+import_rank (TsSpool *log, guint r, GVariant *entry, guint64 file_size)
+{
+  guint64 count = 0;
+  g_autoptr (GVariant) blocks = NULL;
+  g_variant_get (entry, "(t@at)", &count, &blocks);
+  gsize n = 0;
+  const guint64 *offsets = g_variant_get_fixed_array (blocks, &n, sizeof (guint64));
+  if (count / log->block_records + (count % log->block_records != 0) != n)
+    return FALSE;
+  for (gsize b = 0; b < n; b++)
+    {
+      guint64 len = MIN (count - (guint64) b * log->block_records, (guint64) log->block_records)
+                    * log->record_size;
+      if (offsets[b] > file_size || len > file_size - offsets[b])
+        return FALSE;
+    }
+  log->parts[r].count = count;
+  g_array_append_vals (log->parts[r].blocks, offsets, (guint) n);
+  return TRUE;
+}
+
+TsSpool *
+ts_spool_import (int fd, guint64 file_size, GVariant *index, guint n_ranks, gsize record_size,
+                 GError **error)
+{
+  guint64 size = 0;
+  guint block_records = 0;
+  g_autoptr (GVariant) ranks = NULL;
+  gboolean ok = index && g_variant_is_of_type (index, G_VARIANT_TYPE (SPOOL_INDEX_TYPE));
+  if (ok)
+    {
+      g_variant_get (index, "(tu@a(tat))", &size, &block_records, &ranks);
+      ok = size == record_size && block_records > 0 && block_records <= (1u << 24)
+           && g_variant_n_children (ranks) == n_ranks;
+    }
+  int own = ok ? fcntl (fd, F_DUPFD_CLOEXEC, 0) : -1;
+  TsSpool *log = NULL;
+  if (own >= 0)
+    {
+      log = g_new0 (TsSpool, 1);
+      g_mutex_init (&log->lock);
+      log->fd = own;
+      log->path = g_strdup ("the first pass's cache");
+      log->record_size = record_size;
+      log->block_records = block_records;
+      log->n_ranks = n_ranks;
+      log->parts = g_new0 (RankPart, n_ranks);
+      log->finished = TRUE;
+      for (guint r = 0; r < n_ranks; r++)
+        {
+          log->parts[r].blocks = g_array_new (FALSE, FALSE, sizeof (guint64));
+          g_autoptr (GVariant) entry = g_variant_get_child_value (ranks, r);
+          ok = ok && import_rank (log, r, entry, file_size);
+        }
+    }
+  if (!ok || own < 0)
+    {
+      g_clear_pointer (&log, ts_spool_free);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "the spooled actions' index does not fit the file");
+      return NULL;
+    }
+  return log;
+}

@@ -45,6 +45,17 @@ const void *ts_spool_reader_next (TsSpoolReader *reader, GError **error);
 void ts_spool_reader_free (TsSpoolReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSpoolReader, ts_spool_reader_free)
 
+/* Keeping a finished spool in a file of the caller's (a cache that outlives
+ * the process): copy its records into @fd from *@offset on, advancing it,
+ * and return the index that finds them again (a floating GVariant). */
+GVariant *ts_spool_export (const TsSpool *log, int fd, guint64 *offset, GError **error);
+/* A finished, read-only spool over what ts_spool_export() wrote into @fd
+ * (duplicated; the caller keeps its own), described by @index. The index
+ * is checked against @n_ranks, @record_size and @file_size: NULL and
+ * @error when it does not fit them. */
+TsSpool *ts_spool_import (int fd, guint64 file_size, GVariant *index, guint n_ranks,
+                          gsize record_size, GError **error);
+
 G_END_DECLS
 
 #endif

@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "ts-run"
 
 #include "pipeline/run.h"
+#include "pipeline/run-private.h"
 #include "analysis/waitstates.h"
 #include "calibrate/calibration.h"
 #include "calibrate/eager.h"
@@ -91,12 +92,6 @@ predicted_waits_clear (PredictedWaits *pw)
 
 /* Everything one run holds; run_clear() is its one cleanup path, whatever
  * phase failed: the output directory is discarded unless committed. */
-struct TsRunShared {
-  TsTrace *trace;
-  TsCalibration *calibration;
-  TsWaitStates *original_waits;  /* NULL without wait states */
-};
-
 typedef struct {
   const TsRunOptions *o;
   gint64 t0;
@@ -474,30 +469,4 @@ ts_run (const TsRunOptions *o, GError **error)
   TsRunResult *result = ok ? g_steal_pointer (&run.result) : NULL;
   run_clear (&run);
   return result;
-}
-
-TsRunShared *
-ts_run_shared_new (const char *trace, gboolean wait_states, GError **error)
-{
-  TsRunShared *s = g_new0 (TsRunShared, 1);
-  if (!(s->trace = ts_trace_open (trace, error))
-      || !(s->calibration = ts_calibration_compute (s->trace, error))
-      || (wait_states
-          && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))
-    {
-      ts_run_shared_free (s);
-      return NULL;
-    }
-  return s;
-}
-
-void
-ts_run_shared_free (TsRunShared *s)
-{
-  if (!s)
-    return;
-  g_clear_pointer (&s->original_waits, ts_wait_states_free);
-  g_clear_pointer (&s->calibration, ts_calibration_free);
-  g_clear_pointer (&s->trace, ts_trace_free);
-  g_free (s);
 }

@@ -53,6 +53,21 @@ void ts_run_options_init (TsRunOptions *options);
  * ts_run_shared_free(). */
 TsRunShared *ts_run_shared_new (const char *trace, gboolean wait_states, GError **error);
 void ts_run_shared_free (TsRunShared *shared);
+/* What a result computed from @trace depends on, as text that changes when
+ * it does: the trace's files as they are now (anchor, global definitions,
+ * the archive's directory: names, sizes, modification times) and the
+ * version of tracesim. Caller frees. */
+char *ts_run_trace_state (const char *trace);
+
+/* The first pass, kept in the file @cache (pipeline/first-pass.c): read from it
+ * when it holds this trace's first pass as it is now (its files' sizes and
+ * times, tracesim's version), else computed and written there for the next
+ * caller. Callers sharing @cache at once (a Slurm array's tasks) take turns:
+ * one computes, the others read. *@loaded says which happened, and *@note
+ * (caller frees) in a line for the user. A cache that cannot be written is
+ * said in @note, not an error: the first pass is still returned. */
+TsRunShared *ts_run_shared_cached (const char *trace, gboolean wait_states, const char *cache,
+                                   gboolean *loaded, char **note, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsRunShared, ts_run_shared_free)
 
 /* Predict the run @options describe and write its output directory. Returns

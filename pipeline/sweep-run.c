@@ -71,7 +71,8 @@ point_free (gpointer data)
 /* The point's paths, inputs and key; whether it is done already (its key
  * file says the same inputs, its output is there). */
 static Point *
-point_new (const TsSweep *s, const char *out, guint index, gboolean *done, GError **error)
+point_new (const TsSweep *s, const char *out, const char *trace_state, guint index,
+           gboolean *done, GError **error)
 {
   Point *p = g_new0 (Point, 1);
   p->index = index;
@@ -106,6 +107,10 @@ point_new (const TsSweep *s, const char *out, guint index, gboolean *done, GErro
       return p;
     }
   p->options.output_dir = p->dir;
+  /* A point of the trace as it was before it was recorded again is stale. */
+  g_autofree char *inputs_key = g_steal_pointer (&p->key);
+  g_autofree char *both = g_strconcat (inputs_key, "\n", trace_state, NULL);
+  p->key = g_compute_checksum_for_string (G_CHECKSUM_SHA256, both, -1);
   g_autofree char *old = NULL;
   g_autofree char *summary = g_build_filename (p->dir, "summary.json", NULL);
   *done = g_file_get_contents (p->key_path, &old, NULL, NULL) && g_str_equal (g_strstrip (old), p->key)
@@ -216,12 +221,13 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
     }
   if (!prepare_out (out, error))
     return FALSE;
+  g_autofree char *trace_state = ts_run_trace_state (ts_sweep_trace (s));
   g_autoptr (GPtrArray) points = g_ptr_array_new_with_free_func (point_free);
   g_autoptr (GPtrArray) todo = g_ptr_array_new ();
   for (guint i = 0; i < tally->points; i++)
     {
       gboolean done = FALSE;
-      Point *p = point_new (s, out, i, &done, error);
+      Point *p = point_new (s, out, trace_state, i, &done, error);
       if (!p)
         return FALSE;
       g_ptr_array_add (points, p);
@@ -234,10 +240,16 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
     }
   if (todo->len > 0)
     {
-      /* The first pass, once for every point. */
-      g_autoptr (TsRunShared) shared = ts_run_shared_new (ts_sweep_trace (s), TRUE, error);
+      /* The first pass, once for every point, every task of a Slurm array
+       * and every resume: kept beside the points. */
+      g_autofree char *cache = g_build_filename (out, "inputs", "first-pass.cache", NULL);
+      gboolean loaded = FALSE;
+      g_autoptr (TsRunShared) shared
+        = ts_run_shared_cached (ts_sweep_trace (s), TRUE, cache, &loaded, &tally->first_pass, error);
       if (!shared)
         return FALSE;
+      if (o->log || o->progress)
+        fprintf (stderr, "sweep: %s\n", tally->first_pass);
       run_pool (todo, shared, &opts, tally);
     }
   if (opts.point != G_MAXUINT)

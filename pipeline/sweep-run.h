@@ -1,6 +1,7 @@
 /* Running a sweep's points (pipeline/sweep.h) and gathering their table.
  *
- * The trace's first pass and original wait states are computed once; each
+ * The trace's first pass and original wait states are computed once and
+ * kept in OUT/inputs/first-pass.cache for the runs to come; each
  * point then replays in a process of its own (SimGrid runs once a process),
  * forked from the one that holds them, up to @jobs at a time. Each point
  * writes OUT/points/pNNNN/ (a `tracesim run` output, renamed into place
@@ -28,6 +29,9 @@ typedef struct {
 
 typedef struct {
   guint points, ran, reused, failed;
+  /* Where the first pass came from (OUT/inputs/first-pass.cache, or made
+   * and kept there), or NULL when no point ran; the caller frees it. */
+  char *first_pass;
 } TsSweepTally;
 
 /* Run the points of @sweep missing from @out_dir and write its results.csv.

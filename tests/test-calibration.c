@@ -7,11 +7,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <math.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "calibrate/calibration.h"
 #include "calibrate/eager.h"
+#include "model/stream.h"
 #include "model/trace.h"
 #include "tests/scripted.h"
 
@@ -177,6 +180,92 @@ test_eager_from_waiting_senders (void **state)
   fixture_close (&f);
 }
 
+/* Ensure that a calibration kept on disk reads back as the one computed: the
+ * skewed trace's clock offsets, timing and regions, the network of
+ * two_sizes, and every spooled action byte for byte (both read through the
+ * same stream); and that a file cut short, or a calibration of another
+ * trace, is refused rather than read. */
+static void
+check_saved_round_trip (const char *script, const char *other_script)
+{
+  Fixture f;
+  fixture_open (&f, script);
+  GError *error = NULL;
+  char *path = g_build_filename (f.dir, "saved", NULL);
+  int fd = open (path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  assert_true (fd >= 0);
+  guint64 end = 0;
+  GVariant *saved = g_variant_ref_sink (ts_calibration_save (f.cal, fd, &end, &error));
+  assert_non_null (saved);
+  assert_true (ts_calibration_spool (f.cal) != NULL);
+  assert_true (end > 0);
+  TsCalibration *back = ts_calibration_load (f.trace, saved, fd, end, &error);
+  if (!back)
+    fail_msg ("load: %s", error->message);
+  guint n = ts_calibration_n_ranks (f.cal);
+  assert_int_equal (ts_calibration_n_ranks (back), n);
+  assert_true (ts_calibration_runtime (back) == ts_calibration_runtime (f.cal));
+  assert_true (ts_calibration_start (back) == ts_calibration_start (f.cal));
+  assert_memory_equal (ts_calibration_clocks (back), ts_calibration_clocks (f.cal),
+                       sizeof (TsClockAlignment));
+  TsNetworkFit a = ts_calibration_network (f.cal), b = ts_calibration_network (back);
+  assert_true (a.latency == b.latency && a.bandwidth == b.bandwidth && a.samples == b.samples);
+  for (guint r = 0; r < n; r++)
+    {
+      assert_true (ts_calibration_clock_offset (back, r) == ts_calibration_clock_offset (f.cal, r));
+      assert_true (ts_calibration_rank_ends (back)[r] == ts_calibration_rank_ends (f.cal)[r]);
+    }
+  for (guint g = 0; g < ts_trace_n_regions (f.trace); g++)
+    {
+      assert_int_equal (ts_calibration_region_visits (back, g), ts_calibration_region_visits (f.cal, g));
+      assert_true (ts_calibration_region_seconds (back, g) == ts_calibration_region_seconds (f.cal, g));
+    }
+  TsActionStream *one = ts_calibration_stream_open (f.cal, f.trace, &error);
+  TsActionStream *two = ts_calibration_stream_open (back, f.trace, &error);
+  assert_non_null (one);
+  assert_non_null (two);
+  for (guint r = 0; r < n; r++)
+    {
+      TsAction x, y;
+      guint count = 0;
+      memset (&x, 0, sizeof x);
+      memset (&y, 0, sizeof y);
+      while (ts_action_stream_next (one, r, &x, &error))
+        {
+          assert_true (ts_action_stream_next (two, r, &y, &error));
+          assert_memory_equal (&x, &y, sizeof x);
+          count++;
+        }
+      assert_false (ts_action_stream_next (two, r, &y, &error));
+      assert_true (count > 0);
+    }
+  ts_action_stream_free (one);
+  ts_action_stream_free (two);
+  ts_calibration_free (back);
+  /* Cut short: the actions' index points past the end. */
+  assert_null (ts_calibration_load (f.trace, saved, fd, end - 1, &error));
+  assert_non_null (strstr (error->message, "does not fit"));
+  g_clear_error (&error);
+  /* Another trace: two ranks too, but other regions. */
+  Fixture o;
+  fixture_open (&o, other_script);
+  assert_null (ts_calibration_load (o.trace, saved, fd, end, &error));
+  assert_non_null (strstr (error->message, "does not fit the trace"));
+  g_clear_error (&error);
+  fixture_close (&o);
+  g_variant_unref (saved);
+  close (fd);
+  g_free (path);
+  fixture_close (&f);
+}
+
+static void
+test_saved_round_trip (void **state)
+{
+  check_saved_round_trip (skewed, two_sizes);
+  check_saved_round_trip (two_sizes, skewed);
+}
+
 int
 main (void)
 {
@@ -186,6 +275,7 @@ main (void)
     cmocka_unit_test (test_network_fit),
     cmocka_unit_test (test_eager_from_early_sender),
     cmocka_unit_test (test_eager_from_waiting_senders),
+    cmocka_unit_test (test_saved_round_trip),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

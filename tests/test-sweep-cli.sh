@@ -8,6 +8,8 @@
 #   points it changes;
 # - a platform with too few cores fails its points, which show their error
 #   in results.csv, while the others complete (exit 1);
+# - the first pass is kept in OUT/inputs/first-pass.cache: Slurm tasks and
+#   resumes read it, a changed trace or a damaged cache make it again;
 # - SIGINT halfway keeps the finished points, and running again computes
 #   only the missing ones;
 # - a sweep file with an error stops before any point runs, naming the file
@@ -65,9 +67,15 @@ done || exit 1
 "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --slurm > "$work/log" || fail "--slurm: $(cat "$work/log")"
 grep -q '^#SBATCH --array=0-11$' "$work/tasks/sweep.sbatch" || fail "$(cat "$work/tasks/sweep.sbatch")"
 grep -q -- '--point "$SLURM_ARRAY_TASK_ID"' "$work/tasks/sweep.sbatch" || fail "$(cat "$work/tasks/sweep.sbatch")"
+# --slurm made the first pass and kept it; every task reads it (the table
+# below, to the byte, then says a first pass read back replays as one made).
+[ -s "$work/tasks/inputs/first-pass.cache" ] || fail "--slurm kept no first pass"
 k=1
 while [ $k -lt 12 ]; do
-  "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --point $k -q || fail "--point $k"
+  "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --point $k > /dev/null 2> "$work/log" \
+    || fail "--point $k: $(cat "$work/log")"
+  grep -q "^sweep: first pass read from $work/tasks/inputs/first-pass.cache$" "$work/log" \
+    || fail "--point $k made the first pass again: $(cat "$work/log")"
   k=$((k + 1))
 done
 [ ! -e "$work/tasks/results.csv" ] || fail "a task wrote the table"
@@ -109,9 +117,28 @@ while ls "$work/out3/points" | grep -q 'tmp-' && [ $i -lt 100 ]; do sleep 0.1; i
 done_before=$(ls "$work/out3/points" | grep -c '\.key$')
 [ "$done_before" -lt 16 ] || fail "the sweep finished before SIGINT"
 if ls "$work/out3/points" | grep -q 'tmp-'; then fail "left behind: $(ls "$work/out3/points")"; fi
-"$tracesim" sweep "$work/a.sweep" -o "$work/out3" -q > "$work/log" || fail "rerun: $(cat "$work/log")"
+"$tracesim" sweep "$work/a.sweep" -o "$work/out3" > "$work/log" 2>&1 || fail "rerun: $(cat "$work/log")"
 grep -q "16 points: $((16 - done_before)) run, $done_before reused, 0 failed" "$work/log" \
   || fail "after SIGINT with $done_before done: $(cat "$work/log")"
+grep -q "^sweep: first pass read from" "$work/log" || fail "the resume made the first pass again: $(cat "$work/log")"
+
+# The kept first pass and points are the trace's as it is: after a trace
+# file is touched, every point and the first pass are made again (and said);
+# a damaged cache is made again too. The table stays the same.
+cp "$work/out3/results.csv" "$work/results3.csv"
+touch "$(ls "$work"/trace/traces/*.evt | head -1)"
+"$tracesim" sweep "$work/a.sweep" -o "$work/out3" > "$work/log" 2>&1 || fail "after touch: $(cat "$work/log")"
+grep -q "16 points: 16 run, 0 reused, 0 failed" "$work/log" || fail "stale points reused: $(cat "$work/log")"
+grep -q "^sweep: first pass computed (the cache there was of another trace, of this one before it changed" "$work/log" \
+  || fail "a touched trace file reused the first pass: $(cat "$work/log")"
+cmp -s "$work/out3/results.csv" "$work/results3.csv" || fail "the table changed after touch"
+rm -f "$work/out3"/points/p000[01].key
+size=$(stat -c %s "$work/out3/inputs/first-pass.cache")
+printf '\377' | dd of="$work/out3/inputs/first-pass.cache" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+"$tracesim" sweep "$work/a.sweep" -o "$work/out3" > "$work/log" 2>&1 || fail "damaged cache: $(cat "$work/log")"
+grep -q "^sweep: first pass computed (the cache there was damaged: its checksum differs)" "$work/log" \
+  || fail "a damaged cache was used: $(cat "$work/log")"
+cmp -s "$work/out3/results.csv" "$work/results3.csv" || fail "the table changed after a damaged cache"
 
 # Errors in the sweep file: file and line, nothing run.
 expect_error() { # file, message

@@ -1,0 +1,347 @@
+#include <config.h>
+
+/* The first pass of a trace (definitions, calibration, original wait
+ * states), made once per process or kept in a file for many.
+ *
+ * The file (a sweep's OUT/inputs/first-pass.cache):
+ *   "TSFIRST1"                      8 bytes
+ *   the spooled actions             (ts_spool_export)
+ *   a GVariant a{sv}                key, calibration, wait states
+ *   trailer                         "TSFPEND1", u64 variant offset, u64 variant
+ *                                   size, SHA-256 of everything before it
+ * in the byte order of the machine that wrote it, which the key names. The
+ * key says which trace files, as they were (size, modification time), and
+ * which tracesim wrote it; anything else is a cache of something else and
+ * is computed again. The checksum makes a damaged file one too, never a
+ * crash: the spooled actions are replayed as they are read. */
+#define G_LOG_DOMAIN "ts-run"
+
+#include "pipeline/run-private.h"
+#include "model/action.h"
+#include "model/fail.h"
+#include "model/output_dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HEAD_MAGIC "TSFIRST1"
+#define TRAILER_MAGIC "TSFPEND1"
+#define DIGEST_LEN 32
+#define TRAILER_LEN (8 + 8 + 8 + DIGEST_LEN)
+/* The variant (everything but the actions) is small: a few arrays per rank
+ * and per region. More than this is not a file tracesim wrote. */
+#define MAX_VARIANT (1u << 30)
+
+TsRunShared *
+ts_run_shared_new (const char *trace, gboolean wait_states, GError **error)
+{
+  TsRunShared *s = g_new0 (TsRunShared, 1);
+  if (!(s->trace = ts_trace_open (trace, error))
+      || !(s->calibration = ts_calibration_compute (s->trace, error))
+      || (wait_states
+          && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))
+    {
+      ts_run_shared_free (s);
+      return NULL;
+    }
+  return s;
+}
+
+void
+ts_run_shared_free (TsRunShared *s)
+{
+  if (!s)
+    return;
+  g_clear_pointer (&s->original_waits, ts_wait_states_free);
+  g_clear_pointer (&s->calibration, ts_calibration_free);
+  g_clear_pointer (&s->trace, ts_trace_free);
+  g_free (s);
+}
+
+/* ---- the key ------------------------------------------------------------- */
+
+static gint
+by_name (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+key_add_file (GString *key, const char *path)
+{
+  struct stat st;
+  if (stat (path, &st) != 0)
+    return;
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+      g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      const char *name;
+      while (d && (name = g_dir_read_name (d)) != NULL)
+        g_ptr_array_add (names, g_build_filename (path, name, NULL));
+      g_ptr_array_sort (names, by_name);
+      for (guint i = 0; i < names->len; i++)
+        key_add_file (key, g_ptr_array_index (names, i));
+      return;
+    }
+  g_string_append_printf (key, "%s %jd %jd.%09ld\n", path, (intmax_t) st.st_size,
+                          (intmax_t) st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+char *
+ts_run_trace_state (const char *trace)
+{
+  g_autofree char *real = realpath (trace, NULL);
+  const char *anchor = real ? real : trace;
+  GString *key = g_string_new (NULL);
+  g_string_append_printf (key, "tracesim %s, first pass 1, %s endian, action %zu bytes\n",
+                          PACKAGE_VERSION, G_BYTE_ORDER == G_LITTLE_ENDIAN ? "little" : "big",
+                          sizeof (TsAction));
+  key_add_file (key, anchor);
+  if (g_str_has_suffix (anchor, ".otf2"))
+    {
+      g_autofree char *base = g_strndup (anchor, strlen (anchor) - strlen (".otf2"));
+      g_autofree char *defs = g_strconcat (base, ".def", NULL);
+      key_add_file (key, defs);
+      key_add_file (key, base);
+    }
+  return g_string_free (key, FALSE);
+}
+
+static char *
+cache_key (const char *trace, gboolean wait_states)
+{
+  g_autofree char *state = ts_run_trace_state (trace);
+  return g_strconcat (state, wait_states ? "wait states\n" : "no wait states\n", NULL);
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+static gboolean
+write_at (int fd, guint64 offset, const void *data, gsize len)
+{
+  gsize done = 0;
+  while (done < len)
+    {
+      ssize_t n = pwrite (fd, (const guint8 *) data + done, len - done, (off_t) (offset + done));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          if (n == 0)
+            errno = ENOSPC;
+          return FALSE;
+        }
+      done += (gsize) n;
+    }
+  return TRUE;
+}
+
+/* SHA-256 of the first @len bytes of @fd into @digest. */
+static gboolean
+digest_file (int fd, guint64 len, guint8 digest[DIGEST_LEN])
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree guint8 *buffer = g_malloc (1 << 20);
+  guint64 done = 0;
+  while (done < len)
+    {
+      ssize_t n = pread (fd, buffer, (gsize) MIN (len - done, (guint64) (1 << 20)), (off_t) done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      g_checksum_update (sum, buffer, n);
+      done += (guint64) n;
+    }
+  gsize digest_len = DIGEST_LEN;
+  g_checksum_get_digest (sum, digest, &digest_len);
+  return TRUE;
+}
+
+static gboolean
+write_cache_fd (const TsRunShared *s, const char *key, int fd, GError **error)
+{
+  guint64 offset = 8;
+  GVariant *calibration = ts_calibration_save (s->calibration, fd, &offset, error);
+  if (!calibration)
+    return FALSE;
+  GVariantDict d;
+  g_variant_dict_init (&d, NULL);
+  g_variant_dict_insert (&d, "key", "s", key);
+  g_variant_dict_insert_value (&d, "calibration", calibration);
+  if (s->original_waits)
+    g_variant_dict_insert_value (&d, "waits", ts_wait_states_save (s->original_waits));
+  g_autoptr (GVariant) all = g_variant_ref_sink (g_variant_dict_end (&d));
+  gsize size = g_variant_get_size (all);
+  g_autofree guint8 *data = g_malloc (MAX (size, 1));
+  g_variant_store (all, data);
+  guint8 trailer[TRAILER_LEN];
+  guint64 where[2] = { offset, size };
+  memcpy (trailer, TRAILER_MAGIC, 8);
+  memcpy (trailer + 8, where, sizeof where);
+  if (!write_at (fd, 0, HEAD_MAGIC, 8) || !write_at (fd, offset, data, size)
+      || !digest_file (fd, offset + size, trailer + 24)
+      || !write_at (fd, offset + size, trailer, sizeof trailer))
+    {
+      int saved = errno;
+      return ts_fail (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s", g_strerror (saved));
+    }
+  return TRUE;
+}
+
+/* Write @s to @cache under a temporary name beside it, renamed into place:
+ * a reader sees the old file or the whole new one. */
+static gboolean
+write_cache (const TsRunShared *s, const char *key, const char *cache, GError **error)
+{
+  g_autofree char *tmp = g_strconcat (cache, ".tmp-XXXXXX", NULL);
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
+  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
+  if (fd >= 0)
+    ts_output_dir_guard (tmp);
+  ts_output_dir_release_signals (&old);
+  if (fd < 0)
+    return ts_fail (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", cache,
+                    g_strerror (errno));
+  g_autoptr (GError) local = NULL;
+  gboolean ok = write_cache_fd (s, key, fd, &local);
+  if (close (fd) != 0 && ok)
+    ok = ts_fail (&local, G_IO_ERROR, g_io_error_from_errno (errno), "%s", g_strerror (errno));
+  ts_output_dir_hold_signals (&old);
+  if (ok && g_rename (tmp, cache) != 0)
+    ok = ts_fail (&local, G_IO_ERROR, g_io_error_from_errno (errno), "%s", g_strerror (errno));
+  if (!ok)
+    g_unlink (tmp);
+  ts_output_dir_unguard (tmp);
+  ts_output_dir_release_signals (&old);
+  if (!ok)
+    g_set_error (error, G_IO_ERROR, local->code, "%s: cannot write: %s", cache, local->message);
+  return ok;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* The variant of @fd (of @size bytes) if its trailer and checksum hold,
+ * with the offset where it starts (the end of the spooled actions). */
+static GVariant *
+read_variant (int fd, guint64 size, guint64 *variant_offset, const char **why)
+{
+  guint8 trailer[TRAILER_LEN], head[8], digest[DIGEST_LEN];
+  guint64 where[2];
+  *why = "the cache there was not a whole first-pass file";
+  if (size < 8 + TRAILER_LEN || pread (fd, head, 8, 0) != 8
+      || pread (fd, trailer, TRAILER_LEN, (off_t) (size - TRAILER_LEN)) != TRAILER_LEN
+      || memcmp (head, HEAD_MAGIC, 8) != 0 || memcmp (trailer, TRAILER_MAGIC, 8) != 0)
+    return NULL;
+  memcpy (where, trailer + 8, sizeof where);
+  if (where[0] < 8 || where[1] > MAX_VARIANT || where[0] > size - TRAILER_LEN
+      || where[1] != size - TRAILER_LEN - where[0])
+    return NULL;
+  *why = "the cache there was damaged: its checksum differs";
+  if (!digest_file (fd, where[0] + where[1], digest) || memcmp (digest, trailer + 24, DIGEST_LEN) != 0)
+    return NULL;
+  guint8 *data = g_malloc (MAX (where[1], 1));
+  if (pread (fd, data, where[1], (off_t) where[0]) != (ssize_t) where[1])
+    {
+      g_free (data);
+      return NULL;
+    }
+  *variant_offset = where[0];
+  g_autoptr (GBytes) bytes = g_bytes_new_take (data, where[1]);
+  return g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
+}
+
+/* The first pass @cache holds for @trace (opened) under @key, or NULL with
+ * *@why saying why not (absent, another trace or version, damaged). */
+static TsRunShared *
+read_cache (TsTrace *trace, const char *key, const char *cache, gboolean wait_states,
+            const char **why)
+{
+  int fd = open (cache, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  *why = "no cache yet";
+  if (fd < 0 || fstat (fd, &st) != 0)
+    {
+      if (fd >= 0)
+        close (fd);
+      return NULL;
+    }
+  guint64 spool_end = 0;
+  g_autoptr (GVariant) all = read_variant (fd, (guint64) st.st_size, &spool_end, why);
+  g_auto (GVariantDict) d;
+  g_variant_dict_init (&d, all);
+  const char *saved_key = NULL;
+  g_autoptr (GVariant) calibration = NULL, waits = NULL;
+  TsRunShared *s = NULL;
+  if (all && !(g_variant_dict_lookup (&d, "key", "&s", &saved_key) && g_str_equal (saved_key, key)))
+    *why = "the cache there was of another trace, of this one before it changed, or of another version";
+  else if (all)
+    {
+      *why = "the cache there did not fit the trace";
+      calibration = g_variant_dict_lookup_value (&d, "calibration", G_VARIANT_TYPE_VARDICT);
+      waits = wait_states ? g_variant_dict_lookup_value (&d, "waits", NULL) : NULL;
+      s = g_new0 (TsRunShared, 1);
+      s->trace = trace;
+      if (!calibration || (wait_states && !waits)
+          || !(s->calibration = ts_calibration_load (trace, calibration, fd, spool_end, NULL))
+          || (waits && !(s->original_waits = ts_wait_states_load (trace, waits, NULL))))
+        {
+          s->trace = NULL;
+          g_clear_pointer (&s, ts_run_shared_free);
+        }
+    }
+  close (fd);
+  return s;
+}
+
+/* ---- both ---------------------------------------------------------------- */
+
+TsRunShared *
+ts_run_shared_cached (const char *trace, gboolean wait_states, const char *cache,
+                      gboolean *loaded, char **note, GError **error)
+{
+  *loaded = FALSE;
+  /* Tasks of one Slurm array start together: one makes the first pass,
+   * the others wait for it and read it. */
+  g_autofree char *lock_path = g_strconcat (cache, ".lock", NULL);
+  int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  while (lock >= 0 && flock (lock, LOCK_EX) != 0 && errno == EINTR)
+    ;
+  TsTrace *opened = ts_trace_open (trace, error);
+  g_autofree char *key = opened ? cache_key (trace, wait_states) : NULL;
+  const char *why = NULL;
+  TsRunShared *s = opened ? read_cache (opened, key, cache, wait_states, &why) : NULL;
+  if (s)
+    {
+      *loaded = TRUE;
+      *note = g_strdup_printf ("first pass read from %s", cache);
+    }
+  else if (opened)
+    {
+      s = g_new0 (TsRunShared, 1);
+      s->trace = opened;
+      if (!(s->calibration = ts_calibration_compute (s->trace, error))
+          || (wait_states
+              && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))
+        g_clear_pointer (&s, ts_run_shared_free);
+      g_autoptr (GError) unwritten = NULL;
+      if (s && !write_cache (s, key, cache, &unwritten))
+        *note = g_strdup_printf ("first pass computed; it could not be kept (%s), so each "
+                                 "point of another process computes it again",
+                                 unwritten->message);
+      else if (s)
+        *note = g_strdup_printf ("first pass computed (%s) and kept in %s", why, cache);
+    }
+  if (lock >= 0)
+    close (lock);
+  return s;
+}

@@ -1,0 +1,16 @@
+/* What pipeline/run.c and pipeline/first-pass.c share of TsRunShared. */
+#ifndef TS_RUN_PRIVATE_H
+#define TS_RUN_PRIVATE_H
+
+#include "pipeline/run.h"
+#include "analysis/waitstates.h"
+#include "calibrate/calibration.h"
+#include "model/trace.h"
+
+struct TsRunShared {
+  TsTrace *trace;
+  TsCalibration *calibration;
+  TsWaitStates *original_waits;  /* NULL without wait states */
+};
+
+#endif
