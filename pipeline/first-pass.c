@@ -8,12 +8,14 @@
  *   the spooled actions             (ts_spool_export)
  *   a GVariant a{sv}                key, calibration, wait states
  *   trailer                         "TSFPEND1", u64 variant offset, u64 variant
- *                                   size, SHA-256 of everything before it
+ *                                   size, CRC-32 of everything before it
  * in the byte order of the machine that wrote it, which the key names. The
  * key says which trace files, as they were (size, modification time), and
  * which tracesim wrote it; anything else is a cache of something else and
  * is computed again. The checksum makes a damaged file one too, never a
- * crash: the spooled actions are replayed as they are read. */
+ * crash: the spooled actions are replayed as they are read. It is zlib's
+ * CRC-32, made for finding accidental damage: 3.5 GB/s here, where GLib's
+ * SHA-256 took 0.74 s for a 164 MB cache, 40% of what the cache saved. */
 #define G_LOG_DOMAIN "ts-run"
 
 #include "pipeline/run-private.h"
@@ -30,10 +32,11 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define HEAD_MAGIC "TSFIRST1"
 #define TRAILER_MAGIC "TSFPEND1"
-#define DIGEST_LEN 32
+#define DIGEST_LEN 4
 #define TRAILER_LEN (8 + 8 + 8 + DIGEST_LEN)
 /* The variant (everything but the actions) is small: a few arrays per rank
  * and per region. More than this is not a file tracesim wrote. */
@@ -144,12 +147,12 @@ write_at (int fd, guint64 offset, const void *data, gsize len)
   return TRUE;
 }
 
-/* SHA-256 of the first @len bytes of @fd into @digest. */
+/* The CRC-32 of the first @len bytes of @fd into @digest. */
 static gboolean
 digest_file (int fd, guint64 len, guint8 digest[DIGEST_LEN])
 {
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
   g_autofree guint8 *buffer = g_malloc (1 << 20);
+  uLong crc = crc32_z (0, Z_NULL, 0);
   guint64 done = 0;
   while (done < len)
     {
@@ -158,11 +161,11 @@ digest_file (int fd, guint64 len, guint8 digest[DIGEST_LEN])
         continue;
       if (n <= 0)
         return FALSE;
-      g_checksum_update (sum, buffer, n);
+      crc = crc32_z (crc, buffer, (z_size_t) n);
       done += (guint64) n;
     }
-  gsize digest_len = DIGEST_LEN;
-  g_checksum_get_digest (sum, digest, &digest_len);
+  guint32 value = GUINT32_TO_LE ((guint32) crc);
+  memcpy (digest, &value, DIGEST_LEN);
   return TRUE;
 }
 
