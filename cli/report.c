@@ -117,6 +117,11 @@ ts_report_run (FILE *out, const TsRunResult *res)
   if (res->guessed_taken_as_arrived)
     fprintf (out, "  matching: the guessed sources of %u receives deadlocked the replay; those "
              "receives took their messages as they arrived\n", res->guessed_receives);
+  if (res->buffered_pairs > 0)
+    fprintf (out, "  protocol: rendezvous sends between %u pairs of ranks deadlocked the replay "
+             "waiting for their receivers; the program went past them, so sends of up to that "
+             "size between those pairs were buffered (%u revised replays)\n",
+             res->buffered_pairs, res->revisions);
   before_after (out, res, 10);
   fprintf (out, "  %" G_GUINT64_FORMAT " actions replayed (%" G_GUINT64_FORMAT
            " simcalls) in %.3f s\n", res->actions_replayed, res->simcalls, res->wall_s);

@@ -70,6 +70,10 @@ typedef struct {
    * arrived instead. */
   guint guessed_receives;
   gboolean guessed_taken_as_arrived;
+  /* Replays made again with revised choices after a deadlock, and the
+   * pairs of ranks whose rendezvous sends they buffered (sim/revise.c). */
+  guint revisions;
+  guint buffered_pairs;
   double wall_s;
   glong max_rss_kib;
   /* The output directory as given, and the names written in it, relative

@@ -191,6 +191,10 @@ ts_summary_to_json (const TsRunResult *r)
   json_builder_add_int_value (b, r->guessed_receives);
   json_builder_set_member_name (b, "taken_as_arrived");
   json_builder_add_boolean_value (b, r->guessed_taken_as_arrived);
+  json_builder_set_member_name (b, "revisions");
+  json_builder_add_int_value (b, r->revisions);
+  json_builder_set_member_name (b, "buffered_pairs");
+  json_builder_add_int_value (b, r->buffered_pairs);
   json_builder_end_object (b);
   ts_json_add_double (b, "wall_s", r->wall_s);
   json_builder_set_member_name (b, "max_rss_kib");

@@ -268,7 +268,7 @@ replay (Run *run, GError **error)
                                      &run->replayed, error);
   /* A second replay in another process wrote the archive (and its
    * metrics); its wait states are read back from it here. */
-  if (run->replayed_set && run->replayed.guessed_as_arrived && run->o->wait_states)
+  if (run->replayed_set && run->replayed.revisions > 0 && run->o->wait_states)
     {
       g_autofree char *anchor = g_build_filename (run->replay.predicted_dir, "traces.otf2", NULL);
       PredictedWaits *pw = &run->pw;
@@ -384,6 +384,8 @@ fill_result (Run *run)
   r->simcalls = run->replayed.simcalls;
   r->guessed_receives = ts_calibration_guessed_receives (run->calibration);
   r->guessed_taken_as_arrived = run->replayed.guessed_as_arrived;
+  r->revisions = run->replayed.revisions;
+  r->buffered_pairs = run->replayed.buffered_pairs;
 }
 
 /* waitstates.csv and summary.json into the temporary directory, then the

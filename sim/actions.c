@@ -232,11 +232,12 @@ do_send (TsRank *rk, const TsAction *a)
   ts_rank_flush (rk);
   if (rk->sim->writer)
     ts_archive_writer_send (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag, a->bytes);
-  sg_comm_t c = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes);
+  guint dst = ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer);
+  sg_comm_t c = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes,
+                               ts_rank_send_buffered (rk, dst, a->bytes));
   gboolean sendrecv = ts_trace_region_call (rk->sim->trace, a->call) == TS_CALL_SENDRECV;
   rk->call_waited_for_receiver |= c != NULL;
-  TsBlockedOn on = { "send to", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
-                     a->comm, a->tag, a->bytes };
+  TsBlockedOn on = { "send to", (gint32) dst, a->comm, a->tag, a->bytes, c != NULL };
   /* MPI_Sendrecv's send completes with the call, after its receive: a ring
    * of rendezvous Sendrecvs would deadlock if the send blocked first. */
   if (c && sendrecv && !rk->sendrecv_send)
@@ -321,12 +322,12 @@ do_isend (TsRank *rk, const TsAction *a)
   if (rk->sim->writer)
     ts_archive_writer_isend (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag, a->bytes,
                              a->req);
-  TsBlockedOn on = { "wait for its isend to",
-                     (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
-                     a->comm, a->tag, a->bytes };
+  guint dst = ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer);
+  TsBlockedOn on = { "wait for its isend to", (gint32) dst, a->comm, a->tag, a->bytes, TRUE };
   TsRequest *r = request_new (rk, a->req, &on);
   r->post = *a;
-  r->comm = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes);
+  r->comm = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes,
+                           ts_rank_send_buffered (rk, dst, a->bytes));
 }
 
 static void

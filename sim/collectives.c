@@ -36,7 +36,7 @@ exchange (Coll *c, gint send_to, guint64 send_bytes, gint recv_from, guint64 rec
    * both are posted at the same simulated instant either way. */
   sg_comm_t s = NULL;
   if (send_to >= 0)
-    s = ts_rank_isend (c->rk, c->comm, send_to, c->tag, send_bytes);
+    s = ts_rank_isend (c->rk, c->comm, send_to, c->tag, send_bytes, FALSE);
   if (recv_from >= 0)
     {
       c->on.peer = (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank,

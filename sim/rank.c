@@ -155,8 +155,18 @@ send_mailbox (TsRank *rk, guint dst, guint32 comm, gint32 tag, gboolean *unrecei
   return ts_rank_mailbox (rk, rk->rank, dst, comm, tag);
 }
 
+gboolean
+ts_rank_send_buffered (const TsRank *rk, guint dst, guint64 bytes)
+{
+  if (!rk->sim->buffered_sends)
+    return FALSE;
+  guint64 pair = ts_send_pair (rk->rank, dst);
+  const guint64 *upto = g_hash_table_lookup (rk->sim->buffered_sends, &pair);
+  return upto && bytes <= *upto;
+}
+
 sg_comm_t
-ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
+ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, gboolean buffered)
 {
   const TsTrace *t = rk->sim->trace;
   guint dst = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
@@ -164,8 +174,10 @@ ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes)
   sg_mailbox_t mb = send_mailbox (rk, dst, comm, tag, &unreceived);
   /* SimGrid needs a payload to tell sender from receiver; none is read. */
   rk->simcalls++;
-  /* A message no receive took in the trace cannot wait for one here. */
-  if (bytes < rk->sim->options->eager_threshold || unreceived)
+  /* A message no receive took in the trace cannot wait for one here; nor
+   * can one whose waiting deadlocked an earlier replay (the program ended,
+   * so the library buffered it). */
+  if (bytes < rk->sim->options->eager_threshold || unreceived || buffered)
     {
       /* Eager: the sender is done once the message is handed over. */
       sg_comm_detach (sg_mailbox_put_init (mb, ts_time_payload (rk->causal),

@@ -37,7 +37,18 @@ typedef struct {
   guint32 comm;
   gint32 tag;
   guint64 bytes;
+  /* A rendezvous send waiting for its receiver (to @peer, @bytes): a
+   * deadlock's revision buffers such sends (sim/revise.c). */
+  gboolean rendezvous_send;
 } TsBlockedOn;
+
+/* The pair of world ranks a send goes between, as a key of
+ * TsReplayChoices.buffered_sends. */
+static inline guint64
+ts_send_pair (guint src, guint dst)
+{
+  return ((guint64) src << 32) | dst;
+}
 
 typedef struct {
   guint64 id;                /* the trace's request id: the table's key */
@@ -124,6 +135,12 @@ struct TsSimulation {
   /* Receives with guessed envelopes take their messages as they arrive
    * (ts_rank_irecv_guessed), because the guesses deadlocked. */
   gboolean guessed_as_arrived;
+  /* Per pair of ranks (ts_send_pair), the size up to which sends are
+   * buffered whatever the eager threshold (guint64*), because waiting for
+   * their receivers deadlocked an earlier replay of the trace; or NULL. */
+  GHashTable *buffered_sends;
+  /* After a deadlock: the rendezvous sends its ranks wait on (TsBlockedSend). */
+  GArray *blocked_sends;
 };
 
 /* What an actor progressing a non-blocking collective of a rank works on. */
@@ -154,8 +171,10 @@ sg_mailbox_t ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gi
  * that it takes ts_calibration_transfer() there. */
 guint64 ts_rank_wire_bytes (const TsRank *rk, guint64 bytes);
 /* Start sending / receiving @bytes to / from local rank @peer of @comm.
- * A send below the eager threshold is detached and returns NULL. */
-sg_comm_t ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes);
+ * A send below the eager threshold, or @buffered, is detached and returns
+ * NULL. */
+sg_comm_t ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
+                         gboolean buffered);
 sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
                          void **landing);
 /* A receive whose envelope the trace did not record (its envelope is the
@@ -174,6 +193,9 @@ void ts_rank_note_receive_post (TsRank *rk, const TsAction *a);
  * peer, communicator, tag) completed: fold the original post time of the
  * receive it went to into the call's receiver_post. */
 void ts_rank_take_receiver_post (TsRank *rk, const TsBlockedOn *send);
+/* Whether a send of @bytes from the rank to world rank @dst is one to buffer
+ * whatever the eager threshold (TsSimulation.buffered_sends). */
+gboolean ts_rank_send_buffered (const TsRank *rk, guint dst, guint64 bytes);
 /* Wait for a communication, recording what the rank is blocked on. */
 void ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on);
 void ts_rank_recv (TsRank *rk, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on);
@@ -205,5 +227,30 @@ double ts_collective_transfer (const TsRank *rk, const TsAction *a);
 /* Initialise SimGrid (once per process) with tracesim's settings, the
  * [network] hypotheses and the user's --cfg items (engine.c). */
 void ts_engine_init (const TsReplayOptions *o);
+
+/* The choices a replay makes where the trace does not tell, revised when
+ * they deadlock (sim/revise.c). */
+typedef struct {
+  /* Receives with guessed envelopes take their messages as they arrive. */
+  gboolean guessed_as_arrived;
+  /* ts_send_pair -> guint64*: sends between the pair up to that size are
+   * buffered whatever the eager threshold. */
+  GHashTable *buffered_sends;
+} TsReplayChoices;
+
+/* A rendezvous send a deadlocked rank waits on. */
+typedef struct {
+  guint64 pair;              /* ts_send_pair */
+  guint64 bytes;
+} TsBlockedSend;
+
+/* One replay in this process's one SimGrid engine (replay.c). On a deadlock
+ * the keys of the rendezvous sends its ranks wait on go to @blocked_sends
+ * (may be NULL). */
+gboolean ts_replay_once (const TsTrace *trace, const TsCalibration *calibration,
+                         const TsReplayOptions *o, const TsReplayChoices *choices,
+                         TsReplayResult *result, GArray *blocked_sends, GError **error);
+/* Whether this process has started its SimGrid engine (it can run one). */
+gboolean ts_replay_engine_started (void);
 
 #endif

@@ -282,6 +282,11 @@ report_deadlock (TsSimulation *sim, GError **error)
                                 " bytes)", b->peer, ts_trace_comm_name (sim->trace, b->comm),
                                 b->tag, b->bytes);
       g_string_append_printf (msg, " after %" G_GUINT64_FORMAT " actions", rk->actions);
+      if (rk->blocked_now && b->rendezvous_send && b->peer >= 0 && sim->blocked_sends)
+        {
+          TsBlockedSend s = { ts_send_pair (r, (guint) b->peer), b->bytes };
+          g_array_append_val (sim->blocked_sends, s);
+        }
     }
   /* EZTrace records no source for irecvs: which message each took is the
    * calibration's guess, harmless while sends are eager, fatal to a rendezvous
@@ -293,7 +298,10 @@ report_deadlock (TsSimulation *sim, GError **error)
       for (guint i = 0; i < inferred->len; i++)
         guessed += g_array_index (inferred, TsEnvelope, i).peer != TS_NO_RANK;
     }
-  if (guessed > 0)
+  if (guessed > 0 && sim->guessed_as_arrived)
+    g_string_append_printf (msg, "\n  %" G_GUINT64_FORMAT " receives of this trace recorded no "
+                            "source and took their messages as they arrived", guessed);
+  else if (guessed > 0)
     g_string_append_printf (msg, "\n  %" G_GUINT64_FORMAT " receives of this trace recorded no "
                             "source and were matched to messages by send order; messages of "
                             "%" G_GUINT64_FORMAT " bytes or more wait for their receiver "
@@ -304,6 +312,12 @@ report_deadlock (TsSimulation *sim, GError **error)
 }
 
 static gboolean engine_started;
+
+gboolean
+ts_replay_engine_started (void)
+{
+  return engine_started;
+}
 
 
 /* The predicted archive, with the trace's regions and communicators defined
@@ -445,9 +459,10 @@ simulation_clear (TsSimulation *sim)
 }
 
 /* The replay itself, in this process's one SimGrid engine. */
-static gboolean
-replay_once (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOptions *o,
-             gboolean guessed_as_arrived, TsReplayResult *result, GError **error)
+gboolean
+ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOptions *o,
+                const TsReplayChoices *choices, TsReplayResult *result, GArray *blocked_sends,
+                GError **error)
 {
   engine_started = TRUE;
 
@@ -469,7 +484,9 @@ replay_once (const TsTrace *trace, const TsCalibration *calibration, const TsRep
     = sg_zone_get_property_value (sg_zone_get_root (), TS_PLATFORM_TRACED_NETWORK) != NULL;
   sim.traced_network_known = ts_calibration_network (calibration).samples > 0 || sim.platform_is_traced;
   sim.binomial_tree = o->binomial_tree;
-  sim.guessed_as_arrived = guessed_as_arrived;
+  sim.guessed_as_arrived = choices->guessed_as_arrived;
+  sim.buffered_sends = choices->buffered_sends;
+  sim.blocked_sends = blocked_sends;
   sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
                                               (GDestroyNotify) g_queue_free);
 
@@ -491,230 +508,5 @@ replay_once (const TsTrace *trace, const TsCalibration *calibration, const TsRep
   if (sim.writer)
     ok = finish_writer (&sim, ok, error);
   simulation_clear (&sim);
-  return ok;
-}
-
-/* A second chance for traces with guessed envelopes (EZTrace records no
- * source for irecvs; the calibration matches them to messages by when they
- * were most likely taken). A wrong guess can hold a rendezvous sender
- * forever although the program finished. SimGrid runs one simulation per
- * process, so before the replay starts a spare process is forked, idle: if
- * the replay deadlocks, the spare replays again with receives of guessed
- * envelopes taking their messages as they arrive, writes the predicted
- * archive, and sends its result back; otherwise it just exits. Traces whose
- * receives all name their source have no spare. */
-typedef struct {
-  pid_t pid;
-  int go;                    /* to the spare: 'g' (replay) or end of file (exit) */
-  int back;                  /* from the spare: its result */
-} Spare;
-
-static gboolean
-write_all (int fd, const void *data, gsize len)
-{
-  const char *p = data;
-  while (len > 0)
-    {
-      ssize_t n = write (fd, p, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      p += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
-}
-
-static gboolean
-read_all (int fd, void *data, gsize len)
-{
-  char *p = data;
-  while (len > 0)
-    {
-      ssize_t n = read (fd, p, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      p += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
-}
-
-/* In the spare: its replay's result, or its error (domain name, code,
- * message), down @fd. */
-static void
-send_outcome (int fd, gboolean ok, const TsReplayResult *r, const GError *error)
-{
-  guint8 status = ok ? 1 : 0;
-  write_all (fd, &status, 1);
-  if (ok)
-    {
-      guint32 n[2] = { r->n_ranks, r->n_regions };
-      guint64 counts[2] = { r->actions_replayed, r->simcalls };
-      write_all (fd, n, sizeof n);
-      write_all (fd, counts, sizeof counts);
-      write_all (fd, &r->runtime, sizeof r->runtime);
-      write_all (fd, r->rank_end->data, r->n_ranks * sizeof (double));
-      write_all (fd, r->region_seconds, r->n_regions * sizeof (double));
-      return;
-    }
-  const char *domain = error ? g_quark_to_string (error->domain) : "";
-  const char *message = error ? error->message : "the spare replay failed";
-  gint32 code = error ? error->code : 0;
-  guint32 len[2] = { (guint32) strlen (domain), (guint32) strlen (message) };
-  write_all (fd, len, sizeof len);
-  write_all (fd, &code, sizeof code);
-  write_all (fd, domain, len[0]);
-  write_all (fd, message, len[1]);
-}
-
-static gboolean
-receive_outcome (int fd, TsReplayResult *r, GError **error)
-{
-  guint8 status = 0;
-  if (!read_all (fd, &status, 1))
-    {
-      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_DEADLOCK,
-                   "the second replay (receives taking messages as they arrive) died");
-      return FALSE;
-    }
-  if (status == 1)
-    {
-      guint32 n[2];
-      guint64 counts[2];
-      if (!read_all (fd, n, sizeof n) || !read_all (fd, counts, sizeof counts)
-          || !read_all (fd, &r->runtime, sizeof r->runtime))
-        return FALSE;
-      r->n_ranks = n[0];
-      r->n_regions = n[1];
-      r->actions_replayed = counts[0];
-      r->simcalls = counts[1];
-      r->rank_end = g_array_sized_new (FALSE, FALSE, sizeof (double), n[0]);
-      g_array_set_size (r->rank_end, n[0]);
-      r->region_seconds = g_new0 (double, n[1]);
-      return read_all (fd, r->rank_end->data, n[0] * sizeof (double))
-             && read_all (fd, r->region_seconds, n[1] * sizeof (double));
-    }
-  guint32 len[2];
-  gint32 code;
-  if (!read_all (fd, len, sizeof len) || !read_all (fd, &code, sizeof code))
-    return FALSE;
-  g_autofree char *domain = g_malloc0 (len[0] + 1);
-  g_autofree char *message = g_malloc0 (len[1] + 1);
-  read_all (fd, domain, len[0]);
-  read_all (fd, message, len[1]);
-  g_set_error_literal (error, *domain ? g_quark_from_string (domain) : TS_REPLAY_ERROR, code,
-                       message);
-  return FALSE;
-}
-
-static gboolean
-spare_start (Spare *sp, const TsTrace *trace, const TsCalibration *calibration,
-             const TsReplayOptions *o)
-{
-  int go[2], back[2];
-  if (pipe (go) != 0)
-    return FALSE;
-  if (pipe (back) != 0)
-    {
-      close (go[0]);
-      close (go[1]);
-      return FALSE;
-    }
-  fflush (NULL);
-  pid_t parent = getpid ();
-  sp->pid = fork ();
-  if (sp->pid == 0)
-    {
-      /* Dies with its parent (which removes what they were writing). */
-      prctl (PR_SET_PDEATHSIG, SIGTERM);
-      if (getppid () != parent)
-        _exit (0);
-      close (go[1]);
-      close (back[0]);
-      char c;
-      if (!read_all (go[0], &c, 1) || c != 'g')
-        _exit (0);
-      TsReplayResult r = { 0 };
-      GError *error = NULL;
-      gboolean ok = replay_once (trace, calibration, o, TRUE, &r, &error);
-      send_outcome (back[1], ok, &r, error);
-      _exit (0);
-    }
-  close (go[0]);
-  close (back[1]);
-  if (sp->pid < 0)
-    {
-      close (go[1]);
-      close (back[0]);
-      return FALSE;
-    }
-  sp->go = go[1];
-  sp->back = back[0];
-  return TRUE;
-}
-
-/* Let the spare go (@replay) or exit, and reap it. */
-static gboolean
-spare_finish (Spare *sp, gboolean replay, TsReplayResult *result, GError **error)
-{
-  gboolean ok = FALSE;
-  if (replay)
-    ok = write_all (sp->go, "g", 1) && receive_outcome (sp->back, result, error);
-  close (sp->go);
-  close (sp->back);
-  int status;
-  while (waitpid (sp->pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  return ok;
-}
-
-gboolean
-ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOptions *o,
-               TsReplayResult *result, GError **error)
-{
-  g_return_val_if_fail (o->platform_path != NULL, FALSE);
-  memset (result, 0, sizeof *result);
-
-  if (engine_started)
-    {
-      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                   "SimGrid runs one simulation per process");
-      return FALSE;
-    }
-  if (!g_file_test (o->platform_path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
-                   "%s: no such platform file", o->platform_path);
-      return FALSE;
-    }
-  Spare spare = { 0 };
-  gboolean have_spare = ts_calibration_guessed_receives (calibration) > 0
-                        && spare_start (&spare, trace, calibration, o);
-  GError *local = NULL;
-  gboolean ok = replay_once (trace, calibration, o, FALSE, result, &local);
-  gboolean deadlocked = !ok && g_error_matches (local, TS_REPLAY_ERROR, TS_REPLAY_ERROR_DEADLOCK);
-  if (have_spare && deadlocked)
-    {
-      g_debug ("the guessed envelopes deadlock: the spare replays with receives taking "
-               "messages as they arrive");
-      ts_replay_result_clear (result);
-      memset (result, 0, sizeof *result);
-      GError *second = NULL;
-      ok = spare_finish (&spare, TRUE, result, &second);
-      if (ok)
-        {
-          result->guessed_as_arrived = TRUE;
-          g_clear_error (&local);
-        }
-      g_clear_error (&second); /* the first deadlock is the one to report */
-    }
-  else if (have_spare)
-    spare_finish (&spare, FALSE, NULL, NULL);
-  if (local)
-    g_propagate_error (error, local);
   return ok;
 }

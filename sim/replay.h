@@ -76,9 +76,15 @@ typedef struct {
   guint64 simcalls;            /* actions that touched the simulated world */
   double *region_seconds;      /* per trace region: predicted inclusive seconds, all ranks */
   guint n_regions;
+  /* The replay deadlocked and was made again with revised choices
+   * (sim/revise.c), this many times; the last one, in another process,
+   * wrote the predicted archive. */
+  guint revisions;
   /* The calibration's guessed envelopes deadlocked the replay, so receives
    * with guessed envelopes took their messages as they arrived instead. */
   gboolean guessed_as_arrived;
+  /* Pairs of ranks whose rendezvous sends deadlocked it, buffered instead. */
+  guint buffered_pairs;
 } TsReplayResult;
 
 void ts_replay_options_init (TsReplayOptions *options);

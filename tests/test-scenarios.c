@@ -642,6 +642,53 @@ test_guessed_matches_that_deadlock (void **state)
   ts_test_rmtree (work);
 }
 
+/* Two ranks send each other 100,000 bytes with MPI_Send and then receive:
+ * with --eager-threshold 65536 both sends wait for a receive that is posted
+ * only after them, head to head. The program finished, so the replay,
+ * which deadlocks first, revises: it buffers the two sends the blocked
+ * ranks wait on (between 0 and 1, and 1 and 0) and replays again (one
+ * revision, two pairs buffered; no receive was guessed). The trace's calls
+ * took no time, so none is charged. On two-hosts.xml both messages cross
+ * the one link at once and share its 1e8 B/s (SimGrid's links are shared,
+ * not full duplex): each takes 1e-4 + 1e5 / 5e7 = 0.0021 s, sent at 0.1,
+ * received at 0.1021; then each rank computes 0.9 s as traced and ends at
+ * 1.0021. */
+static void
+test_head_to_head_sends_buffered (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("head-to-head");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 2\n"
+    "0 0.0 enter main\n0 0.1 enter MPI_Send\n0 0.1 send 1 tag=1 bytes=100000\n0 0.1 leave MPI_Send\n"
+    "0 0.1 enter MPI_Recv\n0 0.1 recv 1 tag=1 bytes=100000\n0 0.1 leave MPI_Recv\n0 1.0 leave main\n"
+    "1 0.0 enter main\n1 0.1 enter MPI_Send\n1 0.1 send 0 tag=1 bytes=100000\n1 0.1 leave MPI_Send\n"
+    "1 0.1 enter MPI_Recv\n1 0.1 recv 0 tag=1 bytes=100000\n1 0.1 leave MPI_Recv\n1 1.0 leave main\n");
+  g_autofree char *platform = g_build_filename (ts_test_srcdir (), "scenarios", "platforms",
+                                                "two-hosts.xml", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-p", platform,
+                                                                     "--eager-threshold", "65536",
+                                                                     "-o", out, "-q", NULL },
+                                                  out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim run failed: %s", why);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  JsonObject *m = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                                 "matching");
+  assert_non_null (m);
+  assert_int_equal (json_object_get_int_member (m, "revisions"), 1);
+  assert_int_equal (json_object_get_int_member (m, "buffered_pairs"), 2);
+  assert_false (json_object_get_boolean_member (m, "taken_as_arrived"));
+  GArray *ends = summary_values (json, "predicted.rank_end_s");
+  assert_int_equal (ends->len, 2);
+  assert_float_equal (g_array_index (ends, double, 0), 1.0021, 1e-9);
+  assert_float_equal (g_array_index (ends, double, 1), 1.0021, 1e-9);
+  g_array_unref (ends);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -665,6 +712,7 @@ main (void)
     cmocka_unit_test (test_calibrated_network_per_size_class),
     cmocka_unit_test (test_crossed_regions_nested),
     cmocka_unit_test (test_guessed_matches_that_deadlock),
+    cmocka_unit_test (test_head_to_head_sends_buffered),
   };
   for (guint i = 0; i < G_N_ELEMENTS (others); i++)
     g_ptr_array_add (tests, (gpointer) &others[i]);
