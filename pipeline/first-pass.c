@@ -233,10 +233,12 @@ write_cache (const TsRunShared *s, const char *key, const char *cache, GError **
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* The variant of @fd (of @size bytes) if its trailer and checksum hold,
- * with the offset where it starts (the end of the spooled actions). */
+/* The variant of @fd (of @size bytes) if its trailer holds, it is saved
+ * under @key, and its checksum holds (checked last: a stale cache is told
+ * without reading its actions), with the offset where it starts (the end
+ * of the spooled actions). */
 static GVariant *
-read_variant (int fd, guint64 size, guint64 *variant_offset, const char **why)
+read_variant (int fd, guint64 size, const char *key, guint64 *variant_offset, const char **why)
 {
   guint8 trailer[TRAILER_LEN], head[8], digest[DIGEST_LEN];
   guint64 where[2];
@@ -249,18 +251,27 @@ read_variant (int fd, guint64 size, guint64 *variant_offset, const char **why)
   if (where[0] < 8 || where[1] > MAX_VARIANT || where[0] > size - TRAILER_LEN
       || where[1] != size - TRAILER_LEN - where[0])
     return NULL;
-  *why = "the cache there was damaged: its checksum differs";
-  if (!digest_file (fd, where[0] + where[1], digest) || memcmp (digest, trailer + 24, DIGEST_LEN) != 0)
-    return NULL;
   guint8 *data = g_malloc (MAX (where[1], 1));
   if (pread (fd, data, where[1], (off_t) where[0]) != (ssize_t) where[1])
     {
       g_free (data);
       return NULL;
     }
-  *variant_offset = where[0];
   g_autoptr (GBytes) bytes = g_bytes_new_take (data, where[1]);
-  return g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
+  g_autoptr (GVariant) all
+    = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
+  const char *saved_key = NULL;
+  if (!g_variant_lookup (all, "key", "&s", &saved_key) || !g_str_equal (saved_key, key))
+    {
+      *why = "the cache there was of another trace, of this one before it changed, or of "
+             "another version";
+      return NULL;
+    }
+  *why = "the cache there was damaged: its checksum differs";
+  if (!digest_file (fd, where[0] + where[1], digest) || memcmp (digest, trailer + 24, DIGEST_LEN) != 0)
+    return NULL;
+  *variant_offset = where[0];
+  return g_steal_pointer (&all);
 }
 
 /* The first pass @cache holds for @trace (opened) under @key, or NULL with
@@ -279,19 +290,14 @@ read_cache (TsTrace *trace, const char *key, const char *cache, gboolean wait_st
       return NULL;
     }
   guint64 spool_end = 0;
-  g_autoptr (GVariant) all = read_variant (fd, (guint64) st.st_size, &spool_end, why);
-  g_auto (GVariantDict) d;
-  g_variant_dict_init (&d, all);
-  const char *saved_key = NULL;
-  g_autoptr (GVariant) calibration = NULL, waits = NULL;
+  g_autoptr (GVariant) all = read_variant (fd, (guint64) st.st_size, key, &spool_end, why);
   TsRunShared *s = NULL;
-  if (all && !(g_variant_dict_lookup (&d, "key", "&s", &saved_key) && g_str_equal (saved_key, key)))
-    *why = "the cache there was of another trace, of this one before it changed, or of another version";
-  else if (all)
+  if (all)
     {
       *why = "the cache there did not fit the trace";
-      calibration = g_variant_dict_lookup_value (&d, "calibration", G_VARIANT_TYPE_VARDICT);
-      waits = wait_states ? g_variant_dict_lookup_value (&d, "waits", NULL) : NULL;
+      g_autoptr (GVariant) calibration = g_variant_lookup_value (all, "calibration",
+                                                                 G_VARIANT_TYPE_VARDICT);
+      g_autoptr (GVariant) waits = wait_states ? g_variant_lookup_value (all, "waits", NULL) : NULL;
       s = g_new0 (TsRunShared, 1);
       s->trace = trace;
       if (!calibration || (wait_states && !waits)
