@@ -417,6 +417,15 @@ ts_archive_writer_irecv (TsArchiveWriter *w, guint rank, double time, guint32 sr
 }
 
 void
+ts_archive_writer_irecv_status (TsArchiveWriter *w, guint rank, double time, guint32 src,
+                                guint32 comm, guint32 tag, guint64 bytes, guint64 req)
+{
+  g_return_if_fail (w != NULL && comm < w->comms->len);
+  log_event (w, rank, time, &(EventRecord) { .type = EV_IRECV, .ref = src, .comm = comm,
+                                             .tag = tag, .bytes = bytes, .extra = req });
+}
+
+void
 ts_archive_writer_isend_complete (TsArchiveWriter *w, guint rank, double time, guint64 req)
 {
   g_return_if_fail (w != NULL);

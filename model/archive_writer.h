@@ -69,6 +69,11 @@ void ts_archive_writer_irecv_request (TsArchiveWriter *w, guint rank, double tim
 void ts_archive_writer_irecv (TsArchiveWriter *w, guint rank, double time,
                               guint32 src, guint32 comm, guint32 tag, guint64 bytes,
                               guint64 req);
+/* The same, with @src as a tracer may have written it: unchecked (OTF2's
+ * uint32 of MPI_PROC_NULL, an uninitialised MPI_Status), for test traces. */
+void ts_archive_writer_irecv_status (TsArchiveWriter *w, guint rank, double time,
+                                     guint32 src, guint32 comm, guint32 tag, guint64 bytes,
+                                     guint64 req);
 void ts_archive_writer_request_test (TsArchiveWriter *w, guint rank, double time,
                                      guint64 req);
 /* MPI_Cancel took effect: the wait or test that completes @req. */

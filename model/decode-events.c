@@ -494,6 +494,21 @@ on_irecv_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud
   return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Could a receive have completed with this status? EZTrace records the
+ * MPI_Status of MPI_Waitany and MPI_Testany uninitialised (shared traces'
+ * README, quirk 14): senders like 3967089088 and lengths like 2^64 - 32766.
+ * In a wait, such a completion still took a message, so it is inferred like
+ * one that recorded nothing (in a test, nothing may have completed: HPCC's
+ * MPI_Testany loops). Only a sender of MPI_PROC_NULL (-2 as OTF2's uint32)
+ * (-1 in MPICH) means a receive that took none. No message is 2^48 bytes (256 TiB). */
+static gboolean
+status_plausible (TsRankDecoder *s, guint32 comm, guint32 peer, guint64 bytes)
+{
+  if (TS_PROC_NULL_PEER (peer))
+    return TRUE;
+  return ts_decode_peer_valid (s, comm, peer) && bytes < (G_GUINT64_CONSTANT (1) << 48);
+}
+
 static OTF2_CallbackCode
 on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef ref, uint32_t tag,
@@ -508,8 +523,10 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   Request *r = g_hash_table_lookup (s->requests, &req);
   if (!r || !r->is_recv)
     {
-      /* A completion without a visible request: post and complete it here. */
-      if (!ts_decode_peer_valid (s, comm, peer))
+      /* A completion without a visible request: post and complete it here,
+       * unless its status is garbage (EZTrace's MPI_Waitany reporting again
+       * a request an earlier call completed). */
+      if (!ts_decode_peer_valid (s, comm, peer) || !status_plausible (s, comm, peer, bytes))
         return OTF2_CALLBACK_SUCCESS;
       TsAction *a = ts_decode_call_action (s, TS_ACTION_IRECV);
       a->peer = peer;
@@ -520,6 +537,15 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
       r = request_post (s, req, TRUE);
       r->seq = last_seq (s);
       r->resolved = TRUE;
+    }
+  guint8 flags = 0;
+  if (!r->resolved && !status_plausible (s, comm, peer, bytes)
+      && s->call != NO_REGION && ts_trace_region_call (s->source->trace, s->call) == TS_CALL_TEST)
+    return OTF2_CALLBACK_SUCCESS; /* a test's garbage: maybe nothing completed */
+  if (!r->resolved && !status_plausible (s, comm, peer, bytes))
+    {
+      resolve_by_inference (s, r);
+      flags = TS_ACTION_INFERRED;
     }
   else if (!r->resolved)
     {
@@ -538,7 +564,7 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
       if (r->seq == s->first_unresolved)
         recompute_first_unresolved (s);
     }
-  emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, 0);
+  emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, flags);
   return OTF2_CALLBACK_SUCCESS;
 }
 

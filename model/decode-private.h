@@ -11,6 +11,10 @@
 /* No region: outside MPI calls, outside user regions. */
 #define NO_REGION G_MAXUINT32
 
+/* A peer of MPI_PROC_NULL as tracers write it into OTF2's uint32: Open MPI's
+ * -2, MPICH's -1. */
+#define TS_PROC_NULL_PEER(peer) ((peer) == G_MAXUINT32 || (peer) == G_MAXUINT32 - 1)
+
 typedef struct Request Request;
 struct Request {
   guint64 req;

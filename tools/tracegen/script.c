@@ -198,12 +198,21 @@ arg_comm (TsParser *p, const TsArgs *a, guint32 *comm, GError **error)
   return TRUE;
 }
 
+/* A rank of @comm; with @raw_ok, also raw:N, any uint32 (an irecv's status
+ * as a tracer wrote it). */
 static gboolean
-arg_peer (TsParser *p, const char *what, const char *word, guint32 comm, guint32 *out,
-          GError **error)
+arg_peer (TsParser *p, const char *what, const char *word, guint32 comm, gboolean raw_ok,
+          guint32 *out, GError **error)
 {
   guint size = g_array_index (p->comm_sizes, guint, comm);
   guint64 v;
+  if (raw_ok && g_str_has_prefix (word, "raw:"))
+    {
+      if (!g_ascii_string_to_unsigned (word + 4, 10, 0, G_MAXUINT32, &v, NULL))
+        return fail (p, error, "bad %s '%s' (expected raw: and a uint32)", what, word);
+      *out = v;
+      return TRUE;
+    }
   if (!g_ascii_string_to_unsigned (word, 10, 0, G_MAXUINT32, &v, NULL))
     return fail (p, error, "bad %s '%s' (expected a rank)", what, word);
   if (v >= size)
@@ -227,11 +236,11 @@ typedef struct {
 } TsEnvelope;
 
 static gboolean
-arg_envelope (TsParser *p, const TsArgs *a, TsEnvelope *e, GError **error)
+arg_envelope (TsParser *p, const TsArgs *a, TsEnvelope *e, gboolean raw_ok, GError **error)
 {
   guint64 tag;
   if (!arg_comm (p, a, &e->comm, error)
-      || !arg_peer (p, "peer", a->pos[0], e->comm, &e->peer, error)
+      || !arg_peer (p, "peer", a->pos[0], e->comm, raw_ok, &e->peer, error)
       || !arg_u64 (p, a, KEY_TAG, G_MAXUINT32, &tag, error)
       || !arg_u64 (p, a, KEY_BYTES, G_MAXUINT64, &e->bytes, error)
       || !arg_u64 (p, a, KEY_REQ, G_MAXUINT64, &e->req, error))
@@ -301,7 +310,7 @@ static gboolean
 ev_send (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
   TsEnvelope e;
-  if (!arg_envelope (p, a, &e, error))
+  if (!arg_envelope (p, a, &e, FALSE, error))
     return FALSE;
   ts_archive_writer_send (p->w, rank, t, e.peer, e.comm, e.tag, e.bytes);
   return TRUE;
@@ -311,7 +320,7 @@ static gboolean
 ev_recv (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
   TsEnvelope e;
-  if (!arg_envelope (p, a, &e, error))
+  if (!arg_envelope (p, a, &e, FALSE, error))
     return FALSE;
   ts_archive_writer_recv (p->w, rank, t, e.peer, e.comm, e.tag, e.bytes);
   return TRUE;
@@ -321,7 +330,7 @@ static gboolean
 ev_isend (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
   TsEnvelope e;
-  if (!arg_envelope (p, a, &e, error) || !request_start (p, rank, e.req, REQ_ISEND, error))
+  if (!arg_envelope (p, a, &e, FALSE, error) || !request_start (p, rank, e.req, REQ_ISEND, error))
     return FALSE;
   ts_archive_writer_isend (p->w, rank, t, e.peer, e.comm, e.tag, e.bytes, e.req);
   return TRUE;
@@ -331,10 +340,10 @@ static gboolean
 ev_irecv (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
   TsEnvelope e;
-  if (!arg_envelope (p, a, &e, error)
+  if (!arg_envelope (p, a, &e, TRUE, error)
       || !request_finish (p, rank, e.req, REQ_IRECV, TRUE, error))
     return FALSE;
-  ts_archive_writer_irecv (p->w, rank, t, e.peer, e.comm, e.tag, e.bytes, e.req);
+  ts_archive_writer_irecv_status (p->w, rank, t, e.peer, e.comm, e.tag, e.bytes, e.req);
   return TRUE;
 }
 
@@ -400,7 +409,7 @@ arg_collective (TsParser *p, const TsArgs *a, Collective *c, GError **error)
   const char *root_word = a->val[KEY_ROOT];
   gboolean rooted = root_word && strcmp (root_word, "none") != 0;
   if (!arg_comm (p, a, &c->comm, error)
-      || (rooted && !arg_peer (p, "root", root_word, c->comm, &root, error))
+      || (rooted && !arg_peer (p, "root", root_word, c->comm, FALSE, &root, error))
       || !arg_u64 (p, a, KEY_SENT, G_MAXUINT64, &c->sent, error)
       || !arg_u64 (p, a, KEY_RECV, G_MAXUINT64, &c->recv, error))
     return FALSE;
@@ -463,7 +472,7 @@ ev_pinit (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
 {
   TsEnvelope e;
   guint64 partitions;
-  if (!arg_envelope (p, a, &e, error)
+  if (!arg_envelope (p, a, &e, FALSE, error)
       || !arg_u64 (p, a, KEY_PARTITIONS, G_MAXUINT32, &partitions, error))
     return FALSE;
   ts_archive_writer_partitioned (p->w, rank, t, a->event, e.req, e.peer, e.comm, e.tag, e.bytes,

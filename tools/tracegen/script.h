@@ -24,6 +24,8 @@
  *   isend_complete req=R
  *   irecv_request req=R
  *   irecv PEER [comm=C] [tag=T] [bytes=B] req=R
+ *                             PEER raw:N writes the uint32 N unchecked, as
+ *                             tracers write MPI_PROC_NULL or a garbage status
  *   request_test req=R
  *   request_cancelled req=R   MPI_Cancel took effect (in the wait that completes R)
  *   coll_begin
