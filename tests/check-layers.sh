@@ -3,7 +3,7 @@
 # in this order (README, doc/architecture.md). Fails naming every include
 # that points to a later stage.
 srcdir=${top_srcdir:-$(dirname "$0")/..}
-order="model calibrate hypotheses sim analysis output pipeline cli"
+order="model calibrate hypotheses sim analysis extrap output pipeline cli"
 status=0
 i=0
 for dir in $order; do

@@ -1,0 +1,310 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+#include "extrap/scaling.h"
+
+#include <gio/gio.h>
+#include <math.h>
+
+/* The powers of P a term may have: Extra-P's default fractions, and their
+ * negatives up to -1 for quantities that shrink as ranks are added. */
+static const struct {
+  int num, den;
+} exponents[] = {
+  { -1, 1 }, { -3, 4 }, { -2, 3 }, { -1, 2 }, { -1, 3 }, { -1, 4 }, { 0, 1 }, { 1, 4 },
+  { 1, 3 }, { 1, 2 }, { 2, 3 }, { 3, 4 }, { 1, 1 }, { 5, 4 }, { 4, 3 }, { 3, 2 },
+  { 5, 3 }, { 7, 4 }, { 2, 1 }, { 9, 4 }, { 7, 3 }, { 5, 2 }, { 8, 3 }, { 11, 4 }, { 3, 1 },
+};
+#define N_EXPONENTS G_N_ELEMENTS (exponents)
+#define MAX_LOG_EXPONENT 2
+
+/* Cross-validated errors closer than this (a relative error, so 0.1
+ * percentage points) do not tell two hypotheses apart: the simpler wins. */
+#define SAME_ERROR 1e-3
+
+/* Two input values closer than this, relatively, are one value: with two
+ * scales, the quantity is then constant. */
+#define SAME_VALUE 1e-3
+
+typedef struct {
+  double exponent;
+  guint log_exponent;
+  gboolean constant;
+} Hypothesis;
+
+static double
+term (const Hypothesis *h, double p)
+{
+  if (h->constant)
+    return 0;
+  double t = pow (p, h->exponent);
+  for (guint j = 0; j < h->log_exponent; j++)
+    t *= log2 (p);
+  return t;
+}
+
+/* Least squares of y = c0 + c1 * term(p) over the points but @skip
+ * (G_MAXUINT: none). FALSE if the points cannot determine both
+ * coefficients (every term equal). */
+static gboolean
+fit_one (const Hypothesis *h, const double *p, const double *y, guint n, guint skip, double *c0,
+         double *c1)
+{
+  double sx = 0, sy = 0, m = 0;
+  for (guint k = 0; k < n; k++)
+    if (k != skip)
+      {
+        sx += term (h, p[k]);
+        sy += y[k];
+        m++;
+      }
+  if (m == 0)
+    return FALSE;
+  double mx = sx / m, my = sy / m, sxx = 0, sxy = 0;
+  for (guint k = 0; k < n; k++)
+    if (k != skip)
+      {
+        double dx = term (h, p[k]) - mx;
+        sxx += dx * dx;
+        sxy += dx * (y[k] - my);
+      }
+  if (h->constant)
+    {
+      *c0 = my;
+      *c1 = 0;
+      return TRUE;
+    }
+  if (sxx <= 1e-12 * (1 + mx * mx))
+    return FALSE;
+  *c1 = sxy / sxx;
+  *c0 = my - *c1 * mx;
+  return isfinite (*c0) && isfinite (*c1);
+}
+
+static double
+relative (double predicted, double measured, double floor)
+{
+  return fabs (predicted - measured) / MAX (fabs (measured), floor);
+}
+
+/* Mean leave-one-out error of @h; INFINITY if a fold cannot be fitted. */
+static double
+cross_validate (const Hypothesis *h, const double *p, const double *y, guint n, double floor)
+{
+  double sum = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      double c0, c1;
+      if (!fit_one (h, p, y, n, k, &c0, &c1))
+        return INFINITY;
+      sum += relative (c0 + c1 * term (h, p[k]), y[k], floor);
+    }
+  return sum / n;
+}
+
+/* Simpler first: the constant, then fewer logarithms, then smaller powers
+ * of P, a growing term before a shrinking one. */
+static double
+complexity (const Hypothesis *h)
+{
+  if (h->constant)
+    return -1;
+  return h->log_exponent * 100.0 + fabs (h->exponent) * 2 + (h->exponent < 0);
+}
+
+static gboolean
+check_points (const double *p, const double *y, guint n, GError **error)
+{
+  if (n == 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "no input scale to fit a scaling model to");
+      return FALSE;
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      if (!(p[k] >= 1) || !isfinite (p[k]) || !isfinite (y[k]))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "scale %u: %g ranks, value %g: ranks must be >= 1 and values finite", k,
+                       p[k], y[k]);
+          return FALSE;
+        }
+      for (guint l = 0; l < k; l++)
+        if (p[l] == p[k])
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                         "%g ranks given twice: each input scale once", p[k]);
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
+
+static void
+model_of (const Hypothesis *h, const double *p, const double *y, guint n, double floor,
+          double cv, TsScalingModel *m)
+{
+  *m = (TsScalingModel) { .exponent = h->exponent, .log_exponent = h->log_exponent,
+                          .n_points = n, .cv_error = cv };
+  if (!fit_one (h, p, y, n, G_MAXUINT, &m->c0, &m->c1))
+    {
+      Hypothesis constant = { .constant = TRUE };
+      fit_one (&constant, p, y, n, G_MAXUINT, &m->c0, &m->c1);
+      m->exponent = 0;
+      m->log_exponent = 0;
+    }
+  /* Rounding leaves 1e-17 where exact data has no constant. */
+  double scale = 0;
+  for (guint k = 0; k < n; k++)
+    scale = MAX (scale, fabs (y[k]));
+  if (fabs (m->c0) <= 1e-12 * scale)
+    m->c0 = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      m->fit_error = MAX (m->fit_error, relative (ts_scaling_eval (m, p[k]), y[k], floor));
+      m->largest_p = MAX (m->largest_p, p[k]);
+    }
+}
+
+/* Every hypothesis the number of points allows, in @out (Hypothesis). */
+static GArray *
+hypotheses_for (guint n)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Hypothesis));
+  Hypothesis constant = { .constant = TRUE };
+  g_array_append_val (out, constant);
+  if (n == 2)
+    {
+      Hypothesis linear = { .exponent = 1 };
+      g_array_append_val (out, linear);
+    }
+  else if (n >= 3)
+    for (guint j = 0; j <= MAX_LOG_EXPONENT; j++)
+      for (guint i = 0; i < N_EXPONENTS; i++)
+        {
+          Hypothesis h = { .exponent = (double) exponents[i].num / exponents[i].den,
+                           .log_exponent = j };
+          if (h.exponent != 0 || j > 0)
+            g_array_append_val (out, h);
+        }
+  return out;
+}
+
+gboolean
+ts_scaling_fit (const double *p, const double *y, guint n, double floor, TsScalingModel *model,
+                GError **error)
+{
+  g_return_val_if_fail (model != NULL && (n == 0 || (p && y)), FALSE);
+  if (!check_points (p, y, n, error))
+    return FALSE;
+  g_autoptr (GArray) hyps = hypotheses_for (n);
+  if (n <= 2)
+    {
+      /* Nothing to leave out: constant unless the values differ. */
+      gboolean same = n == 1 || relative (y[1], y[0], floor) <= SAME_VALUE;
+      model_of (&g_array_index (hyps, Hypothesis, same ? 0 : 1), p, y, n, floor, NAN, model);
+      return TRUE;
+    }
+  guint best = 0;
+  double best_cv = INFINITY;
+  double *cv = g_new (double, hyps->len);
+  for (guint h = 0; h < hyps->len; h++)
+    {
+      cv[h] = cross_validate (&g_array_index (hyps, Hypothesis, h), p, y, n, floor);
+      if (cv[h] < best_cv)
+        best_cv = cv[h];
+    }
+  double best_complexity = INFINITY;
+  for (guint h = 0; h < hyps->len; h++)
+    {
+      double c = complexity (&g_array_index (hyps, Hypothesis, h));
+      if (cv[h] <= best_cv + SAME_ERROR && c < best_complexity)
+        {
+          best = h;
+          best_complexity = c;
+        }
+    }
+  model_of (&g_array_index (hyps, Hypothesis, best), p, y, n, floor, cv[best], model);
+  g_free (cv);
+  return TRUE;
+}
+
+double
+ts_scaling_eval (const TsScalingModel *m, double p)
+{
+  g_return_val_if_fail (m != NULL, NAN);
+  Hypothesis h = { .exponent = m->exponent, .log_exponent = m->log_exponent,
+                   .constant = m->c1 == 0 };
+  return m->c0 + m->c1 * term (&h, p);
+}
+
+static char *
+exponent_text (double e)
+{
+  for (guint i = 0; i < N_EXPONENTS; i++)
+    if (fabs ((double) exponents[i].num / exponents[i].den - e) < 1e-12)
+      return exponents[i].den == 1 ? g_strdup_printf ("%d", exponents[i].num)
+                                   : g_strdup_printf ("(%d/%d)", exponents[i].num, exponents[i].den);
+  return g_strdup_printf ("(%g)", e);
+}
+
+char *
+ts_scaling_describe (const TsScalingModel *m)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  if (m->c1 == 0)
+    return g_strdup_printf ("%.6g", m->c0);
+  GString *s = g_string_new (NULL);
+  if (m->c0 != 0)
+    g_string_append_printf (s, "%.6g %s ", m->c0, m->c1 < 0 ? "-" : "+");
+  g_string_append_printf (s, "%.6g", m->c0 != 0 ? fabs (m->c1) : m->c1);
+  if (m->exponent != 0)
+    {
+      g_autofree char *e = exponent_text (m->exponent);
+      g_string_append_printf (s, " * P^%s", e);
+    }
+  if (m->log_exponent == 1)
+    g_string_append (s, " * log2(P)");
+  else if (m->log_exponent > 1)
+    g_string_append_printf (s, " * log2(P)^%u", m->log_exponent);
+  return g_string_free (s, FALSE);
+}
+
+char *
+ts_scaling_trust (const TsScalingModel *m, const double *p_in, const double *y_in, guint n,
+                  double floor, double p)
+{
+  g_return_val_if_fail (m != NULL, NULL);
+  GString *s = g_string_new (NULL);
+  if (m->n_points < 3)
+    g_string_append_printf (s, "%u input scale%s only: %s, not cross-validated", m->n_points,
+                            m->n_points == 1 ? "" : "s",
+                            m->n_points == 1 ? "a constant" : "a constant or a linear model");
+  else
+    g_string_append_printf (s, "cross-validated error %.1f%% over %u scales", 100 * m->cv_error,
+                            m->n_points);
+  if (p > m->largest_p)
+    g_string_append_printf (s, "; P=%g is %.3gx the largest input scale", p, p / m->largest_p);
+  if (m->n_points >= 3 && n == m->n_points)
+    {
+      /* The spread of the nearly as good: what the choice of shape costs. */
+      double lo = ts_scaling_eval (m, p), hi = lo;
+      g_autoptr (GArray) hyps = hypotheses_for (n);
+      double limit = MAX (2 * m->cv_error, m->cv_error + 0.01);
+      for (guint h = 0; h < hyps->len; h++)
+        {
+          const Hypothesis *hy = &g_array_index (hyps, Hypothesis, h);
+          double c0, c1;
+          if (cross_validate (hy, p_in, y_in, n, floor) > limit
+              || !fit_one (hy, p_in, y_in, n, G_MAXUINT, &c0, &c1))
+            continue;
+          double v = c0 + c1 * term (hy, p);
+          lo = MIN (lo, v);
+          hi = MAX (hi, v);
+        }
+      g_string_append_printf (s, "; models nearly as good predict %.4g .. %.4g there", lo, hi);
+    }
+  return g_string_free (s, FALSE);
+}
