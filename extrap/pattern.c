@@ -1,0 +1,252 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+#include "extrap/pattern.h"
+
+#include <string.h>
+
+/* ---- MPI_Dims_create ------------------------------------------------------ */
+
+typedef struct {
+  guint n_dims;
+  guint cur[TS_PATTERN_MAX_DIMS];
+  guint best[TS_PATTERN_MAX_DIMS];
+  guint best_max, best_spread;
+} DimsSearch;
+
+/* Factorisations of @rest into the dimensions from @k on, none larger than
+ * @limit (so each is found once, largest first). */
+static void
+dims_search (DimsSearch *s, guint k, guint rest, guint limit)
+{
+  if (k == s->n_dims - 1)
+    {
+      if (rest > limit)
+        return;
+      s->cur[k] = rest;
+      guint max = s->cur[0], spread = s->cur[0] - s->cur[k];
+      if (max < s->best_max || (max == s->best_max && spread < s->best_spread))
+        {
+          s->best_max = max;
+          s->best_spread = spread;
+          for (guint i = 0; i < s->n_dims; i++)
+            s->best[i] = s->cur[i];
+        }
+      return;
+    }
+  for (guint d = MIN (rest, limit); d >= 1; d--)
+    if (rest % d == 0)
+      {
+        s->cur[k] = d;
+        dims_search (s, k + 1, rest / d, d);
+      }
+}
+
+void
+ts_dims_create (guint p, guint n_dims, guint *dims)
+{
+  g_return_if_fail (p >= 1 && n_dims >= 1 && n_dims <= TS_PATTERN_MAX_DIMS && dims);
+  DimsSearch s = { .n_dims = n_dims, .best_max = G_MAXUINT, .best_spread = G_MAXUINT };
+  dims_search (&s, 0, p, p);
+  for (guint i = 0; i < n_dims; i++)
+    dims[i] = s.best[i];
+}
+
+/* ---- partners --------------------------------------------------------------- */
+
+static int
+compare_u32 (gconstpointer a, gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+add_unique (GArray *out, guint first, guint32 v, guint32 self)
+{
+  if (v == self)
+    return;
+  for (guint i = first; i < out->len; i++)
+    if (g_array_index (out, guint32, i) == v)
+      return;
+  g_array_append_val (out, v);
+}
+
+/* Face neighbours on the grid, MPI_Cart_create's row-major order (the last
+ * dimension varies fastest). */
+static void
+cartesian_partners (const TsPattern *t, guint r, GArray *out)
+{
+  guint first = out->len;
+  guint coord[TS_PATTERN_MAX_DIMS], stride[TS_PATTERN_MAX_DIMS];
+  guint rest = r, s = 1;
+  for (gint k = (gint) t->n_dims - 1; k >= 0; k--)
+    {
+      stride[k] = s;
+      coord[k] = rest % t->dims[k];
+      rest /= t->dims[k];
+      s *= t->dims[k];
+    }
+  for (guint k = 0; k < t->n_dims; k++)
+    {
+      guint d = t->dims[k], c = coord[k];
+      if (c > 0 || t->periodic[k])
+        add_unique (out, first, r - c * stride[k] + ((c + d - 1) % d) * stride[k], r);
+      if (c + 1 < d || t->periodic[k])
+        add_unique (out, first, r - c * stride[k] + ((c + 1) % d) * stride[k], r);
+    }
+  g_array_sort (out, compare_u32);
+}
+
+void
+ts_pattern_partners (const TsPattern *t, guint p, guint r, GArray *out)
+{
+  g_return_if_fail (t != NULL && out != NULL && r < p);
+  TsPattern at = ts_pattern_at (t, p);
+  switch (at.kind)
+    {
+    case TS_PATTERN_CARTESIAN:
+      {
+        g_autoptr (GArray) mine = g_array_new (FALSE, FALSE, sizeof (guint32));
+        cartesian_partners (&at, r, mine);
+        g_array_append_vals (out, mine->data, mine->len);
+        break;
+      }
+    case TS_PATTERN_ALL_TO_ALL:
+      for (guint32 q = 0; q < p; q++)
+        if (q != r)
+          g_array_append_val (out, q);
+      break;
+    case TS_PATTERN_MASTER_WORKER:
+      if (r == 0)
+        for (guint32 q = 1; q < p; q++)
+          g_array_append_val (out, q);
+      else
+        {
+          guint32 master = 0;
+          g_array_append_val (out, master);
+        }
+      break;
+    default:
+      break;
+    }
+}
+
+TsPattern
+ts_pattern_at (const TsPattern *t, guint p)
+{
+  TsPattern at = *t;
+  if (at.kind == TS_PATTERN_CARTESIAN)
+    ts_dims_create (p, at.n_dims, at.dims);
+  return at;
+}
+
+/* ---- recognition ------------------------------------------------------------ */
+
+static gboolean
+matches (const TsPattern *t, guint p, GArray *const *partners)
+{
+  g_autoptr (GArray) expected = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint r = 0; r < p; r++)
+    {
+      g_array_set_size (expected, 0);
+      ts_pattern_partners (t, p, r, expected);
+      const GArray *seen = partners[r];
+      if (seen->len != expected->len
+          || memcmp (seen->data, expected->data, seen->len * sizeof (guint32)) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Does @t describe every scale? */
+static gboolean
+matches_all (const TsPattern *t, guint n_scales, const guint *p, GArray *const *const *partners)
+{
+  for (guint i = 0; i < n_scales; i++)
+    {
+      TsPattern at = ts_pattern_at (t, p[i]);
+      if (!matches (&at, p[i], partners[i]))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+TsPattern
+ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *partners)
+{
+  g_return_val_if_fail (n_scales >= 1 && p != NULL && partners != NULL,
+                        (TsPattern) { TS_PATTERN_IRREGULAR });
+  TsPattern none = { TS_PATTERN_NONE };
+  if (matches_all (&none, n_scales, p, partners))
+    return none;
+  for (guint nd = 1; nd <= TS_PATTERN_MAX_DIMS; nd++)
+    /* Periodic before open: bit k of @open set means dimension k is open. */
+    for (guint open = 0; open < (1u << nd); open++)
+      {
+        TsPattern t = { TS_PATTERN_CARTESIAN, nd };
+        for (guint k = 0; k < nd; k++)
+          t.periodic[k] = !(open & (1u << k));
+        if (matches_all (&t, n_scales, p, partners))
+          return ts_pattern_at (&t, p[n_scales - 1]);
+      }
+  TsPattern all = { TS_PATTERN_ALL_TO_ALL }, mw = { TS_PATTERN_MASTER_WORKER };
+  if (matches_all (&all, n_scales, p, partners))
+    return all;
+  if (matches_all (&mw, n_scales, p, partners))
+    return mw;
+  return (TsPattern) { TS_PATTERN_IRREGULAR };
+}
+
+guint
+ts_pattern_role (const TsPattern *t, guint p, guint r)
+{
+  g_return_val_if_fail (t != NULL && r < p, 0);
+  TsPattern at = ts_pattern_at (t, p);
+  if (at.kind == TS_PATTERN_MASTER_WORKER)
+    return r == 0;
+  if (at.kind != TS_PATTERN_CARTESIAN)
+    return 0;
+  guint role = 0, rest = r;
+  for (gint k = (gint) at.n_dims - 1; k >= 0; k--)
+    {
+      guint d = at.dims[k], c = rest % d;
+      rest /= d;
+      guint code = 0;
+      if (!at.periodic[k])
+        code = (c == 0 ? 1 : 0) | (c + 1 == d ? 2 : 0);
+      role = role * 4 + code;
+    }
+  return role;
+}
+
+char *
+ts_pattern_describe (const TsPattern *t)
+{
+  g_return_val_if_fail (t != NULL, NULL);
+  switch (t->kind)
+    {
+    case TS_PATTERN_NONE:
+      return g_strdup ("no point-to-point messages");
+    case TS_PATTERN_ALL_TO_ALL:
+      return g_strdup ("all-to-all");
+    case TS_PATTERN_MASTER_WORKER:
+      return g_strdup ("master/worker (rank 0 and every other rank)");
+    case TS_PATTERN_IRREGULAR:
+      return g_strdup ("irregular (no ring, grid, all-to-all or master/worker)");
+    case TS_PATTERN_CARTESIAN:
+      break;
+    }
+  if (t->n_dims == 1 && t->periodic[0])
+    return g_strdup_printf ("ring of %u", t->dims[0]);
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "%u-D grid ", t->n_dims);
+  for (guint k = 0; k < t->n_dims; k++)
+    g_string_append_printf (s, "%s%u", k ? "x" : "", t->dims[k]);
+  g_string_append (s, " (");
+  for (guint k = 0; k < t->n_dims; k++)
+    g_string_append_printf (s, "%s%s", k ? " x " : "", t->periodic[k] ? "periodic" : "open");
+  g_string_append (s, ")");
+  return g_string_free (s, FALSE);
+}

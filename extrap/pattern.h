@@ -1,0 +1,71 @@
+/* Communication patterns: which ranks each rank exchanges point-to-point
+ * messages with, recognised as a function of the number of ranks P, so that
+ * the partners of a rank at any P can be derived.
+ *
+ * Recognised: no point-to-point traffic, a Cartesian grid of 1 to 3
+ * dimensions (a periodic 1-D grid is a ring) whose dimensions are those
+ * MPI_Dims_create chooses for P, each periodic or not, every rank talking to
+ * its face neighbours; all-to-all; and master/worker (rank 0 with every
+ * other, the others with rank 0 only). Anything else is irregular: a code
+ * whose partners are data-dependent cannot be extrapolated, and says so.
+ *
+ * Partner sets are given per rank as sorted arrays of world ranks, without
+ * the rank itself. Nothing is kept of the arguments. */
+#ifndef TS_PATTERN_H
+#define TS_PATTERN_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define TS_PATTERN_MAX_DIMS 3
+
+typedef enum {
+  TS_PATTERN_NONE,          /* no point-to-point messages */
+  TS_PATTERN_CARTESIAN,     /* face neighbours on a grid */
+  TS_PATTERN_ALL_TO_ALL,
+  TS_PATTERN_MASTER_WORKER,
+  TS_PATTERN_IRREGULAR,
+} TsPatternKind;
+
+typedef struct {
+  TsPatternKind kind;
+  guint n_dims;                             /* CARTESIAN: 1 to 3 */
+  guint dims[TS_PATTERN_MAX_DIMS];          /* at the P it was recognised at */
+  gboolean periodic[TS_PATTERN_MAX_DIMS];
+} TsPattern;
+
+/* MPI_Dims_create(@p, @n_dims): the most balanced factorisation of @p into
+ * @n_dims factors, largest first (MPICH's and Open MPI's answer). */
+void ts_dims_create (guint p, guint n_dims, guint *dims);
+
+/* Recognise the one pattern of @n_scales traces of the same program, at
+ * @p[i] ranks whose partner sets are @partners[i][r] (GArray of guint32
+ * world ranks, sorted ascending). The simplest pattern that describes every
+ * scale wins: no messages, then grids with fewer dimensions, a periodic
+ * dimension before an open one, then all-to-all, then master/worker. A grid
+ * comes back with its dimensions at the last scale. */
+TsPattern ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *partners);
+
+/* The same pattern at @p ranks (a grid takes MPI_Dims_create's dimensions
+ * for @p). */
+TsPattern ts_pattern_at (const TsPattern *pattern, guint p);
+
+/* Rank @r's partners under @pattern (sorted, without @r itself), appended
+ * to @out (guint32). */
+void ts_pattern_partners (const TsPattern *pattern, guint p, guint r, GArray *out);
+
+/* Rank @r's role under @pattern: ranks with the same role have partners in
+ * the same relative places (on a grid: for each open dimension, whether the
+ * rank is at its low end, its high end, both or neither; the master and
+ * the workers). Roles are small integers: 0 for a rank at no end of an
+ * open dimension (every rank of a periodic grid), and for the workers. */
+guint ts_pattern_role (const TsPattern *pattern, guint p, guint r);
+
+/* A readable name: "2-D grid 4x3 (periodic x open)", "ring", "all-to-all"
+ * (owned by the caller). */
+char *ts_pattern_describe (const TsPattern *pattern);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,178 @@
+/* Communication patterns (extrap/pattern.c): MPI_Dims_create's
+ * factorisations, and partner sets written down by hand for a ring, grids,
+ * all-to-all and master/worker recognised, extended to more ranks, and an
+ * irregular one refused. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "extrap/pattern.h"
+
+/* Partner sets from a text: one rank per ';', its partners blank-separated. */
+static GArray **
+partners_of (const char *text, guint *p)
+{
+  g_auto (GStrv) ranks = g_strsplit (text, ";", -1);
+  *p = g_strv_length (ranks);
+  GArray **out = g_new0 (GArray *, *p);
+  for (guint r = 0; r < *p; r++)
+    {
+      out[r] = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_auto (GStrv) words = g_strsplit_set (g_strstrip (ranks[r]), " ", -1);
+      for (guint i = 0; words[i]; i++)
+        if (*words[i])
+          {
+            guint32 v = (guint32) g_ascii_strtoull (words[i], NULL, 10);
+            g_array_append_val (out[r], v);
+          }
+    }
+  return out;
+}
+
+static void
+partners_free (GArray **a, guint p)
+{
+  for (guint r = 0; r < p; r++)
+    g_array_unref (a[r]);
+  g_free (a);
+}
+
+/* Recognise the pattern of one or more scales given as texts. */
+static TsPattern
+recognise (guint n, const char *const *texts)
+{
+  guint p[8];
+  GArray **sets[8];
+  for (guint i = 0; i < n; i++)
+    sets[i] = partners_of (texts[i], &p[i]);
+  TsPattern t = ts_pattern_recognise (n, p, (GArray *const *const *) sets);
+  for (guint i = 0; i < n; i++)
+    partners_free (sets[i], p[i]);
+  return t;
+}
+
+static void
+assert_partners (const TsPattern *t, guint p, guint r, const char *expected)
+{
+  g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ts_pattern_partners (t, p, r, got);
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < got->len; i++)
+    g_string_append_printf (s, "%s%u", i ? " " : "", g_array_index (got, guint32, i));
+  g_autofree char *text = g_string_free (s, FALSE);
+  assert_string_equal (text, expected);
+}
+
+/* Ensure that the factorisations are MPI_Dims_create's: the most balanced,
+ * largest first. 12 = 4x3 (not 6x2); 72 = 9x8 (a greedy split by prime
+ * factors would give 12x6); 16 in 3-D = 4x2x2; 64 in 3-D = 4x4x4; a prime
+ * stays whole: 7 = 7x1. */
+static void
+test_dims_create (void **state)
+{
+  guint d[3];
+  ts_dims_create (12, 2, d);
+  assert_true (d[0] == 4 && d[1] == 3);
+  ts_dims_create (72, 2, d);
+  assert_true (d[0] == 9 && d[1] == 8);
+  ts_dims_create (16, 3, d);
+  assert_true (d[0] == 4 && d[1] == 2 && d[2] == 2);
+  ts_dims_create (64, 3, d);
+  assert_true (d[0] == 4 && d[1] == 4 && d[2] == 4);
+  ts_dims_create (7, 2, d);
+  assert_true (d[0] == 7 && d[1] == 1);
+}
+
+/* Ensure that a ring is recognised: 5 ranks, each with r-1 and r+1 mod 5.
+ * At 8 ranks, rank 0's partners are 1 and 7. */
+static void
+test_ring (void **state)
+{
+  TsPattern t = recognise (1, (const char *[]) { "1 4; 0 2; 1 3; 2 4; 0 3" });
+  assert_int_equal (t.kind, TS_PATTERN_CARTESIAN);
+  g_autofree char *name = ts_pattern_describe (&t);
+  assert_string_equal (name, "ring of 5");
+  assert_partners (&t, 8, 0, "1 7");
+}
+
+/* Ensure that a periodic 2-D grid traced at 4, 9 and 16 ranks comes back
+ * and extends to 64. Rank i*d+j of a dxd grid has (i+-1 mod d, j) and
+ * (i, j+-1 mod d). At 4 (2x2) rank 0 = (0,0) has 1 and 2; at 9 (3x3) rank 4
+ * = (1,1) has 1, 3, 5, 7. At 64 (8x8) rank 0 has (0,1)=1, (0,7)=7,
+ * (1,0)=8 and (7,0)=56. A ring does not fit 2x2: it gives rank 0 1 and 3. */
+static void
+test_periodic_grid_three_scales (void **state)
+{
+  TsPattern t = recognise (3, (const char *[]) {
+    "1 2; 0 3; 0 3; 1 2",
+    "1 2 3 6; 0 2 4 7; 0 1 5 8; 0 4 5 6; 1 3 5 7; 2 3 4 8; 0 3 7 8; 1 4 6 8; 2 5 6 7",
+    "1 3 4 12; 0 2 5 13; 1 3 6 14; 0 2 7 15; 0 5 7 8; 1 4 6 9; 2 5 7 10; 3 4 6 11;"
+    "4 9 11 12; 5 8 10 13; 6 9 11 14; 7 8 10 15; 0 8 13 15; 1 9 12 14; 2 10 13 15; 3 11 12 14" });
+  g_autofree char *name = ts_pattern_describe (&t);
+  assert_string_equal (name, "2-D grid 4x4 (periodic x periodic)");
+  assert_partners (&t, 64, 0, "1 7 8 56");
+  assert_int_equal (ts_pattern_role (&t, 64, 0), 0);
+}
+
+/* Ensure that open boundaries and roles come out: a 4x3 grid (12 ranks,
+ * rank = 3i + j) without wrap-around. Rank 5 = (1,2): (0,2)=2, (2,2)=8,
+ * (1,1)=4. Its role takes the dimensions last first: code 2 (the high end
+ * of the second), times 4, plus code 0 (interior in the first) = 8. Rank
+ * 4 = (1,1) is interior: role 0. */
+static void
+test_open_grid_roles (void **state)
+{
+  TsPattern t = recognise (1, (const char *[]) {
+    "1 3; 0 2 4; 1 5; 0 4 6; 1 3 5 7; 2 4 8; 3 7 9; 4 6 8 10; 5 7 11; 6 10; 7 9 11; 8 10" });
+  g_autofree char *name = ts_pattern_describe (&t);
+  assert_string_equal (name, "2-D grid 4x3 (open x open)");
+  assert_partners (&t, 12, 5, "2 4 8");
+  assert_int_equal (ts_pattern_role (&t, 12, 5), 8);
+  assert_int_equal (ts_pattern_role (&t, 12, 4), 0);
+}
+
+/* Ensure that all-to-all and master/worker are recognised, and a master's
+ * partners at 6 ranks are the 5 others. */
+static void
+test_all_to_all_and_master_worker (void **state)
+{
+  TsPattern a = recognise (1, (const char *[]) { "1 2 3; 0 2 3; 0 1 3; 0 1 2" });
+  assert_int_equal (a.kind, TS_PATTERN_ALL_TO_ALL);
+  TsPattern m = recognise (1, (const char *[]) { "1 2 3 4; 0; 0; 0; 0" });
+  assert_int_equal (m.kind, TS_PATTERN_MASTER_WORKER);
+  assert_partners (&m, 6, 0, "1 2 3 4 5");
+  assert_int_equal (ts_pattern_role (&m, 6, 0), 1);
+  assert_int_equal (ts_pattern_role (&m, 6, 3), 0);
+}
+
+/* Ensure that partners no rule produces are irregular, and that one rule
+ * must describe every scale: a ring at 4 ranks and a 3x3 grid at 9 are two
+ * programs, not one. */
+static void
+test_irregular_refused (void **state)
+{
+  TsPattern t = recognise (1, (const char *[]) { "3; 2; 0 1; " });
+  assert_int_equal (t.kind, TS_PATTERN_IRREGULAR);
+  TsPattern mixed = recognise (2, (const char *[]) {
+    "1 3; 0 2; 1 3; 0 2",
+    "1 2 3 6; 0 2 4 7; 0 1 5 8; 0 4 5 6; 1 3 5 7; 2 3 4 8; 0 3 7 8; 1 4 6 8; 2 5 6 7" });
+  assert_int_equal (mixed.kind, TS_PATTERN_IRREGULAR);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_dims_create),
+    cmocka_unit_test (test_ring),
+    cmocka_unit_test (test_periodic_grid_three_scales),
+    cmocka_unit_test (test_open_grid_roles),
+    cmocka_unit_test (test_all_to_all_and_master_worker),
+    cmocka_unit_test (test_irregular_refused),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
