@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "tracesim-output"
 
 #include "model/output_dir.h"
+#include "model/fd-io.h"
 
 #include <errno.h>
 #include <gio/gio.h>
@@ -65,6 +66,35 @@ ts_output_dir_guard (const char *path)
         break;
       }
   ts_output_dir_release_signals (&old);
+}
+
+int
+ts_output_dir_guarded_temp (char *tmpl, int flags)
+{
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
+  int fd = g_mkstemp_full (tmpl, flags | O_CLOEXEC, 0666);
+  int saved = errno;
+  if (fd >= 0)
+    ts_output_dir_guard (tmpl);
+  ts_output_dir_release_signals (&old);
+  errno = saved;
+  return fd;
+}
+
+gboolean
+ts_output_dir_finish_temp (const char *tmp, const char *path, gboolean written)
+{
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
+  gboolean ok = written && g_rename (tmp, path) == 0;
+  int saved = written ? errno : 0;
+  if (!ok)
+    g_unlink (tmp);
+  ts_output_dir_unguard (tmp);
+  ts_output_dir_release_signals (&old);
+  errno = ok ? 0 : saved;
+  return ok;
 }
 
 void
@@ -242,16 +272,8 @@ gboolean
 ts_output_dir_write_file (const char *path, const char *data, gsize len, GError **error)
 {
   int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  gsize done = 0;
-  while (fd >= 0 && done < len)
-    {
-      ssize_t n = write (fd, data + done, len - done);
-      if (n < 0 && errno != EINTR)
-        break;
-      done += n > 0 ? (gsize) n : 0;
-    }
+  gboolean ok = fd >= 0 && ts_fd_write_all (fd, -1, data, len);
   int saved = errno;
-  gboolean ok = fd >= 0 && done == len;
   if (fd >= 0 && close (fd) != 0 && ok)
     {
       saved = errno;
@@ -648,30 +670,17 @@ ts_output_file_write (const char *path, const char *data, gsize len, const char 
         }
     }
   g_autofree char *tmp = g_strconcat (path, ".tmp-XXXXXX", NULL);
-  sigset_t old;
-  ts_output_dir_hold_signals (&old);
-  int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0666);
-  if (fd >= 0)
-    ts_output_dir_guard (tmp);
-  ts_output_dir_release_signals (&old);
+  int fd = ts_output_dir_guarded_temp (tmp, O_WRONLY);
   if (fd < 0)
     {
       set_errno_error (error, errno, "cannot create a file beside %s: %s", path);
       return FALSE;
     }
   close (fd);
-  gboolean ok = ts_output_dir_write_file (tmp, data, len, error);
-  /* Renamed and unguarded as one: a signal in between would say the file
-   * was not written, after it was. */
-  ts_output_dir_hold_signals (&old);
-  if (ok && g_rename (tmp, path) != 0)
-    {
-      set_errno_error (error, errno, "cannot rename into %s: %s", path);
-      ok = FALSE;
-    }
-  if (!ok)
-    g_unlink (tmp);
-  ts_output_dir_unguard (tmp);
-  ts_output_dir_release_signals (&old);
-  return ok;
+  gboolean written = ts_output_dir_write_file (tmp, data, len, error);
+  if (ts_output_dir_finish_temp (tmp, path, written))
+    return TRUE;
+  if (written)
+    set_errno_error (error, errno, "cannot rename into %s: %s", path);
+  return FALSE;
 }

@@ -69,6 +69,15 @@ void ts_output_dir_release_signals (const sigset_t *old);
 /* Remove @path too if the process is interrupted, until unguarded. */
 void ts_output_dir_guard (const char *path);
 void ts_output_dir_unguard (const char *path);
+/* Create a file from @tmpl (its trailing XXXXXX replaced, as g_mkstemp_full
+ * does) and open it with @flags | O_CLOEXEC, guarded from its creation on
+ * (no signal comes in between). The descriptor, or -1 with errno set. */
+int ts_output_dir_guarded_temp (char *tmpl, int flags);
+/* Finish such a file: if @written, rename @tmp to @path, and otherwise (or
+ * if the rename fails) remove @tmp; it is unguarded in the same step, so a
+ * signal never comes between the rename and the unguarding. TRUE if @path
+ * is the new file now; FALSE with errno set by the failed rename, or 0. */
+gboolean ts_output_dir_finish_temp (const char *tmp, const char *path, gboolean written);
 
 /* @path as the user will know it: every "NAME.tmp-XXXXXX" component of a
  * temporary directory shown as NAME. Caller frees. */

@@ -7,6 +7,7 @@
 #define G_LOG_DOMAIN "ts-rank-log"
 
 #include "model/spool.h"
+#include "model/fd-io.h"
 #include "model/output_dir.h"
 
 #include <errno.h>
@@ -110,25 +111,14 @@ write_block (TsSpool *log, RankPart *part)
   log->file_end += len;
   gboolean failed = log->error != NULL;
   g_mutex_unlock (&log->lock);
-  const guint8 *p = part->buffer;
-  gsize done = 0;
-  while (done < len && !failed)
+  if (!failed && !ts_fd_write_all (log->fd, (gint64) offset, part->buffer, len))
     {
-      ssize_t n = pwrite (log->fd, p + done, len - done, (off_t) (offset + done));
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          int code = n < 0 ? errno : ENOSPC;
-          g_mutex_lock (&log->lock);
-          if (!log->error)
-            g_set_error (&log->error, G_IO_ERROR, g_io_error_from_errno (code),
-                         "temporary file %s: %s", log->path, g_strerror (code));
-          g_mutex_unlock (&log->lock);
-          failed = TRUE;
-        }
-      else
-        done += (gsize) n;
+      int code = errno;
+      g_mutex_lock (&log->lock);
+      if (!log->error)
+        g_set_error (&log->error, G_IO_ERROR, g_io_error_from_errno (code),
+                     "temporary file %s: %s", log->path, g_strerror (code));
+      g_mutex_unlock (&log->lock);
     }
   /* A block is always written whole (full blocks, or the last partial one),
    * so a reader finds the record count of every block from the total. */
@@ -201,20 +191,13 @@ ts_spool_reader_next (TsSpoolReader *rd, GError **error)
       if (!rd->buffer)
         rd->buffer = g_malloc ((gsize) log->block_records * log->record_size);
       guint64 offset = g_array_index (rd->part->blocks, guint64, block);
-      gsize done = 0;
-      while (done < len)
+      if (!ts_fd_read_all (log->fd, (gint64) offset, rd->buffer, len))
         {
-          ssize_t got = pread (log->fd, rd->buffer + done, len - done, (off_t) (offset + done));
-          if (got < 0 && errno == EINTR)
-            continue;
-          if (got <= 0)
-            {
-              g_set_error (error, G_IO_ERROR, g_io_error_from_errno (got < 0 ? errno : EIO),
-                           "temporary file %s: %s", log->path,
-                           got < 0 ? g_strerror (errno) : "unexpected end of file");
-              return NULL;
-            }
-          done += (gsize) got;
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved ? saved : EIO),
+                       "temporary file %s: %s", log->path,
+                       saved ? g_strerror (saved) : "unexpected end of file");
+          return NULL;
         }
       rd->block_fill = n;
       rd->block_pos = 0;
@@ -236,35 +219,18 @@ ts_spool_reader_free (TsSpoolReader *rd)
  * and the file offset of each block. */
 #define SPOOL_INDEX_TYPE "(tua(tat))"
 
+/* @len bytes (at most @buffer's size) from @src in @from to @dst in @to. */
 static gboolean
 copy_range (int from, guint64 src, int to, guint64 dst, gsize len, guint8 *buffer,
             const char *what, GError **error)
 {
-  gsize done = 0;
-  while (done < len)
-    {
-      int code = 0;
-      ssize_t got = pread (from, buffer, len - done, (off_t) (src + done));
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        code = got < 0 ? errno : EIO;
-      else
-        {
-          /* A short write is a full disk (the file is the caller's regular file). */
-          ssize_t put = pwrite (to, buffer, (gsize) got, (off_t) (dst + done));
-          if (put != got)
-            code = put < 0 ? errno : ENOSPC;
-        }
-      if (code != 0)
-        {
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (code), "%s: %s", what,
-                       g_strerror (code));
-          return FALSE;
-        }
-      done += (gsize) got;
-    }
-  return TRUE;
+  gboolean read = ts_fd_read_all (from, (gint64) src, buffer, len);
+  if (read && ts_fd_write_all (to, (gint64) dst, buffer, len))
+    return TRUE;
+  int code = errno ? errno : EIO;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (code), "%s: %s", what,
+               g_strerror (code));
+  return FALSE;
 }
 
 GVariant *

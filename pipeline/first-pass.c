@@ -21,6 +21,7 @@
 #include "pipeline/run-private.h"
 #include "model/action.h"
 #include "model/fail.h"
+#include "model/fd-io.h"
 #include "model/output_dir.h"
 
 #include <errno.h>
@@ -127,26 +128,6 @@ cache_key (const char *trace, gboolean wait_states)
 
 /* ---- writing --------------------------------------------------------------- */
 
-static gboolean
-write_at (int fd, guint64 offset, const void *data, gsize len)
-{
-  gsize done = 0;
-  while (done < len)
-    {
-      ssize_t n = pwrite (fd, (const guint8 *) data + done, len - done, (off_t) (offset + done));
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          if (n == 0)
-            errno = ENOSPC;
-          return FALSE;
-        }
-      done += (gsize) n;
-    }
-  return TRUE;
-}
-
 /* The CRC-32 of the first @len bytes of @fd into @digest. */
 static gboolean
 digest_file (int fd, guint64 len, guint8 digest[DIGEST_LEN])
@@ -156,13 +137,11 @@ digest_file (int fd, guint64 len, guint8 digest[DIGEST_LEN])
   guint64 done = 0;
   while (done < len)
     {
-      ssize_t n = pread (fd, buffer, (gsize) MIN (len - done, (guint64) (1 << 20)), (off_t) done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
+      gsize n = (gsize) MIN (len - done, (guint64) (1 << 20));
+      if (!ts_fd_read_all (fd, (gint64) done, buffer, n))
         return FALSE;
       crc = crc32_z (crc, buffer, (z_size_t) n);
-      done += (guint64) n;
+      done += n;
     }
   guint32 value = GUINT32_TO_LE ((guint32) crc);
   memcpy (digest, &value, DIGEST_LEN);
@@ -190,9 +169,9 @@ write_cache_fd (const TsRunShared *s, const char *key, int fd, GError **error)
   guint64 where[2] = { offset, size };
   memcpy (trailer, TRAILER_MAGIC, 8);
   memcpy (trailer + 8, where, sizeof where);
-  if (!write_at (fd, 0, HEAD_MAGIC, 8) || !write_at (fd, offset, data, size)
+  if (!ts_fd_write_all (fd, 0, HEAD_MAGIC, 8) || !ts_fd_write_all (fd, (gint64) offset, data, size)
       || !digest_file (fd, offset + size, trailer + 24)
-      || !write_at (fd, offset + size, trailer, sizeof trailer))
+      || !ts_fd_write_all (fd, (gint64) (offset + size), trailer, sizeof trailer))
     {
       int saved = errno;
       return ts_fail (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s", g_strerror (saved));
@@ -206,12 +185,7 @@ static gboolean
 write_cache (const TsRunShared *s, const char *key, const char *cache, GError **error)
 {
   g_autofree char *tmp = g_strconcat (cache, ".tmp-XXXXXX", NULL);
-  sigset_t old;
-  ts_output_dir_hold_signals (&old);
-  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0666);
-  if (fd >= 0)
-    ts_output_dir_guard (tmp);
-  ts_output_dir_release_signals (&old);
+  int fd = ts_output_dir_guarded_temp (tmp, O_RDWR);
   if (fd < 0)
     return ts_fail (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", cache,
                     g_strerror (errno));
@@ -219,13 +193,8 @@ write_cache (const TsRunShared *s, const char *key, const char *cache, GError **
   gboolean ok = write_cache_fd (s, key, fd, &local);
   if (close (fd) != 0 && ok)
     ok = ts_fail (&local, G_IO_ERROR, g_io_error_from_errno (errno), "%s", g_strerror (errno));
-  ts_output_dir_hold_signals (&old);
-  if (ok && g_rename (tmp, cache) != 0)
+  if (!ts_output_dir_finish_temp (tmp, cache, ok) && ok)
     ok = ts_fail (&local, G_IO_ERROR, g_io_error_from_errno (errno), "%s", g_strerror (errno));
-  if (!ok)
-    g_unlink (tmp);
-  ts_output_dir_unguard (tmp);
-  ts_output_dir_release_signals (&old);
   if (!ok)
     g_set_error (error, G_IO_ERROR, local->code, "%s: cannot write: %s", cache, local->message);
   return ok;
@@ -243,8 +212,8 @@ read_variant (int fd, guint64 size, const char *key, guint64 *variant_offset, co
   guint8 trailer[TRAILER_LEN], head[8], digest[DIGEST_LEN];
   guint64 where[2];
   *why = "the cache there was not a whole first-pass file";
-  if (size < 8 + TRAILER_LEN || pread (fd, head, 8, 0) != 8
-      || pread (fd, trailer, TRAILER_LEN, (off_t) (size - TRAILER_LEN)) != TRAILER_LEN
+  if (size < 8 + TRAILER_LEN || !ts_fd_read_all (fd, 0, head, 8)
+      || !ts_fd_read_all (fd, (gint64) (size - TRAILER_LEN), trailer, TRAILER_LEN)
       || memcmp (head, HEAD_MAGIC, 8) != 0 || memcmp (trailer, TRAILER_MAGIC, 8) != 0)
     return NULL;
   memcpy (where, trailer + 8, sizeof where);
@@ -252,7 +221,7 @@ read_variant (int fd, guint64 size, const char *key, guint64 *variant_offset, co
       || where[1] != size - TRAILER_LEN - where[0])
     return NULL;
   guint8 *data = g_malloc (MAX (where[1], 1));
-  if (pread (fd, data, where[1], (off_t) where[0]) != (ssize_t) where[1])
+  if (!ts_fd_read_all (fd, (gint64) where[0], data, where[1]))
     {
       g_free (data);
       return NULL;

@@ -29,6 +29,7 @@
 
 #include "sim/replay-private.h"
 #include "model/fail.h"
+#include "model/fd-io.h"
 #include "model/output_dir.h"
 
 #include <errno.h>
@@ -43,40 +44,6 @@
 
 enum { OUTCOME_ERROR, OUTCOME_OK, OUTCOME_DIED };
 
-static gboolean
-write_all (int fd, const void *data, gsize len)
-{
-  const char *p = data;
-  while (len > 0)
-    {
-      ssize_t n = write (fd, p, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      p += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
-}
-
-static gboolean
-read_all (int fd, void *data, gsize len)
-{
-  char *p = data;
-  while (len > 0)
-    {
-      ssize_t n = read (fd, p, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      p += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
-}
-
 /* ---- the worker's outcome -------------------------------------------------- */
 
 static void
@@ -84,27 +51,27 @@ send_outcome (int fd, gboolean ok, const TsReplayResult *r, const GError *error,
               const GArray *blocked)
 {
   guint8 status = ok ? OUTCOME_OK : OUTCOME_ERROR;
-  write_all (fd, &status, 1);
+  ts_fd_write_all (fd, -1, &status, 1);
   if (ok)
     {
       guint32 n[2] = { r->n_ranks, r->n_regions };
       guint64 counts[2] = { r->actions_replayed, r->simcalls };
-      write_all (fd, n, sizeof n);
-      write_all (fd, counts, sizeof counts);
-      write_all (fd, &r->runtime, sizeof r->runtime);
-      write_all (fd, r->rank_end->data, r->n_ranks * sizeof (double));
-      write_all (fd, r->region_seconds, r->n_regions * sizeof (double));
+      ts_fd_write_all (fd, -1, n, sizeof n);
+      ts_fd_write_all (fd, -1, counts, sizeof counts);
+      ts_fd_write_all (fd, -1, &r->runtime, sizeof r->runtime);
+      ts_fd_write_all (fd, -1, r->rank_end->data, r->n_ranks * sizeof (double));
+      ts_fd_write_all (fd, -1, r->region_seconds, r->n_regions * sizeof (double));
       return;
     }
   const char *domain = error ? g_quark_to_string (error->domain) : "";
   const char *message = error ? error->message : "the replay failed";
   gint32 code = error ? error->code : 0;
   guint32 len[3] = { (guint32) strlen (domain), (guint32) strlen (message), blocked->len };
-  write_all (fd, len, sizeof len);
-  write_all (fd, &code, sizeof code);
-  write_all (fd, domain, len[0]);
-  write_all (fd, message, len[1]);
-  write_all (fd, blocked->data, blocked->len * sizeof (TsBlockedSend));
+  ts_fd_write_all (fd, -1, len, sizeof len);
+  ts_fd_write_all (fd, -1, &code, sizeof code);
+  ts_fd_write_all (fd, -1, domain, len[0]);
+  ts_fd_write_all (fd, -1, message, len[1]);
+  ts_fd_write_all (fd, -1, blocked->data, blocked->len * sizeof (TsBlockedSend));
 }
 
 static gboolean
@@ -112,8 +79,8 @@ receive_result (int fd, TsReplayResult *r)
 {
   guint32 n[2];
   guint64 counts[2];
-  if (!read_all (fd, n, sizeof n) || !read_all (fd, counts, sizeof counts)
-      || !read_all (fd, &r->runtime, sizeof r->runtime))
+  if (!ts_fd_read_all (fd, -1, n, sizeof n) || !ts_fd_read_all (fd, -1, counts, sizeof counts)
+      || !ts_fd_read_all (fd, -1, &r->runtime, sizeof r->runtime))
     return FALSE;
   r->n_ranks = n[0];
   r->n_regions = n[1];
@@ -122,15 +89,15 @@ receive_result (int fd, TsReplayResult *r)
   r->rank_end = g_array_sized_new (FALSE, FALSE, sizeof (double), n[0]);
   g_array_set_size (r->rank_end, n[0]);
   r->region_seconds = g_new0 (double, n[1]);
-  return read_all (fd, r->rank_end->data, n[0] * sizeof (double))
-         && read_all (fd, r->region_seconds, n[1] * sizeof (double));
+  return ts_fd_read_all (fd, -1, r->rank_end->data, n[0] * sizeof (double))
+         && ts_fd_read_all (fd, -1, r->region_seconds, n[1] * sizeof (double));
 }
 
 static gboolean
 receive_outcome (int fd, TsReplayResult *r, GArray *blocked, GError **error)
 {
   guint8 status = OUTCOME_DIED;
-  if (!read_all (fd, &status, 1) || status == OUTCOME_DIED)
+  if (!ts_fd_read_all (fd, -1, &status, 1) || status == OUTCOME_DIED)
     return ts_fail (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_DEADLOCK,
                     "the replay with revised choices died");
   if (status == OUTCOME_OK)
@@ -139,15 +106,15 @@ receive_outcome (int fd, TsReplayResult *r, GArray *blocked, GError **error)
                        "the replay with revised choices sent a cut result");
   guint32 len[3] = { 0 };
   gint32 code = 0;
-  if (!read_all (fd, len, sizeof len) || !read_all (fd, &code, sizeof code))
+  if (!ts_fd_read_all (fd, -1, len, sizeof len) || !ts_fd_read_all (fd, -1, &code, sizeof code))
     return ts_fail (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_DEADLOCK,
                     "the replay with revised choices sent a cut error");
   g_autofree char *domain = g_malloc0 (len[0] + 1);
   g_autofree char *message = g_malloc0 (len[1] + 1);
   g_array_set_size (blocked, len[2]);
-  read_all (fd, domain, len[0]);
-  read_all (fd, message, len[1]);
-  read_all (fd, blocked->data, len[2] * sizeof (TsBlockedSend));
+  ts_fd_read_all (fd, -1, domain, len[0]);
+  ts_fd_read_all (fd, -1, message, len[1]);
+  ts_fd_read_all (fd, -1, blocked->data, len[2] * sizeof (TsBlockedSend));
   g_set_error_literal (error, *domain ? g_quark_from_string (domain) : TS_REPLAY_ERROR, code,
                        message);
   return FALSE;
@@ -166,14 +133,14 @@ read_choices (int fd, TsReplayChoices *ch)
 {
   guint8 as_arrived;
   guint32 n;
-  if (!read_all (fd, &as_arrived, 1) || !read_all (fd, &n, sizeof n))
+  if (!ts_fd_read_all (fd, -1, &as_arrived, 1) || !ts_fd_read_all (fd, -1, &n, sizeof n))
     return FALSE;
   ch->guessed_as_arrived = as_arrived;
   g_hash_table_remove_all (ch->buffered_sends);
   for (guint32 i = 0; i < n; i++)
     {
       guint64 entry[2];
-      if (!read_all (fd, entry, sizeof entry))
+      if (!ts_fd_read_all (fd, -1, entry, sizeof entry))
         return FALSE;
       g_hash_table_insert (ch->buffered_sends, g_memdup2 (&entry[0], sizeof (guint64)),
                            g_memdup2 (&entry[1], sizeof (guint64)));
@@ -186,14 +153,14 @@ write_choices (int fd, const TsReplayChoices *ch)
 {
   guint8 as_arrived = ch->guessed_as_arrived ? 1 : 0;
   guint32 n = g_hash_table_size (ch->buffered_sends);
-  gboolean ok = write_all (fd, &as_arrived, 1) && write_all (fd, &n, sizeof n);
+  gboolean ok = ts_fd_write_all (fd, -1, &as_arrived, 1) && ts_fd_write_all (fd, -1, &n, sizeof n);
   GHashTableIter it;
   gpointer key, upto;
   g_hash_table_iter_init (&it, ch->buffered_sends);
   while (ok && g_hash_table_iter_next (&it, &key, &upto))
     {
       guint64 entry[2] = { *(guint64 *) key, *(guint64 *) upto };
-      ok = write_all (fd, entry, sizeof entry);
+      ok = ts_fd_write_all (fd, -1, entry, sizeof entry);
     }
   return ok;
 }
@@ -252,7 +219,7 @@ serve (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOpt
           guint8 died = OUTCOME_DIED;
           g_byte_array_append (got, &died, 1);
         }
-      if (!write_all (back, got->data, got->len))
+      if (!ts_fd_write_all (back, -1, got->data, got->len))
         _exit (1);
     }
   _exit (0);
