@@ -130,15 +130,14 @@ assign_envelopes (const TsTrace *trace, TsCalibration *p, guint dst, GArray *inc
     {
       double deadline = g_array_index (deadlines, double, k);
       TsEnvelope e = { TS_NO_RANK, 0, 0, 0 };
+      const Message *m = next < left->len ? &g_array_index (left, Message, next) : NULL;
       /* Clock alignment is a median: allow a send stamped slightly after the
        * receive ended. */
-      gboolean in_time = next < left->len
-                         && g_array_index (left, Message, next).time <= deadline + INFER_CLOCK_SLACK;
-      if (next < left->len && !in_time && empty_allowed > 0)
+      if (m && m->time > deadline + INFER_CLOCK_SLACK && empty_allowed > 0)
         empty_allowed--;
-      else if (next < left->len)
+      else if (m)
         {
-          Message *m = &g_array_index (left, Message, next++);
+          next++;
           e = (TsEnvelope) { ts_trace_comm_local_rank (trace, m->comm, m->src), m->comm,
                              m->tag, m->bytes };
           TsPartitionedKey to = { { m->src, dst, m->comm, m->tag }, m->k };

@@ -4,6 +4,7 @@
 
 #include "extrap/pattern.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- MPI_Dims_create ------------------------------------------------------ */
@@ -74,11 +75,10 @@ add_unique (GArray *out, guint first, guint32 v, guint32 self)
 }
 
 /* Face neighbours on the grid, MPI_Cart_create's row-major order (the last
- * dimension varies fastest). */
+ * dimension varies fastest), appended to @out from @first on, sorted. */
 static void
-cartesian_partners (const TsPattern *t, guint r, GArray *out)
+cartesian_partners (const TsPattern *t, guint r, GArray *out, guint first)
 {
-  guint first = out->len;
   guint coord[TS_PATTERN_MAX_DIMS], stride[TS_PATTERN_MAX_DIMS];
   guint rest = r, s = 1;
   for (gint k = (gint) t->n_dims - 1; k >= 0; k--)
@@ -96,23 +96,28 @@ cartesian_partners (const TsPattern *t, guint r, GArray *out)
       if (c + 1 < d || t->periodic[k])
         add_unique (out, first, r - c * stride[k] + ((c + 1) % d) * stride[k], r);
     }
-  g_array_sort (out, compare_u32);
+  qsort (&g_array_index (out, guint32, first), out->len - first, sizeof (guint32), compare_u32);
+}
+
+static guint
+grid_size (const TsPattern *t)
+{
+  guint size = 1;
+  for (guint k = 0; k < t->n_dims; k++)
+    size *= t->dims[k];
+  return size;
 }
 
 void
-ts_pattern_partners (const TsPattern *t, guint p, guint r, GArray *out)
+ts_pattern_partners (const TsPattern *at, guint p, guint r, GArray *out)
 {
-  g_return_if_fail (t != NULL && out != NULL && r < p);
-  TsPattern at = ts_pattern_at (t, p);
-  switch (at.kind)
+  g_return_if_fail (at != NULL && out != NULL && r < p);
+  g_return_if_fail (at->kind != TS_PATTERN_CARTESIAN || grid_size (at) == p);
+  switch (at->kind)
     {
     case TS_PATTERN_CARTESIAN:
-      {
-        g_autoptr (GArray) mine = g_array_new (FALSE, FALSE, sizeof (guint32));
-        cartesian_partners (&at, r, mine);
-        g_array_append_vals (out, mine->data, mine->len);
-        break;
-      }
+      cartesian_partners (at, r, out, out->len);
+      break;
     case TS_PATTERN_ALL_TO_ALL:
       for (guint32 q = 0; q < p; q++)
         if (q != r)
@@ -144,6 +149,7 @@ ts_pattern_at (const TsPattern *t, guint p)
 
 /* ---- recognition ------------------------------------------------------------ */
 
+/* @t (at @p) gives every rank the partners it had? */
 static gboolean
 matches (const TsPattern *t, guint p, GArray *const *partners)
 {
@@ -200,21 +206,21 @@ ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *part
 }
 
 guint
-ts_pattern_role (const TsPattern *t, guint p, guint r)
+ts_pattern_role (const TsPattern *at, guint p, guint r)
 {
-  g_return_val_if_fail (t != NULL && r < p, 0);
-  TsPattern at = ts_pattern_at (t, p);
-  if (at.kind == TS_PATTERN_MASTER_WORKER)
+  g_return_val_if_fail (at != NULL && r < p, 0);
+  g_return_val_if_fail (at->kind != TS_PATTERN_CARTESIAN || grid_size (at) == p, 0);
+  if (at->kind == TS_PATTERN_MASTER_WORKER)
     return r == 0;
-  if (at.kind != TS_PATTERN_CARTESIAN)
+  if (at->kind != TS_PATTERN_CARTESIAN)
     return 0;
   guint role = 0, rest = r;
-  for (gint k = (gint) at.n_dims - 1; k >= 0; k--)
+  for (gint k = (gint) at->n_dims - 1; k >= 0; k--)
     {
-      guint d = at.dims[k], c = rest % d;
+      guint d = at->dims[k], c = rest % d;
       rest /= d;
       guint code = 0;
-      if (!at.periodic[k])
+      if (!at->periodic[k])
         code = (c == 0 ? 1 : 0) | (c + 1 == d ? 2 : 0);
       role = role * 4 + code;
     }

@@ -51,16 +51,17 @@ TsPattern ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *c
  * for @p). */
 TsPattern ts_pattern_at (const TsPattern *pattern, guint p);
 
-/* Rank @r's partners under @pattern (sorted, without @r itself), appended
- * to @out (guint32). */
-void ts_pattern_partners (const TsPattern *pattern, guint p, guint r, GArray *out);
+/* Rank @r's partners under @at, the pattern as ts_pattern_at gave it for
+ * @p ranks (so that a grid's dimensions are found once per P, not once per
+ * rank), sorted, without @r itself, appended to @out (guint32). */
+void ts_pattern_partners (const TsPattern *at, guint p, guint r, GArray *out);
 
-/* Rank @r's role under @pattern: ranks with the same role have partners in
+/* Rank @r's role under @at (as ts_pattern_at gave it for @p): ranks with the same role have partners in
  * the same relative places (on a grid: for each open dimension, whether the
  * rank is at its low end, its high end, both or neither; the master and
  * the workers). Roles are small integers: 0 for a rank at no end of an
  * open dimension (every rank of a periodic grid), and for the workers. */
-guint ts_pattern_role (const TsPattern *pattern, guint p, guint r);
+guint ts_pattern_role (const TsPattern *at, guint p, guint r);
 
 /* A readable name: "2-D grid 4x3 (periodic x open)", "ring", "all-to-all"
  * (owned by the caller). */

@@ -381,9 +381,10 @@ ts_archive_writer_leave (TsArchiveWriter *w, guint rank, double time, guint32 re
 
 static void
 p2p (TsArchiveWriter *w, EventType type, guint rank, double time, guint32 peer, guint32 comm,
-     guint32 tag, guint64 bytes, guint64 req)
+     guint32 tag, guint64 bytes, guint64 req, gboolean peer_checked)
 {
-  g_return_if_fail (w != NULL && comm < w->comms->len && peer < comm_size (w, comm));
+  g_return_if_fail (w != NULL && comm < w->comms->len);
+  g_return_if_fail (!peer_checked || peer < comm_size (w, comm));
   log_event (w, rank, time, &(EventRecord) { .type = type, .ref = peer, .comm = comm,
                                              .tag = tag, .bytes = bytes, .extra = req });
 }
@@ -392,37 +393,35 @@ void
 ts_archive_writer_send (TsArchiveWriter *w, guint rank, double time, guint32 dst,
                         guint32 comm, guint32 tag, guint64 bytes)
 {
-  p2p (w, EV_SEND, rank, time, dst, comm, tag, bytes, 0);
+  p2p (w, EV_SEND, rank, time, dst, comm, tag, bytes, 0, TRUE);
 }
 
 void
 ts_archive_writer_recv (TsArchiveWriter *w, guint rank, double time, guint32 src,
                         guint32 comm, guint32 tag, guint64 bytes)
 {
-  p2p (w, EV_RECV, rank, time, src, comm, tag, bytes, 0);
+  p2p (w, EV_RECV, rank, time, src, comm, tag, bytes, 0, TRUE);
 }
 
 void
 ts_archive_writer_isend (TsArchiveWriter *w, guint rank, double time, guint32 dst,
                          guint32 comm, guint32 tag, guint64 bytes, guint64 req)
 {
-  p2p (w, EV_ISEND, rank, time, dst, comm, tag, bytes, req);
+  p2p (w, EV_ISEND, rank, time, dst, comm, tag, bytes, req, TRUE);
 }
 
 void
 ts_archive_writer_irecv (TsArchiveWriter *w, guint rank, double time, guint32 src,
                          guint32 comm, guint32 tag, guint64 bytes, guint64 req)
 {
-  p2p (w, EV_IRECV, rank, time, src, comm, tag, bytes, req);
+  p2p (w, EV_IRECV, rank, time, src, comm, tag, bytes, req, TRUE);
 }
 
 void
 ts_archive_writer_irecv_status (TsArchiveWriter *w, guint rank, double time, guint32 src,
                                 guint32 comm, guint32 tag, guint64 bytes, guint64 req)
 {
-  g_return_if_fail (w != NULL && comm < w->comms->len);
-  log_event (w, rank, time, &(EventRecord) { .type = EV_IRECV, .ref = src, .comm = comm,
-                                             .tag = tag, .bytes = bytes, .extra = req });
+  p2p (w, EV_IRECV, rank, time, src, comm, tag, bytes, req, FALSE);
 }
 
 void

@@ -56,7 +56,6 @@ to_seconds (TsRankDecoder *s, OTF2_TimeStamp t)
 
 /* ---- requests ------------------------------------------------------------ */
 
-static void recompute_first_unresolved (TsRankDecoder *s);
 static void give_up (TsRankDecoder *s, Request *r);
 static void resolve_by_inference (TsRankDecoder *s, Request *r);
 
@@ -104,6 +103,16 @@ recompute_first_unresolved (TsRankDecoder *s)
     }
 }
 
+/* @r's details are known now: the actions held behind it may go. */
+static void
+request_resolved (TsRankDecoder *s, Request *r)
+{
+  r->resolved = TRUE;
+  s->n_unresolved--;
+  if (r->seq == s->first_unresolved)
+    recompute_first_unresolved (s);
+}
+
 /* An unresolved receive completes without telling its envelope: take the next
  * inferred one, or give up on it (replayed as nothing, reported missing). */
 static void
@@ -126,10 +135,7 @@ resolve_by_inference (TsRankDecoder *s, Request *r)
     }
   else
     a->flags |= TS_ACTION_MISSING;
-  r->resolved = TRUE;
-  s->n_unresolved--;
-  if (r->seq == s->first_unresolved)
-    recompute_first_unresolved (s);
+  request_resolved (s, r);
 }
 
 /* A request whose details never came (a non-blocking collective completed
@@ -138,10 +144,7 @@ static void
 give_up (TsRankDecoder *s, Request *r)
 {
   action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
-  r->resolved = TRUE;
-  s->n_unresolved--;
-  if (r->seq == s->first_unresolved)
-    recompute_first_unresolved (s);
+  request_resolved (s, r);
 }
 
 static void
@@ -499,8 +502,8 @@ on_irecv_request (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud
  * README, quirk 14): senders like 3967089088 and lengths like 2^64 - 32766.
  * In a wait, such a completion still took a message, so it is inferred like
  * one that recorded nothing (in a test, nothing may have completed: HPCC's
- * MPI_Testany loops). Only a sender of MPI_PROC_NULL (-2 as OTF2's uint32)
- * (-1 in MPICH) means a receive that took none. No message is 2^48 bytes (256 TiB). */
+ * MPI_Testany loops). Only a sender of MPI_PROC_NULL (TS_PROC_NULL_PEER)
+ * means a receive that took none. No message is 2^48 bytes (256 TiB). */
 static gboolean
 status_plausible (TsRankDecoder *s, guint32 comm, guint32 peer, guint64 bytes)
 {
@@ -526,7 +529,7 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
       /* A completion without a visible request: post and complete it here,
        * unless its status is garbage (EZTrace's MPI_Waitany reporting again
        * a request an earlier call completed). */
-      if (!ts_decode_peer_valid (s, comm, peer) || !status_plausible (s, comm, peer, bytes))
+      if (TS_PROC_NULL_PEER (peer) || !status_plausible (s, comm, peer, bytes))
         return OTF2_CALLBACK_SUCCESS;
       TsAction *a = ts_decode_call_action (s, TS_ACTION_IRECV);
       a->peer = peer;
@@ -539,11 +542,10 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
       r->resolved = TRUE;
     }
   guint8 flags = 0;
-  if (!r->resolved && !status_plausible (s, comm, peer, bytes)
-      && s->call != NO_REGION && ts_trace_region_call (s->source->trace, s->call) == TS_CALL_TEST)
-    return OTF2_CALLBACK_SUCCESS; /* a test's garbage: maybe nothing completed */
   if (!r->resolved && !status_plausible (s, comm, peer, bytes))
     {
+      if (s->call != NO_REGION && ts_trace_region_call (s->source->trace, s->call) == TS_CALL_TEST)
+        return OTF2_CALLBACK_SUCCESS; /* a test's garbage: maybe nothing completed */
       resolve_by_inference (s, r);
       flags = TS_ACTION_INFERRED;
     }
@@ -559,10 +561,7 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
         }
       else
         a->flags |= TS_ACTION_MISSING; /* receive from MPI_PROC_NULL: nothing to wait for */
-      r->resolved = TRUE;
-      s->n_unresolved--;
-      if (r->seq == s->first_unresolved)
-        recompute_first_unresolved (s);
+      request_resolved (s, r);
     }
   emit_wait (s, r, s->call != NO_REGION ? s->call_enter : now, flags);
   return OTF2_CALLBACK_SUCCESS;
@@ -594,19 +593,10 @@ on_request_cancelled (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void
   Request *r = g_hash_table_lookup (s->requests, &req);
   if (r)
     {
-      if (r->is_recv)
-        {
-          if (!r->resolved)
-            {
-              /* Still held: the receive can be dropped. A resolved one was
-               * handed out already and stays posted (see doc/architecture.md). */
-              action_at (s, r->seq)->flags |= TS_ACTION_MISSING;
-              r->resolved = TRUE;
-              s->n_unresolved--;
-              if (r->seq == s->first_unresolved)
-                recompute_first_unresolved (s);
-            }
-        }
+      /* A receive still held can be dropped. A resolved one was handed out
+       * already and stays posted (see doc/architecture.md). */
+      if (r->is_recv && !r->resolved)
+        give_up (s, r);
       request_forget (s, r);
     }
   return OTF2_CALLBACK_SUCCESS;
@@ -674,10 +664,7 @@ on_nbc_complete (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   if (modelled)
     {
       fill_collective (s, a, op, comm, root, sent, received);
-      r->resolved = TRUE;
-      s->n_unresolved--;
-      if (r->seq == s->first_unresolved)
-        recompute_first_unresolved (s);
+      request_resolved (s, r);
     }
   else
     give_up (s, r);

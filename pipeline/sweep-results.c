@@ -84,6 +84,23 @@ region_seconds (JsonObject *summary, const char *name)
   return 0;
 }
 
+/* One column per name of @names in the row @csv, and the same as the JSON
+ * object @member of @b: each one's seconds in @summary. */
+static void
+add_seconds (GString *csv, JsonBuilder *b, const char *member, JsonObject *summary,
+             GPtrArray *names, double (*seconds) (JsonObject *summary, const char *name))
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  for (guint i = 0; i < names->len; i++)
+    {
+      double v = seconds (summary, g_ptr_array_index (names, i));
+      g_string_append_printf (csv, ",%.17g", v);
+      ts_json_add_double (b, g_ptr_array_index (names, i), v);
+    }
+  json_builder_end_object (b);
+}
+
 static void
 header (GString *csv, const TsSweep *s, GPtrArray *patterns, GPtrArray *regions)
 {
@@ -141,24 +158,8 @@ row (GString *csv, JsonBuilder *b, const TsSweep *s, const TsSweepRow *r, JsonOb
   g_string_append_printf (csv, "%.17g,%.17g,", runtime, speedup);
   ts_json_add_double (b, "predicted_runtime_s", runtime);
   ts_json_add_double (b, "speedup", speedup);
-  json_builder_set_member_name (b, "wait_states_s");
-  json_builder_begin_object (b);
-  for (guint i = 0; i < patterns->len; i++)
-    {
-      double v = pattern_seconds (summary, g_ptr_array_index (patterns, i));
-      g_string_append_printf (csv, ",%.17g", v);
-      ts_json_add_double (b, g_ptr_array_index (patterns, i), v);
-    }
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "regions_s");
-  json_builder_begin_object (b);
-  for (guint i = 0; i < regions->len; i++)
-    {
-      double v = region_seconds (summary, g_ptr_array_index (regions, i));
-      g_string_append_printf (csv, ",%.17g", v);
-      ts_json_add_double (b, g_ptr_array_index (regions, i), v);
-    }
-  json_builder_end_object (b);
+  add_seconds (csv, b, "wait_states_s", summary, patterns, pattern_seconds);
+  add_seconds (csv, b, "regions_s", summary, regions, region_seconds);
   g_string_append_c (csv, '\n');
   json_builder_end_object (b);
 }
