@@ -62,6 +62,15 @@ static const Command commands[] = {
     "  late_sender), nxn_completion, barrier_completion, early_scan, init_completion,\n"
     "  finalize_wait\n"
     "With -o FILE.csv, also writes phase,pattern,region,rank,seconds." },
+  { "extrapolate", ts_cmd_extrapolate, "TRACE TRACE... --ranks P -o DIR",
+    "predict the trace at P ranks from traces of the same program at a few rank counts",
+    "Writes into DIR (replaced only if it holds tracesim's own outputs):\n"
+    "  traces.otf2   the program at P ranks, an ordinary trace for run, sweep, waitstates\n"
+    "  model.txt     the communication pattern and the fitted models (Extra-P's normal\n"
+    "                form) with how far to trust each; --explain also prints it\n"
+    "  model.json    the same as JSON\n"
+    "Inputs that do not align, or whose partners follow no pattern, are refused with the\n"
+    "evidence. doc/extrapolation.md says which programs this suits." },
   { "convert", ts_cmd_convert, "TRACE",
     "write a trace in another replay tool's format (SimGrid TI)",
     "--to ti writes DIR/traces.txt (the list smpirun -replay takes) and one file per rank\n"

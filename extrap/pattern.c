@@ -74,28 +74,52 @@ add_unique (GArray *out, guint first, guint32 v, guint32 self)
   g_array_append_val (out, v);
 }
 
-/* Face neighbours on the grid, MPI_Cart_create's row-major order (the last
- * dimension varies fastest), appended to @out from @first on, sorted. */
+void
+ts_pattern_coords (const TsPattern *at, guint r, guint *coords)
+{
+  g_return_if_fail (at != NULL && at->kind == TS_PATTERN_CARTESIAN && coords != NULL);
+  for (gint k = (gint) at->n_dims - 1; k >= 0; k--)
+    {
+      coords[k] = r % at->dims[k];
+      r /= at->dims[k];
+    }
+}
+
+guint
+ts_pattern_rank_at (const TsPattern *at, const guint *coords)
+{
+  g_return_val_if_fail (at != NULL && at->kind == TS_PATTERN_CARTESIAN && coords != NULL, 0);
+  guint r = 0;
+  for (guint k = 0; k < at->n_dims; k++)
+    r = r * at->dims[k] + coords[k];
+  return r;
+}
+
+gint
+ts_pattern_neighbour (const TsPattern *at, guint r, guint k, int dir)
+{
+  g_return_val_if_fail (at != NULL && at->kind == TS_PATTERN_CARTESIAN && k < at->n_dims, -1);
+  g_return_val_if_fail (dir == -1 || dir == 1, -1);
+  guint coords[TS_PATTERN_MAX_DIMS];
+  ts_pattern_coords (at, r, coords);
+  guint d = at->dims[k], c = coords[k];
+  if (!at->periodic[k] && ((dir < 0 && c == 0) || (dir > 0 && c + 1 == d)))
+    return -1;
+  coords[k] = (c + (dir > 0 ? 1 : d - 1)) % d;
+  return (gint) ts_pattern_rank_at (at, coords);
+}
+
+/* Face neighbours on the grid, appended to @out from @first on, sorted. */
 static void
 cartesian_partners (const TsPattern *t, guint r, GArray *out, guint first)
 {
-  guint coord[TS_PATTERN_MAX_DIMS], stride[TS_PATTERN_MAX_DIMS];
-  guint rest = r, s = 1;
-  for (gint k = (gint) t->n_dims - 1; k >= 0; k--)
-    {
-      stride[k] = s;
-      coord[k] = rest % t->dims[k];
-      rest /= t->dims[k];
-      s *= t->dims[k];
-    }
   for (guint k = 0; k < t->n_dims; k++)
-    {
-      guint d = t->dims[k], c = coord[k];
-      if (c > 0 || t->periodic[k])
-        add_unique (out, first, r - c * stride[k] + ((c + d - 1) % d) * stride[k], r);
-      if (c + 1 < d || t->periodic[k])
-        add_unique (out, first, r - c * stride[k] + ((c + 1) % d) * stride[k], r);
-    }
+    for (int dir = -1; dir <= 1; dir += 2)
+      {
+        gint q = ts_pattern_neighbour (t, r, k, dir);
+        if (q >= 0)
+          add_unique (out, first, (guint32) q, r);
+      }
   qsort (&g_array_index (out, guint32, first), out->len - first, sizeof (guint32), compare_u32);
 }
 

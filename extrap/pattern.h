@@ -51,6 +51,16 @@ TsPattern ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *c
  * for @p). */
 TsPattern ts_pattern_at (const TsPattern *pattern, guint p);
 
+/* Grids (CARTESIAN @at, as ts_pattern_at gave it): rank @r's coordinates,
+ * in MPI_Cart_create's row-major order (the last dimension varies fastest);
+ * the rank at @coords; and @r's neighbour one step in direction @dir (-1 or
+ * +1) along dimension @k, or -1 past the end of an open dimension (on a
+ * dimension of size 1 or 2 the neighbour may be @r itself, or the same rank
+ * both ways). */
+void ts_pattern_coords (const TsPattern *at, guint r, guint *coords);
+guint ts_pattern_rank_at (const TsPattern *at, const guint *coords);
+gint ts_pattern_neighbour (const TsPattern *at, guint r, guint k, int dir);
+
 /* Rank @r's partners under @at, the pattern as ts_pattern_at gave it for
  * @p ranks (so that a grid's dimensions are found once per P, not once per
  * rank), sorted, without @r itself, appended to @out (guint32). */

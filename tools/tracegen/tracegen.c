@@ -3,6 +3,9 @@
  *   ts-tracegen script FILE -o DIR [--name NAME]
  *   ts-tracegen stencil -o DIR --ranks N --iterations K [--compute S]
  *               [--imbalance F] [--bytes B] [--allreduce-every M]
+ *   ts-tracegen grid -o DIR --ranks N --iterations K [--dims D] [--open]
+ *               [--strong] [--compute S] [--imbalance F] [--bytes B]
+ *               [--allreduce-every M]
  *   ts-tracegen partitioned -o DIR [--variant nls|fls|vls] [--send-partitions S]
  *               [--recv-partitions R] [--reps N] [--delay SECONDS] [--bytes B]
  *
@@ -14,6 +17,7 @@
 
 #include "tools/tracegen/script.h"
 #include "tools/tracegen/stencil.h"
+#include "tools/tracegen/grid.h"
 #include "tools/tracegen/partitioned.h"
 
 #include <locale.h>
@@ -30,6 +34,8 @@ typedef struct {
   double imbalance;
   gint64 bytes;
   int allreduce_every;
+  int dims;
+  gboolean open, strong;
 } TsGenOptions;
 
 static const char usage[] =
@@ -42,6 +48,8 @@ static const char usage[] =
   "                           (format: tools/tracegen/script.h)\n"
   "  stencil -o DIR --ranks N --iterations K\n"
   "                           a halo-exchange benchmark workload\n"
+  "  grid -o DIR --ranks N --iterations K [--dims D] [--open] [--strong]\n"
+  "                           a face-neighbour halo exchange on a process grid\n"
   "  partitioned -o DIR --variant nls|fls|vls\n"
   "                           seed 000's partitioned Late Sender test\n"
   "\n"
@@ -137,6 +145,25 @@ cmd_partitioned (int argc, char **argv, TsGenOptions *o)
   return EXIT_SUCCESS;
 }
 
+/* The options stencil and grid share: NULL if they are fine, else what is wrong. */
+static const char *
+check_workload_options (int argc, const TsGenOptions *o)
+{
+  if (argc != 1)
+    return "unexpected argument";
+  if (!o->output)
+    return "-o DIR is required";
+  if (o->ranks < 1)
+    return "--ranks N (N >= 1) is required";
+  if (o->iterations < 0)
+    return "--iterations K (K >= 0) is required";
+  if (o->bytes < 0)
+    return "--bytes must be >= 0";
+  if (o->allreduce_every < 0)
+    return "--allreduce-every must be >= 0";
+  return NULL;
+}
+
 static int
 cmd_stencil (int argc, char **argv, TsGenOptions *o)
 {
@@ -161,19 +188,7 @@ cmd_stencil (int argc, char **argv, TsGenOptions *o)
   g_set_prgname ("ts-tracegen stencil");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return report (error);
-  const char *bad = NULL;
-  if (argc != 1)
-    bad = "unexpected argument";
-  else if (!o->output)
-    bad = "-o DIR is required";
-  else if (o->ranks < 1)
-    bad = "--ranks N (N >= 1) is required";
-  else if (o->iterations < 0)
-    bad = "--iterations K (K >= 0) is required";
-  else if (o->bytes < 0)
-    bad = "--bytes must be >= 0";
-  else if (o->allreduce_every < 0)
-    bad = "--allreduce-every must be >= 0";
+  const char *bad = check_workload_options (argc, o);
   if (bad)
     {
       g_printerr ("ts-tracegen stencil: %s\n", bad);
@@ -193,6 +208,58 @@ cmd_stencil (int argc, char **argv, TsGenOptions *o)
   return EXIT_SUCCESS;
 }
 
+static int
+cmd_grid (int argc, char **argv, TsGenOptions *o)
+{
+  GError *error = NULL;
+  const GOptionEntry entries[] = {
+    { "ranks", 0, 0, G_OPTION_ARG_INT, &o->ranks, "Number of ranks (required)", "N" },
+    { "iterations", 0, 0, G_OPTION_ARG_INT, &o->iterations,
+      "Number of iterations (required)", "K" },
+    { "dims", 0, 0, G_OPTION_ARG_INT, &o->dims, "Dimensions of the grid, 1 to 3 (default: 2)",
+      "D" },
+    { "open", 0, 0, G_OPTION_ARG_NONE, &o->open, "Open boundaries (default: periodic)", NULL },
+    { "strong", 0, 0, G_OPTION_ARG_NONE, &o->strong,
+      "Strong scaling: --compute and --bytes are the whole problem's (default: weak)", NULL },
+    { "compute", 0, 0, G_OPTION_ARG_DOUBLE, &o->compute,
+      "Seconds of compute_kernel per iteration (default: 1e-3)", "SECONDS" },
+    { "imbalance", 0, 0, G_OPTION_ARG_DOUBLE, &o->imbalance,
+      "Rank 0 computes F times longer (default: 1.0)", "F" },
+    { "bytes", 0, 0, G_OPTION_ARG_INT64, &o->bytes,
+      "Size of each halo message, or of a global face with --strong (default: 4096)", "B" },
+    { "allreduce-every", 0, 0, G_OPTION_ARG_INT, &o->allreduce_every,
+      "An 8-byte MPI_Allreduce every M iterations, 0 for none (default: 10)", "M" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = command_context (
+    "", "Write a halo exchange with every face neighbour of a Cartesian process grid "
+        "(Irecv, Isend, Waitall) with a periodic Allreduce (tools/tracegen/grid.h).",
+    o, entries);
+  g_set_prgname ("ts-tracegen grid");
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return report (error);
+  const char *bad = check_workload_options (argc, o);
+  if (bad)
+    {
+      g_printerr ("ts-tracegen grid: %s\n", bad);
+      return EXIT_FAILURE;
+    }
+  TsGridParams params;
+  ts_grid_params_init (&params);
+  params.n_ranks = o->ranks;
+  params.n_dims = o->dims;
+  params.open = o->open;
+  params.strong = o->strong;
+  params.iterations = o->iterations;
+  params.compute = o->compute;
+  params.imbalance = o->imbalance;
+  params.bytes = o->bytes;
+  params.allreduce_every = o->allreduce_every;
+  if (!ts_grid_write (&params, o->output, o->name ? o->name : "traces", &error))
+    return report (error);
+  return EXIT_SUCCESS;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -205,6 +272,7 @@ main (int argc, char **argv)
     .imbalance = defaults.imbalance,
     .bytes = (gint64) defaults.bytes,
     .allreduce_every = (int) defaults.allreduce_every,
+    .dims = 2,
   };
   int status;
 
@@ -214,6 +282,8 @@ main (int argc, char **argv)
     status = cmd_script (argc - 1, argv + 1, &o);
   else if (argc >= 2 && strcmp (argv[1], "stencil") == 0)
     status = cmd_stencil (argc - 1, argv + 1, &o);
+  else if (argc >= 2 && strcmp (argv[1], "grid") == 0)
+    status = cmd_grid (argc - 1, argv + 1, &o);
   else if (argc >= 2 && strcmp (argv[1], "partitioned") == 0)
     status = cmd_partitioned (argc - 1, argv + 1, &o);
   else if (argc == 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))

@@ -1,0 +1,214 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+#include "extrap/extrap-private.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+
+static const char *
+class_name (gint klass, char *buffer, gsize size)
+{
+  if (klass == TS_COMM_WORLD_CLASS)
+    return "MPI_COMM_WORLD";
+  g_snprintf (buffer, size, "grid lines along dimension %d", klass + 1);
+  return buffer;
+}
+
+/* Where @q's model is evaluated for the output. */
+static double
+target_x (const TsExtrapModel *m, const TsQuantity *q, guint k)
+{
+  if (!q->by_faces)
+    return m->target;
+  double x = 1;
+  for (guint e = 0; e < m->at_target.n_dims; e++)
+    if (e != k)
+      x *= m->at_target.dims[e];
+  return x;
+}
+
+static void
+describe_quantity (GString *out, const TsExtrapModel *m, const TsQuantity *q, guint k,
+                   double floor, const char *unit)
+{
+  g_autofree char *formula = ts_scaling_describe (&q->model);
+  double x = target_x (m, q, k);
+  g_autofree char *trust = ts_scaling_trust (&q->model, q->x, q->y, q->n, floor, x);
+  g_string_append_printf (out, "%s%s -> %.6g%s at %u ranks\n      measured:", formula,
+                          q->by_faces ? " (P: ranks across the other dimensions)" : "",
+                          q->at_target, unit, m->target);
+  for (guint i = 0; i < q->n; i++)
+    g_string_append_printf (out, " %.6g at %g", q->y[i], q->x[i]);
+  g_string_append_printf (out, "\n      %s\n", trust);
+}
+
+void
+ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
+{
+  g_string_append_printf (out, "tracesim extrapolate: %u ranks from traces at", m->target);
+  for (guint i = 0; i < m->n_inputs; i++)
+    g_string_append_printf (out, "%s %u", i ? "," : "", m->p[i]);
+  g_string_append (out, " ranks\ninputs:\n");
+  for (guint i = 0; i < m->n_inputs; i++)
+    g_string_append_printf (out, "  %5u ranks  %s\n", m->p[i], m->inputs[i]->path);
+  g_autofree char *pattern = ts_pattern_describe (&m->pattern);
+  g_autofree char *target = ts_pattern_describe (&m->at_target);
+  g_string_append_printf (out, "point-to-point: %s at %u ranks; %s at %u ranks\n", pattern,
+                          TS_EXTRAP_TEMPLATE (m)->n_ranks, target, m->target);
+  if (m->pattern.kind == TS_PATTERN_CARTESIAN)
+    {
+      g_string_append_printf (out, "  messages to each neighbour: %g at every scale\n",
+                              m->messages_per_neighbour);
+      for (guint k = 0; k < m->pattern.n_dims; k++)
+        if (m->bytes[k].n > 0)
+          {
+            g_string_append_printf (out, "  bytes per message along dimension %u: ", k + 1);
+            describe_quantity (out, m, &m->bytes[k], k, TS_EXTRAP_BYTES_FLOOR, "");
+          }
+    }
+  g_string_append (out, "compute per rank, by region (mean seconds; spread = standard "
+                        "deviation / mean over ranks):\n");
+  for (guint i = 0; i < m->regions->len; i++)
+    {
+      const TsRegionModel *g = g_ptr_array_index (m->regions, i);
+      g_string_append_printf (out, "  %s: ", g->name);
+      describe_quantity (out, m, &g->mean, 0, TS_EXTRAP_SECONDS_FLOOR, " s");
+      g_string_append (out, "    spread: ");
+      describe_quantity (out, m, &g->spread, 0, TS_EXTRAP_SPREAD_FLOOR, "");
+    }
+  if (m->collectives->len > 0)
+    g_string_append (out, "collectives (bytes sent per call):\n");
+  for (guint i = 0; i < m->collectives->len; i++)
+    {
+      const TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
+      char buffer[64];
+      g_string_append_printf (out, "  %s on %s: ", ts_collective_name (c->op),
+                              class_name (c->klass, buffer, sizeof buffer));
+      describe_quantity (out, m, &c->bytes, 0, TS_EXTRAP_BYTES_FLOOR, "");
+    }
+  g_string_append_printf (out, "written from: each rank from the rank of the %u-rank input at "
+                          "the same place in the pattern (on a grid: the ends of an open "
+                          "dimension from its ends, the rest stretched), its compute set to "
+                          "the region's mean at P off by its own deviation scaled to the "
+                          "spread at P; MPI calls keep the input's durations (the replay "
+                          "recomputes their waiting)\n", TS_EXTRAP_TEMPLATE (m)->n_ranks);
+}
+
+static void
+add_quantity (JsonBuilder *b, const char *member, const TsExtrapModel *m, const TsQuantity *q,
+              guint k, double floor)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  g_autofree char *formula = ts_scaling_describe (&q->model);
+  json_builder_set_member_name (b, "model");
+  json_builder_add_string_value (b, formula);
+  json_builder_set_member_name (b, "variable");
+  json_builder_add_string_value (b, q->by_faces ? "ranks across the other dimensions" : "P");
+  const double values[] = { q->model.c0, q->model.c1, q->model.exponent,
+                            q->model.log_exponent, q->model.cv_error, q->model.fit_error,
+                            q->at_target };
+  const char *names[] = { "c0", "c1", "exponent", "log_exponent", "cv_error", "fit_error",
+                          "at_target" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      json_builder_set_member_name (b, names[i]);
+      if (isnan (values[i]))
+        json_builder_add_null_value (b);
+      else
+        json_builder_add_double_value (b, values[i]);
+    }
+  g_autofree char *trust = ts_scaling_trust (&q->model, q->x, q->y, q->n, floor,
+                                             target_x (m, q, k));
+  json_builder_set_member_name (b, "trust");
+  json_builder_add_string_value (b, trust);
+  json_builder_set_member_name (b, "measured");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < q->n; i++)
+    {
+      json_builder_begin_array (b);
+      json_builder_add_double_value (b, q->x[i]);
+      json_builder_add_double_value (b, q->y[i]);
+      json_builder_end_array (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_pattern (JsonBuilder *b, const char *member, const TsPattern *t)
+{
+  g_autofree char *what = ts_pattern_describe (t);
+  json_builder_set_member_name (b, member);
+  json_builder_add_string_value (b, what);
+}
+
+char *
+ts_extrap_explain_json (const TsExtrapModel *m)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "ranks");
+  json_builder_add_int_value (b, m->target);
+  json_builder_set_member_name (b, "inputs");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "ranks");
+      json_builder_add_int_value (b, m->p[i]);
+      json_builder_set_member_name (b, "trace");
+      json_builder_add_string_value (b, m->inputs[i]->path);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  add_pattern (b, "pattern", &m->pattern);
+  add_pattern (b, "pattern_at_target", &m->at_target);
+  json_builder_set_member_name (b, "messages_per_neighbour");
+  json_builder_add_double_value (b, m->messages_per_neighbour);
+  json_builder_set_member_name (b, "bytes_per_message");
+  json_builder_begin_object (b);
+  for (guint k = 0; m->pattern.kind == TS_PATTERN_CARTESIAN && k < m->pattern.n_dims; k++)
+    if (m->bytes[k].n > 0)
+      {
+        char name[32];
+        g_snprintf (name, sizeof name, "dimension %u", k + 1);
+        add_quantity (b, name, m, &m->bytes[k], k, TS_EXTRAP_BYTES_FLOOR);
+      }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "regions");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < m->regions->len; i++)
+    {
+      const TsRegionModel *g = g_ptr_array_index (m->regions, i);
+      json_builder_set_member_name (b, g->name);
+      json_builder_begin_object (b);
+      add_quantity (b, "mean_seconds", m, &g->mean, 0, TS_EXTRAP_SECONDS_FLOOR);
+      add_quantity (b, "spread", m, &g->spread, 0, TS_EXTRAP_SPREAD_FLOOR);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "collectives");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < m->collectives->len; i++)
+    {
+      const TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
+      char buffer[64];
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "operation");
+      json_builder_add_string_value (b, ts_collective_name (c->op));
+      json_builder_set_member_name (b, "communicator");
+      json_builder_add_string_value (b, class_name (c->klass, buffer, sizeof buffer));
+      add_quantity (b, "bytes_per_call", m, &c->bytes, 0, TS_EXTRAP_BYTES_FLOOR);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}

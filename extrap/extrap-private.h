@@ -1,0 +1,85 @@
+/* Inside rank-count extrapolation: the fitted model that model.c builds from
+ * the inputs, synth.c writes a trace from and explain.c describes. */
+#ifndef TS_EXTRAP_PRIVATE_H
+#define TS_EXTRAP_PRIVATE_H
+
+#include "extrap/extrapolate.h"
+#include "extrap/pattern.h"
+#include "extrap/profile.h"
+#include "extrap/scaling.h"
+
+/* Relative errors of quantities below these count as these: seconds, bytes,
+ * spreads (coefficients of variation). */
+#define TS_EXTRAP_SECONDS_FLOOR 1e-6
+#define TS_EXTRAP_BYTES_FLOOR 1.0
+#define TS_EXTRAP_SPREAD_FLOOR 1e-3
+
+/* One quantity measured at each input scale and its model. x is P, or for
+ * bytes along a grid dimension possibly the number of ranks across the
+ * other dimensions (a face's share of the problem); scales where it was not
+ * measured are left out. */
+typedef struct {
+  guint n;
+  double x[16], y[16];
+  gboolean by_faces;        /* x is the ranks across the other dimensions */
+  TsScalingModel model;
+  double at_target;         /* the model's value for the output */
+  double at_template;       /* measured at the largest input */
+} TsQuantity;
+
+typedef struct {
+  char *name;
+  TsQuantity mean, spread;  /* seconds per rank; standard deviation / mean */
+} TsRegionModel;
+
+/* Communicators of collectives: the world, or the line of the grid along
+ * one dimension through the calling rank (a row or a column). */
+#define TS_COMM_WORLD_CLASS (-1)
+
+typedef struct {
+  guint8 op;
+  gint klass;               /* TS_COMM_WORLD_CLASS or the grid dimension */
+  TsQuantity bytes;         /* bytes sent per call */
+} TsCollectiveModel;
+
+typedef struct {
+  guint n_inputs;                  /* at most 16 */
+  TsScaleProfile **inputs;         /* ascending rank counts; owned */
+  guint p[16];
+  guint target;
+  TsPattern pattern;               /* at the largest input */
+  TsPattern at_target;
+  GPtrArray *regions;              /* TsRegionModel, by name */
+  TsQuantity bytes[TS_PATTERN_MAX_DIMS];   /* per message along each dimension */
+  double messages_per_neighbour;   /* the same at every scale */
+  GArray *collectives;             /* TsCollectiveModel */
+  gint *comm_class;                /* [communicator of the largest input]: a class */
+} TsExtrapModel;
+
+/* The largest input: what the output is written from. */
+#define TS_EXTRAP_TEMPLATE(m) ((m)->inputs[(m)->n_inputs - 1])
+
+/* model.c: check and fit; takes @inputs (sorted here). */
+TsExtrapModel *ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
+                                      TsBoundaries boundaries, GError **error);
+void ts_extrap_model_free (TsExtrapModel *model);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsExtrapModel, ts_extrap_model_free)
+/* The grid slots (2k + (dir > 0)) through which template rank @t reaches
+ * world rank @q: up to two (a periodic dimension of two ranks). */
+guint ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots);
+/* The rank of the largest input that rank @r of the output is written from. */
+guint ts_extrap_template_rank (const TsExtrapModel *m, guint r);
+/* The factor rank @r's compute in @region is scaled by, from template rank
+ * @t's. */
+double ts_extrap_compute_factor (const TsExtrapModel *m, const TsRegionModel *region, guint t,
+                                 guint r);
+const TsRegionModel *ts_extrap_region (const TsExtrapModel *m, const char *name);
+
+/* synth.c: write the output trace at @dir/traces.otf2. */
+gboolean ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GError **error);
+
+/* explain.c: model.txt's text, model.json's. */
+void ts_extrap_explain_text (const TsExtrapModel *m, GString *out);
+char *ts_extrap_explain_json (const TsExtrapModel *m);
+
+#endif

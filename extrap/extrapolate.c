@@ -1,0 +1,69 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+#include "extrap/extrap-private.h"
+
+#include "model/output_dir.h"
+
+#include <gio/gio.h>
+
+/* Every input profiled, or none: NULL and @error at the first that fails. */
+static TsScaleProfile **
+read_inputs (const char *const *traces, guint n, GError **error)
+{
+  TsScaleProfile **inputs = g_new0 (TsScaleProfile *, n);
+  for (guint i = 0; i < n; i++)
+    {
+      inputs[i] = ts_scale_profile_read (traces[i], error);
+      if (!inputs[i])
+        {
+          for (guint j = 0; j < i; j++)
+            ts_scale_profile_free (inputs[j]);
+          g_free (inputs);
+          return NULL;
+        }
+    }
+  return inputs;
+}
+
+static gboolean
+write_outputs (const TsExtrapModel *m, const char *output_dir, GString *text, GError **error)
+{
+  TsOutputDir *out = ts_output_dir_new (output_dir, error);
+  if (!out)
+    return FALSE;
+  const char *tmp = ts_output_dir_get_tmp_path (out);
+  g_autofree char *txt_path = g_build_filename (tmp, "model.txt", NULL);
+  g_autofree char *json_path = g_build_filename (tmp, "model.json", NULL);
+  g_autofree char *json = ts_extrap_explain_json (m);
+  if (!ts_extrap_synthesize (m, tmp, error)
+      || !ts_output_dir_write_file (txt_path, text->str, text->len, error)
+      || !ts_output_dir_write_file (json_path, json, strlen (json), error))
+    {
+      ts_output_dir_discard (out);
+      return FALSE;
+    }
+  return ts_output_dir_commit (out, error);
+}
+
+gboolean
+ts_extrapolate (const char *const *traces, guint n_traces, const TsExtrapolateOptions *o,
+                GString *explanation, GError **error)
+{
+  g_return_val_if_fail (traces != NULL && n_traces >= 1 && o != NULL, FALSE);
+  g_return_val_if_fail (o->ranks >= 1 && o->output_dir != NULL, FALSE);
+  g_autofree TsScaleProfile **inputs = read_inputs (traces, n_traces, error);
+  if (!inputs)
+    return FALSE;
+  g_autoptr (TsExtrapModel) m = ts_extrap_model_build (inputs, n_traces, o->ranks, o->boundaries, error);
+  if (!m)
+    return FALSE;
+  g_autoptr (GString) text = g_string_new (NULL);
+  ts_extrap_explain_text (m, text);
+  if (!write_outputs (m, o->output_dir, text, error))
+    return FALSE;
+  if (explanation)
+    g_string_append_len (explanation, text->str, (gssize) text->len);
+  return TRUE;
+}

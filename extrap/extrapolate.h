@@ -1,0 +1,51 @@
+/* Rank-count extrapolation: from traces of one program at a few rank counts,
+ * the trace of the same program at another (doc/extrapolation.md).
+ *
+ * The inputs are profiled (profile.h), checked to be the same program at
+ * every scale (the same regions and collectives, entered as often), their
+ * point-to-point partners recognised as one pattern in P (pattern.h), and
+ * every quantity that changes with P fitted (scaling.h): compute per region,
+ * its spread over ranks, bytes per message along each grid dimension, bytes
+ * per collective. The trace at P ranks is then written one rank at a time,
+ * each from the rank of the largest input that has the same place in the
+ * pattern, with its peers, sizes and compute replaced by the models' values
+ * at P.
+ *
+ * What cannot be extrapolated is refused with the evidence: inputs that do
+ * not align, partners that follow no pattern, structures this version does not
+ * carry (grid dimensions no input shows, sub-communicators that are not grid
+ * rows or columns, non-blocking collectives, partitioned communication).
+ *
+ * Error contract: FALSE and @error set (G_IO_ERROR_INVALID_DATA for a
+ * refusal, whose message says why and what was seen; the reader's errors for
+ * unreadable traces). Nothing is written at the output then. */
+#ifndef TS_EXTRAPOLATE_H
+#define TS_EXTRAPOLATE_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Whether the grid wraps around where the inputs cannot tell (no input has
+ * more than two ranks along a dimension). */
+typedef enum {
+  TS_BOUNDARIES_UNKNOWN,    /* settle it from the message counts, or refuse */
+  TS_BOUNDARIES_PERIODIC,
+  TS_BOUNDARIES_OPEN,
+} TsBoundaries;
+
+typedef struct {
+  guint ranks;              /* P, the rank count to predict */
+  const char *output_dir;   /* gets traces.otf2, model.txt, model.json */
+  TsBoundaries boundaries;
+} TsExtrapolateOptions;
+
+/* Extrapolate the @n_traces traces at @traces (anchor files, any order, each
+ * at a different rank count) to @o->ranks ranks. @explanation, if not NULL,
+ * gets the text of model.txt (the models and how far to trust them). */
+gboolean ts_extrapolate (const char *const *traces, guint n_traces,
+                         const TsExtrapolateOptions *o, GString *explanation, GError **error);
+
+G_END_DECLS
+
+#endif

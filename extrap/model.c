@@ -1,0 +1,739 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+#include "extrap/extrap-private.h"
+
+#include <gio/gio.h>
+#include <math.h>
+#include <string.h>
+
+#define MAX_INPUTS 16
+/* Self communicators synchronise nobody: their collectives are left out;
+ * other communicators that are not grid lines cannot be placed at P. */
+#define TS_COMM_SELF_CLASS (-2)
+#define TS_COMM_OTHER_CLASS (-3)
+
+static void
+region_model_free (gpointer p)
+{
+  TsRegionModel *r = p;
+  g_free (r->name);
+  g_free (r);
+}
+
+void
+ts_extrap_model_free (TsExtrapModel *m)
+{
+  if (!m)
+    return;
+  for (guint i = 0; i < m->n_inputs; i++)
+    ts_scale_profile_free (m->inputs[i]);
+  g_free (m->inputs);
+  g_clear_pointer (&m->regions, g_ptr_array_unref);
+  g_clear_pointer (&m->collectives, g_array_unref);
+  g_free (m->comm_class);
+  g_free (m);
+}
+
+static gboolean
+refuse (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+refuse (GError **error, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *why = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "cannot extrapolate: %s", why);
+  return FALSE;
+}
+
+/* ---- grids ------------------------------------------------------------------ */
+
+guint
+ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots)
+{
+  guint n = 0;
+  if (at->kind != TS_PATTERN_CARTESIAN)
+    return 0;
+  for (guint s = 0; s < 2 * at->n_dims && n < 2; s++)
+    if (ts_pattern_neighbour (at, t, s / 2, s % 2 ? 1 : -1) == (gint) q && q != t)
+      slots[n++] = s;
+  return n;
+}
+
+/* Along one dimension: the template coordinate for output coordinate @c of
+ * @dr, the template having @dt (checked by check_grid). Ends map to ends on
+ * an open dimension, the interior onto the interior; a periodic one is
+ * stretched, so that where imbalance sits keeps its place. */
+static guint
+template_coord (guint c, guint dr, guint dt, gboolean periodic)
+{
+  if (periodic || dr == dt)
+    return (guint) ((guint64) c * dt / dr);
+  if (c == 0)
+    return 0;
+  if (c + 1 == dr)
+    return dt - 1;
+  return 1 + (guint) ((guint64) (c - 1) * (dt - 2) / (dr - 2));
+}
+
+guint
+ts_extrap_template_rank (const TsExtrapModel *m, guint r)
+{
+  guint pt = TS_EXTRAP_TEMPLATE (m)->n_ranks;
+  if (m->pattern.kind != TS_PATTERN_CARTESIAN)
+    return (guint) ((guint64) r * pt / m->target);
+  guint cr[TS_PATTERN_MAX_DIMS], ct[TS_PATTERN_MAX_DIMS];
+  ts_pattern_coords (&m->at_target, r, cr);
+  for (guint k = 0; k < m->pattern.n_dims; k++)
+    ct[k] = template_coord (cr[k], m->at_target.dims[k], m->pattern.dims[k],
+                            m->pattern.periodic[k]);
+  return ts_pattern_rank_at (&m->pattern, ct);
+}
+
+/* Messages and bytes per neighbour slot at one scale: the traffic to a
+ * partner reached through two slots is split between them. */
+typedef struct {
+  double slots, messages;
+  double slots_along[TS_PATTERN_MAX_DIMS];
+  double messages_along[TS_PATTERN_MAX_DIMS], bytes_along[TS_PATTERN_MAX_DIMS];
+} SlotTraffic;
+
+static void
+slot_traffic (const TsScaleProfile *p, const TsPattern *at, SlotTraffic *st)
+{
+  *st = (SlotTraffic) { 0 };
+  for (guint r = 0; r < p->n_ranks; r++)
+    for (guint i = 0; i < p->traffic[r]->len; i++)
+      {
+        const TsPeerTraffic *t = &g_array_index (p->traffic[r], TsPeerTraffic, i);
+        guint slots[2], n = ts_extrap_slots (at, r, t->peer, slots);
+        if (n == 0 || t->sent == 0)
+          continue;
+        st->slots += n;
+        st->messages += t->sent;
+        st->slots_along[slots[0] / 2] += n;
+        st->messages_along[slots[0] / 2] += t->sent;
+        st->bytes_along[slots[0] / 2] += t->bytes_sent;
+      }
+}
+
+/* ---- fitting ---------------------------------------------------------------- */
+
+/* Fit @q's points (several at the same x averaged into one). Values a
+ * billion times below @floor are rounding noise (a spread of 1e-16 where
+ * every rank took the same time) and count as 0. */
+static gboolean
+fit_quantity (TsQuantity *q, double floor, GError **error)
+{
+  for (guint i = 0; i < q->n; i++)
+    if (fabs (q->y[i]) < 1e-9 * floor)
+      q->y[i] = 0;
+  double x[MAX_INPUTS] = { 0 }, y[MAX_INPUTS] = { 0 };
+  guint n = 0;
+  for (guint i = 0; i < q->n; i++)
+    {
+      guint j = 0;
+      while (j < n && x[j] != q->x[i])
+        j++;
+      if (j == n)
+        {
+          x[n] = q->x[i];
+          y[n++] = 0;
+        }
+    }
+  for (guint j = 0; j < n; j++)
+    {
+      guint same = 0;
+      for (guint i = 0; i < q->n; i++)
+        if (q->x[i] == x[j])
+          {
+            y[j] += q->y[i];
+            same++;
+          }
+      y[j] /= same;
+    }
+  if (!ts_scaling_fit (x, y, n, floor, &q->model, error))
+    return FALSE;
+  /* A constant that is rounding noise next to the values fitted (1e-11 s
+   * beside 0.1 / P) is shown and used as 0. */
+  double largest = 0;
+  for (guint j = 0; j < n; j++)
+    largest = MAX (largest, fabs (y[j]));
+  if (q->model.c1 != 0 && fabs (q->model.c0) < 1e-8 * largest)
+    q->model.c0 = 0;
+  return TRUE;
+}
+
+/* How well @q's model describes its points: cross-validated where it can be. */
+static double
+quantity_error (const TsQuantity *q)
+{
+  return isnan (q->model.cv_error) ? q->model.fit_error : q->model.cv_error;
+}
+
+static void
+add_point (TsQuantity *q, double x, double y)
+{
+  g_assert (q->n < MAX_INPUTS);
+  q->x[q->n] = x;
+  q->y[q->n++] = y;
+}
+
+/* ---- checks ------------------------------------------------------------------ */
+
+/* Regions and collectives define a program's iterations: each must be
+ * entered as often (by the rank that enters it most) at every scale. */
+static gboolean
+aligns (const TsScaleProfile *p, const char *name)
+{
+  gint region = ts_trace_region_by_name (p->trace, name);
+  if (region < 0)
+    return FALSE;
+  TsCallKind kind = ts_trace_region_call (p->trace, (guint) region);
+  return kind == TS_CALL_USER || kind == TS_CALL_COLLECTIVE || kind == TS_CALL_ICOLLECTIVE;
+}
+
+static guint64
+most_visits (const TsScaleProfile *p, const char *name)
+{
+  const guint64 *v = g_hash_table_lookup (p->visits, name);
+  guint64 most = 0;
+  for (guint r = 0; v && r < p->n_ranks; r++)
+    most = MAX (most, v[r]);
+  return most;
+}
+
+static gboolean
+check_alignment (const TsExtrapModel *m, GError **error)
+{
+  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      GHashTableIter it;
+      gpointer name;
+      g_hash_table_iter_init (&it, m->inputs[i]->visits);
+      while (g_hash_table_iter_next (&it, &name, NULL))
+        if (aligns (m->inputs[i], name))
+          g_hash_table_add (names, name);
+    }
+  g_autofree const char **sorted = (const char **) g_hash_table_get_keys_as_array (names, NULL);
+  guint n_names = g_hash_table_size (names), bad = 0;
+  qsort (sorted, n_names, sizeof *sorted, (GCompareFunc) g_strcmp0);
+  g_autoptr (GString) lines = g_string_new (NULL);
+  for (guint k = 0; k < n_names; k++)
+    {
+      guint64 first = most_visits (m->inputs[0], sorted[k]);
+      gboolean same = TRUE;
+      for (guint i = 1; i < m->n_inputs; i++)
+        same &= most_visits (m->inputs[i], sorted[k]) == first;
+      if (same || ++bad > 8)
+        continue;
+      g_string_append_printf (lines, "\n  %s:", sorted[k]);
+      for (guint i = 0; i < m->n_inputs; i++)
+        g_string_append_printf (lines, "%s %" G_GUINT64_FORMAT " times at %u ranks",
+                                i ? "," : "", most_visits (m->inputs[i], sorted[k]), m->p[i]);
+    }
+  if (bad > 8)
+    g_string_append_printf (lines, "\n  and %u more", bad - 8);
+  if (bad)
+    return refuse (error, "the traces do not align: a region or collective is entered a "
+                   "different number of times (by the rank entering it most) at different "
+                   "scales, so they do not record the same iterations of the same program "
+                   "(only the rank count may differ between the inputs):%s", lines->str);
+  return TRUE;
+}
+
+static void
+describe_partners (GString *out, const TsScaleProfile *p, guint r)
+{
+  const GArray *a = p->partners[r];
+  g_string_append_printf (out, "\n  rank %u:", r);
+  for (guint i = 0; i < MIN (a->len, 8u); i++)
+    g_string_append_printf (out, " %u", g_array_index (a, guint32, i));
+  if (a->len > 8)
+    g_string_append_printf (out, " and %u more", a->len - 8);
+  if (a->len == 0)
+    g_string_append (out, " none");
+}
+
+static gboolean
+refuse_irregular (const TsExtrapModel *m, GError **error)
+{
+  g_autoptr (GString) seen = g_string_new (NULL);
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      GArray *const *partners = m->inputs[i]->partners;
+      TsPattern alone = ts_pattern_recognise (1, &m->p[i], &partners);
+      g_autofree char *what = ts_pattern_describe (&alone);
+      g_string_append_printf (seen, "\nat %u ranks: %s", m->p[i], what);
+    }
+  const TsScaleProfile *big = TS_EXTRAP_TEMPLATE (m);
+  g_string_append_printf (seen, "\npartners at %u ranks:", big->n_ranks);
+  for (guint r = 0; r < MIN (big->n_ranks, 6u); r++)
+    describe_partners (seen, big, r);
+  return refuse (error, "the point-to-point partners follow no one pattern of P at every "
+                 "scale (tracesim knows: no messages; a ring or a 1-3-D grid, periodic or "
+                 "open, laid out as MPI_Dims_create does; all-to-all; master/worker). "
+                 "Partners that depend on the data cannot be extrapolated "
+                 "(doc/extrapolation.md).%s", seen->str);
+}
+
+/* The grid at P must be written from ranks the largest input has. */
+static gboolean
+check_grid (const TsExtrapModel *m, GError **error)
+{
+  const TsPattern *t = &m->pattern, *r = &m->at_target;
+  g_autofree char *grid = ts_pattern_describe (t);
+  g_autofree char *wanted = ts_pattern_describe (r);
+  for (guint k = 0; k < t->n_dims; k++)
+    {
+      if (t->dims[k] == 1 && r->dims[k] > 1)
+        return refuse (error, "the largest input (%s) has one rank along dimension %u, so "
+                       "no input shows how ranks exchange along it, and the %s needs that; "
+                       "trace a rank count with two ranks or more along every dimension",
+                       grid, k + 1, wanted);
+      if (!t->periodic[k] && r->dims[k] >= 3 && t->dims[k] < 3)
+        return refuse (error, "the %s has ranks inside open dimension %u, with neighbours on "
+                       "both sides, and no input does (the largest is a %s): trace a rank "
+                       "count with three ranks or more along it", wanted, k + 1, grid);
+      if (!t->periodic[k] && r->dims[k] < t->dims[k])
+        return refuse (error, "the %s has fewer ranks along open dimension %u than the "
+                       "largest input (%s): extrapolate from smaller inputs", wanted, k + 1,
+                       grid);
+    }
+  return TRUE;
+}
+
+/* Do the inputs send as many messages through every neighbour slot, along
+ * every dimension and at every scale, under @pattern? */
+static gboolean
+counts_agree (const TsExtrapModel *m, const TsPattern *pattern)
+{
+  double per = -1;
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      TsPattern at = ts_pattern_at (pattern, m->p[i]);
+      SlotTraffic st;
+      slot_traffic (m->inputs[i], &at, &st);
+      for (guint k = 0; k < at.n_dims; k++)
+        {
+          if (st.slots_along[k] == 0)
+            continue;
+          double here = st.messages_along[k] / st.slots_along[k];
+          if (per < 0)
+            per = here;
+          else if (fabs (here - per) > 1e-6 * per)
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Along a dimension of at most two ranks at every input scale, a periodic
+ * and an open grid have the same partners: with two ranks the neighbour
+ * below is the neighbour above. Where the output has more ranks along it,
+ * the user's --boundaries settles it, or else the message counts: a
+ * periodic dimension of two sends two messages per exchange to its one
+ * partner, an open one one, and every other neighbour gets one. */
+static gboolean
+settle_boundaries (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
+{
+  /* Ambiguous dimensions: at most two ranks at every input scale; those
+   * of them that grow beyond two at P must be settled. */
+  guint ambiguous[TS_PATTERN_MAX_DIMS], n = 0, grows = 0, first_growing = 0;
+  TsPattern target = ts_pattern_at (&m->pattern, m->target);
+  for (guint k = 0; k < m->pattern.n_dims; k++)
+    {
+      guint most = 0;
+      for (guint i = 0; i < m->n_inputs; i++)
+        {
+          TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
+          most = MAX (most, at.dims[k]);
+        }
+      if (most > 2)
+        continue;
+      if (target.dims[k] > 2 && grows++ == 0)
+        first_growing = k;
+      ambiguous[n++] = k;
+    }
+  if (grows == 0)
+    return TRUE;
+  if (boundaries != TS_BOUNDARIES_UNKNOWN)
+    {
+      for (guint j = 0; j < n; j++)
+        m->pattern.periodic[ambiguous[j]] = boundaries == TS_BOUNDARIES_PERIODIC;
+      return TRUE;
+    }
+  /* Every reading of the ambiguous dimensions under which the counts agree;
+   * settled if they all read the growing ones the same way. */
+  guint agreeing = 0;
+  gboolean settled = TRUE;
+  TsPattern chosen = m->pattern;
+  for (guint mask = 0; mask < (1u << n); mask++)
+    {
+      TsPattern t = m->pattern;
+      for (guint j = 0; j < n; j++)
+        t.periodic[ambiguous[j]] = !(mask & (1u << j));
+      if (!counts_agree (m, &t))
+        continue;
+      for (guint k = 0; agreeing > 0 && k < t.n_dims; k++)
+        if (target.dims[k] > 2 && t.periodic[k] != chosen.periodic[k])
+          settled = FALSE;
+      if (agreeing++ == 0)
+        chosen = t;
+    }
+  if (agreeing > 0 && settled)
+    {
+      m->pattern = chosen;
+      return TRUE;
+    }
+  return refuse (error, "no input has more than two ranks along dimension %u of the %u-D "
+                 "grid, so whether it wraps around (periodic) or ends (open) cannot be told "
+                 "from the partners, nor from the message counts%s; say which with "
+                 "--boundaries periodic or --boundaries open, or trace a rank count with "
+                 "three ranks or more along it", first_growing + 1, m->pattern.n_dims,
+                 agreeing > 0 ? ", which fit both" : "");
+}
+
+static gboolean
+recognise (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
+{
+  GArray *const *partners[MAX_INPUTS];
+  for (guint i = 0; i < m->n_inputs; i++)
+    partners[i] = m->inputs[i]->partners;
+  m->pattern = ts_pattern_recognise (m->n_inputs, m->p, partners);
+  g_autofree char *what = ts_pattern_describe (&m->pattern);
+  switch (m->pattern.kind)
+    {
+    case TS_PATTERN_IRREGULAR:
+      return refuse_irregular (m, error);
+    case TS_PATTERN_ALL_TO_ALL:
+    case TS_PATTERN_MASTER_WORKER:
+      return refuse (error, "the point-to-point partners are %s at every scale; a rank's "
+                     "number of partners grows with P there, and this version writes only "
+                     "patterns with a fixed number of neighbours (rings, grids) or none",
+                     what);
+    case TS_PATTERN_CARTESIAN:
+      if (!settle_boundaries (m, boundaries, error))
+        return FALSE;
+      m->at_target = ts_pattern_at (&m->pattern, m->target);
+      return check_grid (m, error);
+    default:
+      m->at_target = m->pattern;
+      return TRUE;
+    }
+}
+
+/* ---- point-to-point ------------------------------------------------------- */
+
+/* Ranks across the dimensions other than @k: a face's share of the problem. */
+static double
+faces (const TsPattern *at, guint k)
+{
+  double q = 1;
+  for (guint e = 0; e < at->n_dims; e++)
+    if (e != k)
+      q *= at->dims[e];
+  return q;
+}
+
+/* Bytes per message along dimension @k: as a function of P or of the ranks
+ * across the other dimensions, whichever describes the inputs better (the
+ * latter where a face shrinks as the grid grows across it). */
+static gboolean
+fit_bytes (TsExtrapModel *m, guint k, const SlotTraffic *st, GError **error)
+{
+  TsQuantity by_p = { 0 }, by_faces = { .by_faces = TRUE };
+  for (guint i = 0; i < m->n_inputs; i++)
+    if (st[i].messages_along[k] > 0)
+      {
+        double y = st[i].bytes_along[k] / st[i].messages_along[k];
+        TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
+        add_point (&by_p, m->p[i], y);
+        add_point (&by_faces, faces (&at, k), y);
+      }
+  TsQuantity *q = &m->bytes[k];
+  if (by_p.n == 0)
+    return TRUE;  /* periodic dimension of size 1 everywhere: checked by check_grid */
+  if (!fit_quantity (&by_p, TS_EXTRAP_BYTES_FLOOR, error)
+      || !fit_quantity (&by_faces, TS_EXTRAP_BYTES_FLOOR, error))
+    return FALSE;
+  *q = quantity_error (&by_faces) <= quantity_error (&by_p) ? by_faces : by_p;
+  double x = q->by_faces ? faces (&m->at_target, k) : m->target;
+  q->at_target = MAX (0, ts_scaling_eval (&q->model, x));
+  q->at_template = q->y[q->n - 1];
+  return TRUE;
+}
+
+static gboolean
+fit_point_to_point (TsExtrapModel *m, GError **error)
+{
+  if (m->pattern.kind != TS_PATTERN_CARTESIAN)
+    return TRUE;
+  SlotTraffic st[MAX_INPUTS];
+  double per = -1;
+  guint first = 0;
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
+      slot_traffic (m->inputs[i], &at, &st[i]);
+      if (st[i].slots == 0)
+        continue;
+      double here = st[i].messages / st[i].slots;
+      if (per < 0)
+        {
+          per = here;
+          first = i;
+        }
+      else if (fabs (here - per) > 1e-6 * per)
+        return refuse (error, "a rank sends %g messages to each neighbour at %u ranks but %g "
+                       "at %u ranks: the number of exchanges changes with P, and the output "
+                       "would keep the largest input's", per, m->p[first], here, m->p[i]);
+    }
+  m->messages_per_neighbour = MAX (per, 0);
+  for (guint k = 0; k < m->pattern.n_dims; k++)
+    if (!fit_bytes (m, k, st, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* ---- compute ------------------------------------------------------------------ */
+
+static gint
+compare_region_models (gconstpointer a, gconstpointer b)
+{
+  const TsRegionModel *x = *(TsRegionModel *const *) a, *y = *(TsRegionModel *const *) b;
+  double dx = x->mean.at_template, dy = y->mean.at_template;
+  return dx > dy ? -1 : dx < dy ? 1 : g_strcmp0 (x->name, y->name);
+}
+
+static gboolean
+fit_region (TsExtrapModel *m, const char *name, GError **error)
+{
+  TsRegionModel *g = g_new0 (TsRegionModel, 1);
+  g->name = g_strdup (name);
+  g_ptr_array_add (m->regions, g);
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      double mean, spread;
+      ts_scale_profile_compute_stats (m->inputs[i], name, &mean, &spread);
+      add_point (&g->mean, m->p[i], mean);
+      add_point (&g->spread, m->p[i], spread);
+    }
+  if (!fit_quantity (&g->mean, TS_EXTRAP_SECONDS_FLOOR, error)
+      || !fit_quantity (&g->spread, TS_EXTRAP_SPREAD_FLOOR, error))
+    return FALSE;
+  g->mean.at_target = MAX (0, ts_scaling_eval (&g->mean.model, m->target));
+  g->spread.at_target = MAX (0, ts_scaling_eval (&g->spread.model, m->target));
+  g->mean.at_template = g->mean.y[m->n_inputs - 1];
+  g->spread.at_template = g->spread.y[m->n_inputs - 1];
+  return TRUE;
+}
+
+static gboolean
+fit_compute (TsExtrapModel *m, GError **error)
+{
+  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      GHashTableIter it;
+      gpointer name;
+      g_hash_table_iter_init (&it, m->inputs[i]->compute);
+      while (g_hash_table_iter_next (&it, &name, NULL))
+        g_hash_table_add (names, name);
+    }
+  GHashTableIter it;
+  gpointer name;
+  g_hash_table_iter_init (&it, names);
+  while (g_hash_table_iter_next (&it, &name, NULL))
+    if (!fit_region (m, name, error))
+      return FALSE;
+  g_ptr_array_sort (m->regions, compare_region_models);
+  return TRUE;
+}
+
+const TsRegionModel *
+ts_extrap_region (const TsExtrapModel *m, const char *name)
+{
+  for (guint i = 0; i < m->regions->len; i++)
+    {
+      const TsRegionModel *g = g_ptr_array_index (m->regions, i);
+      if (strcmp (g->name, name) == 0)
+        return g;
+    }
+  return NULL;
+}
+
+/* Template rank @t's compute in @region becomes the mean at P, off the mean
+ * by t's relative deviation in the template, rescaled to the spread at P. */
+double
+ts_extrap_compute_factor (const TsExtrapModel *m, const TsRegionModel *g, guint t, guint r)
+{
+  (void) r;
+  const double *x = g_hash_table_lookup (TS_EXTRAP_TEMPLATE (m)->compute, g->name);
+  double mean_t = g->mean.at_template;
+  if (!x || !(x[t] > 0) || !(mean_t > 0))
+    return 0;
+  double deviation = x[t] / mean_t - 1;
+  double spread = g->spread.at_template > 0 ? g->spread.at_target / g->spread.at_template : 0;
+  double wanted = g->mean.at_target * (1 + deviation * spread);
+  return MAX (0, wanted) / x[t];
+}
+
+/* ---- collectives ---------------------------------------------------------- */
+
+/* Is @members (world ranks, in communicator order) the line of grid @at
+ * along dimension @k through its first member? */
+static gboolean
+is_grid_line (const TsPattern *at, guint k, guint n, const guint32 *members)
+{
+  if (n != at->dims[k])
+    return FALSE;
+  guint c[TS_PATTERN_MAX_DIMS];
+  ts_pattern_coords (at, members[0], c);
+  for (guint i = 0; i < n; i++)
+    {
+      c[k] = i;
+      if (ts_pattern_rank_at (at, c) != members[i])
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gint
+comm_class (const TsScaleProfile *p, const TsPattern *at, guint comm)
+{
+  guint n = ts_trace_comm_size (p->trace, comm);
+  const guint32 *members = ts_trace_comm_members (p->trace, comm);
+  if (n == p->n_ranks)
+    return TS_COMM_WORLD_CLASS;
+  if (n == 1)
+    return TS_COMM_SELF_CLASS;
+  for (guint k = 0; at->kind == TS_PATTERN_CARTESIAN && members && k < at->n_dims; k++)
+    if (is_grid_line (at, k, n, members))
+      return (gint) k;
+  return TS_COMM_OTHER_CLASS;
+}
+
+static TsCollectiveModel *
+collective_model (TsExtrapModel *m, guint8 op, gint klass)
+{
+  for (guint i = 0; i < m->collectives->len; i++)
+    {
+      TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
+      if (c->op == op && c->klass == klass)
+        return c;
+    }
+  TsCollectiveModel c = { .op = op, .klass = klass };
+  g_array_append_val (m->collectives, c);
+  return &g_array_index (m->collectives, TsCollectiveModel, m->collectives->len - 1);
+}
+
+/* Bytes per call of each operation on each class of communicator, at one
+ * scale, added as points. */
+static gboolean
+collect_collectives (TsExtrapModel *m, guint i, GError **error)
+{
+  const TsScaleProfile *p = m->inputs[i];
+  TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
+  for (guint u = 0; u < p->collectives->len; u++)
+    {
+      const TsCollectiveUse *use = &g_array_index (p->collectives, TsCollectiveUse, u);
+      gint klass = comm_class (p, &at, use->comm);
+      if (klass == TS_COMM_SELF_CLASS)
+        continue;
+      if (klass == TS_COMM_OTHER_CLASS)
+        return refuse (error, "%s at %u ranks runs %s on communicator '%s' of %u ranks, "
+                       "which is neither MPI_COMM_WORLD nor a row or column of the process "
+                       "grid: its members at P cannot be derived", p->path, m->p[i],
+                       ts_collective_name (use->op), ts_trace_comm_name (p->trace, use->comm),
+                       ts_trace_comm_size (p->trace, use->comm));
+      TsCollectiveModel *c = collective_model (m, use->op, klass);
+      add_point (&c->bytes, m->p[i], (double) use->bytes_sent / use->calls);
+    }
+  return TRUE;
+}
+
+static gboolean
+fit_collectives (TsExtrapModel *m, GError **error)
+{
+  for (guint i = 0; i < m->n_inputs; i++)
+    if (!collect_collectives (m, i, error))
+      return FALSE;
+  guint top = m->n_inputs - 1;
+  for (guint i = 0; i < m->collectives->len; i++)
+    {
+      TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
+      if (!fit_quantity (&c->bytes, TS_EXTRAP_BYTES_FLOOR, error))
+        return FALSE;
+      c->bytes.at_target = MAX (0, ts_scaling_eval (&c->bytes.model, m->target));
+      c->bytes.at_template = c->bytes.x[c->bytes.n - 1] == m->p[top] ? c->bytes.y[c->bytes.n - 1]
+                                                                       : 0;
+    }
+  const TsScaleProfile *t = TS_EXTRAP_TEMPLATE (m);
+  guint n_comms = ts_trace_n_comms (t->trace);
+  m->comm_class = g_new (gint, MAX (n_comms, 1));
+  for (guint c = 0; c < n_comms; c++)
+    m->comm_class[c] = comm_class (t, &m->pattern, c);
+  return TRUE;
+}
+
+/* ---- the whole model -------------------------------------------------------- */
+
+static gint
+compare_inputs (gconstpointer a, gconstpointer b)
+{
+  guint x = (*(TsScaleProfile *const *) a)->n_ranks, y = (*(TsScaleProfile *const *) b)->n_ranks;
+  return x < y ? -1 : x > y;
+}
+
+static gboolean
+check_inputs (TsExtrapModel *m, GError **error)
+{
+  if (m->n_inputs < 2)
+    return refuse (error, "one trace (at %u ranks) shows nothing of how the program scales: "
+                   "give traces at two rank counts or more (three or more for models beyond "
+                   "a constant or a line)", m->p[0]);
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      const TsScaleProfile *p = m->inputs[i];
+      if (i > 0 && m->p[i] == m->p[i - 1])
+        return refuse (error, "%s and %s both have %u ranks: give one trace per rank count",
+                       m->inputs[i - 1]->path, p->path, m->p[i]);
+      if (p->unsupported > 0)
+        return refuse (error, "%s has %" G_GUINT64_FORMAT " non-blocking collective or "
+                       "partitioned operations (the first in %s), which this version does not "
+                       "extrapolate", p->path, p->unsupported, p->unsupported_call);
+    }
+  return TRUE;
+}
+
+TsExtrapModel *
+ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
+                       TsBoundaries boundaries, GError **error)
+{
+  g_return_val_if_fail (n >= 1 && target >= 1, NULL);
+  g_autoptr (TsExtrapModel) m = g_new0 (TsExtrapModel, 1);
+  m->inputs = g_memdup2 (inputs, n * sizeof *inputs);
+  m->n_inputs = n;
+  m->target = target;
+  m->regions = g_ptr_array_new_with_free_func (region_model_free);
+  m->collectives = g_array_new (FALSE, FALSE, sizeof (TsCollectiveModel));
+  if (n > MAX_INPUTS)
+    {
+      refuse (error, "%u traces given; at most %d are used", n, MAX_INPUTS);
+      return NULL;
+    }
+  qsort (m->inputs, n, sizeof *m->inputs, compare_inputs);
+  for (guint i = 0; i < n; i++)
+    m->p[i] = m->inputs[i]->n_ranks;
+  if (!check_inputs (m, error) || !check_alignment (m, error) || !recognise (m, boundaries, error)
+      || !fit_point_to_point (m, error) || !fit_compute (m, error)
+      || !fit_collectives (m, error))
+    return NULL;
+  return g_steal_pointer (&m);
+}

@@ -1,0 +1,339 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+#include "extrap/extrap-private.h"
+
+#include "model/archive_writer.h"
+#include "model/spool.h"
+#include "model/stream.h"
+
+#include <gio/gio.h>
+#include <math.h>
+
+/* What a request of the output was posted as: its completion is written
+ * from this. */
+typedef struct {
+  gboolean receive, dropped;
+  guint32 peer;
+  gint32 tag;
+  guint64 bytes;
+} Posted;
+
+typedef struct {
+  const TsExtrapModel *m;
+  const TsTrace *trace;          /* the largest input's */
+  TsArchiveWriter *w;
+  const TsRegionModel **region_model;   /* [template region] or NULL */
+  GHashTable *line_comms;        /* line key -> output communicator + 1 */
+  double bytes_factor[TS_PATTERN_MAX_DIMS];
+  double *collective_factor;     /* [collective model] */
+} Synth;
+
+/* One output rank being written. */
+typedef struct {
+  guint r, t;
+  double clock, call_enter;
+  GHashTable *alternation;       /* (peer << 1 | receive) -> messages so far */
+  GHashTable *posted;            /* request -> Posted */
+  double *compute_factor;        /* [template region] */
+  gboolean collective_open;
+  TsAction collective;           /* its op, output comm, root, bytes */
+} RankState;
+
+static double
+ratio (double at_target, double at_template)
+{
+  return at_template > 0 ? at_target / at_template : 1;
+}
+
+/* The output communicator of the line along @k through rank @r. */
+static guint32
+line_comm (Synth *s, guint k, guint r)
+{
+  const TsPattern *at = &s->m->at_target;
+  guint c[TS_PATTERN_MAX_DIMS];
+  ts_pattern_coords (at, r, c);
+  c[k] = 0;
+  guint64 key = ((guint64) k << 32) | ts_pattern_rank_at (at, c);
+  gpointer found = g_hash_table_lookup (s->line_comms, &key);
+  if (found)
+    return GPOINTER_TO_UINT (found) - 1;
+  g_autofree guint32 *members = g_new (guint32, at->dims[k]);
+  for (guint i = 0; i < at->dims[k]; i++)
+    {
+      c[k] = i;
+      members[i] = ts_pattern_rank_at (at, c);
+    }
+  g_autofree char *name = g_strdup_printf ("grid line %u through %u", k + 1, members[0]);
+  guint32 id = ts_archive_writer_define_comm (s->w, name, at->dims[k], members);
+  g_hash_table_insert (s->line_comms, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
+/* The output peer of a point-to-point action of template rank @t, or -1 to
+ * leave the message out (a neighbour that does not exist at P). Sets
+ * @bytes to the message's size at P. */
+static gint
+map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 *bytes)
+{
+  const TsExtrapModel *m = s->m;
+  *bytes = a->bytes;
+  if (a->peer < 0)
+    return -1;
+  guint q = ts_trace_comm_world_rank (s->trace, a->comm, rs->t, (guint) a->peer);
+  if (q == rs->t)
+    return (gint) rs->r;
+  guint slots[2], n = ts_extrap_slots (&m->pattern, rs->t, q, slots);
+  if (n == 0)
+    return -1;
+  guint slot = slots[0];
+  if (n == 2)
+    {
+      /* Both neighbours along a periodic dimension of two ranks are the same
+       * rank: messages to it take the two directions in turn, in the order
+       * the program sends them (an SPMD code sends the same way everywhere). */
+      gpointer key = GUINT_TO_POINTER ((q << 1) | (receive ? 1u : 0u));
+      guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (rs->alternation, key));
+      g_hash_table_insert (rs->alternation, key, GUINT_TO_POINTER (seen + 1));
+      slot = slots[seen % 2];
+    }
+  gint peer = ts_pattern_neighbour (&m->at_target, rs->r, slot / 2, slot % 2 ? 1 : -1);
+  if (peer == (gint) rs->r)
+    return -1;
+  *bytes = (guint64) llround ((double) a->bytes * s->bytes_factor[slot / 2]);
+  return peer;
+}
+
+static void
+point_to_point (Synth *s, RankState *rs, const TsAction *a)
+{
+  gboolean receive = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
+  guint64 bytes;
+  gint peer = map_peer (s, rs, a, receive, &bytes);
+  if (a->kind == TS_ACTION_ISEND || a->kind == TS_ACTION_IRECV)
+    {
+      Posted *p = g_new (Posted, 1);
+      *p = (Posted) { receive, peer < 0, (guint32) MAX (peer, 0), a->tag, bytes };
+      g_hash_table_insert (rs->posted, g_memdup2 (&a->req, sizeof a->req), p);
+    }
+  if (peer < 0)
+    return;
+  guint r = rs->r;
+  switch (a->kind)
+    {
+    case TS_ACTION_SEND:
+      ts_archive_writer_send (s->w, r, rs->clock, (guint32) peer, 0, (guint32) a->tag, bytes);
+      break;
+    case TS_ACTION_RECV:
+      ts_archive_writer_recv (s->w, r, rs->clock, (guint32) peer, 0, (guint32) a->tag, bytes);
+      break;
+    case TS_ACTION_ISEND:
+      ts_archive_writer_isend (s->w, r, rs->clock, (guint32) peer, 0, (guint32) a->tag, bytes,
+                               a->req);
+      break;
+    default:
+      ts_archive_writer_irecv_request (s->w, r, rs->clock, a->req);
+      break;
+    }
+}
+
+static void
+complete (Synth *s, RankState *rs, const TsAction *a)
+{
+  Posted *p = g_hash_table_lookup (rs->posted, &a->req);
+  if (!p || p->dropped)
+    return;
+  if (a->kind == TS_ACTION_TEST)
+    ts_archive_writer_request_test (s->w, rs->r, rs->clock, a->req);
+  else if (p->receive)
+    ts_archive_writer_irecv (s->w, rs->r, rs->clock, p->peer, 0, (guint32) p->tag, p->bytes,
+                             a->req);
+  else
+    ts_archive_writer_isend_complete (s->w, rs->r, rs->clock, a->req);
+  if (a->kind == TS_ACTION_WAIT)
+    g_hash_table_remove (rs->posted, &a->req);
+}
+
+static void
+collective (Synth *s, RankState *rs, const TsAction *a)
+{
+  const TsExtrapModel *m = s->m;
+  gint klass = m->comm_class[a->comm];
+  if (klass < TS_COMM_WORLD_CLASS)
+    return;  /* a self communicator: nobody to wait for */
+  guint32 comm = klass == TS_COMM_WORLD_CLASS ? 0 : line_comm (s, (guint) klass, rs->r);
+  guint size = klass == TS_COMM_WORLD_CLASS ? m->target : m->at_target.dims[klass];
+  double f = 1;
+  for (guint i = 0; i < m->collectives->len; i++)
+    {
+      const TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
+      if (c->op == a->op && c->klass == klass)
+        f = s->collective_factor[i];
+    }
+  rs->collective = *a;
+  rs->collective.comm = comm;
+  rs->collective.peer = a->peer >= 0 && (guint) a->peer < size ? a->peer : (a->peer < 0 ? TS_NO_RANK : 0);
+  rs->collective.bytes = (guint64) llround ((double) a->bytes * f);
+  rs->collective.bytes_recv = (guint64) llround ((double) a->bytes_recv * f);
+  rs->collective_open = TRUE;
+  ts_archive_writer_collective_begin (s->w, rs->r, rs->clock);
+}
+
+static gboolean
+is_mpi_call (const TsTrace *trace, guint32 region)
+{
+  return region < ts_trace_n_regions (trace) && ts_trace_region_call (trace, region) != TS_CALL_USER;
+}
+
+/* One template action, written for output rank @rs. Time runs on the rank's
+ * own clock: compute at its modelled length, each MPI call as long as it
+ * took in the template (the replay recomputes its waiting anyway). */
+static void
+write_action (Synth *s, RankState *rs, const TsAction *a)
+{
+  guint r = rs->r;
+  switch (a->kind)
+    {
+    case TS_ACTION_ENTER:
+      if (is_mpi_call (s->trace, a->region))
+        rs->call_enter = rs->clock;
+      ts_archive_writer_enter (s->w, r, rs->clock, a->region);
+      break;
+    case TS_ACTION_LEAVE:
+      if (is_mpi_call (s->trace, a->region))
+        rs->clock = MAX (rs->clock, rs->call_enter + a->seconds);
+      if (rs->collective_open)
+        {
+          const TsAction *c = &rs->collective;
+          ts_archive_writer_collective_end (s->w, r, rs->clock, c->op, c->comm, c->peer,
+                                            c->bytes, c->bytes_recv);
+          rs->collective_open = FALSE;
+        }
+      ts_archive_writer_leave (s->w, r, rs->clock, a->region);
+      break;
+    case TS_ACTION_COMPUTE:
+      rs->clock += a->seconds * (is_mpi_call (s->trace, a->call) ? 1
+                                 : a->region < ts_trace_n_regions (s->trace)
+                                   ? rs->compute_factor[a->region] : 1);
+      break;
+    case TS_ACTION_SEND:
+    case TS_ACTION_RECV:
+    case TS_ACTION_ISEND:
+    case TS_ACTION_IRECV:
+      point_to_point (s, rs, a);
+      break;
+    case TS_ACTION_WAIT:
+    case TS_ACTION_TEST:
+      complete (s, rs, a);
+      break;
+    case TS_ACTION_COLLECTIVE:
+      collective (s, rs, a);
+      break;
+    default:
+      break;  /* refused by the model (non-blocking collectives, partitioned) */
+    }
+}
+
+static gboolean
+write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
+{
+  guint n_regions = ts_trace_n_regions (s->trace);
+  RankState rs = {
+    .r = r,
+    .t = ts_extrap_template_rank (s->m, r),
+    .alternation = g_hash_table_new (NULL, NULL),
+    .posted = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free),
+    .compute_factor = g_new (double, MAX (n_regions, 1)),
+  };
+  for (guint g = 0; g < n_regions; g++)
+    rs.compute_factor[g] = s->region_model[g]
+                           ? ts_extrap_compute_factor (s->m, s->region_model[g], rs.t, r) : 1;
+  g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, rs.t);
+  const TsAction *a;
+  GError *local = NULL;
+  while ((a = ts_spool_reader_next (rd, &local)))
+    write_action (s, &rs, a);
+  g_hash_table_unref (rs.alternation);
+  g_hash_table_unref (rs.posted);
+  g_free (rs.compute_factor);
+  if (local)
+    g_propagate_error (error, local);
+  return local == NULL;
+}
+
+/* The template's actions, resolved once, kept where every output rank
+ * written from the same template rank can read them again. */
+static TsSpool *
+spool_template (const TsScaleProfile *t, GError **error)
+{
+  g_autoptr (TsSpool) spool = ts_spool_new (t->n_ranks, sizeof (TsAction), 16384, error);
+  if (!spool)
+    return NULL;
+  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (t->calibration, t->trace, error);
+  if (!stream)
+    return NULL;
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      TsAction a;
+      GError *local = NULL;
+      while (ts_action_stream_next (stream, r, &a, &local))
+        ts_spool_append (spool, r, &a);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return NULL;
+        }
+    }
+  return ts_spool_finish (spool, error) ? g_steal_pointer (&spool) : NULL;
+}
+
+static void
+synth_init (Synth *s, const TsExtrapModel *m)
+{
+  const TsTrace *trace = TS_EXTRAP_TEMPLATE (m)->trace;
+  guint n_regions = ts_trace_n_regions (trace);
+  *s = (Synth) { .m = m, .trace = trace };
+  s->region_model = g_new0 (const TsRegionModel *, MAX (n_regions, 1));
+  for (guint g = 0; g < n_regions; g++)
+    s->region_model[g] = ts_extrap_region (m, ts_trace_region_name (trace, g));
+  for (guint k = 0; k < TS_PATTERN_MAX_DIMS; k++)
+    s->bytes_factor[k] = ratio (m->bytes[k].at_target, m->bytes[k].at_template);
+  s->collective_factor = g_new (double, MAX (m->collectives->len, 1));
+  for (guint i = 0; i < m->collectives->len; i++)
+    {
+      const TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
+      s->collective_factor[i] = ratio (c->bytes.at_target, c->bytes.at_template);
+    }
+  s->line_comms = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+}
+
+gboolean
+ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GError **error)
+{
+  g_autoptr (TsSpool) actions = spool_template (TS_EXTRAP_TEMPLATE (m), error);
+  if (!actions)
+    return FALSE;
+  Synth s;
+  synth_init (&s, m);
+  s.w = ts_archive_writer_new (dir, "traces", m->target, error);
+  gboolean ok = s.w != NULL;
+  if (ok)
+    {
+      ts_archive_writer_set_origin (s.w, ts_trace_creator (s.trace));
+      /* The template's regions under their own indices. */
+      for (guint g = 0; g < ts_trace_n_regions (s.trace); g++)
+        ts_archive_writer_define_region (s.w, ts_trace_region_name (s.trace, g),
+                                         is_mpi_call (s.trace, g) ? TS_REGION_MPI
+                                                                  : TS_REGION_USER);
+    }
+  for (guint r = 0; ok && r < m->target; r++)
+    ok = write_rank (&s, actions, r, error);
+  if (ok)
+    ok = ts_archive_writer_close (g_steal_pointer (&s.w), error);
+  ts_archive_writer_abort (s.w);
+  g_free (s.region_model);
+  g_free (s.collective_factor);
+  g_hash_table_unref (s.line_comms);
+  return ok;
+}

@@ -1,0 +1,313 @@
+/* Rank-count extrapolation end to end (extrap/, `tracesim extrapolate`):
+ * halo exchanges on process grids written by the generator at a few rank
+ * counts with costs known by construction (tools/tracegen/grid.h),
+ * extrapolated, and the output read back; and the refusals, which must say
+ * why and write nothing. */
+#include <config.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "extrap/extrapolate.h"
+#include "extrap/profile.h"
+#include "tests/tool-run.h"
+#include "tools/tracegen/grid.h"
+
+/* The grid workload at @ranks into @work/np<ranks>; returns its anchor. */
+static char *
+grid_trace (const char *work, const TsGridParams *base, guint ranks)
+{
+  TsGridParams p = *base;
+  p.n_ranks = ranks;
+  g_autofree char *name = g_strdup_printf ("np%u", ranks);
+  g_autofree char *dir = g_build_filename (work, name, NULL);
+  GError *error = NULL;
+  gboolean ok = ts_grid_write (&p, dir, "traces", &error);
+  if (!ok)
+    fail_msg ("%s", error->message);
+  return g_build_filename (dir, "traces.otf2", NULL);
+}
+
+static TsScaleProfile *
+read_output (const char *out)
+{
+  g_autofree char *anchor = g_build_filename (out, "traces.otf2", NULL);
+  GError *error = NULL;
+  TsScaleProfile *p = ts_scale_profile_read (anchor, &error);
+  if (!p)
+    fail_msg ("%s", error->message);
+  return p;
+}
+
+static void
+assert_partners (const TsScaleProfile *p, guint r, guint n, const guint32 *expected)
+{
+  const GArray *a = p->partners[r];
+  assert_int_equal (a->len, n);
+  for (guint i = 0; i < n; i++)
+    assert_int_equal (g_array_index (a, guint32, i), expected[i]);
+}
+
+/* A periodic 2-D grid, strong scaling: 10 iterations of 0.01 s compute in
+ * all and faces of 9600 bytes, an allreduce every 5 iterations, traced at 4
+ * (2x2), 9 (3x3) and 16 (4x4) ranks, extrapolated to 64 (8x8).
+ * Derived by hand:
+ * - rank 0 is at (0, 0): its neighbours are (7, 0) = 56 and (1, 0) = 8
+ *   along dimension 1, (0, 7) = 7 and (0, 1) = 1 along dimension 2;
+ * - it sends one message to each per iteration: 10, and receives 10;
+ * - a message along either dimension carries 9600 / 8 = 1200 bytes (the
+ *   face divided among the 8 ranks across the other dimension): 12,000 bytes;
+ * - its compute is 10 x 0.01 / 64 = 0.0015625 s, the same on every rank;
+ * - 2 allreduces of 8 bytes per rank: 128 calls, 1024 bytes in all. */
+static void
+test_periodic_grid_to_64 (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-periodic");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  base.strong = TRUE;
+  base.compute = 0.01;
+  base.bytes = 9600;
+  base.allreduce_every = 5;
+  g_autofree char *t4 = grid_trace (work, &base, 4);
+  g_autofree char *t9 = grid_trace (work, &base, 9);
+  g_autofree char *t16 = grid_trace (work, &base, 16);
+  g_autofree char *out = g_build_filename (work, "np64", NULL);
+  const char *traces[] = { t16, t4, t9 };   /* any order */
+  TsExtrapolateOptions o = { .ranks = 64, .output_dir = out };
+  GError *error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  if (!ts_extrapolate (traces, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  assert_non_null (strstr (text->str, "2-D grid 8x8 (periodic x periodic) at 64 ranks"));
+  assert_non_null (strstr (text->str, "0.1 * P^-1 -> 0.0015625 s at 64 ranks"));
+
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_int_equal (p->n_ranks, 64);
+  assert_partners (p, 0, 4, (const guint32[]) { 1, 7, 8, 56 });
+  for (guint i = 0; i < 4; i++)
+    {
+      const TsPeerTraffic *t = &g_array_index (p->traffic[0], TsPeerTraffic, i);
+      assert_int_equal (t->sent, 10);
+      assert_int_equal (t->received, 10);
+      assert_int_equal (t->bytes_sent, 12000);
+      assert_int_equal (t->bytes_received, 12000);
+    }
+  const double *compute = g_hash_table_lookup (p->compute, "compute_kernel");
+  assert_non_null (compute);
+  for (guint r = 0; r < 64; r++)
+    assert_float_equal (compute[r], 0.0015625, 1e-12);
+  assert_int_equal (p->collectives->len, 1);
+  const TsCollectiveUse *u = &g_array_index (p->collectives, TsCollectiveUse, 0);
+  assert_int_equal (u->calls, 128);
+  assert_int_equal (u->bytes_sent, 1024);
+  ts_test_rmtree (work);
+}
+
+/* An open 2-D grid, weak scaling (1 ms and 4096-byte messages per rank and
+ * iteration, whatever P), traced at 9 (3x3), 16 (4x4) and 25 (5x5) ranks,
+ * extrapolated to 36 (6x6) with the command. Derived by hand: corner rank 0
+ * at (0, 0) has the neighbours (1, 0) = 6 and (0, 1) = 1; rank 7 at (1, 1),
+ * inside, has 1, 6, 8 and 13; corner 35 at (5, 5) has 29 and 34; rank 5 at
+ * (0, 5), on an edge, has 4, 11. Every message stays 4096 bytes, 10 of them
+ * to each neighbour, and every rank computes 10 x 1 ms = 0.01 s. */
+static void
+test_open_grid_roles (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-open");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  base.open = TRUE;
+  g_autofree char *t9 = grid_trace (work, &base, 9);
+  g_autofree char *t16 = grid_trace (work, &base, 16);
+  g_autofree char *t25 = grid_trace (work, &base, 25);
+  g_autofree char *out = g_build_filename (work, "np36", NULL);
+  const char *args[] = { "extrapolate", t9, t16, t25, "--ranks", "36", "-o", out, NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  if (res.status != 0)
+    fail_msg ("%s", res.err);
+  ts_tool_result_clear (&res);
+
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_int_equal (p->n_ranks, 36);
+  assert_partners (p, 0, 2, (const guint32[]) { 1, 6 });
+  assert_partners (p, 7, 4, (const guint32[]) { 1, 6, 8, 13 });
+  assert_partners (p, 35, 2, (const guint32[]) { 29, 34 });
+  assert_partners (p, 5, 2, (const guint32[]) { 4, 11 });
+  for (guint r = 0; r < 36; r++)
+    for (guint i = 0; i < p->traffic[r]->len; i++)
+      {
+        const TsPeerTraffic *t = &g_array_index (p->traffic[r], TsPeerTraffic, i);
+        assert_int_equal (t->sent, 10);
+        assert_int_equal (t->bytes_sent, 40960);
+      }
+  const double *compute = g_hash_table_lookup (p->compute, "compute_kernel");
+  for (guint r = 0; r < 36; r++)
+    assert_float_equal (compute[r], 0.01, 1e-12);
+  g_autofree char *model = g_build_filename (out, "model.json", NULL);
+  assert_true (g_file_test (model, G_FILE_TEST_IS_REGULAR));
+  ts_test_rmtree (work);
+}
+
+/* `tracesim extrapolate ARGS... -o WORK/out` must fail, say @expected (each
+ * '|'-separated part) and leave no output behind. */
+static void
+assert_refused (const char *work, const char *const *traces, guint n, const char *ranks,
+                const char *expected)
+{
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  const char *args[16] = { "extrapolate" };
+  guint k = 1;
+  for (guint i = 0; i < n; i++)
+    args[k++] = traces[i];
+  args[k++] = "--ranks";
+  args[k++] = ranks;
+  args[k++] = "-o";
+  args[k++] = out;
+  TsToolResult res = ts_run_tracesim (args);
+  assert_int_equal (res.status, 1);
+  g_auto (GStrv) parts = g_strsplit (expected, "|", -1);
+  for (guint i = 0; parts[i]; i++)
+    if (!strstr (res.err, parts[i]))
+      fail_msg ("expected '%s' in: %s", parts[i], res.err);
+  assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  assert_false (ts_test_dir_has_prefix (work, "out.tmp"));
+  ts_tool_result_clear (&res);
+}
+
+/* Traces that are not the same program: 10 iterations at 4 ranks, 12 at 9
+ * (compute_kernel entered 10 and 12 times, the allreduce, every 5th
+ * iteration, 2 times at both); and one trace alone. */
+static void
+test_misaligned_refused (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-misaligned");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  base.allreduce_every = 5;
+  g_autofree char *t4 = grid_trace (work, &base, 4);
+  base.iterations = 12;
+  g_autofree char *t9 = grid_trace (work, &base, 9);
+  assert_refused (work, (const char *[]) { t4, t9 }, 2, "64",
+                  "do not align|compute_kernel: 10 times at 4 ranks, 12 times at 9 ranks");
+  assert_refused (work, (const char *[]) { t4 }, 1, "64", "one trace (at 4 ranks)");
+  ts_test_rmtree (work);
+}
+
+/* An open grid traced at 4 (2x2), 6 (3x2) and 8 (4x2) ranks never shows a
+ * rank inside the second dimension, which 64 ranks (8x8) need. */
+static void
+test_unseen_interior_refused (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-interior");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  base.open = TRUE;
+  g_autofree char *t4 = grid_trace (work, &base, 4);
+  g_autofree char *t6 = grid_trace (work, &base, 6);
+  g_autofree char *t8 = grid_trace (work, &base, 8);
+  assert_refused (work, (const char *[]) { t4, t6, t8 }, 3, "64",
+                  "inside open dimension 2|2-D grid 8x8|4x2");
+  ts_test_rmtree (work);
+}
+
+/* A periodic 2-D grid traced at 1, 2 (2x1) and 4 (2x2) ranks: with two
+ * ranks along a dimension its neighbour below is its neighbour above, so
+ * the partners cannot tell periodic from open, and neither can the counts
+ * (two messages per iteration to that partner: one each way on a periodic
+ * grid, or an open grid exchanging twice). 8 ranks (4x2) need to know:
+ * refused without --boundaries. With --boundaries periodic, rank 0 at
+ * (0, 0) of 4x2 has the neighbours (3, 0) = 6 and (1, 0) = 2 along
+ * dimension 1, and (0, 1) = 1 both ways along dimension 2: partners 1, 2,
+ * 6, with 10 messages to 2 and to 6 and 20 to 1. */
+static void
+test_boundaries_from_the_user (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-boundaries");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  g_autofree char *t1 = grid_trace (work, &base, 1);
+  g_autofree char *t2 = grid_trace (work, &base, 2);
+  g_autofree char *t4 = grid_trace (work, &base, 4);
+  assert_refused (work, (const char *[]) { t1, t2, t4 }, 3, "8",
+                  "dimension 1 of the 2-D grid|--boundaries periodic");
+  g_autofree char *out = g_build_filename (work, "np8", NULL);
+  const char *args[] = { "extrapolate", t1, t2, t4, "--ranks", "8", "--boundaries", "periodic",
+                         "-o", out, "-q", NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  if (res.status != 0)
+    fail_msg ("%s", res.err);
+  ts_tool_result_clear (&res);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_partners (p, 0, 3, (const guint32[]) { 1, 2, 6 });
+  const guint64 sent[] = { 20, 10, 10 };
+  for (guint i = 0; i < 3; i++)
+    assert_int_equal (g_array_index (p->traffic[0], TsPeerTraffic, i).sent, sent[i]);
+  ts_test_rmtree (work);
+}
+
+/* One message each way between the ranks of each pair. */
+static char *
+pairs_script (guint ranks, const guint (*pairs)[2], guint n)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", ranks);
+  for (guint i = 0; i < n; i++)
+    for (guint side = 0; side < 2; side++)
+      {
+        guint me = pairs[i][side], other = pairs[i][!side];
+        if (side == 0)
+          g_string_append_printf (s, "%u 0.0 enter MPI_Send\n%u 0.0 send %u bytes=64\n"
+                                  "%u 0.001 leave\n", me, me, other, me);
+        else
+          g_string_append_printf (s, "%u 0.0 enter MPI_Recv\n%u 0.001 recv %u bytes=64\n"
+                                  "%u 0.001 leave\n", me, me, other, me);
+      }
+  return g_string_free (s, FALSE);
+}
+
+/* Partners drawn at random: at 4 ranks 0-3 and 1-2, at 8 ranks 0-5, 1-3,
+ * 2-7, 4-6. No ring or grid has rank 0's only partner at 3 of 4 ranks
+ * (a 1-D ring: 1 and 3; an open line: 1), nor is it all-to-all or
+ * master/worker: refused, naming rank 0's partner 5 at 8 ranks. */
+static void
+test_random_partners_refused (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-random");
+  const guint at4[][2] = { { 0, 3 }, { 1, 2 } };
+  const guint at8[][2] = { { 0, 5 }, { 1, 3 }, { 2, 7 }, { 4, 6 } };
+  g_autofree char *s4 = pairs_script (4, at4, 2);
+  g_autofree char *s8 = pairs_script (8, at8, 4);
+  g_autofree char *w4 = g_build_filename (work, "np4", NULL);
+  g_autofree char *w8 = g_build_filename (work, "np8", NULL);
+  g_mkdir_with_parents (w4, 0755);
+  g_mkdir_with_parents (w8, 0755);
+  g_autofree char *t4 = ts_test_generate_text (w4, s4);
+  g_autofree char *t8 = ts_test_generate_text (w8, s8);
+  assert_refused (work, (const char *[]) { t4, t8 }, 2, "16",
+                  "no one pattern|at 4 ranks: irregular|partners at 8 ranks|rank 0: 5");
+  ts_test_rmtree (work);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_periodic_grid_to_64),
+    cmocka_unit_test (test_open_grid_roles),
+    cmocka_unit_test (test_misaligned_refused),
+    cmocka_unit_test (test_unseen_interior_refused),
+    cmocka_unit_test (test_random_partners_refused),
+    cmocka_unit_test (test_boundaries_from_the_user),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
