@@ -16,11 +16,12 @@
 
 /* One quantity measured at each input scale and its model. x is P, or for
  * bytes along a grid dimension possibly the number of ranks across the
- * other dimensions (a face's share of the problem); scales where it was not
- * measured are left out. */
+ * other dimensions (a face's share of the problem), and then every
+ * dimension's points may be pooled; scales where it was not measured are
+ * left out. */
 typedef struct {
   guint n;
-  double x[16], y[16];
+  double x[48], y[48];      /* 16 scales, or 16 scales x 3 dimensions pooled */
   gboolean by_faces;        /* x is the ranks across the other dimensions */
   TsScalingModel model;
   double at_target;         /* the model's value for the output */

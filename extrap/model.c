@@ -132,7 +132,7 @@ fit_quantity (TsQuantity *q, double floor, GError **error)
   for (guint i = 0; i < q->n; i++)
     if (fabs (q->y[i]) < 1e-9 * floor)
       q->y[i] = 0;
-  double x[MAX_INPUTS] = { 0 }, y[MAX_INPUTS] = { 0 };
+  double x[G_N_ELEMENTS (q->x)] = { 0 }, y[G_N_ELEMENTS (q->x)] = { 0 };
   guint n = 0;
   for (guint i = 0; i < q->n; i++)
     {
@@ -178,7 +178,7 @@ quantity_error (const TsQuantity *q)
 static void
 add_point (TsQuantity *q, double x, double y)
 {
-  g_assert (q->n < MAX_INPUTS);
+  g_assert (q->n < G_N_ELEMENTS (q->x));
   q->x[q->n] = x;
   q->y[q->n++] = y;
 }
@@ -444,17 +444,44 @@ faces (const TsPattern *at, guint k)
 /* Bytes per message along dimension @k: as a function of P or of the ranks
  * across the other dimensions, whichever describes the inputs better (the
  * latter where a face shrinks as the grid grows across it). */
+static guint
+distinct_x (const TsQuantity *q)
+{
+  guint n = 0;
+  for (guint i = 0; i < q->n; i++)
+    {
+      guint j = 0;
+      while (j < i && q->x[j] != q->x[i])
+        j++;
+      n += j == i;
+    }
+  return n;
+}
+
+/* Bytes per message along dimension @k at input @i; 0 where none went. */
+static double
+bytes_along (const SlotTraffic *st, guint i, guint k)
+{
+  return st[i].messages_along[k] > 0 ? st[i].bytes_along[k] / st[i].messages_along[k] : 0;
+}
+
+/* Bytes per message along dimension @k: as a function of P or of the ranks
+ * across the other dimensions, whichever describes the inputs better (the
+ * latter where a face shrinks as the grid grows across it). A dimension
+ * whose messages few inputs show (none cross dimension 2 of 2x1) takes the
+ * law of every dimension's faces together when that law fits them all
+ * within 1%: a domain decomposition treats its dimensions alike. */
 static gboolean
-fit_bytes (TsExtrapModel *m, guint k, const SlotTraffic *st, GError **error)
+fit_bytes (TsExtrapModel *m, guint k, const SlotTraffic *st, const TsQuantity *pooled,
+           GError **error)
 {
   TsQuantity by_p = { 0 }, by_faces = { .by_faces = TRUE };
   for (guint i = 0; i < m->n_inputs; i++)
     if (st[i].messages_along[k] > 0)
       {
-        double y = st[i].bytes_along[k] / st[i].messages_along[k];
         TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
-        add_point (&by_p, m->p[i], y);
-        add_point (&by_faces, faces (&at, k), y);
+        add_point (&by_p, m->p[i], bytes_along (st, i, k));
+        add_point (&by_faces, faces (&at, k), bytes_along (st, i, k));
       }
   TsQuantity *q = &m->bytes[k];
   if (by_p.n == 0)
@@ -463,9 +490,11 @@ fit_bytes (TsExtrapModel *m, guint k, const SlotTraffic *st, GError **error)
       || !fit_quantity (&by_faces, TS_EXTRAP_BYTES_FLOOR, error))
     return FALSE;
   *q = quantity_error (&by_faces) <= quantity_error (&by_p) ? by_faces : by_p;
+  if (distinct_x (pooled) > distinct_x (&by_faces) && pooled->model.fit_error <= 0.01)
+    *q = *pooled;
   double x = q->by_faces ? faces (&m->at_target, k) : m->target;
   q->at_target = MAX (0, ts_scaling_eval (&q->model, x));
-  q->at_template = q->y[q->n - 1];
+  q->at_template = bytes_along (st, m->n_inputs - 1, k);
   return TRUE;
 }
 
@@ -495,8 +524,18 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
                        "would keep the largest input's", per, m->p[first], here, m->p[i]);
     }
   m->messages_per_neighbour = MAX (per, 0);
+  TsQuantity pooled = { .by_faces = TRUE };
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
+      for (guint k = 0; k < m->pattern.n_dims; k++)
+        if (st[i].messages_along[k] > 0)
+          add_point (&pooled, faces (&at, k), bytes_along (st, i, k));
+    }
+  if (pooled.n > 0 && !fit_quantity (&pooled, TS_EXTRAP_BYTES_FLOOR, error))
+    return FALSE;
   for (guint k = 0; k < m->pattern.n_dims; k++)
-    if (!fit_bytes (m, k, st, error))
+    if (!fit_bytes (m, k, st, &pooled, error))
       return FALSE;
   return TRUE;
 }

@@ -165,6 +165,29 @@ model_of (const Hypothesis *h, const double *p, const double *y, guint n, double
     }
 }
 
+/* Two points that one term c1 * P^i passes through, i one of the powers
+ * (a face that halves when the ranks across it double): a one-parameter
+ * model that two points test, where a line always passes through both. */
+static gboolean
+single_power (const double *p, const double *y, double floor, TsScalingModel *m)
+{
+  for (guint i = 0; i < N_EXPONENTS; i++)
+    {
+      double e = (double) exponents[i].num / exponents[i].den;
+      if (e == 0 || y[0] == 0)
+        continue;
+      double c1 = y[0] / pow (p[0], e);
+      if (relative (c1 * pow (p[1], e), y[1], floor) <= SAME_VALUE)
+        {
+          *m = (TsScalingModel) { .c1 = c1, .exponent = e, .n_points = 2, .cv_error = NAN,
+                                  .largest_p = MAX (p[0], p[1]) };
+          m->fit_error = relative (c1 * pow (p[1], e), y[1], floor);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* Every hypothesis the number of points allows, in @out (Hypothesis). */
 static GArray *
 hypotheses_for (guint n)
@@ -201,7 +224,8 @@ ts_scaling_fit (const double *p, const double *y, guint n, double floor, TsScali
     {
       /* Nothing to leave out: constant unless the values differ. */
       gboolean same = n == 1 || relative (y[1], y[0], floor) <= SAME_VALUE;
-      model_of (&g_array_index (hyps, Hypothesis, same ? 0 : 1), p, y, n, floor, NAN, model);
+      if (same || !single_power (p, y, floor, model))
+        model_of (&g_array_index (hyps, Hypothesis, same ? 0 : 1), p, y, n, floor, NAN, model);
       return TRUE;
     }
   guint best = 0;
@@ -278,7 +302,8 @@ ts_scaling_trust (const TsScalingModel *m, const double *p_in, const double *y_i
   if (m->n_points < 3)
     g_string_append_printf (s, "%u input scale%s only: %s, not cross-validated", m->n_points,
                             m->n_points == 1 ? "" : "s",
-                            m->n_points == 1 ? "a constant" : "a constant or a linear model");
+                            m->n_points == 1 ? "a constant"
+                            : "a constant, a single power of P through both, or a line");
   else
     g_string_append_printf (s, "cross-validated error %.1f%% over %u scales", 100 * m->cv_error,
                             m->n_points);

@@ -9,8 +9,10 @@
  * compute per rank falls as 1/P) and j in {0, 1, 2}. Every hypothesis is
  * fitted by least squares; the one with the smallest leave-one-out
  * cross-validation error is chosen, the simpler one where two are as good.
- * With one input scale only a constant is fitted, with two only a constant
- * or c0 + c1 * P: two points cannot tell the other shapes apart. How far to
+ * With one input scale only a constant is fitted, with two a constant, else
+ * a single term c1 * P^i through both points where one of the powers passes
+ * through both (a one-parameter model that two points do test), else
+ * c0 + c1 * P: two points cannot tell the other shapes apart. How far to
  * trust a prediction is stated with it: the cross-validated error, how far
  * beyond the largest input scale it reaches, and the range the nearly as
  * good hypotheses predict there.

@@ -226,7 +226,11 @@ test_unseen_interior_refused (void **state)
  * refused without --boundaries. With --boundaries periodic, rank 0 at
  * (0, 0) of 4x2 has the neighbours (3, 0) = 6 and (1, 0) = 2 along
  * dimension 1, and (0, 1) = 1 both ways along dimension 2: partners 1, 2,
- * 6, with 10 messages to 2 and to 6 and 20 to 1. */
+ * 6, with 10 messages to 2 and to 6 and 20 to 1. Strong scaling, faces of
+ * 9600 bytes: the inputs show 9600 bytes with 1 rank across (2x1) and 4800
+ * with 2 (2x2), along both dimensions alike: 9600 / ranks across. At 4x2 a
+ * message along dimension 1 has 2 ranks across, 4800 bytes, along dimension
+ * 2 it has 4, 2400 bytes: 48,000 bytes to each of 1, 2 and 6. */
 static void
 test_boundaries_from_the_user (void **state)
 {
@@ -234,6 +238,8 @@ test_boundaries_from_the_user (void **state)
   g_autofree char *work = ts_test_workdir ("extrapolate-boundaries");
   TsGridParams base;
   ts_grid_params_init (&base);
+  base.strong = TRUE;
+  base.bytes = 9600;
   g_autofree char *t1 = grid_trace (work, &base, 1);
   g_autofree char *t2 = grid_trace (work, &base, 2);
   g_autofree char *t4 = grid_trace (work, &base, 4);
@@ -250,7 +256,10 @@ test_boundaries_from_the_user (void **state)
   assert_partners (p, 0, 3, (const guint32[]) { 1, 2, 6 });
   const guint64 sent[] = { 20, 10, 10 };
   for (guint i = 0; i < 3; i++)
-    assert_int_equal (g_array_index (p->traffic[0], TsPeerTraffic, i).sent, sent[i]);
+    {
+      assert_int_equal (g_array_index (p->traffic[0], TsPeerTraffic, i).sent, sent[i]);
+      assert_int_equal (g_array_index (p->traffic[0], TsPeerTraffic, i).bytes_sent, 48000);
+    }
   ts_test_rmtree (work);
 }
 

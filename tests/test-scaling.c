@@ -93,10 +93,14 @@ test_noise_stays_constant (void **state)
   assert_string_equal (text, "1");
 }
 
-/* Ensure that two scales give only a constant or a line, and say so:
- * 10 at 2 ranks and 20 at 4 is 5 * P (40 at 8); 7 and 7 is 7. */
+/* Ensure that two scales give a constant, a single power of P through both
+ * points, or a line, and say so: 10 at 2 ranks and 20 at 4 is 5 * P (40 at
+ * 8); 9600 at 1 and 4800 at 2 is 9600 * P^-1 (2400 at 4: a strong-scaling
+ * face), where a line would say 14400 - 4800 P (-4800 at 4); 10 at 2 and 14
+ * at 4 is no single power (P^(1/2) through 10 at 2 gives 14.14 at 4, 1%
+ * off; P^(1/3) 12.6), so the line 6 + 2 P (22 at 8); 7 and 7 is 7. */
 static void
-test_two_scales_linear_or_constant (void **state)
+test_two_scales (void **state)
 {
   double p[] = { 2, 4 }, y[] = { 10, 20 };
   TsScalingModel m = fit_ok (p, y, 2);
@@ -104,8 +108,17 @@ test_two_scales_linear_or_constant (void **state)
   assert_true (fabs (ts_scaling_eval (&m, 8) - 40) < 1e-9);
   assert_true (isnan (m.cv_error));
   g_autofree char *trust = ts_scaling_trust (&m, p, y, 2, FLOOR, 8);
-  if (!strstr (trust, "2 input scales only: a constant or a linear model, not cross-validated"))
+  if (!strstr (trust, "2 input scales only: a constant, a single power of P through both, "
+                      "or a line, not cross-validated"))
     fail_msg ("%s", trust);
+  double p1[] = { 1, 2 }, face[] = { 9600, 4800 };
+  TsScalingModel f = fit_ok (p1, face, 2);
+  assert_true (f.exponent == -1 && f.c0 == 0);
+  assert_true (fabs (ts_scaling_eval (&f, 4) - 2400) < 1e-9);
+  double bent[] = { 10, 14 };
+  TsScalingModel l = fit_ok (p, bent, 2);
+  assert_true (l.exponent == 1);
+  assert_true (fabs (ts_scaling_eval (&l, 8) - 22) < 1e-9);
   double same[] = { 7, 7 };
   TsScalingModel c = fit_ok (p, same, 2);
   assert_true (c.c1 == 0 && c.c0 == 7);
@@ -135,7 +148,7 @@ main (void)
     cmocka_unit_test (test_logarithm_exact),
     cmocka_unit_test (test_square_root_exact),
     cmocka_unit_test (test_noise_stays_constant),
-    cmocka_unit_test (test_two_scales_linear_or_constant),
+    cmocka_unit_test (test_two_scales),
     cmocka_unit_test (test_bad_input_refused),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
