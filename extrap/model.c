@@ -207,19 +207,30 @@ most_visits (const TsScaleProfile *p, const char *name)
   return most;
 }
 
-static gboolean
-check_alignment (const TsExtrapModel *m, GError **error)
+/* The names of every input's table (visits or compute, at @offset in a
+ * profile) that @keep (may be NULL) keeps; owned by the profiles. */
+static GHashTable *
+names_of_every_input (const TsExtrapModel *m, gsize offset,
+                      gboolean (*keep) (const TsScaleProfile *, const char *))
 {
-  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTable *names = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < m->n_inputs; i++)
     {
       GHashTableIter it;
       gpointer name;
-      g_hash_table_iter_init (&it, m->inputs[i]->visits);
+      g_hash_table_iter_init (&it, G_STRUCT_MEMBER (GHashTable *, m->inputs[i], offset));
       while (g_hash_table_iter_next (&it, &name, NULL))
-        if (aligns (m->inputs[i], name))
+        if (!keep || keep (m->inputs[i], name))
           g_hash_table_add (names, name);
     }
+  return names;
+}
+
+static gboolean
+check_alignment (const TsExtrapModel *m, GError **error)
+{
+  g_autoptr (GHashTable) names
+    = names_of_every_input (m, G_STRUCT_OFFSET (TsScaleProfile, visits), aligns);
   g_autofree const char **sorted = (const char **) g_hash_table_get_keys_as_array (names, NULL);
   guint n_names = g_hash_table_size (names), bad = 0;
   qsort (sorted, n_names, sizeof *sorted, (GCompareFunc) g_strcmp0);
@@ -576,15 +587,8 @@ fit_region (TsExtrapModel *m, const char *name, GError **error)
 static gboolean
 fit_compute (TsExtrapModel *m, GError **error)
 {
-  g_autoptr (GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint i = 0; i < m->n_inputs; i++)
-    {
-      GHashTableIter it;
-      gpointer name;
-      g_hash_table_iter_init (&it, m->inputs[i]->compute);
-      while (g_hash_table_iter_next (&it, &name, NULL))
-        g_hash_table_add (names, name);
-    }
+  g_autoptr (GHashTable) names
+    = names_of_every_input (m, G_STRUCT_OFFSET (TsScaleProfile, compute), NULL);
   GHashTableIter it;
   gpointer name;
   g_hash_table_iter_init (&it, names);

@@ -31,6 +31,23 @@ grid_trace (const char *work, const TsGridParams *base, guint ranks)
   return g_build_filename (dir, "traces.otf2", NULL);
 }
 
+/* The grid workload at each of the @n rank counts in @ranks: @traces gets
+ * the anchors (caller frees each). */
+static void
+grid_series (const char *work, const TsGridParams *base, guint n, const guint *ranks,
+             char **traces)
+{
+  for (guint i = 0; i < n; i++)
+    traces[i] = grid_trace (work, base, ranks[i]);
+}
+
+static void
+free_series (guint n, char **traces)
+{
+  for (guint i = 0; i < n; i++)
+    g_free (traces[i]);
+}
+
 static TsScaleProfile *
 read_output (const char *out)
 {
@@ -73,16 +90,16 @@ test_periodic_grid_to_64 (void **state)
   base.compute = 0.01;
   base.bytes = 9600;
   base.allreduce_every = 5;
-  g_autofree char *t4 = grid_trace (work, &base, 4);
-  g_autofree char *t9 = grid_trace (work, &base, 9);
-  g_autofree char *t16 = grid_trace (work, &base, 16);
+  char *t[3];
+  grid_series (work, &base, 3, (const guint[]) { 16, 4, 9 }, t);   /* any order */
   g_autofree char *out = g_build_filename (work, "np64", NULL);
-  const char *traces[] = { t16, t4, t9 };   /* any order */
+  const char *const *traces = (const char *const *) t;
   TsExtrapolateOptions o = { .ranks = 64, .output_dir = out };
   GError *error = NULL;
   g_autoptr (GString) text = g_string_new (NULL);
   if (!ts_extrapolate (traces, 3, &o, text, &error))
     fail_msg ("%s", error->message);
+  free_series (3, t);
   assert_non_null (strstr (text->str, "2-D grid 8x8 (periodic x periodic) at 64 ranks"));
   assert_non_null (strstr (text->str, "0.1 * P^-1 -> 0.0015625 s at 64 ranks"));
 
@@ -123,15 +140,15 @@ test_open_grid_roles (void **state)
   TsGridParams base;
   ts_grid_params_init (&base);
   base.open = TRUE;
-  g_autofree char *t9 = grid_trace (work, &base, 9);
-  g_autofree char *t16 = grid_trace (work, &base, 16);
-  g_autofree char *t25 = grid_trace (work, &base, 25);
+  char *t[3];
+  grid_series (work, &base, 3, (const guint[]) { 9, 16, 25 }, t);
   g_autofree char *out = g_build_filename (work, "np36", NULL);
-  const char *args[] = { "extrapolate", t9, t16, t25, "--ranks", "36", "-o", out, NULL };
+  const char *args[] = { "extrapolate", t[0], t[1], t[2], "--ranks", "36", "-o", out, NULL };
   TsToolResult res = ts_run_tracesim (args);
   if (res.status != 0)
     fail_msg ("%s", res.err);
   ts_tool_result_clear (&res);
+  free_series (3, t);
 
   g_autoptr (TsScaleProfile) p = read_output (out);
   assert_int_equal (p->n_ranks, 36);
@@ -210,11 +227,11 @@ test_unseen_interior_refused (void **state)
   TsGridParams base;
   ts_grid_params_init (&base);
   base.open = TRUE;
-  g_autofree char *t4 = grid_trace (work, &base, 4);
-  g_autofree char *t6 = grid_trace (work, &base, 6);
-  g_autofree char *t8 = grid_trace (work, &base, 8);
-  assert_refused (work, (const char *[]) { t4, t6, t8 }, 3, "64",
+  char *t[3];
+  grid_series (work, &base, 3, (const guint[]) { 4, 6, 8 }, t);
+  assert_refused (work, (const char *const *) t, 3, "64",
                   "inside open dimension 2|2-D grid 8x8|4x2");
+  free_series (3, t);
   ts_test_rmtree (work);
 }
 
@@ -240,18 +257,18 @@ test_boundaries_from_the_user (void **state)
   ts_grid_params_init (&base);
   base.strong = TRUE;
   base.bytes = 9600;
-  g_autofree char *t1 = grid_trace (work, &base, 1);
-  g_autofree char *t2 = grid_trace (work, &base, 2);
-  g_autofree char *t4 = grid_trace (work, &base, 4);
-  assert_refused (work, (const char *[]) { t1, t2, t4 }, 3, "8",
+  char *t[3];
+  grid_series (work, &base, 3, (const guint[]) { 1, 2, 4 }, t);
+  assert_refused (work, (const char *const *) t, 3, "8",
                   "dimension 1 of the 2-D grid|--boundaries periodic");
   g_autofree char *out = g_build_filename (work, "np8", NULL);
-  const char *args[] = { "extrapolate", t1, t2, t4, "--ranks", "8", "--boundaries", "periodic",
-                         "-o", out, "-q", NULL };
+  const char *args[] = { "extrapolate", t[0], t[1], t[2], "--ranks", "8", "--boundaries",
+                         "periodic", "-o", out, "-q", NULL };
   TsToolResult res = ts_run_tracesim (args);
   if (res.status != 0)
     fail_msg ("%s", res.err);
   ts_tool_result_clear (&res);
+  free_series (3, t);
   g_autoptr (TsScaleProfile) p = read_output (out);
   assert_partners (p, 0, 3, (const guint32[]) { 1, 2, 6 });
   const guint64 sent[] = { 20, 10, 10 };

@@ -59,15 +59,6 @@ slot_neighbour (const Grid *g, guint r, guint s)
   return q == (gint) r ? -1 : q;
 }
 
-static guint
-ceil_log2 (guint n)
-{
-  guint rounds = 0;
-  while (rounds < 32 && (1ull << rounds) < n)
-    rounds++;
-  return rounds;
-}
-
 /* Compute, then the irecvs and isends up to the Waitall's enter; @sent gets
  * each slot's isend time. */
 static void
@@ -138,7 +129,7 @@ allreduce (TsArchiveWriter *w, const Grid *g, double *clock)
   double last = 0;
   for (guint r = 0; r < n; r++)
     last = MAX (last, clock[r]);
-  double end = last + 2.0 * ceil_log2 (n) * TS_STENCIL_LATENCY;
+  double end = last + ts_stencil_allreduce_seconds (n);
   for (guint r = 0; r < n; r++)
     {
       ts_archive_writer_enter (w, r, clock[r], g->reg.allreduce);

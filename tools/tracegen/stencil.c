@@ -45,14 +45,13 @@ check_params (const TsStencilParams *p, GError **error)
   return bad == NULL;
 }
 
-/* Rounds of a recursive-doubling allreduce. */
-static guint
-ceil_log2 (guint n)
+double
+ts_stencil_allreduce_seconds (guint n)
 {
   guint rounds = 0;
   while (rounds < 32 && (1ull << rounds) < n)
     rounds++;
-  return rounds;
+  return 2.0 * rounds * TS_STENCIL_LATENCY;
 }
 
 /* Up to the Waitall enter; returns the time of the isend. */
@@ -105,7 +104,7 @@ ts_stencil_write (const TsStencilParams *p, const char *dir, const char *name, G
 
   guint n = p->n_ranks;
   double message = TS_STENCIL_LATENCY + (double) p->bytes / TS_STENCIL_BANDWIDTH;
-  double tree = 2.0 * ceil_log2 (n) * TS_STENCIL_LATENCY;
+  double tree = ts_stencil_allreduce_seconds (n);
   /* Per-rank clocks only: each iteration needs the neighbours' isend times
    * and, for the allreduce, the latest arrival, never older history. */
   g_autofree double *clock = g_new0 (double, n);

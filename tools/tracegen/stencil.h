@@ -37,6 +37,10 @@ typedef struct {
   guint allreduce_every;   /* iterations between allreduces; 0 = none */
 } TsStencilParams;
 
+/* How long an Allreduce of @n_ranks takes after the last rank entered it:
+ * 2 ceil(log2 n) TS_STENCIL_LATENCY (recursive doubling, both ways). */
+double ts_stencil_allreduce_seconds (guint n_ranks);
+
 /* Fill @params with the defaults: 4 ranks, 10 iterations, 1 ms compute,
  * imbalance 1, 4096 bytes, an allreduce every 10 iterations. */
 void ts_stencil_params_init (TsStencilParams *params);

@@ -164,6 +164,23 @@ check_workload_options (int argc, const TsGenOptions *o)
   return NULL;
 }
 
+/* Parse and check the options of workload command @prgname: -1 when they
+ * are fine, else the exit status (the error printed). */
+static int
+parse_workload (GOptionContext *ctx, const char *prgname, int argc, char **argv,
+                const TsGenOptions *o)
+{
+  GError *error = NULL;
+  g_set_prgname (prgname);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return report (error);
+  const char *bad = check_workload_options (argc, o);
+  if (!bad)
+    return -1;
+  g_printerr ("%s: %s\n", prgname, bad);
+  return EXIT_FAILURE;
+}
+
 static int
 cmd_stencil (int argc, char **argv, TsGenOptions *o)
 {
@@ -185,15 +202,9 @@ cmd_stencil (int argc, char **argv, TsGenOptions *o)
   g_autoptr (GOptionContext) ctx = command_context (
     "", "Write a 1-D periodic halo exchange (Irecv, Isend, Waitall) with a periodic "
         "Allreduce.", o, entries);
-  g_set_prgname ("ts-tracegen stencil");
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return report (error);
-  const char *bad = check_workload_options (argc, o);
-  if (bad)
-    {
-      g_printerr ("ts-tracegen stencil: %s\n", bad);
-      return EXIT_FAILURE;
-    }
+  int status = parse_workload (ctx, "ts-tracegen stencil", argc, argv, o);
+  if (status >= 0)
+    return status;
 
   TsStencilParams params;
   ts_stencil_params_init (&params);
@@ -235,15 +246,9 @@ cmd_grid (int argc, char **argv, TsGenOptions *o)
     "", "Write a halo exchange with every face neighbour of a Cartesian process grid "
         "(Irecv, Isend, Waitall) with a periodic Allreduce (tools/tracegen/grid.h).",
     o, entries);
-  g_set_prgname ("ts-tracegen grid");
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return report (error);
-  const char *bad = check_workload_options (argc, o);
-  if (bad)
-    {
-      g_printerr ("ts-tracegen grid: %s\n", bad);
-      return EXIT_FAILURE;
-    }
+  int status = parse_workload (ctx, "ts-tracegen grid", argc, argv, o);
+  if (status >= 0)
+    return status;
   TsGridParams params;
   ts_grid_params_init (&params);
   params.n_ranks = o->ranks;
