@@ -5,12 +5,38 @@
 
 #include <stdio.h>
 
+static double
+change (double predicted, double real)
+{
+  return real != 0 ? 100 * (predicted / real - 1) : 0;
+}
+
+/* The output against a real trace at the same rank count. */
+static gboolean
+compare (const char *output, const char *real, GError **error)
+{
+  g_autofree char *anchor = g_build_filename (output, "traces.otf2", NULL);
+  TsExtrapComparison c;
+  if (!ts_extrap_compare (anchor, real, &c, error))
+    return FALSE;
+  printf ("compared with %s (%u ranks):\n", real, c.ranks);
+  printf ("  partners    the same on %u of %u ranks\n", c.same_partners, c.ranks);
+  printf ("  messages    %" G_GUINT64_FORMAT " predicted, %" G_GUINT64_FORMAT " real (%+.1f%%); "
+          "as many to each partner on %u of %u ranks\n", c.messages[0], c.messages[1],
+          change ((double) c.messages[0], (double) c.messages[1]), c.same_messages, c.ranks);
+  printf ("  bytes       %" G_GUINT64_FORMAT " predicted, %" G_GUINT64_FORMAT " real (%+.1f%%)\n",
+          c.bytes[0], c.bytes[1], change ((double) c.bytes[0], (double) c.bytes[1]));
+  printf ("  compute     %.6f s predicted, %.6f s real (%+.1f%%), all ranks\n", c.compute[0],
+          c.compute[1], change (c.compute[0], c.compute[1]));
+  return TRUE;
+}
+
 int
 ts_cmd_extrapolate (int argc, char **argv)
 {
   int ranks = 0;
   char *output = NULL;
-  char *boundaries = NULL;
+  char *boundaries = NULL, *real = NULL;
   gboolean explain = FALSE, quiet = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 0, 0, G_OPTION_ARG_INT, &ranks, "the rank count to predict (required)", "P" },
@@ -18,6 +44,9 @@ ts_cmd_extrapolate (int argc, char **argv)
     { "boundaries", 0, 0, G_OPTION_ARG_STRING, &boundaries,
       "periodic or open: whether the process grid wraps around, where no input has more "
       "than two ranks along a dimension to show it", "KIND" },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME, &real,
+      "afterwards, compare the output with this real trace at P ranks (partners, messages, "
+      "bytes, compute)", "TRACE" },
     { "explain", 0, 0, G_OPTION_ARG_NONE, &explain,
       "print the fitted models and how far to trust them (model.txt)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "print nothing on success", NULL },
@@ -29,6 +58,7 @@ ts_cmd_extrapolate (int argc, char **argv)
     {
       g_free (output);
       g_free (boundaries);
+      g_free (real);
       return ts_cmd_fail ("extrapolate", error);
     }
   const char *bad = NULL;
@@ -45,6 +75,7 @@ ts_cmd_extrapolate (int argc, char **argv)
     {
       g_free (output);
       g_free (boundaries);
+      g_free (real);
       return ts_cmd_usage_error ("extrapolate", bad);
     }
   TsExtrapolateOptions o = {
@@ -60,9 +91,12 @@ ts_cmd_extrapolate (int argc, char **argv)
                                 &error);
   if (ok && explain)
     fputs (text->str, stdout);
-  else if (ok && !quiet)
+  if (ok && real)
+    ok = compare (output, real, &error);
+  else if (ok && !quiet && !explain)
     printf ("%s/traces.otf2: %d ranks extrapolated from %d traces (the models: %s/model.txt)\n",
             output, ranks, argc - 1, output);
   g_free (output);
+  g_free (real);
   return ok ? 0 : ts_cmd_fail ("extrapolate", error);
 }

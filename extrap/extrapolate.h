@@ -46,6 +46,22 @@ typedef struct {
 gboolean ts_extrapolate (const char *const *traces, guint n_traces,
                          const TsExtrapolateOptions *o, GString *explanation, GError **error);
 
+/* An extrapolated trace against a real one at the same rank count (a
+ * held-out scale): how many ranks have the same partners and send each as
+ * many messages, and the totals over all ranks of messages and bytes sent
+ * and of compute seconds (outside MPI), predicted [0] and real [1]. */
+typedef struct {
+  guint ranks;
+  guint same_partners, same_messages;
+  guint64 messages[2], bytes[2];
+  double compute[2];
+} TsExtrapComparison;
+
+/* Compare the traces at @predicted and @real (anchor files). FALSE and
+ * @error when one cannot be read or their rank counts differ. */
+gboolean ts_extrap_compare (const char *predicted, const char *real, TsExtrapComparison *c,
+                            GError **error);
+
 G_END_DECLS
 
 #endif

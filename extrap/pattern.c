@@ -183,8 +183,10 @@ matches (const TsPattern *t, guint p, GArray *const *partners)
       g_array_set_size (expected, 0);
       ts_pattern_partners (t, p, r, expected);
       const GArray *seen = partners[r];
+      /* An empty GArray's data may be NULL, which memcmp must not see. */
       if (seen->len != expected->len
-          || memcmp (seen->data, expected->data, seen->len * sizeof (guint32)) != 0)
+          || (seen->len > 0
+              && memcmp (seen->data, expected->data, seen->len * sizeof (guint32)) != 0))
         return FALSE;
     }
   return TRUE;

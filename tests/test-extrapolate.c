@@ -127,7 +127,8 @@ test_periodic_grid_to_64 (void **state)
 
 /* An open 2-D grid, weak scaling (1 ms and 4096-byte messages per rank and
  * iteration, whatever P), traced at 9 (3x3), 16 (4x4) and 25 (5x5) ranks,
- * extrapolated to 36 (6x6) with the command. Derived by hand: corner rank 0
+ * extrapolated to 36 (6x6) with the command, and compared (--compare) with
+ * the workload written at 36 ranks, which it must equal. Derived by hand: corner rank 0
  * at (0, 0) has the neighbours (1, 0) = 6 and (0, 1) = 1; rank 7 at (1, 1),
  * inside, has 1, 6, 8 and 13; corner 35 at (5, 5) has 29 and 34; rank 5 at
  * (0, 5), on an edge, has 4, 11. Every message stays 4096 bytes, 10 of them
@@ -140,15 +141,23 @@ test_open_grid_roles (void **state)
   TsGridParams base;
   ts_grid_params_init (&base);
   base.open = TRUE;
-  char *t[3];
-  grid_series (work, &base, 3, (const guint[]) { 9, 16, 25 }, t);
-  g_autofree char *out = g_build_filename (work, "np36", NULL);
-  const char *args[] = { "extrapolate", t[0], t[1], t[2], "--ranks", "36", "-o", out, NULL };
+  char *t[4];
+  grid_series (work, &base, 4, (const guint[]) { 9, 16, 25, 36 }, t);
+  g_autofree char *out = g_build_filename (work, "extrapolated", NULL);
+  /* --compare with the workload really written at 36 ranks: the same. */
+  const char *args[] = { "extrapolate", t[0], t[1], t[2], "--ranks", "36", "-o", out,
+                         "--compare", t[3], NULL };
   TsToolResult res = ts_run_tracesim (args);
   if (res.status != 0)
     fail_msg ("%s", res.err);
+  const char *same[] = { "partners    the same on 36 of 36 ranks",
+                         "as many to each partner on 36 of 36 ranks", "bytes       ",
+                         " real (+0.0%)\n  compute", "s real (+0.0%), all ranks" };
+  for (guint i = 0; i < G_N_ELEMENTS (same); i++)
+    if (!strstr (res.out, same[i]))
+      fail_msg ("expected '%s' in: %s", same[i], res.out);
   ts_tool_result_clear (&res);
-  free_series (3, t);
+  free_series (4, t);
 
   g_autoptr (TsScaleProfile) p = read_output (out);
   assert_int_equal (p->n_ranks, 36);

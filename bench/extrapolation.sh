@@ -1,0 +1,91 @@
+#!/bin/sh
+# Rank-count extrapolation against real runs (doc/extrapolation.md): each
+# program is recorded with tracesim-record at 1, 2, 4 and 8 ranks (Open MPI,
+# oversubscribed on this machine), the 8-rank trace is extrapolated from the
+# 1-, 2- and 4-rank traces and compared with the real one: partners and
+# messages per rank, bytes, compute, and the replayed runtime of each on one
+# platform (calibrated from the real 8-rank trace).
+#
+# Programs: bench/apps/stencil2d.c (a 2-D periodic halo exchange whose
+# scaling is known by construction) strong and weak; LAMMPS's melt on a 2-D
+# process grid (bench/apps/in.melt.scaling), the fixed problem and the one
+# scaled with the ranks; HPCC.
+#
+# Usage: bench/extrapolation.sh   Environment: BUILD (default .), MPIRUN
+#        (mpirun.openmpi), TS_RECORD_LIB, WORK, INPUTS ("1 2 4"), TARGET (8),
+#        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc).
+set -eu
+BUILD=$(cd "${BUILD:-.}" && pwd)
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+MPIRUN=${MPIRUN:-mpirun.openmpi}
+TS_RECORD_LIB=${TS_RECORD_LIB:-$BUILD/.libs/libtracesim-record-openmpi.so}
+WORK=${WORK:-$(mktemp -d /tmp/tracesim-extrap.XXXXXX)}
+INPUTS=${INPUTS:-"1 2 4"}
+TARGET=${TARGET:-8}
+SERIES=${SERIES:-"stencil-strong stencil-weak lammps-strong lammps-weak hpcc"}
+export TS_RECORD_LIB OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+[ -f "$TS_RECORD_LIB" ] || { echo "no recorder library $TS_RECORD_LIB" >&2; exit 1; }
+mkdir -p "$WORK"
+mpicc.openmpi -O2 -o "$WORK/stencil2d" "$SRC/bench/apps/stencil2d.c"
+
+# MPI_Dims_create (P, 2): the most balanced factors, larger first.
+dims() {
+  python3 -c "import sys; p=int(sys.argv[1]); a=max(d for d in range(1,p+1) if p%d==0 and d*d<=p); print(p//a, a)" "$1"
+}
+
+# The command line of @series at @ranks.
+command_of() {
+  set -- $(dims "$2") "$1"
+  px=$1 py=$2
+  case $3 in
+    stencil-strong) echo "$WORK/stencil2d strong 100 65536 0.4" ;;
+    stencil-weak)   echo "$WORK/stencil2d weak 100 16384 0.004" ;;
+    lammps-strong)  echo "lmp -in $SRC/bench/apps/in.melt.scaling -log none -var px $px -var py $py -var bx 10 -var by 10" ;;
+    lammps-weak)    echo "lmp -in $SRC/bench/apps/in.melt.scaling -log none -var px $px -var py $py -var bx $((10 * px)) -var by $((10 * py))" ;;
+    hpcc)           echo "hpcc" ;;
+  esac
+}
+
+record() { # series ranks
+  d=$WORK/$1/np$2
+  rm -rf "$d"
+  mkdir -p "$d"
+  [ "$1" = hpcc ] && cp "$SRC/bench/apps/hpccinf.txt" "$d/"
+  (cd "$d" && "$MPIRUN" --oversubscribe -np "$2" sh "$BUILD/recorder/tracesim-record" \
+     -o "$d/trace" $(command_of "$1" "$2") > "$d/program.log" 2> "$d/program.err") \
+    || { echo "$1 at $2 ranks: the program failed: $(tail -3 "$d/program.err")" >&2; return 1; }
+}
+
+printf '%-15s %-9s %-9s %9s %9s %9s %21s\n' series partners messages "msg %" "bytes %" \
+  "compute %" "runtime extrap/real"
+for s in $SERIES; do
+  for p in $INPUTS $TARGET; do record "$s" "$p"; done
+  traces=""
+  for p in $INPUTS; do traces="$traces $WORK/$s/np$p/trace/traces.otf2"; done
+  real=$WORK/$s/np$TARGET/trace/traces.otf2
+  if ! "$BUILD/tracesim" extrapolate $traces --ranks "$TARGET" --boundaries periodic \
+         -o "$WORK/$s/extrapolated" --compare "$real" > "$WORK/$s/compare.txt" \
+         2> "$WORK/$s/refused.txt"; then
+    printf '%-15s refused: %s\n' "$s" "$(cut -c1-300 "$WORK/$s/refused.txt")"
+    continue
+  fi
+  "$BUILD/tracesim" calibrate "$real" -o "$WORK/$s/platform.xml" > /dev/null
+  "$BUILD/tracesim" run "$real" -p "$WORK/$s/platform.xml" -o "$WORK/$s/run-real" -q
+  "$BUILD/tracesim" run "$WORK/$s/extrapolated/traces.otf2" -p "$WORK/$s/platform.xml" \
+    -o "$WORK/$s/run-extrapolated" -q
+  python3 - "$s" "$WORK/$s" <<'PY'
+import json, re, sys
+name, d = sys.argv[1], sys.argv[2]
+c = open(d + "/compare.txt").read()
+def pct(what):
+    return float(re.search(r"%s .*?\(([-+\d.]+)%%\)" % what, c).group(1))
+partners = re.search(r"partners +the same on (\d+ of \d+)", c).group(1)
+same_msgs = re.search(r"as many to each partner on (\d+ of \d+)", c).group(1)
+runtime = lambda run: json.load(open(d + "/" + run + "/summary.json"))["predicted"]["runtime_s"]
+e, r = runtime("run-extrapolated"), runtime("run-real")
+print("%-15s %-9s %-9s %+8.1f%% %+8.1f%% %+8.1f%% %8.4f/%.4f s %+.1f%%"
+      % (name, partners.replace(" of ", "/"), same_msgs.replace(" of ", "/"), pct("messages"),
+         pct("bytes"), pct("compute"), e, r, 100 * (e / r - 1)))
+PY
+done
+echo "(work files in $WORK)"

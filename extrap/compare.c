@@ -1,0 +1,79 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+#include "extrap/extrap-private.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+static double
+total_compute (const TsScaleProfile *p)
+{
+  double sum = 0;
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init (&it, p->compute);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    for (guint r = 0; r < p->n_ranks; r++)
+      sum += ((const double *) value)[r];
+  return sum;
+}
+
+/* Does rank @r send as many messages to each partner in both? */
+static gboolean
+same_traffic (const GArray *a, const GArray *b)
+{
+  if (a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++)
+    {
+      const TsPeerTraffic *x = &g_array_index (a, TsPeerTraffic, i);
+      const TsPeerTraffic *y = &g_array_index (b, TsPeerTraffic, i);
+      if (x->peer != y->peer || x->sent != y->sent)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ts_extrap_compare (const char *predicted, const char *real, TsExtrapComparison *c,
+                   GError **error)
+{
+  g_return_val_if_fail (predicted && real && c, FALSE);
+  g_autoptr (TsScaleProfile) p = ts_scale_profile_read (predicted, error);
+  if (!p)
+    return FALSE;
+  g_autoptr (TsScaleProfile) q = ts_scale_profile_read (real, error);
+  if (!q)
+    return FALSE;
+  if (p->n_ranks != q->n_ranks)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s has %u ranks and %s %u: compare traces at the same rank count",
+                   predicted, p->n_ranks, real, q->n_ranks);
+      return FALSE;
+    }
+  *c = (TsExtrapComparison) { .ranks = p->n_ranks };
+  const TsScaleProfile *both[2] = { p, q };
+  for (guint k = 0; k < 2; k++)
+    {
+      for (guint r = 0; r < both[k]->n_ranks; r++)
+        for (guint i = 0; i < both[k]->traffic[r]->len; i++)
+          {
+            const TsPeerTraffic *t = &g_array_index (both[k]->traffic[r], TsPeerTraffic, i);
+            c->messages[k] += t->sent;
+            c->bytes[k] += t->bytes_sent;
+          }
+      c->compute[k] = total_compute (both[k]);
+    }
+  for (guint r = 0; r < p->n_ranks; r++)
+    {
+      const GArray *a = p->partners[r], *b = q->partners[r];
+      c->same_partners += a->len == b->len
+                          && (a->len == 0
+                              || memcmp (a->data, b->data, a->len * sizeof (guint32)) == 0);
+      c->same_messages += same_traffic (p->traffic[r], q->traffic[r]);
+    }
+  return TRUE;
+}
