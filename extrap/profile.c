@@ -9,9 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The name compute outside every region is filed under. */
-#define OUTSIDE_REGIONS "(outside any region)"
-
 void
 ts_scale_profile_free (TsScaleProfile *p)
 {
@@ -67,7 +64,7 @@ static const char *
 region_name (const TsTrace *trace, guint32 region)
 {
   return region < ts_trace_n_regions (trace) ? ts_trace_region_name (trace, region)
-                                              : OUTSIDE_REGIONS;
+                                              : TS_PROFILE_OUTSIDE_REGIONS;
 }
 
 static TsPeerTraffic *
@@ -122,8 +119,10 @@ profile_action (TsScaleProfile *p, guint r, const TsAction *a, GHashTable *by_pe
                              sizeof (guint64)))[r]++;
       break;
     case TS_ACTION_COMPUTE:
-      if (a->call >= ts_trace_n_regions (trace)
-          || ts_trace_region_call (trace, a->call) == TS_CALL_USER)
+      /* Time inside an MPI call with nothing to replay (MPI_Comm_split) is
+       * a burst tagged with the call itself: not the program's compute. */
+      if (a->region >= ts_trace_n_regions (trace)
+          || ts_trace_region_call (trace, a->region) == TS_CALL_USER)
         ((double *) per_rank (p->compute, region_name (trace, a->region), p->n_ranks,
                               sizeof (double)))[r] += a->seconds;
       break;

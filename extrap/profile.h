@@ -18,6 +18,10 @@
 
 G_BEGIN_DECLS
 
+/* The name compute outside every region is filed under (an uninstrumented
+ * program's compute between its MPI calls). */
+#define TS_PROFILE_OUTSIDE_REGIONS "(outside any region)"
+
 /* One rank's traffic with one partner (a world rank, never itself). */
 typedef struct {
   guint32 peer;

@@ -36,7 +36,8 @@ typedef struct {
   double clock, call_enter;
   GHashTable *alternation;       /* (peer << 1 | receive) -> messages so far */
   GHashTable *posted;            /* request -> Posted */
-  double *compute_factor;        /* [template region] */
+  double *compute_factor;        /* [template region], and last outside every region */
+  guint32 outside;               /* the index of that last one */
   gboolean collective_open;
   TsAction collective;           /* its op, output comm, root, bytes */
 } RankState;
@@ -213,9 +214,10 @@ write_action (Synth *s, RankState *rs, const TsAction *a)
       ts_archive_writer_leave (s->w, r, rs->clock, a->region);
       break;
     case TS_ACTION_COMPUTE:
-      rs->clock += a->seconds * (is_mpi_call (s->trace, a->call) ? 1
-                                 : a->region < ts_trace_n_regions (s->trace)
-                                   ? rs->compute_factor[a->region] : 1);
+      /* A burst tagged with an MPI call is time inside that call; one outside
+       * every region is compute too (an uninstrumented program's). */
+      rs->clock += a->seconds * (is_mpi_call (s->trace, a->region) ? 1
+                                 : rs->compute_factor[MIN (a->region, rs->outside)]);
       break;
     case TS_ACTION_SEND:
     case TS_ACTION_RECV:
@@ -244,9 +246,10 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
     .t = ts_extrap_template_rank (s->m, r),
     .alternation = g_hash_table_new (NULL, NULL),
     .posted = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free),
-    .compute_factor = g_new (double, MAX (n_regions, 1)),
+    .compute_factor = g_new (double, n_regions + 1),
+    .outside = n_regions,
   };
-  for (guint g = 0; g < n_regions; g++)
+  for (guint g = 0; g <= n_regions; g++)
     rs.compute_factor[g] = s->region_model[g]
                            ? ts_extrap_compute_factor (s->m, s->region_model[g], rs.t, r) : 1;
   g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, rs.t);
@@ -294,9 +297,10 @@ synth_init (Synth *s, const TsExtrapModel *m)
   const TsTrace *trace = TS_EXTRAP_TEMPLATE (m)->trace;
   guint n_regions = ts_trace_n_regions (trace);
   *s = (Synth) { .m = m, .trace = trace };
-  s->region_model = g_new0 (const TsRegionModel *, MAX (n_regions, 1));
+  s->region_model = g_new0 (const TsRegionModel *, n_regions + 1);
   for (guint g = 0; g < n_regions; g++)
     s->region_model[g] = ts_extrap_region (m, ts_trace_region_name (trace, g));
+  s->region_model[n_regions] = ts_extrap_region (m, TS_PROFILE_OUTSIDE_REGIONS);
   for (guint k = 0; k < TS_PATTERN_MAX_DIMS; k++)
     s->bytes_factor[k] = ratio (m->bytes[k].at_target, m->bytes[k].at_template);
   s->collective_factor = g_new (double, MAX (m->collectives->len, 1));

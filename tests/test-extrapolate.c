@@ -333,6 +333,55 @@ test_random_partners_refused (void **state)
   ts_test_rmtree (work);
 }
 
+/* An uninstrumented program (MPI calls only): at P ranks each rank
+ * computes 0.4 / P s before and after one MPI_Allreduce, between MPI_Init
+ * and MPI_Finalize. Its compute lies outside every region. At 1, 2 and 4
+ * ranks that is 0.8 / P s per rank: at 8 ranks, 0.1 s on every rank. */
+static char *
+collective_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  double c = 0.4 / p;
+  for (guint r = 0; r < p; r++)
+    g_string_append_printf (s, "%u 0 enter MPI_Init\n%u 0.001 leave\n"
+                            "%u %.9f enter MPI_Allreduce\n%u %.9f coll_begin\n"
+                            "%u %.9f coll_end allreduce sent=8 recv=8\n%u %.9f leave\n"
+                            "%u %.9f enter MPI_Finalize\n%u %.9f leave\n",
+                            r, r, r, 0.001 + c, r, 0.001 + c, r, 0.002 + c, r, 0.002 + c,
+                            r, 0.002 + 2 * c, r, 0.003 + 2 * c);
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_uninstrumented_compute (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-uninstrumented");
+  const guint ranks[] = { 1, 2, 4 };
+  char *t[3];
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("np%u", ranks[i]);
+      g_autofree char *dir = g_build_filename (work, name, NULL);
+      g_autofree char *script = collective_script (ranks[i]);
+      g_mkdir_with_parents (dir, 0755);
+      t[i] = ts_test_generate_text (dir, script);
+    }
+  g_autofree char *out = g_build_filename (work, "np8", NULL);
+  TsExtrapolateOptions o = { .ranks = 8, .output_dir = out };
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  const double *compute = g_hash_table_lookup (p->compute, TS_PROFILE_OUTSIDE_REGIONS);
+  assert_non_null (compute);
+  for (guint r = 0; r < 8; r++)
+    assert_float_equal (compute[r], 0.1, 1e-9);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -343,6 +392,7 @@ main (void)
     cmocka_unit_test (test_unseen_interior_refused),
     cmocka_unit_test (test_random_partners_refused),
     cmocka_unit_test (test_boundaries_from_the_user),
+    cmocka_unit_test (test_uninstrumented_compute),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
