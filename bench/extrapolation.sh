@@ -13,7 +13,8 @@
 #
 # Usage: bench/extrapolation.sh   Environment: BUILD (default .), MPIRUN
 #        (mpirun.openmpi), TS_RECORD_LIB, WORK, INPUTS ("1 2 4"), TARGET (8),
-#        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc).
+#        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc),
+#        REUSE (set: keep the traces a previous run recorded in WORK).
 set -eu
 BUILD=$(cd "${BUILD:-.}" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +49,7 @@ command_of() {
 
 record() { # series ranks
   d=$WORK/$1/np$2
+  [ -n "${REUSE:-}" ] && [ -f "$d/trace/traces.otf2" ] && return 0
   rm -rf "$d"
   mkdir -p "$d"
   [ "$1" = hpcc ] && cp "$SRC/bench/apps/hpccinf.txt" "$d/"

@@ -545,6 +545,13 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
     }
   if (pooled.n > 0 && !fit_quantity (&pooled, TS_EXTRAP_BYTES_FLOOR, error))
     return FALSE;
+  /* Judged on every dimension's own points, not on their averages: faces
+   * that differ between dimensions at the same x are no common law. */
+  for (guint i = 0; i < pooled.n; i++)
+    pooled.model.fit_error
+      = MAX (pooled.model.fit_error,
+             fabs (ts_scaling_eval (&pooled.model, pooled.x[i]) - pooled.y[i])
+             / MAX (fabs (pooled.y[i]), TS_EXTRAP_BYTES_FLOOR));
   for (guint k = 0; k < m->pattern.n_dims; k++)
     if (!fit_bytes (m, k, st, &pooled, error))
       return FALSE;

@@ -28,13 +28,17 @@ typedef struct {
   GHashTable *line_comms;        /* line key -> output communicator + 1 */
   double bytes_factor[TS_PATTERN_MAX_DIMS];
   double *collective_factor;     /* [collective model] */
+  /* Along a periodic dimension of two ranks, the slots the template's sends
+   * to the one neighbour took: (sender, receiver, tag) -> GByteArray of
+   * slots, in send order (see two_way_slot). */
+  GHashTable *send_slots;
 } Synth;
 
 /* One output rank being written. */
 typedef struct {
   guint r, t;
   double clock, call_enter;
-  GHashTable *alternation;       /* (peer << 1 | receive) -> messages so far */
+  GHashTable *sent, *received;   /* sends to a peer; receives by (peer, tag) so far */
   GHashTable *posted;            /* request -> Posted */
   double *compute_factor;        /* [template region], and last outside every region */
   guint32 outside;               /* the index of that last one */
@@ -72,6 +76,42 @@ line_comm (Synth *s, guint k, guint r)
   return id;
 }
 
+/* (sender, receiver, tag) as one key. */
+static char *
+slots_key (guint sender, guint receiver, gint32 tag)
+{
+  return g_strdup_printf ("%u %u %d", sender, receiver, tag);
+}
+
+/* Both neighbours along a periodic dimension of two ranks are the same rank,
+ * so a message to it does not say which way it went. Sends take the two
+ * directions in turn (an SPMD code sends the same way on every rank); a
+ * receive comes from the direction opposite to the one its send took, its
+ * send being the sender's k-th to this rank with the same tag when this is
+ * the k-th such receive (MPI's non-overtaking order). A code that shifts
+ * (sends down, receives from up) stays a shift at P. */
+static guint
+two_way_slot (Synth *s, RankState *rs, guint q, gint32 tag, gboolean receive,
+              const guint *slots)
+{
+  if (!receive)
+    {
+      gpointer key = GUINT_TO_POINTER (q);
+      guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (rs->sent, key));
+      g_hash_table_insert (rs->sent, key, GUINT_TO_POINTER (seen + 1));
+      return slots[seen % 2];
+    }
+  guint64 key = ((guint64) q << 32) | (guint32) tag;
+  gpointer found = g_hash_table_lookup (rs->received, &key);
+  guint seen = GPOINTER_TO_UINT (found);
+  g_hash_table_insert (rs->received, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (seen + 1));
+  g_autofree char *skey = slots_key (q, rs->t, tag);
+  const GByteArray *sent = g_hash_table_lookup (s->send_slots, skey);
+  if (!sent || seen >= sent->len)
+    return slots[seen % 2 ? 0 : 1];
+  return sent->data[seen] ^ 1;
+}
+
 /* The output peer of a point-to-point action of template rank @t, or -1 to
  * leave the message out (a neighbour that does not exist at P). Sets
  * @bytes to the message's size at P. */
@@ -88,17 +128,7 @@ map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 
   guint slots[2], n = ts_extrap_slots (&m->pattern, rs->t, q, slots);
   if (n == 0)
     return -1;
-  guint slot = slots[0];
-  if (n == 2)
-    {
-      /* Both neighbours along a periodic dimension of two ranks are the same
-       * rank: messages to it take the two directions in turn, in the order
-       * the program sends them (an SPMD code sends the same way everywhere). */
-      gpointer key = GUINT_TO_POINTER ((q << 1) | (receive ? 1u : 0u));
-      guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (rs->alternation, key));
-      g_hash_table_insert (rs->alternation, key, GUINT_TO_POINTER (seen + 1));
-      slot = slots[seen % 2];
-    }
+  guint slot = n == 2 ? two_way_slot (s, rs, q, a->tag, receive, slots) : slots[0];
   gint peer = ts_pattern_neighbour (&m->at_target, rs->r, slot / 2, slot % 2 ? 1 : -1);
   if (peer == (gint) rs->r)
     return -1;
@@ -244,7 +274,8 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
   RankState rs = {
     .r = r,
     .t = ts_extrap_template_rank (s->m, r),
-    .alternation = g_hash_table_new (NULL, NULL),
+    .sent = g_hash_table_new (NULL, NULL),
+    .received = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL),
     .posted = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free),
     .compute_factor = g_new (double, n_regions + 1),
     .outside = n_regions,
@@ -257,7 +288,8 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
   GError *local = NULL;
   while ((a = ts_spool_reader_next (rd, &local)))
     write_action (s, &rs, a);
-  g_hash_table_unref (rs.alternation);
+  g_hash_table_unref (rs.sent);
+  g_hash_table_unref (rs.received);
   g_hash_table_unref (rs.posted);
   g_free (rs.compute_factor);
   if (local)
@@ -291,6 +323,44 @@ spool_template (const TsScaleProfile *t, GError **error)
   return ts_spool_finish (spool, error) ? g_steal_pointer (&spool) : NULL;
 }
 
+/* The slots of every template send to a neighbour that is both neighbours
+ * along a dimension (two_way_slot), read once from the spooled actions. */
+static gboolean
+collect_send_slots (Synth *s, const TsSpool *actions, GError **error)
+{
+  guint n = TS_EXTRAP_TEMPLATE (s->m)->n_ranks;
+  for (guint t = 0; t < n; t++)
+    {
+      g_autoptr (GHashTable) sent = g_hash_table_new (NULL, NULL);
+      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, t);
+      const TsAction *a;
+      GError *local = NULL;
+      while ((a = ts_spool_reader_next (rd, &local)))
+        {
+          if ((a->kind != TS_ACTION_SEND && a->kind != TS_ACTION_ISEND) || a->peer < 0)
+            continue;
+          guint q = ts_trace_comm_world_rank (s->trace, a->comm, t, (guint) a->peer), slots[2];
+          if (ts_extrap_slots (&s->m->pattern, t, q, slots) != 2)
+            continue;
+          guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (sent, GUINT_TO_POINTER (q)));
+          g_hash_table_insert (sent, GUINT_TO_POINTER (q), GUINT_TO_POINTER (seen + 1));
+          char *key = slots_key (t, q, a->tag);
+          GByteArray *list = g_hash_table_lookup (s->send_slots, key);
+          if (!list)
+            g_hash_table_insert (s->send_slots, g_strdup (key), list = g_byte_array_new ());
+          g_free (key);
+          guint8 slot = (guint8) slots[seen % 2];
+          g_byte_array_append (list, &slot, 1);
+        }
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static void
 synth_init (Synth *s, const TsExtrapModel *m)
 {
@@ -310,6 +380,8 @@ synth_init (Synth *s, const TsExtrapModel *m)
       s->collective_factor[i] = ratio (c->bytes.at_target, c->bytes.at_template);
     }
   s->line_comms = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  s->send_slots = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) g_byte_array_unref);
 }
 
 gboolean
@@ -320,8 +392,9 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GError **error)
     return FALSE;
   Synth s;
   synth_init (&s, m);
-  s.w = ts_archive_writer_new (dir, "traces", m->target, error);
-  gboolean ok = s.w != NULL;
+  gboolean ok = collect_send_slots (&s, actions, error);
+  s.w = ok ? ts_archive_writer_new (dir, "traces", m->target, error) : NULL;
+  ok = ok && s.w != NULL;
   if (ok)
     {
       ts_archive_writer_set_origin (s.w, ts_trace_creator (s.trace));
@@ -339,5 +412,6 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GError **error)
   g_free (s.region_model);
   g_free (s.collective_factor);
   g_hash_table_unref (s.line_comms);
+  g_hash_table_unref (s.send_slots);
   return ok;
 }
