@@ -382,6 +382,87 @@ test_uninstrumented_compute (void **state)
   ts_test_rmtree (work);
 }
 
+/* A shift on a periodic 2-D grid: every iteration, along each dimension,
+ * MPI_Sendrecv sending down and receiving from up, then sending up and
+ * receiving from down, all with tag 0 (as LAMMPS's swaps do), at 1, 2 (2x1)
+ * and 4 (2x2) ranks. With two ranks along a dimension, down and up are the
+ * same rank: only the sends' order and MPI's non-overtaking order tell the
+ * directions. At 8 ranks (4x2) a receive taken from the wrong side waits for
+ * a message nobody sends (the replay deadlocks); taken right, the shift
+ * replays. Rank (0, 0) of 4x2 sends, per iteration, one message down and one
+ * up along each dimension: along dimension 1 to 6 and to 2, 3 each; along
+ * dimension 2 both to 1: 6. */
+static char *
+shift_script (guint p)
+{
+  guint d[2] = { p >= 4 ? 2 : p, p >= 4 ? p / 2 : 1 };
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0;
+      guint c[2] = { r / d[1], r % d[1] };
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint it = 0; it < 3; it++)
+        {
+          t += 0.001;
+          for (guint k = 0; k < 2; k++)
+            for (guint down = 0; down < 2 && d[k] > 1; down++)
+              {
+                guint lo[2] = { c[0], c[1] }, hi[2] = { c[0], c[1] };
+                lo[k] = (c[k] + d[k] - 1) % d[k];
+                hi[k] = (c[k] + 1) % d[k];
+                guint to = down ? lo[0] * d[1] + lo[1] : hi[0] * d[1] + hi[1];
+                guint from = down ? hi[0] * d[1] + hi[1] : lo[0] * d[1] + lo[1];
+                g_string_append_printf (s, "%u %.6f enter MPI_Sendrecv\n%u %.6f send %u bytes=%u\n"
+                                        "%u %.6f recv %u bytes=%u\n%u %.6f leave\n",
+                                        r, t, r, t, to, 100 * (k + 1), r, t + 1e-4, from,
+                                        100 * (k + 1), r, t + 1e-4);
+                t += 2e-4;
+              }
+        }
+      g_string_append_printf (s, "%u %.6f leave\n", r, t + 0.001);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_shift_on_two_ranks (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-shift");
+  const guint ranks[] = { 1, 2, 4 };
+  char *t[3];
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("np%u", ranks[i]);
+      g_autofree char *dir = g_build_filename (work, name, NULL);
+      g_autofree char *script = shift_script (ranks[i]);
+      g_mkdir_with_parents (dir, 0755);
+      t[i] = ts_test_generate_text (dir, script);
+    }
+  g_autofree char *out = g_build_filename (work, "np8", NULL);
+  TsExtrapolateOptions o = { .ranks = 8, .output_dir = out,
+                             .boundaries = TS_BOUNDARIES_PERIODIC };
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_partners (p, 0, 3, (const guint32[]) { 1, 2, 6 });
+  const guint64 sent[] = { 6, 3, 3 };
+  for (guint i = 0; i < 3; i++)
+    assert_int_equal (g_array_index (p->traffic[0], TsPeerTraffic, i).sent, sent[i]);
+  g_autofree char *anchor = g_build_filename (out, "traces.otf2", NULL);
+  g_autofree char *run = g_build_filename (work, "run", NULL);
+  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  if (res.status != 0)
+    fail_msg ("the extrapolated shift does not replay: %s", res.err);
+  ts_tool_result_clear (&res);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -393,6 +474,7 @@ main (void)
     cmocka_unit_test (test_random_partners_refused),
     cmocka_unit_test (test_boundaries_from_the_user),
     cmocka_unit_test (test_uninstrumented_compute),
+    cmocka_unit_test (test_shift_on_two_ranks),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
