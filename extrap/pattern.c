@@ -120,7 +120,11 @@ cartesian_partners (const TsPattern *t, guint r, GArray *out, guint first)
         if (q >= 0)
           add_unique (out, first, (guint32) q, r);
       }
-  qsort (&g_array_index (out, guint32, first), out->len - first, sizeof (guint32), compare_u32);
+  /* Nothing to sort (one rank) may mean no data at all, which qsort must
+   * not see. */
+  if (out->len - first > 1)
+    qsort (&g_array_index (out, guint32, first), out->len - first, sizeof (guint32),
+           compare_u32);
 }
 
 static guint
