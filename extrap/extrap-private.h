@@ -70,10 +70,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsExtrapModel, ts_extrap_model_free)
 guint ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots);
 /* The rank of the largest input that rank @r of the output is written from. */
 guint ts_extrap_template_rank (const TsExtrapModel *m, guint r);
-/* The factor rank @r's compute in @region is scaled by, from template rank
- * @t's. */
-double ts_extrap_compute_factor (const TsExtrapModel *m, const TsRegionModel *region, guint t,
-                                 guint r);
+/* The factor template rank @t's compute in @region is scaled by for every
+ * output rank written from it. */
+double ts_extrap_compute_factor (const TsExtrapModel *m, const TsRegionModel *region, guint t);
 const TsRegionModel *ts_extrap_region (const TsExtrapModel *m, const char *name);
 
 /* synth.c: write the output trace at @dir/traces.otf2. */

@@ -621,9 +621,8 @@ ts_extrap_region (const TsExtrapModel *m, const char *name)
 /* Template rank @t's compute in @region becomes the mean at P, off the mean
  * by t's relative deviation in the template, rescaled to the spread at P. */
 double
-ts_extrap_compute_factor (const TsExtrapModel *m, const TsRegionModel *g, guint t, guint r)
+ts_extrap_compute_factor (const TsExtrapModel *m, const TsRegionModel *g, guint t)
 {
-  (void) r;
   const double *x = g_hash_table_lookup (TS_EXTRAP_TEMPLATE (m)->compute, g->name);
   double mean_t = g->mean.at_template;
   if (!x || !(x[t] > 0) || !(mean_t > 0))

@@ -204,7 +204,9 @@ collective (Synth *s, RankState *rs, const TsAction *a)
     }
   rs->collective = *a;
   rs->collective.comm = comm;
-  rs->collective.peer = a->peer >= 0 && (guint) a->peer < size ? a->peer : (a->peer < 0 ? TS_NO_RANK : 0);
+  /* A root the smaller communicator lacks becomes its first rank. */
+  if (a->peer >= 0 && (guint) a->peer >= size)
+    rs->collective.peer = 0;
   rs->collective.bytes = (guint64) llround ((double) a->bytes * f);
   rs->collective.bytes_recv = (guint64) llround ((double) a->bytes_recv * f);
   rs->collective_open = TRUE;
@@ -282,7 +284,7 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
   };
   for (guint g = 0; g <= n_regions; g++)
     rs.compute_factor[g] = s->region_model[g]
-                           ? ts_extrap_compute_factor (s->m, s->region_model[g], rs.t, r) : 1;
+                           ? ts_extrap_compute_factor (s->m, s->region_model[g], rs.t) : 1;
   g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, rs.t);
   const TsAction *a;
   GError *local = NULL;
