@@ -16,6 +16,25 @@ class_name (gint klass, char *buffer, gsize size)
   return buffer;
 }
 
+/* A role on a grid (ts_pattern_role): "interior", or which end of which
+ * open dimension, e.g. "low end of dimension 1, both ends of dimension 2". */
+static char *
+role_name (const TsPattern *pattern, guint role)
+{
+  if (role == 0)
+    return g_strdup ("interior");
+  static const char *const ends[] = { NULL, "low end", "high end", "both ends" };
+  guint code[TS_PATTERN_MAX_DIMS];
+  for (guint k = pattern->n_dims; k-- > 0; role /= 4)
+    code[k] = role % 4;
+  GString *s = g_string_new (NULL);
+  for (guint k = 0; k < pattern->n_dims; k++)
+    if (code[k])
+      g_string_append_printf (s, "%s%s of dimension %u", s->len ? ", " : "", ends[code[k]],
+                              k + 1);
+  return g_string_free (s, FALSE);
+}
+
 /* Where @q's model is evaluated for the output. */
 static double
 target_x (const TsExtrapModel *m, const TsQuantity *q, guint k)
@@ -77,6 +96,13 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
       describe_quantity (out, m, &g->mean, 0, TS_EXTRAP_SECONDS_FLOOR, " s");
       g_string_append (out, "    spread: ");
       describe_quantity (out, m, &g->spread, 0, TS_EXTRAP_SPREAD_FLOOR, "");
+      for (guint k = 0; k < g->roles->len; k++)
+        {
+          const TsRoleModel *rm = &g_array_index (g->roles, TsRoleModel, k);
+          g_autofree char *who = role_name (&m->pattern, rm->role);
+          g_string_append_printf (out, "    ranks at the %s: ", who);
+          describe_quantity (out, m, &rm->mean, 0, TS_EXTRAP_SECONDS_FLOOR, " s");
+        }
     }
   if (m->collectives->len > 0)
     g_string_append (out, "collectives (bytes sent per call):\n");
@@ -187,6 +213,15 @@ ts_extrap_explain_json (const TsExtrapModel *m)
       json_builder_begin_object (b);
       add_quantity (b, "mean_seconds", m, &g->mean, 0, TS_EXTRAP_SECONDS_FLOOR);
       add_quantity (b, "spread", m, &g->spread, 0, TS_EXTRAP_SPREAD_FLOOR);
+      json_builder_set_member_name (b, "roles");
+      json_builder_begin_object (b);
+      for (guint k = 0; k < g->roles->len; k++)
+        {
+          const TsRoleModel *rm = &g_array_index (g->roles, TsRoleModel, k);
+          g_autofree char *who = role_name (&m->pattern, rm->role);
+          add_quantity (b, who, m, &rm->mean, 0, TS_EXTRAP_SECONDS_FLOOR);
+        }
+      json_builder_end_object (b);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);

@@ -28,9 +28,19 @@ typedef struct {
   double at_template;       /* measured at the largest input */
 } TsQuantity;
 
+/* The ranks of one role on a grid with open dimensions (ts_pattern_role:
+ * which ends of which dimensions a rank is at): boundary ranks may do
+ * other work than interior ones, and their share of the ranks changes
+ * with P. */
+typedef struct {
+  guint role;
+  TsQuantity mean;          /* seconds per rank of the role; x is P */
+} TsRoleModel;
+
 typedef struct {
   char *name;
   TsQuantity mean, spread;  /* seconds per rank; standard deviation / mean */
+  GArray *roles;            /* TsRoleModel; empty unless the largest input has several */
 } TsRegionModel;
 
 /* Communicators of collectives: the world, or the line of the grid along
@@ -65,6 +75,19 @@ TsExtrapModel *ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint ta
                                       TsBoundaries boundaries, GError **error);
 void ts_extrap_model_free (TsExtrapModel *model);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsExtrapModel, ts_extrap_model_free)
+/* Shared by the fits: add a point to @q; fit its points (several at one x
+ * averaged); the names in every input's table (visits or compute, at
+ * @offset in a profile) that @keep (may be NULL) keeps, owned by the
+ * profiles. */
+void ts_extrap_add_point (TsQuantity *q, double x, double y);
+gboolean ts_extrap_fit_quantity (TsQuantity *q, double floor, GError **error);
+GHashTable *ts_extrap_input_names (const TsExtrapModel *m, gsize offset,
+                                   gboolean (*keep) (const TsScaleProfile *, const char *));
+
+/* compute.c: the compute models of every region (m->regions). */
+gboolean ts_extrap_fit_compute (TsExtrapModel *m, GError **error);
+void ts_extrap_region_model_free (gpointer region);
+
 /* The grid slots (2k + (dir > 0)) through which template rank @t reaches
  * world rank @q: up to two (a periodic dimension of two ranks). */
 guint ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots);

@@ -14,14 +14,6 @@
 #define TS_COMM_SELF_CLASS (-2)
 #define TS_COMM_OTHER_CLASS (-3)
 
-static void
-region_model_free (gpointer p)
-{
-  TsRegionModel *r = p;
-  g_free (r->name);
-  g_free (r);
-}
-
 void
 ts_extrap_model_free (TsExtrapModel *m)
 {
@@ -126,8 +118,8 @@ slot_traffic (const TsScaleProfile *p, const TsPattern *at, SlotTraffic *st)
 /* Fit @q's points (several at the same x averaged into one). Values a
  * billion times below @floor are rounding noise (a spread of 1e-16 where
  * every rank took the same time) and count as 0. */
-static gboolean
-fit_quantity (TsQuantity *q, double floor, GError **error)
+gboolean
+ts_extrap_fit_quantity (TsQuantity *q, double floor, GError **error)
 {
   for (guint i = 0; i < q->n; i++)
     if (fabs (q->y[i]) < 1e-9 * floor)
@@ -175,8 +167,8 @@ quantity_error (const TsQuantity *q)
   return isnan (q->model.cv_error) ? q->model.fit_error : q->model.cv_error;
 }
 
-static void
-add_point (TsQuantity *q, double x, double y)
+void
+ts_extrap_add_point (TsQuantity *q, double x, double y)
 {
   g_assert (q->n < G_N_ELEMENTS (q->x));
   q->x[q->n] = x;
@@ -209,8 +201,8 @@ most_visits (const TsScaleProfile *p, const char *name)
 
 /* The names of every input's table (visits or compute, at @offset in a
  * profile) that @keep (may be NULL) keeps; owned by the profiles. */
-static GHashTable *
-names_of_every_input (const TsExtrapModel *m, gsize offset,
+GHashTable *
+ts_extrap_input_names (const TsExtrapModel *m, gsize offset,
                       gboolean (*keep) (const TsScaleProfile *, const char *))
 {
   GHashTable *names = g_hash_table_new (g_str_hash, g_str_equal);
@@ -230,7 +222,7 @@ static gboolean
 check_alignment (const TsExtrapModel *m, GError **error)
 {
   g_autoptr (GHashTable) names
-    = names_of_every_input (m, G_STRUCT_OFFSET (TsScaleProfile, visits), aligns);
+    = ts_extrap_input_names (m, G_STRUCT_OFFSET (TsScaleProfile, visits), aligns);
   g_autofree const char **sorted = (const char **) g_hash_table_get_keys_as_array (names, NULL);
   guint n_names = g_hash_table_size (names), bad = 0;
   qsort (sorted, n_names, sizeof *sorted, (GCompareFunc) g_strcmp0);
@@ -491,14 +483,14 @@ fit_bytes (TsExtrapModel *m, guint k, const SlotTraffic *st, const TsQuantity *p
     if (st[i].messages_along[k] > 0)
       {
         TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
-        add_point (&by_p, m->p[i], bytes_along (st, i, k));
-        add_point (&by_faces, faces (&at, k), bytes_along (st, i, k));
+        ts_extrap_add_point (&by_p, m->p[i], bytes_along (st, i, k));
+        ts_extrap_add_point (&by_faces, faces (&at, k), bytes_along (st, i, k));
       }
   TsQuantity *q = &m->bytes[k];
   if (by_p.n == 0)
     return TRUE;  /* periodic dimension of size 1 everywhere: checked by check_grid */
-  if (!fit_quantity (&by_p, TS_EXTRAP_BYTES_FLOOR, error)
-      || !fit_quantity (&by_faces, TS_EXTRAP_BYTES_FLOOR, error))
+  if (!ts_extrap_fit_quantity (&by_p, TS_EXTRAP_BYTES_FLOOR, error)
+      || !ts_extrap_fit_quantity (&by_faces, TS_EXTRAP_BYTES_FLOOR, error))
     return FALSE;
   *q = quantity_error (&by_faces) <= quantity_error (&by_p) ? by_faces : by_p;
   if (distinct_x (pooled) > distinct_x (&by_faces) && pooled->model.fit_error <= 0.01)
@@ -541,9 +533,9 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
       TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
       for (guint k = 0; k < m->pattern.n_dims; k++)
         if (st[i].messages_along[k] > 0)
-          add_point (&pooled, faces (&at, k), bytes_along (st, i, k));
+          ts_extrap_add_point (&pooled, faces (&at, k), bytes_along (st, i, k));
     }
-  if (pooled.n > 0 && !fit_quantity (&pooled, TS_EXTRAP_BYTES_FLOOR, error))
+  if (pooled.n > 0 && !ts_extrap_fit_quantity (&pooled, TS_EXTRAP_BYTES_FLOOR, error))
     return FALSE;
   /* Judged on every dimension's own points, not on their averages: faces
    * that differ between dimensions at the same x are no common law. */
@@ -556,81 +548,6 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
     if (!fit_bytes (m, k, st, &pooled, error))
       return FALSE;
   return TRUE;
-}
-
-/* ---- compute ------------------------------------------------------------------ */
-
-static gint
-compare_region_models (gconstpointer a, gconstpointer b)
-{
-  const TsRegionModel *x = *(TsRegionModel *const *) a, *y = *(TsRegionModel *const *) b;
-  double dx = x->mean.at_template, dy = y->mean.at_template;
-  return dx > dy ? -1 : dx < dy ? 1 : g_strcmp0 (x->name, y->name);
-}
-
-static gboolean
-fit_region (TsExtrapModel *m, const char *name, GError **error)
-{
-  TsRegionModel *g = g_new0 (TsRegionModel, 1);
-  g->name = g_strdup (name);
-  g_ptr_array_add (m->regions, g);
-  for (guint i = 0; i < m->n_inputs; i++)
-    {
-      double mean, spread;
-      ts_scale_profile_compute_stats (m->inputs[i], name, &mean, &spread);
-      add_point (&g->mean, m->p[i], mean);
-      add_point (&g->spread, m->p[i], spread);
-    }
-  if (!fit_quantity (&g->mean, TS_EXTRAP_SECONDS_FLOOR, error)
-      || !fit_quantity (&g->spread, TS_EXTRAP_SPREAD_FLOOR, error))
-    return FALSE;
-  g->mean.at_target = MAX (0, ts_scaling_eval (&g->mean.model, m->target));
-  g->spread.at_target = MAX (0, ts_scaling_eval (&g->spread.model, m->target));
-  g->mean.at_template = g->mean.y[m->n_inputs - 1];
-  g->spread.at_template = g->spread.y[m->n_inputs - 1];
-  return TRUE;
-}
-
-static gboolean
-fit_compute (TsExtrapModel *m, GError **error)
-{
-  g_autoptr (GHashTable) names
-    = names_of_every_input (m, G_STRUCT_OFFSET (TsScaleProfile, compute), NULL);
-  GHashTableIter it;
-  gpointer name;
-  g_hash_table_iter_init (&it, names);
-  while (g_hash_table_iter_next (&it, &name, NULL))
-    if (!fit_region (m, name, error))
-      return FALSE;
-  g_ptr_array_sort (m->regions, compare_region_models);
-  return TRUE;
-}
-
-const TsRegionModel *
-ts_extrap_region (const TsExtrapModel *m, const char *name)
-{
-  for (guint i = 0; i < m->regions->len; i++)
-    {
-      const TsRegionModel *g = g_ptr_array_index (m->regions, i);
-      if (strcmp (g->name, name) == 0)
-        return g;
-    }
-  return NULL;
-}
-
-/* Template rank @t's compute in @region becomes the mean at P, off the mean
- * by t's relative deviation in the template, rescaled to the spread at P. */
-double
-ts_extrap_compute_factor (const TsExtrapModel *m, const TsRegionModel *g, guint t)
-{
-  const double *x = g_hash_table_lookup (TS_EXTRAP_TEMPLATE (m)->compute, g->name);
-  double mean_t = g->mean.at_template;
-  if (!x || !(x[t] > 0) || !(mean_t > 0))
-    return 0;
-  double deviation = x[t] / mean_t - 1;
-  double spread = g->spread.at_template > 0 ? g->spread.at_target / g->spread.at_template : 0;
-  double wanted = g->mean.at_target * (1 + deviation * spread);
-  return MAX (0, wanted) / x[t];
 }
 
 /* ---- collectives ---------------------------------------------------------- */
@@ -702,7 +619,7 @@ collect_collectives (TsExtrapModel *m, guint i, GError **error)
                        ts_collective_name (use->op), ts_trace_comm_name (p->trace, use->comm),
                        ts_trace_comm_size (p->trace, use->comm));
       TsCollectiveModel *c = collective_model (m, use->op, klass);
-      add_point (&c->bytes, m->p[i], (double) use->bytes_sent / use->calls);
+      ts_extrap_add_point (&c->bytes, m->p[i], (double) use->bytes_sent / use->calls);
     }
   return TRUE;
 }
@@ -717,7 +634,7 @@ fit_collectives (TsExtrapModel *m, GError **error)
   for (guint i = 0; i < m->collectives->len; i++)
     {
       TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
-      if (!fit_quantity (&c->bytes, TS_EXTRAP_BYTES_FLOOR, error))
+      if (!ts_extrap_fit_quantity (&c->bytes, TS_EXTRAP_BYTES_FLOOR, error))
         return FALSE;
       c->bytes.at_target = MAX (0, ts_scaling_eval (&c->bytes.model, m->target));
       c->bytes.at_template = c->bytes.x[c->bytes.n - 1] == m->p[top] ? c->bytes.y[c->bytes.n - 1]
@@ -770,7 +687,7 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
   m->inputs = g_memdup2 (inputs, n * sizeof *inputs);
   m->n_inputs = n;
   m->target = target;
-  m->regions = g_ptr_array_new_with_free_func (region_model_free);
+  m->regions = g_ptr_array_new_with_free_func (ts_extrap_region_model_free);
   m->collectives = g_array_new (FALSE, FALSE, sizeof (TsCollectiveModel));
   if (n > MAX_INPUTS)
     {
@@ -781,7 +698,7 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
   for (guint i = 0; i < n; i++)
     m->p[i] = m->inputs[i]->n_ranks;
   if (!check_inputs (m, error) || !check_alignment (m, error) || !recognise (m, boundaries, error)
-      || !fit_point_to_point (m, error) || !fit_compute (m, error)
+      || !fit_point_to_point (m, error) || !ts_extrap_fit_compute (m, error)
       || !fit_collectives (m, error))
     return NULL;
   return g_steal_pointer (&m);

@@ -8,7 +8,7 @@ srcdir=${top_srcdir:-$(dirname "$0")/..}
 status=0
 for f in "$srcdir"/model/*.c "$srcdir"/calibrate/*.c "$srcdir"/hypotheses/*.c \
          "$srcdir"/sim/*.c "$srcdir"/analysis/*.c "$srcdir"/output/*.c \
-         "$srcdir"/pipeline/*.c "$srcdir"/cli/*.c "$srcdir"/recorder/*.c \
+         "$srcdir"/extrap/*.c "$srcdir"/pipeline/*.c "$srcdir"/cli/*.c "$srcdir"/recorder/*.c \
          "$srcdir"/tools/tracegen/*.c; do
   [ -f "$f" ] || continue
   name=${f#"$srcdir"/}

@@ -36,6 +36,7 @@ ts_grid_params_init (TsGridParams *params)
   g_return_if_fail (params != NULL);
   *params = (TsGridParams) {
     .n_ranks = 4, .n_dims = 2, .iterations = 10, .compute = 1e-3, .imbalance = 1.0,
+    .boundary = 1.0,
     .bytes = 4096, .allreduce_every = 10,
   };
 }
@@ -66,7 +67,8 @@ post_halo (TsArchiveWriter *w, const Grid *g, guint r, guint64 i, double *clock,
 {
   const TsGridParams *p = g->p;
   double t = *clock;
-  double c = (p->strong ? p->compute / p->n_ranks : p->compute) * (r == 0 ? p->imbalance : 1);
+  double c = (p->strong ? p->compute / p->n_ranks : p->compute) * (r == 0 ? p->imbalance : 1)
+             * (ts_pattern_role (&g->at, p->n_ranks, r) != 0 ? p->boundary : 1);
   ts_archive_writer_enter (w, r, t, g->reg.compute);
   t += c;
   ts_archive_writer_leave (w, r, t, g->reg.compute);
@@ -153,6 +155,8 @@ check_params (const TsGridParams *p, GError **error)
     bad = "--compute must be a number of seconds >= 0";
   else if (!isfinite (p->imbalance) || p->imbalance < 0)
     bad = "--imbalance must be a factor >= 0";
+  else if (!isfinite (p->boundary) || p->boundary < 0)
+    bad = "--boundary-factor must be a factor >= 0";
   if (bad)
     g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, bad);
   return bad == NULL;

@@ -40,12 +40,13 @@ typedef struct {
   guint iterations;
   double compute;          /* seconds per iteration: per rank (weak) or in all (strong) */
   double imbalance;
+  double boundary;         /* compute factor of ranks at an end of an open dimension */
   guint64 bytes;           /* per message (weak) or a whole face of the global problem */
   guint allreduce_every;   /* 0: none */
 } TsGridParams;
 
 /* 4 ranks, 2 periodic dimensions, weak, 10 iterations, 1 ms, balanced,
- * 4096 bytes, an allreduce every 10 iterations. */
+ * no boundary factor (1), 4096 bytes, an allreduce every 10 iterations. */
 void ts_grid_params_init (TsGridParams *params);
 
 /* Bytes of a message along dimension @k under @params at @dims. */

@@ -36,6 +36,7 @@ typedef struct {
   int allreduce_every;
   int dims;
   gboolean open, strong;
+  double boundary;
 } TsGenOptions;
 
 static const char usage[] =
@@ -230,6 +231,8 @@ cmd_grid (int argc, char **argv, TsGenOptions *o)
     { "dims", 0, 0, G_OPTION_ARG_INT, &o->dims, "Dimensions of the grid, 1 to 3 (default: 2)",
       "D" },
     { "open", 0, 0, G_OPTION_ARG_NONE, &o->open, "Open boundaries (default: periodic)", NULL },
+    { "boundary-factor", 0, 0, G_OPTION_ARG_DOUBLE, &o->boundary,
+      "Ranks at an end of an open dimension compute F times as long (default: 1.0)", "F" },
     { "strong", 0, 0, G_OPTION_ARG_NONE, &o->strong,
       "Strong scaling: --compute and --bytes are the whole problem's (default: weak)", NULL },
     { "compute", 0, 0, G_OPTION_ARG_DOUBLE, &o->compute,
@@ -255,6 +258,7 @@ cmd_grid (int argc, char **argv, TsGenOptions *o)
   params.n_dims = o->dims;
   params.open = o->open;
   params.strong = o->strong;
+  params.boundary = o->boundary;
   params.iterations = o->iterations;
   params.compute = o->compute;
   params.imbalance = o->imbalance;
@@ -278,6 +282,7 @@ main (int argc, char **argv)
     .bytes = (gint64) defaults.bytes,
     .allreduce_every = (int) defaults.allreduce_every,
     .dims = 2,
+    .boundary = 1.0,
   };
   int status;
 

@@ -1,0 +1,172 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+/* Compute per region as a function of P: its mean and spread over ranks, and
+ * on a grid with open dimensions the mean of each role; and what a template
+ * rank's compute is scaled by. */
+#include "extrap/extrap-private.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+ts_extrap_region_model_free (gpointer p)
+{
+  TsRegionModel *r = p;
+  g_array_unref (r->roles);
+  g_free (r->name);
+  g_free (r);
+}
+
+static gint
+compare_region_models (gconstpointer a, gconstpointer b)
+{
+  const TsRegionModel *x = *(TsRegionModel *const *) a, *y = *(TsRegionModel *const *) b;
+  double dx = x->mean.at_template, dy = y->mean.at_template;
+  return dx > dy ? -1 : dx < dy ? 1 : g_strcmp0 (x->name, y->name);
+}
+
+static gint
+compare_roles (gconstpointer a, gconstpointer b)
+{
+  guint x = ((const TsRoleModel *) a)->role, y = ((const TsRoleModel *) b)->role;
+  return x < y ? -1 : x > y;
+}
+
+/* Each role's mean of @name at each scale, and its model. Only where the
+ * largest input has ranks of several roles (an open grid). */
+static gboolean
+fit_roles (TsExtrapModel *m, TsRegionModel *g, GError **error)
+{
+  const TsScaleProfile *t = TS_EXTRAP_TEMPLATE (m);
+  gboolean several = FALSE;
+  for (guint r = 1; m->pattern.kind == TS_PATTERN_CARTESIAN && r < t->n_ranks; r++)
+    several |= ts_pattern_role (&m->pattern, t->n_ranks, r)
+               != ts_pattern_role (&m->pattern, t->n_ranks, 0);
+  for (guint i = 0; several && i < m->n_inputs; i++)
+    {
+      const TsScaleProfile *p = m->inputs[i];
+      const double *x = g_hash_table_lookup (p->compute, g->name);
+      TsPattern at = ts_pattern_at (&m->pattern, p->n_ranks);
+      g_autoptr (GHashTable) sums = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+      for (guint r = 0; r < p->n_ranks; r++)
+        {
+          gpointer role = GUINT_TO_POINTER (ts_pattern_role (&at, p->n_ranks, r));
+          double *sum = g_hash_table_lookup (sums, role);
+          if (!sum)
+            g_hash_table_insert (sums, role, sum = g_new0 (double, 2));
+          sum[0] += x ? x[r] : 0;
+          sum[1]++;
+        }
+      GHashTableIter it;
+      gpointer role, value;
+      g_hash_table_iter_init (&it, sums);
+      while (g_hash_table_iter_next (&it, &role, &value))
+        {
+          TsRoleModel *rm = NULL;
+          for (guint k = 0; k < g->roles->len && !rm; k++)
+            if (g_array_index (g->roles, TsRoleModel, k).role == GPOINTER_TO_UINT (role))
+              rm = &g_array_index (g->roles, TsRoleModel, k);
+          if (!rm)
+            {
+              TsRoleModel fresh = { .role = GPOINTER_TO_UINT (role) };
+              g_array_append_val (g->roles, fresh);
+              rm = &g_array_index (g->roles, TsRoleModel, g->roles->len - 1);
+            }
+          ts_extrap_add_point (&rm->mean, m->p[i], ((double *) value)[0] / ((double *) value)[1]);
+        }
+    }
+  g_array_sort (g->roles, compare_roles);
+  for (guint k = 0; k < g->roles->len; k++)
+    {
+      TsQuantity *q = &g_array_index (g->roles, TsRoleModel, k).mean;
+      if (!ts_extrap_fit_quantity (q, TS_EXTRAP_SECONDS_FLOOR, error))
+        return FALSE;
+      q->at_target = MAX (0, ts_scaling_eval (&q->model, m->target));
+      q->at_template = q->x[q->n - 1] == m->p[m->n_inputs - 1] ? q->y[q->n - 1] : 0;
+    }
+  return TRUE;
+}
+
+static gboolean
+fit_region (TsExtrapModel *m, const char *name, GError **error)
+{
+  TsRegionModel *g = g_new0 (TsRegionModel, 1);
+  g->name = g_strdup (name);
+  g->roles = g_array_new (FALSE, FALSE, sizeof (TsRoleModel));
+  g_ptr_array_add (m->regions, g);
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      double mean, spread;
+      ts_scale_profile_compute_stats (m->inputs[i], name, &mean, &spread);
+      ts_extrap_add_point (&g->mean, m->p[i], mean);
+      ts_extrap_add_point (&g->spread, m->p[i], spread);
+    }
+  if (!ts_extrap_fit_quantity (&g->mean, TS_EXTRAP_SECONDS_FLOOR, error)
+      || !ts_extrap_fit_quantity (&g->spread, TS_EXTRAP_SPREAD_FLOOR, error))
+    return FALSE;
+  g->mean.at_target = MAX (0, ts_scaling_eval (&g->mean.model, m->target));
+  g->spread.at_target = MAX (0, ts_scaling_eval (&g->spread.model, m->target));
+  g->mean.at_template = g->mean.y[m->n_inputs - 1];
+  g->spread.at_template = g->spread.y[m->n_inputs - 1];
+  return fit_roles (m, g, error);
+}
+
+gboolean
+ts_extrap_fit_compute (TsExtrapModel *m, GError **error)
+{
+  g_autoptr (GHashTable) names
+    = ts_extrap_input_names (m, G_STRUCT_OFFSET (TsScaleProfile, compute), NULL);
+  GHashTableIter it;
+  gpointer name;
+  g_hash_table_iter_init (&it, names);
+  while (g_hash_table_iter_next (&it, &name, NULL))
+    if (!fit_region (m, name, error))
+      return FALSE;
+  g_ptr_array_sort (m->regions, compare_region_models);
+  return TRUE;
+}
+
+const TsRegionModel *
+ts_extrap_region (const TsExtrapModel *m, const char *name)
+{
+  for (guint i = 0; i < m->regions->len; i++)
+    {
+      const TsRegionModel *g = g_ptr_array_index (m->regions, i);
+      if (strcmp (g->name, name) == 0)
+        return g;
+    }
+  return NULL;
+}
+
+/* Template rank @t's compute in @region becomes the mean at P, off the mean
+ * by t's relative deviation in the template, rescaled to the spread at P.
+ * On a grid with roles, the mean is that of t's role (fitted in P where
+ * the role is seen at two scales or more, else the overall mean at P in the
+ * role's proportion to it in the largest input), and the deviation within
+ * the role is kept as it is. */
+double
+ts_extrap_compute_factor (const TsExtrapModel *m, const TsRegionModel *g, guint t)
+{
+  const TsScaleProfile *tp = TS_EXTRAP_TEMPLATE (m);
+  const double *x = g_hash_table_lookup (tp->compute, g->name);
+  if (!x || !(x[t] > 0) || !(g->mean.at_template > 0))
+    return 0;
+  double mean_t = g->mean.at_template, mean_p = g->mean.at_target;
+  double spread = g->spread.at_template > 0 ? g->spread.at_target / g->spread.at_template : 0;
+  guint role = g->roles->len ? ts_pattern_role (&m->pattern, tp->n_ranks, t) : 0;
+  for (guint k = 0; k < g->roles->len; k++)
+    {
+      const TsRoleModel *rm = &g_array_index (g->roles, TsRoleModel, k);
+      if (rm->role != role || !(rm->mean.at_template > 0))
+        continue;
+      mean_p = rm->mean.n >= 2 ? rm->mean.at_target
+                               : mean_p * rm->mean.at_template / mean_t;
+      mean_t = rm->mean.at_template;
+      spread = 1;
+    }
+  double wanted = mean_p * (1 + (x[t] / mean_t - 1) * spread);
+  return MAX (0, wanted) / x[t];
+}
+
