@@ -41,6 +41,21 @@ grid_series (const char *work, const TsGridParams *base, guint n, const guint *r
     traces[i] = grid_trace (work, base, ranks[i]);
 }
 
+/* The traces @script writes at 1, 2 and 4 ranks, into @traces. */
+static void
+script_series (const char *work, char *(*script) (guint ranks), char **traces)
+{
+  const guint ranks[] = { 1, 2, 4 };
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("np%u", ranks[i]);
+      g_autofree char *dir = g_build_filename (work, name, NULL);
+      g_autofree char *text = script (ranks[i]);
+      g_mkdir_with_parents (dir, 0755);
+      traces[i] = ts_test_generate_text (dir, text);
+    }
+}
+
 static void
 free_series (guint n, char **traces)
 {
@@ -366,16 +381,8 @@ test_uninstrumented_compute (void **state)
 {
   (void) state;
   g_autofree char *work = ts_test_workdir ("extrapolate-uninstrumented");
-  const guint ranks[] = { 1, 2, 4 };
   char *t[3];
-  for (guint i = 0; i < 3; i++)
-    {
-      g_autofree char *name = g_strdup_printf ("np%u", ranks[i]);
-      g_autofree char *dir = g_build_filename (work, name, NULL);
-      g_autofree char *script = collective_script (ranks[i]);
-      g_mkdir_with_parents (dir, 0755);
-      t[i] = ts_test_generate_text (dir, script);
-    }
+  script_series (work, collective_script, t);
   g_autofree char *out = g_build_filename (work, "np8", NULL);
   TsExtrapolateOptions o = { .ranks = 8, .output_dir = out };
   GError *error = NULL;
@@ -439,16 +446,8 @@ test_shift_on_two_ranks (void **state)
 {
   (void) state;
   g_autofree char *work = ts_test_workdir ("extrapolate-shift");
-  const guint ranks[] = { 1, 2, 4 };
   char *t[3];
-  for (guint i = 0; i < 3; i++)
-    {
-      g_autofree char *name = g_strdup_printf ("np%u", ranks[i]);
-      g_autofree char *dir = g_build_filename (work, name, NULL);
-      g_autofree char *script = shift_script (ranks[i]);
-      g_mkdir_with_parents (dir, 0755);
-      t[i] = ts_test_generate_text (dir, script);
-    }
+  script_series (work, shift_script, t);
   g_autofree char *out = g_build_filename (work, "np8", NULL);
   TsExtrapolateOptions o = { .ranks = 8, .output_dir = out,
                              .boundaries = TS_BOUNDARIES_PERIODIC };
