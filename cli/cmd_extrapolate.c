@@ -35,8 +35,7 @@ int
 ts_cmd_extrapolate (int argc, char **argv)
 {
   int ranks = 0;
-  char *output = NULL;
-  char *boundaries = NULL, *real = NULL;
+  g_autofree char *output = NULL, *boundaries = NULL, *real = NULL;
   gboolean explain = FALSE, quiet = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 0, 0, G_OPTION_ARG_INT, &ranks, "the rank count to predict (required)", "P" },
@@ -55,12 +54,7 @@ ts_cmd_extrapolate (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("extrapolate", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      g_free (output);
-      g_free (boundaries);
-      g_free (real);
-      return ts_cmd_fail ("extrapolate", error);
-    }
+    return ts_cmd_fail ("extrapolate", error);
   const char *bad = NULL;
   if (argc < 2)
     bad = "give the traces of the program at two rank counts or more";
@@ -72,12 +66,7 @@ ts_cmd_extrapolate (int argc, char **argv)
            && g_strcmp0 (boundaries, "open") != 0)
     bad = "--boundaries must be periodic or open";
   if (bad)
-    {
-      g_free (output);
-      g_free (boundaries);
-      g_free (real);
-      return ts_cmd_usage_error ("extrapolate", bad);
-    }
+    return ts_cmd_usage_error ("extrapolate", bad);
   TsExtrapolateOptions o = {
     .ranks = (guint) ranks,
     .output_dir = output,
@@ -85,7 +74,6 @@ ts_cmd_extrapolate (int argc, char **argv)
                   : g_strcmp0 (boundaries, "open") == 0 ? TS_BOUNDARIES_OPEN
                   : TS_BOUNDARIES_PERIODIC,
   };
-  g_free (boundaries);
   g_autoptr (GString) text = g_string_new (NULL);
   gboolean ok = ts_extrapolate ((const char *const *) argv + 1, (guint) argc - 1, &o, text,
                                 &error);
@@ -96,7 +84,5 @@ ts_cmd_extrapolate (int argc, char **argv)
   else if (ok && !quiet && !explain)
     printf ("%s/traces.otf2: %d ranks extrapolated from %d traces (the models: %s/model.txt)\n",
             output, ranks, argc - 1, output);
-  g_free (output);
-  g_free (real);
   return ok ? 0 : ts_cmd_fail ("extrapolate", error);
 }

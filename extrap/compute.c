@@ -34,6 +34,21 @@ compare_roles (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* Roles are a code of 2 bits per grid dimension (ts_pattern_role). */
+#define N_ROLES (1u << (2 * TS_PATTERN_MAX_DIMS))
+
+/* @g's model of @role, added if it has none yet. */
+static TsRoleModel *
+role_model (TsRegionModel *g, guint role)
+{
+  for (guint k = 0; k < g->roles->len; k++)
+    if (g_array_index (g->roles, TsRoleModel, k).role == role)
+      return &g_array_index (g->roles, TsRoleModel, k);
+  TsRoleModel fresh = { .role = role };
+  g_array_append_val (g->roles, fresh);
+  return &g_array_index (g->roles, TsRoleModel, g->roles->len - 1);
+}
+
 /* Each role's mean of @name at each scale, and its model. Only where the
  * largest input has ranks of several roles (an open grid). */
 static gboolean
@@ -49,33 +64,17 @@ fit_roles (TsExtrapModel *m, TsRegionModel *g, GError **error)
       const TsScaleProfile *p = m->inputs[i];
       const double *x = g_hash_table_lookup (p->compute, g->name);
       TsPattern at = ts_pattern_at (&m->pattern, p->n_ranks);
-      g_autoptr (GHashTable) sums = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+      double sum[N_ROLES] = { 0 };
+      guint count[N_ROLES] = { 0 };
       for (guint r = 0; r < p->n_ranks; r++)
         {
-          gpointer role = GUINT_TO_POINTER (ts_pattern_role (&at, p->n_ranks, r));
-          double *sum = g_hash_table_lookup (sums, role);
-          if (!sum)
-            g_hash_table_insert (sums, role, sum = g_new0 (double, 2));
-          sum[0] += x ? x[r] : 0;
-          sum[1]++;
+          guint role = ts_pattern_role (&at, p->n_ranks, r);
+          sum[role] += x ? x[r] : 0;
+          count[role]++;
         }
-      GHashTableIter it;
-      gpointer role, value;
-      g_hash_table_iter_init (&it, sums);
-      while (g_hash_table_iter_next (&it, &role, &value))
-        {
-          TsRoleModel *rm = NULL;
-          for (guint k = 0; k < g->roles->len && !rm; k++)
-            if (g_array_index (g->roles, TsRoleModel, k).role == GPOINTER_TO_UINT (role))
-              rm = &g_array_index (g->roles, TsRoleModel, k);
-          if (!rm)
-            {
-              TsRoleModel fresh = { .role = GPOINTER_TO_UINT (role) };
-              g_array_append_val (g->roles, fresh);
-              rm = &g_array_index (g->roles, TsRoleModel, g->roles->len - 1);
-            }
-          ts_extrap_add_point (&rm->mean, m->p[i], ((double *) value)[0] / ((double *) value)[1]);
-        }
+      for (guint role = 0; role < N_ROLES; role++)
+        if (count[role] > 0)
+          ts_extrap_add_point (&role_model (g, role)->mean, m->p[i], sum[role] / count[role]);
     }
   g_array_sort (g->roles, compare_roles);
   for (guint k = 0; k < g->roles->len; k++)
@@ -83,8 +82,7 @@ fit_roles (TsExtrapModel *m, TsRegionModel *g, GError **error)
       TsQuantity *q = &g_array_index (g->roles, TsRoleModel, k).mean;
       if (!ts_extrap_fit_quantity (q, TS_EXTRAP_SECONDS_FLOOR, error))
         return FALSE;
-      q->at_target = MAX (0, ts_scaling_eval (&q->model, m->target));
-      q->at_template = q->x[q->n - 1] == m->p[m->n_inputs - 1] ? q->y[q->n - 1] : 0;
+      ts_extrap_finish_quantity (m, q);
     }
   return TRUE;
 }
@@ -106,10 +104,8 @@ fit_region (TsExtrapModel *m, const char *name, GError **error)
   if (!ts_extrap_fit_quantity (&g->mean, TS_EXTRAP_SECONDS_FLOOR, error)
       || !ts_extrap_fit_quantity (&g->spread, TS_EXTRAP_SPREAD_FLOOR, error))
     return FALSE;
-  g->mean.at_target = MAX (0, ts_scaling_eval (&g->mean.model, m->target));
-  g->spread.at_target = MAX (0, ts_scaling_eval (&g->spread.model, m->target));
-  g->mean.at_template = g->mean.y[m->n_inputs - 1];
-  g->spread.at_template = g->spread.y[m->n_inputs - 1];
+  ts_extrap_finish_quantity (m, &g->mean);
+  ts_extrap_finish_quantity (m, &g->spread);
   return fit_roles (m, g, error);
 }
 

@@ -35,25 +35,12 @@ role_name (const TsPattern *pattern, guint role)
   return g_string_free (s, FALSE);
 }
 
-/* Where @q's model is evaluated for the output. */
-static double
-target_x (const TsExtrapModel *m, const TsQuantity *q, guint k)
-{
-  if (!q->by_faces)
-    return m->target;
-  double x = 1;
-  for (guint e = 0; e < m->at_target.n_dims; e++)
-    if (e != k)
-      x *= m->at_target.dims[e];
-  return x;
-}
-
 static void
 describe_quantity (GString *out, const TsExtrapModel *m, const TsQuantity *q, guint k,
                    double floor, const char *unit)
 {
   g_autofree char *formula = ts_scaling_describe (&q->model);
-  double x = target_x (m, q, k);
+  double x = ts_extrap_target_x (m, q, k);
   g_autofree char *trust = ts_scaling_trust (&q->model, q->x, q->y, q->n, floor, x);
   g_string_append_printf (out, "%s%s -> %.6g%s at %u ranks\n      measured:", formula,
                           q->by_faces ? " (P: ranks across the other dimensions)" : "",
@@ -147,7 +134,7 @@ add_quantity (JsonBuilder *b, const char *member, const TsExtrapModel *m, const 
         json_builder_add_double_value (b, values[i]);
     }
   g_autofree char *trust = ts_scaling_trust (&q->model, q->x, q->y, q->n, floor,
-                                             target_x (m, q, k));
+                                             ts_extrap_target_x (m, q, k));
   json_builder_set_member_name (b, "trust");
   json_builder_add_string_value (b, trust);
   json_builder_set_member_name (b, "measured");

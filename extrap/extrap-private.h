@@ -81,6 +81,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsExtrapModel, ts_extrap_model_free)
  * profiles. */
 void ts_extrap_add_point (TsQuantity *q, double x, double y);
 gboolean ts_extrap_fit_quantity (TsQuantity *q, double floor, GError **error);
+/* Where @q's model is evaluated for the output: P, or for bytes along grid
+ * dimension @k in ranks across the other dimensions, those at P. */
+double ts_extrap_target_x (const TsExtrapModel *m, const TsQuantity *q, guint k);
+/* For a quantity in P: at_template, its value measured at the largest input
+ * (0 if not measured there), and at_target, its model's at P (never
+ * negative). */
+void ts_extrap_finish_quantity (const TsExtrapModel *m, TsQuantity *q);
 GHashTable *ts_extrap_input_names (const TsExtrapModel *m, gsize offset,
                                    gboolean (*keep) (const TsScaleProfile *, const char *));
 

@@ -89,7 +89,6 @@ ts_extrap_template_rank (const TsExtrapModel *m, guint r)
 /* Messages and bytes per neighbour slot at one scale: the traffic to a
  * partner reached through two slots is split between them. */
 typedef struct {
-  double slots, messages;
   double slots_along[TS_PATTERN_MAX_DIMS];
   double messages_along[TS_PATTERN_MAX_DIMS], bytes_along[TS_PATTERN_MAX_DIMS];
 } SlotTraffic;
@@ -105,8 +104,6 @@ slot_traffic (const TsScaleProfile *p, const TsPattern *at, SlotTraffic *st)
         guint slots[2], n = ts_extrap_slots (at, r, t->peer, slots);
         if (n == 0 || t->sent == 0)
           continue;
-        st->slots += n;
-        st->messages += t->sent;
         st->slots_along[slots[0] / 2] += n;
         st->messages_along[slots[0] / 2] += t->sent;
         st->bytes_along[slots[0] / 2] += t->bytes_sent;
@@ -115,17 +112,12 @@ slot_traffic (const TsScaleProfile *p, const TsPattern *at, SlotTraffic *st)
 
 /* ---- fitting ---------------------------------------------------------------- */
 
-/* Fit @q's points (several at the same x averaged into one). Values a
- * billion times below @floor are rounding noise (a spread of 1e-16 where
- * every rank took the same time) and count as 0. */
+/* Fit @q's points, several at the same x averaged into one. */
 gboolean
 ts_extrap_fit_quantity (TsQuantity *q, double floor, GError **error)
 {
-  for (guint i = 0; i < q->n; i++)
-    if (fabs (q->y[i]) < 1e-9 * floor)
-      q->y[i] = 0;
-  double x[G_N_ELEMENTS (q->x)] = { 0 }, y[G_N_ELEMENTS (q->x)] = { 0 };
-  guint n = 0;
+  double x[G_N_ELEMENTS (q->x)], sum[G_N_ELEMENTS (q->x)];
+  guint same[G_N_ELEMENTS (q->x)], n = 0;
   for (guint i = 0; i < q->n; i++)
     {
       guint j = 0;
@@ -134,30 +126,22 @@ ts_extrap_fit_quantity (TsQuantity *q, double floor, GError **error)
       if (j == n)
         {
           x[n] = q->x[i];
-          y[n++] = 0;
+          sum[n] = 0;
+          same[n++] = 0;
         }
+      sum[j] += q->y[i];
+      same[j]++;
     }
   for (guint j = 0; j < n; j++)
-    {
-      guint same = 0;
-      for (guint i = 0; i < q->n; i++)
-        if (q->x[i] == x[j])
-          {
-            y[j] += q->y[i];
-            same++;
-          }
-      y[j] /= same;
-    }
-  if (!ts_scaling_fit (x, y, n, floor, &q->model, error))
-    return FALSE;
-  /* A constant that is rounding noise next to the values fitted (1e-11 s
-   * beside 0.1 / P) is shown and used as 0. */
-  double largest = 0;
-  for (guint j = 0; j < n; j++)
-    largest = MAX (largest, fabs (y[j]));
-  if (q->model.c1 != 0 && fabs (q->model.c0) < 1e-8 * largest)
-    q->model.c0 = 0;
-  return TRUE;
+    sum[j] /= same[j];
+  return ts_scaling_fit (x, sum, n, floor, &q->model, error);
+}
+
+void
+ts_extrap_finish_quantity (const TsExtrapModel *m, TsQuantity *q)
+{
+  q->at_target = MAX (0, ts_scaling_eval (&q->model, ts_extrap_target_x (m, q, 0)));
+  q->at_template = q->n > 0 && q->x[q->n - 1] == m->p[m->n_inputs - 1] ? q->y[q->n - 1] : 0;
 }
 
 /* How well @q's model describes its points: cross-validated where it can be. */
@@ -312,11 +296,14 @@ check_grid (const TsExtrapModel *m, GError **error)
 }
 
 /* Do the inputs send as many messages through every neighbour slot, along
- * every dimension and at every scale, under @pattern? */
+ * every dimension and at every scale, under @pattern? If not, and @why is
+ * not NULL, it says where they differ. @per gets the count (0 without
+ * messages). */
 static gboolean
-counts_agree (const TsExtrapModel *m, const TsPattern *pattern)
+counts_agree (const TsExtrapModel *m, const TsPattern *pattern, double *per, char **why)
 {
-  double per = -1;
+  guint first = 0;
+  *per = -1;
   for (guint i = 0; i < m->n_inputs; i++)
     {
       TsPattern at = ts_pattern_at (pattern, m->p[i]);
@@ -327,12 +314,22 @@ counts_agree (const TsExtrapModel *m, const TsPattern *pattern)
           if (st.slots_along[k] == 0)
             continue;
           double here = st.messages_along[k] / st.slots_along[k];
-          if (per < 0)
-            per = here;
-          else if (fabs (here - per) > 1e-6 * per)
-            return FALSE;
+          if (*per < 0)
+            {
+              *per = here;
+              first = i;
+            }
+          else if (fabs (here - *per) > 1e-6 * *per)
+            {
+              if (why)
+                *why = g_strdup_printf ("a rank sends %g messages to each neighbour at %u "
+                                        "ranks but %g along dimension %u at %u ranks", *per,
+                                        m->p[first], here, k + 1, m->p[i]);
+              return FALSE;
+            }
         }
     }
+  *per = MAX (*per, 0);
   return TRUE;
 }
 
@@ -381,7 +378,8 @@ settle_boundaries (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
       TsPattern t = m->pattern;
       for (guint j = 0; j < n; j++)
         t.periodic[ambiguous[j]] = !(mask & (1u << j));
-      if (!counts_agree (m, &t))
+      double per;
+      if (!counts_agree (m, &t, &per, NULL))
         continue;
       for (guint k = 0; agreeing > 0 && k < t.n_dims; k++)
         if (target.dims[k] > 2 && t.periodic[k] != chosen.periodic[k])
@@ -444,9 +442,12 @@ faces (const TsPattern *at, guint k)
   return q;
 }
 
-/* Bytes per message along dimension @k: as a function of P or of the ranks
- * across the other dimensions, whichever describes the inputs better (the
- * latter where a face shrinks as the grid grows across it). */
+double
+ts_extrap_target_x (const TsExtrapModel *m, const TsQuantity *q, guint k)
+{
+  return q->by_faces ? faces (&m->at_target, k) : m->target;
+}
+
 static guint
 distinct_x (const TsQuantity *q)
 {
@@ -495,8 +496,7 @@ fit_bytes (TsExtrapModel *m, guint k, const SlotTraffic *st, const TsQuantity *p
   *q = quantity_error (&by_faces) <= quantity_error (&by_p) ? by_faces : by_p;
   if (distinct_x (pooled) > distinct_x (&by_faces) && pooled->model.fit_error <= 0.01)
     *q = *pooled;
-  double x = q->by_faces ? faces (&m->at_target, k) : m->target;
-  q->at_target = MAX (0, ts_scaling_eval (&q->model, x));
+  q->at_target = MAX (0, ts_scaling_eval (&q->model, ts_extrap_target_x (m, q, k)));
   q->at_template = bytes_along (st, m->n_inputs - 1, k);
   return TRUE;
 }
@@ -506,27 +506,16 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
 {
   if (m->pattern.kind != TS_PATTERN_CARTESIAN)
     return TRUE;
+  g_autofree char *why = NULL;
+  if (!counts_agree (m, &m->pattern, &m->messages_per_neighbour, &why))
+    return refuse (error, "%s: the number of exchanges changes with P, and the output would "
+                   "keep the largest input's", why);
   SlotTraffic st[MAX_INPUTS];
-  double per = -1;
-  guint first = 0;
   for (guint i = 0; i < m->n_inputs; i++)
     {
       TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
       slot_traffic (m->inputs[i], &at, &st[i]);
-      if (st[i].slots == 0)
-        continue;
-      double here = st[i].messages / st[i].slots;
-      if (per < 0)
-        {
-          per = here;
-          first = i;
-        }
-      else if (fabs (here - per) > 1e-6 * per)
-        return refuse (error, "a rank sends %g messages to each neighbour at %u ranks but %g "
-                       "at %u ranks: the number of exchanges changes with P, and the output "
-                       "would keep the largest input's", per, m->p[first], here, m->p[i]);
     }
-  m->messages_per_neighbour = MAX (per, 0);
   TsQuantity pooled = { .by_faces = TRUE };
   for (guint i = 0; i < m->n_inputs; i++)
     {
@@ -630,15 +619,12 @@ fit_collectives (TsExtrapModel *m, GError **error)
   for (guint i = 0; i < m->n_inputs; i++)
     if (!collect_collectives (m, i, error))
       return FALSE;
-  guint top = m->n_inputs - 1;
   for (guint i = 0; i < m->collectives->len; i++)
     {
       TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
       if (!ts_extrap_fit_quantity (&c->bytes, TS_EXTRAP_BYTES_FLOOR, error))
         return FALSE;
-      c->bytes.at_target = MAX (0, ts_scaling_eval (&c->bytes.model, m->target));
-      c->bytes.at_template = c->bytes.x[c->bytes.n - 1] == m->p[top] ? c->bytes.y[c->bytes.n - 1]
-                                                                       : 0;
+      ts_extrap_finish_quantity (m, &c->bytes);
     }
   const TsScaleProfile *t = TS_EXTRAP_TEMPLATE (m);
   guint n_comms = ts_trace_n_comms (t->trace);

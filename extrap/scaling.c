@@ -152,11 +152,12 @@ model_of (const Hypothesis *h, const double *p, const double *y, guint n, double
    * scales, a line through distinct P). */
   gboolean fitted = fit_one (h, p, y, n, G_MAXUINT, &m->c0, &m->c1);
   g_assert (fitted);
-  /* Rounding leaves 1e-17 where exact data has no constant. */
+  /* Rounding leaves a constant where exact data has none (1e-17, or
+   * 1e-11 s beside 0.1 / P): one 1e8 times below the values is 0. */
   double scale = 0;
   for (guint k = 0; k < n; k++)
     scale = MAX (scale, fabs (y[k]));
-  if (fabs (m->c0) <= 1e-12 * scale)
+  if (fabs (m->c0) <= (m->c1 != 0 ? 1e-8 : 1e-12) * scale)
     m->c0 = 0;
   for (guint k = 0; k < n; k++)
     {
@@ -219,6 +220,13 @@ ts_scaling_fit (const double *p, const double *y, guint n, double floor, TsScali
   g_return_val_if_fail (model != NULL && (n == 0 || (p && y)), FALSE);
   if (!check_points (p, y, n, error))
     return FALSE;
+  /* Values a billion times below @floor are rounding noise (a spread of
+   * 1e-16 where every rank took the same time): 0. */
+  g_autofree double *clean = g_memdup2 (y, n * sizeof *y);
+  for (guint k = 0; k < n; k++)
+    if (fabs (clean[k]) < 1e-9 * floor)
+      clean[k] = 0;
+  y = clean;
   g_autoptr (GArray) hyps = hypotheses_for (n);
   if (n <= 2)
     {

@@ -19,7 +19,8 @@
  *
  * Error contract: functions taking a GError return FALSE and set it (domain
  * G_IO_ERROR, code G_IO_ERROR_INVALID_DATA) for input no model can be
- * fitted to. Nothing is kept of the arguments. */
+ * fitted to. Nothing is kept of the arguments. Values a billion times below
+ * the floor a fit is given are taken as rounding noise, that is as 0. */
 #ifndef TS_SCALING_H
 #define TS_SCALING_H
 

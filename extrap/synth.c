@@ -330,6 +330,12 @@ spool_template (const TsScaleProfile *t, GError **error)
 static gboolean
 collect_send_slots (Synth *s, const TsSpool *actions, GError **error)
 {
+  const TsPattern *at = &s->m->pattern;
+  gboolean two_way = FALSE;
+  for (guint k = 0; at->kind == TS_PATTERN_CARTESIAN && k < at->n_dims; k++)
+    two_way |= at->periodic[k] && at->dims[k] == 2;
+  if (!two_way)
+    return TRUE;  /* no neighbour is both neighbours: nothing to read */
   guint n = TS_EXTRAP_TEMPLATE (s->m)->n_ranks;
   for (guint t = 0; t < n; t++)
     {
@@ -342,7 +348,7 @@ collect_send_slots (Synth *s, const TsSpool *actions, GError **error)
           if ((a->kind != TS_ACTION_SEND && a->kind != TS_ACTION_ISEND) || a->peer < 0)
             continue;
           guint q = ts_trace_comm_world_rank (s->trace, a->comm, t, (guint) a->peer), slots[2];
-          if (ts_extrap_slots (&s->m->pattern, t, q, slots) != 2)
+          if (ts_extrap_slots (at, t, q, slots) != 2)
             continue;
           guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (sent, GUINT_TO_POINTER (q)));
           g_hash_table_insert (sent, GUINT_TO_POINTER (q), GUINT_TO_POINTER (seen + 1));

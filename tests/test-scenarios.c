@@ -30,6 +30,16 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "halo-cyclic", "uplink-fat-tree", "uplink-flat",
                                          "pingpong-factors", "pingpong-factors-faster", NULL };
 
+/* The "matching" object of a summary.json or a `tracesim info --json`
+ * text, parsed by @parser (which keeps it). */
+static JsonObject *
+matching_of (JsonParser *parser, const char *text)
+{
+  assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+  return json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                        "matching");
+}
+
 /* The array or number under "<section>": { ... "<key>": ... } in summary.json;
  * sections nest ("wait_states.original.late_sender"). */
 static GArray *
@@ -616,9 +626,7 @@ test_guessed_matches_that_deadlock (void **state)
   if (!json)
     fail_msg ("tracesim run failed: %s", why);
   g_autoptr (JsonParser) parser = json_parser_new ();
-  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
-  JsonObject *m = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
-                                                 "matching");
+  JsonObject *m = matching_of (parser, json);
   assert_non_null (m);
   assert_int_equal (json_object_get_int_member (m, "guessed_receives"), 2);
   assert_true (json_object_get_boolean_member (m, "taken_as_arrived"));
@@ -632,9 +640,7 @@ test_guessed_matches_that_deadlock (void **state)
   TsToolResult r = ts_run_tracesim ((const char *[]) { "info", trace, "--json", NULL });
   assert_int_equal (r.status, 0);
   g_autoptr (JsonParser) info = json_parser_new ();
-  assert_true (json_parser_load_from_data (info, r.out, -1, NULL));
-  JsonObject *im = json_object_get_object_member (json_node_get_object (json_parser_get_root (info)),
-                                                  "matching");
+  JsonObject *im = matching_of (info, r.out);
   assert_non_null (im);
   assert_int_equal (json_object_get_int_member (im, "guessed_receives"), 2);
   assert_int_equal (json_object_get_int_member (im, "unreceived_messages"), 0);
@@ -674,9 +680,7 @@ test_head_to_head_sends_buffered (void **state)
   if (!json)
     fail_msg ("tracesim run failed: %s", why);
   g_autoptr (JsonParser) parser = json_parser_new ();
-  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
-  JsonObject *m = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
-                                                 "matching");
+  JsonObject *m = matching_of (parser, json);
   assert_non_null (m);
   assert_int_equal (json_object_get_int_member (m, "revisions"), 1);
   assert_int_equal (json_object_get_int_member (m, "buffered_pairs"), 2);
