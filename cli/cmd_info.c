@@ -2,17 +2,47 @@
 
 #include "cli/commands.h"
 #include "cli/report.h"
+#include "model/output_dir.h"
 #include "output/info.h"
 #include "output/summary.h"
+#include "pipeline/run.h"
 
 #include <stdio.h>
+
+/* The identity replay on the cluster calibrated from the trace, as `tracesim
+ * run` would make it, into a temporary directory removed afterwards: what
+ * it had to choose where the trace does not tell (guessed matches, the eager
+ * threshold) and what it revised after a deadlock are known only once it
+ * ran. NULL with @error when it fails. */
+static TsRunResult *
+identity_replay (const char *trace, const TsRunShared *shared, GError **error)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("tracesim-info-XXXXXX", error);
+  if (!tmp)
+    return NULL;
+  ts_output_dir_guard (tmp);
+  g_autofree char *out = g_build_filename (tmp, "replay", NULL);
+  TsRunOptions o;
+  ts_run_options_init (&o);
+  o.trace = trace;
+  o.output_dir = out;
+  o.wait_states = FALSE;
+  o.shared = shared;
+  TsRunResult *result = ts_run (&o, error);
+  ts_output_dir_remove_tree (tmp);
+  ts_output_dir_unguard (tmp);
+  return result;
+}
 
 int
 ts_cmd_info (int argc, char **argv)
 {
-  gboolean json = FALSE;
+  gboolean json = FALSE, no_replay = FALSE;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object instead of text", NULL },
+    { "no-replay", 0, 0, G_OPTION_ARG_NONE, &no_replay,
+      "only read the trace: no identity replay (which tells how closely it reproduces the "
+      "trace and which of its choices a deadlock made it revise)", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("info", entries);
@@ -21,18 +51,25 @@ ts_cmd_info (int argc, char **argv)
     return ts_cmd_fail ("info", error);
   if (argc != 2)
     return ts_cmd_usage_error ("info", "give exactly one trace");
-  g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
-  if (!trace)
+  g_autoptr (TsRunShared) shared = ts_run_shared_new (argv[1], FALSE, &error);
+  if (!shared)
     return ts_cmd_fail ("info", error);
-  g_autoptr (TsCalibration) calibration = ts_calibration_compute (trace, &error);
-  if (!calibration)
-    return ts_cmd_fail ("info", error);
+  const TsTrace *trace = ts_run_shared_trace (shared);
+  const TsCalibration *calibration = ts_run_shared_calibration (shared);
+  /* A replay that fails is a finding about the trace, reported as such. */
+  g_autoptr (GError) replay_error = NULL;
+  g_autoptr (TsRunResult) replay = no_replay ? NULL
+                                             : identity_replay (argv[1], shared, &replay_error);
   if (!json)
     {
-      ts_report_info (stdout, trace, calibration);
+      ts_report_info (stdout, trace, calibration, !no_replay);
+      if (!no_replay)
+        ts_report_info_replay (stdout, replay, replay_error);
       return 0;
     }
   g_autoptr (JsonNode) root = ts_info_to_json (trace, calibration);
+  if (!no_replay)
+    ts_info_add_replay (root, replay, replay_error);
   g_autofree char *text = ts_json_to_text (root);
   fputs (text, stdout);
   return 0;

@@ -203,7 +203,7 @@ report_nodes (FILE *out, const TsTrace *trace)
 }
 
 void
-ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p)
+ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolean replayed)
 {
   guint n = ts_calibration_n_ranks (p);
   fprintf (out, "trace:      %s\n", ts_trace_path (trace));
@@ -230,11 +230,43 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p)
              all_s > 0 ? 100.0 * m.seconds[i] / all_s : 0);
   if (ts_calibration_guessed_receives (p) > 0 || ts_calibration_unreceived_messages (p) > 0)
     fprintf (out, "matching:   %u receives recorded no source and were given a message by "
-             "guess; %u messages no receive took (the replay sends them without waiting). "
-             "Whether a replay had to revise the guesses, `tracesim run` says.\n",
-             ts_calibration_guessed_receives (p), ts_calibration_unreceived_messages (p));
+             "guess; %u messages no receive took (the replay sends them without waiting).%s\n",
+             ts_calibration_guessed_receives (p), ts_calibration_unreceived_messages (p),
+             replayed ? "" : " Whether a replay had to revise the guesses, `tracesim info` "
+             "without --no-replay says.");
   report_network (out, p);
   top_regions (out, trace, p, 20);
+}
+
+void
+ts_report_info_replay (FILE *out, const TsRunResult *r, const GError *failure)
+{
+  if (!r)
+    {
+      fprintf (out, "replay:     the identity replay fails: %s\n", failure->message);
+      return;
+    }
+  fprintf (out, "replay:     identity, on the cluster calibrated from the trace: %.6f s "
+           "predicted, %.6f s traced (%+.1f%%)\n", r->predicted_runtime, r->original_runtime,
+           r->original_runtime > 0
+             ? 100 * (r->predicted_runtime - r->original_runtime) / r->original_runtime : 0.0);
+  fprintf (out, "choices:    %u matches guessed; eager threshold %" G_GUINT64_FORMAT
+           " bytes (%s)\n", r->guessed_receives, r->eager_threshold,
+           r->inputs.eager_inferred ? "inferred from the trace" : "given");
+  if (r->revisions == 0)
+    {
+      fprintf (out, "revised:    none (the first replay completed)\n");
+      return;
+    }
+  fprintf (out, "revised:    %u replay%s made again after deadlocks:", r->revisions,
+           r->revisions == 1 ? "" : "s");
+  if (r->guessed_taken_as_arrived)
+    fprintf (out, " the %u guessed receives took their messages as they arrived%s",
+             r->guessed_receives, r->buffered_pairs > 0 ? ";" : "");
+  if (r->buffered_pairs > 0)
+    fprintf (out, " rendezvous sends between %u pair%s of ranks were buffered", r->buffered_pairs,
+             r->buffered_pairs == 1 ? "" : "s");
+  fputc ('\n', out);
 }
 
 void

@@ -6,11 +6,16 @@
 #include <json-glib/json-glib.h>
 #include "calibrate/calibration.h"
 #include "model/trace.h"
+#include "output/result.h"
 
 G_BEGIN_DECLS
 
 /* Caller frees with json_node_unref(). */
 JsonNode *ts_info_to_json (const TsTrace *trace, const TsCalibration *calibration);
+/* Add the identity replay's outcome to @root (an object from
+ * ts_info_to_json) as "replay": runtimes, guessed matches, eager threshold,
+ * revisions; or {"error": ...} when it failed (@result NULL). */
+void ts_info_add_replay (JsonNode *root, const TsRunResult *result, const GError *failure);
 
 G_END_DECLS
 

@@ -69,6 +69,18 @@ ts_run_shared_free (TsRunShared *s)
   g_free (s);
 }
 
+const TsTrace *
+ts_run_shared_trace (const TsRunShared *s)
+{
+  return s->trace;
+}
+
+const TsCalibration *
+ts_run_shared_calibration (const TsRunShared *s)
+{
+  return s->calibration;
+}
+
 /* ---- the key ------------------------------------------------------------- */
 
 static gint

@@ -53,6 +53,9 @@ void ts_run_options_init (TsRunOptions *options);
  * ts_run_shared_free(). */
 TsRunShared *ts_run_shared_new (const char *trace, gboolean wait_states, GError **error);
 void ts_run_shared_free (TsRunShared *shared);
+/* The opened trace and its first pass, owned by @shared. */
+const TsTrace *ts_run_shared_trace (const TsRunShared *shared);
+const TsCalibration *ts_run_shared_calibration (const TsRunShared *shared);
 /* What a result computed from @trace depends on, as text that changes when
  * it does: the trace's files as they are now (anchor, global definitions,
  * the archive's directory: names, sizes, modification times) and the

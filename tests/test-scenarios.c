@@ -644,6 +644,18 @@ test_guessed_matches_that_deadlock (void **state)
   assert_non_null (im);
   assert_int_equal (json_object_get_int_member (im, "guessed_receives"), 2);
   assert_int_equal (json_object_get_int_member (im, "unreceived_messages"), 0);
+  /* ... and after its identity replay (on the cluster calibrated from the
+   * trace, where 100 kB is above the inferred 64 KiB threshold as on
+   * four-hosts.xml: the same cycle), what that replay revised: one replay
+   * made again, with the 2 guessed receives taking messages as they arrive
+   * and no send buffered. */
+  JsonObject *replay = json_object_get_object_member (
+    json_node_get_object (json_parser_get_root (info)), "replay");
+  assert_non_null (replay);
+  assert_int_equal (json_object_get_int_member (replay, "guessed_receives"), 2);
+  assert_int_equal (json_object_get_int_member (replay, "revisions"), 1);
+  assert_true (json_object_get_boolean_member (replay, "guessed_taken_as_arrived"));
+  assert_int_equal (json_object_get_int_member (replay, "buffered_pairs"), 0);
   ts_tool_result_clear (&r);
   ts_test_rmtree (work);
 }
