@@ -29,6 +29,34 @@ typedef struct {
   TsBlockedOn on;
 } Coll;
 
+/* A member's receives are posted when its part of the collective began in
+ * the trace: its call's entry, or a non-blocking collective's post (then a
+ * helper actor progresses it). Rendezvous-sized ones are noted for their
+ * senders, as point-to-point receives are: a member whose send waited for
+ * a late receiver in the trace waits for it anew in the simulation, so that
+ * share of its call is not CPU time (charge_call_cost in actions.c). */
+static void
+note_post (Coll *c, gint32 src, guint64 bytes)
+{
+  gboolean own = sg_actor_self_get_data () == c->rk;
+  ts_rank_note_post (c->rk, (guint) src, c->comm, c->tag, bytes,
+                     own ? c->rk->call_enter : c->a->time);
+}
+
+/* A rendezvous send of the collective completed: when did its receiver post? */
+static void
+take_post (Coll *c)
+{
+  if (sg_actor_self_get_data () != c->rk)
+    {
+      ts_rank_pop_post (c->rk, &c->on);
+      return;
+    }
+  double before = c->rk->receiver_post;
+  ts_rank_take_receiver_post (c->rk, &c->on);
+  c->rk->call_waited_for_receiver |= !isnan (c->rk->receiver_post) || !isnan (before);
+}
+
 static void
 exchange (Coll *c, gint send_to, guint64 send_bytes, gint recv_from, guint64 recv_bytes)
 {
@@ -41,6 +69,7 @@ exchange (Coll *c, gint send_to, guint64 send_bytes, gint recv_from, guint64 rec
     {
       c->on.peer = (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank,
                                                       recv_from);
+      note_post (c, c->on.peer, recv_bytes);
       ts_rank_recv (c->rk, c->comm, recv_from, c->tag, &c->on);
     }
   if (s)
@@ -48,6 +77,7 @@ exchange (Coll *c, gint send_to, guint64 send_bytes, gint recv_from, guint64 rec
       c->on.peer = (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank,
                                                       send_to);
       ts_rank_wait (c->rk, s, &c->on);
+      take_post (c);
     }
 }
 
@@ -164,7 +194,11 @@ linear_to_root (Coll *c, guint root, guint64 bytes)
   void **landing = g_new0 (void *, c->n);
   for (guint p = 0; p < c->n; p++)
     if (p != root)
-      comms[p] = ts_rank_irecv (c->rk, c->comm, p, c->tag, bytes, &landing[p]);
+      {
+        note_post (c, (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank,
+                                                         p), bytes);
+        comms[p] = ts_rank_irecv (c->rk, c->comm, p, c->tag, bytes, &landing[p]);
+      }
   for (guint p = 0; p < c->n; p++)
     if (comms[p])
       {

@@ -208,34 +208,47 @@ ts_rank_irecv_guessed (TsRank *rk, void **landing)
 }
 
 void
-ts_rank_note_receive_post (TsRank *rk, const TsAction *a)
+ts_rank_note_post (TsRank *rk, guint src, guint32 comm, gint32 tag, guint64 bytes, double time)
 {
-  if (a->bytes < rk->sim->options->eager_threshold)
+  if (bytes < rk->sim->options->eager_threshold)
     return;
-  TsChannel key = { ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
-                    rk->rank, a->comm, a->tag };
+  TsChannel key = { src, rk->rank, comm, tag };
   GQueue *q = g_hash_table_lookup (rk->sim->receiver_posts, &key);
   if (!q)
     {
       q = g_queue_new ();
       g_hash_table_insert (rk->sim->receiver_posts, g_memdup2 (&key, sizeof key), q);
     }
+  /* Times travel in the pointer, as message payloads do. */
+  g_queue_push_tail (q, ts_time_payload (time));
+}
+
+void
+ts_rank_note_receive_post (TsRank *rk, const TsAction *a)
+{
   /* The receive is posted when its call began (an irecv's post event comes
-   * inside the call). Times travel in the pointer, as message payloads do. */
-  g_queue_push_tail (q, ts_time_payload (rk->in_call ? rk->call_enter : a->time));
+   * inside the call). */
+  ts_rank_note_post (rk, ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
+                     a->comm, a->tag, a->bytes, rk->in_call ? rk->call_enter : a->time);
+}
+
+double
+ts_rank_pop_post (TsRank *rk, const TsBlockedOn *send)
+{
+  TsChannel key = { rk->rank, (guint32) send->peer, send->comm, send->tag };
+  GQueue *q = g_hash_table_lookup (rk->sim->receiver_posts, &key);
+  void *post = q ? g_queue_pop_head (q) : NULL;
+  return post ? payload_time (post) : NAN;
 }
 
 void
 ts_rank_take_receiver_post (TsRank *rk, const TsBlockedOn *send)
 {
-  TsChannel key = { rk->rank, (guint32) send->peer, send->comm, send->tag };
-  GQueue *q = g_hash_table_lookup (rk->sim->receiver_posts, &key);
-  void *post = q ? g_queue_pop_head (q) : NULL;
+  double t = ts_rank_pop_post (rk, send);
   /* None: the receive's size was below the threshold, or its source was a
    * guess. The call then falls back on its fastest sibling's cost. */
-  if (!post)
+  if (isnan (t))
     return;
-  double t = payload_time (post);
   rk->receiver_post = isnan (rk->receiver_post) ? t : MAX (rk->receiver_post, t);
 }
 

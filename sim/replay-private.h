@@ -189,6 +189,14 @@ void ts_rank_absorb (TsRank *rk, void *landing);
  * rendezvous, remember its original post time for its sender (FIFO per
  * channel, as MPI matches). */
 void ts_rank_note_receive_post (TsRank *rk, const TsAction *a);
+/* The same for a receive from world rank @src inside a collective, posted
+ * at original time @time. */
+void ts_rank_note_post (TsRank *rk, guint src, guint32 comm, gint32 tag, guint64 bytes,
+                        double time);
+/* The original post time of the receive the send @send (world peer,
+ * communicator, tag) went to, taken from its channel's queue; NaN if none
+ * was noted. */
+double ts_rank_pop_post (TsRank *rk, const TsBlockedOn *send);
 /* The rendezvous send described by @send (its deadlock description: world
  * peer, communicator, tag) completed: fold the original post time of the
  * receive it went to into the call's receiver_post. */

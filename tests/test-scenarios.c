@@ -705,6 +705,53 @@ test_head_to_head_sends_buffered (void **state)
   ts_test_rmtree (work);
 }
 
+/* Two reductions of 100,000 bytes to root 0. In the first both ranks enter
+ * and leave at 0.1: a call that took no time, the fastest of each role. In
+ * the second rank 1 enters at 0.2 and its root only at 0.6, and both leave
+ * at 0.6: rank 1's 0.4 s in the call were waiting for its root to post the
+ * receive, which the replay makes it do anew, so none of it is CPU time.
+ * Each rank computes between the calls as traced (rank 0: 0.5 s, rank 1:
+ * 0.1 s) and 0.5 s after the second. With --eager-threshold 65536 both
+ * messages go by rendezvous on two-hosts.xml and take 1e-4 + 1e5 / 1e8 =
+ * 0.0011 s: the first completes at 0.1011; rank 1 enters the second at
+ * 0.2011, rank 0 at 0.6011, it completes at 0.6022, and both end at
+ * 1.1022. Charged as CPU, the wait would have made rank 1 end 0.4 s later,
+ * at 1.5022. */
+static void
+test_reduce_sender_waits_for_late_root (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("reduce-late-root");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 2\n"
+    "creator Score-P 8.0\n"
+    "0 0.0 enter main\n0 0.1 enter MPI_Reduce\n0 0.1 coll_begin\n"
+    "0 0.1 coll_end reduce comm=world root=0 sent=100000 recv=200000\n"
+    "0 0.1 leave MPI_Reduce\n0 0.6 enter MPI_Reduce\n0 0.6 coll_begin\n"
+    "0 0.6 coll_end reduce comm=world root=0 sent=100000 recv=200000\n"
+    "0 0.6 leave MPI_Reduce\n0 1.1 leave main\n"
+    "1 0.0 enter main\n1 0.1 enter MPI_Reduce\n1 0.1 coll_begin\n"
+    "1 0.1 coll_end reduce comm=world root=0 sent=100000 recv=0\n"
+    "1 0.1 leave MPI_Reduce\n1 0.2 enter MPI_Reduce\n1 0.2 coll_begin\n"
+    "1 0.6 coll_end reduce comm=world root=0 sent=100000 recv=0\n"
+    "1 0.6 leave MPI_Reduce\n1 1.1 leave main\n");
+  g_autofree char *platform = g_build_filename (ts_test_srcdir (), "scenarios", "platforms",
+                                                "two-hosts.xml", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-p", platform,
+                                                                     "--eager-threshold", "65536",
+                                                                     "-o", out, "-q", NULL },
+                                                  out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim run failed: %s", why);
+  GArray *ends = summary_values (json, "predicted.rank_end_s");
+  assert_int_equal (ends->len, 2);
+  assert_float_equal (g_array_index (ends, double, 0), 1.1022, 1e-9);
+  assert_float_equal (g_array_index (ends, double, 1), 1.1022, 1e-9);
+  g_array_unref (ends);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -729,6 +776,7 @@ main (void)
     cmocka_unit_test (test_crossed_regions_nested),
     cmocka_unit_test (test_guessed_matches_that_deadlock),
     cmocka_unit_test (test_head_to_head_sends_buffered),
+    cmocka_unit_test (test_reduce_sender_waits_for_late_root),
   };
   for (guint i = 0; i < G_N_ELEMENTS (others); i++)
     g_ptr_array_add (tests, (gpointer) &others[i]);
