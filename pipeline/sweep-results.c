@@ -110,6 +110,8 @@ header (GString *csv, const TsSweep *s, GPtrArray *patterns, GPtrArray *regions)
       g_string_append_c (csv, ',');
     }
   g_string_append (csv, TS_SWEEP_RESULTS_COLUMNS);
+  if (ts_sweep_baseline (s) != G_MAXUINT)
+    g_string_append (csv, ",saving_s");
   for (guint i = 0; i < patterns->len; i++)
     g_string_append_printf (csv, ",%s_s", (char *) g_ptr_array_index (patterns, i));
   for (guint i = 0; i < regions->len; i++)
@@ -124,8 +126,9 @@ header (GString *csv, const TsSweep *s, GPtrArray *patterns, GPtrArray *regions)
 /* One row of the CSV and one object of the JSON array. */
 static void
 row (GString *csv, JsonBuilder *b, const TsSweep *s, const TsSweepRow *r, JsonObject *summary,
-     GPtrArray *patterns, GPtrArray *regions)
+     double baseline, GPtrArray *patterns, GPtrArray *regions)
 {
+  gboolean saving = ts_sweep_baseline (s) != G_MAXUINT;
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "parameters");
   json_builder_begin_object (b);
@@ -144,7 +147,7 @@ row (GString *csv, JsonBuilder *b, const TsSweep *s, const TsSweepRow *r, JsonOb
         why = g_strdup ("not run");
       g_string_append (csv, ",,");
       ts_csv_append_field (csv, g_strstrip (why));
-      for (guint i = 0; i < patterns->len + regions->len; i++)
+      for (guint i = 0; i < patterns->len + regions->len + saving; i++)
         g_string_append_c (csv, ',');
       g_string_append_c (csv, '\n');
       json_builder_set_member_name (b, "error");
@@ -158,6 +161,14 @@ row (GString *csv, JsonBuilder *b, const TsSweep *s, const TsSweepRow *r, JsonOb
   g_string_append_printf (csv, "%.17g,%.17g,", runtime, speedup);
   ts_json_add_double (b, "predicted_runtime_s", runtime);
   ts_json_add_double (b, "speedup", speedup);
+  /* Saved against the baseline point: empty where that one failed. */
+  if (saving && !isnan (baseline))
+    {
+      g_string_append_printf (csv, ",%.17g", baseline - runtime);
+      ts_json_add_double (b, "saving_s", baseline - runtime);
+    }
+  else if (saving)
+    g_string_append_c (csv, ',');
   add_seconds (csv, b, "wait_states_s", summary, patterns, pattern_seconds);
   add_seconds (csv, b, "regions_s", summary, regions, region_seconds);
   g_string_append_c (csv, '\n');
@@ -196,7 +207,8 @@ ts_sweep_results_write (const TsSweep *s, const char *out, GPtrArray *rows, GErr
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_array (b);
   for (guint i = 0; i < rows->len; i++)
-    row (csv, b, s, g_ptr_array_index (rows, i), g_ptr_array_index (summaries, i), patterns,
+    row (csv, b, s, g_ptr_array_index (rows, i), g_ptr_array_index (summaries, i),
+         ts_sweep_baseline (s) != G_MAXUINT ? runtime[ts_sweep_baseline (s)] : NAN, patterns,
          regions);
   json_builder_end_array (b);
   g_autoptr (JsonNode) root = json_builder_get_root (b);

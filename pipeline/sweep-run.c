@@ -19,9 +19,8 @@
  * tracesim may add to and rewrite. */
 #define SWEEP_MARK ".tracesim-sweep"
 
-/* OUT exists and is a sweep's (or empty), with points/ and inputs/. */
-static gboolean
-prepare_out (const char *out, GError **error)
+gboolean
+ts_sweep_prepare_output (const char *out, GError **error)
 {
   g_autofree char *mark = g_build_filename (out, SWEEP_MARK, NULL);
   if (g_file_test (out, G_FILE_TEST_EXISTS) && !g_file_test (mark, G_FILE_TEST_EXISTS))
@@ -219,7 +218,7 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
                    "--point %u: the sweep has points 0 to %u", opts.point, tally->points - 1);
       return FALSE;
     }
-  if (!prepare_out (out, error))
+  if (!ts_sweep_prepare_output (out, error))
     return FALSE;
   g_autofree char *trace_state = ts_run_trace_state (ts_sweep_trace (s));
   g_autoptr (GPtrArray) points = g_ptr_array_new_with_free_func (point_free);

@@ -34,6 +34,12 @@ typedef struct {
   char *first_pass;
 } TsSweepTally;
 
+/* Make @out_dir a sweep's output directory, with points/ and inputs/: it
+ * must not exist, be empty or be a sweep's already (marked so); anything
+ * else is refused, to delete nothing of the user's. For callers that write
+ * a sweep's inputs into it (OUT/inputs/) before running it. */
+gboolean ts_sweep_prepare_output (const char *out_dir, GError **error);
+
 /* Run the points of @sweep missing from @out_dir and write its results.csv.
  * FALSE and @error when the sweep cannot start (or its table cannot be
  * written); points that fail are counted in @tally, not errors. */

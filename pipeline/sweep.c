@@ -24,6 +24,8 @@ struct TsSweep {
   char *path, *dir, *trace;
   Input hypothesis, platform;
   gboolean zip;
+  char **labels;      /* parameters that only name points; NULL-terminated */
+  guint baseline;     /* the point others are compared with; G_MAXUINT: none */
   GPtrArray *names;   /* char*: parameters in the file's order, lists of files included */
   GPtrArray *values;  /* GStrv per parameter */
   guint n_points;
@@ -50,6 +52,7 @@ ts_sweep_free (TsSweep *s)
   g_free (s->trace);
   input_clear (&s->hypothesis);
   input_clear (&s->platform);
+  g_strfreev (s->labels);
   g_ptr_array_unref (s->names);
   g_ptr_array_unref (s->values);
   g_free (s);
@@ -192,13 +195,15 @@ check_uses (TsSweep *s, const char *text, GError **error)
     {
       g_autofree char *ref = g_strdup_printf ("${%s}", names[i]);
       gboolean used = is_run_option (names[i]) || g_str_equal (names[i], "hypothesis")
-                      || g_str_equal (names[i], "platform");
+                      || g_str_equal (names[i], "platform")
+                      || g_strv_contains ((const char *const *) s->labels, names[i]);
       for (guint t = 0; t < 2 && !used; t++)
         used = templates[t]->kind == INPUT_TEMPLATE && strstr (templates[t]->text, ref);
       if (!used)
         ok = fail_at (error, s, text, "parameters", names[i],
                       "%s is neither a run option (ranks_per_node, placement, trace_speed, "
-                      "eager_threshold) nor used by a template as ${%s}", names[i], names[i]);
+                      "eager_threshold) nor used by a template as ${%s} nor one of the "
+                      "[sweep] labels", names[i], names[i]);
     }
   g_ptr_array_remove_index (s->names, s->names->len - 1);
   return ok;
@@ -220,12 +225,14 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
     if (!g_str_equal (groups[i], "sweep") && !g_str_equal (groups[i], "parameters"))
       return fail_at (error, s, text, groups[i], NULL, "unknown section [%s] ([sweep], [parameters])",
                       groups[i]);
-  static const char *const sweep_keys[] = { "trace", "hypothesis", "platform", "zip", NULL };
+  static const char *const sweep_keys[] = { "trace", "hypothesis", "platform", "zip", "labels",
+                                            "baseline", NULL };
   g_auto (GStrv) keys = g_key_file_get_keys (kf, "sweep", NULL, NULL);
   for (guint i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (sweep_keys, keys[i]))
       return fail_at (error, s, text, "sweep", keys[i],
-                      "unknown key '%s' in [sweep] (trace, hypothesis, platform, zip)", keys[i]);
+                      "unknown key '%s' in [sweep] (trace, hypothesis, platform, zip, labels, "
+                      "baseline)", keys[i]);
   g_autofree char *trace = g_key_file_get_string (kf, "sweep", "trace", NULL);
   if (!trace)
     return fail_at (error, s, text, "sweep", NULL, "[sweep] needs the trace (trace = ...)");
@@ -233,6 +240,11 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
   if (!g_file_test (s->trace, G_FILE_TEST_IS_REGULAR))
     return fail_at (error, s, text, "sweep", "trace", "%s: no such trace", s->trace);
   s->zip = g_key_file_get_boolean (kf, "sweep", "zip", NULL);
+  s->labels = g_key_file_get_string_list (kf, "sweep", "labels", NULL, NULL);
+  if (!s->labels)
+    s->labels = g_new0 (char *, 1);
+  for (guint i = 0; s->labels[i]; i++)
+    g_strdelimit (g_strstrip (s->labels[i]), "-", '_');
   if (!load_input (s, kf, text, "hypothesis", &s->hypothesis, error)
       || !load_input (s, kf, text, "platform", &s->platform, error)
       || !load_parameters (s, kf, text, error) || !check_uses (s, text, error))
@@ -245,6 +257,16 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
     return fail_at (error, s, text, "parameters", NULL,
                     s->zip ? "zipped parameters need lists of the same length"
                            : "more than %u points", TS_SWEEP_MAX_POINTS);
+  s->baseline = G_MAXUINT;
+  g_autofree char *baseline = g_key_file_get_string (kf, "sweep", "baseline", NULL);
+  guint64 b;
+  if (baseline
+      && !g_ascii_string_to_unsigned (g_strstrip (baseline), 10, 0, s->n_points - 1, &b, NULL))
+    return fail_at (error, s, text, "sweep", "baseline",
+                    "baseline = %s: give the number of a point, 0 to %u", baseline,
+                    s->n_points - 1);
+  if (baseline)
+    s->baseline = (guint) b;
   return TRUE;
 }
 
@@ -269,6 +291,7 @@ ts_sweep_load (const char *path, GError **error)
 }
 
 const char *ts_sweep_trace (const TsSweep *s) { return s->trace; }
+guint ts_sweep_baseline (const TsSweep *s) { return s->baseline; }
 guint ts_sweep_n_points (const TsSweep *s) { return s->n_points; }
 guint ts_sweep_n_parameters (const TsSweep *s) { return s->names->len; }
 

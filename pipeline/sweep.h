@@ -10,6 +10,10 @@
  *                                    (tracesim platform --config), a SimGrid
  *                                    XML file, or a list of XML files
  *   zip = false                      true: pair the parameters' values
+ *   labels = region, change          parameters that only name points (their
+ *                                    values are columns of the table)
+ *   baseline = 0                     the point others are compared with:
+ *                                    the table gains saving_s
  *   [parameters]
  *   factor = 0.25, 0.5, 1.0          a list, START:STOP:STEP or START:STOP:*F
  *   ranks_per_node = 1, 4            named like a run option: passed to it
@@ -30,6 +34,8 @@ void ts_sweep_free (TsSweep *sweep);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSweep, ts_sweep_free)
 
 const char *ts_sweep_trace (const TsSweep *sweep);
+/* The point given as baseline, or G_MAXUINT. */
+guint ts_sweep_baseline (const TsSweep *sweep);
 guint ts_sweep_n_points (const TsSweep *sweep);
 guint ts_sweep_n_parameters (const TsSweep *sweep);
 const char *ts_sweep_parameter (const TsSweep *sweep, guint parameter);
