@@ -105,6 +105,13 @@ ts_calibration_region_seconds (const TsCalibration *p, guint region)
   return p->region_seconds[region];
 }
 
+double
+ts_calibration_region_compute (const TsCalibration *p, guint region)
+{
+  g_return_val_if_fail (region < p->n_regions, 0);
+  return p->region_compute[region];
+}
+
 TsNetworkFit
 ts_calibration_network (const TsCalibration *p)
 {

@@ -51,6 +51,9 @@ struct TsCalibration {
   /* Per region: visits and inclusive seconds, summed over ranks. */
   guint64 *region_visits;
   double *region_seconds;
+  /* Per region: compute seconds spent in it and not in a region it calls
+   * (its exclusive compute), summed over ranks. */
+  double *region_compute;
   guint n_regions;
   /* The first pass's actions per rank (TsAction records, clock offsets and
    * call costs not applied), or NULL when the replay must read the trace

@@ -44,6 +44,7 @@ is_synchronising (TsCollectiveOp op)
 typedef struct {
   guint64 *region_visits;
   double *region_seconds;
+  double *region_compute;    /* as TsCalibration's */
   double *call_min;          /* as TsCalibration's */
   CallSample *samples;       /* [TsCallKind * TS_N_SIZE_CLASSES + size class] */
   /* Blocking receives from a rank of the same node (0) or another (1), by
@@ -58,6 +59,7 @@ sums_init (Sums *u, guint n_regions)
   gsize n_min = (gsize) n_regions * TS_N_SIZE_CLASSES * 2;
   u->region_visits = g_new0 (guint64, n_regions);
   u->region_seconds = g_new0 (double, n_regions);
+  u->region_compute = g_new0 (double, n_regions);
   u->call_min = g_new (double, n_min);
   for (gsize i = 0; i < n_min; i++)
     u->call_min[i] = INFINITY;
@@ -71,6 +73,7 @@ sums_clear (Sums *u)
 {
   g_free (u->region_visits);
   g_free (u->region_seconds);
+  g_free (u->region_compute);
   g_free (u->call_min);
   g_free (u->samples);
   g_free (u->placed);
@@ -103,6 +106,7 @@ sums_merge (Sums *into, const Sums *from, guint n_regions)
     {
       into->region_visits[r] += from->region_visits[r];
       into->region_seconds[r] += from->region_seconds[r];
+      into->region_compute[r] += from->region_compute[r];
     }
   for (gsize i = 0; i < (gsize) n_regions * TS_N_SIZE_CLASSES * 2; i++)
     into->call_min[i] = MIN (into->call_min[i], from->call_min[i]);
@@ -299,6 +303,12 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
           break;
         case TS_ACTION_ISEND:
           c.call_bytes = MAX (c.call_bytes, a.bytes);
+          break;
+        case TS_ACTION_COMPUTE:
+          /* A burst belongs to the innermost open region (an MPI call's own
+           * bursts to the call). */
+          if (a.region < p->n_regions)
+            sums->region_compute[a.region] += a.seconds;
           break;
         default:
           break;
@@ -655,6 +665,7 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
   CallSample *samples = sums.samples;
   p->region_visits = g_steal_pointer (&sums.region_visits);
   p->region_seconds = g_steal_pointer (&sums.region_seconds);
+  p->region_compute = g_steal_pointer (&sums.region_compute);
   p->call_min = g_steal_pointer (&sums.call_min);
   p->largest_blocking_send = sums.largest_blocking_send;
   guint missing = 0;
@@ -729,6 +740,7 @@ ts_calibration_free (TsCalibration *p)
   g_free (p->call_min);
   g_free (p->region_visits);
   g_free (p->region_seconds);
+  g_free (p->region_compute);
   ts_spool_free (p->spool);
   g_free (p->decode_options);
   if (p->partitioned)

@@ -133,6 +133,9 @@ TsMessageInfo ts_calibration_message_info (const TsCalibration *calibration);
 /* Per region of the trace: visits and inclusive seconds, summed over ranks. */
 guint64 ts_calibration_region_visits (const TsCalibration *calibration, guint region);
 double ts_calibration_region_seconds (const TsCalibration *calibration, guint region);
+/* Per region: its exclusive compute (bursts in it, not in regions it
+ * calls), seconds summed over ranks, as traced. */
+double ts_calibration_region_compute (const TsCalibration *calibration, guint region);
 
 TsNetworkFit ts_calibration_network (const TsCalibration *calibration);
 /* The fit of the receives from a rank of the same node (@between_nodes

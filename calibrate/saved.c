@@ -137,6 +137,7 @@ ts_calibration_save (const TsCalibration *p, int fd, guint64 *offset, GError **e
                                g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, p->region_visits,
                                                           p->n_regions, sizeof (guint64)));
   g_variant_dict_insert_value (&d, "region_seconds", doubles (p->region_seconds, p->n_regions));
+  g_variant_dict_insert_value (&d, "region_compute", doubles (p->region_compute, p->n_regions));
   g_variant_dict_insert (&d, "binomial", "(uuuu)", (guint) p->binomial_tree,
                          p->binomial_contradictions[0], p->binomial_contradictions[1],
                          p->binomial_samples);
@@ -261,6 +262,7 @@ load_fields (GVariantDict *d, TsCalibration *p, const TsTrace *trace)
       || !load_doubles (d, "call_costs", TS_CALL_N_KINDS * TS_N_SIZE_CLASSES, &p->call_costs)
       || !load_doubles (d, "call_min", (gsize) p->n_regions * TS_N_SIZE_CLASSES * 2, &p->call_min)
       || !load_doubles (d, "region_seconds", p->n_regions, &p->region_seconds)
+      || !load_doubles (d, "region_compute", p->n_regions, &p->region_compute)
       || !g_variant_dict_lookup (d, "clocks", "(buub)", &clocks_aligned,
                                  &p->clocks.sync_violations, &p->clocks.coll_repairs, &clocks_drift)
       || !g_variant_dict_lookup (d, "timing", "(dd)", &p->start, &p->runtime)

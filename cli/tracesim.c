@@ -62,6 +62,16 @@ static const Command commands[] = {
     "  late_sender), nxn_completion, barrier_completion, early_scan, init_completion,\n"
     "  finalize_wait\n"
     "With -o FILE.csv, also writes phase,pattern,region,rank,seconds." },
+  { "advise", ts_cmd_advise, "TRACE [-o DIR] [--factor F] [--top N] [-j N]",
+    "which regions to optimise first: each made faster, each balanced, ranked by saving",
+    "For the regions with the most exclusive compute (MPI calls excluded; --top, default\n"
+    "10), predicts the whole run with that region alone made faster on every rank\n"
+    "(--factor, default 0.5: 2x faster) and with it alone perfectly balanced (every rank\n"
+    "the mean of each occurrence), and with the network made faster; prints one table\n"
+    "ranked by the time saved, and where a speed-up saves little, the wait state the\n"
+    "time moved into. It is a sweep (doc/sweeps.md): with -o, DIR keeps results.csv\n"
+    "(region, change, predicted_runtime_s, saving_s...) and a run per point, and a rerun\n"
+    "resumes. doc/advise.md explains the table." },
   { "extrapolate", ts_cmd_extrapolate, "TRACE TRACE... --ranks P -o DIR",
     "predict the trace at P ranks from traces of the same program at a few rank counts",
     "Writes into DIR (replaced only if it holds tracesim's own outputs):\n"

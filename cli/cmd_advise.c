@@ -1,0 +1,142 @@
+#include <config.h>
+
+#include "cli/commands.h"
+#include "model/output_dir.h"
+#include "pipeline/advise.h"
+#include "pipeline/sweep-run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* What making @region's compute take @factor of its time removes from an
+ * average rank: its exclusive compute over all ranks (every region of that
+ * name) x (1 - factor) / ranks. A saving well below it went somewhere. */
+static double
+removed_per_rank (const TsRunShared *shared, const char *region, double factor)
+{
+  const TsTrace *t = ts_run_shared_trace (shared);
+  double compute = 0;
+  for (guint r = 0; r < ts_trace_n_regions (t); r++)
+    if (g_str_equal (ts_trace_region_name (t, r), region))
+      compute += ts_calibration_region_compute (ts_run_shared_calibration (shared), r);
+  return compute * (1 - factor) / MAX (ts_trace_n_ranks (t), 1);
+}
+
+static void
+print_table (const GPtrArray *rows, const TsRunShared *shared, const TsAdviseOptions *o)
+{
+  const TsAdvice *base = g_ptr_array_index (rows, 0);
+  printf ("tracesim advise: %s (%u ranks)\n", o->trace, ts_trace_n_ranks (ts_run_shared_trace (shared)));
+  if (base->error)
+    {
+      printf ("  the replay as traced failed: %s\n", base->error);
+      return;
+    }
+  printf ("  predicted as traced: %.6f s; each change alone:\n", base->runtime);
+  printf ("  %-32s %-12s %12s %11s %7s\n", "region", "change", "predicted_s", "saving_s", "saving");
+  g_autofree char *faster = g_strdup_printf ("%gx faster", 1 / o->factor);
+  for (guint i = 1; i < rows->len; i++)
+    {
+      const TsAdvice *a = g_ptr_array_index (rows, i);
+      const char *change = g_str_equal (a->change, TS_ADVISE_FASTER) ? faster : a->change;
+      if (a->error)
+        {
+          printf ("  %-32s %-12s failed: %s\n", a->region, change, a->error);
+          continue;
+        }
+      printf ("  %-32s %-12s %12.6f %11.6f %6.1f%%", a->region, change, a->runtime, a->saving,
+              base->runtime > 0 ? 100 * a->saving / base->runtime : 0.0);
+      /* Why a speed-up bought little: the time it freed went into waiting. */
+      if (g_str_equal (a->change, TS_ADVISE_FASTER) && !g_str_equal (a->region, TS_ADVISE_NETWORK)
+          && a->grew)
+        {
+          double removed = removed_per_rank (shared, a->region, o->factor);
+          if (a->saving < removed / 2)
+            printf ("   saves %.0f%% of the %.6f s it removes per rank: the ranks wait "
+                    "instead (%s +%.6f s, all ranks)", removed > 0 ? 100 * a->saving / removed : 0.0,
+                    removed, a->grew, a->grew_s);
+        }
+      putchar ('\n');
+    }
+}
+
+/* Without -o: a temporary directory, removed at the end. */
+static char *
+scratch_dir (char **tmp, GError **error)
+{
+  *tmp = g_dir_make_tmp ("tracesim-advise-XXXXXX", error);
+  if (!*tmp)
+    return NULL;
+  ts_output_dir_guard (*tmp);
+  return g_build_filename (*tmp, "advise", NULL);
+}
+
+static int
+advise (const TsAdviseOptions *o, guint jobs, gboolean quiet)
+{
+  GError *error = NULL;
+  if (!ts_advise_check_options (o, &error) || !ts_sweep_prepare_output (o->output_dir, &error))
+    return ts_cmd_fail ("advise", error);
+  g_autofree char *cache = g_build_filename (o->output_dir, "inputs", "first-pass.cache", NULL);
+  gboolean loaded = FALSE;
+  g_autofree char *note = NULL;
+  g_autoptr (TsRunShared) shared = ts_run_shared_cached (o->trace, TRUE, cache, &loaded, &note,
+                                                         &error);
+  g_autofree char *sweep_path = shared ? ts_advise_write_sweep (o, shared, &error) : NULL;
+  g_autoptr (TsSweep) sweep = sweep_path ? ts_sweep_load (sweep_path, &error) : NULL;
+  if (!sweep)
+    return ts_cmd_fail ("advise", error);
+  TsSweepRunOptions ro = { jobs, !quiet && isatty (STDERR_FILENO), FALSE, G_MAXUINT, FALSE };
+  TsSweepTally tally;
+  if (!ts_sweep_run (sweep, o->output_dir, &ro, &tally, &error))
+    return ts_cmd_fail ("advise", error);
+  g_free (tally.first_pass);
+  g_autoptr (GPtrArray) rows = ts_advise_read (sweep, o->output_dir, &error);
+  if (!rows)
+    return ts_cmd_fail ("advise", error);
+  print_table (rows, shared, o);
+  return tally.failed ? 1 : 0;
+}
+
+int
+ts_cmd_advise (int argc, char **argv)
+{
+  g_autofree char *output = NULL;
+  double factor = 0.5;
+  int top = 10, jobs = 0;
+  gboolean quiet = FALSE;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "keep the sweep here (results.csv, a run per point; a rerun resumes); default: a "
+      "temporary directory, removed", "DIR" },
+    { "factor", 0, 0, G_OPTION_ARG_DOUBLE, &factor,
+      "the time a faster region keeps, above 0 and below 1 (default 0.5: 2x faster)", "F" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top,
+      "the regions with the most exclusive compute to try (default 10)", "N" },
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "replays at once (default: the number of cores)", "N" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress on stderr", NULL },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = ts_cmd_context ("advise", entries);
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return ts_cmd_fail ("advise", error);
+  if (argc != 2)
+    return ts_cmd_usage_error ("advise", "give exactly one trace");
+  if (jobs < 0 || jobs > 4096)
+    return ts_cmd_usage_error ("advise", "-j: a number of replays at once, 1 to 4096");
+  TsAdviseOptions o = { argv[1], output, factor, top < 0 ? 0 : (guint) top };
+  g_autofree char *tmp = NULL, *scratch = NULL;
+  if (!output && !(o.output_dir = scratch = scratch_dir (&tmp, &error)))
+    return ts_cmd_fail ("advise", error);
+  int status = advise (&o, (guint) jobs, quiet);
+  if (tmp)
+    {
+      ts_output_dir_remove_tree (tmp);
+      ts_output_dir_unguard (tmp);
+    }
+  else if (status == 0)
+    printf ("  written: %s/results.csv (and a run per point in %s/points)\n", output, output);
+  return status;
+}

@@ -1,0 +1,274 @@
+#include <config.h>
+
+#include "pipeline/advise.h"
+#include "pipeline/sweep-run.h"
+#include "analysis/waitstates.h"
+#include "model/output_dir.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+/* More regions than this make a table nobody reads, and a sweep of
+ * thousands of replays. */
+#define TS_ADVISE_MAX_TOP 1000
+
+typedef struct {
+  guint region;
+  double compute;
+} Candidate;
+
+static gint
+by_compute (gconstpointer a, gconstpointer b)
+{
+  const Candidate *x = a, *y = b;
+  return x->compute > y->compute ? -1 : x->compute < y->compute;
+}
+
+/* A regular expression matching exactly @name: letters, digits and '_' as
+ * they are, other ASCII characters as \xHH (a region name may hold glob,
+ * regex, key-file and comment characters: "[", "*", " #"), UTF-8 as is. */
+static char *
+exact_regex (const char *name)
+{
+  GString *re = g_string_new (NULL);
+  for (const unsigned char *c = (const unsigned char *) name; *c; c++)
+    if (g_ascii_isalnum (*c) || *c == '_' || *c >= 0x80)
+      g_string_append_c (re, (char) *c);
+    else
+      g_string_append_printf (re, "\\x%02x", *c);
+  return g_string_free (re, FALSE);
+}
+
+/* The user regions with compute of their own, most first, at most @top. */
+static GArray *
+candidates (const TsTrace *trace, const TsCalibration *c, guint top)
+{
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  for (guint r = 0; r < ts_trace_n_regions (trace); r++)
+    {
+      Candidate k = { r, ts_calibration_region_compute (c, r) };
+      /* A '"' cannot be written in a sweep's list of values. */
+      if (ts_trace_region_call (trace, r) == TS_CALL_USER && k.compute > 0
+          && !strchr (ts_trace_region_name (trace, r), '"'))
+        g_array_append_val (all, k);
+    }
+  g_array_sort (all, by_compute);
+  if (all->len > top)
+    g_array_set_size (all, top);
+  return all;
+}
+
+static gboolean
+write_point (const char *dir, guint point, const char *text, GString *files, GError **error)
+{
+  g_autofree char *name = g_strdup_printf ("p%04u.hyp", point);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_string_append_printf (files, "%s%s", point ? ", " : "", name);
+  return ts_output_dir_write_file (path, text, strlen (text), error);
+}
+
+/* One point per change: its hypothesis file, and its region and change in
+ * the lists of values. */
+typedef struct {
+  const char *dir;
+  guint n;
+  GString *files, *regions, *changes;
+} Points;
+
+static gboolean
+add_point (Points *p, const char *region, const char *change, const char *hypothesis,
+           GError **error)
+{
+  g_string_append_printf (p->regions, "%s\"%s\"", p->n ? ", " : "", region);
+  g_string_append_printf (p->changes, "%s%s", p->n ? ", " : "", change);
+  return write_point (p->dir, p->n++, hypothesis, p->files, error);
+}
+
+static gboolean
+add_region (Points *p, const char *name, double factor, GError **error)
+{
+  g_autofree char *re = exact_regex (name);
+  g_autofree char *faster = g_strdup_printf ("# tracesim advise: %s %gx faster on every rank\n"
+                                             "[region:%s]\nmatch = regex\nscale = %.17g\n",
+                                             name, 1 / factor, re, factor);
+  g_autofree char *balanced = g_strdup_printf ("# tracesim advise: %s perfectly balanced (every "
+                                               "rank the mean of each occurrence)\n"
+                                               "[region:%s]\nmatch = regex\nbalance = mean\n",
+                                               name, re);
+  return add_point (p, name, TS_ADVISE_FASTER, faster, error)
+         && add_point (p, name, TS_ADVISE_BALANCED, balanced, error);
+}
+
+gboolean
+ts_advise_check_options (const TsAdviseOptions *o, GError **error)
+{
+  if (!(o->factor > 0 && o->factor < 1))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--factor %g: give the time a region keeps, above 0 and below 1 (0.5: 2x faster)",
+                   o->factor);
+      return FALSE;
+    }
+  if (o->top < 1 || o->top > TS_ADVISE_MAX_TOP)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--top %u: give how many regions to try, 1 to %u", o->top, TS_ADVISE_MAX_TOP);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+ts_advise_write_sweep (const TsAdviseOptions *o, const TsRunShared *shared, GError **error)
+{
+  if (!ts_advise_check_options (o, error))
+    return NULL;
+  const TsTrace *trace = ts_run_shared_trace (shared);
+  g_autoptr (GArray) regions = candidates (trace, ts_run_shared_calibration (shared), o->top);
+  if (regions->len == 0)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%s: no region of the program's own has compute time (the trace holds only "
+                   "MPI calls, or nothing between them): nothing to advise on", o->trace);
+      return NULL;
+    }
+  if (!ts_sweep_prepare_output (o->output_dir, error))
+    return NULL;
+  g_autofree char *dir = g_build_filename (o->output_dir, "inputs", "advise", NULL);
+  if (g_mkdir_with_parents (dir, 0777) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "%s: %s", dir,
+                   g_strerror (errno));
+      return NULL;
+    }
+  g_autoptr (GString) files = g_string_new (NULL), names = g_string_new (NULL),
+                      changes = g_string_new (NULL);
+  Points p = { dir, 0, files, names, changes };
+  g_autofree char *network = g_strdup_printf ("# tracesim advise: the network %gx faster\n"
+                                              "[network]\nbandwidth = %.17g\nlatency = %.17g\n",
+                                              1 / o->factor, 1 / o->factor, o->factor);
+  if (!add_point (&p, TS_ADVISE_BASELINE, TS_ADVISE_NONE, "# tracesim advise: as traced\n", error))
+    return NULL;
+  for (guint i = 0; i < regions->len; i++)
+    if (!add_region (&p, ts_trace_region_name (trace, g_array_index (regions, Candidate, i).region),
+                     o->factor, error))
+      return NULL;
+  if (!add_point (&p, TS_ADVISE_NETWORK, TS_ADVISE_FASTER, network, error))
+    return NULL;
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autofree char *trace_path = g_canonicalize_filename (o->trace, NULL);
+  g_key_file_set_string (kf, "sweep", "trace", trace_path);
+  g_key_file_set_string (kf, "sweep", "hypothesis", files->str);
+  g_key_file_set_string (kf, "sweep", "zip", "true");
+  g_key_file_set_string (kf, "sweep", "labels", "region;change");
+  g_key_file_set_string (kf, "sweep", "baseline", "0");
+  g_key_file_set_string (kf, "parameters", "region", names->str);
+  g_key_file_set_string (kf, "parameters", "change", changes->str);
+  g_autofree char *text = g_key_file_to_data (kf, NULL, NULL);
+  g_autofree char *all = g_strconcat ("# Written by tracesim advise: its regions and changes "
+                                      "as a sweep (tracesim sweep runs it too)\n", text, NULL);
+  char *path = g_build_filename (dir, "advise.sweep", NULL);
+  if (!ts_output_dir_write_file (path, all, strlen (all), error))
+    g_clear_pointer (&path, g_free);
+  return path;
+}
+
+/* ---- reading the points back ------------------------------------------- */
+
+void
+ts_advice_free (TsAdvice *a)
+{
+  if (!a)
+    return;
+  g_free (a->region);
+  g_free (a->change);
+  g_free (a->error);
+  g_free (a);
+}
+
+/* The predicted runtime and wait states of point @point, or FALSE and its
+ * error (the point's .error file, or "not run"). */
+static gboolean
+read_point (const char *out, guint point, double *runtime, double *waits, char **why)
+{
+  g_autofree char *name = g_strdup_printf ("p%04u", point);
+  g_autofree char *path = g_build_filename (out, "points", name, "summary.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonNode *root = json_parser_load_from_file (parser, path, NULL) ? json_parser_get_root (parser)
+                                                                   : NULL;
+  JsonObject *o = root && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  JsonObject *predicted = o ? json_object_get_object_member (o, "predicted") : NULL;
+  if (!predicted)
+    {
+      g_autofree char *error_path = g_strconcat (out, "/points/", name, ".error", NULL);
+      if (!g_file_get_contents (error_path, why, NULL, NULL))
+        *why = g_strdup ("not run");
+      g_strstrip (*why);
+      return FALSE;
+    }
+  *runtime = json_object_get_double_member (predicted, "runtime_s");
+  JsonObject *ws = json_object_get_object_member (o, "wait_states");
+  JsonObject *pw = ws && json_object_has_member (ws, "predicted")
+                     ? json_object_get_object_member (ws, "predicted") : NULL;
+  for (guint k = 0; k < TS_WAIT_N_PATTERNS; k++)
+    waits[k] = pw && json_object_has_member (pw, ts_wait_pattern_name (k))
+                 ? json_object_get_double_member (pw, ts_wait_pattern_name (k)) : 0;
+  return TRUE;
+}
+
+static gint
+by_saving (gconstpointer a, gconstpointer b, gpointer unused)
+{
+  const TsAdvice *x = *(TsAdvice *const *) a, *y = *(TsAdvice *const *) b;
+  if (isnan (x->saving) || isnan (y->saving))
+    return isnan (x->saving) - isnan (y->saving);
+  return x->saving > y->saving ? -1 : x->saving < y->saving;
+}
+
+GPtrArray *
+ts_advise_read (const TsSweep *s, const char *out, GError **error)
+{
+  guint region_param = G_MAXUINT, change_param = G_MAXUINT;
+  for (guint i = 0; i < ts_sweep_n_parameters (s); i++)
+    {
+      if (g_str_equal (ts_sweep_parameter (s, i), "region"))
+        region_param = i;
+      if (g_str_equal (ts_sweep_parameter (s, i), "change"))
+        change_param = i;
+    }
+  if (region_param == G_MAXUINT || change_param == G_MAXUINT || ts_sweep_baseline (s) != 0)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%s: not a sweep tracesim advise wrote", out);
+      return NULL;
+    }
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) ts_advice_free);
+  double base_waits[TS_WAIT_N_PATTERNS], waits[TS_WAIT_N_PATTERNS];
+  double baseline = NAN;
+  for (guint p = 0; p < ts_sweep_n_points (s); p++)
+    {
+      TsAdvice *a = g_new0 (TsAdvice, 1);
+      a->region = g_strdup (ts_sweep_value (s, p, region_param));
+      a->change = g_strdup (ts_sweep_value (s, p, change_param));
+      a->runtime = a->saving = NAN;
+      g_ptr_array_add (rows, a);
+      if (!read_point (out, p, &a->runtime, p == 0 ? base_waits : waits, &a->error))
+        continue;
+      if (p == 0)
+        baseline = a->runtime;
+      a->saving = baseline - a->runtime;
+      for (guint k = 0; p > 0 && k < TS_WAIT_N_PATTERNS; k++)
+        /* late_sender_wrong_order is a part of late_sender: not a place of its own. */
+        if (k != TS_WAIT_LATE_SENDER_WRONG_ORDER && waits[k] - base_waits[k] > a->grew_s)
+          {
+            a->grew = ts_wait_pattern_name (k);
+            a->grew_s = waits[k] - base_waits[k];
+          }
+    }
+  /* The baseline stays first; the changes by what they save. */
+  if (rows->len > 1)
+    g_qsort_with_data (rows->pdata + 1, rows->len - 1, sizeof (gpointer),
+                       by_saving, NULL);
+  return rows;
+}

@@ -1,0 +1,67 @@
+/* `tracesim advise`: which regions to optimise first, answered from one
+ * trace (doc/advise.md).
+ *
+ * It is a sweep like any other (pipeline/sweep.h), generated from the
+ * trace: the regions with the most exclusive compute (MPI calls excluded)
+ * each made faster by a factor on every rank, and each perfectly balanced
+ * (`balance = mean`: every rank takes the mean of each occurrence), the
+ * network made faster by the same factor, and a baseline point with no
+ * change that the others are compared with. Its inputs go to
+ * OUT/inputs/advise/ (advise.sweep and one hypothesis file per point);
+ * running it is ts_sweep_run(), with the same first-pass cache, pool,
+ * resume and results.csv (columns region, change, predicted_runtime_s,
+ * saving_s among them). */
+#ifndef TS_ADVISE_H
+#define TS_ADVISE_H
+
+#include <glib.h>
+#include "pipeline/run.h"
+#include "pipeline/sweep.h"
+
+G_BEGIN_DECLS
+
+/* The change values of the table. */
+#define TS_ADVISE_FASTER "faster"
+#define TS_ADVISE_BALANCED "balanced"
+#define TS_ADVISE_NONE "none"
+/* The region column of the network's row and of the baseline. */
+#define TS_ADVISE_NETWORK "(network)"
+#define TS_ADVISE_BASELINE "(as traced)"
+
+typedef struct {
+  const char *trace;
+  const char *output_dir;
+  double factor;        /* compute time x factor: 0.5 is "2x faster"; in (0, 1) */
+  guint top;            /* regions with the most exclusive compute, >= 1 */
+} TsAdviseOptions;
+
+/* A factor and a top within bounds; FALSE and @error otherwise. */
+gboolean ts_advise_check_options (const TsAdviseOptions *o, GError **error);
+
+/* Choose the regions from @shared's first pass of the trace and write the
+ * sweep into @o->output_dir (made a sweep's directory first). Returns the
+ * sweep file's path (caller frees), or NULL and @error: a bad factor or top,
+ * or a trace without compute in any region of its own. */
+char *ts_advise_write_sweep (const TsAdviseOptions *o, const TsRunShared *shared, GError **error);
+
+/* One point of a run advise sweep. */
+typedef struct {
+  char *region, *change;
+  double runtime;          /* predicted; NAN where the point failed */
+  double saving;           /* baseline's runtime - runtime; NAN where unknown */
+  /* The wait-state pattern that grew most against the baseline (NULL: none
+   * grew) and by how much (seconds, all ranks): where a speed-up went. */
+  const char *grew;
+  double grew_s;
+  char *error;             /* why the point failed, or NULL */
+} TsAdvice;
+
+void ts_advice_free (TsAdvice *advice);
+
+/* The points of @sweep run into @out, the baseline first and the others
+ * ranked by saving (largest first; failed points last). TsAdvice elements. */
+GPtrArray *ts_advise_read (const TsSweep *sweep, const char *out, GError **error);
+
+G_END_DECLS
+
+#endif
