@@ -660,6 +660,24 @@ test_guessed_matches_that_deadlock (void **state)
   ts_test_rmtree (work);
 }
 
+/* summary.json of @trace replayed on two-hosts.xml with --eager-threshold
+ * 65536 (messages of 100,000 bytes go by rendezvous), into @work/out. */
+static char *
+run_two_hosts_rendezvous (const char *work, const char *trace)
+{
+  g_autofree char *platform = g_build_filename (ts_test_srcdir (), "scenarios", "platforms",
+                                                "two-hosts.xml", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *why = NULL;
+  char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-p", platform,
+                                                          "--eager-threshold", "65536", "-o", out,
+                                                          "-q", NULL },
+                                       out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim run failed: %s", why);
+  return json;
+}
+
 /* Two ranks send each other 100,000 bytes with MPI_Send and then receive:
  * with --eager-threshold 65536 both sends wait for a receive that is posted
  * only after them, head to head. The program finished, so the replay,
@@ -681,16 +699,7 @@ test_head_to_head_sends_buffered (void **state)
     "0 0.1 enter MPI_Recv\n0 0.1 recv 1 tag=1 bytes=100000\n0 0.1 leave MPI_Recv\n0 1.0 leave main\n"
     "1 0.0 enter main\n1 0.1 enter MPI_Send\n1 0.1 send 0 tag=1 bytes=100000\n1 0.1 leave MPI_Send\n"
     "1 0.1 enter MPI_Recv\n1 0.1 recv 0 tag=1 bytes=100000\n1 0.1 leave MPI_Recv\n1 1.0 leave main\n");
-  g_autofree char *platform = g_build_filename (ts_test_srcdir (), "scenarios", "platforms",
-                                                "two-hosts.xml", NULL);
-  g_autofree char *out = g_build_filename (work, "out", NULL);
-  g_autofree char *why = NULL;
-  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-p", platform,
-                                                                     "--eager-threshold", "65536",
-                                                                     "-o", out, "-q", NULL },
-                                                  out, "summary.json", &why);
-  if (!json)
-    fail_msg ("tracesim run failed: %s", why);
+  g_autofree char *json = run_two_hosts_rendezvous (work, trace);
   g_autoptr (JsonParser) parser = json_parser_new ();
   JsonObject *m = matching_of (parser, json);
   assert_non_null (m);
@@ -734,16 +743,7 @@ test_reduce_sender_waits_for_late_root (void **state)
     "1 0.1 leave MPI_Reduce\n1 0.2 enter MPI_Reduce\n1 0.2 coll_begin\n"
     "1 0.6 coll_end reduce comm=world root=0 sent=100000 recv=0\n"
     "1 0.6 leave MPI_Reduce\n1 1.1 leave main\n");
-  g_autofree char *platform = g_build_filename (ts_test_srcdir (), "scenarios", "platforms",
-                                                "two-hosts.xml", NULL);
-  g_autofree char *out = g_build_filename (work, "out", NULL);
-  g_autofree char *why = NULL;
-  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-p", platform,
-                                                                     "--eager-threshold", "65536",
-                                                                     "-o", out, "-q", NULL },
-                                                  out, "summary.json", &why);
-  if (!json)
-    fail_msg ("tracesim run failed: %s", why);
+  g_autofree char *json = run_two_hosts_rendezvous (work, trace);
   GArray *ends = summary_values (json, "predicted.rank_end_s");
   assert_int_equal (ends->len, 2);
   assert_float_equal (g_array_index (ends, double, 0), 1.1022, 1e-9);
