@@ -10,7 +10,8 @@
 #include <stdio.h>
 
 /* The identity replay on the cluster calibrated from the trace, as `tracesim
- * run` would make it, into a temporary directory removed afterwards: what
+ * run` would make it (no archive), into a temporary directory removed
+ * afterwards: what
  * it had to choose where the trace does not tell (guessed matches, the eager
  * threshold) and what it revised after a deadlock are known only once it
  * ran. NULL with @error when it fails. */
@@ -27,6 +28,7 @@ identity_replay (const char *trace, const TsRunShared *shared, GError **error)
   o.trace = trace;
   o.output_dir = out;
   o.wait_states = FALSE;
+  o.no_archive = TRUE;
   o.shared = shared;
   TsRunResult *result = ts_run (&o, error);
   ts_output_dir_remove_tree (tmp);

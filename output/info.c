@@ -153,16 +153,9 @@ ts_info_add_replay (JsonNode *root, const TsRunResult *r, const GError *failure)
     {
       ts_json_add_double (b, "original_runtime_s", r->original_runtime);
       ts_json_add_double (b, "predicted_runtime_s", r->predicted_runtime);
-      json_builder_set_member_name (b, "guessed_receives");
-      json_builder_add_int_value (b, r->guessed_receives);
       json_builder_set_member_name (b, "eager_threshold_bytes");
       json_builder_add_int_value (b, (gint64) r->eager_threshold);
-      json_builder_set_member_name (b, "revisions");
-      json_builder_add_int_value (b, r->revisions);
-      json_builder_set_member_name (b, "guessed_taken_as_arrived");
-      json_builder_add_boolean_value (b, r->guessed_taken_as_arrived);
-      json_builder_set_member_name (b, "buffered_pairs");
-      json_builder_add_int_value (b, r->buffered_pairs);
+      ts_summary_add_matching (b, r);
     }
   json_builder_end_object (b);
   json_object_set_member (json_node_get_object (root), "replay", json_builder_get_root (b));

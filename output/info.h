@@ -13,8 +13,9 @@ G_BEGIN_DECLS
 /* Caller frees with json_node_unref(). */
 JsonNode *ts_info_to_json (const TsTrace *trace, const TsCalibration *calibration);
 /* Add the identity replay's outcome to @root (an object from
- * ts_info_to_json) as "replay": runtimes, guessed matches, eager threshold,
- * revisions; or {"error": ...} when it failed (@result NULL). */
+ * ts_info_to_json) as "replay": runtimes, eager threshold and its
+ * "matching" as summary.json has it (guesses, revisions); or
+ * {"error": ...} when it failed (@result NULL). */
 void ts_info_add_replay (JsonNode *root, const TsRunResult *result, const GError *failure);
 
 G_END_DECLS

@@ -149,6 +149,22 @@ add_messages (JsonBuilder *b, const TsMessageInfo *m)
   json_builder_end_object (b);
 }
 
+void
+ts_summary_add_matching (JsonBuilder *b, const TsRunResult *r)
+{
+  json_builder_set_member_name (b, "matching");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "guessed_receives");
+  json_builder_add_int_value (b, r->guessed_receives);
+  json_builder_set_member_name (b, "taken_as_arrived");
+  json_builder_add_boolean_value (b, r->guessed_taken_as_arrived);
+  json_builder_set_member_name (b, "revisions");
+  json_builder_add_int_value (b, r->revisions);
+  json_builder_set_member_name (b, "buffered_pairs");
+  json_builder_add_int_value (b, r->buffered_pairs);
+  json_builder_end_object (b);
+}
+
 JsonNode *
 ts_summary_to_json (const TsRunResult *r)
 {
@@ -185,17 +201,7 @@ ts_summary_to_json (const TsRunResult *r)
   json_builder_add_int_value (b, (gint64) r->actions_replayed);
   json_builder_set_member_name (b, "simcalls");
   json_builder_add_int_value (b, (gint64) r->simcalls);
-  json_builder_set_member_name (b, "matching");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "guessed_receives");
-  json_builder_add_int_value (b, r->guessed_receives);
-  json_builder_set_member_name (b, "taken_as_arrived");
-  json_builder_add_boolean_value (b, r->guessed_taken_as_arrived);
-  json_builder_set_member_name (b, "revisions");
-  json_builder_add_int_value (b, r->revisions);
-  json_builder_set_member_name (b, "buffered_pairs");
-  json_builder_add_int_value (b, r->buffered_pairs);
-  json_builder_end_object (b);
+  ts_summary_add_matching (b, r);
   ts_json_add_double (b, "wall_s", r->wall_s);
   json_builder_set_member_name (b, "max_rss_kib");
   json_builder_add_int_value (b, r->max_rss_kib);

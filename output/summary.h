@@ -16,6 +16,9 @@ JsonNode *ts_summary_to_json (const TsRunResult *result);
  * Returns FALSE and sets @error naming @path on failure. */
 gboolean ts_summary_write (const TsRunResult *result, const char *path, GError **error);
 
+/* Add the run's "matching" object (guessed_receives, taken_as_arrived,
+ * revisions, buffered_pairs: what the replay guessed and revised). */
+void ts_summary_add_matching (JsonBuilder *b, const TsRunResult *result);
 /* Add @v under @name, or null where @v is not finite (JSON has no inf/nan). */
 void ts_json_add_double (JsonBuilder *b, const char *name, double v);
 /* @root as pretty-printed text (caller frees). */

@@ -254,7 +254,7 @@ replay (Run *run, GError **error)
 {
   g_autofree char *predicted
     = g_build_filename (ts_output_dir_get_tmp_path (run->out), "predicted", NULL);
-  run->replay.predicted_dir = predicted;
+  run->replay.predicted_dir = run->o->no_archive && !run->o->wait_states ? NULL : predicted;
   guint n = ts_calibration_n_ranks (run->calibration);
   run->pw.n_ranks = n;
   run->pw.regions = run->o->wait_regions;
@@ -277,9 +277,9 @@ replay (Run *run, GError **error)
           || !(pw->wait_states = ts_wait_states_analyse (pw->trace, pw->calibration, error)))
         return FALSE;
     }
-  run->replay.predicted_dir = NULL;
-  if (run->replayed_set)
+  if (run->replayed_set && run->replay.predicted_dir)
     g_ptr_array_add (run->result->written, g_strdup ("predicted/traces.otf2"));
+  run->replay.predicted_dir = NULL;
   return run->replayed_set;
 }
 

@@ -37,6 +37,10 @@ typedef struct {
   double trace_speed;            /* flops per CPU second of the trace (1e9) */
   gboolean exact_cpu;
   gboolean wait_states;          /* analyse both executions (TRUE) */
+  /* Write no predicted archive (OUT/predicted): for callers that want the
+   * numbers only (tracesim info). Ignored with wait_states, which are
+   * found in the archive. */
+  gboolean no_archive;
   gboolean wait_regions;         /* nest a region per pattern in the predicted archive */
   gboolean binomial_tree_given;  /* FALSE: the tree shape the trace shows */
   TsBinomialTree binomial_tree;

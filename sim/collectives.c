@@ -52,9 +52,8 @@ take_post (Coll *c)
       ts_rank_pop_post (c->rk, &c->on);
       return;
     }
-  double before = c->rk->receiver_post;
   ts_rank_take_receiver_post (c->rk, &c->on);
-  c->rk->call_waited_for_receiver |= !isnan (c->rk->receiver_post) || !isnan (before);
+  c->rk->call_waited_for_receiver |= !isnan (c->rk->receiver_post);
 }
 
 static void

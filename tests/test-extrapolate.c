@@ -74,6 +74,22 @@ read_output (const char *out)
   return p;
 }
 
+/* The series of @script at 1, 2 and 4 ranks extrapolated to 8 into
+ * @work/np8, read back. */
+static TsScaleProfile *
+extrapolate_series (const char *work, char *(*script) (guint ranks), TsBoundaries boundaries)
+{
+  char *t[3];
+  script_series (work, script, t);
+  g_autofree char *out = g_build_filename (work, "np8", NULL);
+  TsExtrapolateOptions o = { .ranks = 8, .output_dir = out, .boundaries = boundaries };
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  return read_output (out);
+}
+
 static void
 assert_partners (const TsScaleProfile *p, guint r, guint n, const guint32 *expected)
 {
@@ -381,15 +397,7 @@ test_uninstrumented_compute (void **state)
 {
   (void) state;
   g_autofree char *work = ts_test_workdir ("extrapolate-uninstrumented");
-  char *t[3];
-  script_series (work, collective_script, t);
-  g_autofree char *out = g_build_filename (work, "np8", NULL);
-  TsExtrapolateOptions o = { .ranks = 8, .output_dir = out };
-  GError *error = NULL;
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
-    fail_msg ("%s", error->message);
-  free_series (3, t);
-  g_autoptr (TsScaleProfile) p = read_output (out);
+  g_autoptr (TsScaleProfile) p = extrapolate_series (work, collective_script, TS_BOUNDARIES_UNKNOWN);
   const double *compute = g_hash_table_lookup (p->compute, TS_PROFILE_OUTSIDE_REGIONS);
   assert_non_null (compute);
   for (guint r = 0; r < 8; r++)
@@ -446,21 +454,12 @@ test_shift_on_two_ranks (void **state)
 {
   (void) state;
   g_autofree char *work = ts_test_workdir ("extrapolate-shift");
-  char *t[3];
-  script_series (work, shift_script, t);
-  g_autofree char *out = g_build_filename (work, "np8", NULL);
-  TsExtrapolateOptions o = { .ranks = 8, .output_dir = out,
-                             .boundaries = TS_BOUNDARIES_PERIODIC };
-  GError *error = NULL;
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
-    fail_msg ("%s", error->message);
-  free_series (3, t);
-  g_autoptr (TsScaleProfile) p = read_output (out);
+  g_autoptr (TsScaleProfile) p = extrapolate_series (work, shift_script, TS_BOUNDARIES_PERIODIC);
   assert_partners (p, 0, 3, (const guint32[]) { 1, 2, 6 });
   const guint64 sent[] = { 6, 3, 3 };
   for (guint i = 0; i < 3; i++)
     assert_int_equal (g_array_index (p->traffic[0], TsPeerTraffic, i).sent, sent[i]);
-  g_autofree char *anchor = g_build_filename (out, "traces.otf2", NULL);
+  g_autofree char *anchor = g_build_filename (work, "np8", "traces.otf2", NULL);
   g_autofree char *run = g_build_filename (work, "run", NULL);
   const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
   TsToolResult res = ts_run_tracesim (args);

@@ -652,10 +652,12 @@ test_guessed_matches_that_deadlock (void **state)
   JsonObject *replay = json_object_get_object_member (
     json_node_get_object (json_parser_get_root (info)), "replay");
   assert_non_null (replay);
-  assert_int_equal (json_object_get_int_member (replay, "guessed_receives"), 2);
-  assert_int_equal (json_object_get_int_member (replay, "revisions"), 1);
-  assert_true (json_object_get_boolean_member (replay, "guessed_taken_as_arrived"));
-  assert_int_equal (json_object_get_int_member (replay, "buffered_pairs"), 0);
+  JsonObject *rm = json_object_get_object_member (replay, "matching");
+  assert_non_null (rm);
+  assert_int_equal (json_object_get_int_member (rm, "guessed_receives"), 2);
+  assert_int_equal (json_object_get_int_member (rm, "revisions"), 1);
+  assert_true (json_object_get_boolean_member (rm, "taken_as_arrived"));
+  assert_int_equal (json_object_get_int_member (rm, "buffered_pairs"), 0);
   ts_tool_result_clear (&r);
   ts_test_rmtree (work);
 }

@@ -12,11 +12,6 @@
 #include <math.h>
 
 #define TS_GRID_MAX_RANKS 1000000
-#define TS_GRID_ALLREDUCE_BYTES 8
-
-typedef struct {
-  guint32 main, compute, irecv, isend, waitall, allreduce;
-} GridRegions;
 
 /* One rank's view of the grid: slot 2k + (dir > 0) is its neighbour one step
  * down (dir -1) or up along dimension k; -1 where there is none or it is the
@@ -25,7 +20,7 @@ typedef struct {
   const TsGridParams *p;
   TsPattern at;
   guint n_slots;
-  GridRegions reg;
+  TsStencilRegions reg;
   double message[2 * TS_PATTERN_MAX_DIMS];   /* transfer time along each slot's dimension */
   guint64 bytes[TS_PATTERN_MAX_DIMS];
 } Grid;
@@ -137,7 +132,7 @@ allreduce (TsArchiveWriter *w, const Grid *g, double *clock)
       ts_archive_writer_enter (w, r, clock[r], g->reg.allreduce);
       ts_archive_writer_collective_begin (w, r, clock[r]);
       ts_archive_writer_collective_end (w, r, end, TS_COLL_ALLREDUCE, 0, TS_NO_RANK,
-                                        TS_GRID_ALLREDUCE_BYTES, TS_GRID_ALLREDUCE_BYTES);
+                                        TS_STENCIL_ALLREDUCE_BYTES, TS_STENCIL_ALLREDUCE_BYTES);
       ts_archive_writer_leave (w, r, end, g->reg.allreduce);
       clock[r] = end;
     }
@@ -174,14 +169,7 @@ grid_init (Grid *g, const TsGridParams *p, TsArchiveWriter *w)
       g->bytes[s / 2] = ts_grid_message_bytes (p, g->at.dims, s / 2);
       g->message[s] = TS_STENCIL_LATENCY + (double) g->bytes[s / 2] / TS_STENCIL_BANDWIDTH;
     }
-  g->reg = (GridRegions) {
-    .main = ts_archive_writer_define_region (w, "main", TS_REGION_USER),
-    .compute = ts_archive_writer_define_region (w, "compute_kernel", TS_REGION_USER),
-    .irecv = ts_archive_writer_define_region (w, "MPI_Irecv", TS_REGION_MPI),
-    .isend = ts_archive_writer_define_region (w, "MPI_Isend", TS_REGION_MPI),
-    .waitall = ts_archive_writer_define_region (w, "MPI_Waitall", TS_REGION_MPI),
-    .allreduce = ts_archive_writer_define_region (w, "MPI_Allreduce", TS_REGION_MPI),
-  };
+  ts_stencil_define_regions (w, &g->reg);
 }
 
 gboolean

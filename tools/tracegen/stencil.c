@@ -10,11 +10,19 @@
 #include <math.h>
 
 #define TS_STENCIL_MAX_RANKS 1000000
-#define TS_STENCIL_ALLREDUCE_BYTES 8
 
-typedef struct {
-  guint32 main, compute, irecv, isend, waitall, allreduce;
-} TsStencilRegions;
+void
+ts_stencil_define_regions (TsArchiveWriter *w, TsStencilRegions *reg)
+{
+  *reg = (TsStencilRegions) {
+    .main = ts_archive_writer_define_region (w, "main", TS_REGION_USER),
+    .compute = ts_archive_writer_define_region (w, "compute_kernel", TS_REGION_USER),
+    .irecv = ts_archive_writer_define_region (w, "MPI_Irecv", TS_REGION_MPI),
+    .isend = ts_archive_writer_define_region (w, "MPI_Isend", TS_REGION_MPI),
+    .waitall = ts_archive_writer_define_region (w, "MPI_Waitall", TS_REGION_MPI),
+    .allreduce = ts_archive_writer_define_region (w, "MPI_Allreduce", TS_REGION_MPI),
+  };
+}
 
 void
 ts_stencil_params_init (TsStencilParams *params)
@@ -93,14 +101,8 @@ ts_stencil_write (const TsStencilParams *p, const char *dir, const char *name, G
   TsArchiveWriter *w = ts_archive_writer_new (dir, name, p->n_ranks, error);
   if (!w)
     return FALSE;
-  TsStencilRegions reg = {
-    .main = ts_archive_writer_define_region (w, "main", TS_REGION_USER),
-    .compute = ts_archive_writer_define_region (w, "compute_kernel", TS_REGION_USER),
-    .irecv = ts_archive_writer_define_region (w, "MPI_Irecv", TS_REGION_MPI),
-    .isend = ts_archive_writer_define_region (w, "MPI_Isend", TS_REGION_MPI),
-    .waitall = ts_archive_writer_define_region (w, "MPI_Waitall", TS_REGION_MPI),
-    .allreduce = ts_archive_writer_define_region (w, "MPI_Allreduce", TS_REGION_MPI),
-  };
+  TsStencilRegions reg;
+  ts_stencil_define_regions (w, &reg);
 
   guint n = p->n_ranks;
   double message = TS_STENCIL_LATENCY + (double) p->bytes / TS_STENCIL_BANDWIDTH;

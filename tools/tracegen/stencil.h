@@ -21,12 +21,24 @@
 #define TS_STENCIL_H
 
 #include <glib.h>
+#include "model/archive_writer.h"
 
 G_BEGIN_DECLS
 
 #define TS_STENCIL_OVERHEAD 1e-6
 #define TS_STENCIL_LATENCY 1e-6
 #define TS_STENCIL_BANDWIDTH 1e9
+/* The Allreduce's buffer. */
+#define TS_STENCIL_ALLREDUCE_BYTES 8
+
+/* The regions a halo-exchange workload enters (main, compute_kernel and
+ * its MPI calls), as defined in its archive; tools/tracegen/grid.c writes
+ * the same ones. */
+typedef struct {
+  guint32 main, compute, irecv, isend, waitall, allreduce;
+} TsStencilRegions;
+
+void ts_stencil_define_regions (TsArchiveWriter *writer, TsStencilRegions *regions);
 
 typedef struct {
   guint n_ranks;

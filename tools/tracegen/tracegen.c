@@ -182,11 +182,11 @@ parse_workload (GOptionContext *ctx, const char *prgname, int argc, char **argv,
   return EXIT_FAILURE;
 }
 
-static int
-cmd_stencil (int argc, char **argv, TsGenOptions *o)
+/* The options of a halo-exchange workload (stencil, grid), and @extra. */
+static GOptionContext *
+workload_context (const char *summary, TsGenOptions *o, const GOptionEntry *extra)
 {
-  GError *error = NULL;
-  const GOptionEntry entries[] = {
+  const GOptionEntry workload[] = {
     { "ranks", 0, 0, G_OPTION_ARG_INT, &o->ranks, "Number of ranks (required)", "N" },
     { "iterations", 0, 0, G_OPTION_ARG_INT, &o->iterations,
       "Number of iterations (required)", "K" },
@@ -200,9 +200,19 @@ cmd_stencil (int argc, char **argv, TsGenOptions *o)
       "An 8-byte MPI_Allreduce every M iterations, 0 for none (default: 10)", "M" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = command_context (
-    "", "Write a 1-D periodic halo exchange (Irecv, Isend, Waitall) with a periodic "
-        "Allreduce.", o, entries);
+  GOptionContext *ctx = command_context ("", summary, o, workload);
+  if (extra)
+    g_option_context_add_main_entries (ctx, extra, NULL);
+  return ctx;
+}
+
+static int
+cmd_stencil (int argc, char **argv, TsGenOptions *o)
+{
+  GError *error = NULL;
+  g_autoptr (GOptionContext) ctx = workload_context (
+    "Write a 1-D periodic halo exchange (Irecv, Isend, Waitall) with a periodic "
+    "Allreduce.", o, NULL);
   int status = parse_workload (ctx, "ts-tracegen stencil", argc, argv, o);
   if (status >= 0)
     return status;
@@ -225,29 +235,19 @@ cmd_grid (int argc, char **argv, TsGenOptions *o)
 {
   GError *error = NULL;
   const GOptionEntry entries[] = {
-    { "ranks", 0, 0, G_OPTION_ARG_INT, &o->ranks, "Number of ranks (required)", "N" },
-    { "iterations", 0, 0, G_OPTION_ARG_INT, &o->iterations,
-      "Number of iterations (required)", "K" },
     { "dims", 0, 0, G_OPTION_ARG_INT, &o->dims, "Dimensions of the grid, 1 to 3 (default: 2)",
       "D" },
     { "open", 0, 0, G_OPTION_ARG_NONE, &o->open, "Open boundaries (default: periodic)", NULL },
     { "boundary-factor", 0, 0, G_OPTION_ARG_DOUBLE, &o->boundary,
       "Ranks at an end of an open dimension compute F times as long (default: 1.0)", "F" },
     { "strong", 0, 0, G_OPTION_ARG_NONE, &o->strong,
-      "Strong scaling: --compute and --bytes are the whole problem's (default: weak)", NULL },
-    { "compute", 0, 0, G_OPTION_ARG_DOUBLE, &o->compute,
-      "Seconds of compute_kernel per iteration (default: 1e-3)", "SECONDS" },
-    { "imbalance", 0, 0, G_OPTION_ARG_DOUBLE, &o->imbalance,
-      "Rank 0 computes F times longer (default: 1.0)", "F" },
-    { "bytes", 0, 0, G_OPTION_ARG_INT64, &o->bytes,
-      "Size of each halo message, or of a global face with --strong (default: 4096)", "B" },
-    { "allreduce-every", 0, 0, G_OPTION_ARG_INT, &o->allreduce_every,
-      "An 8-byte MPI_Allreduce every M iterations, 0 for none (default: 10)", "M" },
+      "Strong scaling: --compute and --bytes are the whole problem's, --bytes a global face "
+      "(default: weak)", NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = command_context (
-    "", "Write a halo exchange with every face neighbour of a Cartesian process grid "
-        "(Irecv, Isend, Waitall) with a periodic Allreduce (tools/tracegen/grid.h).",
+  g_autoptr (GOptionContext) ctx = workload_context (
+    "Write a halo exchange with every face neighbour of a Cartesian process grid "
+    "(Irecv, Isend, Waitall) with a periodic Allreduce (tools/tracegen/grid.h).",
     o, entries);
   int status = parse_workload (ctx, "ts-tracegen grid", argc, argv, o);
   if (status >= 0)
