@@ -83,11 +83,14 @@ advise (const TsAdviseOptions *o, guint jobs, gboolean quiet)
   g_autofree char *note = NULL;
   g_autoptr (TsRunShared) shared = ts_run_shared_cached (o->trace, TRUE, cache, &loaded, &note,
                                                          &error);
+  if (shared && !quiet)
+    fprintf (stderr, "advise: %s\n", note);
   g_autofree char *sweep_path = shared ? ts_advise_write_sweep (o, shared, &error) : NULL;
   g_autoptr (TsSweep) sweep = sweep_path ? ts_sweep_load (sweep_path, &error) : NULL;
   if (!sweep)
     return ts_cmd_fail ("advise", error);
-  TsSweepRunOptions ro = { jobs, !quiet && isatty (STDERR_FILENO), FALSE, G_MAXUINT, FALSE };
+  TsSweepRunOptions ro = { jobs, !quiet && isatty (STDERR_FILENO), FALSE, G_MAXUINT, FALSE,
+                           shared };
   TsSweepTally tally;
   if (!ts_sweep_run (sweep, o->output_dir, &ro, &tally, &error))
     return ts_cmd_fail ("advise", error);

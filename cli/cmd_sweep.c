@@ -29,7 +29,7 @@ static int
 write_slurm (const TsSweep *sweep, const char *path, const char *output, int parallel)
 {
   GError *error = NULL;
-  TsSweepRunOptions o = { 1, FALSE, FALSE, 0, FALSE };
+  TsSweepRunOptions o = { 1, FALSE, FALSE, 0, FALSE, NULL };
   TsSweepTally t;
   gint64 t0 = g_get_monotonic_time ();
   if (!ts_sweep_run (sweep, output, &o, &t, &error))
@@ -93,7 +93,7 @@ ts_cmd_sweep (int argc, char **argv)
     return write_slurm (sweep, argv[1], output, parallel);
   TsSweepRunOptions o = { (guint) jobs, !quiet && isatty (STDERR_FILENO),
                           !quiet && !isatty (STDERR_FILENO), point >= 0 ? (guint) point : G_MAXUINT,
-                          collect };
+                          collect, NULL };
   TsSweepTally t;
   if (!ts_sweep_run (sweep, output, &o, &t, &error))
     return ts_cmd_fail ("sweep", error);

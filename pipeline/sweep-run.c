@@ -243,13 +243,15 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
        * and every resume: kept beside the points. */
       g_autofree char *cache = g_build_filename (out, "inputs", "first-pass.cache", NULL);
       gboolean loaded = FALSE;
-      g_autoptr (TsRunShared) shared
-        = ts_run_shared_cached (ts_sweep_trace (s), TRUE, cache, &loaded, &tally->first_pass, error);
-      if (!shared)
+      g_autoptr (TsRunShared) own
+        = o->shared ? NULL
+                    : ts_run_shared_cached (ts_sweep_trace (s), TRUE, cache, &loaded,
+                                            &tally->first_pass, error);
+      if (!o->shared && !own)
         return FALSE;
-      if (o->log || o->progress)
+      if ((o->log || o->progress) && tally->first_pass)
         fprintf (stderr, "sweep: %s\n", tally->first_pass);
-      run_pool (todo, shared, &opts, tally);
+      run_pool (todo, o->shared ? o->shared : own, &opts, tally);
     }
   if (opts.point != G_MAXUINT)
     return TRUE;

@@ -25,12 +25,16 @@ typedef struct {
    * at once); G_MAXUINT: every point. */
   guint point;
   gboolean collect;    /* run nothing: the table of the points done */
+  /* The trace's first pass (with its original wait states) when the caller
+   * made it already (tracesim advise); NULL: from OUT/inputs/first-pass.cache. */
+  const TsRunShared *shared;
 } TsSweepRunOptions;
 
 typedef struct {
   guint points, ran, reused, failed;
   /* Where the first pass came from (OUT/inputs/first-pass.cache, or made
-   * and kept there), or NULL when no point ran; the caller frees it. */
+   * and kept there), or NULL when no point ran or the caller gave it
+   * (TsSweepRunOptions.shared); the caller frees it. */
   char *first_pass;
 } TsSweepTally;
 
