@@ -309,6 +309,9 @@ stop (void)
   PMPI_Allreduce (&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all && ts_rec.rank == 0)
     remove_archive (ts_rec.dir);
+  /* Every rank leaves only once the outcome is on disk: tracesim-record
+   * checks on each rank that the trace exists when the program ends. */
+  PMPI_Barrier (MPI_COMM_WORLD);
   ts_rec.open = ts_rec.on = FALSE;
   ts_rec_requests_free ();
   ts_rec_comm_free_all ();

@@ -50,13 +50,16 @@ grep -q 'radical="0-0"' "$work/out-run/platform.xml" && grep -q 'core="2"' "$wor
 "${OTF2_PRINT:-otf2-print}" "$work/trace/traces.otf2" > /dev/null 2> "$work/print.err" \
   || fail "otf2-print failed: $(cat "$work/print.err")"
 if grep -qi warn "$work/print.err"; then fail "otf2-print warns: $(cat "$work/print.err")"; fi
-# An unwritable directory: one warning per rank, and the program runs on.
+# An unwritable directory: one warning per rank, the program runs on, and
+# tracesim-record says on each rank that no trace was written (exit 3, which
+# the launcher passes on as a failure).
 TS_RECORD_LIB=$lib "$MPIEXEC" -n 2 sh "$builddir/recorder/tracesim-record" -o /proc/nowhere/trace \
-  "$prog" > "$work/out2" 2> "$work/err2" || fail "the program failed without a trace directory"
+  "$prog" > "$work/out2" 2> "$work/err2" && fail "no trace written, yet the launch succeeded"
 grep -q "^sum " "$work/out2" || fail "the program's output is missing"
 [ "$(grep -c "recording stops, the program runs on" "$work/err2")" -eq 2 ] \
   || fail "expected one warning per rank: $(cat "$work/err2")"
-[ "$(grep -vc "recording stops" "$work/err2")" -eq 0 ] || fail "other messages: $(cat "$work/err2")"
+[ "$(grep -c "finished but wrote no trace in /proc/nowhere/trace" "$work/err2")" -eq 2 ] \
+  || fail "expected one 'no trace' line per rank: $(cat "$work/err2")"
 # A full disk: a 64 KiB tmpfs, too small for bench/halo-whatif's 200
 # iterations (about 58 KB of events per rank). One warning per rank, the
 # program's output intact, and no incomplete archive left behind. Needs
@@ -69,8 +72,10 @@ if [ -x "$builddir/bench/halo-whatif" ] && mount -t tmpfs -o size=64k tmpfs "$fu
   rc=$?
   leftover=$(find "$full/trace" -type f 2> /dev/null | wc -l)
   umount "$full"
-  [ "$rc" -eq 0 ] || fail "the program failed on a full disk: $(cat "$work/err3")"
+  [ "$rc" -ne 0 ] || fail "full disk: no trace written, yet the launch succeeded"
   grep -q "^loop_s " "$work/out3" || fail "the program's output is missing on a full disk"
+  [ "$(grep -c "finished but wrote no trace" "$work/err3")" -eq 2 ] \
+    || fail "full disk: expected one 'no trace' line per rank: $(cat "$work/err3")"
   [ "$(grep -c "recording stops, the program runs on" "$work/err3")" -eq 2 ] \
     || fail "full disk: expected one warning per rank: $(cat "$work/err3")"
   [ "$leftover" -eq 0 ] || fail "full disk: $leftover files of an incomplete archive left"
