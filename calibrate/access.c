@@ -112,6 +112,19 @@ ts_calibration_region_compute (const TsCalibration *p, guint region)
   return p->region_compute[region];
 }
 
+guint
+ts_calibration_n_phases (const TsCalibration *p)
+{
+  return p->phases ? p->phases->len : 0;
+}
+
+const TsPhase *
+ts_calibration_phase (const TsCalibration *p, guint i)
+{
+  g_return_val_if_fail (i < ts_calibration_n_phases (p), NULL);
+  return &g_array_index (p->phases, TsPhase, i);
+}
+
 TsNetworkFit
 ts_calibration_network (const TsCalibration *p)
 {

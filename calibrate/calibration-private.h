@@ -5,6 +5,7 @@
 #define TS_CALIBRATION_PRIVATE_H
 
 #include "calibrate/calibration.h"
+#include "calibrate/phases.h"
 
 G_BEGIN_DECLS
 
@@ -54,6 +55,8 @@ struct TsCalibration {
   /* Per region: compute seconds spent in it and not in a region it calls
    * (its exclusive compute), summed over ranks. */
   double *region_compute;
+  /* TsPhase, most compute first (calibrate/phases.h). */
+  GArray *phases;
   guint n_regions;
   /* The first pass's actions per rank (TsAction records, clock offsets and
    * call costs not applied), or NULL when the replay must read the trace

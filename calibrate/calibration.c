@@ -45,6 +45,7 @@ typedef struct {
   guint64 *region_visits;
   double *region_seconds;
   double *region_compute;    /* as TsCalibration's */
+  TsPhaseTable *phases;
   double *call_min;          /* as TsCalibration's */
   CallSample *samples;       /* [TsCallKind * TS_N_SIZE_CLASSES + size class] */
   /* Blocking receives from a rank of the same node (0) or another (1), by
@@ -60,6 +61,7 @@ sums_init (Sums *u, guint n_regions)
   u->region_visits = g_new0 (guint64, n_regions);
   u->region_seconds = g_new0 (double, n_regions);
   u->region_compute = g_new0 (double, n_regions);
+  u->phases = ts_phase_table_new ();
   u->call_min = g_new (double, n_min);
   for (gsize i = 0; i < n_min; i++)
     u->call_min[i] = INFINITY;
@@ -74,6 +76,7 @@ sums_clear (Sums *u)
   g_free (u->region_visits);
   g_free (u->region_seconds);
   g_free (u->region_compute);
+  ts_phase_table_free (u->phases);
   g_free (u->call_min);
   g_free (u->samples);
   g_free (u->placed);
@@ -108,6 +111,7 @@ sums_merge (Sums *into, const Sums *from, guint n_regions)
       into->region_seconds[r] += from->region_seconds[r];
       into->region_compute[r] += from->region_compute[r];
     }
+  ts_phase_table_merge (into->phases, from->phases);
   for (gsize i = 0; i < (gsize) n_regions * TS_N_SIZE_CLASSES * 2; i++)
     into->call_min[i] = MIN (into->call_min[i], from->call_min[i]);
   merge_samples (into->samples, from->samples, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
@@ -257,10 +261,13 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
   c.stack = g_array_new (FALSE, FALSE, sizeof (double));
   c.stack_regions = g_array_new (FALSE, FALSE, sizeof (guint32));
   TsAction a;
+  ts_phase_table_begin_rank (sums->phases);
   while (ts_rank_decoder_next (s, &a, error))
     {
       if (spool)
         ts_spool_append (spool, rank, &a);
+      ts_phase_table_add (sums->phases, &a, a.kind == TS_ACTION_ENTER
+                                              && ts_trace_region_call (trace, a.region) != TS_CALL_USER);
       if (a.flags & TS_ACTION_CALL_FIRST)
         c.call_class = a.size_class;
       switch ((TsActionKind) a.kind)
@@ -642,6 +649,24 @@ scan_all (const TsTrace *trace, TsCalibration *p, RankScan *scans, Sums *sums, G
   return ok && ts_spool_finish (p->spool, error);
 }
 
+static void
+rank_scans_free (RankScan *scans, guint n)
+{
+  for (guint r = 0; r < n; r++)
+    {
+      if (scans[r].sync_enter)
+        g_array_unref (scans[r].sync_enter);
+      if (scans[r].sync_leave)
+        g_array_unref (scans[r].sync_leave);
+      if (scans[r].pinits)
+        g_array_unref (scans[r].pinits);
+      if (scans[r].colls)
+        g_array_unref (scans[r].colls);
+      g_free (scans[r].coll_seq);
+    }
+  g_free (scans);
+}
+
 TsCalibration *
 ts_calibration_compute (const TsTrace *trace, GError **error)
 {
@@ -666,6 +691,7 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
   p->region_visits = g_steal_pointer (&sums.region_visits);
   p->region_seconds = g_steal_pointer (&sums.region_seconds);
   p->region_compute = g_steal_pointer (&sums.region_compute);
+  p->phases = ts_phase_table_sorted (sums.phases);
   p->call_min = g_steal_pointer (&sums.call_min);
   p->largest_blocking_send = sums.largest_blocking_send;
   guint missing = 0;
@@ -687,19 +713,7 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
           ok = ts_calibration_infer_envelopes (trace, p, error);
         }
     }
-  for (guint r = 0; r < n; r++)
-    {
-      if (scans[r].sync_enter)
-        g_array_unref (scans[r].sync_enter);
-      if (scans[r].sync_leave)
-        g_array_unref (scans[r].sync_leave);
-      if (scans[r].pinits)
-        g_array_unref (scans[r].pinits);
-      if (scans[r].colls)
-        g_array_unref (scans[r].colls);
-      g_free (scans[r].coll_seq);
-    }
-  g_free (scans);
+  rank_scans_free (scans, n);
   if (ok)
     {
       fit_network (p, samples, sums.placed);
@@ -741,6 +755,8 @@ ts_calibration_free (TsCalibration *p)
   g_free (p->region_visits);
   g_free (p->region_seconds);
   g_free (p->region_compute);
+  if (p->phases)
+    g_array_unref (p->phases);
   ts_spool_free (p->spool);
   g_free (p->decode_options);
   if (p->partitioned)

@@ -15,6 +15,7 @@
 #include "model/stream.h"
 #include "model/channel.h"
 #include "calibrate/binomial.h"
+#include "calibrate/phases.h"
 
 G_BEGIN_DECLS
 
@@ -136,6 +137,9 @@ double ts_calibration_region_seconds (const TsCalibration *calibration, guint re
 /* Per region: its exclusive compute (bursts in it, not in regions it
  * calls), seconds summed over ranks, as traced. */
 double ts_calibration_region_compute (const TsCalibration *calibration, guint region);
+/* The phases of the trace (calibrate/phases.h), most compute first. */
+guint ts_calibration_n_phases (const TsCalibration *calibration);
+const TsPhase *ts_calibration_phase (const TsCalibration *calibration, guint i);
 
 TsNetworkFit ts_calibration_network (const TsCalibration *calibration);
 /* The fit of the receives from a rank of the same node (@between_nodes

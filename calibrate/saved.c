@@ -100,6 +100,40 @@ network (const TsCalibration *p)
                         doubles (p->bandwidth_factor, TS_N_SIZE_CLASSES));
 }
 
+static GVariant *
+phases (const GArray *list)
+{
+  GVariantBuilder b;
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(uudtt)"));
+  for (guint i = 0; list && i < list->len; i++)
+    {
+      const TsPhase *f = &g_array_index (list, TsPhase, i);
+      g_variant_builder_add (&b, "(uudtt)", f->call, f->caller, f->compute, f->bursts, f->ranks);
+    }
+  return g_variant_builder_end (&b);
+}
+
+/* The phases, whose regions must exist in the trace. */
+static gboolean
+load_phases (GVariantDict *d, TsCalibration *p)
+{
+  g_autoptr (GVariant) v = g_variant_dict_lookup_value (d, "phases", G_VARIANT_TYPE ("a(uudtt)"));
+  if (!v)
+    return FALSE;
+  p->phases = g_array_new (FALSE, FALSE, sizeof (TsPhase));
+  GVariantIter it;
+  TsPhase f;
+  g_variant_iter_init (&it, v);
+  while (g_variant_iter_next (&it, "(uudtt)", &f.call, &f.caller, &f.compute, &f.bursts, &f.ranks))
+    {
+      if (f.call >= p->n_regions || (f.caller != TS_NO_REGION && f.caller >= p->n_regions))
+        return FALSE;
+      g_array_append_val (p->phases, f);
+    }
+  ts_phases_sort (p->phases);
+  return TRUE;
+}
+
 GVariant *
 ts_calibration_save (const TsCalibration *p, int fd, guint64 *offset, GError **error)
 {
@@ -138,6 +172,7 @@ ts_calibration_save (const TsCalibration *p, int fd, guint64 *offset, GError **e
                                                           p->n_regions, sizeof (guint64)));
   g_variant_dict_insert_value (&d, "region_seconds", doubles (p->region_seconds, p->n_regions));
   g_variant_dict_insert_value (&d, "region_compute", doubles (p->region_compute, p->n_regions));
+  g_variant_dict_insert_value (&d, "phases", phases (p->phases));
   g_variant_dict_insert (&d, "binomial", "(uuuu)", (guint) p->binomial_tree,
                          p->binomial_contradictions[0], p->binomial_contradictions[1],
                          p->binomial_samples);
@@ -263,6 +298,7 @@ load_fields (GVariantDict *d, TsCalibration *p, const TsTrace *trace)
       || !load_doubles (d, "call_min", (gsize) p->n_regions * TS_N_SIZE_CLASSES * 2, &p->call_min)
       || !load_doubles (d, "region_seconds", p->n_regions, &p->region_seconds)
       || !load_doubles (d, "region_compute", p->n_regions, &p->region_compute)
+      || !load_phases (d, p)
       || !g_variant_dict_lookup (d, "clocks", "(buub)", &clocks_aligned,
                                  &p->clocks.sync_violations, &p->clocks.coll_repairs, &clocks_drift)
       || !g_variant_dict_lookup (d, "timing", "(dd)", &p->start, &p->runtime)

@@ -6,6 +6,24 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The phases [phase:...] rules may name, most compute first. */
+static void
+print_phases (const TsTrace *trace, const TsCalibration *calibration)
+{
+  guint n = ts_calibration_n_phases (calibration);
+  if (n == 0)
+    return;
+  printf ("phases (compute between MPI calls, named by the call ending it%s):\n",
+          n > 10 ? "; the 10 with the most" : "");
+  printf ("  %-50s %10s %14s\n", "phase", "bursts", "compute (s)");
+  for (guint i = 0; i < MIN (n, 10u); i++)
+    {
+      const TsPhase *f = ts_calibration_phase (calibration, i);
+      g_autofree char *name = ts_trace_phase_name (trace, f->call, f->caller);
+      printf ("  %-50s %10" G_GUINT64_FORMAT " %14.6f\n", name, f->bursts, f->compute);
+    }
+}
+
 /* tracesim hypotheses check FILE... TRACE: parse, bind, and show what each
  * rule selects, without replaying. */
 static int
@@ -21,13 +39,17 @@ check (int argc, char **argv)
   for (int i = 1; i < argc - 1; i++)
     if (!ts_hypotheses_load_file (h, argv[i], &error))
       return ts_cmd_fail ("hypotheses check", error);
+  /* The first pass says what each rule selects (visits, ranks, compute)
+   * and names the phases. */
   g_autoptr (TsTrace) trace = ts_trace_open (argv[argc - 1], &error);
-  if (!trace || !ts_hypotheses_bind (h, trace, &error))
+  g_autoptr (TsCalibration) calibration = trace ? ts_calibration_compute (trace, &error) : NULL;
+  if (!calibration || !ts_hypotheses_bind (h, trace, calibration, &error))
     return ts_cmd_fail ("hypotheses check", error);
   g_autoptr (GString) out = g_string_new (NULL);
   ts_hypotheses_describe (h, trace, out);
-  printf ("%s%u rule(s), all match regions of %s\n", out->str, ts_hypotheses_n_rules (h),
+  printf ("%s%u rule(s), each selects compute of %s\n", out->str, ts_hypotheses_n_rules (h),
           argv[argc - 1]);
+  print_phases (trace, calibration);
   return 0;
 }
 

@@ -15,7 +15,20 @@ struct TsHypotheses {
   guint *region_start;
   guint *by_region;
   GArray *inclusive;         /* guint: the rules with inclusive = true */
+  /* After bind, when a rule selects phases: the calibration's phase of a
+   * (call, caller) pair, as a guint64 call << 32 | caller -> index + 1. */
+  GHashTable *phase_index;
+  GArray *phase_rules;       /* guint: the rules of [phase:...] sections, ascending */
+  const TsTrace *trace;      /* bound to */
+  const TsCalibration *calibration; /* bound with (NULL: no phases, no compute checks) */
 };
+
+/* The calibration's phase of a compute burst (an index of
+ * ts_calibration_phase), or -1 (none, or no rule selects phases). */
+gint ts_hypotheses_phase_of (const TsHypotheses *h, const TsAction *a);
+
+/* The section name of a rule, for messages: "region" or "phase". */
+#define TS_RULE_SECTION(rule) ((rule)->phase ? "phase" : "region")
 
 /* Machine factors, each file's and composed over all files, stay within
  * these bounds: beyond them SimGrid's models divide by zero or overflow. */

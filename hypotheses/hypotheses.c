@@ -17,6 +17,7 @@ typedef struct {
   const TsRule *rule;
   gboolean rank_selected;
   guint64 visits;            /* occurrences entered so far */
+  guint64 phase_calls;       /* phase rules: the rank's MPI calls at its last burst */
   gboolean occurrence_selected;
   double occurrence;         /* prepared duration of the current occurrence */
   double target;             /* and what it should become */
@@ -33,6 +34,7 @@ struct TsHypothesisRank {
   guint rank;
   double speed;              /* [hosts] speed: compute runs this much faster */
   GArray *stack;             /* guint32 open regions */
+  guint64 calls;             /* MPI calls entered, when rules select phases */
   RuleState *rules;
   guint n_rules;             /* rules 0 .. n_rules-1 take part */
 };
@@ -50,6 +52,7 @@ rule_free (gpointer p)
   if (r->occurrences)
     g_array_unref (r->occurrences);
   g_free (r->matches);
+  g_free (r->phase_matches);
   ts_rule_free_code (r);
   ts_spool_free (r->durations);
   if (r->targets)
@@ -76,145 +79,11 @@ ts_hypotheses_free (TsHypotheses *h)
   g_free (h->by_region);
   if (h->inclusive)
     g_array_unref (h->inclusive);
+  if (h->phase_rules)
+    g_array_unref (h->phase_rules);
+  if (h->phase_index)
+    g_hash_table_unref (h->phase_index);
   g_free (h);
-}
-
-/* ---- binding to a trace -------------------------------------------------- */
-
-/* Edit distance, for "did you mean". */
-static guint
-distance (const char *a, const char *b)
-{
-  guint la = strlen (a), lb = strlen (b);
-  g_autofree guint *row = g_new (guint, lb + 1);
-  for (guint j = 0; j <= lb; j++)
-    row[j] = j;
-  for (guint i = 1; i <= la; i++)
-    {
-      guint diag = row[0];
-      row[0] = i;
-      for (guint j = 1; j <= lb; j++)
-        {
-          guint up = row[j];
-          guint cost = g_ascii_tolower (a[i - 1]) == g_ascii_tolower (b[j - 1]) ? 0 : 1;
-          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + cost);
-          diag = up;
-        }
-    }
-  return row[lb];
-}
-
-static int
-compare_by_distance (gconstpointer a, gconstpointer b, gpointer pattern)
-{
-  guint da = distance (*(const char *const *) a, pattern);
-  guint db = distance (*(const char *const *) b, pattern);
-  return da < db ? -1 : da > db;
-}
-
-static gboolean
-no_match (const TsRule *rule, const TsTrace *trace, GError **error)
-{
-  guint n = ts_trace_n_regions (trace);
-  g_autoptr (GPtrArray) names = g_ptr_array_new ();
-  for (guint r = 0; r < n; r++)
-    g_ptr_array_add (names, (gpointer) ts_trace_region_name (trace, r));
-  g_ptr_array_sort_with_data (names, compare_by_distance, rule->pattern);
-  g_autoptr (GString) near = g_string_new (NULL);
-  for (guint k = 0; k < MIN (3u, names->len); k++)
-    g_string_append_printf (near, "%s%s", k ? ", " : "",
-                            (const char *) g_ptr_array_index (names, k));
-  g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_NO_MATCH,
-               "%s:%u: [region:%.60s] matches no region of %s; closest names: %s", rule->origin,
-               rule->line, rule->pattern, ts_trace_path (trace), near->str);
-  return FALSE;
-}
-
-/* The ranks a rule names exist in the trace: one beyond it is a mistake (a
- * file written for another run), not a rule that selects less. */
-static gboolean
-check_ranks (const TsRule *rule, const TsTrace *trace, GError **error)
-{
-  guint n = ts_trace_n_ranks (trace);
-  for (guint i = 0; rule->ranks && i < rule->ranks->len; i++)
-    {
-      const TsRange *r = &g_array_index (rule->ranks, TsRange, i);
-      guint64 beyond = r->first >= n ? r->first : r->last != G_MAXUINT64 && r->last >= n ? r->last : 0;
-      if (beyond)
-        {
-          g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_NO_MATCH,
-                       "%s:%u: [region:%.60s] ranks: there is no rank %" G_GUINT64_FORMAT
-                       " in %s, which has %u (0-%u; an open range like 4- runs to the last)",
-                       rule->origin, rule->line, rule->pattern, beyond, ts_trace_path (trace), n,
-                       n - 1);
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-/* Per region, the rules matching it, in rule order. */
-static void
-index_rules (TsHypotheses *h, guint n_regions)
-{
-  g_free (h->region_start);
-  g_free (h->by_region);
-  g_clear_pointer (&h->inclusive, g_array_unref);
-  h->region_start = g_new0 (guint, n_regions + 1);
-  h->inclusive = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < h->rules->len; i++)
-    {
-      const TsRule *rule = g_ptr_array_index (h->rules, i);
-      for (guint r = 0; r < n_regions; r++)
-        h->region_start[r + 1] += rule->matches[r];
-      if (rule->inclusive)
-        g_array_append_val (h->inclusive, i);
-    }
-  for (guint r = 0; r < n_regions; r++)
-    h->region_start[r + 1] += h->region_start[r];
-  h->by_region = g_new (guint, h->region_start[n_regions] + 1);
-  g_autofree guint *fill = g_memdup2 (h->region_start, n_regions * sizeof (guint));
-  for (guint i = 0; i < h->rules->len; i++)
-    {
-      const TsRule *rule = g_ptr_array_index (h->rules, i);
-      for (guint r = 0; r < n_regions; r++)
-        if (rule->matches[r])
-          h->by_region[fill[r]++] = i;
-    }
-}
-
-gboolean
-ts_hypotheses_bind (TsHypotheses *h, const TsTrace *trace, GError **error)
-{
-  guint n = ts_trace_n_regions (trace);
-  for (guint i = 0; i < h->rules->len; i++)
-    {
-      TsRule *rule = g_ptr_array_index (h->rules, i);
-      g_free (rule->matches);
-      rule->matches = g_new0 (gboolean, n);
-      rule->n_matched = 0;
-      for (guint r = 0; r < n; r++)
-        {
-          GError *local = NULL;
-          int m = ts_rule_selects (rule, ts_trace_region_name (trace, r), &local);
-          if (m < 0)
-            {
-              g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_SYNTAX,
-                           "%s:%u: [region:%.60s]: %s", rule->origin, rule->line, rule->pattern,
-                           local->message);
-              g_error_free (local);
-              return FALSE;
-            }
-          rule->matches[r] = m;
-          rule->n_matched += m;
-        }
-      if (rule->n_matched == 0)
-        return no_match (rule, trace, error);
-      if (!check_ranks (rule, trace, error))
-        return FALSE;
-    }
-  index_rules (h, n);
-  return TRUE;
 }
 
 guint
@@ -241,53 +110,6 @@ ts_hypotheses_speed_factor (const TsHypotheses *h)
   return h->speed;
 }
 
-static void
-append_ranges (GString *out, const char *what, const GArray *ranges)
-{
-  if (!ranges)
-    return;
-  g_string_append_printf (out, ", %s ", what);
-  for (guint i = 0; i < ranges->len; i++)
-    {
-      const TsRange *r = &g_array_index (ranges, TsRange, i);
-      g_string_append_printf (out, "%s%" G_GUINT64_FORMAT, i ? "," : "", r->first);
-      if (r->last == G_MAXUINT64)
-        g_string_append (out, "-");
-      else if (r->last != r->first)
-        g_string_append_printf (out, "-%" G_GUINT64_FORMAT, r->last);
-    }
-}
-
-void
-ts_hypotheses_describe (const TsHypotheses *h, const TsTrace *trace, GString *out)
-{
-  for (guint i = 0; i < h->rules->len; i++)
-    {
-      const TsRule *rule = g_ptr_array_index (h->rules, i);
-      g_string_append_printf (out, "%s:%u: %s", rule->origin, rule->line, rule->kind->key);
-      if (rule->kind->per_occurrence && rule->data)
-        g_string_append_printf (out, " %s",
-                                (const char *[]) { "mean", "median", "min", "max" }
-                                  [GPOINTER_TO_UINT (rule->data) - 1]);
-      else if (rule->kind->per_occurrence || strcmp (rule->kind->key, "scale") == 0)
-        g_string_append_printf (out, " %g", rule->value);
-      g_string_append_printf (out, " on the %s compute of", rule->inclusive ? "inclusive" : "own");
-      guint shown = 0;
-      for (guint r = 0; r < ts_trace_n_regions (trace) && rule->matches; r++)
-        if (rule->matches[r] && shown++ < 8)
-          g_string_append_printf (out, "%s %s", shown > 1 ? "," : "", ts_trace_region_name (trace, r));
-      if (shown > 8)
-        g_string_append_printf (out, " and %u more", shown - 8);
-      append_ranges (out, "ranks", rule->ranks);
-      append_ranges (out, "occurrences", rule->occurrences);
-      g_string_append_c (out, '\n');
-    }
-  if (h->bandwidth != 1 || h->latency != 1)
-    g_string_append_printf (out, "network: bandwidth x %g, latency x %g\n", h->bandwidth,
-                            h->latency);
-  if (h->speed != 1)
-    g_string_append_printf (out, "hosts: compute %g x faster\n", h->speed);
-}
 
 /* ---- applying ------------------------------------------------------------ */
 
@@ -387,14 +209,33 @@ rule_on_burst (TsHypothesisRank *hr, guint i, double seconds)
   return st->rule->kind->apply (st->rule, seconds, st->occurrence, st->target);
 }
 
-/* The rules covering a burst in @region, in rule order: those matching the
- * region itself (not inclusive) merged with the inclusive ones matching a
- * region open around it. */
-static double
-apply_to_burst (TsHypothesisRank *hr, guint32 region, double seconds)
+/* A phase rule's turn on a burst of phase @phase: the first burst since
+ * the rank's last MPI call opens an occurrence. */
+static gboolean
+phase_rule_on_burst (TsHypothesisRank *hr, guint i, gint phase, double *seconds, GError **error)
+{
+  RuleState *st = &hr->rules[i];
+  if (phase < 0 || !st->rule->phase_matches[phase])
+    return TRUE;
+  if (st->phase_calls != hr->calls || st->visits == 0)
+    {
+      st->phase_calls = hr->calls;
+      if (!enter_occurrence (hr, i, error))
+        return FALSE;
+    }
+  *seconds = rule_on_burst (hr, i, *seconds);
+  return TRUE;
+}
+
+/* The rules covering a burst in @region of phase @phase (-1: none), in rule
+ * order: those matching the region itself (not inclusive) merged with the
+ * inclusive ones matching a region open around it and the phase rules. */
+static gboolean
+apply_to_burst (TsHypothesisRank *hr, guint32 region, gint phase, double *burst, GError **error)
 {
   const TsHypotheses *h = hr->h;
-  guint k = 0, k_end = 0, j = 0;
+  double seconds = *burst;
+  guint k = 0, k_end = 0, j = 0, p = 0;
   if (region != G_MAXUINT32)
     {
       k = h->region_start[region];
@@ -407,10 +248,20 @@ apply_to_burst (TsHypothesisRank *hr, guint32 region, double seconds)
         k++;
       guint own = k < k_end ? h->by_region[k] : G_MAXUINT;
       guint incl = j < inc->len ? g_array_index (inc, guint, j) : G_MAXUINT;
-      guint i = MIN (own, incl);
+      guint ph = p < h->phase_rules->len ? g_array_index (h->phase_rules, guint, p) : G_MAXUINT;
+      guint i = MIN (MIN (own, incl), ph);
       if (i >= hr->n_rules)
-        return seconds;
-      if (i == own)
+        {
+          *burst = seconds;
+          return TRUE;
+        }
+      if (i == ph)
+        {
+          if (!phase_rule_on_burst (hr, i, phase, &seconds, error))
+            return FALSE;
+          p++;
+        }
+      else if (i == own)
         {
           seconds = rule_on_burst (hr, i, seconds);
           k++;
@@ -432,6 +283,8 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
     {
     case TS_ACTION_ENTER:
       g_array_append_val (hr->stack, a->region);
+      if (h->phase_rules->len && ts_trace_region_call (h->trace, a->region) != TS_CALL_USER)
+        hr->calls++;
       for (guint k = h->region_start[a->region]; k < h->region_start[a->region + 1]; k++)
         {
           guint i = h->by_region[k];
@@ -451,7 +304,10 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
         return TRUE;
       }
     case TS_ACTION_COMPUTE:
-      a->seconds = apply_to_burst (hr, a->region, a->seconds) / hr->speed;
+      if (!apply_to_burst (hr, a->region, h->phase_rules->len ? ts_hypotheses_phase_of (h, a) : -1,
+                           &a->seconds, error))
+        return FALSE;
+      a->seconds /= hr->speed;
       return TRUE;
     default:
       return TRUE;
@@ -478,7 +334,8 @@ batch_overlaps (const Batch *b, const TsRule *rule, guint n_regions)
 {
   if (b->rules->len == 0)
     return FALSE;
-  if (b->inclusive || rule->inclusive)
+  /* A phase may lie in any region: treated as reaching all of them. */
+  if (b->inclusive || rule->inclusive || rule->phase)
     return TRUE;
   for (guint r = 0; r < n_regions; r++)
     if (rule->matches[r] && b->regions[r])
@@ -502,7 +359,7 @@ next_batch (const TsHypotheses *h, guint from, guint n_regions, Batch *b)
       if (batch_overlaps (b, rule, n_regions))
         return;
       g_array_append_val (b->rules, i);
-      b->inclusive |= rule->inclusive;
+      b->inclusive |= rule->inclusive || rule->phase;
       for (guint r = 0; r < n_regions; r++)
         b->regions[r] |= rule->matches[r];
     }

@@ -52,8 +52,11 @@ gboolean ts_hypotheses_load_bytes (TsHypotheses *h, const char *text, gsize len,
 gboolean ts_hypotheses_load_data (TsHypotheses *h, const char *text, const char *origin,
                                   GError **error);
 
-/* Resolve the region patterns against @trace. */
-gboolean ts_hypotheses_bind (TsHypotheses *h, const TsTrace *trace, GError **error);
+/* Resolve the region and phase patterns against @trace. With the trace's
+ * first pass (@calibration; NULL: phases cannot be bound), a rule that
+ * selects no compute is refused with what to write instead. */
+gboolean ts_hypotheses_bind (TsHypotheses *h, const TsTrace *trace,
+                             const TsCalibration *calibration, GError **error);
 /* Compute what `set` and `balance` rules need (one pass over the actions per
  * such rule). After bind. */
 gboolean ts_hypotheses_prepare (TsHypotheses *h, const TsTrace *trace, const TsCalibration *calibration,

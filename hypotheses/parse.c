@@ -250,11 +250,12 @@ parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *gro
   return TRUE;
 }
 
-/* One key of a [region:...] section: its rule kind and value, or a
- * qualifier (match, inclusive, ranks, occurrences). */
+/* One key of a [region:...] or [phase:...] section: a rule kind and its
+ * value (kept in @kinds, parsed into @rule's value once the section is read)
+ * or a qualifier (match, inclusive, ranks, occurrences) set on @rule. */
 static gboolean
-parse_rule_key (TsRule *rule, const Source *src, const char *group, const char *key,
-                const char *value, guint kline, GError **error)
+parse_rule_key (TsRule *rule, GPtrArray *kinds, const Source *src, const char *group,
+                const char *key, const char *value, guint kline, GError **error)
 {
   GError *local = NULL;
   const TsRuleKind *kind = NULL;
@@ -263,12 +264,15 @@ parse_rule_key (TsRule *rule, const Source *src, const char *group, const char *
       kind = ts_rule_kinds[i];
   if (kind)
     {
-      if (rule->kind)
-        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
-                        "[%s] has both '%s' and '%s': one kind of rule per section", group,
-                        rule->kind->key, key);
-      rule->kind = kind;
-      kind->parse (rule, value, &local);
+      /* Parsed here, on a scratch rule, for the message's line. */
+      TsRule scratch = { .kind = kind };
+      if (kind->parse (&scratch, value, &local))
+        {
+          if (kind->free)
+            kind->free (&scratch);
+          g_ptr_array_add (kinds, (gpointer) kind);
+          g_ptr_array_add (kinds, g_strdup (value));
+        }
     }
   else if (strcmp (key, "match") == 0)
     {
@@ -282,6 +286,9 @@ parse_rule_key (TsRule *rule, const Source *src, const char *group, const char *
       if (g_ascii_strcasecmp (value, "true") != 0 && g_ascii_strcasecmp (value, "false") != 0)
         return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
                         "inclusive takes true or false, not '%s'", value);
+      if (rule->phase)
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "[%s]: a phase calls nothing, so inclusive means nothing for it", group);
       rule->inclusive = g_ascii_strcasecmp (value, "true") == 0;
     }
   else if (strcmp (key, "ranks") == 0)
@@ -311,46 +318,116 @@ parse_rule_key (TsRule *rule, const Source *src, const char *group, const char *
   return TRUE;
 }
 
+/* The kinds one section may combine: at most one that sets each
+ * occurrence's duration (set, balance) and then scale; remove alone. The
+ * rules apply in that order (balance, then scale), whatever the key order. */
+static gboolean
+check_kinds (GPtrArray *kinds, const Source *src, const char *group, guint line, GError **error)
+{
+  const TsRuleKind *per = NULL, *scale = NULL, *other = NULL;
+  for (guint i = 0; i < kinds->len; i += 2)
+    {
+      const TsRuleKind *k = kinds->pdata[i];
+      const TsRuleKind **slot = k->per_occurrence ? &per : strcmp (k->key, "scale") == 0 ? &scale
+                                                                                      : &other;
+      /* The same slot twice, anything after remove, remove after anything. */
+      const TsRuleKind *clash = *slot;
+      if (!clash && other)
+        clash = other;
+      if (!clash && slot == &other && i > 0)
+        clash = kinds->pdata[0];
+      if (clash)
+        return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "[%s] has both '%s' and '%s': a section may combine one of set or "
+                        "balance with scale; write other rules in sections of their own", group,
+                        clash->key, k->key);
+      *slot = k;
+    }
+  if (kinds->len == 0)
+    {
+      g_autoptr (GString) names = g_string_new (NULL);
+      for (guint i = 0; ts_rule_kinds[i]; i++)
+        g_string_append_printf (names, "%s%s", i ? ", " : "", ts_rule_kinds[i]->key);
+      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                      "[%s] says nothing to do: give one of %s", group, names->str);
+    }
+  /* The per-occurrence kind first: scale then applies to what it set. */
+  if (kinds->len == 4 && !((const TsRuleKind *) kinds->pdata[0])->per_occurrence)
+    {
+      gpointer k = kinds->pdata[0], v = kinds->pdata[1];
+      kinds->pdata[0] = kinds->pdata[2];
+      kinds->pdata[1] = kinds->pdata[3];
+      kinds->pdata[2] = k;
+      kinds->pdata[3] = v;
+    }
+  return TRUE;
+}
+
+/* A rule of @kind with @first's pattern and qualifiers. */
+static TsRule *
+rule_like (const TsRule *first, const TsRuleKind *kind)
+{
+  TsRule *rule = g_new0 (TsRule, 1);
+  rule->origin = g_strdup (first->origin);
+  rule->line = first->line;
+  rule->pattern = g_strdup (first->pattern);
+  rule->phase = first->phase;
+  rule->regex = first->regex;
+  rule->inclusive = first->inclusive;
+  if (first->ranks)
+    rule->ranks = g_array_copy (first->ranks);
+  if (first->occurrences)
+    rule->occurrences = g_array_copy (first->occurrences);
+  rule->kind = kind;
+  return rule;
+}
+
 static gboolean
 parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group,
-              GError **error)
+              gboolean phase, GError **error)
 {
   guint line = line_of (src, group, NULL);
-  const char *pattern = group + strlen ("region:");
+  const char *what = phase ? "phase" : "region";
+  const char *pattern = strchr (group, ':') + 1;
   if (*pattern == '\0')
     return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-                    "[region:] needs a region name or pattern after the colon");
-  TsRule *rule = g_new0 (TsRule, 1);
-  rule->origin = g_strdup (src->origin);
-  rule->line = line;
-  rule->pattern = g_strdup (pattern);
-  g_ptr_array_add (h->rules, rule); /* freed with h, even on error */
+                    "[%s:] needs a %s name or pattern after the colon", what, what);
+  TsRule *first = g_new0 (TsRule, 1);
+  first->origin = g_strdup (src->origin);
+  first->line = line;
+  first->pattern = g_strdup (pattern);
+  first->phase = phase;
+  g_ptr_array_add (h->rules, first); /* freed with h, even on error */
 
+  g_autoptr (GPtrArray) kinds = g_ptr_array_new ();
+  gboolean ok = TRUE;
   g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
-  for (guint k = 0; keys && keys[k]; k++)
+  for (guint k = 0; ok && keys && keys[k]; k++)
     {
       g_autofree char *value = g_key_file_get_value (kf, group, keys[k], NULL);
       g_strstrip (value);
-      if (!parse_rule_key (rule, src, group, keys[k], value, line_of (src, group, keys[k]),
-                           error))
-        return FALSE;
+      ok = parse_rule_key (first, kinds, src, group, keys[k], value,
+                           line_of (src, group, keys[k]), error);
     }
-  if (!rule->kind)
+  ok = ok && check_kinds (kinds, src, group, line, error);
+  for (guint i = 0; ok && i < kinds->len; i += 2)
     {
-      g_autoptr (GString) kinds = g_string_new (NULL);
-      for (guint i = 0; ts_rule_kinds[i]; i++)
-        g_string_append_printf (kinds, "%s%s", i ? ", " : "", ts_rule_kinds[i]->key);
-      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-                      "[%s] says nothing to do: give one of %s", group, kinds->str);
+      TsRule *rule = i == 0 ? first : rule_like (first, kinds->pdata[i]);
+      rule->kind = kinds->pdata[i];
+      if (i > 0)
+        g_ptr_array_add (h->rules, rule);
+      g_autoptr (GError) local = NULL;
+      rule->kind->parse (rule, kinds->pdata[i + 1], NULL);
+      if (rule->regex && !ts_rule_compile (rule, &local))
+        {
+          g_autofree char *name = excerpt (group);
+          ok = fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX, "[%s]: %s", name,
+                        local->message);
+        }
     }
-  g_autoptr (GError) local = NULL;
-  if (rule->regex && !ts_rule_compile (rule, &local))
-    {
-      g_autofree char *name = excerpt (group);
-      return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX, "[%s]: %s", name,
-                      local->message);
-    }
-  return TRUE;
+  for (guint i = 1; i < kinds->len; i += 2)
+    g_free (kinds->pdata[i]);
+  return ok;
 }
 
 static gboolean
@@ -372,8 +449,8 @@ load_text (TsHypotheses *h, const char *text, gsize len, const char *origin, GEr
   for (guint i = 0; ok && groups[i]; i++)
     {
       const char *g = groups[i];
-      if (g_str_has_prefix (g, "region:"))
-        ok = parse_region (h, kf, &src, g, error);
+      if (g_str_has_prefix (g, "region:") || g_str_has_prefix (g, "phase:"))
+        ok = parse_region (h, kf, &src, g, g_str_has_prefix (g, "phase:"), error);
       else if (strcmp (g, "network") == 0)
         ok = parse_machine (h, kf, &src, g, (const char *const[]) { "bandwidth", "latency", NULL },
                             (double *const[]) { &h->bandwidth, &h->latency }, error);
@@ -382,7 +459,8 @@ load_text (TsHypotheses *h, const char *text, gsize len, const char *origin, GEr
                             (double *const[]) { &h->speed }, error);
       else
         ok = fail_at (error, &src, line_of (&src, g, NULL), TS_HYPOTHESES_ERROR_SYNTAX,
-                      "unknown section [%s] (known: [region:NAME], [network], [hosts])", g);
+                      "unknown section [%s] (known: [region:NAME], [phase:NAME], [network], "
+                      "[hosts])", g);
     }
   g_hash_table_unref (src.lines);
   return ok;

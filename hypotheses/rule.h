@@ -38,7 +38,8 @@ struct TsRule {
   const TsRuleKind *kind;
   char *origin;             /* file, for messages */
   guint line;               /* its section header */
-  char *pattern;            /* the section's region pattern */
+  char *pattern;            /* the section's region (or phase) pattern */
+  gboolean phase;           /* a [phase:...] section: selects phases, not regions */
   gboolean regex;           /* match = regex (whole name) instead of glob */
   gboolean inclusive;       /* also the compute of everything it calls */
   GArray *ranks;            /* TsRange; NULL: every rank */
@@ -48,7 +49,8 @@ struct TsRule {
   gpointer code;            /* match = regex: the compiled expression */
 
   /* After bind. */
-  gboolean *matches;        /* per trace region */
+  gboolean *matches;        /* per trace region (all FALSE for a phase rule) */
+  gboolean *phase_matches;  /* phase rules: per phase of the calibration */
   guint n_matched;
   /* After prepare (per_occurrence kinds). */
   TsSpool *durations;     /* per rank: double per occurrence, in visit order */

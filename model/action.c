@@ -134,6 +134,7 @@ static const struct {
   { "region",     FIELD_U32,    G_STRUCT_OFFSET (TsAction, region) },
   { "peer",       FIELD_I32,    G_STRUCT_OFFSET (TsAction, peer) },
   { "partition",  FIELD_I32,    G_STRUCT_OFFSET (TsAction, partition) },
+  { "caller",     FIELD_U32,    G_STRUCT_OFFSET (TsAction, caller) },
   { "comm",       FIELD_U32,    G_STRUCT_OFFSET (TsAction, comm) },
   { "tag",        FIELD_I32,    G_STRUCT_OFFSET (TsAction, tag) },
   { "call",       FIELD_U32,    G_STRUCT_OFFSET (TsAction, call) },
@@ -169,8 +170,10 @@ field_applies (const char *key, guint8 kind)
     return kind != TS_ACTION_COLLECTIVE;
   if (strcmp (key, "end") == 0)
     return kind == TS_ACTION_COLLECTIVE;
+  if (strcmp (key, "caller") == 0)
+    return kind == TS_ACTION_COMPUTE;
   if (strcmp (key, "peer") == 0)
-    return !partition;
+    return !partition && kind != TS_ACTION_COMPUTE;
   return TRUE;
 }
 

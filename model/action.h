@@ -32,6 +32,8 @@ typedef enum {
 
 /* No peer / no root (MPI_PROC_NULL or rootless collective). */
 #define TS_NO_RANK (-1)
+/* No region: outside every region, or a burst's phase or caller unknown. */
+#define TS_NO_REGION G_MAXUINT32
 
 /* Flags on an action. */
 enum {
@@ -43,6 +45,8 @@ enum {
   TS_ACTION_GROUP_END = 1u << 2,
   /* The first action of an MPI call: it carries the call's CPU cost. */
   TS_ACTION_CALL_FIRST = 1u << 3,
+  /* A compute burst whose call and caller name its phase (ts_action_phase). */
+  TS_ACTION_PHASE = 1u << 4,
 };
 
 /* The side of a partitioned request (TsAction.direction of a PINIT). */
@@ -66,10 +70,14 @@ typedef struct {
     gint32 peer;      /* SEND/RECV/ISEND/IRECV/PINIT: peer rank within comm;
                        * COLLECTIVE: root (TS_NO_RANK for none) */
     gint32 partition; /* PREADY, PARRIVED, PTESTED: the partition */
+    guint32 caller;   /* COMPUTE between calls: region of the function that made the
+                       * call ending the burst (TS_NO_REGION: unknown) */
   };
   guint32 comm;     /* communicator index in the trace */
   gint32 tag;
-  guint32 call;     /* index of the MPI call region the action belongs to */
+  guint32 call;     /* index of the MPI call region the action belongs to;
+                     * COMPUTE between calls: the call ending the burst, its
+                     * phase (TS_NO_REGION: none, the rank's last burst) */
   guint64 bytes;    /* point-to-point size; COLLECTIVE: bytes sent; PINIT: the whole buffer */
   union {
     guint64 bytes_recv; /* COLLECTIVE, ICOLLECTIVE: bytes received */
@@ -83,6 +91,20 @@ typedef struct {
   double time;      /* original time of the action, seconds, clock-aligned */
   double seconds;   /* COMPUTE: duration; MPI actions: CPU overhead to charge */
 } TsAction;
+
+/* A compute burst between MPI calls has a phase: the call that ends it and
+ * the function that made that call (@caller TS_NO_REGION when the trace does
+ * not say). FALSE for other actions, the local time of a call, and a burst
+ * no call ends. */
+static inline gboolean
+ts_action_phase (const TsAction *a, guint32 *call, guint32 *caller)
+{
+  if (a->kind != TS_ACTION_COMPUTE || !(a->flags & TS_ACTION_PHASE))
+    return FALSE;
+  *call = a->call;
+  *caller = a->caller;
+  return TRUE;
+}
 
 /* Name of a kind ("send") or NULL if out of range. Static string. */
 const char *ts_action_kind_name (TsActionKind kind);

@@ -182,6 +182,14 @@ account_gap (TsRankDecoder *s, double now)
       TsAction *a = push (s, TS_ACTION_COMPUTE, s->last_time);
       a->seconds = gap;
       a->region = s->user_region;
+      a->call = a->caller = NO_REGION;
+      if (s->burst_first_seq == G_MAXUINT64)
+        s->burst_first_seq = last_seq (s);
+      /* A program that calls no MPI for a long time (many user regions
+       * between two calls) must not hold its whole trace: those bursts go
+       * out without a phase. */
+      else if (last_seq (s) - s->burst_first_seq > TS_BURST_HOLD_MAX)
+        s->burst_first_seq = G_MAXUINT64;
     }
   if (now > s->last_time)
     s->last_time = now;
@@ -313,6 +321,41 @@ ts_decode_fail (TsRankDecoder *s, const char *fmt, ...)
   return OTF2_CALLBACK_INTERRUPT;
 }
 
+/* An MPI call begins: the bursts since the last one end here. Their phase is
+ * this call and the function that made it: the caller the tracer recorded,
+ * else the innermost user region (a Score-P trace of instrumented code),
+ * unless that is the outermost open region, which encloses every call
+ * (main, EZTrace's "Working") and so tells nothing. */
+static void
+name_phase (TsRankDecoder *s, guint32 call, OTF2_AttributeList *attrs)
+{
+  if (s->burst_first_seq == G_MAXUINT64)
+    return;
+  guint32 caller = s->user_region;
+  if (s->stack->len > 0 && g_array_index (s->stack, guint32, 0) == caller)
+    caller = NO_REGION;
+  OTF2_AttributeRef attr = s->source->trace->caller_attribute;
+  OTF2_RegionRef ref;
+  if (attrs && attr != OTF2_UNDEFINED_ATTRIBUTE
+      && OTF2_AttributeList_GetRegionRef (attrs, attr, &ref) == OTF2_SUCCESS)
+    {
+      gint r = region_of_ref (s, ref);
+      if (r >= 0)
+        caller = r;
+    }
+  for (guint64 q = s->burst_first_seq; q <= last_seq (s); q++)
+    {
+      TsAction *a = action_at (s, q);
+      if (a->kind == TS_ACTION_COMPUTE)
+        {
+          a->call = call;
+          a->caller = caller;
+          a->flags |= TS_ACTION_PHASE;
+        }
+    }
+  s->burst_first_seq = G_MAXUINT64;
+}
+
 static OTF2_CallbackCode
 on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs, OTF2_RegionRef ref)
@@ -327,6 +370,7 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   TsCallKind kind = ts_trace_region_call (s->source->trace, region);
   if (kind != TS_CALL_USER && s->call == NO_REGION)
     {
+      name_phase (s, region, attrs);
       s->call = region;
       s->call_depth = s->stack->len;
       s->call_enter = now;
@@ -697,6 +741,7 @@ ts_decode_finish (TsRankDecoder *s)
   s->n_unresolved = 0;
   s->first_unresolved = G_MAXUINT64;
   s->call = NO_REGION; /* a call still open at the end never finished */
+  s->burst_first_seq = G_MAXUINT64; /* the last bursts: no call ends them */
   s->eof = TRUE;
 }
 

@@ -8,6 +8,9 @@
 #include "model/trace-private.h"
 
 #define REGION_CACHE_SIZE 64
+/* Actions held at most while the bursts since the last MPI call wait for
+ * their phase (see account_gap). */
+#define TS_BURST_HOLD_MAX 65536
 /* No region: outside MPI calls, outside user regions. */
 #define NO_REGION G_MAXUINT32
 
@@ -41,6 +44,10 @@ struct TsRankDecoder {
   guint64 base;
   guint n_unresolved;
   guint64 first_unresolved;  /* sequence of the oldest unresolved receive */
+
+  /* The bursts since the last MPI call: held until the next call's ENTER
+   * names their phase (ts_action_phase). */
+  guint64 burst_first_seq;  /* the first of them, or G_MAXUINT64 */
 
   GArray *stack;            /* guint32 region indices */
   guint32 user_region;      /* innermost user region, NO_REGION if none */

@@ -121,6 +121,7 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
       s->region_cache[i].region = -1;
     }
   s->first_unresolved = G_MAXUINT64;
+  s->burst_first_seq = G_MAXUINT64;
   s->stats.first_time = INFINITY;
   s->stats.last_time = -INFINITY;
   s->reader = OTF2_Reader_GetEvtReader (src->reader,
@@ -180,11 +181,13 @@ ts_rank_decoder_next (TsRankDecoder *s, TsAction *action, GError **error)
     {
       guint64 seq = s->base + s->head;
       gboolean have = s->head < s->pending->len;
-      /* Hold what follows an unresolved receive, and the actions of an MPI
-       * call until it ends (its cost is known only then). */
+      /* Hold what follows an unresolved receive, the actions of an MPI
+       * call until it ends (its cost is known only then), and the bursts
+       * since the last call until the next names their phase. */
       gboolean held = (s->n_unresolved > 0 && seq >= s->first_unresolved)
                       || (s->call != NO_REGION && s->call_first_seq != G_MAXUINT64
-                          && seq >= s->call_first_seq);
+                          && seq >= s->call_first_seq)
+                      || seq >= s->burst_first_seq;
       if (have && !held)
         {
           *action = g_array_index (s->pending, TsAction, s->head++);

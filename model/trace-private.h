@@ -33,6 +33,7 @@ struct TsTrace {
   guint world_comm;
   GHashTable *partitioned_of_param;  /* OTF2_ParameterRef + 1 -> TsPartitionedEvent + 1 */
   OTF2_AttributeRef partitioned_attribute[TS_PA_N_ATTRIBUTES];
+  OTF2_AttributeRef caller_attribute;  /* TS_CALLER_ATTRIBUTE, if defined */
   GPtrArray *node_names;     /* char*, the nodes ranks ran on; empty: unknown */
   guint *rank_node;          /* node index per rank; NULL: unknown */
 };

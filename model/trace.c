@@ -53,6 +53,7 @@ typedef struct {
   gboolean attribute;
   guint32 self;
   OTF2_StringRef name;
+  OTF2_Type type;             /* attributes */
 } RawNamed;
 
 static void
@@ -160,7 +161,7 @@ static OTF2_CallbackCode
 on_parameter (void *ud, OTF2_ParameterRef self, OTF2_StringRef name, OTF2_ParameterType type)
 {
   DefState *st = ud;
-  RawNamed n = { FALSE, self, name };
+  RawNamed n = { FALSE, self, name, OTF2_TYPE_NONE };
   g_array_append_val (st->named_refs, n);
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -170,7 +171,7 @@ on_attribute (void *ud, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_String
               OTF2_Type type)
 {
   DefState *st = ud;
-  RawNamed n = { TRUE, self, name };
+  RawNamed n = { TRUE, self, name, type };
   g_array_append_val (st->named_refs, n);
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -185,6 +186,7 @@ resolve_partitioned (DefState *st)
   TsTrace *t = st->trace;
   for (guint a = 0; a < TS_PA_N_ATTRIBUTES; a++)
     t->partitioned_attribute[a] = OTF2_UNDEFINED_ATTRIBUTE;
+  t->caller_attribute = OTF2_UNDEFINED_ATTRIBUTE;
   for (guint i = 0; i < st->named_refs->len; i++)
     {
       RawNamed *n = &g_array_index (st->named_refs, RawNamed, i);
@@ -196,6 +198,8 @@ resolve_partitioned (DefState *st)
                              GUINT_TO_POINTER (e + 1));
       else if (n->attribute && ts_partitioned_attribute_from_name (name, &a))
         t->partitioned_attribute[a] = n->self;
+      else if (n->attribute && n->type == OTF2_TYPE_REGION && g_strcmp0 (name, TS_CALLER_ATTRIBUTE) == 0)
+        t->caller_attribute = n->self;
     }
 }
 

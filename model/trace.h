@@ -61,6 +61,14 @@ guint ts_trace_n_regions (const TsTrace *trace);
  * "MPI_Send"). Owned by the trace. */
 const char *ts_trace_region_name (const TsTrace *trace, guint region);
 TsCallKind ts_trace_region_call (const TsTrace *trace, guint region);
+/* The name of a compute burst's phase (ts_action_phase): the MPI call that
+ * ends it, "@" and the function that made the call where the trace knows
+ * it ("MPI_Allreduce@Verlet::run", else "MPI_Allreduce"); "(end)" for a
+ * rank's last burst. Free with g_free. */
+char *ts_trace_phase_name (const TsTrace *trace, guint32 call, guint32 caller);
+/* The OTF2 attribute on an MPI call's ENTER naming the function that made
+ * the call (type OTF2_TYPE_REGION), as tracesim-record writes it. */
+#define TS_CALLER_ATTRIBUTE "caller"
 /* Index of the region with this name, or -1. */
 gint ts_trace_region_by_name (const TsTrace *trace, const char *name);
 

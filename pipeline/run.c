@@ -315,7 +315,7 @@ load_hypotheses (Run *run, GError **error)
       if (!text || !ts_hypotheses_load_bytes (run->hypotheses, text, len, files[i], error))
         return FALSE;
     }
-  return ts_hypotheses_bind (run->hypotheses, run->trace, error)
+  return ts_hypotheses_bind (run->hypotheses, run->trace, run->calibration, error)
          && ts_hypotheses_prepare (run->hypotheses, run->trace, run->calibration, error);
 }
 

@@ -98,14 +98,14 @@ test_every_kind_parses (void **state)
   assert_true (ts_hypotheses_bandwidth_factor (h) == 4);
 
   g_autoptr (TsTrace) trace = open_trace ("hypbind");
-  assert_true (ts_hypotheses_bind (h, trace, &error));
+  assert_true (ts_hypotheses_bind (h, trace, NULL, &error));
   g_autoptr (GString) d = g_string_new (NULL);
   ts_hypotheses_describe (h, trace, d);
   /* A rank the trace does not have (it has 0 and 1) is refused at bind. */
   g_autoptr (TsHypotheses) beyond = ts_hypotheses_new ();
   assert_true (ts_hypotheses_load_data (beyond, "[region:main]\nscale = 2\nranks = 0-15\n",
                                         "beyond.hyp", &error));
-  assert_false (ts_hypotheses_bind (beyond, trace, &error));
+  assert_false (ts_hypotheses_bind (beyond, trace, NULL, &error));
   assert_non_null (strstr (error->message, "beyond.hyp:1:"));
   assert_non_null (strstr (error->message, "no rank 15"));
   g_clear_error (&error);
@@ -134,8 +134,17 @@ test_errors_name_file_and_line (void **state)
                 (const char *const[]) { "t.hyp:3:", "from 1", NULL });
   expect_error ("[region:a]\nbalance = average\n",
                 (const char *const[]) { "t.hyp:2:", "mean, median, min or max", NULL });
-  expect_error ("[region:a]\nscale = 1\nset = 2\n",
-                (const char *const[]) { "t.hyp:3:", "one kind of rule", NULL });
+  /* A section combines one of set or balance with scale, nothing else. */
+  expect_error ("[region:a]\nbalance = mean\nset = 2\n",
+                (const char *const[]) { "t.hyp:1:", "both 'balance' and 'set'", NULL });
+  expect_error ("[region:a]\nscale = 2\nremove = true\n",
+                (const char *const[]) { "t.hyp:1:", "both 'scale' and 'remove'", NULL });
+  expect_error ("[region:a]\nremove = true\nscale = 2\n",
+                (const char *const[]) { "t.hyp:1:", "both 'remove' and 'scale'", NULL });
+  expect_error ("[region:a]\nscale = 2\nscale = 3\n",
+                (const char *const[]) { "t.hyp:3:", NULL });
+  expect_error ("[phase:MPI_Send]\nscale = 2\ninclusive = true\n",
+                (const char *const[]) { "t.hyp:3:", "a phase calls nothing", NULL });
   expect_error ("[region:a]\nranks = 1\n", (const char *const[]) { "t.hyp:1:", "nothing to do",
                                                                    NULL });
   expect_error ("[region:a(]\nmatch = regex\nscale = 1\n",
@@ -151,7 +160,7 @@ test_no_match_suggests (void **state)
   GError *error = NULL;
   assert_true (ts_hypotheses_load_data (h, "\n[region:compute_kernal]\nscale = 0.5\n", "k.hyp",
                                         &error));
-  assert_false (ts_hypotheses_bind (h, trace, &error));
+  assert_false (ts_hypotheses_bind (h, trace, NULL, &error));
   assert_non_null (strstr (error->message, "k.hyp:2:"));
   assert_non_null (strstr (error->message, "matches no region"));
   /* The closest name comes first. */
@@ -182,7 +191,7 @@ test_rewrite_selects_rank_and_occurrence (void **state)
                                         "[region:compute_kernel]\nscale = 0.5\nranks = 0\n"
                                         "occurrences = 2\n[hosts]\nspeed = 2\n",
                                         "r.hyp", &error));
-  assert_true (ts_hypotheses_bind (h, trace, &error));
+  assert_true (ts_hypotheses_bind (h, trace, NULL, &error));
 
   TsHypothesisRank *r0 = ts_hypothesis_rank_new (h, 0, G_MAXUINT);
   rewrite (r0, TS_ACTION_ENTER, main_region, 0);
@@ -218,8 +227,11 @@ test_check_command (void **state)
                                     -1, NULL));
   TsToolResult r = ts_run_tracesim ((const char *[]) { "hypotheses", "check", hyp, trace, NULL });
   assert_int_equal (r.status, 0);
+  /* physics_a and physics_b: one visit each, on rank 0, of 1 s each. */
   g_autofree char *want = g_strdup_printf ("%s:1: balance max on the own compute of physics_a, "
-                                           "physics_b, ranks 1-\n1 rule(s)", hyp);
+                                           "physics_b, ranks 1-: 2 visits, 2.000000 s of "
+                                           "compute as traced (summed over all ranks)\n"
+                                           "1 rule(s)", hyp);
   if (!strstr (r.out, want))
     fail_msg ("check printed: %s", r.out);
   ts_tool_result_clear (&r);

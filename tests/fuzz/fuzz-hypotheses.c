@@ -68,7 +68,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       ts_fuzz_note ("refused: %s", error->message);
       return 0;
     }
-  if (!ts_hypotheses_bind (h, trace, &error) || !ts_hypotheses_prepare (h, trace, calibration, &error))
+  if (!ts_hypotheses_bind (h, trace, calibration, &error) || !ts_hypotheses_prepare (h, trace, calibration, &error))
     {
       /* Names the file, or the region pattern that matched nothing. */
       if (!error || !error->message[0])
