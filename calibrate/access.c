@@ -112,6 +112,13 @@ ts_calibration_region_compute (const TsCalibration *p, guint region)
   return p->region_compute[region];
 }
 
+gboolean
+ts_calibration_region_outermost (const TsCalibration *p, guint region)
+{
+  g_return_val_if_fail (region < p->n_regions, FALSE);
+  return p->region_outermost[region] != 0;
+}
+
 guint
 ts_calibration_n_phases (const TsCalibration *p)
 {

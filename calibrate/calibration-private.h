@@ -55,6 +55,9 @@ struct TsCalibration {
   /* Per region: compute seconds spent in it and not in a region it calls
    * (its exclusive compute), summed over ranks. */
   double *region_compute;
+  /* Per region: 1 if some rank enters it with no region open (main,
+   * EZTrace's "Working"). */
+  guint8 *region_outermost;
   /* TsPhase, most compute first (calibrate/phases.h). */
   GArray *phases;
   guint n_regions;

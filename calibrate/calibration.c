@@ -45,6 +45,7 @@ typedef struct {
   guint64 *region_visits;
   double *region_seconds;
   double *region_compute;    /* as TsCalibration's */
+  guint8 *region_outermost;  /* as TsCalibration's */
   TsPhaseTable *phases;
   double *call_min;          /* as TsCalibration's */
   CallSample *samples;       /* [TsCallKind * TS_N_SIZE_CLASSES + size class] */
@@ -61,6 +62,7 @@ sums_init (Sums *u, guint n_regions)
   u->region_visits = g_new0 (guint64, n_regions);
   u->region_seconds = g_new0 (double, n_regions);
   u->region_compute = g_new0 (double, n_regions);
+  u->region_outermost = g_new0 (guint8, n_regions);
   u->phases = ts_phase_table_new ();
   u->call_min = g_new (double, n_min);
   for (gsize i = 0; i < n_min; i++)
@@ -76,6 +78,7 @@ sums_clear (Sums *u)
   g_free (u->region_visits);
   g_free (u->region_seconds);
   g_free (u->region_compute);
+  g_free (u->region_outermost);
   ts_phase_table_free (u->phases);
   g_free (u->call_min);
   g_free (u->samples);
@@ -110,6 +113,7 @@ sums_merge (Sums *into, const Sums *from, guint n_regions)
       into->region_visits[r] += from->region_visits[r];
       into->region_seconds[r] += from->region_seconds[r];
       into->region_compute[r] += from->region_compute[r];
+      into->region_outermost[r] |= from->region_outermost[r];
     }
   ts_phase_table_merge (into->phases, from->phases);
   for (gsize i = 0; i < (gsize) n_regions * TS_N_SIZE_CLASSES * 2; i++)
@@ -144,6 +148,8 @@ typedef struct {
 static void
 scan_enter (CallScan *c, const TsAction *a)
 {
+  if (c->stack->len == 0)
+    c->sums->region_outermost[a->region] = 1;
   g_array_append_val (c->stack, a->time);
   g_array_append_val (c->stack_regions, a->region);
   if (c->call == NO_REGION && ts_trace_region_call (c->trace, a->region) != TS_CALL_USER)
@@ -691,6 +697,7 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
   p->region_visits = g_steal_pointer (&sums.region_visits);
   p->region_seconds = g_steal_pointer (&sums.region_seconds);
   p->region_compute = g_steal_pointer (&sums.region_compute);
+  p->region_outermost = g_steal_pointer (&sums.region_outermost);
   p->phases = ts_phase_table_sorted (sums.phases);
   p->call_min = g_steal_pointer (&sums.call_min);
   p->largest_blocking_send = sums.largest_blocking_send;
@@ -755,6 +762,7 @@ ts_calibration_free (TsCalibration *p)
   g_free (p->region_visits);
   g_free (p->region_seconds);
   g_free (p->region_compute);
+  g_free (p->region_outermost);
   if (p->phases)
     g_array_unref (p->phases);
   ts_spool_free (p->spool);

@@ -137,6 +137,9 @@ double ts_calibration_region_seconds (const TsCalibration *calibration, guint re
 /* Per region: its exclusive compute (bursts in it, not in regions it
  * calls), seconds summed over ranks, as traced. */
 double ts_calibration_region_compute (const TsCalibration *calibration, guint region);
+/* TRUE if some rank enters @region with no region open: a region around
+ * the whole run (main, EZTrace's "Working") rather than a part of it. */
+gboolean ts_calibration_region_outermost (const TsCalibration *calibration, guint region);
 /* The phases of the trace (calibrate/phases.h), most compute first. */
 guint ts_calibration_n_phases (const TsCalibration *calibration);
 const TsPhase *ts_calibration_phase (const TsCalibration *calibration, guint i);

@@ -113,6 +113,20 @@ phases (const GArray *list)
   return g_variant_builder_end (&b);
 }
 
+static gboolean
+load_outermost (GVariantDict *d, TsCalibration *p)
+{
+  g_autoptr (GVariant) v = g_variant_dict_lookup_value (d, "region_outermost", G_VARIANT_TYPE ("ay"));
+  gsize n = 0;
+  const guint8 *b = v ? g_variant_get_fixed_array (v, &n, 1) : NULL;
+  if (!v || n != p->n_regions)
+    return FALSE;
+  p->region_outermost = g_malloc0 (MAX (n, 1));
+  if (n > 0)
+    memcpy (p->region_outermost, b, n);
+  return TRUE;
+}
+
 /* The phases, whose regions must exist in the trace. */
 static gboolean
 load_phases (GVariantDict *d, TsCalibration *p)
@@ -173,6 +187,9 @@ ts_calibration_save (const TsCalibration *p, int fd, guint64 *offset, GError **e
   g_variant_dict_insert_value (&d, "region_seconds", doubles (p->region_seconds, p->n_regions));
   g_variant_dict_insert_value (&d, "region_compute", doubles (p->region_compute, p->n_regions));
   g_variant_dict_insert_value (&d, "phases", phases (p->phases));
+  g_variant_dict_insert_value (&d, "region_outermost",
+                               g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, p->region_outermost,
+                                                          p->n_regions, 1));
   g_variant_dict_insert (&d, "binomial", "(uuuu)", (guint) p->binomial_tree,
                          p->binomial_contradictions[0], p->binomial_contradictions[1],
                          p->binomial_samples);
@@ -298,7 +315,7 @@ load_fields (GVariantDict *d, TsCalibration *p, const TsTrace *trace)
       || !load_doubles (d, "call_min", (gsize) p->n_regions * TS_N_SIZE_CLASSES * 2, &p->call_min)
       || !load_doubles (d, "region_seconds", p->n_regions, &p->region_seconds)
       || !load_doubles (d, "region_compute", p->n_regions, &p->region_compute)
-      || !load_phases (d, p)
+      || !load_phases (d, p) || !load_outermost (d, p)
       || !g_variant_dict_lookup (d, "clocks", "(buub)", &clocks_aligned,
                                  &p->clocks.sync_violations, &p->clocks.coll_repairs, &clocks_drift)
       || !g_variant_dict_lookup (d, "timing", "(dd)", &p->start, &p->runtime)

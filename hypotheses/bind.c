@@ -358,7 +358,9 @@ ts_hypotheses_describe (const TsHypotheses *h, const TsTrace *trace, GString *ou
       describe_selection (h, rule, out);
       g_string_append_c (out, '\n');
     }
-  if (h->bandwidth != 1 || h->latency != 1)
+  if (h->latency == 0)
+    g_string_append_printf (out, "network: ideal (no latency, bandwidth x %g)\n", h->bandwidth);
+  else if (h->bandwidth != 1 || h->latency != 1)
     g_string_append_printf (out, "network: bandwidth x %g, latency x %g\n", h->bandwidth,
                             h->latency);
   if (h->speed != 1)

@@ -13,10 +13,19 @@
  * thousands of replays. */
 #define TS_ADVISE_MAX_TOP 1000
 
+/* A region, or a phase (calibrate/phases.h) in a trace without regions
+ * of the program's own. */
 typedef struct {
-  guint region;
+  char *name;
+  gboolean phase;
   double compute;
 } Candidate;
+
+static void
+candidate_clear (gpointer p)
+{
+  g_free (((Candidate *) p)->name);
+}
 
 static gint
 by_compute (gconstpointer a, gconstpointer b)
@@ -40,18 +49,40 @@ exact_regex (const char *name)
   return g_string_free (re, FALSE);
 }
 
-/* The user regions with compute of their own, most first, at most @top. */
+/* The user regions with compute of their own, most first, at most @top;
+ * when the only such regions enclose a whole rank (main, EZTrace's
+ * "Working": the trace holds MPI calls and nothing finer), the phases. */
 static GArray *
 candidates (const TsTrace *trace, const TsCalibration *c, guint top)
 {
   GArray *all = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  g_array_set_clear_func (all, candidate_clear);
+  gboolean inner = FALSE;
   for (guint r = 0; r < ts_trace_n_regions (trace); r++)
     {
-      Candidate k = { r, ts_calibration_region_compute (c, r) };
+      Candidate k = { g_strdup (ts_trace_region_name (trace, r)), FALSE,
+                      ts_calibration_region_compute (c, r) };
       /* A '"' cannot be written in a sweep's list of values. */
-      if (ts_trace_region_call (trace, r) == TS_CALL_USER && k.compute > 0
-          && !strchr (ts_trace_region_name (trace, r), '"'))
-        g_array_append_val (all, k);
+      if (ts_trace_region_call (trace, r) == TS_CALL_USER && k.compute > 0 && !strchr (k.name, '"'))
+        {
+          inner |= !ts_calibration_region_outermost (c, r);
+          g_array_append_val (all, k);
+        }
+      else
+        g_free (k.name);
+    }
+  if (!inner)
+    {
+      g_array_set_size (all, 0);
+      for (guint i = 0; i < ts_calibration_n_phases (c); i++)
+        {
+          const TsPhase *f = ts_calibration_phase (c, i);
+          Candidate k = { ts_trace_phase_name (trace, f->call, f->caller), TRUE, f->compute };
+          if (strchr (k.name, '"'))
+            g_free (k.name);
+          else
+            g_array_append_val (all, k);
+        }
     }
   g_array_sort (all, by_compute);
   if (all->len > top)
@@ -85,19 +116,23 @@ add_point (Points *p, const char *region, const char *change, const char *hypoth
   return write_point (p->dir, p->n++, hypothesis, p->files, error);
 }
 
+/* A region's (or phase's) two points. A phase is named "phase:NAME" in
+ * the results, as its hypothesis section is. */
 static gboolean
-add_region (Points *p, const char *name, double factor, GError **error)
+add_region (Points *p, const Candidate *k, double factor, GError **error)
 {
-  g_autofree char *re = exact_regex (name);
+  const char *section = k->phase ? "phase" : "region";
+  g_autofree char *re = exact_regex (k->name);
+  g_autofree char *label = k->phase ? g_strconcat ("phase:", k->name, NULL) : g_strdup (k->name);
   g_autofree char *faster = g_strdup_printf ("# tracesim advise: %s %gx faster on every rank\n"
-                                             "[region:%s]\nmatch = regex\nscale = %.17g\n",
-                                             name, 1 / factor, re, factor);
+                                             "[%s:%s]\nmatch = regex\nscale = %.17g\n",
+                                             label, 1 / factor, section, re, factor);
   g_autofree char *balanced = g_strdup_printf ("# tracesim advise: %s perfectly balanced (every "
                                                "rank the mean of each occurrence)\n"
-                                               "[region:%s]\nmatch = regex\nbalance = mean\n",
-                                               name, re);
-  return add_point (p, name, TS_ADVISE_FASTER, faster, error)
-         && add_point (p, name, TS_ADVISE_BALANCED, balanced, error);
+                                               "[%s:%s]\nmatch = regex\nbalance = mean\n",
+                                               label, section, re);
+  return add_point (p, label, TS_ADVISE_FASTER, faster, error)
+         && add_point (p, label, TS_ADVISE_BALANCED, balanced, error);
 }
 
 gboolean
@@ -129,8 +164,8 @@ ts_advise_write_sweep (const TsAdviseOptions *o, const TsRunShared *shared, GErr
   if (regions->len == 0)
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "%s: no region of the program's own has compute time (the trace holds only "
-                   "MPI calls, or nothing between them): nothing to advise on", o->trace);
+                   "%s: no region of the program's own and no phase between MPI calls has "
+                   "compute time: nothing to advise on", o->trace);
       return NULL;
     }
   if (!ts_sweep_prepare_output (o->output_dir, error))
@@ -151,10 +186,12 @@ ts_advise_write_sweep (const TsAdviseOptions *o, const TsRunShared *shared, GErr
   if (!add_point (&p, TS_ADVISE_BASELINE, TS_ADVISE_NONE, "# tracesim advise: as traced\n", error))
     return NULL;
   for (guint i = 0; i < regions->len; i++)
-    if (!add_region (&p, ts_trace_region_name (trace, g_array_index (regions, Candidate, i).region),
-                     o->factor, error))
+    if (!add_region (&p, &g_array_index (regions, Candidate, i), o->factor, error))
       return NULL;
-  if (!add_point (&p, TS_ADVISE_NETWORK, TS_ADVISE_FASTER, network, error))
+  if (!add_point (&p, TS_ADVISE_NETWORK, TS_ADVISE_FASTER, network, error)
+      || !add_point (&p, TS_ADVISE_NETWORK, TS_ADVISE_IDEAL,
+                     "# tracesim advise: an ideal network (no latency, unlimited bandwidth)\n"
+                     "[network]\nideal = true\n", error))
     return NULL;
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autofree char *trace_path = g_canonicalize_filename (o->trace, NULL);

@@ -24,6 +24,7 @@ G_BEGIN_DECLS
 #define TS_ADVISE_FASTER "faster"
 #define TS_ADVISE_BALANCED "balanced"
 #define TS_ADVISE_NONE "none"
+#define TS_ADVISE_IDEAL "ideal"
 /* The region column of the network's row and of the baseline. */
 #define TS_ADVISE_NETWORK "(network)"
 #define TS_ADVISE_BASELINE "(as traced)"

@@ -12,7 +12,11 @@
  *   solve balanced:    each rank the mean, 0.4: T - 0.2, saving 0.2 s
  *   setup 2x faster:   both ranks 0.05 earlier: saving 0.05 s
  *   setup balanced:    both took 0.1 already: saving 0
- *   network 2x faster: only the allreduce's few microseconds: ~0 */
+ *   network 2x faster: only the allreduce's few microseconds: ~0
+ *   ideal network:     the allreduce's transfer gone: at least as much, ~0
+ *
+ * A trace of MPI calls only has no such regions: advise ranks its phases,
+ * the compute before each MPI call (see mpi_only_text). */
 #include <config.h>
 
 #include <setjmp.h>
@@ -100,7 +104,7 @@ test_ranks_regions_by_saving (void **state)
   ts_tool_result_clear (&r);
 
   GArray *rows = read_rows (out);
-  assert_int_equal (rows->len, 6); /* as traced, 2 regions x 2 changes, the network */
+  assert_int_equal (rows->len, 7); /* as traced, 2 regions x 2 changes, the network x 2 */
   assert_float_equal (find (rows, "(as traced)", "none")->saving, 0, 1e-12);
   assert_float_equal (find (rows, "solve", "faster")->saving, 0.3, 1e-6);
   assert_float_equal (find (rows, "solve", "balanced")->saving, 0.2, 1e-6);
@@ -108,6 +112,8 @@ test_ranks_regions_by_saving (void **state)
   assert_float_equal (find (rows, "setup", "balanced")->saving, 0, 1e-6);
   double network = find (rows, "(network)", "faster")->saving;
   assert_true (network >= 0 && network < 1e-3);
+  double ideal = find (rows, "(network)", "ideal")->saving;
+  assert_true (ideal >= network && ideal < 1e-3);
 
   /* A point is the run a user would make with the same hypothesis. */
   g_autofree char *hyp = g_build_filename (work, "solve-faster.hyp", NULL);
@@ -176,9 +182,135 @@ test_refusals (void **state)
     "1 0.1 leave MPI_Barrier\n");
   TsToolResult r = ts_run_tracesim ((const char *[]) { "advise", mpi_only, "-o", out, NULL });
   assert_int_not_equal (r.status, 0);
-  if (!strstr (r.err, "no region of the program's own has compute"))
+  if (!strstr (r.err, "no region of the program's own and no phase between MPI calls has compute"))
     fail_msg ("expected the no-compute refusal: %s", r.err);
   ts_tool_result_clear (&r);
+  ts_test_rmtree (work);
+}
+
+/* The same program recorded without user regions (EZTrace, tracesim-record
+ * on an uninstrumented binary): both ranks meet in an MPI_Barrier at 0,
+ * compute until an MPI_Allreduce (rank 0 enters at 0.6 s, rank 1 at 0.2 s),
+ * then compute 0.1 s until a last MPI_Barrier. The phases are the compute
+ * before each call: MPI_Allreduce (0.6 + 0.2 = 0.8 s over ranks, one burst
+ * per rank) and MPI_Barrier (0.1 + 0.1 s; the first barrier has no compute
+ * before it). Rank 0's path decides the runtime, so, as for the regions:
+ *   phase:MPI_Allreduce 2x faster: rank 0 computes 0.3 s less: saving 0.3 s
+ *   phase:MPI_Allreduce balanced:  both 0.4 s: saving 0.2 s
+ *   phase:MPI_Barrier 2x faster:   both 0.05 s earlier: saving 0.05 s
+ *   phase:MPI_Barrier balanced:    both took 0.1 already: saving 0 */
+static const char *const mpi_only_text =
+  "ranks 2\n"
+  "creator Score-P 8.0\n"
+  "0 0.0 enter MPI_Barrier\n0 0.0 coll_begin\n0 0.0 coll_end barrier comm=world root=none sent=0 recv=0\n"
+  "0 0.0 leave MPI_Barrier\n"
+  "0 0.6 enter MPI_Allreduce\n0 0.6 coll_begin\n"
+  "0 0.6 coll_end allreduce comm=world root=none sent=32 recv=32\n0 0.6 leave MPI_Allreduce\n"
+  "0 0.7 enter MPI_Barrier\n0 0.7 coll_begin\n0 0.7 coll_end barrier comm=world root=none sent=0 recv=0\n"
+  "0 0.7 leave MPI_Barrier\n"
+  "1 0.0 enter MPI_Barrier\n1 0.0 coll_begin\n1 0.0 coll_end barrier comm=world root=none sent=0 recv=0\n"
+  "1 0.0 leave MPI_Barrier\n"
+  "1 0.2 enter MPI_Allreduce\n1 0.2 coll_begin\n"
+  "1 0.6 coll_end allreduce comm=world root=none sent=32 recv=32\n1 0.6 leave MPI_Allreduce\n"
+  "1 0.7 enter MPI_Barrier\n1 0.7 coll_begin\n1 0.7 coll_end barrier comm=world root=none sent=0 recv=0\n"
+  "1 0.7 leave MPI_Barrier\n";
+
+static double
+predicted_runtime (const char *trace, const char *hyp, const char *out)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-H", hyp, "-o",
+                                                                     out, "-q", NULL },
+                                                  out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim run: %s", why);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  JsonObject *predicted = json_object_get_object_member (
+    json_node_get_object (json_parser_get_root (parser)), "predicted");
+  return json_object_get_double_member (predicted, "runtime_s");
+}
+
+static void
+test_ranks_phases_without_regions (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("advise-phases");
+  g_autofree char *trace = ts_test_generate_text (work, mpi_only_text);
+  g_autofree char *out = g_build_filename (work, "advice", NULL);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "advise", trace, "-o", out, "-j", "1",
+                                                       "-q", NULL });
+  if (r.status != 0)
+    fail_msg ("tracesim advise: %s", r.err);
+  ts_tool_result_clear (&r);
+  GArray *rows = read_rows (out);
+  assert_int_equal (rows->len, 7); /* as traced, 2 phases x 2 changes, the network x 2 */
+  assert_float_equal (find (rows, "phase:MPI_Allreduce", "faster")->saving, 0.3, 1e-6);
+  assert_float_equal (find (rows, "phase:MPI_Allreduce", "balanced")->saving, 0.2, 1e-6);
+  assert_float_equal (find (rows, "phase:MPI_Barrier", "faster")->saving, 0.05, 1e-6);
+  assert_float_equal (find (rows, "phase:MPI_Barrier", "balanced")->saving, 0, 1e-6);
+
+  /* The point equals the run with the [phase:...] hypothesis a user writes. */
+  g_autofree char *hyp = g_build_filename (work, "allreduce-faster.hyp", NULL);
+  assert_true (g_file_set_contents (hyp, "[phase:MPI_Allreduce]\nscale = 0.5\n", -1, NULL));
+  g_autofree char *run_out = g_build_filename (work, "run", NULL);
+  assert_float_equal (predicted_runtime (trace, hyp, run_out),
+                      find (rows, "phase:MPI_Allreduce", "faster")->runtime, 1e-12);
+  /* balance and scale in one section: both ranks 0.4 s, then halved, 0.2 s:
+   * rank 0 computes 0.4 s less than traced. */
+  g_autofree char *both = g_build_filename (work, "both.hyp", NULL);
+  assert_true (g_file_set_contents (both, "[phase:MPI_Allreduce]\nscale = 0.5\nbalance = mean\n",
+                                    -1, NULL));
+  g_autofree char *both_out = g_build_filename (work, "run-both", NULL);
+  assert_float_equal (predicted_runtime (trace, both, both_out),
+                      find (rows, "(as traced)", "none")->runtime - 0.4, 1e-6);
+  g_array_unref (rows);
+
+  /* hypotheses check lists the phases: MPI_Allreduce 2 bursts, 0.8 s. */
+  r = ts_run_tracesim ((const char *[]) { "hypotheses", "check", hyp, trace, NULL });
+  assert_int_equal (r.status, 0);
+  if (!strstr (r.out, "phase(s) MPI_Allreduce: 2 bursts on 2 rank(s), 0.800000 s of compute"))
+    fail_msg ("hypotheses check: %s", r.out);
+  ts_tool_result_clear (&r);
+  ts_test_rmtree (work);
+}
+
+/* Hypotheses that would change nothing are refused, with what to write. */
+static void
+test_do_nothing_hypotheses (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("advise-nothing");
+  g_autofree char *trace = ts_test_generate_text (work, trace_text);
+  g_autofree char *mpi_dir = g_build_filename (work, "mpi-only", NULL);
+  assert_int_equal (g_mkdir_with_parents (mpi_dir, 0777), 0);
+  g_autofree char *mpi_only = ts_test_generate_text (mpi_dir, mpi_only_text);
+  const struct { const char *trace, *text, *says; } bad[] = {
+    /* An MPI call has no compute of its own. */
+    { trace, "[region:MPI_Allreduce]\nscale = 0.1\n", "it is an MPI call" },
+    /* main only calls setup and solve. */
+    { trace, "[region:main]\nscale = 0.5\n", "add inclusive = true" },
+    /* The trace has ranks 0 and 1. */
+    { trace, "[region:solve]\nscale = 0.5\nranks = 7\n", "there is no rank 7" },
+    /* No MPI_Send in this trace: the closest phases are named. */
+    { mpi_only, "[phase:MPI_Send]\nscale = 0.5\n", "matches no phase" },
+  };
+  g_autofree char *hyp = g_build_filename (work, "bad.hyp", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      assert_true (g_file_set_contents (hyp, bad[i].text, -1, NULL));
+      for (guint k = 0; k < 2; k++)
+        {
+          TsToolResult r = k == 0
+            ? ts_run_tracesim ((const char *[]) { "hypotheses", "check", hyp, bad[i].trace, NULL })
+            : ts_run_tracesim ((const char *[]) { "run", bad[i].trace, "-H", hyp, "-o", out, "-q",
+                                                  NULL });
+          assert_int_not_equal (r.status, 0);
+          if (!strstr (r.err, bad[i].says) || !strstr (r.err, "bad.hyp:1:"))
+            fail_msg ("%s: expected '%s' at bad.hyp:1: %s", bad[i].text, bad[i].says, r.err);
+          assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+          ts_tool_result_clear (&r);
+        }
+    }
   ts_test_rmtree (work);
 }
 
@@ -188,6 +320,8 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_ranks_regions_by_saving),
     cmocka_unit_test (test_refusals),
+    cmocka_unit_test (test_ranks_phases_without_regions),
+    cmocka_unit_test (test_do_nothing_hypotheses),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
