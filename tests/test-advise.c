@@ -84,6 +84,23 @@ find (GArray *rows, const char *region, const char *change)
   return NULL;
 }
 
+/* The predicted runtime of `tracesim run TRACE -H HYP -o OUT`. */
+static double
+predicted_runtime (const char *trace, const char *hyp, const char *out)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-H", hyp, "-o",
+                                                                     out, "-q", NULL },
+                                                  out, "summary.json", &why);
+  if (!json)
+    fail_msg ("tracesim run: %s", why);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  JsonObject *predicted = json_object_get_object_member (
+    json_node_get_object (json_parser_get_root (parser)), "predicted");
+  return json_object_get_double_member (predicted, "runtime_s");
+}
+
 static void
 test_ranks_regions_by_saving (void **state)
 {
@@ -119,17 +136,7 @@ test_ranks_regions_by_saving (void **state)
   g_autofree char *hyp = g_build_filename (work, "solve-faster.hyp", NULL);
   assert_true (g_file_set_contents (hyp, "[region:solve]\nscale = 0.5\n", -1, NULL));
   g_autofree char *run_out = g_build_filename (work, "run", NULL);
-  g_autofree char *why = NULL;
-  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-H", hyp, "-o",
-                                                                     run_out, "-q", NULL },
-                                                  run_out, "summary.json", &why);
-  if (!json)
-    fail_msg ("tracesim run: %s", why);
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
-  JsonObject *predicted = json_object_get_object_member (
-    json_node_get_object (json_parser_get_root (parser)), "predicted");
-  assert_float_equal (json_object_get_double_member (predicted, "runtime_s"),
+  assert_float_equal (predicted_runtime (trace, hyp, run_out),
                       find (rows, "solve", "faster")->runtime, 1e-12);
   g_array_unref (rows);
 
@@ -214,22 +221,6 @@ static const char *const mpi_only_text =
   "1 0.6 coll_end allreduce comm=world root=none sent=32 recv=32\n1 0.6 leave MPI_Allreduce\n"
   "1 0.7 enter MPI_Barrier\n1 0.7 coll_begin\n1 0.7 coll_end barrier comm=world root=none sent=0 recv=0\n"
   "1 0.7 leave MPI_Barrier\n";
-
-static double
-predicted_runtime (const char *trace, const char *hyp, const char *out)
-{
-  g_autofree char *why = NULL;
-  g_autofree char *json = ts_run_tracesim_output ((const char *[]) { "run", trace, "-H", hyp, "-o",
-                                                                     out, "-q", NULL },
-                                                  out, "summary.json", &why);
-  if (!json)
-    fail_msg ("tracesim run: %s", why);
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
-  JsonObject *predicted = json_object_get_object_member (
-    json_node_get_object (json_parser_get_root (parser)), "predicted");
-  return json_object_get_double_member (predicted, "runtime_s");
-}
 
 static void
 test_ranks_phases_without_regions (void **state)
