@@ -154,6 +154,7 @@ scan_enter (CallScan *c, const TsAction *a)
   g_array_append_val (c->stack_regions, a->region);
   if (c->call == NO_REGION && ts_trace_region_call (c->trace, a->region) != TS_CALL_USER)
     {
+      ts_phase_table_end_burst (c->sums->phases);
       c->call = a->region;
       c->call_enter = a->time;
       c->call_bytes = 0;
@@ -272,8 +273,6 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
     {
       if (spool)
         ts_spool_append (spool, rank, &a);
-      ts_phase_table_add (sums->phases, &a, a.kind == TS_ACTION_ENTER
-                                              && ts_trace_region_call (trace, a.region) != TS_CALL_USER);
       if (a.flags & TS_ACTION_CALL_FIRST)
         c.call_class = a.size_class;
       switch ((TsActionKind) a.kind)
@@ -318,6 +317,7 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
           c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
         case TS_ACTION_COMPUTE:
+          ts_phase_table_add (sums->phases, &a);
           /* A burst belongs to the innermost open region (an MPI call's own
            * bursts to the call). */
           if (a.region < p->n_regions)

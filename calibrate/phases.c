@@ -63,14 +63,15 @@ lookup (TsPhaseTable *t, guint32 call, guint32 caller)
 }
 
 void
-ts_phase_table_add (TsPhaseTable *t, const TsAction *a, gboolean is_call)
+ts_phase_table_end_burst (TsPhaseTable *t)
+{
+  t->new_burst = TRUE;
+}
+
+void
+ts_phase_table_add (TsPhaseTable *t, const TsAction *a)
 {
   guint32 call, caller;
-  if (is_call)
-    {
-      t->new_burst = TRUE;
-      return;
-    }
   if (!ts_action_phase (a, &call, &caller))
     return;
   TsPhase *f = lookup (t, call, caller);
@@ -109,12 +110,6 @@ by_compute (gconstpointer a, gconstpointer b)
   return x->caller < y->caller ? -1 : x->caller > y->caller;
 }
 
-void
-ts_phases_sort (GArray *phases)
-{
-  g_array_sort (phases, by_compute);
-}
-
 GArray *
 ts_phase_table_sorted (const TsPhaseTable *t)
 {
@@ -125,6 +120,6 @@ ts_phase_table_sorted (const TsPhaseTable *t)
   g_hash_table_iter_init (&it, t->by_key);
   while (g_hash_table_iter_next (&it, &k, NULL))
     g_array_append_vals (out, k, 1);
-  ts_phases_sort (out);
+  g_array_sort (out, by_compute);
   return out;
 }

@@ -26,16 +26,13 @@ TsPhaseTable *ts_phase_table_new (void);
 void ts_phase_table_free (TsPhaseTable *t);
 /* The rank whose actions follow, one rank at a time. */
 void ts_phase_table_begin_rank (TsPhaseTable *t);
-/* Every action of the rank in order: ENTERs of MPI calls end a burst,
- * phased COMPUTE actions add to their phase. @is_call: @a enters an MPI
- * call. */
-void ts_phase_table_add (TsPhaseTable *t, const TsAction *a, gboolean is_call);
+/* The rank enters an MPI call: the burst before it has ended. */
+void ts_phase_table_end_burst (TsPhaseTable *t);
+/* A COMPUTE action of the rank: a phased one adds to its phase. */
+void ts_phase_table_add (TsPhaseTable *t, const TsAction *a);
 void ts_phase_table_merge (TsPhaseTable *into, const TsPhaseTable *from);
 /* The phases, most compute first (ties: by call, then caller). */
 GArray *ts_phase_table_sorted (const TsPhaseTable *t);
-
-/* Sort an array of TsPhase as ts_phase_table_sorted does. */
-void ts_phases_sort (GArray *phases);
 
 G_END_DECLS
 

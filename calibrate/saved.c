@@ -127,7 +127,8 @@ load_outermost (GVariantDict *d, TsCalibration *p)
   return TRUE;
 }
 
-/* The phases, whose regions must exist in the trace. */
+/* The phases, in the order they were saved (most compute first), whose
+ * regions must exist in the trace. */
 static gboolean
 load_phases (GVariantDict *d, TsCalibration *p)
 {
@@ -144,7 +145,6 @@ load_phases (GVariantDict *d, TsCalibration *p)
         return FALSE;
       g_array_append_val (p->phases, f);
     }
-  ts_phases_sort (p->phases);
   return TRUE;
 }
 

@@ -46,8 +46,9 @@ compare_by_distance (gconstpointer a, gconstpointer b, gpointer pattern)
 
 /* @names: the region or phase names the rule could have matched. */
 static gboolean
-no_match (const TsRule *rule, const TsTrace *trace, GPtrArray *names, GError **error)
+no_match (const TsRule *rule, const TsTrace *trace, GPtrArray *all, GError **error)
 {
+  g_autoptr (GPtrArray) names = g_ptr_array_copy (all, NULL, NULL);
   g_ptr_array_sort_with_data (names, compare_by_distance, rule->pattern);
   g_autoptr (GString) near = g_string_new (NULL);
   for (guint k = 0; k < MIN (3u, names->len); k++)
@@ -152,14 +153,14 @@ match_names (TsRule *rule, GPtrArray *names, gboolean *matches, GError **error)
   return TRUE;
 }
 
-/* The calibration's phases by name, and the index from (call, caller). */
+/* The calibration's phases by name; and h->phase_index, from (call,
+ * caller) to phase. Once per bind, at the first phase rule. */
 static GPtrArray *
-phase_names (TsHypotheses *h)
+index_phases (TsHypotheses *h)
 {
   GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
   guint n = ts_calibration_n_phases (h->calibration);
-  if (!h->phase_index)
-    h->phase_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  h->phase_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   for (guint i = 0; i < n; i++)
     {
       const TsPhase *f = ts_calibration_phase (h->calibration, i);
@@ -209,7 +210,8 @@ check_selects_compute (const TsHypotheses *h, const TsRule *rule, GError **error
 }
 
 static gboolean
-bind_rule (TsHypotheses *h, TsRule *rule, GPtrArray *region_names, GError **error)
+bind_rule (TsHypotheses *h, TsRule *rule, GPtrArray *region_names, GPtrArray **phase_names,
+           GError **error)
 {
   guint n = region_names->len;
   g_free (rule->matches);
@@ -224,7 +226,9 @@ bind_rule (TsHypotheses *h, TsRule *rule, GPtrArray *region_names, GError **erro
                        rule->origin, rule->line, rule->pattern);
           return FALSE;
         }
-      g_autoptr (GPtrArray) names = phase_names (h);
+      if (!*phase_names)
+        *phase_names = index_phases (h);
+      GPtrArray *names = *phase_names;
       rule->phase_matches = g_new0 (gboolean, names->len + 1);
       if (!match_names (rule, names, rule->phase_matches, error))
         return FALSE;
@@ -256,12 +260,13 @@ ts_hypotheses_bind (TsHypotheses *h, const TsTrace *trace, const TsCalibration *
   else
     h->phase_rules = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GPtrArray) region_names = g_ptr_array_new ();
+  g_autoptr (GPtrArray) phase_names = NULL;
   for (guint r = 0; r < n; r++)
     g_ptr_array_add (region_names, (gpointer) ts_trace_region_name (trace, r));
   for (guint i = 0; i < h->rules->len; i++)
     {
       TsRule *rule = g_ptr_array_index (h->rules, i);
-      if (!bind_rule (h, rule, region_names, error))
+      if (!bind_rule (h, rule, region_names, &phase_names, error))
         return FALSE;
       if (rule->phase)
         g_array_append_val (h->phase_rules, i);

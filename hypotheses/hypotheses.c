@@ -129,6 +129,7 @@ ts_hypothesis_rank_new (const TsHypotheses *h, guint rank, guint n_rules)
       st->rule = g_ptr_array_index (h->rules, i);
       st->rank_selected = ts_range_list_contains (st->rule->ranks, rank);
       st->target = NAN;
+      st->phase_calls = G_MAXUINT64; /* the first burst opens an occurrence */
       if (st->rule->kind->per_occurrence && st->rule->targets)
         st->durations = ts_spool_reader_new (st->rule->durations, rank);
     }
@@ -217,7 +218,7 @@ phase_rule_on_burst (TsHypothesisRank *hr, guint i, gint phase, double *seconds,
   RuleState *st = &hr->rules[i];
   if (phase < 0 || !st->rule->phase_matches[phase])
     return TRUE;
-  if (st->phase_calls != hr->calls || st->visits == 0)
+  if (st->phase_calls != hr->calls)
     {
       st->phase_calls = hr->calls;
       if (!enter_occurrence (hr, i, error))

@@ -276,9 +276,20 @@ parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *gro
   return TRUE;
 }
 
+/* A rule kind's parsed value, before the section's rules are made. */
+static void
+parsed_free (gpointer p)
+{
+  TsRule *parsed = p;
+  if (parsed->kind && parsed->kind->free)
+    parsed->kind->free (parsed);
+  g_free (parsed);
+}
+
 /* One key of a [region:...] or [phase:...] section: a rule kind and its
- * value (kept in @kinds, parsed into @rule's value once the section is read)
- * or a qualifier (match, inclusive, ranks, occurrences) set on @rule. */
+ * value (parsed into a TsRule appended to @kinds; the section's rules take
+ * them once it is read) or a qualifier (match, inclusive, ranks,
+ * occurrences) set on @rule. */
 static gboolean
 parse_rule_key (TsRule *rule, GPtrArray *kinds, const Source *src, const char *group,
                 const char *key, const char *value, guint kline, GError **error)
@@ -290,15 +301,10 @@ parse_rule_key (TsRule *rule, GPtrArray *kinds, const Source *src, const char *g
       kind = ts_rule_kinds[i];
   if (kind)
     {
-      /* Parsed here, on a scratch rule, for the message's line. */
-      TsRule scratch = { .kind = kind };
-      if (kind->parse (&scratch, value, &local))
-        {
-          if (kind->free)
-            kind->free (&scratch);
-          g_ptr_array_add (kinds, (gpointer) kind);
-          g_ptr_array_add (kinds, g_strdup (value));
-        }
+      TsRule *parsed = g_new0 (TsRule, 1);
+      parsed->kind = kind;
+      g_ptr_array_add (kinds, parsed);
+      kind->parse (parsed, value, &local);
     }
   else if (strcmp (key, "match") == 0)
     {
@@ -351,9 +357,9 @@ static gboolean
 check_kinds (GPtrArray *kinds, const Source *src, const char *group, guint line, GError **error)
 {
   const TsRuleKind *per = NULL, *scale = NULL, *other = NULL;
-  for (guint i = 0; i < kinds->len; i += 2)
+  for (guint i = 0; i < kinds->len; i++)
     {
-      const TsRuleKind *k = kinds->pdata[i];
+      const TsRuleKind *k = ((const TsRule *) kinds->pdata[i])->kind;
       const TsRuleKind **slot = k->per_occurrence ? &per : strcmp (k->key, "scale") == 0 ? &scale
                                                                                       : &other;
       /* The same slot twice, anything after remove, remove after anything. */
@@ -361,7 +367,7 @@ check_kinds (GPtrArray *kinds, const Source *src, const char *group, guint line,
       if (!clash && other)
         clash = other;
       if (!clash && slot == &other && i > 0)
-        clash = kinds->pdata[0];
+        clash = ((const TsRule *) kinds->pdata[0])->kind;
       if (clash)
         return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
                         "[%s] has both '%s' and '%s': a section may combine one of set or "
@@ -378,20 +384,18 @@ check_kinds (GPtrArray *kinds, const Source *src, const char *group, guint line,
                       "[%s] says nothing to do: give one of %s", group, names->str);
     }
   /* The per-occurrence kind first: scale then applies to what it set. */
-  if (kinds->len == 4 && !((const TsRuleKind *) kinds->pdata[0])->per_occurrence)
+  if (kinds->len == 2 && !((const TsRule *) kinds->pdata[0])->kind->per_occurrence)
     {
-      gpointer k = kinds->pdata[0], v = kinds->pdata[1];
-      kinds->pdata[0] = kinds->pdata[2];
-      kinds->pdata[1] = kinds->pdata[3];
-      kinds->pdata[2] = k;
-      kinds->pdata[3] = v;
+      gpointer first = kinds->pdata[0];
+      kinds->pdata[0] = kinds->pdata[1];
+      kinds->pdata[1] = first;
     }
   return TRUE;
 }
 
-/* A rule of @kind with @first's pattern and qualifiers. */
+/* A rule with @first's pattern and qualifiers. */
 static TsRule *
-rule_like (const TsRule *first, const TsRuleKind *kind)
+rule_like (const TsRule *first)
 {
   TsRule *rule = g_new0 (TsRule, 1);
   rule->origin = g_strdup (first->origin);
@@ -404,7 +408,6 @@ rule_like (const TsRule *first, const TsRuleKind *kind)
     rule->ranks = g_array_copy (first->ranks);
   if (first->occurrences)
     rule->occurrences = g_array_copy (first->occurrences);
-  rule->kind = kind;
   return rule;
 }
 
@@ -425,7 +428,7 @@ parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *grou
   first->phase = phase;
   g_ptr_array_add (h->rules, first); /* freed with h, even on error */
 
-  g_autoptr (GPtrArray) kinds = g_ptr_array_new ();
+  g_autoptr (GPtrArray) kinds = g_ptr_array_new_with_free_func (parsed_free);
   gboolean ok = TRUE;
   g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
   for (guint k = 0; ok && keys && keys[k]; k++)
@@ -436,14 +439,17 @@ parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *grou
                            line_of (src, group, keys[k]), error);
     }
   ok = ok && check_kinds (kinds, src, group, line, error);
-  for (guint i = 0; ok && i < kinds->len; i += 2)
+  for (guint i = 0; ok && i < kinds->len; i++)
     {
-      TsRule *rule = i == 0 ? first : rule_like (first, kinds->pdata[i]);
-      rule->kind = kinds->pdata[i];
+      TsRule *parsed = kinds->pdata[i];
+      TsRule *rule = i == 0 ? first : rule_like (first);
       if (i > 0)
         g_ptr_array_add (h->rules, rule);
+      rule->kind = parsed->kind;
+      rule->value = parsed->value;
+      rule->data = parsed->data;
+      parsed->kind = NULL; /* its value is the rule's now */
       g_autoptr (GError) local = NULL;
-      rule->kind->parse (rule, kinds->pdata[i + 1], NULL);
       if (rule->regex && !ts_rule_compile (rule, &local))
         {
           g_autofree char *name = excerpt (group);
@@ -451,8 +457,6 @@ parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *grou
                         local->message);
         }
     }
-  for (guint i = 1; i < kinds->len; i += 2)
-    g_free (kinds->pdata[i]);
   return ok;
 }
 
