@@ -48,7 +48,10 @@ compare_by_distance (gconstpointer a, gconstpointer b, gpointer pattern)
 static gboolean
 no_match (const TsRule *rule, const TsTrace *trace, GPtrArray *all, GError **error)
 {
-  g_autoptr (GPtrArray) names = g_ptr_array_copy (all, NULL, NULL);
+  /* A copy that owns nothing: g_ptr_array_copy() would take @all's free
+   * function too. */
+  g_autoptr (GPtrArray) names = g_ptr_array_sized_new (all->len);
+  g_ptr_array_extend (names, all, NULL, NULL);
   g_ptr_array_sort_with_data (names, compare_by_distance, rule->pattern);
   g_autoptr (GString) near = g_string_new (NULL);
   for (guint k = 0; k < MIN (3u, names->len); k++)
