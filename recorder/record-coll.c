@@ -173,12 +173,14 @@ nbc_posted (MPI_Request r, guint32 ref, OTF2_CollectiveOp op, int root, const By
 int
 MPI_Barrier (MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_BARRIER, OTF2_COLLECTIVE_OP_BARRIER, comm, -1, (void) 0, PMPI_Barrier (comm));
 }
 
 int
 MPI_Bcast (void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_BCAST, OTF2_COLLECTIVE_OP_BCAST, comm, root,
             one_to_all (&b_, B (count, type), B (count, type), root, FALSE),
             PMPI_Bcast (buf, count, type, root, comm));
@@ -188,6 +190,7 @@ int
 MPI_Gather (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
             MPI_Datatype rtype, int root, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_GATHER, OTF2_COLLECTIVE_OP_GATHER, comm, root,
             all_to_one (&b_, B (scount, stype), B (rcount, rtype), root, IN_PLACE (sbuf)),
             PMPI_Gather (sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
@@ -197,6 +200,7 @@ int
 MPI_Gatherv (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
              const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_GATHERV, OTF2_COLLECTIVE_OP_GATHERV, comm, root,
             all_to_one_v (&b_, B (scount, stype), rcounts, rtype, root, IN_PLACE (sbuf)),
             PMPI_Gatherv (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
@@ -206,6 +210,7 @@ int
 MPI_Scatter (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
              MPI_Datatype rtype, int root, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_SCATTER, OTF2_COLLECTIVE_OP_SCATTER, comm, root,
             one_to_all (&b_, B (scount, stype), B (rcount, rtype), root, IN_PLACE (rbuf)),
             PMPI_Scatter (sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
@@ -225,6 +230,7 @@ int
 MPI_Scatterv (const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
               void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_SCATTERV, OTF2_COLLECTIVE_OP_SCATTERV, comm, root,
             scatterv_bytes (&b_, scounts, stype, B (rcount, rtype), root, IN_PLACE (rbuf)),
             PMPI_Scatterv (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
@@ -234,6 +240,7 @@ int
 MPI_Allgather (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                MPI_Datatype rtype, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_ALLGATHER, OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1,
             all_to_all (&b_, B (scount, stype), B (rcount, rtype), IN_PLACE (sbuf)),
             PMPI_Allgather (sbuf, scount, stype, rbuf, rcount, rtype, comm));
@@ -252,6 +259,7 @@ int
 MPI_Allgatherv (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                 const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_ALLGATHERV, OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1,
             allgatherv_bytes (&b_, B (scount, stype), rcounts, rtype, IN_PLACE (sbuf)),
             PMPI_Allgatherv (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
@@ -261,6 +269,7 @@ int
 MPI_Alltoall (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
               MPI_Datatype rtype, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_ALLTOALL, OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1,
             all_to_all (&b_, B (scount, stype), B (rcount, rtype), IN_PLACE (sbuf)),
             PMPI_Alltoall (sbuf, scount, stype, rbuf, rcount, rtype, comm));
@@ -282,6 +291,7 @@ MPI_Alltoallv (const void *sbuf, const int scounts[], const int sdispls[], MPI_D
                void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
                MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_ALLTOALLV, OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1,
             alltoallv_bytes (&b_, scounts, stype, rcounts, rtype, IN_PLACE (sbuf)),
             PMPI_Alltoallv (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
@@ -306,6 +316,7 @@ MPI_Alltoallw (const void *sbuf, const int scounts[], const int sdispls[],
                const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[],
                const MPI_Datatype rtypes[], MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_ALLTOALLW, OTF2_COLLECTIVE_OP_ALLTOALLW, comm, -1,
             alltoallw_bytes (&b_, scounts, stypes, rcounts, rtypes, IN_PLACE (sbuf)),
             PMPI_Alltoallw (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
@@ -316,6 +327,7 @@ int
 MPI_Reduce (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
             MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_REDUCE, OTF2_COLLECTIVE_OP_REDUCE, comm, root,
             all_to_one (&b_, B (count, type), B (count, type), root, IN_PLACE (sbuf)),
             PMPI_Reduce (sbuf, rbuf, count, type, op, root, comm));
@@ -325,6 +337,7 @@ int
 MPI_Allreduce (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_ALLREDUCE, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, -1,
             all_to_all (&b_, B (count, type), B (count, type), IN_PLACE (sbuf)),
             PMPI_Allreduce (sbuf, rbuf, count, type, op, comm));
@@ -342,6 +355,7 @@ int
 MPI_Reduce_scatter (const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
                     MPI_Op op, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_REDUCE_SCATTER, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, -1,
             reduce_scatter_bytes (&b_, rcounts, type, IN_PLACE (sbuf)),
             PMPI_Reduce_scatter (sbuf, rbuf, rcounts, type, op, comm));
@@ -351,6 +365,7 @@ int
 MPI_Reduce_scatter_block (const void *sbuf, void *rbuf, int rcount, MPI_Datatype type,
                           MPI_Op op, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_REDUCE_SCATTER_BLOCK, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, -1,
             all_to_all (&b_, B (rcount, type), B (rcount, type), IN_PLACE (sbuf)),
             PMPI_Reduce_scatter_block (sbuf, rbuf, rcount, type, op, comm));
@@ -359,6 +374,7 @@ MPI_Reduce_scatter_block (const void *sbuf, void *rbuf, int rcount, MPI_Datatype
 int
 MPI_Scan (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_SCAN, OTF2_COLLECTIVE_OP_SCAN, comm, -1,
             scan (&b_, B (count, type), IN_PLACE (sbuf)),
             PMPI_Scan (sbuf, rbuf, count, type, op, comm));
@@ -369,6 +385,7 @@ int
 MPI_Exscan (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
             MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   BLOCKING (TS_R_EXSCAN, OTF2_COLLECTIVE_OP_EXSCAN, comm, -1, scan (&b_, B (count, type), TRUE),
             PMPI_Exscan (sbuf, rbuf, count, type, op, comm));
 }
@@ -378,6 +395,7 @@ MPI_Exscan (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op o
 int
 MPI_Ibarrier (MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IBARRIER, OTF2_COLLECTIVE_OP_BARRIER, comm, -1, (void) 0,
                PMPI_Ibarrier (comm, req), req);
 }
@@ -385,6 +403,7 @@ MPI_Ibarrier (MPI_Comm comm, MPI_Request *req)
 int
 MPI_Ibcast (void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IBCAST, OTF2_COLLECTIVE_OP_BCAST, comm, root,
                one_to_all (&b_, B (count, type), B (count, type), root, FALSE),
                PMPI_Ibcast (buf, count, type, root, comm, req), req);
@@ -394,6 +413,7 @@ int
 MPI_Igather (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
              MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IGATHER, OTF2_COLLECTIVE_OP_GATHER, comm, root,
                all_to_one (&b_, B (scount, stype), B (rcount, rtype), root, IN_PLACE (sbuf)),
                PMPI_Igather (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), req);
@@ -403,6 +423,7 @@ int
 MPI_Igatherv (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
               const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IGATHERV, OTF2_COLLECTIVE_OP_GATHERV, comm, root,
                all_to_one_v (&b_, B (scount, stype), rcounts, rtype, root, IN_PLACE (sbuf)),
                PMPI_Igatherv (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
@@ -414,6 +435,7 @@ int
 MPI_Iscatter (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
               MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_ISCATTER, OTF2_COLLECTIVE_OP_SCATTER, comm, root,
                one_to_all (&b_, B (scount, stype), B (rcount, rtype), root, IN_PLACE (rbuf)),
                PMPI_Iscatter (sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), req);
@@ -424,6 +446,7 @@ MPI_Iscatterv (const void *sbuf, const int scounts[], const int displs[], MPI_Da
                void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_ISCATTERV, OTF2_COLLECTIVE_OP_SCATTERV, comm, root,
                scatterv_bytes (&b_, scounts, stype, B (rcount, rtype), root, IN_PLACE (rbuf)),
                PMPI_Iscatterv (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
@@ -435,6 +458,7 @@ int
 MPI_Iallgather (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                 MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IALLGATHER, OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1,
                all_to_all (&b_, B (scount, stype), B (rcount, rtype), IN_PLACE (sbuf)),
                PMPI_Iallgather (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), req);
@@ -445,6 +469,7 @@ MPI_Iallgatherv (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                  const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
                  MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IALLGATHERV, OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1,
                allgatherv_bytes (&b_, B (scount, stype), rcounts, rtype, IN_PLACE (sbuf)),
                PMPI_Iallgatherv (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req),
@@ -455,6 +480,7 @@ int
 MPI_Ialltoall (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IALLTOALL, OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1,
                all_to_all (&b_, B (scount, stype), B (rcount, rtype), IN_PLACE (sbuf)),
                PMPI_Ialltoall (sbuf, scount, stype, rbuf, rcount, rtype, comm, req), req);
@@ -465,6 +491,7 @@ MPI_Ialltoallv (const void *sbuf, const int scounts[], const int sdispls[], MPI_
                 void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
                 MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IALLTOALLV, OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1,
                alltoallv_bytes (&b_, scounts, stype, rcounts, rtype, IN_PLACE (sbuf)),
                PMPI_Ialltoallv (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
@@ -478,6 +505,7 @@ MPI_Ialltoallw (const void *sbuf, const int scounts[], const int sdispls[],
                 const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                 MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IALLTOALLW, OTF2_COLLECTIVE_OP_ALLTOALLW, comm, -1,
                alltoallw_bytes (&b_, scounts, stypes, rcounts, rtypes, IN_PLACE (sbuf)),
                PMPI_Ialltoallw (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
@@ -489,6 +517,7 @@ int
 MPI_Ireduce (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
              MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IREDUCE, OTF2_COLLECTIVE_OP_REDUCE, comm, root,
                all_to_one (&b_, B (count, type), B (count, type), root, IN_PLACE (sbuf)),
                PMPI_Ireduce (sbuf, rbuf, count, type, op, root, comm, req), req);
@@ -498,6 +527,7 @@ int
 MPI_Iallreduce (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                 MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IALLREDUCE, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, -1,
                all_to_all (&b_, B (count, type), B (count, type), IN_PLACE (sbuf)),
                PMPI_Iallreduce (sbuf, rbuf, count, type, op, comm, req), req);
@@ -507,6 +537,7 @@ int
 MPI_Ireduce_scatter (const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
                      MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IREDUCE_SCATTER, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, -1,
                reduce_scatter_bytes (&b_, rcounts, type, IN_PLACE (sbuf)),
                PMPI_Ireduce_scatter (sbuf, rbuf, rcounts, type, op, comm, req), req);
@@ -516,6 +547,7 @@ int
 MPI_Ireduce_scatter_block (const void *sbuf, void *rbuf, int rcount, MPI_Datatype type,
                            MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IREDUCE_SCATTER_BLOCK, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, -1,
                all_to_all (&b_, B (rcount, type), B (rcount, type), IN_PLACE (sbuf)),
                PMPI_Ireduce_scatter_block (sbuf, rbuf, rcount, type, op, comm, req), req);
@@ -525,6 +557,7 @@ int
 MPI_Iscan (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
            MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_ISCAN, OTF2_COLLECTIVE_OP_SCAN, comm, -1,
                scan (&b_, B (count, type), IN_PLACE (sbuf)),
                PMPI_Iscan (sbuf, rbuf, count, type, op, comm, req), req);
@@ -534,6 +567,7 @@ int
 MPI_Iexscan (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
              MPI_Comm comm, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   NONBLOCKING (TS_R_IEXSCAN, OTF2_COLLECTIVE_OP_EXSCAN, comm, -1,
                scan (&b_, B (count, type), TRUE),
                PMPI_Iexscan (sbuf, rbuf, count, type, op, comm, req), req);

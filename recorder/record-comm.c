@@ -143,12 +143,14 @@ comm_created (MPI_Comm comm)
 int
 MPI_Comm_dup (MPI_Comm comm, MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_COMM_DUP, newcomm, PMPI_Comm_dup (comm, newcomm));
 }
 
 int
 MPI_Comm_dup_with_info (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_COMM_DUP_WITH_INFO, newcomm,
                       PMPI_Comm_dup_with_info (comm, info, newcomm));
 }
@@ -156,12 +158,14 @@ MPI_Comm_dup_with_info (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 int
 MPI_Comm_split (MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_COMM_SPLIT, newcomm, PMPI_Comm_split (comm, color, key, newcomm));
 }
 
 int
 MPI_Comm_split_type (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_COMM_SPLIT_TYPE, newcomm,
                       PMPI_Comm_split_type (comm, type, key, info, newcomm));
 }
@@ -169,12 +173,14 @@ MPI_Comm_split_type (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *
 int
 MPI_Comm_create (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_COMM_CREATE, newcomm, PMPI_Comm_create (comm, group, newcomm));
 }
 
 int
 MPI_Comm_create_group (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_COMM_CREATE_GROUP, newcomm,
                       PMPI_Comm_create_group (comm, group, tag, newcomm));
 }
@@ -183,6 +189,7 @@ int
 MPI_Cart_create (MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
                  MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_CART_CREATE, newcomm,
                       PMPI_Cart_create (comm, ndims, dims, periods, reorder, newcomm));
 }
@@ -190,6 +197,7 @@ MPI_Cart_create (MPI_Comm comm, int ndims, const int dims[], const int periods[]
 int
 MPI_Cart_sub (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_CART_SUB, newcomm, PMPI_Cart_sub (comm, remain_dims, newcomm));
 }
 
@@ -197,6 +205,7 @@ int
 MPI_Graph_create (MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
                   MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_GRAPH_CREATE, newcomm,
                       PMPI_Graph_create (comm, nnodes, index, edges, reorder, newcomm));
 }
@@ -206,6 +215,7 @@ MPI_Dist_graph_create (MPI_Comm comm, int n, const int sources[], const int degr
                        const int destinations[], const int weights[], MPI_Info info,
                        int reorder, MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_DIST_GRAPH_CREATE, newcomm,
                       PMPI_Dist_graph_create (comm, n, sources, degrees, destinations, weights,
                                               info, reorder, newcomm));
@@ -217,6 +227,7 @@ MPI_Dist_graph_create_adjacent (MPI_Comm comm, int indegree, const int sources[]
                                 const int destinations[], const int destweights[],
                                 MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
+  TS_REC_NOTE_CALLER ();
   TS_REC_COMM_CREATE (TS_R_DIST_GRAPH_CREATE_ADJACENT, newcomm,
                       PMPI_Dist_graph_create_adjacent (comm, indegree, sources, sourceweights,
                                                        outdegree, destinations, destweights,
@@ -226,6 +237,7 @@ MPI_Dist_graph_create_adjacent (MPI_Comm comm, int indegree, const int sources[]
 int
 MPI_Comm_free (MPI_Comm *comm)
 {
+  TS_REC_NOTE_CALLER ();
   if (!tracking ())
     return PMPI_Comm_free (comm);
   gboolean rec = ts_rec_recording ();

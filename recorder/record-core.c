@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include "recorder/record-private.h"
+#include "model/trace.h"
 
 #include <glib/gstdio.h>
 #include <otf2/OTF2_MPI_Collectives.h>
@@ -45,8 +46,20 @@ ts_rec_check (OTF2_ErrorCode status)
 void
 ts_rec_enter (guint32 region)
 {
-  if (ts_rec.on)
-    ts_rec_check (OTF2_EvtWriter_Enter (ts_rec.evt, NULL, ts_rec_now (), region));
+  const void *caller = ts_rec.caller;
+  ts_rec.caller = NULL;
+  if (!ts_rec.on)
+    return;
+  /* Naming the caller comes before the timestamp: its first lookup reads a
+   * symbol table, which is the recorder's time, not the call's. */
+  OTF2_AttributeList *attributes = NULL;
+  if (caller && region < TS_R_N_MPI)
+    {
+      attributes = ts_rec.attributes;
+      OTF2_AttributeList_AddRegionRef (attributes, TS_REC_CALLER_ATTRIBUTE,
+                                       ts_rec_caller_region (caller));
+    }
+  ts_rec_check (OTF2_EvtWriter_Enter (ts_rec.evt, attributes, ts_rec_now (), region));
 }
 
 void
@@ -153,6 +166,7 @@ start (void)
   ts_rec_comm_init ();
   ts_rec.user_region_ids = g_hash_table_new (g_str_hash, g_str_equal);
   ts_rec.user_region_names = g_ptr_array_new_with_free_func (g_free);
+  ts_rec.attributes = OTF2_AttributeList_New ();
   ts_rec_clock_sync (0);
   ts_rec.first_time = ts_rec_now ();
   ts_rec.depth--;
@@ -214,6 +228,10 @@ write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *even
                                         OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty, 0, 0);
       (*s)++;
     }
+  /* Which function made each MPI call (a REGION attribute of its ENTER). */
+  write_string (g, *s, TS_CALLER_ATTRIBUTE);
+  OTF2_GlobalDefWriter_WriteAttribute (g, TS_REC_CALLER_ATTRIBUTE, *s, *s, OTF2_TYPE_REGION);
+  (*s)++;
   for (int r = 0; r < ts_rec.size; r++)
     {
       char name[32];
@@ -316,6 +334,7 @@ stop (void)
   ts_rec_requests_free ();
   ts_rec_comm_free_all ();
   ts_rec_user_free ();
+  g_clear_pointer (&ts_rec.attributes, OTF2_AttributeList_Delete);
   if (ts_rec.sync_comm != MPI_COMM_NULL)
     PMPI_Comm_free (&ts_rec.sync_comm);
   ts_rec.depth--;
@@ -329,6 +348,7 @@ MPI_Init (int *argc, char ***argv)
   if (rc == MPI_SUCCESS)
     {
       start ();
+      TS_REC_NOTE_CALLER ();
       ts_rec_enter (TS_R_INIT);
       ts_rec_leave (TS_R_INIT);
     }
@@ -342,6 +362,7 @@ MPI_Init_thread (int *argc, char ***argv, int required, int *provided)
   if (rc == MPI_SUCCESS)
     {
       start ();
+      TS_REC_NOTE_CALLER ();
       ts_rec_enter (TS_R_INIT_THREAD);
       ts_rec_leave (TS_R_INIT_THREAD);
     }
@@ -351,6 +372,7 @@ MPI_Init_thread (int *argc, char ***argv, int required, int *provided)
 int
 MPI_Finalize (void)
 {
+  TS_REC_NOTE_CALLER ();
   if (ts_rec_recording ())
     {
       ts_rec_enter (TS_R_FINALIZE);

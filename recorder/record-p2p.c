@@ -205,24 +205,28 @@ blocking_send (TsRecRegion region, SendFn fn, const void *buf, int count, MPI_Da
 int
 MPI_Send (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   return blocking_send (TS_R_SEND, PMPI_Send, buf, count, type, dest, tag, comm);
 }
 
 int
 MPI_Bsend (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   return blocking_send (TS_R_BSEND, PMPI_Bsend, buf, count, type, dest, tag, comm);
 }
 
 int
 MPI_Ssend (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   return blocking_send (TS_R_SSEND, PMPI_Ssend, buf, count, type, dest, tag, comm);
 }
 
 int
 MPI_Rsend (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+  TS_REC_NOTE_CALLER ();
   return blocking_send (TS_R_RSEND, PMPI_Rsend, buf, count, type, dest, tag, comm);
 }
 
@@ -230,6 +234,7 @@ int
 MPI_Recv (void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
           MPI_Status *status)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || source == MPI_PROC_NULL)
     return PMPI_Recv (buf, count, type, source, tag, comm, status);
   MPI_Status st;
@@ -249,6 +254,7 @@ MPI_Sendrecv (const void *sbuf, int scount, MPI_Datatype stype, int dest, int st
               int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
               MPI_Status *status)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || (dest == MPI_PROC_NULL && source == MPI_PROC_NULL))
     return PMPI_Sendrecv (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
                           comm, status);
@@ -271,6 +277,7 @@ int
 MPI_Sendrecv_replace (void *buf, int count, MPI_Datatype type, int dest, int stag, int source,
                       int rtag, MPI_Comm comm, MPI_Status *status)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || (dest == MPI_PROC_NULL && source == MPI_PROC_NULL))
     return PMPI_Sendrecv_replace (buf, count, type, dest, stag, source, rtag, comm, status);
   guint32 ref = ts_rec_comm_ref (comm);
@@ -315,6 +322,7 @@ int
 MPI_Isend (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
            MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   return nonblocking_send (TS_R_ISEND, PMPI_Isend, buf, count, type, dest, tag, comm, req);
 }
 
@@ -322,6 +330,7 @@ int
 MPI_Ibsend (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
             MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   return nonblocking_send (TS_R_IBSEND, PMPI_Ibsend, buf, count, type, dest, tag, comm, req);
 }
 
@@ -329,6 +338,7 @@ int
 MPI_Issend (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
             MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   return nonblocking_send (TS_R_ISSEND, PMPI_Issend, buf, count, type, dest, tag, comm, req);
 }
 
@@ -336,6 +346,7 @@ int
 MPI_Irsend (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
             MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   return nonblocking_send (TS_R_IRSEND, PMPI_Irsend, buf, count, type, dest, tag, comm, req);
 }
 
@@ -343,6 +354,7 @@ int
 MPI_Irecv (void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
            MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   guint32 ref;
   if (!ts_rec_recording () || source == MPI_PROC_NULL
       || (ref = ts_rec_comm_ref (comm)) == TS_REC_COMM_UNKNOWN)
@@ -397,6 +409,7 @@ int
 MPI_Send_init (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   return send_init (TS_R_SEND_INIT, PMPI_Send_init, buf, count, type, dest, tag, comm, req);
 }
 
@@ -404,6 +417,7 @@ int
 MPI_Bsend_init (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                 MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   return send_init (TS_R_BSEND_INIT, PMPI_Bsend_init, buf, count, type, dest, tag, comm, req);
 }
 
@@ -411,6 +425,7 @@ int
 MPI_Ssend_init (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                 MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   return send_init (TS_R_SSEND_INIT, PMPI_Ssend_init, buf, count, type, dest, tag, comm, req);
 }
 
@@ -418,6 +433,7 @@ int
 MPI_Rsend_init (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                 MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   return send_init (TS_R_RSEND_INIT, PMPI_Rsend_init, buf, count, type, dest, tag, comm, req);
 }
 
@@ -425,6 +441,7 @@ int
 MPI_Recv_init (void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Recv_init (buf, count, type, source, tag, comm, req);
   ts_rec_enter (TS_R_RECV_INIT);
@@ -469,6 +486,7 @@ starting (TsRecRequest *q)
 int
 MPI_Start (MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Start (req);
   TsRecRequest *q = ts_rec_request_lookup (*req);
@@ -484,6 +502,7 @@ MPI_Start (MPI_Request *req)
 int
 MPI_Startall (int n, MPI_Request reqs[])
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Startall (n, reqs);
   ts_rec_enter (TS_R_STARTALL);
@@ -500,6 +519,7 @@ MPI_Startall (int n, MPI_Request reqs[])
 int
 MPI_Request_free (MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Request_free (req);
   TsRecRequest *q = ts_rec_request_lookup (*req);
@@ -515,6 +535,7 @@ MPI_Request_free (MPI_Request *req)
 int
 MPI_Cancel (MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || !active (*req))
     return PMPI_Cancel (req);
   ts_rec_enter (TS_R_CANCEL);
@@ -528,6 +549,7 @@ MPI_Cancel (MPI_Request *req)
 int
 MPI_Wait (MPI_Request *req, MPI_Status *status)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || !active (*req))
     return PMPI_Wait (req, status);
   MPI_Request r = *req;
@@ -545,6 +567,7 @@ MPI_Wait (MPI_Request *req, MPI_Status *status)
 int
 MPI_Test (MPI_Request *req, int *flag, MPI_Status *status)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || !active (*req))
     return PMPI_Test (req, flag, status);
   MPI_Request r = *req;
@@ -595,6 +618,7 @@ array_call_end (ArrayCall *a, int n_out, MPI_Status *statuses)
 int
 MPI_Waitall (int n, MPI_Request reqs[], MPI_Status statuses[])
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || !any_active (n, reqs))
     return PMPI_Waitall (n, reqs, statuses);
   ArrayCall a;
@@ -612,6 +636,7 @@ MPI_Waitall (int n, MPI_Request reqs[], MPI_Status statuses[])
 int
 MPI_Testall (int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || !any_active (n, reqs))
     return PMPI_Testall (n, reqs, flag, statuses);
   ArrayCall a;
@@ -631,6 +656,7 @@ MPI_Testall (int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 int
 MPI_Waitany (int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || !any_active (n, reqs))
     return PMPI_Waitany (n, reqs, index, status);
   ArrayCall a;
@@ -649,6 +675,7 @@ MPI_Waitany (int n, MPI_Request reqs[], int *index, MPI_Status *status)
 int
 MPI_Testany (int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || !any_active (n, reqs))
     return PMPI_Testany (n, reqs, index, flag, status);
   ArrayCall a;
@@ -693,6 +720,7 @@ some (TsRecRegion region, gboolean test, int n, MPI_Request reqs[], int *outcoun
 int
 MPI_Waitsome (int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || !any_active (n, reqs))
     return PMPI_Waitsome (n, reqs, outcount, indices, statuses);
   return some (TS_R_WAITSOME, FALSE, n, reqs, outcount, indices, statuses);
@@ -701,6 +729,7 @@ MPI_Waitsome (int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Statu
 int
 MPI_Testsome (int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording () || !any_active (n, reqs))
     return PMPI_Testsome (n, reqs, outcount, indices, statuses);
   return some (TS_R_TESTSOME, TRUE, n, reqs, outcount, indices, statuses);

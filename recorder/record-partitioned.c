@@ -41,7 +41,7 @@ static void
 write_partition_event (TsPartitionedEvent e, guint64 id, int partition)
 {
   OTF2_AttributeList *attrs = OTF2_AttributeList_New ();
-  OTF2_AttributeList_AddUint32 (attrs, TS_PA_PARTITION, (guint32) partition);
+  OTF2_AttributeList_AddUint32 (attrs, TS_REC_PARTITIONED_ATTRIBUTE (TS_PA_PARTITION), (guint32) partition);
   write_event (e, id, attrs);
   OTF2_AttributeList_Delete (attrs);
 }
@@ -61,12 +61,12 @@ initialised (MPI_Request r, gboolean send, int partitions, MPI_Count count, MPI_
   q->active = FALSE;
   ts_rec.uses_partitioned = TRUE;
   OTF2_AttributeList *attrs = OTF2_AttributeList_New ();
-  OTF2_AttributeList_AddUint32 (attrs, TS_PA_PEER, (guint32) peer);
-  OTF2_AttributeList_AddCommRef (attrs, TS_PA_COMM, ref);
-  OTF2_AttributeList_AddUint32 (attrs, TS_PA_TAG, (guint32) tag);
-  OTF2_AttributeList_AddUint64 (attrs, TS_PA_BYTES,
+  OTF2_AttributeList_AddUint32 (attrs, TS_REC_PARTITIONED_ATTRIBUTE (TS_PA_PEER), (guint32) peer);
+  OTF2_AttributeList_AddCommRef (attrs, TS_REC_PARTITIONED_ATTRIBUTE (TS_PA_COMM), ref);
+  OTF2_AttributeList_AddUint32 (attrs, TS_REC_PARTITIONED_ATTRIBUTE (TS_PA_TAG), (guint32) tag);
+  OTF2_AttributeList_AddUint64 (attrs, TS_REC_PARTITIONED_ATTRIBUTE (TS_PA_BYTES),
                                 (guint64) MAX (partitions, 0) * ts_rec_bytes (count, type));
-  OTF2_AttributeList_AddUint32 (attrs, TS_PA_PARTITIONS, (guint32) MAX (partitions, 0));
+  OTF2_AttributeList_AddUint32 (attrs, TS_REC_PARTITIONED_ATTRIBUTE (TS_PA_PARTITIONS), (guint32) MAX (partitions, 0));
   write_event (send ? TS_P_PSEND_INIT : TS_P_PRECV_INIT, q->id, attrs);
   OTF2_AttributeList_Delete (attrs);
 }
@@ -75,6 +75,7 @@ int
 MPI_Psend_init (const void *buf, int partitions, MPI_Count count, MPI_Datatype type, int dest,
                 int tag, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Psend_init (buf, partitions, count, type, dest, tag, comm, info, req);
   ts_rec_enter (TS_R_PSEND_INIT);
@@ -89,6 +90,7 @@ int
 MPI_Precv_init (void *buf, int partitions, MPI_Count count, MPI_Datatype type, int source,
                 int tag, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Precv_init (buf, partitions, count, type, source, tag, comm, info, req);
   ts_rec_enter (TS_R_PRECV_INIT);
@@ -111,6 +113,7 @@ partitioned_send (MPI_Request r)
 int
 MPI_Pready (int partition, MPI_Request req)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Pready (partition, req);
   TsRecRequest *q = partitioned_send (req);
@@ -125,6 +128,7 @@ MPI_Pready (int partition, MPI_Request req)
 int
 MPI_Pready_range (int low, int high, MPI_Request req)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Pready_range (low, high, req);
   TsRecRequest *q = partitioned_send (req);
@@ -139,6 +143,7 @@ MPI_Pready_range (int low, int high, MPI_Request req)
 int
 MPI_Pready_list (int length, int partitions[], MPI_Request req)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Pready_list (length, partitions, req);
   TsRecRequest *q = partitioned_send (req);
@@ -154,6 +159,7 @@ MPI_Pready_list (int length, int partitions[], MPI_Request req)
 int
 MPI_Parrived (MPI_Request req, int partition, int *flag)
 {
+  TS_REC_NOTE_CALLER ();
   if (!ts_rec_recording ())
     return PMPI_Parrived (req, partition, flag);
   TsRecRequest *q = ts_rec_request_lookup (req);
@@ -184,7 +190,8 @@ ts_rec_partitioned_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s)
   for (guint a = 0; a < TS_PA_N_ATTRIBUTES; a++)
     {
       OTF2_GlobalDefWriter_WriteString (g, *s, ts_partitioned_attribute_name (a));
-      OTF2_GlobalDefWriter_WriteAttribute (g, a, *s, *s, ts_partitioned_attribute_type (a));
+      OTF2_GlobalDefWriter_WriteAttribute (g, TS_REC_PARTITIONED_ATTRIBUTE (a), *s, *s,
+                                           ts_partitioned_attribute_type (a));
       (*s)++;
     }
 }

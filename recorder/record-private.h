@@ -17,6 +17,7 @@
 #include <mpi.h>
 #include <otf2/otf2.h>
 #include <pthread.h>
+#include "model/partitioned.h"
 
 G_BEGIN_DECLS
 
@@ -133,7 +134,23 @@ typedef struct {
   GHashTable *user_region_ids;   /* name -> local id + 1 (ids from TS_R_N_MPI on) */
   GPtrArray *user_region_names;  /* index id - TS_R_N_MPI */
   gboolean uses_partitioned;
+
+  /* The return address of the MPI wrapper being entered (NULL: none), for
+   * the caller attribute of its ENTER (record-user.c names it). */
+  const void *caller;
+  OTF2_AttributeList *attributes; /* reused: OTF2 empties it at each write */
 } TsRecorder;
+
+/* Attribute ids. OTF2 readers want them defined in order from 0, and the
+ * caller's is always defined, the partitioned ones only in traces that use
+ * them: the caller's comes first. Readers find both by name. */
+#define TS_REC_CALLER_ATTRIBUTE ((OTF2_AttributeRef) 0)
+#define TS_REC_PARTITIONED_ATTRIBUTE(a) ((OTF2_AttributeRef) (a) + 1)
+
+/* First thing in every MPI wrapper: where the program called it from. It
+ * must be the wrapper's own return address (a helper's would be the
+ * wrapper), hence a macro. */
+#define TS_REC_NOTE_CALLER() (ts_rec.caller = __builtin_return_address (0))
 
 extern TsRecorder ts_rec;
 
@@ -202,6 +219,10 @@ void ts_rec_partitioned_write_definitions (OTF2_GlobalDefWriter *g, guint32 *nex
 
 /* record-user.c */
 void ts_rec_user_close_open_regions (void);
+/* The user region naming the function that holds @return_address: its name
+ * (C++ names demangled) or, where no symbol covers it (a stripped program),
+ * its module and offset. */
+guint32 ts_rec_caller_region (const void *return_address);
 /* Unify the user region names over all ranks (collective on world): rank 0
  * writes their definitions, every rank its local-to-global mapping. */
 void ts_rec_user_write_definitions (OTF2_GlobalDefWriter *g, guint32 *next_string,

@@ -3,7 +3,13 @@
  * (__cyg_profile_func_enter / _exit; names from dladdr, else from the
  * module's ELF symbol table (record-symbols.c), so -rdynamic is not needed
  * unless the program is stripped; TS_RECORD_EXCLUDE lists names not to
- * record, comma-separated). Paradigm USER, role FUNCTION.
+ * record, comma-separated; C++ names demangled). Paradigm USER, role
+ * FUNCTION.
+ *
+ * The same naming names the caller of every MPI call (ts_rec_caller_region:
+ * the function holding the wrapper's return address), which the ENTER of
+ * the call carries as its "caller" attribute: tracesim names the compute
+ * before a call by it (a phase, doc/hypotheses.md).
  *
  * Each rank numbers the names it meets in its own order (ids from
  * TS_R_N_MPI on); MPI_Finalize unifies them on rank 0 and every rank writes
@@ -16,6 +22,7 @@
 #include "recorder/tracesim-record.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NOT_RECORDED G_MAXUINT32
@@ -25,6 +32,7 @@
 /* Recorded regions still open, innermost last: closed at MPI_Finalize. */
 static GArray *open_regions;
 static GHashTable *function_ids;  /* function address -> region id + 1, or NOT_RECORDED + 1 */
+static GHashTable *caller_ids;    /* return address -> region id + 1 */
 static GHashTable *excluded;      /* names from TS_RECORD_EXCLUDE */
 /* Per thread: what each -finstrument-functions enter recorded, so that its
  * exit leaves only what was entered (functions entered before MPI_Init). */
@@ -110,8 +118,61 @@ load_excluded (void)
     }
 }
 
-/* The function's name, or its module and offset (the same on every rank,
- * unlike its address under ASLR) when the symbol is not exported. */
+/* C++ names as a reader writes them (LAMMPS_NS::Verlet::run(int)), with
+ * the C++ runtime's demangler when the program has one loaded: the
+ * recorder itself is C and links no C++ library. */
+static char *
+demangled (const char *name)
+{
+  typedef char *(*DemangleFn) (const char *, char *, size_t *, int *);
+  static DemangleFn demangle;
+  static gboolean looked;
+  if (!looked)
+    {
+      looked = TRUE;
+      demangle = (DemangleFn) dlsym (RTLD_DEFAULT, "__cxa_demangle");
+    }
+  int status = -1;
+  char *plain = demangle && g_str_has_prefix (name, "_Z") ? demangle (name, NULL, NULL, &status)
+                                                           : NULL;
+  if (status != 0)
+    {
+      free (plain);
+      return g_strdup (name);
+    }
+  char *copy = g_strdup (plain);
+  free (plain); /* the demangler's, from malloc */
+  return copy;
+}
+
+/* The name of the function holding @address: its symbol when the module
+ * exports it (dladdr checks the symbol's size), else from the module's ELF
+ * symbol table, else its module's file name and the offset in it
+ * ("app+0x147a"), which is the same on every rank, unlike the address under
+ * ASLR. */
+static char *
+function_name (const void *address)
+{
+  Dl_info info;
+  if (!dladdr (address, &info))
+    return g_strdup_printf ("%p", address);
+  if (info.dli_sname)
+    return demangled (info.dli_sname);
+  g_autofree char *symbol = info.dli_fname
+                              ? ts_rec_symbol_name (info.dli_fname, info.dli_fbase, address)
+                              : NULL;
+  if (symbol)
+    return demangled (symbol);
+  if (info.dli_fname)
+    {
+      g_autofree char *module = g_path_get_basename (info.dli_fname);
+      return g_strdup_printf ("%s+%#lx", module,
+                              (unsigned long) ((const char *) address
+                                               - (const char *) info.dli_fbase));
+    }
+  return g_strdup_printf ("%p", address);
+}
+
 static guint32
 region_of_function (void *fn)
 {
@@ -123,19 +184,26 @@ region_of_function (void *fn)
   gpointer v = g_hash_table_lookup (function_ids, fn);
   if (v)
     return GPOINTER_TO_UINT (v) - 1;
-  Dl_info info;
-  g_autofree char *name = NULL;
-  if (dladdr (fn, &info) && info.dli_sname)
-    name = g_strdup (info.dli_sname);
-  else if (info.dli_fname && (name = ts_rec_symbol_name (info.dli_fname, info.dli_fbase, fn)))
-    ;
-  else if (info.dli_fname)
-    name = g_strdup_printf ("%s+%#lx", info.dli_fname,
-                            (unsigned long) ((char *) fn - (char *) info.dli_fbase));
-  else
-    name = g_strdup_printf ("%p", fn);
+  g_autofree char *name = function_name (fn);
   guint32 id = g_hash_table_contains (excluded, name) ? NOT_RECORDED : region_of_name (name);
   g_hash_table_insert (function_ids, fn, GUINT_TO_POINTER (id + 1));
+  return id;
+}
+
+guint32
+ts_rec_caller_region (const void *return_address)
+{
+  if (!caller_ids)
+    caller_ids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  gpointer v = g_hash_table_lookup (caller_ids, return_address);
+  if (v)
+    return GPOINTER_TO_UINT (v) - 1;
+  /* The byte before the return address is in the call instruction, so in
+   * the caller even when the call was its last instruction (a call to a
+   * noreturn function ends it: the return address is the next function). */
+  g_autofree char *name = function_name ((const char *) return_address - 1);
+  guint32 id = region_of_name (name);
+  g_hash_table_insert (caller_ids, (gpointer) return_address, GUINT_TO_POINTER (id + 1));
   return id;
 }
 
@@ -237,6 +305,7 @@ ts_rec_user_free (void)
   g_clear_pointer (&ts_rec.user_region_ids, g_hash_table_unref);
   g_clear_pointer (&ts_rec.user_region_names, g_ptr_array_unref);
   g_clear_pointer (&function_ids, g_hash_table_unref);
+  g_clear_pointer (&caller_ids, g_hash_table_unref);
   g_clear_pointer (&excluded, g_hash_table_unref);
   g_clear_pointer (&open_regions, g_array_unref);
 }
