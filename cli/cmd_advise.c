@@ -7,21 +7,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
-
-/* What making @region's compute take @factor of its time removes from an
- * average rank: its exclusive compute over all ranks (every region of that
- * name) x (1 - factor) / ranks. A saving well below it went somewhere. */
-static double
-removed_per_rank (const TsRunShared *shared, const char *region, double factor)
-{
-  const TsTrace *t = ts_run_shared_trace (shared);
-  double compute = 0;
-  for (guint r = 0; r < ts_trace_n_regions (t); r++)
-    if (g_str_equal (ts_trace_region_name (t, r), region))
-      compute += ts_calibration_region_compute (ts_run_shared_calibration (shared), r);
-  return compute * (1 - factor) / MAX (ts_trace_n_ranks (t), 1);
-}
 
 static void
 print_table (const GPtrArray *rows, const TsRunShared *shared, const TsAdviseOptions *o)
@@ -34,7 +21,12 @@ print_table (const GPtrArray *rows, const TsRunShared *shared, const TsAdviseOpt
       return;
     }
   printf ("  predicted as traced: %.6f s; each change alone:\n", base->runtime);
-  printf ("  %-32s %-12s %12s %11s %7s\n", "region", "change", "predicted_s", "saving_s", "saving");
+  /* Phase names of C++ programs are long: the column takes the longest. */
+  int width = (int) strlen ("region");
+  for (guint i = 1; i < rows->len; i++)
+    width = MAX (width, (int) strlen (((const TsAdvice *) g_ptr_array_index (rows, i))->region));
+  printf ("  %-*s %-12s %12s %11s %7s\n", width, "region", "change", "predicted_s", "saving_s",
+          "saving");
   g_autofree char *faster = g_strdup_printf ("%gx faster", 1 / o->factor);
   for (guint i = 1; i < rows->len; i++)
     {
@@ -42,20 +34,18 @@ print_table (const GPtrArray *rows, const TsRunShared *shared, const TsAdviseOpt
       const char *change = g_str_equal (a->change, TS_ADVISE_FASTER) ? faster : a->change;
       if (a->error)
         {
-          printf ("  %-32s %-12s failed: %s\n", a->region, change, a->error);
+          printf ("  %-*s %-12s failed: %s\n", width, a->region, change, a->error);
           continue;
         }
-      printf ("  %-32s %-12s %12.6f %11.6f %6.1f%%", a->region, change, a->runtime, a->saving,
+      printf ("  %-*s %-12s %12.6f %11.6f %6.1f%%", width, a->region, change, a->runtime, a->saving,
               base->runtime > 0 ? 100 * a->saving / base->runtime : 0.0);
       /* Why a speed-up bought little: the time it freed went into waiting. */
-      if (g_str_equal (a->change, TS_ADVISE_FASTER) && !g_str_equal (a->region, TS_ADVISE_NETWORK)
-          && a->grew)
+      if (a->grew && ts_advise_falls_short (a, shared, o->factor))
         {
-          double removed = removed_per_rank (shared, a->region, o->factor);
-          if (a->saving < removed / 2)
-            printf ("   saves %.0f%% of the %.6f s it removes per rank: the ranks wait "
-                    "instead (%s +%.6f s, all ranks)", removed > 0 ? 100 * a->saving / removed : 0.0,
-                    removed, a->grew, a->grew_s);
+          double removed = ts_advise_removed_per_rank (shared, a->region, o->factor);
+          printf ("   saves %.0f%% of the %.6f s it removes per rank: the ranks wait "
+                  "instead (%s +%.6f s, all ranks)", removed > 0 ? 100 * a->saving / removed : 0.0,
+                  removed, a->grew, a->grew_s);
         }
       putchar ('\n');
     }
@@ -96,7 +86,7 @@ advise (const TsAdviseOptions *o, guint jobs, gboolean quiet)
     return ts_cmd_fail ("advise", error);
   g_free (tally.first_pass);
   g_autoptr (GPtrArray) rows = ts_advise_read (sweep, o->output_dir, &error);
-  if (!rows)
+  if (!rows || !ts_advise_explain (o, shared, rows, &ro, &error))
     return ts_cmd_fail ("advise", error);
   print_table (rows, shared, o);
   return tally.failed ? 1 : 0;

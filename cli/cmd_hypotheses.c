@@ -15,12 +15,21 @@ print_phases (const TsTrace *trace, const TsCalibration *calibration)
     return;
   printf ("phases (compute between MPI calls, named by the call ending it%s):\n",
           n > 10 ? "; the 10 with the most" : "");
-  printf ("  %-50s %10s %14s\n", "phase", "bursts", "compute (s)");
-  for (guint i = 0; i < MIN (n, 10u); i++)
+  guint shown = MIN (n, 10u);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  int width = (int) strlen ("phase");
+  for (guint i = 0; i < shown; i++)
     {
       const TsPhase *f = ts_calibration_phase (calibration, i);
-      g_autofree char *name = ts_trace_phase_name (trace, f->call, f->caller);
-      printf ("  %-50s %10" G_GUINT64_FORMAT " %14.6f\n", name, f->bursts, f->compute);
+      g_ptr_array_add (names, ts_trace_phase_name (trace, f->call, f->caller));
+      width = MAX (width, (int) strlen (names->pdata[i]));
+    }
+  printf ("  %-*s %10s %14s\n", width, "phase", "bursts", "compute (s)");
+  for (guint i = 0; i < shown; i++)
+    {
+      const TsPhase *f = ts_calibration_phase (calibration, i);
+      printf ("  %-*s %10" G_GUINT64_FORMAT " %14.6f\n", width, (char *) names->pdata[i], f->bursts,
+              f->compute);
     }
 }
 

@@ -123,7 +123,7 @@ add_region (Points *p, const Candidate *k, double factor, GError **error)
 {
   const char *section = k->phase ? "phase" : "region";
   g_autofree char *re = exact_regex (k->name);
-  g_autofree char *label = k->phase ? g_strconcat ("phase:", k->name, NULL) : g_strdup (k->name);
+  g_autofree char *label = k->phase ? g_strconcat (TS_ADVISE_PHASE_PREFIX, k->name, NULL) : g_strdup (k->name);
   g_autofree char *faster = g_strdup_printf ("# tracesim advise: %s %gx faster on every rank\n"
                                              "[%s:%s]\nmatch = regex\nscale = %.17g\n",
                                              label, 1 / factor, section, re, factor);
@@ -133,6 +133,33 @@ add_region (Points *p, const Candidate *k, double factor, GError **error)
                                                label, section, re);
   return add_point (p, label, TS_ADVISE_FASTER, faster, error)
          && add_point (p, label, TS_ADVISE_BALANCED, balanced, error);
+}
+
+/* @p's points as the sweep @name in @dir, with the baseline as point 0;
+ * with @wait_states each point finds them (and writes its archive, where
+ * they are found), else neither. Returns its path (caller frees). */
+static char *
+write_sweep (const char *dir, const char *name, const char *trace, const Points *p,
+             gboolean wait_states, GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autofree char *trace_path = g_canonicalize_filename (trace, NULL);
+  g_key_file_set_string (kf, "sweep", "trace", trace_path);
+  g_key_file_set_string (kf, "sweep", "hypothesis", p->files->str);
+  g_key_file_set_string (kf, "sweep", "zip", "true");
+  g_key_file_set_string (kf, "sweep", "labels", "region;change");
+  g_key_file_set_string (kf, "sweep", "baseline", "0");
+  g_key_file_set_boolean (kf, "sweep", "wait_states", wait_states);
+  g_key_file_set_boolean (kf, "sweep", "archive", wait_states);
+  g_key_file_set_string (kf, "parameters", "region", p->regions->str);
+  g_key_file_set_string (kf, "parameters", "change", p->changes->str);
+  g_autofree char *text = g_key_file_to_data (kf, NULL, NULL);
+  g_autofree char *all = g_strconcat ("# Written by tracesim advise: its regions and changes "
+                                      "as a sweep (tracesim sweep runs it too)\n", text, NULL);
+  char *path = g_build_filename (dir, name, NULL);
+  if (!ts_output_dir_write_file (path, all, strlen (all), error))
+    g_clear_pointer (&path, g_free);
+  return path;
 }
 
 gboolean
@@ -193,22 +220,9 @@ ts_advise_write_sweep (const TsAdviseOptions *o, const TsRunShared *shared, GErr
                      "# tracesim advise: an ideal network (no latency, unlimited bandwidth)\n"
                      "[network]\nideal = true\n", error))
     return NULL;
-  g_autoptr (GKeyFile) kf = g_key_file_new ();
-  g_autofree char *trace_path = g_canonicalize_filename (o->trace, NULL);
-  g_key_file_set_string (kf, "sweep", "trace", trace_path);
-  g_key_file_set_string (kf, "sweep", "hypothesis", files->str);
-  g_key_file_set_string (kf, "sweep", "zip", "true");
-  g_key_file_set_string (kf, "sweep", "labels", "region;change");
-  g_key_file_set_string (kf, "sweep", "baseline", "0");
-  g_key_file_set_string (kf, "parameters", "region", names->str);
-  g_key_file_set_string (kf, "parameters", "change", changes->str);
-  g_autofree char *text = g_key_file_to_data (kf, NULL, NULL);
-  g_autofree char *all = g_strconcat ("# Written by tracesim advise: its regions and changes "
-                                      "as a sweep (tracesim sweep runs it too)\n", text, NULL);
-  char *path = g_build_filename (dir, "advise.sweep", NULL);
-  if (!ts_output_dir_write_file (path, all, strlen (all), error))
-    g_clear_pointer (&path, g_free);
-  return path;
+  /* The points need their runtimes only: explaining a few of them
+   * (ts_advise_explain) is cheaper than every point's wait states. */
+  return write_sweep (dir, "advise.sweep", o->trace, &p, FALSE, error);
 }
 
 /* ---- reading the points back ------------------------------------------- */
@@ -245,7 +259,9 @@ read_point (const char *out, guint point, double *runtime, double *waits, char *
       return FALSE;
     }
   *runtime = json_object_get_double_member (predicted, "runtime_s");
-  JsonObject *ws = json_object_get_object_member (o, "wait_states");
+  /* A point that computed its runtime only has none. */
+  JsonObject *ws = json_object_has_member (o, "wait_states")
+                     ? json_object_get_object_member (o, "wait_states") : NULL;
   JsonObject *pw = ws && json_object_has_member (ws, "predicted")
                      ? json_object_get_object_member (ws, "predicted") : NULL;
   for (guint k = 0; k < TS_WAIT_N_PATTERNS; k++)
@@ -288,6 +304,7 @@ ts_advise_read (const TsSweep *s, const char *out, GError **error)
       TsAdvice *a = g_new0 (TsAdvice, 1);
       a->region = g_strdup (ts_sweep_value (s, p, region_param));
       a->change = g_strdup (ts_sweep_value (s, p, change_param));
+      a->point = p;
       a->runtime = a->saving = NAN;
       g_ptr_array_add (rows, a);
       if (!read_point (out, p, &a->runtime, p == 0 ? base_waits : waits, &a->error))
@@ -308,4 +325,87 @@ ts_advise_read (const TsSweep *s, const char *out, GError **error)
     g_qsort_with_data (rows->pdata + 1, rows->len - 1, sizeof (gpointer),
                        by_saving, NULL);
   return rows;
+}
+
+/* ---- why a speed-up bought little --------------------------------------- */
+
+double
+ts_advise_removed_per_rank (const TsRunShared *shared, const char *row, double factor)
+{
+  const TsTrace *t = ts_run_shared_trace (shared);
+  const TsCalibration *c = ts_run_shared_calibration (shared);
+  double compute = 0;
+  if (g_str_has_prefix (row, TS_ADVISE_PHASE_PREFIX))
+    {
+      const char *name = row + strlen (TS_ADVISE_PHASE_PREFIX);
+      for (guint i = 0; i < ts_calibration_n_phases (c); i++)
+        {
+          const TsPhase *f = ts_calibration_phase (c, i);
+          g_autofree char *phase = ts_trace_phase_name (t, f->call, f->caller);
+          if (g_str_equal (phase, name))
+            compute += f->compute;
+        }
+    }
+  else
+    for (guint r = 0; r < ts_trace_n_regions (t); r++)
+      if (g_str_equal (ts_trace_region_name (t, r), row))
+        compute += ts_calibration_region_compute (c, r);
+  return compute * (1 - factor) / MAX (ts_trace_n_ranks (t), 1);
+}
+
+gboolean
+ts_advise_falls_short (const TsAdvice *a, const TsRunShared *shared, double factor)
+{
+  return !a->error && g_str_equal (a->change, TS_ADVISE_FASTER)
+         && !g_str_equal (a->region, TS_ADVISE_NETWORK)
+         && a->saving < ts_advise_removed_per_rank (shared, a->region, factor) / 2;
+}
+
+gboolean
+ts_advise_explain (const TsAdviseOptions *o, const TsRunShared *shared, GPtrArray *rows,
+                   const TsSweepRunOptions *run, GError **error)
+{
+  const TsAdvice *base = rows->len ? g_ptr_array_index (rows, 0) : NULL;
+  if (!base || base->error)
+    return TRUE;
+  g_autoptr (GString) files = g_string_new (NULL), regions = g_string_new (NULL),
+                      changes = g_string_new (NULL);
+  Points p = { NULL, 0, files, regions, changes };
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const TsAdvice *a = g_ptr_array_index (rows, i);
+      if (i > 0 && !ts_advise_falls_short (a, shared, o->factor))
+        continue;
+      g_string_append_printf (files, "%sp%04u.hyp", p.n ? ", " : "", a->point);
+      g_string_append_printf (regions, "%s\"%s\"", p.n ? ", " : "", a->region);
+      g_string_append_printf (changes, "%s%s", p.n ? ", " : "", a->change);
+      p.n++;
+    }
+  if (p.n == 1)
+    return TRUE; /* nothing to explain */
+  g_autofree char *dir = g_build_filename (o->output_dir, "inputs", "advise", NULL);
+  g_autofree char *out = g_build_filename (o->output_dir, "explain", NULL);
+  g_autofree char *path = write_sweep (dir, "explain.sweep", o->trace, &p, TRUE, error);
+  g_autoptr (TsSweep) sweep = path ? ts_sweep_load (path, error) : NULL;
+  TsSweepTally tally;
+  if (!sweep || !ts_sweep_run (sweep, out, run, &tally, error))
+    return FALSE;
+  g_free (tally.first_pass);
+  g_autoptr (GPtrArray) explained = ts_advise_read (sweep, out, error);
+  if (!explained)
+    return FALSE;
+  for (guint i = 1; i < explained->len; i++)
+    {
+      const TsAdvice *e = g_ptr_array_index (explained, i);
+      for (guint j = 1; j < rows->len; j++)
+        {
+          TsAdvice *a = g_ptr_array_index (rows, j);
+          if (g_str_equal (a->region, e->region) && g_str_equal (a->change, e->change))
+            {
+              a->grew = e->grew;
+              a->grew_s = e->grew_s;
+            }
+        }
+    }
+  return TRUE;
 }

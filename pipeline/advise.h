@@ -17,6 +17,7 @@
 #include <glib.h>
 #include "pipeline/run.h"
 #include "pipeline/sweep.h"
+#include "pipeline/sweep-run.h"
 
 G_BEGIN_DECLS
 
@@ -28,6 +29,8 @@ G_BEGIN_DECLS
 /* The region column of the network's row and of the baseline. */
 #define TS_ADVISE_NETWORK "(network)"
 #define TS_ADVISE_BASELINE "(as traced)"
+/* A phase's rows: the prefix, then the phase's name (ts_trace_phase_name). */
+#define TS_ADVISE_PHASE_PREFIX "phase:"
 
 typedef struct {
   const char *trace;
@@ -47,6 +50,7 @@ char *ts_advise_write_sweep (const TsAdviseOptions *o, const TsRunShared *shared
 
 /* One point of a run advise sweep. */
 typedef struct {
+  guint point;             /* in the sweep */
   char *region, *change;
   double runtime;          /* predicted; NAN where the point failed */
   double saving;           /* baseline's runtime - runtime; NAN where unknown */
@@ -60,8 +64,25 @@ typedef struct {
 void ts_advice_free (TsAdvice *advice);
 
 /* The points of @sweep run into @out, the baseline first and the others
- * ranked by saving (largest first; failed points last). TsAdvice elements. */
+ * ranked by saving (largest first; failed points last). TsAdvice elements;
+ * their grew fields are set where the points found wait states. */
 GPtrArray *ts_advise_read (const TsSweep *sweep, const char *out, GError **error);
+
+/* What making @row's compute ("REGION" or "phase:NAME") take @factor of
+ * its time removes from an average rank: its compute over all ranks x
+ * (1 - factor) / ranks. */
+double ts_advise_removed_per_rank (const TsRunShared *shared, const char *row, double factor);
+/* TRUE when @a made a region faster and saved less than half of what that
+ * removes per rank: the time it freed went somewhere. */
+gboolean ts_advise_falls_short (const TsAdvice *a, const TsRunShared *shared, double factor);
+
+/* Where the time went for the rows of @rows (ts_advise_read of the run
+ * advise sweep) that fall short: those points and the baseline run again
+ * with their wait states, as the sweep OUT/inputs/advise/explain.sweep into
+ * OUT/explain/, and each such row's grew is the pattern that grew most.
+ * Only these few points pay for wait states, not the whole sweep. */
+gboolean ts_advise_explain (const TsAdviseOptions *o, const TsRunShared *shared, GPtrArray *rows,
+                            const TsSweepRunOptions *run, GError **error);
 
 G_END_DECLS
 

@@ -66,8 +66,10 @@ columns_from (JsonObject *summary, GPtrArray *patterns, GPtrArray *regions)
 static double
 pattern_seconds (JsonObject *summary, const char *pattern)
 {
-  JsonObject *w = json_object_get_object_member (summary, "wait_states");
-  JsonObject *pw = w ? json_object_get_object_member (w, "predicted") : NULL;
+  JsonObject *w = json_object_has_member (summary, "wait_states")
+                    ? json_object_get_object_member (summary, "wait_states") : NULL;
+  JsonObject *pw = w && json_object_has_member (w, "predicted")
+                     ? json_object_get_object_member (w, "predicted") : NULL;
   return pw && json_object_has_member (pw, pattern) ? json_object_get_double_member (pw, pattern) : 0;
 }
 

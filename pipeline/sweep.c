@@ -26,6 +26,9 @@ struct TsSweep {
   gboolean zip;
   char **labels;      /* parameters that only name points; NULL-terminated */
   guint baseline;     /* the point others are compared with; G_MAXUINT: none */
+  /* What each point computes besides its runtime ([sweep] wait_states,
+   * archive): a sweep that wants numbers only skips both. */
+  gboolean wait_states, archive;
   GPtrArray *names;   /* char*: parameters in the file's order, lists of files included */
   GPtrArray *values;  /* GStrv per parameter */
   guint n_points;
@@ -209,6 +212,21 @@ check_uses (TsSweep *s, const char *text, GError **error)
   return ok;
 }
 
+/* [sweep] KEY = true | false, TRUE when absent; anything else is refused. */
+static gboolean
+get_flag (TsSweep *s, GKeyFile *kf, const char *text, const char *key, gboolean *flag,
+          GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  *flag = TRUE;
+  if (!g_key_file_has_key (kf, "sweep", key, NULL))
+    return TRUE;
+  *flag = g_key_file_get_boolean (kf, "sweep", key, &local);
+  if (local)
+    return fail_at (error, s, text, "sweep", key, "%s: give true or false", key);
+  return TRUE;
+}
+
 static gboolean
 load_text (TsSweep *s, const char *text, gsize len, GError **error)
 {
@@ -226,13 +244,13 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
       return fail_at (error, s, text, groups[i], NULL, "unknown section [%s] ([sweep], [parameters])",
                       groups[i]);
   static const char *const sweep_keys[] = { "trace", "hypothesis", "platform", "zip", "labels",
-                                            "baseline", NULL };
+                                            "baseline", "wait_states", "archive", NULL };
   g_auto (GStrv) keys = g_key_file_get_keys (kf, "sweep", NULL, NULL);
   for (guint i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (sweep_keys, keys[i]))
       return fail_at (error, s, text, "sweep", keys[i],
                       "unknown key '%s' in [sweep] (trace, hypothesis, platform, zip, labels, "
-                      "baseline)", keys[i]);
+                      "baseline, wait_states, archive)", keys[i]);
   g_autofree char *trace = g_key_file_get_string (kf, "sweep", "trace", NULL);
   if (!trace)
     return fail_at (error, s, text, "sweep", NULL, "[sweep] needs the trace (trace = ...)");
@@ -240,6 +258,9 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
   if (!g_file_test (s->trace, G_FILE_TEST_IS_REGULAR))
     return fail_at (error, s, text, "sweep", "trace", "%s: no such trace", s->trace);
   s->zip = g_key_file_get_boolean (kf, "sweep", "zip", NULL);
+  if (!get_flag (s, kf, text, "wait_states", &s->wait_states, error)
+      || !get_flag (s, kf, text, "archive", &s->archive, error))
+    return FALSE;
   s->labels = g_key_file_get_string_list (kf, "sweep", "labels", NULL, NULL);
   if (!s->labels)
     s->labels = g_new0 (char *, 1);
@@ -401,6 +422,16 @@ ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOpt
       g_checksum_update (sum, (const guchar *) item, -1);
     }
   o->trace = s->trace;
+  o->wait_states = s->wait_states;
+  o->no_archive = !s->archive;
+  /* Points that computed less are not the same points (existing sweeps'
+   * keys, with both, are unchanged). */
+  if (!s->wait_states || !s->archive)
+    {
+      g_autofree char *item = g_strdup_printf ("\nwait_states=%d archive=%d", s->wait_states,
+                                               s->archive);
+      g_checksum_update (sum, (const guchar *) item, -1);
+    }
   char *hyp = point_input (&s->hypothesis, dir, "hypothesis.hyp", names, values, FALSE, sum, error);
   char *platform = hyp ? point_input (&s->platform, dir, "platform.xml", names, values, TRUE, sum,
                                       error)

@@ -14,6 +14,10 @@
  *                                    values are columns of the table)
  *   baseline = 0                     the point others are compared with:
  *                                    the table gains saving_s
+ *   wait_states = false              points find no wait states (as run
+ *                                    --no-wait-states); default true
+ *   archive = false                  points write no predicted archive
+ *                                    (with wait_states = false); default true
  *   [parameters]
  *   factor = 0.25, 0.5, 1.0          a list, START:STOP:STEP or START:STOP:*F
  *   ranks_per_node = 1, 4            named like a run option: passed to it

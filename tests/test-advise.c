@@ -101,6 +101,29 @@ predicted_runtime (const char *trace, const char *hyp, const char *out)
   return json_object_get_double_member (predicted, "runtime_s");
 }
 
+/* The line of advise's table for @region and @change (columns as wide as
+ * their longest name), or NULL. */
+static const char *
+table_row (const char *out, const char *region, const char *change)
+{
+  g_autofree char *pattern = g_strdup_printf ("^  %s +%s ", region, change);
+  g_autoptr (GRegex) re = g_regex_new (pattern, G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GMatchInfo) m = NULL;
+  int start = -1;
+  if (g_regex_match (re, out, 0, &m))
+    g_match_info_fetch_pos (m, 0, &start, NULL);
+  return start >= 0 ? out + start : NULL;
+}
+
+/* That line alone (caller frees), or NULL. */
+static char *
+table_line (const char *out, const char *region, const char *change)
+{
+  const char *start = table_row (out, region, change);
+  const char *end = start ? strchr (start, '\n') : NULL;
+  return start ? g_strndup (start, end ? (gsize) (end - start) : strlen (start)) : NULL;
+}
+
 static void
 test_ranks_regions_by_saving (void **state)
 {
@@ -113,9 +136,9 @@ test_ranks_regions_by_saving (void **state)
     fail_msg ("tracesim advise: %s", r.err);
   /* The table lists solve 2x faster, solve balanced, setup 2x faster in
    * that order (by saving, derived above). */
-  const char *a = strstr (r.out, "solve                            2x faster");
-  const char *b = strstr (r.out, "solve                            balanced");
-  const char *c = strstr (r.out, "setup                            2x faster");
+  const char *a = table_row (r.out, "solve", "2x faster");
+  const char *b = table_row (r.out, "solve", "balanced");
+  const char *c = table_row (r.out, "setup", "2x faster");
   if (!a || !b || !c || !(a < b && b < c))
     fail_msg ("expected solve faster, solve balanced, setup faster in order:\n%s", r.out);
   ts_tool_result_clear (&r);
@@ -131,6 +154,10 @@ test_ranks_regions_by_saving (void **state)
   assert_true (network >= 0 && network < 1e-3);
   double ideal = find (rows, "(network)", "ideal")->saving;
   assert_true (ideal >= network && ideal < 1e-3);
+  /* Every speed-up saved at least half of what it removes: nothing to
+   * explain, no point ran twice. */
+  g_autofree char *explain = g_build_filename (out, "explain", NULL);
+  assert_false (g_file_test (explain, G_FILE_TEST_EXISTS));
 
   /* A point is the run a user would make with the same hypothesis. */
   g_autofree char *hyp = g_build_filename (work, "solve-faster.hyp", NULL);
@@ -153,6 +180,64 @@ test_ranks_regions_by_saving (void **state)
       if (!strstr (line, field))
         fail_msg ("results.csv's header lacks %s: %s", want[i], header[0]);
     }
+  ts_test_rmtree (work);
+}
+
+/* Where a speed-up went. Rank 0 computes in `solve` for 0.6 s, rank 1 in
+ * `aux` for 0.4 s, then both meet in an MPI_Allreduce that rank 0 enters
+ * last. aux 2x faster removes 0.4 x 0.5 / 2 ranks = 0.1 s from an average
+ * rank but saves nothing (rank 0's path decides the runtime): rank 1
+ * enters the allreduce at 0.2 s instead of 0.4 s and waits there 0.2 s
+ * longer, so Wait at NxN grows by 0.2 s. Only that point falls short (solve
+ * 2x faster saves 0.2 s: rank 1's 0.4 s then decides; the balanced points
+ * change nothing, each region being on one rank), so advise runs only it
+ * and the baseline again with wait states; the sweep's own points find
+ * none and write no archive. */
+static void
+test_explains_where_the_time_went (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("advise-explain");
+  g_autofree char *trace = ts_test_generate_text (work,
+    "ranks 2\n"
+    "creator Score-P 8.0\n"
+    "0 0.0 enter main\n0 0.0 enter solve\n0 0.6 leave solve\n"
+    "0 0.6 enter MPI_Allreduce\n0 0.6 coll_begin\n"
+    "0 0.6 coll_end allreduce comm=world root=none sent=32 recv=32\n"
+    "0 0.6 leave MPI_Allreduce\n0 0.6 leave main\n"
+    "1 0.0 enter main\n1 0.0 enter aux\n1 0.4 leave aux\n"
+    "1 0.4 enter MPI_Allreduce\n1 0.4 coll_begin\n"
+    "1 0.6 coll_end allreduce comm=world root=none sent=32 recv=32\n"
+    "1 0.6 leave MPI_Allreduce\n1 0.6 leave main\n");
+  g_autofree char *out = g_build_filename (work, "advice", NULL);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "advise", trace, "-o", out, "-j", "1",
+                                                       "-q", NULL });
+  if (r.status != 0)
+    fail_msg ("tracesim advise: %s", r.err);
+  g_autofree char *aux = table_line (r.out, "aux", "2x faster");
+  if (!aux || !strstr (aux, "saves 0% of the 0.100000 s it removes per rank")
+      || !strstr (aux, "(wait_nxn +0.200000 s, all ranks)"))
+    fail_msg ("expected aux 2x faster to name wait_nxn +0.2 s:\n%s", r.out);
+  /* No other row is explained. */
+  g_autofree char *solve = table_line (r.out, "solve", "2x faster");
+  assert_non_null (solve);
+  assert_null (strstr (solve, "wait instead"));
+  ts_tool_result_clear (&r);
+
+  GArray *rows = read_rows (out);
+  assert_float_equal (find (rows, "aux", "faster")->saving, 0, 1e-9);
+  assert_float_equal (find (rows, "solve", "faster")->saving, 0.2, 1e-6);
+  g_array_unref (rows);
+  /* explain/ holds the baseline and aux faster, with their wait states. */
+  g_autofree char *explain = g_build_filename (out, "explain", NULL);
+  rows = read_rows (explain);
+  assert_int_equal (rows->len, 2);
+  find (rows, "(as traced)", "none");
+  find (rows, "aux", "faster");
+  g_array_unref (rows);
+  g_autofree char *lean = g_build_filename (out, "points", "p0001", "predicted", NULL);
+  g_autofree char *full = g_build_filename (explain, "points", "p0001", "waitstates.csv", NULL);
+  assert_false (g_file_test (lean, G_FILE_TEST_EXISTS));
+  assert_true (g_file_test (full, G_FILE_TEST_IS_REGULAR));
   ts_test_rmtree (work);
 }
 
@@ -310,6 +395,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_ranks_regions_by_saving),
+    cmocka_unit_test (test_explains_where_the_time_went),
     cmocka_unit_test (test_refusals),
     cmocka_unit_test (test_ranks_phases_without_regions),
     cmocka_unit_test (test_do_nothing_hypotheses),
