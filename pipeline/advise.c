@@ -5,6 +5,7 @@
 #include "analysis/waitstates.h"
 #include "model/output_dir.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -90,15 +91,6 @@ candidates (const TsTrace *trace, const TsCalibration *c, guint top)
   return all;
 }
 
-static gboolean
-write_point (const char *dir, guint point, const char *text, GString *files, GError **error)
-{
-  g_autofree char *name = g_strdup_printf ("p%04u.hyp", point);
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_string_append_printf (files, "%s%s", point ? ", " : "", name);
-  return ts_output_dir_write_file (path, text, strlen (text), error);
-}
-
 /* One point per change: its hypothesis file, and its region and change in
  * the lists of values. */
 typedef struct {
@@ -107,13 +99,25 @@ typedef struct {
   GString *files, *regions, *changes;
 } Points;
 
+/* One more point of the sweep: its hypothesis file (in the sweep's
+ * directory), region and change, in the lists of values. */
+static void
+points_append (Points *p, const char *file, const char *region, const char *change)
+{
+  g_string_append_printf (p->files, "%s%s", p->n ? ", " : "", file);
+  g_string_append_printf (p->regions, "%s\"%s\"", p->n ? ", " : "", region);
+  g_string_append_printf (p->changes, "%s%s", p->n ? ", " : "", change);
+  p->n++;
+}
+
 static gboolean
 add_point (Points *p, const char *region, const char *change, const char *hypothesis,
            GError **error)
 {
-  g_string_append_printf (p->regions, "%s\"%s\"", p->n ? ", " : "", region);
-  g_string_append_printf (p->changes, "%s%s", p->n ? ", " : "", change);
-  return write_point (p->dir, p->n++, hypothesis, p->files, error);
+  g_autofree char *name = g_strdup_printf ("p%04u.hyp", p->n);
+  g_autofree char *path = g_build_filename (p->dir, name, NULL);
+  points_append (p, name, region, change);
+  return ts_output_dir_write_file (path, hypothesis, strlen (hypothesis), error);
 }
 
 /* A region's (or phase's) two points. A phase is named "phase:NAME" in
@@ -368,25 +372,34 @@ ts_advise_explain (const TsAdviseOptions *o, const TsRunShared *shared, GPtrArra
   const TsAdvice *base = rows->len ? g_ptr_array_index (rows, 0) : NULL;
   if (!base || base->error)
     return TRUE;
+  g_autofree char *dir = g_build_filename (o->output_dir, "inputs", "advise", NULL);
+  g_autofree char *out = g_build_filename (o->output_dir, "explain", NULL);
+  g_autofree char *path = g_build_filename (dir, "explain.sweep", NULL);
   g_autoptr (GString) files = g_string_new (NULL), regions = g_string_new (NULL),
                       changes = g_string_new (NULL);
-  Points p = { NULL, 0, files, regions, changes };
+  Points p = { dir, 0, files, regions, changes };
+  /* The explain sweep's point k is rows[at[k]]; its point 0 the baseline. */
+  g_autoptr (GArray) at = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint i = 0; i < rows->len; i++)
     {
       const TsAdvice *a = g_ptr_array_index (rows, i);
       if (i > 0 && !ts_advise_falls_short (a, shared, o->factor))
         continue;
-      g_string_append_printf (files, "%sp%04u.hyp", p.n ? ", " : "", a->point);
-      g_string_append_printf (regions, "%s\"%s\"", p.n ? ", " : "", a->region);
-      g_string_append_printf (changes, "%s%s", p.n ? ", " : "", a->change);
-      p.n++;
+      g_autofree char *file = g_strdup_printf ("p%04u.hyp", a->point);
+      points_append (&p, file, a->region, a->change);
+      g_array_append_val (at, i);
     }
   if (p.n == 1)
-    return TRUE; /* nothing to explain */
-  g_autofree char *dir = g_build_filename (o->output_dir, "inputs", "advise", NULL);
-  g_autofree char *out = g_build_filename (o->output_dir, "explain", NULL);
-  g_autofree char *path = write_sweep (dir, "explain.sweep", o->trace, &p, TRUE, error);
-  g_autoptr (TsSweep) sweep = path ? ts_sweep_load (path, error) : NULL;
+    {
+      /* Nothing to explain: nor what an earlier advise here explained. */
+      g_autofree char *mark = g_build_filename (out, ".tracesim-sweep", NULL);
+      if (g_file_test (mark, G_FILE_TEST_EXISTS))
+        ts_output_dir_remove_tree (out);
+      g_unlink (path);
+      return TRUE;
+    }
+  g_autofree char *written = write_sweep (dir, "explain.sweep", o->trace, &p, TRUE, error);
+  g_autoptr (TsSweep) sweep = written ? ts_sweep_load (written, error) : NULL;
   TsSweepTally tally;
   if (!sweep || !ts_sweep_run (sweep, out, run, &tally, error))
     return FALSE;
@@ -397,15 +410,12 @@ ts_advise_explain (const TsAdviseOptions *o, const TsRunShared *shared, GPtrArra
   for (guint i = 1; i < explained->len; i++)
     {
       const TsAdvice *e = g_ptr_array_index (explained, i);
-      for (guint j = 1; j < rows->len; j++)
-        {
-          TsAdvice *a = g_ptr_array_index (rows, j);
-          if (g_str_equal (a->region, e->region) && g_str_equal (a->change, e->change))
-            {
-              a->grew = e->grew;
-              a->grew_s = e->grew_s;
-            }
-        }
+      TsAdvice *a = g_ptr_array_index (rows, g_array_index (at, guint, e->point));
+      a->grew = e->grew;
+      a->grew_s = e->grew_s;
     }
-  return TRUE;
+  if (tally.failed)
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                 "%u of the points explained failed (%s/points/*.error)", tally.failed, out);
+  return tally.failed == 0;
 }

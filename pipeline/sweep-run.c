@@ -245,8 +245,8 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
       gboolean loaded = FALSE;
       g_autoptr (TsRunShared) own
         = o->shared ? NULL
-                    : ts_run_shared_cached (ts_sweep_trace (s), TRUE, cache, &loaded,
-                                            &tally->first_pass, error);
+                    : ts_run_shared_cached (ts_sweep_trace (s), ts_sweep_wait_states (s), cache,
+                                            &loaded, &tally->first_pass, error);
       if (!o->shared && !own)
         return FALSE;
       if ((o->log || o->progress) && tally->first_pass)

@@ -261,6 +261,10 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
   if (!get_flag (s, kf, text, "wait_states", &s->wait_states, error)
       || !get_flag (s, kf, text, "archive", &s->archive, error))
     return FALSE;
+  if (s->wait_states && !s->archive)
+    return fail_at (error, s, text, "sweep", "archive",
+                    "archive = false needs wait_states = false: the predicted wait states are "
+                    "found in the predicted archive");
   s->labels = g_key_file_get_string_list (kf, "sweep", "labels", NULL, NULL);
   if (!s->labels)
     s->labels = g_new0 (char *, 1);
@@ -313,6 +317,7 @@ ts_sweep_load (const char *path, GError **error)
 
 const char *ts_sweep_trace (const TsSweep *s) { return s->trace; }
 guint ts_sweep_baseline (const TsSweep *s) { return s->baseline; }
+gboolean ts_sweep_wait_states (const TsSweep *s) { return s->wait_states; }
 guint ts_sweep_n_points (const TsSweep *s) { return s->n_points; }
 guint ts_sweep_n_parameters (const TsSweep *s) { return s->names->len; }
 

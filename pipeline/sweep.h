@@ -17,7 +17,8 @@
  *   wait_states = false              points find no wait states (as run
  *                                    --no-wait-states); default true
  *   archive = false                  points write no predicted archive
- *                                    (with wait_states = false); default true
+ *                                    (only with wait_states = false, which
+ *                                    are found in it); default true
  *   [parameters]
  *   factor = 0.25, 0.5, 1.0          a list, START:STOP:STEP or START:STOP:*F
  *   ranks_per_node = 1, 4            named like a run option: passed to it
@@ -40,6 +41,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSweep, ts_sweep_free)
 const char *ts_sweep_trace (const TsSweep *sweep);
 /* The point given as baseline, or G_MAXUINT. */
 guint ts_sweep_baseline (const TsSweep *sweep);
+/* Whether the points find wait states ([sweep] wait_states). */
+gboolean ts_sweep_wait_states (const TsSweep *sweep);
 guint ts_sweep_n_points (const TsSweep *sweep);
 guint ts_sweep_n_parameters (const TsSweep *sweep);
 const char *ts_sweep_parameter (const TsSweep *sweep, guint parameter);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 TsRecorder ts_rec;
+__thread const void *ts_rec_caller;
 
 static const char *const mpi_region_names[TS_R_N_MPI] = {
 #define TS_REC_NAME(e, name) name,
@@ -46,8 +47,8 @@ ts_rec_check (OTF2_ErrorCode status)
 void
 ts_rec_enter (guint32 region)
 {
-  const void *caller = ts_rec.caller;
-  ts_rec.caller = NULL;
+  const void *caller = ts_rec_caller;
+  ts_rec_caller = NULL;
   if (!ts_rec.on)
     return;
   /* Naming the caller comes before the timestamp: its first lookup reads a
@@ -344,11 +345,14 @@ stop (void)
 int
 MPI_Init (int *argc, char ***argv)
 {
+  /* Noted first, set last: opening the archive calls MPI_Bcast (OTF2's
+   * collectives), whose wrapper notes its own caller. */
+  const void *caller = __builtin_return_address (0);
   int rc = PMPI_Init (argc, argv);
   if (rc == MPI_SUCCESS)
     {
       start ();
-      TS_REC_NOTE_CALLER ();
+      ts_rec_caller = caller;
       ts_rec_enter (TS_R_INIT);
       ts_rec_leave (TS_R_INIT);
     }
@@ -358,11 +362,12 @@ MPI_Init (int *argc, char ***argv)
 int
 MPI_Init_thread (int *argc, char ***argv, int required, int *provided)
 {
+  const void *caller = __builtin_return_address (0); /* as in MPI_Init */
   int rc = PMPI_Init_thread (argc, argv, required, provided);
   if (rc == MPI_SUCCESS)
     {
       start ();
-      TS_REC_NOTE_CALLER ();
+      ts_rec_caller = caller;
       ts_rec_enter (TS_R_INIT_THREAD);
       ts_rec_leave (TS_R_INIT_THREAD);
     }

@@ -3,8 +3,9 @@
  * whose parameter is named after the event (the names of
  * model/partitioned.h, shared with tracesim's reader and writer), whose
  * value is the request id, with the other fields in its attribute list.
- * Parameter ids are the TsPartitionedEvent values, attribute ids the
- * TsPartitionedAttribute values, as model/archive_writer.c writes them.
+ * Parameter ids are the TsPartitionedEvent values, as model/archive_writer.c
+ * writes them; attribute ids the TsPartitionedAttribute values plus one
+ * (TS_REC_PARTITIONED_ATTRIBUTE: the caller's is 0). Readers go by name.
  *
  * The request id is given at MPI_Psend_init / MPI_Precv_init and kept for
  * every round: the reader pairs requests by initialisation. */

@@ -17,7 +17,6 @@
 #include <mpi.h>
 #include <otf2/otf2.h>
 #include <pthread.h>
-#include "model/partitioned.h"
 
 G_BEGIN_DECLS
 
@@ -135,9 +134,6 @@ typedef struct {
   GPtrArray *user_region_names;  /* index id - TS_R_N_MPI */
   gboolean uses_partitioned;
 
-  /* The return address of the MPI wrapper being entered (NULL: none), for
-   * the caller attribute of its ENTER (record-user.c names it). */
-  const void *caller;
   OTF2_AttributeList *attributes; /* reused: OTF2 empties it at each write */
 } TsRecorder;
 
@@ -147,10 +143,17 @@ typedef struct {
 #define TS_REC_CALLER_ATTRIBUTE ((OTF2_AttributeRef) 0)
 #define TS_REC_PARTITIONED_ATTRIBUTE(a) ((OTF2_AttributeRef) (a) + 1)
 
-/* First thing in every MPI wrapper: where the program called it from. It
- * must be the wrapper's own return address (a helper's would be the
- * wrapper), hence a macro. */
-#define TS_REC_NOTE_CALLER() (ts_rec.caller = __builtin_return_address (0))
+/* The return address of the MPI wrapper this thread is entering (NULL:
+ * none), for the caller attribute of its ENTER (record-user.c names it).
+ * Per thread: another thread's MPI call must not overwrite it between the
+ * note and the ENTER. */
+extern __thread const void *ts_rec_caller;
+
+/* First thing in every MPI wrapper (but MPI_Init and MPI_Init_thread,
+ * which set it once the archive is open): where the program called it
+ * from. It must be the wrapper's own return address (a helper's would be
+ * the wrapper), hence a macro. */
+#define TS_REC_NOTE_CALLER() (ts_rec_caller = __builtin_return_address (0))
 
 extern TsRecorder ts_rec;
 

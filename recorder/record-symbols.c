@@ -2,11 +2,13 @@
  * functions dladdr cannot name: those a program does not export (built
  * without -rdynamic, or static). Each module's function symbols are read
  * once with libelf and kept sorted by address. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include <config.h>
 
 #include "recorder/record-private.h"
 
 #include <fcntl.h>
+#include <link.h>
 #include <stdlib.h>
 #include <unistd.h>
 #if HAVE_LIBELF
@@ -83,6 +85,29 @@ module_load (const char *path)
 }
 #endif
 
+/* Where the main program's ELF header is loaded: the first object
+ * dl_iterate_phdr reports is the program, its header at the load bias plus
+ * the address of its first segment (offset 0). */
+static int
+first_object (struct dl_phdr_info *info, size_t size, void *data)
+{
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_offset == 0)
+      {
+        *(const void **) data = (const char *) info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+        break;
+      }
+  return 1; /* the program only */
+}
+
+static const void *
+main_program_base (void)
+{
+  const void *base = NULL;
+  dl_iterate_phdr (first_object, &base);
+  return base;
+}
+
 char *
 ts_rec_symbol_name (const char *module_path, const void *module_base, const void *address)
 {
@@ -92,8 +117,10 @@ ts_rec_symbol_name (const char *module_path, const void *module_base, const void
   if (!g_hash_table_lookup_extended (modules, module_path, NULL, (gpointer *) &m))
     {
       m = module_load (module_path);
-      /* The main program may be named relative to a directory since left. */
-      if (!m)
+      /* The main program may be named relative to a directory since left;
+       * another module that cannot be opened (deleted since) has no names:
+       * the executable's would be wrong ones. */
+      if (!m && module_base == main_program_base ())
         m = module_load ("/proc/self/exe");
       g_hash_table_insert (modules, g_strdup (module_path), m);
     }

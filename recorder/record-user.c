@@ -3,7 +3,8 @@
  * (__cyg_profile_func_enter / _exit; names from dladdr, else from the
  * module's ELF symbol table (record-symbols.c), so -rdynamic is not needed
  * unless the program is stripped; TS_RECORD_EXCLUDE lists names not to
- * record, comma-separated; C++ names demangled). Paradigm USER, role
+ * record, comma-separated, by name or by symbol as linked; C++ names are
+ * demangled). Paradigm USER, role
  * FUNCTION.
  *
  * The same naming names the caller of every MPI call (ts_rec_caller_region:
@@ -145,24 +146,31 @@ demangled (const char *name)
   return copy;
 }
 
-/* The name of the function holding @address: its symbol when the module
+/* The name of the function holding @address (its symbol as linked, when it
+ * has one, in @symbol_out: a C++ name mangled): its symbol when the module
  * exports it (dladdr checks the symbol's size), else from the module's ELF
  * symbol table, else its module's file name and the offset in it
  * ("app+0x147a"), which is the same on every rank, unlike the address under
  * ASLR. */
 static char *
-function_name (const void *address)
+function_name (const void *address, char **symbol_out)
 {
   Dl_info info;
+  *symbol_out = NULL;
   if (!dladdr (address, &info))
     return g_strdup_printf ("%p", address);
   if (info.dli_sname)
-    return demangled (info.dli_sname);
-  g_autofree char *symbol = info.dli_fname
-                              ? ts_rec_symbol_name (info.dli_fname, info.dli_fbase, address)
-                              : NULL;
+    {
+      *symbol_out = g_strdup (info.dli_sname);
+      return demangled (info.dli_sname);
+    }
+  char *symbol = info.dli_fname ? ts_rec_symbol_name (info.dli_fname, info.dli_fbase, address)
+                                : NULL;
   if (symbol)
-    return demangled (symbol);
+    {
+      *symbol_out = symbol;
+      return demangled (symbol);
+    }
   if (info.dli_fname)
     {
       g_autofree char *module = g_path_get_basename (info.dli_fname);
@@ -184,8 +192,12 @@ region_of_function (void *fn)
   gpointer v = g_hash_table_lookup (function_ids, fn);
   if (v)
     return GPOINTER_TO_UINT (v) - 1;
-  g_autofree char *name = function_name (fn);
-  guint32 id = g_hash_table_contains (excluded, name) ? NOT_RECORDED : region_of_name (name);
+  g_autofree char *symbol = NULL;
+  g_autofree char *name = function_name (fn, &symbol);
+  /* Excluded by either name: a C++ name holding commas only as linked. */
+  gboolean out = g_hash_table_contains (excluded, name)
+                 || (symbol && g_hash_table_contains (excluded, symbol));
+  guint32 id = out ? NOT_RECORDED : region_of_name (name);
   g_hash_table_insert (function_ids, fn, GUINT_TO_POINTER (id + 1));
   return id;
 }
@@ -201,7 +213,8 @@ ts_rec_caller_region (const void *return_address)
   /* The byte before the return address is in the call instruction, so in
    * the caller even when the call was its last instruction (a call to a
    * noreturn function ends it: the return address is the next function). */
-  g_autofree char *name = function_name ((const char *) return_address - 1);
+  g_autofree char *symbol = NULL;
+  g_autofree char *name = function_name ((const char *) return_address - 1, &symbol);
   guint32 id = region_of_name (name);
   g_hash_table_insert (caller_ids, (gpointer) return_address, GUINT_TO_POINTER (id + 1));
   return id;

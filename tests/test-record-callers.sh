@@ -34,10 +34,17 @@ n_mpi=$(grep -c '^ENTER .*Region: "MPI_' "$work/named.print")
 [ "$n_mpi" -eq 28 ] || fail "expected 28 MPI ENTERs, found $n_mpi"
 n_callers=$(grep -c 'ADDITIONAL ATTRIBUTES: ("caller" <[0-9]*>; REGION; "' "$work/named.print")
 [ "$n_callers" -eq 28 ] || fail "expected 28 caller attributes, found $n_callers"
-callers=$(sed -n 's/.*("caller" <[0-9]*>; REGION; "\([^"]*\)".*/\1/p' "$work/named.print" | sort -u | tr '\n' ' ')
-[ "$callers" = "global_sum halo_exchange main settle " ] || fail "callers: $callers"
-# The phases: the compute before each call, named CALL@CALLER; the compute
-# before MPI_Init is not in the trace, and the last one's is "(end)".
+# Each call with its own caller, on each rank (rank 1 through its mapping).
+for rank in 0 1; do
+  pairs=$(events named "$rank" | awk '
+    /^ENTER/ && match($0, /Region: "MPI_[A-Za-z_]*"/) { call = substr($0, RSTART + 9, RLENGTH - 10); next }
+    call != "" && match($0, /REGION; "[^"]*"/) { print call ">" substr($0, RSTART + 9, RLENGTH - 10) }
+    { call = "" }' | sort -u | tr '\n' ' ')
+  expected="MPI_Allreduce>global_sum MPI_Barrier>settle MPI_Finalize>main MPI_Init>main MPI_Sendrecv>halo_exchange "
+  [ "$pairs" = "$expected" ] || fail "rank $rank: calls and callers '$pairs', expected '$expected'"
+done
+# The phases: the compute before each call, named CALL@CALLER (none before
+# MPI_Init, which opens the trace, nor after MPI_Finalize's ENTER).
 got=$(phases named | tr '\n' ' ')
 expected="MPI_Allreduce@global_sum MPI_Barrier@settle MPI_Finalize@main MPI_Sendrecv@halo_exchange "
 [ "$got" = "$expected" ] || fail "phases: got '$got', expected '$expected'"
