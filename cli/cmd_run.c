@@ -22,6 +22,7 @@ typedef struct {
   char **hypotheses;
   gboolean wait_regions;
   gboolean no_wait_states;
+  gboolean report;
   char *binomial_tree;
 } RunArgs;
 
@@ -74,6 +75,7 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
   o->exact_cpu = a->exact_cpu;
   o->wait_regions = a->wait_regions;
   o->wait_states = !a->no_wait_states;
+  o->report = a->report;
   o->progress = !a->quiet && isatty (STDERR_FILENO);
   if (a->eager)
     {
@@ -163,6 +165,9 @@ ts_cmd_run (int argc, char **argv)
     { "no-wait-states", 0, 0, G_OPTION_ARG_NONE, &a.no_wait_states,
       "skip the wait-state analysis of both executions (replay only: no waitstates.csv, no "
       "metrics)", NULL },
+    { "report", 0, 0, G_OPTION_ARG_NONE, &a.report,
+      "also write OUT/report.html: the timelines as traced and predicted, where the waiting "
+      "went, which ranks vary (doc/report.md)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "print no summary or progress", NULL },
     { NULL }
   };

@@ -16,6 +16,7 @@ int ts_cmd_platform (int argc, char **argv);
 int ts_cmd_sweep (int argc, char **argv);
 int ts_cmd_extrapolate (int argc, char **argv);
 int ts_cmd_advise (int argc, char **argv);
+int ts_cmd_report (int argc, char **argv);
 
 /* The option context of command @name ("run", "hypotheses check"): its
  * usage line ("tracesim run [OPTION…] TRACE"), summary and the description

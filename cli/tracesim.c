@@ -72,6 +72,13 @@ static const Command commands[] = {
     "time moved into. It is a sweep (doc/sweeps.md): with -o, DIR keeps results.csv\n"
     "(region, change, predicted_runtime_s, saving_s...) and a run per point, and a rerun\n"
     "resumes. doc/advise.md explains the table." },
+  { "report", ts_cmd_report, "DIR [--trace TRACE]",
+    "draw DIR/report.html: one page to open in a browser, offline",
+    "DIR is a run's output (tracesim run -o DIR; run --report draws it too): the\n"
+    "timelines as traced and predicted on one time axis, the region of each pixel and\n"
+    "the wait states hatched, where the waiting went, the regions before and after, and\n"
+    "which ranks vary. Or a sweep's or advise's output: the changes ranked by saving,\n"
+    "the plots and the table. One file, no script, nothing fetched (doc/report.md)." },
   { "extrapolate", ts_cmd_extrapolate, "TRACE TRACE... --ranks P -o DIR",
     "predict the trace at P ranks from traces of the same program at a few rank counts",
     "Writes into DIR (replaced only if it holds tracesim's own outputs):\n"

@@ -684,3 +684,44 @@ ts_output_file_write (const char *path, const char *data, gsize len, const char 
     set_errno_error (error, errno, "cannot rename into %s: %s", path);
   return FALSE;
 }
+
+gboolean
+ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsize len,
+                        GError **error)
+{
+  g_autoptr (GHashTable) listed = read_manifest (dir, name, error);
+  if (!listed)
+    return FALSE;
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *escaped = g_strescape (name, NULL);
+  GStatBuf st;
+  if (g_lstat (path, &st) == 0)
+    {
+      g_autofree char *now = manifest_line (name, &st);
+      const char *ours = g_hash_table_lookup (listed, escaped);
+      if (!ours || strcmp (ours, now) != 0)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                       "%s already exists and tracesim did not write it as it is; refusing to "
+                       "replace it", path);
+          return FALSE;
+        }
+    }
+  /* The mark "" is in every file: the manifest already said it is ours. */
+  if (!ts_output_file_write (path, data, len, "", error))
+    return FALSE;
+  if (g_lstat (path, &st) != 0)
+    {
+      set_errno_error (error, errno, "%s: %s", path);
+      return FALSE;
+    }
+  g_hash_table_replace (listed, escaped, manifest_line (name, &st));
+  g_autofree char *manifest = g_build_filename (dir, TS_OUTPUT_MANIFEST, NULL);
+  g_autoptr (GString) text = g_string_new ("# written by " PACKAGE_STRING
+                                           ": what a later run may replace here\n");
+  g_autoptr (GList) lines = g_hash_table_get_values (listed);
+  lines = g_list_sort (lines, (GCompareFunc) g_strcmp0);
+  for (GList *l = lines; l; l = l->next)
+    g_string_append_printf (text, "%s\n", (char *) l->data);
+  return ts_output_file_write (manifest, text->str, text->len, "# written by", error);
+}

@@ -97,6 +97,14 @@ gboolean ts_output_dir_write_file (const char *path, const char *data, gsize len
 gboolean ts_output_file_write (const char *path, const char *data, gsize len, const char *mark,
                                GError **error);
 
+/* Add the file @name (in the directory itself, not below) to @dir, a
+ * finished output directory: written all at once, then listed in its
+ * manifest, so that a later run may replace the directory with it (a
+ * report drawn afterwards). An existing @name is replaced only if the
+ * manifest lists it as tracesim wrote it. */
+gboolean ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsize len,
+                                 GError **error);
+
 /* Remove @path and everything below it without following symbolic links.
  * Returns FALSE if something could not be removed. */
 gboolean ts_output_dir_remove_tree (const char *path);

@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "ts-run"
 
 #include "pipeline/run.h"
+#include "output/html-report.h"
 #include "pipeline/run-private.h"
 #include "analysis/waitstates.h"
 #include "calibrate/calibration.h"
@@ -414,6 +415,15 @@ write_outputs (Run *run, GError **error)
   if (!ts_summary_write (r, summary, error))
     return FALSE;
   g_ptr_array_add (r->written, g_strdup ("summary.json"));
+  if (run->o->report)
+    {
+      /* Drawn from the outputs just written, as tracesim report would. */
+      g_autofree char *html = ts_html_report_run (tmp, run->o->trace, error);
+      g_autofree char *path = g_build_filename (tmp, TS_REPORT_FILE, NULL);
+      if (!html || !ts_output_dir_write_file (path, html, strlen (html), error))
+        return FALSE;
+      g_ptr_array_add (r->written, g_strdup (TS_REPORT_FILE));
+    }
   TsOutputDir *out = g_steal_pointer (&run->out);
   return ts_output_dir_commit (out, error);
 }

@@ -44,6 +44,7 @@ typedef struct {
   gboolean wait_regions;         /* nest a region per pattern in the predicted archive */
   gboolean binomial_tree_given;  /* FALSE: the tree shape the trace shows */
   TsBinomialTree binomial_tree;
+  gboolean report;               /* also write OUT/report.html (output/html-report.h) */
   gboolean progress;             /* progress bar on stderr */
   /* The trace's shared first pass (ts_run_shared_new() of the same trace),
    * or NULL: computed for this run. Not modified; must outlive the run. */

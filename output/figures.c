@@ -1,0 +1,328 @@
+#include <config.h>
+
+#include "output/figures.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- colours ---------------------------------------------------------------- */
+
+static void
+hsl_to_hex (double h, double s, double l, char out[8])
+{
+  double c = (1 - fabs (2 * l - 1)) * s, hp = fmod (h, 360) / 60;
+  double x = c * (1 - fabs (fmod (hp, 2) - 1)), m = l - c / 2;
+  double r = 0, g = 0, b = 0;
+  if (hp < 1)
+    r = c, g = x;
+  else if (hp < 2)
+    r = x, g = c;
+  else if (hp < 3)
+    g = c, b = x;
+  else if (hp < 4)
+    g = x, b = c;
+  else if (hp < 5)
+    r = x, b = c;
+  else
+    r = c, b = x;
+  g_snprintf (out, 8, "#%02x%02x%02x", (int) lround ((r + m) * 255), (int) lround ((g + m) * 255),
+              (int) lround ((b + m) * 255));
+}
+
+void
+ts_figure_region_colour (const char *name, gboolean mpi, char colour[8])
+{
+  /* The name's own hash, not its place in a trace: the same in every report. */
+  guint h = g_str_hash (name);
+  double spread = (h % 1000) / 1000.0, light = ((h / 1000) % 5) / 5.0;
+  if (mpi)
+    hsl_to_hex (spread * 45, 0.8, 0.45 + 0.15 * light, colour);
+  else
+    hsl_to_hex (90 + spread * 200, 0.5, 0.42 + 0.2 * light, colour);
+}
+
+/* Each pattern: its ink and the angle of its hatch. */
+static const struct {
+  const char *ink;
+  int angle;
+} hatch[TS_WAIT_N_PATTERNS] = {
+  [TS_WAIT_LATE_SENDER] = { "#000000", 45 },
+  [TS_WAIT_LATE_RECEIVER] = { "#000000", -45 },
+  [TS_WAIT_NXN] = { "#1a1a80", 0 },
+  [TS_WAIT_BARRIER] = { "#1a1a80", 90 },
+  [TS_WAIT_LATE_BROADCAST] = { "#5a0070", 30 },
+  [TS_WAIT_EARLY_REDUCE] = { "#5a0070", -30 },
+  [TS_WAIT_PARTITIONED_LATE_SENDER] = { "#004d40", 60 },
+  [TS_WAIT_LATE_SENDER_WRONG_ORDER] = { "#000000", 45 },
+  [TS_WAIT_NXN_COMPLETION] = { "#1a1a80", 135 },
+  [TS_WAIT_BARRIER_COMPLETION] = { "#1a1a80", 120 },
+  [TS_WAIT_EARLY_SCAN] = { "#5a0070", 75 },
+  [TS_WAIT_INIT_COMPLETION] = { "#4d3300", 15 },
+  [TS_WAIT_FINALIZE_WAIT] = { "#4d3300", -15 },
+};
+
+void
+ts_figure_wait_defs (GString *svg)
+{
+  g_string_append (svg, "<svg width=\"0\" height=\"0\" style=\"position:absolute\"><defs>\n");
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    g_string_append_printf (svg,
+                            "<pattern id=\"w-%s\" patternUnits=\"userSpaceOnUse\" width=\"5\" "
+                            "height=\"5\" patternTransform=\"rotate(%d)\"><rect width=\"5\" "
+                            "height=\"5\" fill=\"#ffffff\" fill-opacity=\"0.55\"/><line x1=\"0\" "
+                            "y1=\"0\" x2=\"0\" y2=\"5\" stroke=\"%s\" stroke-width=\"2.2\"/>"
+                            "</pattern>\n",
+                            ts_wait_pattern_name (p), hatch[p].angle, hatch[p].ink);
+  g_string_append (svg, "</defs></svg>\n");
+}
+
+/* ---- timelines ------------------------------------------------------------ */
+
+static void
+append_escaped (GString *s, const char *text)
+{
+  g_autofree char *e = g_markup_escape_text (text, -1);
+  g_string_append (s, e);
+}
+
+/* A step of 1, 2 or 5 x 10^k giving about @ticks ticks over @span. */
+static double
+nice_step (double span, int ticks)
+{
+  double raw = span / ticks, p = pow (10, floor (log10 (raw)));
+  double m = raw / p;
+  return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+static void
+time_label (double t, double step, char *buf, gsize len)
+{
+  if (step >= 1)
+    g_snprintf (buf, len, "%g s", t);
+  else if (step >= 1e-3)
+    g_snprintf (buf, len, "%g ms", round (t * 1e6) / 1e3);
+  else
+    g_snprintf (buf, len, "%g us", round (t * 1e9) / 1e3);
+}
+
+static void
+time_axis (GString *s, double y, double span)
+{
+  double step = nice_step (span, 8);
+  g_string_append_printf (s, "<g class=\"axis\"><line x1=\"%d\" y1=\"%g\" x2=\"%d\" y2=\"%g\" "
+                             "stroke=\"#444\"/>\n", TS_FIGURE_TIMELINE_LEFT, y,
+                          TS_FIGURE_TIMELINE_LEFT + TS_FIGURE_TIMELINE_WIDTH, y);
+  for (int i = 0; i * step <= span * (1 + 1e-9); i++)
+    {
+      double x = TS_FIGURE_TIMELINE_LEFT + i * step / span * TS_FIGURE_TIMELINE_WIDTH;
+      char label[32];
+      time_label (i * step, step, label, sizeof label);
+      g_string_append_printf (s, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#444\"/>"
+                                 "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%s</text>\n",
+                              x, y, x, y + 4, x, y + 16, label);
+    }
+  g_string_append (s, "</g>\n");
+}
+
+static void
+string_free (gpointer s)
+{
+  g_string_free (s, TRUE);
+}
+
+/* One row: a path per region (a subpath per run of columns it holds),
+ * then a hatched rectangle per run of a wait-state pattern. */
+static void
+timeline_row (GString *s, const TsTimeline *t, const char *run, guint row, double y, double h)
+{
+  guint rank = ts_timeline_row_rank (t, row);
+  g_string_append_printf (s, "<g class=\"rank-row\" data-run=\"%s\" data-rank=\"%u\">", run, rank);
+  if (h >= 7)
+    g_string_append_printf (s, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"%.0f\">%u"
+                               "</text>", TS_FIGURE_TIMELINE_LEFT - 4, y + h * 0.8, MIN (h, 11.0),
+                            rank);
+  g_autoptr (GHashTable) paths = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                        string_free);
+  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint c = 0; c < TS_FIGURE_TIMELINE_WIDTH;)
+    {
+      guint32 region = ts_timeline_cell (t, row, c);
+      guint end = c + 1;
+      while (end < TS_FIGURE_TIMELINE_WIDTH && ts_timeline_cell (t, row, end) == region)
+        end++;
+      if (region != TS_TIMELINE_NONE)
+        {
+          GString *d = g_hash_table_lookup (paths, GUINT_TO_POINTER (region + 1));
+          if (!d)
+            {
+              d = g_string_new (NULL);
+              g_hash_table_insert (paths, GUINT_TO_POINTER (region + 1), d);
+              g_array_append_val (order, region);
+            }
+          g_string_append_printf (d, "M%u %.1fh%uv%.1fh-%uz", TS_FIGURE_TIMELINE_LEFT + c, y,
+                                  end - c, h, end - c);
+        }
+      c = end;
+    }
+  for (guint i = 0; i < order->len; i++)
+    {
+      guint32 region = g_array_index (order, guint32, i);
+      const char *name = ts_timeline_region_name (t, region);
+      char colour[8];
+      ts_figure_region_colour (name, ts_timeline_region_is_mpi (t, region), colour);
+      GString *d = g_hash_table_lookup (paths, GUINT_TO_POINTER (region + 1));
+      g_string_append_printf (s, "<path fill=\"%s\" d=\"%s\"><title>", colour, d->str);
+      append_escaped (s, name);
+      g_string_append (s, "</title></path>");
+    }
+  for (guint c = 0; c < TS_FIGURE_TIMELINE_WIDTH;)
+    {
+      gint p = ts_timeline_wait (t, row, c);
+      guint end = c + 1;
+      while (end < TS_FIGURE_TIMELINE_WIDTH && ts_timeline_wait (t, row, end) == p)
+        end++;
+      if (p != TS_TIMELINE_NO_WAIT)
+        g_string_append_printf (s, "<rect class=\"wait\" data-pattern=\"%s\" x=\"%u\" y=\"%.1f\" "
+                                   "width=\"%u\" height=\"%.1f\" fill=\"url(#w-%s)\"><title>%s"
+                                   "</title></rect>", ts_wait_pattern_name (p),
+                                TS_FIGURE_TIMELINE_LEFT + c, y, end - c, h,
+                                ts_wait_pattern_name (p), ts_wait_pattern_name (p));
+      c = end;
+    }
+  g_string_append (s, "</g>\n");
+}
+
+void
+ts_figure_timelines (GString *s, const TsTimeline *const *timelines, const char *const *titles,
+                     guint n, double span)
+{
+  guint rows = 0;
+  for (guint i = 0; i < n; i++)
+    rows = MAX (rows, timelines[i] ? ts_timeline_n_rows (timelines[i]) : 0);
+  double h = CLAMP (360.0 / MAX (rows, 1), 2.0, 14.0);
+  double y = 0, height = 0;
+  for (guint i = 0; i < n; i++)
+    if (timelines[i])
+      height += 22 + ts_timeline_n_rows (timelines[i]) * h + 8;
+  g_string_append_printf (s, "<svg class=\"timelines\" width=\"%d\" height=\"%.0f\" "
+                             "font-family=\"sans-serif\" font-size=\"11\">\n",
+                          TS_FIGURE_TIMELINE_LEFT + TS_FIGURE_TIMELINE_WIDTH + 20, height + 30);
+  for (guint i = 0; i < n; i++)
+    {
+      const TsTimeline *t = timelines[i];
+      if (!t)
+        continue;
+      g_string_append_printf (s, "<g class=\"timeline\" data-run=\"%s\"><text x=\"%d\" y=\"%.0f\" "
+                                 "font-weight=\"bold\">", i == 0 ? "original" : "predicted",
+                              TS_FIGURE_TIMELINE_LEFT, y + 15);
+      append_escaped (s, titles[i]);
+      g_string_append (s, "</text>\n");
+      y += 22;
+      for (guint r = 0; r < ts_timeline_n_rows (t); r++)
+        timeline_row (s, t, i == 0 ? "original" : "predicted", r, y + r * h, h * 0.9);
+      y += ts_timeline_n_rows (t) * h + 8;
+      g_string_append (s, "</g>\n");
+    }
+  time_axis (s, y + 2, span);
+  g_string_append (s, "</svg>\n");
+}
+
+/* ---- bars ------------------------------------------------------------------- */
+
+static const char *const series_colours[] = { "#8c8c8c", "#2f6fd0", "#d07a2f", "#3a9a3a" };
+
+void
+ts_figure_bars (GString *s, const TsBars *b)
+{
+  /* Signed values: bars go left or right of the zero line. */
+  double lo = 0, hi = 0;
+  for (guint i = 0; i < b->n_labels * b->n_series; i++)
+    {
+      lo = MIN (lo, b->values[i]);
+      hi = MAX (hi, b->values[i]);
+    }
+  const double bar = 12, label_w = 260, plot_w = 420;
+  double scale = hi > lo ? plot_w / (hi - lo) : 0, zero = label_w + -lo * scale;
+  double group = b->n_series * bar + 8;
+  g_string_append_printf (s, "<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" "
+                             "font-family=\"sans-serif\" font-size=\"11\">\n",
+                          label_w + plot_w + 130, b->n_labels * group + 22);
+  for (guint j = 0; j < b->n_series; j++)
+    {
+      g_string_append_printf (s, "<rect x=\"%.0f\" y=\"2\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                                 "<text x=\"%.0f\" y=\"11\">", label_w + j * 110,
+                              series_colours[j % G_N_ELEMENTS (series_colours)], label_w + j * 110 + 14);
+      append_escaped (s, b->series[j]);
+      g_string_append (s, "</text>\n");
+    }
+  if (lo < 0)
+    g_string_append_printf (s, "<line x1=\"%.1f\" y1=\"16\" x2=\"%.1f\" y2=\"%.0f\" "
+                               "stroke=\"#444\"/>\n", zero, zero, b->n_labels * group + 20);
+  for (guint i = 0; i < b->n_labels; i++)
+    {
+      double y = 20 + i * group;
+      g_string_append_printf (s, "<g class=\"%s\" data-key=\"", b->group_class);
+      append_escaped (s, b->keys[i]);
+      g_string_append_printf (s, "\"><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">",
+                              label_w - 6, y + group / 2);
+      append_escaped (s, b->labels[i]);
+      g_string_append (s, "</text>");
+      for (guint j = 0; j < b->n_series; j++)
+        {
+          double v = b->values[i * b->n_series + j], w = fabs (v) * scale;
+          double x = v < 0 ? zero - w : zero;
+          g_string_append_printf (s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" "
+                                     "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%.6g %s</text>",
+                                  x, y + j * bar, w, bar - 2,
+                                  series_colours[j % G_N_ELEMENTS (series_colours)],
+                                  MAX (zero, x + w) + 4, y + j * bar + bar - 3, v, b->unit);
+        }
+      g_string_append (s, "</g>\n");
+    }
+  g_string_append (s, "</svg>\n");
+}
+
+/* ---- heat map --------------------------------------------------------------- */
+
+void
+ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, guint n)
+{
+  guint rows = ts_timeline_n_rows (t);
+  const double cell_w = 90, left = 60, top = 70;
+  double cell_h = CLAMP (320.0 / MAX (rows, 1), 2.0, 14.0);
+  g_autofree double *most = g_new0 (double, MAX (n, 1));
+  for (guint r = 0; r < rows; r++)
+    for (guint k = 0; k < n; k++)
+      most[k] = MAX (most[k], ts_timeline_rank_seconds (t, ts_timeline_row_rank (t, r), regions[k]));
+  g_string_append_printf (s, "<svg class=\"heat-map\" width=\"%.0f\" height=\"%.0f\" "
+                             "font-family=\"sans-serif\" font-size=\"10\">\n",
+                          left + n * cell_w + 10, top + rows * cell_h + 10);
+  for (guint k = 0; k < n; k++)
+    {
+      g_string_append_printf (s, "<text transform=\"translate(%.0f,%.0f) rotate(-25)\">",
+                              left + k * cell_w + 4, top - 6);
+      append_escaped (s, ts_timeline_region_name (t, regions[k]));
+      g_string_append (s, "</text>\n");
+    }
+  for (guint r = 0; r < rows; r++)
+    {
+      guint rank = ts_timeline_row_rank (t, r);
+      double y = top + r * cell_h;
+      g_string_append_printf (s, "<g class=\"heat-row\" data-rank=\"%u\">", rank);
+      if (cell_h >= 7)
+        g_string_append_printf (s, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%u</text>",
+                                left - 4, y + cell_h * 0.8, rank);
+      for (guint k = 0; k < n; k++)
+        {
+          double v = ts_timeline_rank_seconds (t, rank, regions[k]);
+          double f = most[k] > 0 ? v / most[k] : 0;
+          int shade = (int) lround (255 - f * 200);
+          g_string_append_printf (s, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" "
+                                     "fill=\"#%02x%02xff\"><title>rank %u: %.6f s</title></rect>",
+                                  left + k * cell_w, y, cell_w - 1, cell_h * 0.92, shade, shade,
+                                  rank, v);
+        }
+      g_string_append (s, "</g>\n");
+    }
+  g_string_append (s, "</svg>\n");
+}

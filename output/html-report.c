@@ -1,0 +1,638 @@
+#include <config.h>
+
+#include "output/html-report.h"
+#include "output/figures.h"
+#include "output/timeline.h"
+#include "model/output_dir.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#define MAX_ROWS 256       /* rank rows of a timeline and a heat map */
+#define HEAT_REGIONS 8     /* columns of a heat map */
+#define LEGEND_REGIONS 16
+#define DOMINANT_REGIONS 3 /* the regions whose imbalance per rank is shown */
+
+/* ---- reading outputs ---------------------------------------------------------- */
+
+static JsonObject *
+read_object (JsonParser *parser, const char *path, const char *what, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such file: %s", path, what);
+      return NULL;
+    }
+  if (!json_parser_load_from_file (parser, path, &local)
+      || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a JSON object (%s): %s",
+                   path, local ? local->message : "another kind of value", what);
+      return NULL;
+    }
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* A member the page needs; its absence means an older or damaged output. */
+static JsonObject *
+need_object (JsonObject *o, const char *member, const char *path, GError **error)
+{
+  if (json_object_has_member (o, member)
+      && JSON_NODE_HOLDS_OBJECT (json_object_get_member (o, member)))
+    return json_object_get_object_member (o, member);
+  const char *version = json_object_has_member (o, "tracesim_version")
+                          ? json_object_get_string_member (o, "tracesim_version") : "an unknown version";
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+               "%s has no '%s': written by %s of tracesim, or damaged; run it again to draw its "
+               "report", path, member, version);
+  return NULL;
+}
+
+static double
+member_double (JsonObject *o, const char *member)
+{
+  JsonNode *n = o ? json_object_get_member (o, member) : NULL;
+  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : NAN;
+}
+
+/* The original trace: @given, else summary.json's, as written (relative to
+ * where the run was started) or relative to the output's parent. */
+static char *
+original_trace (const char *dir, const char *given, JsonObject *summary)
+{
+  if (given)
+    return g_strdup (given);
+  const char *named = json_object_has_member (summary, "trace")
+                        ? json_object_get_string_member (summary, "trace") : NULL;
+  if (!named)
+    return NULL;
+  if (g_path_is_absolute (named) || g_file_test (named, G_FILE_TEST_IS_REGULAR))
+    return g_strdup (named);
+  g_autofree char *parent = g_path_get_dirname (dir);
+  return g_build_filename (parent, named, NULL);
+}
+
+/* ---- page pieces ------------------------------------------------------------ */
+
+static void
+append_escaped (GString *s, const char *text)
+{
+  g_autofree char *e = g_markup_escape_text (text, -1);
+  g_string_append (s, e);
+}
+
+static void
+page_open (GString *s, const char *title)
+{
+  g_string_append (s, "<!DOCTYPE html>\n<!-- " TS_WRITTEN_MARK " report: one file, nothing to "
+                      "fetch -->\n<html><head><meta charset=\"utf-8\"><title>");
+  append_escaped (s, title);
+  g_string_append (s, "</title><style>\n"
+                      "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1100px}\n"
+                      "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}\n"
+                      "table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;"
+                      "padding:2px 6px;text-align:right}th{background:#f0f0f0}\n"
+                      ".legend span{display:inline-block;margin:2px 10px 2px 0;font-size:.8em}\n"
+                      ".legend svg{vertical-align:middle;margin-right:3px}\n"
+                      ".note{color:#8a4b00}.figures{display:flex;flex-wrap:wrap;gap:16px}\n"
+                      "</style></head><body>\n");
+  ts_figure_wait_defs (s);
+}
+
+static void
+page_close (GString *s)
+{
+  g_string_append (s, "</body></html>\n");
+}
+
+static void
+legend_swatch (GString *s, const char *fill, const char *name)
+{
+  g_string_append_printf (s, "<span><svg width=\"14\" height=\"12\"><rect width=\"14\" "
+                             "height=\"12\" fill=\"%s\"/></svg>", fill);
+  append_escaped (s, name);
+  g_string_append (s, "</span>");
+}
+
+/* Region totals over ranks, by name, of both timelines. */
+typedef struct {
+  const char *name;
+  gboolean mpi;
+  double seconds[2];
+} RegionTotal;
+
+static gint
+by_total (gconstpointer a, gconstpointer b)
+{
+  const RegionTotal *x = a, *y = b;
+  double sx = x->seconds[0] + x->seconds[1], sy = y->seconds[0] + y->seconds[1];
+  return sx > sy ? -1 : sx < sy;
+}
+
+static GArray *
+region_totals (const TsTimeline *const *t)
+{
+  GArray *totals = g_array_new (FALSE, TRUE, sizeof (RegionTotal));
+  g_autoptr (GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < 2; i++)
+    for (guint32 r = 0; t[i] && r < ts_timeline_n_regions (t[i]); r++)
+      {
+        double sum = 0;
+        for (guint k = 0; k < ts_timeline_n_ranks (t[i]); k++)
+          sum += ts_timeline_rank_seconds (t[i], k, r);
+        if (sum <= 0)
+          continue;
+        const char *name = ts_timeline_region_name (t[i], r);
+        gpointer at = g_hash_table_lookup (index, name);
+        if (!at)
+          {
+            RegionTotal z = { name, ts_timeline_region_is_mpi (t[i], r), { 0, 0 } };
+            g_array_append_val (totals, z);
+            at = GUINT_TO_POINTER (totals->len);
+            g_hash_table_insert (index, (gpointer) name, at);
+          }
+        g_array_index (totals, RegionTotal, GPOINTER_TO_UINT (at) - 1).seconds[i] += sum;
+      }
+  g_array_sort (totals, by_total);
+  return totals;
+}
+
+static void
+legends (GString *s, const GArray *totals, const double *waits)
+{
+  g_string_append (s, "<div class=\"legend\">");
+  for (guint i = 0; i < MIN (totals->len, LEGEND_REGIONS); i++)
+    {
+      const RegionTotal *r = &g_array_index (totals, RegionTotal, i);
+      char colour[8];
+      ts_figure_region_colour (r->name, r->mpi, colour);
+      legend_swatch (s, colour, r->name);
+    }
+  g_string_append (s, "<br>");
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    if (p != TS_WAIT_LATE_SENDER_WRONG_ORDER && (waits[2 * p] > 0 || waits[2 * p + 1] > 0))
+      {
+        g_autofree char *fill = g_strdup_printf ("url(#w-%s)", ts_wait_pattern_name (p));
+        legend_swatch (s, fill, ts_wait_pattern_name (p));
+      }
+  g_string_append (s, "</div>\n");
+}
+
+/* ---- a run -------------------------------------------------------------------- */
+
+static void
+run_header (GString *s, JsonObject *summary, const char *trace, const char *note)
+{
+  JsonObject *o = json_object_get_object_member (summary, "original");
+  JsonObject *p = json_object_get_object_member (summary, "predicted");
+  JsonObject *in = json_object_has_member (summary, "inputs")
+                     ? json_object_get_object_member (summary, "inputs") : NULL;
+  g_string_append (s, "<h1>tracesim: the run as traced and as predicted</h1>\n<table>");
+  g_string_append (s, "<tr><th>trace</th><td style=\"text-align:left\">");
+  append_escaped (s, trace ? trace : "(unknown)");
+  g_string_append (s, "</td></tr>\n<tr><th>what-if</th><td style=\"text-align:left\">");
+  JsonArray *h = in && json_object_has_member (in, "hypotheses")
+                   ? json_object_get_array_member (in, "hypotheses") : NULL;
+  for (guint i = 0; h && i < json_array_get_length (h); i++)
+    {
+      JsonNode *n = json_array_get_element (h, i);
+      JsonObject *ho = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+      const char *path = ho && json_object_has_member (ho, "path")
+                           ? json_object_get_string_member (ho, "path")
+                           : JSON_NODE_HOLDS_VALUE (n) ? json_node_get_string (n) : NULL;
+      g_string_append (s, i ? ", " : "");
+      append_escaped (s, path ? path : "?");
+    }
+  g_string_append_printf (s, "%s</td></tr>\n<tr><th>ranks</th><td>%" G_GINT64_FORMAT "</td></tr>"
+                             "<tr><th>runtime as traced</th><td>%.6f s</td></tr>"
+                             "<tr><th>runtime predicted</th><td>%.6f s</td></tr>"
+                             "<tr><th>speed-up</th><td class=\"speedup\">%.3fx</td></tr></table>\n",
+                          h && json_array_get_length (h) ? "" : "none (the run as traced)",
+                          json_object_get_int_member (summary, "ranks"),
+                          member_double (o, "runtime_s"), member_double (p, "runtime_s"),
+                          member_double (summary, "speedup"));
+  if (note)
+    {
+      g_string_append (s, "<p class=\"note\">");
+      append_escaped (s, note);
+      g_string_append (s, "</p>\n");
+    }
+}
+
+/* A bar per pattern either execution has, original against predicted;
+ * @waits gets [pattern * 2 + execution]. */
+static void
+wait_bars (GString *s, JsonObject *summary, double *waits)
+{
+  JsonObject *w = json_object_has_member (summary, "wait_states")
+                    ? json_object_get_object_member (summary, "wait_states") : NULL;
+  const char *which[2] = { "original", "predicted" };
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    {
+      for (guint e = 0; e < 2; e++)
+        {
+          JsonObject *x = w && json_object_has_member (w, which[e])
+                            ? json_object_get_object_member (w, which[e]) : NULL;
+          double v = member_double (x, ts_wait_pattern_name (p));
+          waits[2 * p + e] = isnan (v) ? 0 : v;
+        }
+      if (waits[2 * p] > 0 || waits[2 * p + 1] > 0)
+        {
+          g_ptr_array_add (names, (gpointer) ts_wait_pattern_name (p));
+          g_array_append_vals (values, &waits[2 * p], 2);
+        }
+    }
+  g_string_append (s, "<h2>Where the waiting went</h2>\n");
+  if (!w)
+    {
+      g_string_append (s, "<p>The run found no wait states (--no-wait-states).</p>\n");
+      return;
+    }
+  if (names->len == 0)
+    {
+      g_string_append (s, "<p>Neither execution waits.</p>\n");
+      return;
+    }
+  TsBars b = { names->len, 2, (const char *const *) names->pdata,
+               (const char *const *) names->pdata, which, (double *) values->data,
+               "pattern-bar", "s" };
+  ts_figure_bars (s, &b);
+}
+
+static gint
+by_either (gconstpointer a, gconstpointer b)
+{
+  const double *x = a, *y = b; /* original, predicted */
+  double mx = MAX (x[0], x[1]), my = MAX (y[0], y[1]);
+  return mx > my ? -1 : mx < my;
+}
+
+/* The regions with the most time, before and after (summary.json's regions). */
+static void
+region_bars (GString *s, JsonObject *summary)
+{
+  JsonArray *rs = json_object_has_member (summary, "regions")
+                    ? json_object_get_array_member (summary, "regions") : NULL;
+  guint n = rs ? json_array_get_length (rs) : 0;
+  /* Rows of three doubles: original, predicted, the region's index. */
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, 3 * sizeof (double));
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *r = json_array_get_object_element (rs, i);
+      double row[3] = { member_double (r, "original_s"), member_double (r, "predicted_s"), i };
+      if (!isnan (row[0]) && !isnan (row[1]))
+        g_array_append_vals (rows, row, 1);
+    }
+  g_array_sort (rows, by_either);
+  guint shown = MIN (rows->len, 10u);
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autofree double *values = g_new (double, 2 * MAX (shown, 1));
+  for (guint i = 0; i < shown; i++)
+    {
+      const double *row = &g_array_index (rows, double, 3 * i);
+      JsonObject *r = json_array_get_object_element (rs, (guint) row[2]);
+      g_ptr_array_add (names, (gpointer) json_object_get_string_member (r, "name"));
+      values[2 * i] = row[0];
+      values[2 * i + 1] = row[1];
+    }
+  g_string_append (s, "<h2>The regions with the most time, before and after</h2>\n");
+  const char *series[] = { "original", "predicted" };
+  TsBars b = { shown, 2, (const char *const *) names->pdata, (const char *const *) names->pdata,
+               series, values, "region-bar", "s" };
+  ts_figure_bars (s, &b);
+}
+
+/* The regions of @totals (by name) as indices of @t; those it lacks are
+ * left out. Returns how many. */
+static guint
+regions_in (const TsTimeline *t, const GArray *totals, gboolean user_only, guint most,
+            guint32 *out)
+{
+  guint n = 0;
+  for (guint i = 0; i < totals->len && n < most; i++)
+    {
+      const RegionTotal *r = &g_array_index (totals, RegionTotal, i);
+      guint32 id = ts_timeline_region_by_name (t, r->name);
+      if (id != TS_TIMELINE_NONE && !(user_only && r->mpi))
+        out[n++] = id;
+    }
+  return n;
+}
+
+/* Each rank's time in the dominant regions (the program's own, else any),
+ * less the mean over ranks, in both executions: Scalasca's "which ranks"
+ * and seed 002's imbalance of the time-dominant functions. */
+static void
+deviation_bars (GString *s, const TsTimeline *const *t, const GArray *totals)
+{
+  const TsTimeline *shape = t[0] ? t[0] : t[1];
+  gboolean user = FALSE;
+  for (guint i = 0; i < totals->len && !user; i++)
+    user = !g_array_index (totals, RegionTotal, i).mpi;
+  guint rows = ts_timeline_n_rows (shape);
+  g_autofree double *values = g_new0 (double, 2 * rows);
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GString) names = g_string_new (NULL);
+  for (guint e = 0; e < 2; e++)
+    {
+      guint32 ids[DOMINANT_REGIONS];
+      guint n = t[e] ? regions_in (t[e], totals, user, DOMINANT_REGIONS, ids) : 0;
+      if (e == (t[0] ? 0u : 1u))
+        for (guint k = 0; k < n; k++)
+          g_string_append_printf (names, "%s%s", k ? ", " : "", ts_timeline_region_name (t[e], ids[k]));
+      double mean = 0;
+      guint ranks = t[e] ? ts_timeline_n_ranks (t[e]) : 0;
+      for (guint r = 0; r < ranks; r++)
+        for (guint k = 0; k < n; k++)
+          mean += ts_timeline_rank_seconds (t[e], r, ids[k]) / ranks;
+      for (guint row = 0; row < rows && t[e] && row < ts_timeline_n_rows (t[e]); row++)
+        for (guint k = 0; k < n; k++)
+          values[2 * row + e] += ts_timeline_rank_seconds (t[e], ts_timeline_row_rank (t[e], row),
+                                                           ids[k]) - (k == 0 ? mean : 0);
+    }
+  for (guint row = 0; row < rows; row++)
+    g_ptr_array_add (labels, g_strdup_printf ("rank %u", ts_timeline_row_rank (shape, row)));
+  g_string_append (s, "<h3>Each rank against the mean, in ");
+  append_escaped (s, names->str);
+  g_string_append (s, "</h3>\n");
+  const char *series[] = { "original", "predicted" };
+  TsBars b = { rows, 2, (const char *const *) labels->pdata, (const char *const *) labels->pdata,
+               series, values, "rank-bar", "s" };
+  ts_figure_bars (s, &b);
+}
+
+static void
+rank_sections (GString *s, const TsTimeline *const *t, const GArray *totals)
+{
+  g_string_append (s, "<h2>Which ranks vary</h2>\n<p>Seconds each rank spent in the regions with "
+                      "the most time (darker: closer to the slowest rank).</p>\n"
+                      "<div class=\"figures\">");
+  const char *titles[] = { "as traced", "predicted" };
+  for (guint e = 0; e < 2; e++)
+    if (t[e])
+      {
+        guint32 ids[HEAT_REGIONS];
+        guint n = regions_in (t[e], totals, FALSE, HEAT_REGIONS, ids);
+        g_string_append_printf (s, "<div><h3>%s</h3>", titles[e]);
+        ts_figure_heat_map (s, t[e], ids, n);
+        g_string_append (s, "</div>");
+      }
+  g_string_append (s, "</div>\n");
+  deviation_bars (s, t, totals);
+}
+
+/* What a user may point `tracesim report` at by mistake. */
+static gboolean
+check_output_dir (const char *dir, GError **error)
+{
+  g_autofree char *base = g_path_get_basename (dir);
+  if (strstr (base, ".tmp-"))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%s is the temporary directory of a run that did not finish (interrupted or "
+                   "failed): run it again; tracesim removes such directories when it can", dir);
+      return FALSE;
+    }
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such directory", dir);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+ts_html_report_run (const char *dir, const char *trace, GError **error)
+{
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such directory", dir);
+      return NULL;
+    }
+  g_autofree char *summary_path = g_build_filename (dir, "summary.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *summary = read_object (parser, summary_path,
+                                     "not the output of a finished tracesim run", error);
+  if (!summary || !need_object (summary, "original", summary_path, error)
+      || !need_object (summary, "predicted", summary_path, error))
+    return NULL;
+  g_autofree char *predicted = g_build_filename (dir, "predicted", "traces.otf2", NULL);
+  if (!g_file_test (predicted, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                   "%s: no predicted timeline: the run wrote no archive (a sweep's point that "
+                   "computed its runtime only); run it with tracesim run to draw it", predicted);
+      return NULL;
+    }
+  double span = MAX (member_double (json_object_get_object_member (summary, "original"), "runtime_s"),
+                     member_double (json_object_get_object_member (summary, "predicted"),
+                                    "runtime_s"));
+  TsTimelineOptions to = { TS_FIGURE_TIMELINE_WIDTH, span > 0 ? span : 1, MAX_ROWS };
+  g_autofree char *original = original_trace (dir, trace, summary);
+  g_autoptr (TsTimeline) pt = ts_timeline_build (predicted, &to, error);
+  if (!pt)
+    return NULL;
+  g_autoptr (GError) missing = NULL;
+  g_autoptr (TsTimeline) ot = original ? ts_timeline_build (original, &to, &missing) : NULL;
+  g_autofree char *note
+    = ot ? NULL
+         : g_strdup_printf ("The original trace cannot be read (%s): only the predicted timeline "
+                            "is drawn. Give it with tracesim report --trace.",
+                            missing ? missing->message : "summary.json names none");
+  const TsTimeline *both[2] = { ot, pt };
+  g_autoptr (GArray) totals = region_totals (both);
+  double waits[2 * TS_WAIT_N_PATTERNS];
+  g_autoptr (GString) s = g_string_new (NULL);
+  page_open (s, "tracesim report");
+  run_header (s, summary, original, note);
+  GString *later = g_string_new (NULL);
+  wait_bars (later, summary, waits);
+  g_string_append (s, "<h2>Timelines: as traced, above, and predicted, on one time axis</h2>\n");
+  legends (s, totals, waits);
+  const char *titles[] = { "as traced", "predicted" };
+  ts_figure_timelines (s, both, titles, 2, span > 0 ? span : 1);
+  g_string_append (s, later->str);
+  g_string_free (later, TRUE);
+  region_bars (s, summary);
+  rank_sections (s, both, totals);
+  page_close (s);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* ---- a sweep, an advise run ----------------------------------------------- */
+
+static const char *
+row_parameter (JsonObject *row, const char *name)
+{
+  JsonObject *p = json_object_has_member (row, "parameters")
+                    ? json_object_get_object_member (row, "parameters") : NULL;
+  return p && json_object_has_member (p, name) ? json_object_get_string_member (p, name) : "";
+}
+
+/* The table: each row's parameters, predicted runtime, speed-up, saving. */
+static void
+sweep_table (GString *s, JsonArray *rows)
+{
+  JsonObject *first = json_array_get_length (rows) ? json_array_get_object_element (rows, 0) : NULL;
+  JsonObject *p0 = first && json_object_has_member (first, "parameters")
+                     ? json_object_get_object_member (first, "parameters") : NULL;
+  g_autoptr (GList) names = p0 ? json_object_get_members (p0) : NULL;
+  gboolean saving = first && json_object_has_member (first, "saving_s");
+  g_string_append (s, "<table class=\"results\"><tr><th>point</th>");
+  for (GList *l = names; l; l = l->next)
+    {
+      g_string_append (s, "<th>");
+      append_escaped (s, l->data);
+      g_string_append (s, "</th>");
+    }
+  g_string_append_printf (s, "<th>predicted runtime (s)</th><th>speed-up</th>%s<th>error</th></tr>\n",
+                          saving ? "<th>saving (s)</th>" : "");
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *r = json_array_get_object_element (rows, i);
+      g_string_append_printf (s, "<tr class=\"result\"><td>%u</td>", i);
+      for (GList *l = names; l; l = l->next)
+        {
+          g_autofree char *base = g_path_get_basename (row_parameter (r, l->data));
+          g_string_append (s, "<td style=\"text-align:left\">");
+          append_escaped (s, g_str_equal (l->data, "hypothesis") || g_str_equal (l->data, "platform")
+                               ? base : row_parameter (r, l->data));
+          g_string_append (s, "</td>");
+        }
+      g_string_append_printf (s, "<td>%.6f</td><td>%.3f</td>", member_double (r, "predicted_runtime_s"),
+                              member_double (r, "speedup"));
+      if (saving)
+        g_string_append_printf (s, "<td>%.6f</td>", member_double (r, "saving_s"));
+      const char *err = json_object_has_member (r, "error") && !json_object_get_null_member (r, "error")
+                          ? json_object_get_string_member (r, "error") : NULL;
+      g_string_append (s, "<td style=\"text-align:left\">");
+      append_escaped (s, err ? err : "");
+      g_string_append (s, "</td></tr>\n");
+    }
+  g_string_append (s, "</table>\n");
+}
+
+/* The sweep's own plots (plot-*.svg), as images: each is a whole SVG
+ * document with its own ids, which inline they would share. */
+static void
+sweep_plots (GString *s, const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) plots = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    if (g_str_has_prefix (name, "plot-") && g_str_has_suffix (name, ".svg"))
+      g_ptr_array_add (plots, g_strdup (name));
+  g_ptr_array_sort (plots, (GCompareFunc) g_strcmp0);
+  for (guint i = 0; i < plots->len; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, plots->pdata[i], NULL);
+      g_autofree char *svg = NULL;
+      gsize len = 0;
+      if (!g_file_get_contents (path, &svg, &len, NULL))
+        continue;
+      g_autofree char *b64 = g_base64_encode ((const guchar *) svg, len);
+      g_string_append_printf (s, "<img class=\"plot\" alt=\"%s\" src=\"data:image/svg+xml;base64,%s\">\n",
+                              (char *) plots->pdata[i], b64);
+    }
+}
+
+/* Largest first by the first double. */
+static gint
+by_first (gconstpointer a, gconstpointer b)
+{
+  const double *x = a, *y = b;
+  return x[0] > y[0] ? -1 : x[0] < y[0];
+}
+
+/* An advise run's changes, ranked by saving (the baseline left out). */
+static void
+advise_bars (GString *s, JsonArray *rows)
+{
+  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (double) * 2);
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *r = json_array_get_object_element (rows, i);
+      double e[2] = { member_double (r, "saving_s"), i };
+      if (!g_str_equal (row_parameter (r, "change"), "none") && !isnan (e[0]))
+        g_array_append_vals (order, e, 1);
+    }
+  g_array_sort (order, by_first);
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autofree double *values = g_new (double, MAX (order->len, 1));
+  for (guint i = 0; i < order->len; i++)
+    {
+      const double *e = &g_array_index (order, double, 2 * i);
+      JsonObject *r = json_array_get_object_element (rows, (guint) e[1]);
+      g_ptr_array_add (labels, g_strdup_printf ("%s, %s", row_parameter (r, "region"),
+                                                row_parameter (r, "change")));
+      values[i] = e[0];
+    }
+  g_string_append (s, "<h2>What to optimise first: the predicted saving of each change alone</h2>\n");
+  const char *series[] = { "saving" };
+  TsBars b = { order->len, 1, (const char *const *) labels->pdata,
+               (const char *const *) labels->pdata, series, values, "advice-bar", "s" };
+  ts_figure_bars (s, &b);
+}
+
+static char *
+sweep_page (const char *dir, gboolean advise, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                   "%s: no such file: the sweep did not finish (interrupted, or still running); "
+                   "run the same command again to resume it", path);
+      return NULL;
+    }
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) local = NULL;
+  if (!json_parser_load_from_file (parser, path, &local)
+      || !JSON_NODE_HOLDS_ARRAY (json_parser_get_root (parser)))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a sweep's table (%s)", path,
+                   local ? local->message : "not a JSON array");
+      return NULL;
+    }
+  JsonArray *rows = json_node_get_array (json_parser_get_root (parser));
+  g_autoptr (GString) s = g_string_new (NULL);
+  page_open (s, advise ? "tracesim advise" : "tracesim sweep");
+  g_string_append_printf (s, "<h1>tracesim %s: %u points</h1>\n", advise ? "advise" : "sweep",
+                          json_array_get_length (rows));
+  if (advise)
+    advise_bars (s, rows);
+  g_string_append (s, "<h2>Predicted runtime against each parameter</h2>\n");
+  sweep_plots (s, dir);
+  g_string_append (s, "<h2>The table</h2>\n");
+  sweep_table (s, rows);
+  page_close (s);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+gboolean
+ts_html_report_write (const char *dir, const char *trace, TsReportKind *kind, GError **error)
+{
+  g_autofree char *mark = g_build_filename (dir, ".tracesim-sweep", NULL);
+  g_autofree char *advise = g_build_filename (dir, "inputs", "advise", "advise.sweep", NULL);
+  g_autofree char *path = g_build_filename (dir, TS_REPORT_FILE, NULL);
+  g_autofree char *html = NULL;
+  if (!check_output_dir (dir, error))
+    return FALSE;
+  if (g_file_test (mark, G_FILE_TEST_EXISTS))
+    {
+      *kind = g_file_test (advise, G_FILE_TEST_EXISTS) ? TS_REPORT_ADVISE : TS_REPORT_SWEEP;
+      html = sweep_page (dir, *kind == TS_REPORT_ADVISE, error);
+      /* A sweep's directory has no manifest: the page says it is ours. */
+      return html && ts_output_file_write (path, html, strlen (html), TS_WRITTEN_MARK, error);
+    }
+  *kind = TS_REPORT_RUN;
+  html = ts_html_report_run (dir, trace, error);
+  return html && ts_output_dir_add_file (dir, TS_REPORT_FILE, html, strlen (html), error);
+}

@@ -1,0 +1,45 @@
+/* The visual report of a tracesim output directory: report.html, one file
+ * that opens in any browser offline (figures as inline SVG, no script, no
+ * font, nothing fetched; output/figures.h draws them).
+ *
+ * - A run: the original and the predicted timelines on one time axis (the
+ *   region of each pixel column, wait states hatched), where the waiting
+ *   went (a bar per pattern, original against predicted), the regions
+ *   before and after, and which ranks vary (rank x region heat maps, and
+ *   each rank's deviation from the mean in the dominant regions).
+ * - A sweep: its table and its plots. An advise run: also the changes
+ *   ranked by saving.
+ *
+ * It reads only what the run wrote (summary.json, predicted/traces.otf2)
+ * and the original trace, one streaming pass per archive into per-pixel
+ * grids: its memory and time do not grow with the trace's length beyond
+ * those passes. */
+#ifndef TS_HTML_REPORT_H
+#define TS_HTML_REPORT_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define TS_REPORT_FILE "report.html"
+
+typedef enum { TS_REPORT_RUN, TS_REPORT_SWEEP, TS_REPORT_ADVISE } TsReportKind;
+
+/* The page of the run whose outputs are in @dir, its original trace at
+ * @trace (NULL: where summary.json says, if it is there; without it the
+ * page has the predicted timeline only and says why). Caller frees; NULL
+ * and @error when @dir is not a finished run's output. */
+char *ts_html_report_run (const char *dir, const char *trace, GError **error);
+
+/* Write @dir/report.html for the tracesim output in @dir, whose kind goes
+ * to @kind: an output directory (@trace as for ts_html_report_run) or a
+ * sweep's (tracesim sweep, advise). An
+ * interrupted or older output is refused with what to do, and nothing is
+ * written. In a run's directory the file joins its manifest, so a later
+ * run may replace it. */
+gboolean ts_html_report_write (const char *dir, const char *trace, TsReportKind *kind,
+                               GError **error);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,293 @@
+#include <config.h>
+
+#include "output/timeline.h"
+#include "calibrate/calibration.h"
+#include "model/stream.h"
+
+#include <math.h>
+#include <string.h>
+
+/* What part of the column being filled each region (or pattern) took, in
+ * column widths: columns are filled in time order, one at a time, so a row
+ * needs this for one column only. */
+typedef struct {
+  guint32 key;
+  double amount;
+} Share;
+
+typedef struct {
+  guint col;         /* the column being filled */
+  GArray *shares;    /* Share */
+} Filling;
+
+struct TsTimeline {
+  TsTrace *trace;
+  TsCalibration *calibration;
+  TsTimelineOptions o;
+  guint n_ranks, n_rows, stride;
+  double start, runtime;
+  guint32 *cells;    /* [row * width + col] */
+  gint8 *waits;      /* the same */
+  double *seconds;   /* [rank * n_regions + region] */
+  Filling *wait_filling; /* per row, for the wait states, which come in rank order per rank */
+};
+
+static void
+filling_init (Filling *f)
+{
+  f->col = 0;
+  f->shares = g_array_new (FALSE, FALSE, sizeof (Share));
+}
+
+/* Column @f->col is complete: the key with the largest share, if that
+ * share is positive and at least @least, else @none. */
+static guint32
+filling_close (Filling *f, double least, guint32 none)
+{
+  guint32 best = none;
+  double most = 0;
+  for (guint i = 0; i < f->shares->len; i++)
+    {
+      const Share *s = &g_array_index (f->shares, Share, i);
+      if (s->amount > most)
+        {
+          most = s->amount;
+          best = s->key;
+        }
+    }
+  g_array_set_size (f->shares, 0);
+  return most > 0 && most >= least ? best : none;
+}
+
+static void
+filling_add (Filling *f, guint32 key, double amount)
+{
+  for (guint i = 0; i < f->shares->len; i++)
+    if (g_array_index (f->shares, Share, i).key == key)
+      {
+        g_array_index (f->shares, Share, i).amount += amount;
+        return;
+      }
+  Share s = { key, amount };
+  g_array_append_val (f->shares, s);
+}
+
+/* Paint @key over [@t0, @t1) (seconds from the start) into a row: @set
+ * writes a column's winner. A column is decided once time has moved past
+ * it; columns @key covers whole are its. */
+typedef void (*SetFunc) (TsTimeline *t, guint row, guint col, guint32 key);
+
+static void
+paint (TsTimeline *t, Filling *f, guint row, guint32 key, double t0, double t1, double least,
+       guint32 none, SetFunc set)
+{
+  double w = t->o.span / t->o.width;
+  double x0 = MAX (t0 / w, 0), x1 = MIN (t1 / w, (double) t->o.width);
+  if (!(x1 > x0))
+    return;
+  guint c0 = (guint) floor (x0), c1 = (guint) ceil (x1); /* columns [c0, c1) touched */
+  for (guint c = c0; c < c1; c++)
+    {
+      if (c != f->col)
+        {
+          /* Time moved on: the column being filled is decided. */
+          if (f->col < t->o.width && f->shares->len > 0)
+            set (t, row, f->col, filling_close (f, least, none));
+          f->col = c;
+        }
+      double part = MIN (x1, c + 1.0) - MAX (x0, (double) c);
+      filling_add (f, key, part);
+    }
+}
+
+static void
+finish (TsTimeline *t, Filling *f, guint row, double least, guint32 none, SetFunc set)
+{
+  if (f->col < t->o.width && f->shares->len > 0)
+    set (t, row, f->col, filling_close (f, least, none));
+}
+
+static void
+set_cell (TsTimeline *t, guint row, guint col, guint32 region)
+{
+  t->cells[(gsize) row * t->o.width + col] = region;
+}
+
+static void
+set_wait (TsTimeline *t, guint row, guint col, guint32 pattern)
+{
+  t->waits[(gsize) row * t->o.width + col] = pattern == G_MAXUINT32 ? TS_TIMELINE_NO_WAIT
+                                                                      : (gint8) pattern;
+}
+
+/* The row of @rank, or -1 when every k-th rank is drawn and it is not one. */
+static gint
+row_of (const TsTimeline *t, guint rank)
+{
+  return rank % t->stride == 0 && rank / t->stride < t->n_rows ? (gint) (rank / t->stride) : -1;
+}
+
+/* One rank's actions: the innermost open region between two region
+ * markers held the rank all that time. */
+static gboolean
+read_rank (TsTimeline *t, TsActionStream *s, guint rank, GError **error)
+{
+  guint n_regions = ts_trace_n_regions (t->trace);
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gint row = row_of (t, rank);
+  Filling f;
+  filling_init (&f);
+  double previous = NAN;
+  TsAction a;
+  GError *local = NULL;
+  while (ts_action_stream_next (s, rank, &a, &local))
+    {
+      if (a.kind != TS_ACTION_ENTER && a.kind != TS_ACTION_LEAVE)
+        continue;
+      double now = a.time - t->start;
+      if (stack->len > 0 && !isnan (previous) && now > previous)
+        {
+          guint32 top = g_array_index (stack, guint32, stack->len - 1);
+          if (top < n_regions)
+            t->seconds[(gsize) rank * n_regions + top] += now - previous;
+          if (row >= 0)
+            paint (t, &f, (guint) row, top, previous, now, 0, TS_TIMELINE_NONE, set_cell);
+        }
+      if (a.kind == TS_ACTION_ENTER)
+        g_array_append_val (stack, a.region);
+      else if (stack->len > 0)
+        g_array_set_size (stack, stack->len - 1);
+      previous = now;
+    }
+  if (row >= 0)
+    finish (t, &f, (guint) row, 0, TS_TIMELINE_NONE, set_cell);
+  g_array_unref (f.shares);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Wait-state spans, as the analysis finds them (in time order per rank). */
+static void
+on_span (TsWaitPattern p, guint rank, guint region, double start, double seconds, gpointer data)
+{
+  TsTimeline *t = data;
+  gint row = row_of (t, rank);
+  /* Wrong order is a part of Late Sender: its hatch is Late Sender's. */
+  if (row < 0 || p == TS_WAIT_LATE_SENDER_WRONG_ORDER || seconds <= 0)
+    return;
+  double t0 = start - t->start;
+  paint (t, &t->wait_filling[row], (guint) row, p, t0, t0 + seconds, 0.5, G_MAXUINT32, set_wait);
+}
+
+static gboolean
+read_archive (TsTimeline *t, const char *anchor, GError **error)
+{
+  if (!(t->trace = ts_trace_open (anchor, error))
+      || !(t->calibration = ts_calibration_compute (t->trace, error)))
+    return FALSE;
+  t->n_ranks = ts_trace_n_ranks (t->trace);
+  t->start = ts_calibration_start (t->calibration);
+  t->runtime = ts_calibration_runtime (t->calibration);
+  guint max_rows = MAX (t->o.max_rows, 1);
+  t->stride = (t->n_ranks + max_rows - 1) / max_rows;
+  t->stride = MAX (t->stride, 1);
+  t->n_rows = (t->n_ranks + t->stride - 1) / t->stride;
+  gsize n_cells = (gsize) t->n_rows * t->o.width;
+  t->cells = g_new (guint32, n_cells);
+  for (gsize i = 0; i < n_cells; i++)
+    t->cells[i] = TS_TIMELINE_NONE;
+  t->waits = g_new (gint8, n_cells);
+  memset (t->waits, TS_TIMELINE_NO_WAIT, n_cells);
+  t->seconds = g_new0 (double, (gsize) t->n_ranks * ts_trace_n_regions (t->trace));
+  g_autoptr (TsActionStream) s = ts_calibration_stream_open (t->calibration, t->trace, error);
+  if (!s)
+    return FALSE;
+  for (guint r = 0; r < t->n_ranks; r++)
+    if (!read_rank (t, s, r, error))
+      return FALSE;
+  t->wait_filling = g_new (Filling, t->n_rows);
+  for (guint r = 0; r < t->n_rows; r++)
+    filling_init (&t->wait_filling[r]);
+  g_autoptr (TsWaitStates) w = ts_wait_states_analyse_spans (t->trace, t->calibration, on_span, t,
+                                                              error);
+  if (!w)
+    return FALSE;
+  for (guint r = 0; r < t->n_rows; r++)
+    finish (t, &t->wait_filling[r], r, 0.5, G_MAXUINT32, set_wait);
+  return TRUE;
+}
+
+TsTimeline *
+ts_timeline_build (const char *anchor, const TsTimelineOptions *options, GError **error)
+{
+  g_return_val_if_fail (options->width > 0 && options->span > 0, NULL);
+  TsTimeline *t = g_new0 (TsTimeline, 1);
+  t->o = *options;
+  if (read_archive (t, anchor, error))
+    return t;
+  ts_timeline_free (t);
+  return NULL;
+}
+
+void
+ts_timeline_free (TsTimeline *t)
+{
+  if (!t)
+    return;
+  for (guint r = 0; t->wait_filling && r < t->n_rows; r++)
+    g_array_unref (t->wait_filling[r].shares);
+  g_free (t->wait_filling);
+  g_free (t->cells);
+  g_free (t->waits);
+  g_free (t->seconds);
+  g_clear_pointer (&t->calibration, ts_calibration_free);
+  g_clear_pointer (&t->trace, ts_trace_free);
+  g_free (t);
+}
+
+guint ts_timeline_n_ranks (const TsTimeline *t) { return t->n_ranks; }
+double ts_timeline_runtime (const TsTimeline *t) { return t->runtime; }
+guint ts_timeline_n_rows (const TsTimeline *t) { return t->n_rows; }
+guint ts_timeline_row_rank (const TsTimeline *t, guint row) { return row * t->stride; }
+guint ts_timeline_n_regions (const TsTimeline *t) { return ts_trace_n_regions (t->trace); }
+
+guint32
+ts_timeline_cell (const TsTimeline *t, guint row, guint col)
+{
+  return t->cells[(gsize) row * t->o.width + col];
+}
+
+gint
+ts_timeline_wait (const TsTimeline *t, guint row, guint col)
+{
+  return t->waits[(gsize) row * t->o.width + col];
+}
+
+const char *
+ts_timeline_region_name (const TsTimeline *t, guint32 region)
+{
+  return ts_trace_region_name (t->trace, region);
+}
+
+guint32
+ts_timeline_region_by_name (const TsTimeline *t, const char *name)
+{
+  gint r = ts_trace_region_by_name (t->trace, name);
+  return r < 0 ? TS_TIMELINE_NONE : (guint32) r;
+}
+
+gboolean
+ts_timeline_region_is_mpi (const TsTimeline *t, guint32 region)
+{
+  return ts_trace_region_call (t->trace, region) != TS_CALL_USER;
+}
+
+double
+ts_timeline_rank_seconds (const TsTimeline *t, guint rank, guint32 region)
+{
+  return t->seconds[(gsize) rank * ts_trace_n_regions (t->trace) + region];
+}

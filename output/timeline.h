@@ -1,0 +1,56 @@
+/* A trace's timeline, drawn per pixel column as Vampir draws it: one row per
+ * rank, and in each column of a row the region the rank spent most of that
+ * column in, and the wait-state pattern that filled at least half of it.
+ * Built from one streaming pass over the rank's actions and one over its
+ * wait states (analysis/waitstates.h), so its memory is rows x columns
+ * whatever the trace's length. Also the time of every rank in every
+ * region, for the report's heat map (output/html-report.h). */
+#ifndef TS_TIMELINE_H
+#define TS_TIMELINE_H
+
+#include <glib.h>
+#include "analysis/waitstates.h"
+
+G_BEGIN_DECLS
+
+typedef struct TsTimeline TsTimeline;
+
+/* A column no region covers (before a rank's first event, after its last). */
+#define TS_TIMELINE_NONE G_MAXUINT32
+/* A column without a wait state filling half of it. */
+#define TS_TIMELINE_NO_WAIT (-1)
+
+typedef struct {
+  guint width;     /* pixel columns */
+  double span;     /* seconds the columns cover, from the trace's start; > 0 */
+  guint max_rows;  /* more ranks than this: every k-th rank gets a row */
+} TsTimelineOptions;
+
+/* Read the OTF2 archive @anchor (its first pass, its actions and its wait
+ * states); NULL and @error naming the file when it cannot be read. */
+TsTimeline *ts_timeline_build (const char *anchor, const TsTimelineOptions *options,
+                               GError **error);
+void ts_timeline_free (TsTimeline *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsTimeline, ts_timeline_free)
+
+guint ts_timeline_n_ranks (const TsTimeline *t);
+/* The trace's runtime: its first to its last event, clock-aligned. */
+double ts_timeline_runtime (const TsTimeline *t);
+guint ts_timeline_n_rows (const TsTimeline *t);
+guint ts_timeline_row_rank (const TsTimeline *t, guint row);
+/* The region filling most of column @col of @row (TS_TIMELINE_NONE), and
+ * the wait-state pattern filling at least half of it (TS_TIMELINE_NO_WAIT). */
+guint32 ts_timeline_cell (const TsTimeline *t, guint row, guint col);
+gint ts_timeline_wait (const TsTimeline *t, guint row, guint col);
+
+guint ts_timeline_n_regions (const TsTimeline *t);
+const char *ts_timeline_region_name (const TsTimeline *t, guint32 region);
+/* The region named @name, or TS_TIMELINE_NONE. */
+guint32 ts_timeline_region_by_name (const TsTimeline *t, const char *name);
+gboolean ts_timeline_region_is_mpi (const TsTimeline *t, guint32 region);
+/* Seconds @rank spent in @region itself (not in regions it entered). */
+double ts_timeline_rank_seconds (const TsTimeline *t, guint rank, guint32 region);
+
+G_END_DECLS
+
+#endif
