@@ -492,6 +492,48 @@ by_next_time (gconstpointer a, gconstpointer b, gpointer unused)
   return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* The ranks' cursors by their next action's time: a binary heap in an
+ * array, as GLib has none (a GSequence cost a node allocation and a tree
+ * walk per action). The order is by_next_time's, ties by rank, so the
+ * actions are processed in the same order whatever the container. */
+typedef struct {
+  Cursor **items;
+  guint n;
+} Heap;
+
+static void
+heap_sift_down (Heap *h, guint i)
+{
+  for (;;)
+    {
+      guint least = i, l = 2 * i + 1, r = l + 1;
+      if (l < h->n && by_next_time (h->items[l], h->items[least], NULL) < 0)
+        least = l;
+      if (r < h->n && by_next_time (h->items[r], h->items[least], NULL) < 0)
+        least = r;
+      if (least == i)
+        return;
+      Cursor *t = h->items[i];
+      h->items[i] = h->items[least];
+      h->items[least] = t;
+      i = least;
+    }
+}
+
+static void
+heap_push (Heap *h, Cursor *cu)
+{
+  guint i = h->n++;
+  h->items[i] = cu;
+  while (i > 0 && by_next_time (h->items[i], h->items[(i - 1) / 2], NULL) < 0)
+    {
+      Cursor *t = h->items[i];
+      h->items[i] = h->items[(i - 1) / 2];
+      h->items[(i - 1) / 2] = t;
+      i = (i - 1) / 2;
+    }
+}
+
 static void
 release_request (gpointer value)
 {
@@ -586,7 +628,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
   TsActionStream *stream = ts_calibration_stream_open (calibration, trace, error);
   gboolean ok = stream != NULL;
   Cursor *cursors = g_new0 (Cursor, w->n_ranks);
-  GSequence *queue = g_sequence_new (NULL);
+  Heap queue = { g_new (Cursor *, MAX (w->n_ranks, 1)), 0 };
   GError *local = NULL;
   for (guint r = 0; r < w->n_ranks && ok; r++)
     {
@@ -594,26 +636,25 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
       cursor_init (cu, trace, r);
       cu->has_next = ts_action_stream_next (stream, r, &cu->next, &local);
       if (cu->has_next)
-        g_sequence_insert_sorted (queue, cu, by_next_time, NULL);
+        heap_push (&queue, cu);
       ok = local == NULL;
     }
   /* Earliest action first over all ranks: sends and receives meet while few
    * are in flight. */
-  while (ok && g_sequence_get_length (queue) > 0)
+  while (ok && queue.n > 0)
     {
-      GSequenceIter *first = g_sequence_get_begin_iter (queue);
-      Cursor *cu = g_sequence_get (first);
-      g_sequence_remove (first);
+      Cursor *cu = queue.items[0];
       process (&an, cu, &cu->next);
       cu->has_next = ts_action_stream_next (stream, cu->rank, &cu->next, &local);
       if (local)
         ok = FALSE;
-      else if (cu->has_next)
-        g_sequence_insert_sorted (queue, cu, by_next_time, NULL);
+      else if (!cu->has_next)
+        queue.items[0] = queue.items[--queue.n];
+      heap_sift_down (&queue, 0);
     }
   if (local)
     g_propagate_error (error, local);
-  g_sequence_free (queue);
+  g_free (queue.items);
   for (guint r = 0; r < w->n_ranks; r++)
     cursor_finish (&an, &cursors[r]);
   g_free (cursors);
