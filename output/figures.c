@@ -33,12 +33,14 @@ void
 ts_figure_region_colour (const char *name, gboolean mpi, char colour[8])
 {
   /* The name's own hash, not its place in a trace: the same in every report. */
+  /* A few well-separated hues and three lightnesses, so that names next
+   * to each other in a timeline rarely look alike. */
   guint h = g_str_hash (name);
-  double spread = (h % 1000) / 1000.0, light = ((h / 1000) % 5) / 5.0;
+  double light = (h / 9 % 3) * 0.12;
   if (mpi)
-    hsl_to_hex (spread * 45, 0.8, 0.45 + 0.15 * light, colour);
+    hsl_to_hex ((h % 5) * 10, 0.8, 0.40 + light, colour);
   else
-    hsl_to_hex (90 + spread * 200, 0.5, 0.42 + 0.2 * light, colour);
+    hsl_to_hex (95 + (h % 9) * 24, 0.55, 0.36 + light, colour);
 }
 
 /* Each pattern: its ink and the angle of its hatch. */
@@ -131,7 +133,7 @@ string_free (gpointer s)
 }
 
 /* One row: a path per region (a subpath per run of columns it holds),
- * then a hatched rectangle per run of a wait-state pattern. */
+ * then a hatched path per wait-state pattern (a subpath per run). */
 static void
 timeline_row (GString *s, const TsTimeline *t, const char *run, guint row, double y, double h)
 {
@@ -175,6 +177,8 @@ timeline_row (GString *s, const TsTimeline *t, const char *run, guint row, doubl
       append_escaped (s, name);
       g_string_append (s, "</title></path>");
     }
+  /* The wait states: a path per pattern, a subpath per run of its columns. */
+  GString *waits[TS_WAIT_N_PATTERNS] = { NULL };
   for (guint c = 0; c < TS_FIGURE_TIMELINE_WIDTH;)
     {
       gint p = ts_timeline_wait (t, row, c);
@@ -182,13 +186,22 @@ timeline_row (GString *s, const TsTimeline *t, const char *run, guint row, doubl
       while (end < TS_FIGURE_TIMELINE_WIDTH && ts_timeline_wait (t, row, end) == p)
         end++;
       if (p != TS_TIMELINE_NO_WAIT)
-        g_string_append_printf (s, "<rect class=\"wait\" data-pattern=\"%s\" x=\"%u\" y=\"%.1f\" "
-                                   "width=\"%u\" height=\"%.1f\" fill=\"url(#w-%s)\"><title>%s"
-                                   "</title></rect>", ts_wait_pattern_name (p),
-                                TS_FIGURE_TIMELINE_LEFT + c, y, end - c, h,
-                                ts_wait_pattern_name (p), ts_wait_pattern_name (p));
+        {
+          if (!waits[p])
+            waits[p] = g_string_new (NULL);
+          g_string_append_printf (waits[p], "M%u %.1fh%uv%.1fh-%uz", TS_FIGURE_TIMELINE_LEFT + c, y,
+                                  end - c, h, end - c);
+        }
       c = end;
     }
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    if (waits[p])
+      {
+        const char *name = ts_wait_pattern_name (p);
+        g_string_append_printf (s, "<path class=\"wait\" data-pattern=\"%s\" fill=\"url(#w-%s)\" "
+                                   "d=\"%s\"><title>%s</title></path>", name, name, waits[p]->str, name);
+        g_string_free (waits[p], TRUE);
+      }
   g_string_append (s, "</g>\n");
 }
 
@@ -219,7 +232,7 @@ ts_figure_timelines (GString *s, const TsTimeline *const *timelines, const char 
       g_string_append (s, "</text>\n");
       y += 22;
       for (guint r = 0; r < ts_timeline_n_rows (t); r++)
-        timeline_row (s, t, i == 0 ? "original" : "predicted", r, y + r * h, h * 0.9);
+        timeline_row (s, t, i == 0 ? "original" : "predicted", r, y + r * h, h >= 8 ? h * 0.9 : h);
       y += ts_timeline_n_rows (t) * h + 8;
       g_string_append (s, "</g>\n");
     }

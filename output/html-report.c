@@ -162,7 +162,9 @@ region_totals (const TsTimeline *const *t)
 static void
 legends (GString *s, const GArray *totals, const double *waits)
 {
-  g_string_append (s, "<div class=\"legend\">");
+  g_string_append (s, "<div class=\"legend\"><span><svg width=\"14\" height=\"12\"><rect "
+                      "width=\"14\" height=\"12\" fill=\"#ffffff\" stroke=\"#999\"/></svg>no "
+                      "region (compute in a trace of MPI calls only)</span>");
   for (guint i = 0; i < MIN (totals->len, LEGEND_REGIONS); i++)
     {
       const RegionTotal *r = &g_array_index (totals, RegionTotal, i);
@@ -313,12 +315,19 @@ regions_in (const TsTimeline *t, const GArray *totals, gboolean user_only, guint
             guint32 *out)
 {
   guint n = 0;
+  double first = 0;
   for (guint i = 0; i < totals->len && n < most; i++)
     {
       const RegionTotal *r = &g_array_index (totals, RegionTotal, i);
       guint32 id = ts_timeline_region_by_name (t, r->name);
-      if (id != TS_TIMELINE_NONE && !(user_only && r->mpi))
-        out[n++] = id;
+      double total = r->seconds[0] + r->seconds[1];
+      if (id == TS_TIMELINE_NONE || (user_only && r->mpi))
+        continue;
+      /* Dominant: within a factor 20 of the first. */
+      if (n > 0 && total < first / 20)
+        break;
+      first = n == 0 ? total : first;
+      out[n++] = id;
     }
   return n;
 }
@@ -405,6 +414,21 @@ check_output_dir (const char *dir, GError **error)
   return TRUE;
 }
 
+typedef struct {
+  const char *anchor;
+  const TsTimelineOptions *options;
+  TsTimeline *timeline;
+  GError *error;
+} Build;
+
+static gpointer
+build_thread (gpointer data)
+{
+  Build *b = data;
+  b->timeline = ts_timeline_build (b->anchor, b->options, &b->error);
+  return NULL;
+}
+
 char *
 ts_html_report_run (const char *dir, const char *trace, GError **error)
 {
@@ -433,11 +457,21 @@ ts_html_report_run (const char *dir, const char *trace, GError **error)
                                     "runtime_s"));
   TsTimelineOptions to = { TS_FIGURE_TIMELINE_WIDTH, span > 0 ? span : 1, MAX_ROWS };
   g_autofree char *original = original_trace (dir, trace, summary);
-  g_autoptr (TsTimeline) pt = ts_timeline_build (predicted, &to, error);
+  /* The two archives are read at once, one a thread: each is a first pass
+   * and a wait-state analysis, and the machine has a core for each. */
+  Build ob = { original, &to, NULL, NULL };
+  GThread *other = original ? g_thread_new ("report-original", build_thread, &ob) : NULL;
+  GError *failed = NULL;
+  g_autoptr (TsTimeline) pt = ts_timeline_build (predicted, &to, &failed);
+  if (other)
+    g_thread_join (other);
+  g_autoptr (TsTimeline) ot = ob.timeline;
+  g_autoptr (GError) missing = ob.error;
   if (!pt)
-    return NULL;
-  g_autoptr (GError) missing = NULL;
-  g_autoptr (TsTimeline) ot = original ? ts_timeline_build (original, &to, &missing) : NULL;
+    {
+      g_propagate_error (error, failed);
+      return NULL;
+    }
   g_autofree char *note
     = ot ? NULL
          : g_strdup_printf ("The original trace cannot be read (%s): only the predicted timeline "

@@ -53,12 +53,12 @@ grep -q "^report.html\|f [0-9]* [0-9.]* report.html" "$work/out/.tracesim-manife
 # ([0.7991099, 0.80011): 0.89 of it waits, yes): the last. So x = 60 + 300
 # = 360, width 500, in the original and the predicted timeline alike.
 for run in original predicted; do
-  rect=$(sed 's/>/>\n/g' "$html" | sed -n "/class=\"rank-row\" data-run=\"$run\" data-rank=\"1\"/,/<\/g/p" \
-         | grep -o '<rect class="wait" data-pattern="late_sender" x="[0-9]*" y="[0-9.]*" width="[0-9]*"')
-  [ -n "$rect" ] || fail "$run: no Late Sender span on rank 1"
-  x=$(echo "$rect" | sed 's/.* x="\([0-9]*\)".*/\1/')
-  w=$(echo "$rect" | sed 's/.* width="\([0-9]*\)".*/\1/')
-  [ "$x" = 360 ] && [ "$w" = 500 ] || fail "$run: Late Sender at x=$x width=$w, expected 360 and 500"
+  d=$(sed 's/>/>\n/g' "$html" | sed -n "/class=\"rank-row\" data-run=\"$run\" data-rank=\"1\"/,/<\/g/p" \
+      | sed -n 's/.*<path class="wait" data-pattern="late_sender" [^>]* d="\([^"]*\)".*/\1/p')
+  [ -n "$d" ] || fail "$run: no Late Sender span on rank 1"
+  # One subpath: M<x> <y>h<width>v<height>h-<width>z.
+  echo "$d" | grep -Eq '^M360 [0-9.]+h500v[0-9.]+h-500z$' \
+    || fail "$run: Late Sender drawn as '$d', expected one span at x = 360, width 500"
 done
 # Rank 0 never waits.
 sed 's/>/>\n/g' "$html" | sed -n '/class="rank-row" data-run="[a-z]*" data-rank="0"/,/<\/g/p' \
