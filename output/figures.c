@@ -2,6 +2,8 @@
 
 #include "output/figures.h"
 
+#include <cairo.h>
+#include <librsvg/rsvg.h>
 #include <math.h>
 #include <string.h>
 
@@ -205,6 +207,27 @@ timeline_row (GString *s, const TsTimeline *t, const char *run, guint row, doubl
   g_string_append (s, "</g>\n");
 }
 
+/* The messages, as lines from the sender's row to the receiver's, when the
+ * trace has few (ts_timeline_messages). */
+static void
+timeline_messages (GString *s, const TsTimeline *t, double top, double h, double span)
+{
+  const GArray *m = ts_timeline_messages (t);
+  for (guint i = 0; m && i < m->len; i++)
+    {
+      const TsTimelineMessage *e = &g_array_index (m, TsTimelineMessage, i);
+      gint from = ts_timeline_rank_row (t, e->src), to = ts_timeline_rank_row (t, e->dst);
+      if (from < 0 || to < 0)
+        continue;
+      double x1 = TS_FIGURE_TIMELINE_LEFT + e->sent / span * TS_FIGURE_TIMELINE_WIDTH;
+      double x2 = TS_FIGURE_TIMELINE_LEFT + e->received / span * TS_FIGURE_TIMELINE_WIDTH;
+      g_string_append_printf (s, "<line class=\"message\" data-from=\"%u\" data-to=\"%u\" "
+                                 "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#111\" "
+                                 "stroke-width=\"0.8\"/>\n", e->src, e->dst, x1, top + (from + 0.5) * h,
+                              x2, top + (to + 0.5) * h);
+    }
+}
+
 void
 ts_figure_timelines (GString *s, const TsTimeline *const *timelines, const char *const *titles,
                      guint n, double span)
@@ -233,6 +256,7 @@ ts_figure_timelines (GString *s, const TsTimeline *const *timelines, const char 
       y += 22;
       for (guint r = 0; r < ts_timeline_n_rows (t); r++)
         timeline_row (s, t, i == 0 ? "original" : "predicted", r, y + r * h, h >= 8 ? h * 0.9 : h);
+      timeline_messages (s, t, y, h, span);
       y += ts_timeline_n_rows (t) * h + 8;
       g_string_append (s, "</g>\n");
     }
@@ -309,7 +333,7 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
       most[k] = MAX (most[k], ts_timeline_rank_seconds (t, ts_timeline_row_rank (t, r), regions[k]));
   g_string_append_printf (s, "<svg class=\"heat-map\" width=\"%.0f\" height=\"%.0f\" "
                              "font-family=\"sans-serif\" font-size=\"10\">\n",
-                          left + n * cell_w + 10, top + rows * cell_h + 10);
+                          left + n * cell_w + 80, top + rows * cell_h + 10);
   for (guint k = 0; k < n; k++)
     {
       g_string_append_printf (s, "<text transform=\"translate(%.0f,%.0f) rotate(-25)\">",
@@ -338,4 +362,60 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
       g_string_append (s, "</g>\n");
     }
   g_string_append (s, "</svg>\n");
+}
+
+/* ---- PNG twins ---------------------------------------------------------------- */
+
+static cairo_status_t
+to_bytes (void *closure, const unsigned char *data, unsigned int length)
+{
+  g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+GBytes *
+ts_figure_png (const char *svg, gsize len, GError **error)
+{
+  /* A document of its own: the namespace the page's parser implies, and
+   * the hatch patterns the page defines once. */
+  const char *open_end = memchr (svg, '>', len);
+  if (!open_end || len < 5 || strncmp (svg, "<svg ", 5) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "not a figure");
+      return NULL;
+    }
+  g_autoptr (GString) doc = g_string_new ("<svg xmlns=\"http://www.w3.org/2000/svg\" ");
+  g_string_append_len (doc, svg + 5, open_end + 1 - (svg + 5));
+  g_autoptr (GString) defs = g_string_new (NULL);
+  ts_figure_wait_defs (defs);
+  g_string_append (doc, defs->str);
+  g_string_append_len (doc, open_end + 1, len - (open_end + 1 - svg));
+  RsvgHandle *h = rsvg_handle_new_from_data ((const guint8 *) doc->str, doc->len, error);
+  if (!h)
+    return NULL;
+  gdouble w = 0, ht = 0;
+  if (!rsvg_handle_get_intrinsic_size_in_pixels (h, &w, &ht) || w < 1 || ht < 1)
+    w = 800, ht = 600;
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) ceil (w),
+                                                         (int) ceil (ht));
+  cairo_t *cr = cairo_create (surface);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  RsvgRectangle viewport = { 0, 0, w, ht };
+  gboolean ok = rsvg_handle_render_document (h, cr, &viewport, error);
+  cairo_destroy (cr);
+  GByteArray *png = g_byte_array_new ();
+  if (ok && cairo_surface_write_to_png_stream (surface, to_bytes, png) != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot encode a PNG");
+      ok = FALSE;
+    }
+  cairo_surface_destroy (surface);
+  g_object_unref (h);
+  if (!ok)
+    {
+      g_byte_array_unref (png);
+      return NULL;
+    }
+  return g_byte_array_free_to_bytes (png);
 }

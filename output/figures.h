@@ -44,6 +44,11 @@ void ts_figure_bars (GString *html, const TsBars *bars);
 void ts_figure_heat_map (GString *html, const TsTimeline *t, const guint32 *regions,
                          guint n_regions);
 
+/* The PNG twin of a figure: @svg is one of the <svg> elements above, as
+ * written into the page (the hatches are added to it), drawn by librsvg
+ * on a white background. NULL and @error if librsvg cannot draw it. */
+GBytes *ts_figure_png (const char *svg, gsize len, GError **error);
+
 G_END_DECLS
 
 #endif

@@ -96,7 +96,7 @@ page_open (GString *s, const char *title)
                       "padding:2px 6px;text-align:right}th{background:#f0f0f0}\n"
                       ".legend span{display:inline-block;margin:2px 10px 2px 0;font-size:.8em}\n"
                       ".legend svg{vertical-align:middle;margin-right:3px}\n"
-                      ".note{color:#8a4b00}.figures{display:flex;flex-wrap:wrap;gap:16px}\n"
+                      ".note{color:#8a4b00}.figures{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0}\n"
                       "</style></head><body>\n");
   ts_figure_wait_defs (s);
 }
@@ -105,6 +105,20 @@ static void
 page_close (GString *s)
 {
   g_string_append (s, "</body></html>\n");
+}
+
+/* A figure of the page: its SVG, and its PNG twin report-NAME.png
+ * (ts_html_report_figures). */
+static void
+figure_open (GString *s, const char *name)
+{
+  g_string_append_printf (s, "<figure id=\"fig-%s\">", name);
+}
+
+static void
+figure_close (GString *s)
+{
+  g_string_append (s, "</figure>\n");
 }
 
 static void
@@ -262,7 +276,9 @@ wait_bars (GString *s, JsonObject *summary, double *waits)
   TsBars b = { names->len, 2, (const char *const *) names->pdata,
                (const char *const *) names->pdata, which, (double *) values->data,
                "pattern-bar", "s" };
+  figure_open (s, "wait-states");
   ts_figure_bars (s, &b);
+  figure_close (s);
 }
 
 static gint
@@ -305,7 +321,9 @@ region_bars (GString *s, JsonObject *summary)
   const char *series[] = { "original", "predicted" };
   TsBars b = { shown, 2, (const char *const *) names->pdata, (const char *const *) names->pdata,
                series, values, "region-bar", "s" };
+  figure_open (s, "regions");
   ts_figure_bars (s, &b);
+  figure_close (s);
 }
 
 /* The regions of @totals (by name) as indices of @t; those it lacks are
@@ -371,7 +389,9 @@ deviation_bars (GString *s, const TsTimeline *const *t, const GArray *totals)
   const char *series[] = { "original", "predicted" };
   TsBars b = { rows, 2, (const char *const *) labels->pdata, (const char *const *) labels->pdata,
                series, values, "rank-bar", "s" };
+  figure_open (s, "deviation");
   ts_figure_bars (s, &b);
+  figure_close (s);
 }
 
 static void
@@ -387,7 +407,9 @@ rank_sections (GString *s, const TsTimeline *const *t, const GArray *totals)
         guint32 ids[HEAT_REGIONS];
         guint n = regions_in (t[e], totals, FALSE, HEAT_REGIONS, ids);
         g_string_append_printf (s, "<div><h3>%s</h3>", titles[e]);
+        figure_open (s, e == 0 ? "heat-original" : "heat-predicted");
         ts_figure_heat_map (s, t[e], ids, n);
+        figure_close (s);
         g_string_append (s, "</div>");
       }
   g_string_append (s, "</div>\n");
@@ -488,7 +510,9 @@ ts_html_report_run (const char *dir, const char *trace, GError **error)
   g_string_append (s, "<h2>Timelines: as traced, above, and predicted, on one time axis</h2>\n");
   legends (s, totals, waits);
   const char *titles[] = { "as traced", "predicted" };
+  figure_open (s, "timelines");
   ts_figure_timelines (s, both, titles, 2, span > 0 ? span : 1);
+  figure_close (s);
   g_string_append (s, later->str);
   g_string_free (later, TRUE);
   region_bars (s, summary);
@@ -610,7 +634,9 @@ advise_bars (GString *s, JsonArray *rows)
   const char *series[] = { "saving" };
   TsBars b = { order->len, 1, (const char *const *) labels->pdata,
                (const char *const *) labels->pdata, series, values, "advice-bar", "s" };
+  figure_open (s, "advice");
   ts_figure_bars (s, &b);
+  figure_close (s);
 }
 
 static char *
@@ -650,12 +676,101 @@ sweep_page (const char *dir, gboolean advise, GError **error)
 
 /* ---- writing ------------------------------------------------------------------ */
 
+void
+ts_report_figure_free (TsReportFigure *f)
+{
+  g_free (f->file);
+  if (f->png)
+    g_bytes_unref (f->png);
+  g_free (f);
+}
+
+typedef struct {
+  TsReportFigure *figure;
+  const char *svg;
+  gsize len;
+  GError *error;
+} Drawing;
+
+static gpointer
+draw_figure (gpointer data)
+{
+  Drawing *d = data;
+  if (!(d->figure->png = ts_figure_png (d->svg, d->len, &d->error)))
+    g_prefix_error (&d->error, "the figure %s: ", d->figure->file);
+  return NULL;
+}
+
+GPtrArray *
+ts_html_report_figures (const char *html, GError **error)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) ts_report_figure_free);
+  g_autoptr (GArray) drawings = g_array_new (FALSE, TRUE, sizeof (Drawing));
+  static const char open[] = "<figure id=\"fig-";
+  for (const char *at = strstr (html, open); at; at = strstr (at, open))
+    {
+      const char *name = at + strlen (open), *quote = strchr (name, '"');
+      const char *svg = quote ? strstr (quote, "<svg ") : NULL;
+      const char *end = svg ? strstr (svg, "</svg>") : NULL;
+      if (!end)
+        break;
+      end += strlen ("</svg>");
+      TsReportFigure *f = g_new0 (TsReportFigure, 1);
+      g_autofree char *bare = g_strndup (name, quote - name);
+      f->file = g_strdup_printf ("report-%s.png", bare);
+      g_ptr_array_add (out, f);
+      Drawing d = { f, svg, end - svg, NULL };
+      g_array_append_val (drawings, d);
+      at = end;
+    }
+  /* The first figure (the timelines, the largest) on a thread of its own,
+   * the others meanwhile. */
+  Drawing *d = (Drawing *) drawings->data;
+  GThread *first = drawings->len ? g_thread_new ("report-figure", draw_figure, &d[0]) : NULL;
+  for (guint i = 1; i < drawings->len; i++)
+    draw_figure (&d[i]);
+  if (first)
+    g_thread_join (first);
+  for (guint i = 0; i < drawings->len; i++)
+    if (d[i].error)
+      {
+        g_propagate_error (error, d[i].error);
+        for (guint j = i + 1; j < drawings->len; j++)
+          g_clear_error (&d[j].error);
+        g_ptr_array_unref (out);
+        return NULL;
+      }
+  return out;
+}
+
+/* The page and its figures into @dir: in a run's directory through its
+ * manifest, else (a sweep's) each file replaced only if it is ours. */
+static gboolean
+write_page (const char *dir, const char *html, gboolean run, GError **error)
+{
+  g_autoptr (GPtrArray) figures = ts_html_report_figures (html, error);
+  if (!figures)
+    return FALSE;
+  for (guint i = 0; i < figures->len; i++)
+    {
+      const TsReportFigure *f = figures->pdata[i];
+      gsize len;
+      const char *png = g_bytes_get_data (f->png, &len);
+      g_autofree char *path = g_build_filename (dir, f->file, NULL);
+      if (!(run ? ts_output_dir_add_file (dir, f->file, png, len, error)
+                : ts_output_file_write (path, png, len, "\x89PNG", error)))
+        return FALSE;
+    }
+  g_autofree char *path = g_build_filename (dir, TS_REPORT_FILE, NULL);
+  return run ? ts_output_dir_add_file (dir, TS_REPORT_FILE, html, strlen (html), error)
+             : ts_output_file_write (path, html, strlen (html), TS_WRITTEN_MARK, error);
+}
+
 gboolean
 ts_html_report_write (const char *dir, const char *trace, TsReportKind *kind, GError **error)
 {
   g_autofree char *mark = g_build_filename (dir, ".tracesim-sweep", NULL);
   g_autofree char *advise = g_build_filename (dir, "inputs", "advise", "advise.sweep", NULL);
-  g_autofree char *path = g_build_filename (dir, TS_REPORT_FILE, NULL);
   g_autofree char *html = NULL;
   if (!check_output_dir (dir, error))
     return FALSE;
@@ -664,9 +779,9 @@ ts_html_report_write (const char *dir, const char *trace, TsReportKind *kind, GE
       *kind = g_file_test (advise, G_FILE_TEST_EXISTS) ? TS_REPORT_ADVISE : TS_REPORT_SWEEP;
       html = sweep_page (dir, *kind == TS_REPORT_ADVISE, error);
       /* A sweep's directory has no manifest: the page says it is ours. */
-      return html && ts_output_file_write (path, html, strlen (html), TS_WRITTEN_MARK, error);
+      return html && write_page (dir, html, FALSE, error);
     }
   *kind = TS_REPORT_RUN;
   html = ts_html_report_run (dir, trace, error);
-  return html && ts_output_dir_add_file (dir, TS_REPORT_FILE, html, strlen (html), error);
+  return html && write_page (dir, html, TRUE, error);
 }

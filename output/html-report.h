@@ -35,10 +35,23 @@ char *ts_html_report_run (const char *dir, const char *trace, GError **error);
  * to @kind: an output directory (@trace as for ts_html_report_run) or a
  * sweep's (tracesim sweep, advise). An
  * interrupted or older output is refused with what to do, and nothing is
- * written. In a run's directory the file joins its manifest, so a later
- * run may replace it. */
+ * written. The figures' PNG twins go beside it (ts_html_report_figures).
+ * In a run's directory the files join its manifest, so a later run may
+ * replace them; in a sweep's, a report-*.png is replaced only by another. */
 gboolean ts_html_report_write (const char *dir, const char *trace, TsReportKind *kind,
                                GError **error);
+
+/* The PNG twin of a figure of a page: written as @file (report-NAME.png)
+ * beside report.html. */
+typedef struct {
+  char *file;
+  GBytes *png;
+} TsReportFigure;
+void ts_report_figure_free (TsReportFigure *f);
+
+/* The PNG twins of the figures of @html, a page of this module, in page
+ * order (TsReportFigure elements); NULL and @error if one cannot be drawn. */
+GPtrArray *ts_html_report_figures (const char *html, GError **error);
 
 G_END_DECLS
 

@@ -30,7 +30,19 @@ struct TsTimeline {
   gint8 *waits;      /* the same */
   double *seconds;   /* [rank * n_regions + region] */
   Filling *wait_filling; /* per row, for the wait states, which come in rank order per rank */
+  /* Message ends while there are few (else both NULL): a send's time is its
+   * call's entry; a receive's is the end of the call completing it, NAN
+   * until then. Receives are kept in the order the rank posted them. */
+  GArray *sends, *recvs;  /* Endpoint */
+  GArray *messages;       /* TsTimelineMessage */
 };
+
+typedef struct {
+  guint src, dst;
+  guint32 comm;
+  gint32 tag;
+  double time;
+} Endpoint;
 
 static void
 filling_init (Filling *f)
@@ -121,10 +133,96 @@ set_wait (TsTimeline *t, guint row, guint col, guint32 pattern)
 }
 
 /* The row of @rank, or -1 when every k-th rank is drawn and it is not one. */
-static gint
-row_of (const TsTimeline *t, guint rank)
+gint
+ts_timeline_rank_row (const TsTimeline *t, guint rank)
 {
   return rank % t->stride == 0 && rank / t->stride < t->n_rows ? (gint) (rank / t->stride) : -1;
+}
+
+/* A rank's message ends as its actions go by (@pending: its receives that
+ * the MPI call under way completes). */
+typedef struct {
+  GArray *pending;       /* guint: indices into recvs */
+  GHashTable *irecvs;    /* request id -> index into recvs + 1 */
+} Ends;
+
+static void
+note_endpoint (TsTimeline *t, guint rank, const TsAction *a, double now, Ends *e)
+{
+  if (!t->sends)
+    return;
+  gboolean send = a->kind == TS_ACTION_SEND || a->kind == TS_ACTION_ISEND;
+  gboolean recv = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
+  if ((send || recv) && a->peer >= 0)
+    {
+      guint peer = ts_trace_comm_world_rank (t->trace, a->comm, rank, (guint) a->peer);
+      Endpoint p = { send ? rank : peer, send ? peer : rank, a->comm, a->tag, send ? now : NAN };
+      g_array_append_val (send ? t->sends : t->recvs, p);
+      guint at = t->recvs->len - 1;
+      if (a->kind == TS_ACTION_RECV)
+        g_array_append_val (e->pending, at);
+      else if (a->kind == TS_ACTION_IRECV)
+        g_hash_table_insert (e->irecvs, g_memdup2 (&a->req, sizeof a->req), GUINT_TO_POINTER (at + 1));
+    }
+  else if (a->kind == TS_ACTION_WAIT)
+    {
+      gpointer at = g_hash_table_lookup (e->irecvs, &a->req);
+      if (at)
+        {
+          guint i = GPOINTER_TO_UINT (at) - 1;
+          g_array_append_val (e->pending, i);
+          g_hash_table_remove (e->irecvs, &a->req);
+        }
+    }
+  if (t->sends->len + t->recvs->len > 2 * TS_TIMELINE_MAX_MESSAGES)
+    {
+      /* Too many to draw: none are. */
+      g_clear_pointer (&t->sends, g_array_unref);
+      g_clear_pointer (&t->recvs, g_array_unref);
+    }
+}
+
+/* An MPI call ends at @now: the receives it completed arrived by then. */
+static void
+call_ended (TsTimeline *t, Ends *e, double now)
+{
+  for (guint i = 0; t->recvs && i < e->pending->len; i++)
+    g_array_index (t->recvs, Endpoint, g_array_index (e->pending, guint, i)).time = now;
+  g_array_set_size (e->pending, 0);
+}
+
+/* The k-th send of each (sender, receiver, communicator, tag) to the k-th
+ * receive posted for it. */
+static void
+match_messages (TsTimeline *t)
+{
+  if (!t->sends)
+    return;
+  t->messages = g_array_new (FALSE, FALSE, sizeof (TsTimelineMessage));
+  g_autoptr (GHashTable) next = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < t->recvs->len; i++)
+    {
+      const Endpoint *r = &g_array_index (t->recvs, Endpoint, i);
+      char *key = g_strdup_printf ("%u/%u/%u/%d", r->src, r->dst, r->comm, r->tag);
+      guint k = GPOINTER_TO_UINT (g_hash_table_lookup (next, key));
+      g_hash_table_replace (next, key, GUINT_TO_POINTER (k + 1));
+      /* The k-th send of that channel. */
+      for (guint j = 0, seen = 0; j < t->sends->len; j++)
+        {
+          const Endpoint *s = &g_array_index (t->sends, Endpoint, j);
+          if (s->src != r->src || s->dst != r->dst || s->comm != r->comm || s->tag != r->tag)
+            continue;
+          if (seen++ == k)
+            {
+              if (!isnan (r->time))
+                {
+                  TsTimelineMessage m = { s->src, s->dst, s->time, r->time };
+                  g_array_append_val (t->messages, m);
+                }
+              break;
+            }
+        }
+    }
 }
 
 /* One rank's actions: the innermost open region between two region
@@ -134,17 +232,22 @@ read_rank (TsTimeline *t, TsActionStream *s, guint rank, GError **error)
 {
   guint n_regions = ts_trace_n_regions (t->trace);
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  gint row = row_of (t, rank);
+  gint row = ts_timeline_rank_row (t, rank);
   Filling f;
   filling_init (&f);
   double previous = NAN;
   TsAction a;
   GError *local = NULL;
+  Ends ends = { g_array_new (FALSE, FALSE, sizeof (guint)),
+                g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL) };
   while (ts_action_stream_next (s, rank, &a, &local))
     {
-      if (a.kind != TS_ACTION_ENTER && a.kind != TS_ACTION_LEAVE)
-        continue;
       double now = a.time - t->start;
+      if (a.kind != TS_ACTION_ENTER && a.kind != TS_ACTION_LEAVE)
+        {
+          note_endpoint (t, rank, &a, now, &ends);
+          continue;
+        }
       if (stack->len > 0 && !isnan (previous) && now > previous)
         {
           guint32 top = g_array_index (stack, guint32, stack->len - 1);
@@ -156,9 +259,15 @@ read_rank (TsTimeline *t, TsActionStream *s, guint rank, GError **error)
       if (a.kind == TS_ACTION_ENTER)
         g_array_append_val (stack, a.region);
       else if (stack->len > 0)
-        g_array_set_size (stack, stack->len - 1);
+        {
+          if (ts_trace_region_call (t->trace, a.region) != TS_CALL_USER)
+            call_ended (t, &ends, now);
+          g_array_set_size (stack, stack->len - 1);
+        }
       previous = now;
     }
+  g_array_unref (ends.pending);
+  g_hash_table_unref (ends.irecvs);
   if (row >= 0)
     finish (t, &f, (guint) row, 0, TS_TIMELINE_NONE, set_cell);
   g_array_unref (f.shares);
@@ -175,7 +284,7 @@ static void
 on_span (TsWaitPattern p, guint rank, guint region, double start, double seconds, gpointer data)
 {
   TsTimeline *t = data;
-  gint row = row_of (t, rank);
+  gint row = ts_timeline_rank_row (t, rank);
   /* Wrong order is a part of Late Sender: its hatch is Late Sender's. */
   if (row < 0 || p == TS_WAIT_LATE_SENDER_WRONG_ORDER || seconds <= 0)
     return;
@@ -206,9 +315,12 @@ read_archive (TsTimeline *t, const char *anchor, GError **error)
   g_autoptr (TsActionStream) s = ts_calibration_stream_open (t->calibration, t->trace, error);
   if (!s)
     return FALSE;
+  t->sends = g_array_new (FALSE, FALSE, sizeof (Endpoint));
+  t->recvs = g_array_new (FALSE, FALSE, sizeof (Endpoint));
   for (guint r = 0; r < t->n_ranks; r++)
     if (!read_rank (t, s, r, error))
       return FALSE;
+  match_messages (t);
   t->wait_filling = g_new (Filling, t->n_rows);
   for (guint r = 0; r < t->n_rows; r++)
     filling_init (&t->wait_filling[r]);
@@ -244,6 +356,9 @@ ts_timeline_free (TsTimeline *t)
   g_free (t->cells);
   g_free (t->waits);
   g_free (t->seconds);
+  g_clear_pointer (&t->sends, g_array_unref);
+  g_clear_pointer (&t->recvs, g_array_unref);
+  g_clear_pointer (&t->messages, g_array_unref);
   g_clear_pointer (&t->calibration, ts_calibration_free);
   g_clear_pointer (&t->trace, ts_trace_free);
   g_free (t);
@@ -290,4 +405,10 @@ double
 ts_timeline_rank_seconds (const TsTimeline *t, guint rank, guint32 region)
 {
   return t->seconds[(gsize) rank * ts_trace_n_regions (t->trace) + region];
+}
+
+const GArray *
+ts_timeline_messages (const TsTimeline *t)
+{
+  return t->messages;
 }

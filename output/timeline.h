@@ -38,6 +38,8 @@ guint ts_timeline_n_ranks (const TsTimeline *t);
 double ts_timeline_runtime (const TsTimeline *t);
 guint ts_timeline_n_rows (const TsTimeline *t);
 guint ts_timeline_row_rank (const TsTimeline *t, guint row);
+/* The row of @rank, or -1 when it has none (every k-th rank drawn). */
+gint ts_timeline_rank_row (const TsTimeline *t, guint rank);
 /* The region filling most of column @col of @row (TS_TIMELINE_NONE), and
  * the wait-state pattern filling at least half of it (TS_TIMELINE_NO_WAIT). */
 guint32 ts_timeline_cell (const TsTimeline *t, guint row, guint col);
@@ -50,6 +52,19 @@ guint32 ts_timeline_region_by_name (const TsTimeline *t, const char *name);
 gboolean ts_timeline_region_is_mpi (const TsTimeline *t, guint32 region);
 /* Seconds @rank spent in @region itself (not in regions it entered). */
 double ts_timeline_rank_seconds (const TsTimeline *t, guint rank, guint32 region);
+
+/* Point-to-point messages, drawn as lines when there are few: from the
+ * send's call entry to the end of the call that completed the receive,
+ * seconds from the trace's start, matched in order per sender, receiver,
+ * communicator and tag (MPI's non-overtaking rule). */
+typedef struct {
+  guint src, dst;
+  double sent, received;
+} TsTimelineMessage;
+#define TS_TIMELINE_MAX_MESSAGES 400
+/* The messages, or NULL when the trace has more than
+ * TS_TIMELINE_MAX_MESSAGES. Owned by @t. */
+const GArray *ts_timeline_messages (const TsTimeline *t);
 
 G_END_DECLS
 

@@ -420,9 +420,20 @@ write_outputs (Run *run, GError **error)
       /* Drawn from the outputs just written, as tracesim report would. */
       g_autofree char *html = ts_html_report_run (tmp, run->o->trace, error);
       g_autofree char *path = g_build_filename (tmp, TS_REPORT_FILE, NULL);
-      if (!html || !ts_output_dir_write_file (path, html, strlen (html), error))
+      g_autoptr (GPtrArray) figures = html ? ts_html_report_figures (html, error) : NULL;
+      if (!figures || !ts_output_dir_write_file (path, html, strlen (html), error))
         return FALSE;
       g_ptr_array_add (r->written, g_strdup (TS_REPORT_FILE));
+      for (guint i = 0; i < figures->len; i++)
+        {
+          const TsReportFigure *f = figures->pdata[i];
+          g_autofree char *png = g_build_filename (tmp, f->file, NULL);
+          gsize len;
+          const char *data = g_bytes_get_data (f->png, &len);
+          if (!ts_output_dir_write_file (png, data, len, error))
+            return FALSE;
+          g_ptr_array_add (r->written, g_strdup (f->file));
+        }
     }
   TsOutputDir *out = g_steal_pointer (&run->out);
   return ts_output_dir_commit (out, error);

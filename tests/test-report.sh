@@ -43,8 +43,14 @@ EOF
   -o "$work/out" --report -q || fail "tracesim run --report"
 html=$work/out/report.html
 [ -s "$html" ] || fail "no report.html"
-grep -q "^report.html\|f [0-9]* [0-9.]* report.html" "$work/out/.tracesim-manifest" \
-  || fail "report.html is not in the manifest"
+# The page and the PNG twin of each of its 6 figures, all in the manifest.
+for f in report.html report-timelines.png report-wait-states.png report-regions.png \
+         report-heat-original.png report-heat-predicted.png report-deviation.png; do
+  [ -s "$work/out/$f" ] || fail "no $f"
+  grep -q "^f [0-9]* [0-9.]* $f\$" "$work/out/.tracesim-manifest" || fail "$f is not in the manifest"
+done
+python3 "$srcdir/tests/png-colours.py" "$work/out/report-timelines.png" 4 0.05 \
+  || fail "the timelines' PNG twin is blank"
 
 # 800 columns over T: a column is T/800 = 1.0001375e-3 s, the timeline's
 # left edge at x = 60. A column is hatched when the pattern fills at least
@@ -60,6 +66,11 @@ for run in original predicted; do
   echo "$d" | grep -Eq '^M360 [0-9.]+h500v[0-9.]+h-500z$' \
     || fail "$run: Late Sender drawn as '$d', expected one span at x = 360, width 500"
 done
+# The one message, in each timeline: from rank 0's send at 0.8 s, x = 60 +
+# 0.8 / 0.80011 x 800 = 859.9, to the end of rank 1's MPI_Recv at 0.80011 s,
+# x = 860.0.
+lines=$(grep -o '<line class="message" data-from="0" data-to="1" x1="859.9" y1="[0-9.]*" x2="860.0"' "$html" | wc -l)
+[ "$lines" -eq 2 ] || fail "expected the message drawn once per timeline, found $lines"
 # Rank 0 never waits.
 sed 's/>/>\n/g' "$html" | sed -n '/class="rank-row" data-run="[a-z]*" data-rank="0"/,/<\/g/p' \
   | grep -q 'class="wait"' && fail "rank 0 shows a wait state"
@@ -106,6 +117,7 @@ rm "$html"
 n=$(($(wc -l < "$work/advice/results.csv") - 2))
 bars=$(grep -o 'class="advice-bar"' "$work/advice/report.html" | wc -l)
 [ "$bars" -eq "$n" ] || fail "advise report: $bars bars for $n changes"
+[ -s "$work/advice/report-advice.png" ] || fail "advise report: no PNG twin"
 
 # Bad input: an error that says what, non-zero, nothing written.
 expect_refusal() { # DIR WORDS
