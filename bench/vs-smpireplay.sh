@@ -5,17 +5,21 @@
 # (compute, irecv left, isend right, waitall, an allreduce every 10 iterations)
 # sized to about ACTIONS SimGrid actions; `tracesim convert --to ti` feeds it to
 # smpirun -replay. Both replay it on the same cluster platform (written by
-# `tracesim calibrate`), with the same network model (CM02, no cross-traffic)
-# and the same allreduce algorithm (recursive doubling). tracesim runs with
-# --no-wait-states: smpireplaymain replays and nothing else, so the replays
-# are compared (the wait-state analysis is bench/waitstates-cost.sh's). Each side runs RUNS
-# times; the best wall time of the whole command is reported (the least
-# disturbed by other load).
+# `tracesim calibrate`). Timed, interleaved, RUNS times each, best wall time:
+#   job      `tracesim run -q`: what users run, with both executions' wait
+#            states and the predicted archive
+#   replay   `tracesim run -q --no-wait-states`: the replay (and archive) alone
+#   smpi     smpireplaymain with SimGrid's default SMPI network model
+#   smpi_cm  smpireplaymain with the model tracesim uses (CM02, no
+#            cross-traffic) and the same allreduce (recursive doubling)
+# and prints each of job and replay against each of smpi and smpi_cm, and
+# the wait-state phase's rate: the trace's events over the time the job's
+# log (G_MESSAGES_DEBUG=ts-run) gives its original wait states.
 #
 # tracesim is linked with tcmalloc when configure finds it, and SimGrid's
 # allocations are a good part of any replay's time. For a like-for-like view
-# the script also runs smpireplaymain with that allocator preloaded, and
-# prints that ratio too (ratio_alloc; "-" when tracesim uses glibc malloc).
+# the script also runs smpi_cm with that allocator preloaded (smpi_alloc; "-"
+# when tracesim uses glibc malloc), against the replay.
 #
 # Usage: bench/vs-smpireplay.sh [RANKS...]   (default: 16 64 256 1024)
 # Environment: BUILD (dir with tracesim and ts-tracegen, default .),
@@ -36,9 +40,9 @@ now() { date +%s.%N; }
 ALLOC=$(ldd "$TRACESIM" | awk '/tcmalloc/ { print $3; exit }')
 best() { sort -g | head -1; }
 
-printf '%6s %6s %9s | %9s %9s %7s | %9s %7s | %12s %12s %7s | %10s %10s\n' \
-  ranks iters ti_acts ts_wall_s smpi_wall_s ratio smpi_alloc ratio_alloc ts_sim_s smpi_sim_s diff_% \
-  ts_act/s smpi_act/s
+printf '%6s %6s %9s | %8s %8s | %8s %8s | %8s %8s %8s %8s | %8s %7s | %7s %8s | %9s\n' \
+  ranks iters ti_acts job_s replay_s smpi_s smpi_cm_s job/smpi job/cm rep/smpi rep/cm \
+  smpi_alloc rep/alc sim_diff% events wait_ev/s
 for n in "$@"; do
   # The TI trace has 5 actions per rank and iteration (compute, irecv,
   # compute for the call cost, isend, waitall) plus the allreduces.
@@ -52,42 +56,49 @@ for n in "$@"; do
   i=0; : > "$d/ti/hosts"
   while [ $i -lt "$n" ]; do echo "node-$i" >> "$d/ti/hosts"; i=$((i + 1)); done
   ti_actions=$(cat "$d"/ti/ranks/*.txt | wc -l)
+  events=$("$TRACESIM" info --no-replay "$d/trace/traces.otf2" | sed -n 's/^events: *//p')
 
-  : > "$d/ts.times"; : > "$d/smpi.times"; : > "$d/smpi-alloc.times"
+  # time FILE COMMAND...: append COMMAND's wall time to FILE
+  time_to() {
+    f=$1; shift
+    t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >> "$f"
+  }
+  smpi() { # [LD_PRELOAD value] smpirun options...
+    pre=$1; shift
+    (cd "$d/ti" && LD_PRELOAD=$pre "$SMPIRUN" -np "$n" -platform ../platform.xml -hostfile hosts \
+       -replay traces.txt --log=root.thres:warning --log=smpi_replay.thres:info "$@" \
+       "$REPLAYMAIN" > ../smpi.log 2>&1)
+  }
+  for f in job replay smpi smpi_cm smpi_alloc; do : > "$d/$f.times"; done
   r=0
   while [ $r -lt "$RUNS" ]; do
-    t0=$(now)
-    "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/out" -q --no-wait-states
-    t1=$(now)
-    (cd "$d/ti" && "$SMPIRUN" -np "$n" -platform ../platform.xml -hostfile hosts \
-       -replay traces.txt --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
-       --cfg=smpi/allreduce:rdb --log=root.thres:warning --log=smpi_replay.thres:info \
-       "$REPLAYMAIN" > ../smpi.log 2>&1)
-    t2=$(now)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >> "$d/ts.times"
-    awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }' >> "$d/smpi.times"
-    if [ -n "$ALLOC" ]; then
-      t2=$(now)
-      (cd "$d/ti" && LD_PRELOAD=$ALLOC "$SMPIRUN" -np "$n" -platform ../platform.xml -hostfile hosts \
-         -replay traces.txt --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
-         --cfg=smpi/allreduce:rdb --log=root.thres:warning \
-         "$REPLAYMAIN" > /dev/null 2>&1)
-      t3=$(now)
-      awk -v a="$t2" -v b="$t3" 'BEGIN { print b - a }' >> "$d/smpi-alloc.times"
-    fi
+    time_to "$d/job.times" "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/job" -q
+    time_to "$d/replay.times" "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/out" -q \
+      --no-wait-states
+    time_to "$d/smpi.times" smpi ""
+    time_to "$d/smpi_cm.times" smpi "" --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
+      --cfg=smpi/allreduce:rdb
+    [ -z "$ALLOC" ] || time_to "$d/smpi_alloc.times" smpi "$ALLOC" --cfg=network/model:CM02 \
+      --cfg=network/crosstraffic:0 --cfg=smpi/allreduce:rdb
     r=$((r + 1))
   done
-  ts_wall=$(best < "$d/ts.times")
-  smpi_wall=$(best < "$d/smpi.times")
-  smpi_alloc=$(best < "$d/smpi-alloc.times")
+  # The wait-state phase: the original's, as the job's log times it.
+  G_MESSAGES_DEBUG=ts-run "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/job" -q \
+    2> "$d/job.log"
+  waits=$(awk '/replay and predicted wait states: done at/ { a = $(NF - 2) }
+               /original wait states: done at/ { b = $(NF - 2) } END { print b - a }' "$d/job.log")
   ts_sim=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predicted"]["runtime_s"])' "$d/out/summary.json")
   smpi_sim=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' "$d/smpi.log")
-  awk -v n="$n" -v it="$iters" -v a="$ti_actions" -v tw="$ts_wall" -v sw="$smpi_wall" \
-      -v sa="$smpi_alloc" -v ts="$ts_sim" -v ss="$smpi_sim" 'BEGIN {
-    if (sa == "") { sa_s = "-"; ra_s = "-" } else { sa_s = sprintf ("%.3f", sa); ra_s = sprintf ("%.2fx", sa / tw) }
-    printf "%6d %6d %9d | %9.3f %9.3f %6.2fx | %9s %7s | %12.6f %12.6f %7.3f | %10.0f %10.0f\n",
-      n, it, a, tw, sw, sw / tw, sa_s, ra_s, ts, ss, 100 * (ts - ss) / ss, a / tw, a / sw }'
+  awk -v n="$n" -v it="$iters" -v a="$ti_actions" -v j="$(best < "$d/job.times")" \
+      -v rp="$(best < "$d/replay.times")" -v s="$(best < "$d/smpi.times")" \
+      -v sc="$(best < "$d/smpi_cm.times")" -v sa="$(best < "$d/smpi_alloc.times")" \
+      -v ts="$ts_sim" -v ss="$smpi_sim" -v ev="$events" -v w="$waits" 'BEGIN {
+    if (sa == "") { sa_s = "-"; ra_s = "-" } else { sa_s = sprintf ("%.3f", sa); ra_s = sprintf ("%.2fx", sa / rp) }
+    printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f\n",
+      n, it, a, j, rp, s, sc, s / j, sc / j, s / rp, sc / rp, sa_s, ra_s, 100 * (ts - ss) / ss, ev,
+      w > 0 ? ev / w : 0 }'
 done
-echo "(ratio = smpireplaymain wall / tracesim wall; smpi_alloc, ratio_alloc: the same with smpireplaymain"
-echo " on tracesim's allocator ($ALLOC); diff = simulated time, tracesim vs smpireplaymain)"
+echo "(x/y = y wall / x wall: above 1, tracesim is faster; sim_diff = simulated time, tracesim vs"
+echo " smpi_cm's; wait_ev/s = events / the original wait states' time in the job)"
 echo "work files: $WORK"

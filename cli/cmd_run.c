@@ -124,6 +124,12 @@ run (RunArgs *a, int argc, char **argv)
     return ts_cmd_fail ("run", error);
   if (!a->quiet)
     ts_report_run (stdout, result);
+  if (result->report_failure)
+    {
+      fprintf (stderr, "tracesim run: no report.html: %s (the run's outputs are written; "
+                       "tracesim report %s draws it again)\n", result->report_failure, a->output);
+      return 1;
+    }
   return 0;
 }
 

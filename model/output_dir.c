@@ -453,6 +453,16 @@ check_tree (const TsOutputDir *d, const char *example, GError **error)
   return TRUE;
 }
 
+/* A manifest's text: its header, then @lines (char *), one a line. */
+static GString *
+manifest_text (GList *lines)
+{
+  GString *text = g_string_new ("# written by " PACKAGE_STRING ": what a later run may replace here\n");
+  for (GList *l = lines; l; l = l->next)
+    g_string_append_printf (text, "%s\n", (char *) l->data);
+  return text;
+}
+
 /* Written last into the temporary directory: what a later run may replace. */
 static gboolean
 write_manifest (const TsOutputDir *d, GError **error)
@@ -460,10 +470,10 @@ write_manifest (const TsOutputDir *d, GError **error)
   g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
   if (!list_tree (d->tmp_dir, NULL, lines, error))
     return FALSE;
-  g_autoptr (GString) text = g_string_new ("# written by " PACKAGE_STRING
-                                           ": what a later run may replace here\n");
-  for (guint i = 0; i < lines->len; i++)
-    g_string_append_printf (text, "%s\n", (char *) g_ptr_array_index (lines, i));
+  g_autoptr (GList) list = NULL;
+  for (guint i = lines->len; i > 0; i--)
+    list = g_list_prepend (list, g_ptr_array_index (lines, i - 1));
+  g_autoptr (GString) text = manifest_text (list);
   g_autofree char *path = g_build_filename (d->tmp_dir, TS_OUTPUT_MANIFEST, NULL);
   return ts_output_dir_write_file (path, text->str, text->len, error);
 }
@@ -685,18 +695,50 @@ ts_output_file_write (const char *path, const char *data, gsize len, const char 
   return FALSE;
 }
 
+/* A guarded temporary file beside @path holding @data; its name (caller
+ * frees), or NULL and @error. */
+static char *
+temp_beside (const char *path, const char *data, gsize len, GError **error)
+{
+  char *tmp = g_strconcat (path, ".tmp-XXXXXX", NULL);
+  int fd = ts_output_dir_guarded_temp (tmp, O_WRONLY);
+  if (fd < 0)
+    {
+      set_errno_error (error, errno, "cannot create a file beside %s: %s", path);
+      g_free (tmp);
+      return NULL;
+    }
+  close (fd);
+  if (!ts_output_dir_write_file (tmp, data, len, error))
+    {
+      ts_output_dir_finish_temp (tmp, path, FALSE);
+      g_free (tmp);
+      return NULL;
+    }
+  return tmp;
+}
+
 gboolean
 ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsize len,
                         GError **error)
 {
+  g_autofree char *manifest = g_build_filename (dir, TS_OUTPUT_MANIFEST, NULL);
+  if (!g_file_test (manifest, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "%s has no %s: not an output directory tracesim wrote; nothing added", dir,
+                   TS_OUTPUT_MANIFEST);
+      return FALSE;
+    }
   g_autoptr (GHashTable) listed = read_manifest (dir, name, error);
   if (!listed)
     return FALSE;
   g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autofree char *escaped = g_strescape (name, NULL);
   GStatBuf st;
-  if (g_lstat (path, &st) == 0)
+  gboolean existed = g_lstat (path, &st) == 0;
+  if (existed)
     {
+      g_autofree char *escaped = g_strescape (name, NULL);
       g_autofree char *now = manifest_line (name, &st);
       const char *ours = g_hash_table_lookup (listed, escaped);
       if (!ours || strcmp (ours, now) != 0)
@@ -707,21 +749,43 @@ ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsi
           return FALSE;
         }
     }
-  /* The mark "" is in every file: the manifest already said it is ours. */
-  if (!ts_output_file_write (path, data, len, "", error))
+  /* Both written beside their targets first, then renamed in a row with
+   * the signals held: an interruption leaves the old pair or the new. */
+  g_autofree char *tmp = temp_beside (path, data, len, error);
+  if (!tmp)
     return FALSE;
-  if (g_lstat (path, &st) != 0)
+  if (g_lstat (tmp, &st) != 0)
     {
-      set_errno_error (error, errno, "%s: %s", path);
+      set_errno_error (error, errno, "%s: %s", tmp);
+      ts_output_dir_finish_temp (tmp, path, FALSE);
       return FALSE;
     }
-  g_hash_table_replace (listed, escaped, manifest_line (name, &st));
-  g_autofree char *manifest = g_build_filename (dir, TS_OUTPUT_MANIFEST, NULL);
-  g_autoptr (GString) text = g_string_new ("# written by " PACKAGE_STRING
-                                           ": what a later run may replace here\n");
+  char *line = manifest_line (name, &st); /* the rename keeps size and time */
+  g_hash_table_replace (listed, (char *) line_path (line), line);
   g_autoptr (GList) lines = g_hash_table_get_values (listed);
   lines = g_list_sort (lines, (GCompareFunc) g_strcmp0);
-  for (GList *l = lines; l; l = l->next)
-    g_string_append_printf (text, "%s\n", (char *) l->data);
-  return ts_output_file_write (manifest, text->str, text->len, "# written by", error);
+  g_autoptr (GString) text = manifest_text (lines);
+  g_autofree char *manifest_tmp = temp_beside (manifest, text->str, text->len, error);
+  if (!manifest_tmp)
+    {
+      ts_output_dir_finish_temp (tmp, path, FALSE);
+      return FALSE;
+    }
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
+  gboolean ok = ts_output_dir_finish_temp (tmp, path, TRUE);
+  if (ok && !ts_output_dir_finish_temp (manifest_tmp, manifest, TRUE))
+    {
+      /* The file is in place but unlisted: it goes, unless it replaced ours. */
+      if (!existed)
+        g_unlink (path);
+      ok = FALSE;
+    }
+  else if (!ok)
+    ts_output_dir_finish_temp (manifest_tmp, manifest, FALSE);
+  int saved = errno;
+  ts_output_dir_release_signals (&old);
+  if (!ok)
+    set_errno_error (error, saved, "cannot rename into %s: %s", dir);
+  return ok;
 }

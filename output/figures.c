@@ -76,16 +76,21 @@ ts_figure_wait_defs (GString *svg)
                             "height=\"5\" fill=\"#ffffff\" fill-opacity=\"0.55\"/><line x1=\"0\" "
                             "y1=\"0\" x2=\"0\" y2=\"5\" stroke=\"%s\" stroke-width=\"2.2\"/>"
                             "</pattern>\n",
-                            ts_wait_pattern_name (p), hatch[p].angle, hatch[p].ink);
+                            ts_wait_pattern_name (p), hatch[p].angle,
+                            hatch[p].ink ? hatch[p].ink : "#000000");
   g_string_append (svg, "</defs></svg>\n");
 }
 
 /* ---- timelines ------------------------------------------------------------ */
 
-static void
-append_escaped (GString *s, const char *text)
+void
+ts_figure_append_text (GString *s, const char *text)
 {
-  g_autofree char *e = g_markup_escape_text (text, -1);
+  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
+  for (char *c = valid; *c; c++)
+    if ((unsigned char) *c < 0x20 && *c != '\t' && *c != '\n')
+      *c = ' ';
+  g_autofree char *e = g_markup_escape_text (valid, -1);
   g_string_append (s, e);
 }
 
@@ -134,8 +139,54 @@ string_free (gpointer s)
   g_string_free (s, TRUE);
 }
 
-/* One row: a path per region (a subpath per run of columns it holds),
- * then a hatched path per wait-state pattern (a subpath per run). */
+/* What a column of a row shows: a region, or a pattern; G_MAXUINT32 for
+ * nothing. */
+typedef guint32 (*CellFunc) (const TsTimeline *t, guint row, guint col);
+
+static guint32
+region_at (const TsTimeline *t, guint row, guint col)
+{
+  return ts_timeline_cell (t, row, col);
+}
+
+static guint32
+wait_at (const TsTimeline *t, guint row, guint col)
+{
+  gint p = ts_timeline_wait (t, row, col);
+  return p == TS_TIMELINE_NO_WAIT ? G_MAXUINT32 : (guint32) p;
+}
+
+/* The runs of equal columns along @row: a path per key (a subpath per
+ * run), keyed by key + 1, the keys in @order as first met. */
+static GHashTable *
+row_runs (const TsTimeline *t, guint row, double y, double h, CellFunc at, GArray *order)
+{
+  GHashTable *paths = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, string_free);
+  guint width = ts_timeline_width (t);
+  for (guint c = 0; c < width;)
+    {
+      guint32 key = at (t, row, c);
+      guint end = c + 1;
+      while (end < width && at (t, row, end) == key)
+        end++;
+      if (key != G_MAXUINT32)
+        {
+          GString *d = g_hash_table_lookup (paths, GUINT_TO_POINTER (key + 1));
+          if (!d)
+            {
+              d = g_string_new (NULL);
+              g_hash_table_insert (paths, GUINT_TO_POINTER (key + 1), d);
+              g_array_append_val (order, key);
+            }
+          g_string_append_printf (d, "M%u %.1fh%uv%.1fh-%uz", TS_FIGURE_TIMELINE_LEFT + c, y,
+                                  end - c, h, end - c);
+        }
+      c = end;
+    }
+  return paths;
+}
+
+/* One row: a path per region, then a hatched path per wait-state pattern. */
 static void
 timeline_row (GString *s, const TsTimeline *t, const char *run, guint row, double y, double h)
 {
@@ -145,65 +196,29 @@ timeline_row (GString *s, const TsTimeline *t, const char *run, guint row, doubl
     g_string_append_printf (s, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"%.0f\">%u"
                                "</text>", TS_FIGURE_TIMELINE_LEFT - 4, y + h * 0.8, MIN (h, 11.0),
                             rank);
-  g_autoptr (GHashTable) paths = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
-                                                        string_free);
   g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint32));
-  for (guint c = 0; c < TS_FIGURE_TIMELINE_WIDTH;)
-    {
-      guint32 region = ts_timeline_cell (t, row, c);
-      guint end = c + 1;
-      while (end < TS_FIGURE_TIMELINE_WIDTH && ts_timeline_cell (t, row, end) == region)
-        end++;
-      if (region != TS_TIMELINE_NONE)
-        {
-          GString *d = g_hash_table_lookup (paths, GUINT_TO_POINTER (region + 1));
-          if (!d)
-            {
-              d = g_string_new (NULL);
-              g_hash_table_insert (paths, GUINT_TO_POINTER (region + 1), d);
-              g_array_append_val (order, region);
-            }
-          g_string_append_printf (d, "M%u %.1fh%uv%.1fh-%uz", TS_FIGURE_TIMELINE_LEFT + c, y,
-                                  end - c, h, end - c);
-        }
-      c = end;
-    }
+  g_autoptr (GHashTable) regions = row_runs (t, row, y, h, region_at, order);
   for (guint i = 0; i < order->len; i++)
     {
       guint32 region = g_array_index (order, guint32, i);
       const char *name = ts_timeline_region_name (t, region);
       char colour[8];
       ts_figure_region_colour (name, ts_timeline_region_is_mpi (t, region), colour);
-      GString *d = g_hash_table_lookup (paths, GUINT_TO_POINTER (region + 1));
+      GString *d = g_hash_table_lookup (regions, GUINT_TO_POINTER (region + 1));
       g_string_append_printf (s, "<path fill=\"%s\" d=\"%s\"><title>", colour, d->str);
-      append_escaped (s, name);
+      ts_figure_append_text (s, name);
       g_string_append (s, "</title></path>");
     }
-  /* The wait states: a path per pattern, a subpath per run of its columns. */
-  GString *waits[TS_WAIT_N_PATTERNS] = { NULL };
-  for (guint c = 0; c < TS_FIGURE_TIMELINE_WIDTH;)
+  g_array_set_size (order, 0);
+  g_autoptr (GHashTable) waits = row_runs (t, row, y, h, wait_at, order);
+  for (guint i = 0; i < order->len; i++)
     {
-      gint p = ts_timeline_wait (t, row, c);
-      guint end = c + 1;
-      while (end < TS_FIGURE_TIMELINE_WIDTH && ts_timeline_wait (t, row, end) == p)
-        end++;
-      if (p != TS_TIMELINE_NO_WAIT)
-        {
-          if (!waits[p])
-            waits[p] = g_string_new (NULL);
-          g_string_append_printf (waits[p], "M%u %.1fh%uv%.1fh-%uz", TS_FIGURE_TIMELINE_LEFT + c, y,
-                                  end - c, h, end - c);
-        }
-      c = end;
+      guint32 p = g_array_index (order, guint32, i);
+      const char *name = ts_wait_pattern_name (p);
+      GString *d = g_hash_table_lookup (waits, GUINT_TO_POINTER (p + 1));
+      g_string_append_printf (s, "<path class=\"wait\" data-pattern=\"%s\" fill=\"url(#w-%s)\" "
+                                 "d=\"%s\"><title>%s</title></path>", name, name, d->str, name);
     }
-  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
-    if (waits[p])
-      {
-        const char *name = ts_wait_pattern_name (p);
-        g_string_append_printf (s, "<path class=\"wait\" data-pattern=\"%s\" fill=\"url(#w-%s)\" "
-                                   "d=\"%s\"><title>%s</title></path>", name, name, waits[p]->str, name);
-        g_string_free (waits[p], TRUE);
-      }
   g_string_append (s, "</g>\n");
 }
 
@@ -251,7 +266,7 @@ ts_figure_timelines (GString *s, const TsTimeline *const *timelines, const char 
       g_string_append_printf (s, "<g class=\"timeline\" data-run=\"%s\"><text x=\"%d\" y=\"%.0f\" "
                                  "font-weight=\"bold\">", i == 0 ? "original" : "predicted",
                               TS_FIGURE_TIMELINE_LEFT, y + 15);
-      append_escaped (s, titles[i]);
+      ts_figure_append_text (s, titles[i]);
       g_string_append (s, "</text>\n");
       y += 22;
       for (guint r = 0; r < ts_timeline_n_rows (t); r++)
@@ -289,7 +304,7 @@ ts_figure_bars (GString *s, const TsBars *b)
       g_string_append_printf (s, "<rect x=\"%.0f\" y=\"2\" width=\"10\" height=\"10\" fill=\"%s\"/>"
                                  "<text x=\"%.0f\" y=\"11\">", label_w + j * 110,
                               series_colours[j % G_N_ELEMENTS (series_colours)], label_w + j * 110 + 14);
-      append_escaped (s, b->series[j]);
+      ts_figure_append_text (s, b->series[j]);
       g_string_append (s, "</text>\n");
     }
   if (lo < 0)
@@ -299,10 +314,10 @@ ts_figure_bars (GString *s, const TsBars *b)
     {
       double y = 20 + i * group;
       g_string_append_printf (s, "<g class=\"%s\" data-key=\"", b->group_class);
-      append_escaped (s, b->keys[i]);
+      ts_figure_append_text (s, b->keys[i]);
       g_string_append_printf (s, "\"><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">",
                               label_w - 6, y + group / 2);
-      append_escaped (s, b->labels[i]);
+      ts_figure_append_text (s, b->labels[i]);
       g_string_append (s, "</text>");
       for (guint j = 0; j < b->n_series; j++)
         {
@@ -330,7 +345,7 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
   g_autofree double *most = g_new0 (double, MAX (n, 1));
   for (guint r = 0; r < rows; r++)
     for (guint k = 0; k < n; k++)
-      most[k] = MAX (most[k], ts_timeline_rank_seconds (t, ts_timeline_row_rank (t, r), regions[k]));
+      most[k] = MAX (most[k], ts_timeline_row_seconds (t, r, regions[k]));
   g_string_append_printf (s, "<svg class=\"heat-map\" width=\"%.0f\" height=\"%.0f\" "
                              "font-family=\"sans-serif\" font-size=\"10\">\n",
                           left + n * cell_w + 80, top + rows * cell_h + 10);
@@ -338,7 +353,7 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
     {
       g_string_append_printf (s, "<text transform=\"translate(%.0f,%.0f) rotate(-25)\">",
                               left + k * cell_w + 4, top - 6);
-      append_escaped (s, ts_timeline_region_name (t, regions[k]));
+      ts_figure_append_text (s, ts_timeline_region_name (t, regions[k]));
       g_string_append (s, "</text>\n");
     }
   for (guint r = 0; r < rows; r++)
@@ -351,7 +366,7 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
                                 left - 4, y + cell_h * 0.8, rank);
       for (guint k = 0; k < n; k++)
         {
-          double v = ts_timeline_rank_seconds (t, rank, regions[k]);
+          double v = ts_timeline_row_seconds (t, r, regions[k]);
           double f = most[k] > 0 ? v / most[k] : 0;
           int shade = (int) lround (255 - f * 200);
           g_string_append_printf (s, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" "

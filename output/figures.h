@@ -20,6 +20,11 @@ G_BEGIN_DECLS
  * own regions in greens, blues and violets. */
 void ts_figure_region_colour (const char *name, gboolean mpi, char colour[8]);
 
+/* @text as XML text or attribute value: made valid UTF-8 (a trace's names
+ * need not be), control characters dropped (XML 1.0 has none), markup
+ * escaped. */
+void ts_figure_append_text (GString *s, const char *text);
+
 /* The hatch patterns of the wait states, once per page (<defs>). */
 void ts_figure_wait_defs (GString *svg);
 

@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include "output/html-report.h"
+#include "output/html-report-private.h"
 #include "output/figures.h"
 #include "output/timeline.h"
 #include "model/output_dir.h"
@@ -39,22 +40,51 @@ read_object (JsonParser *parser, const char *path, const char *what, GError **er
 static JsonObject *
 need_object (JsonObject *o, const char *member, const char *path, GError **error)
 {
-  if (json_object_has_member (o, member)
-      && JSON_NODE_HOLDS_OBJECT (json_object_get_member (o, member)))
-    return json_object_get_object_member (o, member);
-  const char *version = json_object_has_member (o, "tracesim_version")
-                          ? json_object_get_string_member (o, "tracesim_version") : "an unknown version";
+  if (ts_page_object (o, member))
+    return ts_page_object (o, member);
+  const char *version = ts_page_string (o, "tracesim_version");
+  version = version ? version : "an unknown version";
   g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                "%s has no '%s': written by %s of tracesim, or damaged; run it again to draw its "
                "report", path, member, version);
   return NULL;
 }
 
-static double
-member_double (JsonObject *o, const char *member)
+double
+ts_page_member_double (JsonObject *o, const char *member)
 {
   JsonNode *n = o ? json_object_get_member (o, member) : NULL;
-  return n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_double (n) : NAN;
+  GType type = n && JSON_NODE_HOLDS_VALUE (n) ? json_node_get_value_type (n) : G_TYPE_INVALID;
+  return type == G_TYPE_DOUBLE || type == G_TYPE_INT64 ? json_node_get_double (n) : NAN;
+}
+
+JsonObject *
+ts_page_object (JsonObject *o, const char *member)
+{
+  JsonNode *n = o ? json_object_get_member (o, member) : NULL;
+  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
+JsonArray *
+ts_page_array (JsonObject *o, const char *member)
+{
+  JsonNode *n = o ? json_object_get_member (o, member) : NULL;
+  return n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+}
+
+const char *
+ts_page_string (JsonObject *o, const char *member)
+{
+  JsonNode *n = o ? json_object_get_member (o, member) : NULL;
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+           ? json_node_get_string (n) : NULL;
+}
+
+JsonObject *
+ts_page_element (JsonArray *a, guint i)
+{
+  JsonNode *n = a && i < json_array_get_length (a) ? json_array_get_element (a, i) : NULL;
+  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
 }
 
 /* The original trace: @given, else summary.json's, as written (relative to
@@ -64,31 +94,28 @@ original_trace (const char *dir, const char *given, JsonObject *summary)
 {
   if (given)
     return g_strdup (given);
-  const char *named = json_object_has_member (summary, "trace")
-                        ? json_object_get_string_member (summary, "trace") : NULL;
+  const char *named = ts_page_string (summary, "trace");
   if (!named)
     return NULL;
   if (g_path_is_absolute (named) || g_file_test (named, G_FILE_TEST_IS_REGULAR))
     return g_strdup (named);
-  g_autofree char *parent = g_path_get_dirname (dir);
+  /* "out/" is "out": its parent is the directory above. */
+  g_autofree char *bare = g_strdup (dir);
+  for (gsize n = strlen (bare); n > 1 && bare[n - 1] == '/'; n--)
+    bare[n - 1] = '\0';
+  g_autofree char *parent = g_path_get_dirname (bare);
   return g_build_filename (parent, named, NULL);
 }
 
 /* ---- page pieces ------------------------------------------------------------ */
 
-static void
-append_escaped (GString *s, const char *text)
-{
-  g_autofree char *e = g_markup_escape_text (text, -1);
-  g_string_append (s, e);
-}
 
-static void
-page_open (GString *s, const char *title)
+void
+ts_page_open (GString *s, const char *title)
 {
   g_string_append (s, "<!DOCTYPE html>\n<!-- " TS_WRITTEN_MARK " report: one file, nothing to "
                       "fetch -->\n<html><head><meta charset=\"utf-8\"><title>");
-  append_escaped (s, title);
+  ts_figure_append_text (s, title);
   g_string_append (s, "</title><style>\n"
                       "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1100px}\n"
                       "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}\n"
@@ -101,22 +128,22 @@ page_open (GString *s, const char *title)
   ts_figure_wait_defs (s);
 }
 
-static void
-page_close (GString *s)
+void
+ts_page_close (GString *s)
 {
   g_string_append (s, "</body></html>\n");
 }
 
 /* A figure of the page: its SVG, and its PNG twin report-NAME.png
  * (ts_html_report_figures). */
-static void
-figure_open (GString *s, const char *name)
+void
+ts_page_figure_open (GString *s, const char *name)
 {
   g_string_append_printf (s, "<figure id=\"fig-%s\">", name);
 }
 
-static void
-figure_close (GString *s)
+void
+ts_page_figure_close (GString *s)
 {
   g_string_append (s, "</figure>\n");
 }
@@ -126,7 +153,7 @@ legend_swatch (GString *s, const char *fill, const char *name)
 {
   g_string_append_printf (s, "<span><svg width=\"14\" height=\"12\"><rect width=\"14\" "
                              "height=\"12\" fill=\"%s\"/></svg>", fill);
-  append_escaped (s, name);
+  ts_figure_append_text (s, name);
   g_string_append (s, "</span>");
 }
 
@@ -153,9 +180,7 @@ region_totals (const TsTimeline *const *t)
   for (guint i = 0; i < 2; i++)
     for (guint32 r = 0; t[i] && r < ts_timeline_n_regions (t[i]); r++)
       {
-        double sum = 0;
-        for (guint k = 0; k < ts_timeline_n_ranks (t[i]); k++)
-          sum += ts_timeline_rank_seconds (t[i], k, r);
+        double sum = ts_timeline_region_total (t[i], r);
         if (sum <= 0)
           continue;
         const char *name = ts_timeline_region_name (t[i], r);
@@ -201,38 +226,32 @@ legends (GString *s, const GArray *totals, const double *waits)
 static void
 run_header (GString *s, JsonObject *summary, const char *trace, const char *note)
 {
-  JsonObject *o = json_object_get_object_member (summary, "original");
-  JsonObject *p = json_object_get_object_member (summary, "predicted");
-  JsonObject *in = json_object_has_member (summary, "inputs")
-                     ? json_object_get_object_member (summary, "inputs") : NULL;
+  JsonObject *o = ts_page_object (summary, "original");
+  JsonObject *p = ts_page_object (summary, "predicted");
+  JsonObject *in = ts_page_object (summary, "inputs");
   g_string_append (s, "<h1>tracesim: the run as traced and as predicted</h1>\n<table>");
   g_string_append (s, "<tr><th>trace</th><td style=\"text-align:left\">");
-  append_escaped (s, trace ? trace : "(unknown)");
+  ts_figure_append_text (s, trace ? trace : "(unknown)");
   g_string_append (s, "</td></tr>\n<tr><th>what-if</th><td style=\"text-align:left\">");
-  JsonArray *h = in && json_object_has_member (in, "hypotheses")
-                   ? json_object_get_array_member (in, "hypotheses") : NULL;
+  JsonArray *h = ts_page_array (in, "hypotheses");
   for (guint i = 0; h && i < json_array_get_length (h); i++)
     {
-      JsonNode *n = json_array_get_element (h, i);
-      JsonObject *ho = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-      const char *path = ho && json_object_has_member (ho, "path")
-                           ? json_object_get_string_member (ho, "path")
-                           : JSON_NODE_HOLDS_VALUE (n) ? json_node_get_string (n) : NULL;
+      const char *path = ts_page_string (ts_page_element (h, i), "path");
       g_string_append (s, i ? ", " : "");
-      append_escaped (s, path ? path : "?");
+      ts_figure_append_text (s, path ? path : "?");
     }
   g_string_append_printf (s, "%s</td></tr>\n<tr><th>ranks</th><td>%" G_GINT64_FORMAT "</td></tr>"
                              "<tr><th>runtime as traced</th><td>%.6f s</td></tr>"
                              "<tr><th>runtime predicted</th><td>%.6f s</td></tr>"
                              "<tr><th>speed-up</th><td class=\"speedup\">%.3fx</td></tr></table>\n",
                           h && json_array_get_length (h) ? "" : "none (the run as traced)",
-                          json_object_get_int_member (summary, "ranks"),
-                          member_double (o, "runtime_s"), member_double (p, "runtime_s"),
-                          member_double (summary, "speedup"));
+                          (gint64) ts_page_member_double (summary, "ranks"),
+                          ts_page_member_double (o, "runtime_s"), ts_page_member_double (p, "runtime_s"),
+                          ts_page_member_double (summary, "speedup"));
   if (note)
     {
       g_string_append (s, "<p class=\"note\">");
-      append_escaped (s, note);
+      ts_figure_append_text (s, note);
       g_string_append (s, "</p>\n");
     }
 }
@@ -242,8 +261,7 @@ run_header (GString *s, JsonObject *summary, const char *trace, const char *note
 static void
 wait_bars (GString *s, JsonObject *summary, double *waits)
 {
-  JsonObject *w = json_object_has_member (summary, "wait_states")
-                    ? json_object_get_object_member (summary, "wait_states") : NULL;
+  JsonObject *w = ts_page_object (summary, "wait_states");
   const char *which[2] = { "original", "predicted" };
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
   g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
@@ -251,9 +269,8 @@ wait_bars (GString *s, JsonObject *summary, double *waits)
     {
       for (guint e = 0; e < 2; e++)
         {
-          JsonObject *x = w && json_object_has_member (w, which[e])
-                            ? json_object_get_object_member (w, which[e]) : NULL;
-          double v = member_double (x, ts_wait_pattern_name (p));
+          JsonObject *x = ts_page_object (w, which[e]);
+          double v = ts_page_member_double (x, ts_wait_pattern_name (p));
           waits[2 * p + e] = isnan (v) ? 0 : v;
         }
       if (waits[2 * p] > 0 || waits[2 * p + 1] > 0)
@@ -276,9 +293,9 @@ wait_bars (GString *s, JsonObject *summary, double *waits)
   TsBars b = { names->len, 2, (const char *const *) names->pdata,
                (const char *const *) names->pdata, which, (double *) values->data,
                "pattern-bar", "s" };
-  figure_open (s, "wait-states");
+  ts_page_figure_open (s, "wait-states");
   ts_figure_bars (s, &b);
-  figure_close (s);
+  ts_page_figure_close (s);
 }
 
 static gint
@@ -293,15 +310,16 @@ by_either (gconstpointer a, gconstpointer b)
 static void
 region_bars (GString *s, JsonObject *summary)
 {
-  JsonArray *rs = json_object_has_member (summary, "regions")
-                    ? json_object_get_array_member (summary, "regions") : NULL;
+  JsonArray *rs = ts_page_array (summary, "regions");
   guint n = rs ? json_array_get_length (rs) : 0;
   /* Rows of three doubles: original, predicted, the region's index. */
   g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, 3 * sizeof (double));
   for (guint i = 0; i < n; i++)
     {
-      JsonObject *r = json_array_get_object_element (rs, i);
-      double row[3] = { member_double (r, "original_s"), member_double (r, "predicted_s"), i };
+      JsonObject *r = ts_page_element (rs, i);
+      if (!ts_page_string (r, "name"))
+        continue;
+      double row[3] = { ts_page_member_double (r, "original_s"), ts_page_member_double (r, "predicted_s"), i };
       if (!isnan (row[0]) && !isnan (row[1]))
         g_array_append_vals (rows, row, 1);
     }
@@ -312,8 +330,8 @@ region_bars (GString *s, JsonObject *summary)
   for (guint i = 0; i < shown; i++)
     {
       const double *row = &g_array_index (rows, double, 3 * i);
-      JsonObject *r = json_array_get_object_element (rs, (guint) row[2]);
-      g_ptr_array_add (names, (gpointer) json_object_get_string_member (r, "name"));
+      JsonObject *r = ts_page_element (rs, (guint) row[2]);
+      g_ptr_array_add (names, (gpointer) ts_page_string (r, "name"));
       values[2 * i] = row[0];
       values[2 * i + 1] = row[1];
     }
@@ -321,9 +339,9 @@ region_bars (GString *s, JsonObject *summary)
   const char *series[] = { "original", "predicted" };
   TsBars b = { shown, 2, (const char *const *) names->pdata, (const char *const *) names->pdata,
                series, values, "region-bar", "s" };
-  figure_open (s, "regions");
+  ts_page_figure_open (s, "regions");
   ts_figure_bars (s, &b);
-  figure_close (s);
+  ts_page_figure_close (s);
 }
 
 /* The regions of @totals (by name) as indices of @t; those it lacks are
@@ -371,27 +389,28 @@ deviation_bars (GString *s, const TsTimeline *const *t, const GArray *totals)
       if (e == (t[0] ? 0u : 1u))
         for (guint k = 0; k < n; k++)
           g_string_append_printf (names, "%s%s", k ? ", " : "", ts_timeline_region_name (t[e], ids[k]));
+      /* The mean over every rank, from the regions' totals. */
       double mean = 0;
-      guint ranks = t[e] ? ts_timeline_n_ranks (t[e]) : 0;
-      for (guint r = 0; r < ranks; r++)
-        for (guint k = 0; k < n; k++)
-          mean += ts_timeline_rank_seconds (t[e], r, ids[k]) / ranks;
+      for (guint k = 0; k < n; k++)
+        mean += ts_timeline_region_total (t[e], ids[k]) / ts_timeline_n_ranks (t[e]);
       for (guint row = 0; row < rows && t[e] && row < ts_timeline_n_rows (t[e]); row++)
-        for (guint k = 0; k < n; k++)
-          values[2 * row + e] += ts_timeline_rank_seconds (t[e], ts_timeline_row_rank (t[e], row),
-                                                           ids[k]) - (k == 0 ? mean : 0);
+        {
+          values[2 * row + e] = -mean;
+          for (guint k = 0; k < n; k++)
+            values[2 * row + e] += ts_timeline_row_seconds (t[e], row, ids[k]);
+        }
     }
   for (guint row = 0; row < rows; row++)
     g_ptr_array_add (labels, g_strdup_printf ("rank %u", ts_timeline_row_rank (shape, row)));
   g_string_append (s, "<h3>Each rank against the mean, in ");
-  append_escaped (s, names->str);
+  ts_figure_append_text (s, names->str);
   g_string_append (s, "</h3>\n");
   const char *series[] = { "original", "predicted" };
   TsBars b = { rows, 2, (const char *const *) labels->pdata, (const char *const *) labels->pdata,
                series, values, "rank-bar", "s" };
-  figure_open (s, "deviation");
+  ts_page_figure_open (s, "deviation");
   ts_figure_bars (s, &b);
-  figure_close (s);
+  ts_page_figure_close (s);
 }
 
 static void
@@ -407,9 +426,9 @@ rank_sections (GString *s, const TsTimeline *const *t, const GArray *totals)
         guint32 ids[HEAT_REGIONS];
         guint n = regions_in (t[e], totals, FALSE, HEAT_REGIONS, ids);
         g_string_append_printf (s, "<div><h3>%s</h3>", titles[e]);
-        figure_open (s, e == 0 ? "heat-original" : "heat-predicted");
+        ts_page_figure_open (s, e == 0 ? "heat-original" : "heat-predicted");
         ts_figure_heat_map (s, t[e], ids, n);
-        figure_close (s);
+        ts_page_figure_close (s);
         g_string_append (s, "</div>");
       }
   g_string_append (s, "</div>\n");
@@ -474,10 +493,18 @@ ts_html_report_run (const char *dir, const char *trace, GError **error)
                    "computed its runtime only); run it with tracesim run to draw it", predicted);
       return NULL;
     }
-  double span = MAX (member_double (json_object_get_object_member (summary, "original"), "runtime_s"),
-                     member_double (json_object_get_object_member (summary, "predicted"),
-                                    "runtime_s"));
-  TsTimelineOptions to = { TS_FIGURE_TIMELINE_WIDTH, span > 0 ? span : 1, MAX_ROWS };
+  double span = fmax (ts_page_member_double (ts_page_object (summary, "original"), "runtime_s"),
+                      ts_page_member_double (ts_page_object (summary, "predicted"), "runtime_s"));
+  if (!(span > 0))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "%s gives no runtime (original.runtime_s, predicted.runtime_s): damaged, or "
+                   "written by another version; run it again", summary_path);
+      return NULL;
+    }
+  /* Hatches only where the run found wait states (not --no-wait-states). */
+  TsTimelineOptions to = { TS_FIGURE_TIMELINE_WIDTH, span, MAX_ROWS,
+                           json_object_has_member (summary, "wait_states") };
   g_autofree char *original = original_trace (dir, trace, summary);
   /* The two archives are read at once, one a thread: each is a first pass
    * and a wait-state analysis, and the machine has a core for each. */
@@ -503,174 +530,21 @@ ts_html_report_run (const char *dir, const char *trace, GError **error)
   g_autoptr (GArray) totals = region_totals (both);
   double waits[2 * TS_WAIT_N_PATTERNS];
   g_autoptr (GString) s = g_string_new (NULL);
-  page_open (s, "tracesim report");
+  ts_page_open (s, "tracesim report");
   run_header (s, summary, original, note);
   GString *later = g_string_new (NULL);
   wait_bars (later, summary, waits);
   g_string_append (s, "<h2>Timelines: as traced, above, and predicted, on one time axis</h2>\n");
   legends (s, totals, waits);
   const char *titles[] = { "as traced", "predicted" };
-  figure_open (s, "timelines");
-  ts_figure_timelines (s, both, titles, 2, span > 0 ? span : 1);
-  figure_close (s);
+  ts_page_figure_open (s, "timelines");
+  ts_figure_timelines (s, both, titles, 2, span);
+  ts_page_figure_close (s);
   g_string_append (s, later->str);
   g_string_free (later, TRUE);
   region_bars (s, summary);
   rank_sections (s, both, totals);
-  page_close (s);
-  return g_string_free (g_steal_pointer (&s), FALSE);
-}
-
-/* ---- a sweep, an advise run ----------------------------------------------- */
-
-static const char *
-row_parameter (JsonObject *row, const char *name)
-{
-  JsonObject *p = json_object_has_member (row, "parameters")
-                    ? json_object_get_object_member (row, "parameters") : NULL;
-  return p && json_object_has_member (p, name) ? json_object_get_string_member (p, name) : "";
-}
-
-/* The table: each row's parameters, predicted runtime, speed-up, saving. */
-static void
-sweep_table (GString *s, JsonArray *rows)
-{
-  JsonObject *first = json_array_get_length (rows) ? json_array_get_object_element (rows, 0) : NULL;
-  JsonObject *p0 = first && json_object_has_member (first, "parameters")
-                     ? json_object_get_object_member (first, "parameters") : NULL;
-  g_autoptr (GList) names = p0 ? json_object_get_members (p0) : NULL;
-  gboolean saving = first && json_object_has_member (first, "saving_s");
-  g_string_append (s, "<table class=\"results\"><tr><th>point</th>");
-  for (GList *l = names; l; l = l->next)
-    {
-      g_string_append (s, "<th>");
-      append_escaped (s, l->data);
-      g_string_append (s, "</th>");
-    }
-  g_string_append_printf (s, "<th>predicted runtime (s)</th><th>speed-up</th>%s<th>error</th></tr>\n",
-                          saving ? "<th>saving (s)</th>" : "");
-  for (guint i = 0; i < json_array_get_length (rows); i++)
-    {
-      JsonObject *r = json_array_get_object_element (rows, i);
-      g_string_append_printf (s, "<tr class=\"result\"><td>%u</td>", i);
-      for (GList *l = names; l; l = l->next)
-        {
-          g_autofree char *base = g_path_get_basename (row_parameter (r, l->data));
-          g_string_append (s, "<td style=\"text-align:left\">");
-          append_escaped (s, g_str_equal (l->data, "hypothesis") || g_str_equal (l->data, "platform")
-                               ? base : row_parameter (r, l->data));
-          g_string_append (s, "</td>");
-        }
-      g_string_append_printf (s, "<td>%.6f</td><td>%.3f</td>", member_double (r, "predicted_runtime_s"),
-                              member_double (r, "speedup"));
-      if (saving)
-        g_string_append_printf (s, "<td>%.6f</td>", member_double (r, "saving_s"));
-      const char *err = json_object_has_member (r, "error") && !json_object_get_null_member (r, "error")
-                          ? json_object_get_string_member (r, "error") : NULL;
-      g_string_append (s, "<td style=\"text-align:left\">");
-      append_escaped (s, err ? err : "");
-      g_string_append (s, "</td></tr>\n");
-    }
-  g_string_append (s, "</table>\n");
-}
-
-/* The sweep's own plots (plot-*.svg), as images: each is a whole SVG
- * document with its own ids, which inline they would share. */
-static void
-sweep_plots (GString *s, const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr (GPtrArray) plots = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-  while (d && (name = g_dir_read_name (d)))
-    if (g_str_has_prefix (name, "plot-") && g_str_has_suffix (name, ".svg"))
-      g_ptr_array_add (plots, g_strdup (name));
-  g_ptr_array_sort (plots, (GCompareFunc) g_strcmp0);
-  for (guint i = 0; i < plots->len; i++)
-    {
-      g_autofree char *path = g_build_filename (dir, plots->pdata[i], NULL);
-      g_autofree char *svg = NULL;
-      gsize len = 0;
-      if (!g_file_get_contents (path, &svg, &len, NULL))
-        continue;
-      g_autofree char *b64 = g_base64_encode ((const guchar *) svg, len);
-      g_string_append_printf (s, "<img class=\"plot\" alt=\"%s\" src=\"data:image/svg+xml;base64,%s\">\n",
-                              (char *) plots->pdata[i], b64);
-    }
-}
-
-/* Largest first by the first double. */
-static gint
-by_first (gconstpointer a, gconstpointer b)
-{
-  const double *x = a, *y = b;
-  return x[0] > y[0] ? -1 : x[0] < y[0];
-}
-
-/* An advise run's changes, ranked by saving (the baseline left out). */
-static void
-advise_bars (GString *s, JsonArray *rows)
-{
-  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (double) * 2);
-  for (guint i = 0; i < json_array_get_length (rows); i++)
-    {
-      JsonObject *r = json_array_get_object_element (rows, i);
-      double e[2] = { member_double (r, "saving_s"), i };
-      if (!g_str_equal (row_parameter (r, "change"), "none") && !isnan (e[0]))
-        g_array_append_vals (order, e, 1);
-    }
-  g_array_sort (order, by_first);
-  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
-  g_autofree double *values = g_new (double, MAX (order->len, 1));
-  for (guint i = 0; i < order->len; i++)
-    {
-      const double *e = &g_array_index (order, double, 2 * i);
-      JsonObject *r = json_array_get_object_element (rows, (guint) e[1]);
-      g_ptr_array_add (labels, g_strdup_printf ("%s, %s", row_parameter (r, "region"),
-                                                row_parameter (r, "change")));
-      values[i] = e[0];
-    }
-  g_string_append (s, "<h2>What to optimise first: the predicted saving of each change alone</h2>\n");
-  const char *series[] = { "saving" };
-  TsBars b = { order->len, 1, (const char *const *) labels->pdata,
-               (const char *const *) labels->pdata, series, values, "advice-bar", "s" };
-  figure_open (s, "advice");
-  ts_figure_bars (s, &b);
-  figure_close (s);
-}
-
-static char *
-sweep_page (const char *dir, gboolean advise, GError **error)
-{
-  g_autofree char *path = g_build_filename (dir, "results.json", NULL);
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-                   "%s: no such file: the sweep did not finish (interrupted, or still running); "
-                   "run the same command again to resume it", path);
-      return NULL;
-    }
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GError) local = NULL;
-  if (!json_parser_load_from_file (parser, path, &local)
-      || !JSON_NODE_HOLDS_ARRAY (json_parser_get_root (parser)))
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a sweep's table (%s)", path,
-                   local ? local->message : "not a JSON array");
-      return NULL;
-    }
-  JsonArray *rows = json_node_get_array (json_parser_get_root (parser));
-  g_autoptr (GString) s = g_string_new (NULL);
-  page_open (s, advise ? "tracesim advise" : "tracesim sweep");
-  g_string_append_printf (s, "<h1>tracesim %s: %u points</h1>\n", advise ? "advise" : "sweep",
-                          json_array_get_length (rows));
-  if (advise)
-    advise_bars (s, rows);
-  g_string_append (s, "<h2>Predicted runtime against each parameter</h2>\n");
-  sweep_plots (s, dir);
-  g_string_append (s, "<h2>The table</h2>\n");
-  sweep_table (s, rows);
-  page_close (s);
+  ts_page_close (s);
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
@@ -743,10 +617,27 @@ ts_html_report_figures (const char *html, GError **error)
   return out;
 }
 
-/* The page and its figures into @dir: in a run's directory through its
- * manifest, else (a sweep's) each file replaced only if it is ours. */
+/* One file of the report into @dir, as @how says. */
 static gboolean
-write_page (const char *dir, const char *html, gboolean run, GError **error)
+write_one (const char *dir, const char *name, const char *data, gsize len, TsReportInto how,
+           const char *mark, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  switch (how)
+    {
+    case TS_REPORT_INTO_NEW:
+      return ts_output_dir_write_file (path, data, len, error);
+    case TS_REPORT_INTO_RUN:
+      return ts_output_dir_add_file (dir, name, data, len, error);
+    case TS_REPORT_INTO_SWEEP:
+    default:
+      return ts_output_file_write (path, data, len, mark, error);
+    }
+}
+
+gboolean
+ts_html_report_write_files (const char *dir, const char *html, TsReportInto how,
+                            GPtrArray *written, GError **error)
 {
   g_autoptr (GPtrArray) figures = ts_html_report_figures (html, error);
   if (!figures)
@@ -756,14 +647,16 @@ write_page (const char *dir, const char *html, gboolean run, GError **error)
       const TsReportFigure *f = figures->pdata[i];
       gsize len;
       const char *png = g_bytes_get_data (f->png, &len);
-      g_autofree char *path = g_build_filename (dir, f->file, NULL);
-      if (!(run ? ts_output_dir_add_file (dir, f->file, png, len, error)
-                : ts_output_file_write (path, png, len, "\x89PNG", error)))
+      if (!write_one (dir, f->file, png, len, how, "\x89PNG", error))
         return FALSE;
+      if (written)
+        g_ptr_array_add (written, g_strdup (f->file));
     }
-  g_autofree char *path = g_build_filename (dir, TS_REPORT_FILE, NULL);
-  return run ? ts_output_dir_add_file (dir, TS_REPORT_FILE, html, strlen (html), error)
-             : ts_output_file_write (path, html, strlen (html), TS_WRITTEN_MARK, error);
+  if (!write_one (dir, TS_REPORT_FILE, html, strlen (html), how, TS_WRITTEN_MARK, error))
+    return FALSE;
+  if (written)
+    g_ptr_array_add (written, g_strdup (TS_REPORT_FILE));
+  return TRUE;
 }
 
 gboolean
@@ -777,11 +670,11 @@ ts_html_report_write (const char *dir, const char *trace, TsReportKind *kind, GE
   if (g_file_test (mark, G_FILE_TEST_EXISTS))
     {
       *kind = g_file_test (advise, G_FILE_TEST_EXISTS) ? TS_REPORT_ADVISE : TS_REPORT_SWEEP;
-      html = sweep_page (dir, *kind == TS_REPORT_ADVISE, error);
+      html = ts_html_sweep_page (dir, *kind == TS_REPORT_ADVISE, error);
       /* A sweep's directory has no manifest: the page says it is ours. */
-      return html && write_page (dir, html, FALSE, error);
+      return html && ts_html_report_write_files (dir, html, TS_REPORT_INTO_SWEEP, NULL, error);
     }
   *kind = TS_REPORT_RUN;
   html = ts_html_report_run (dir, trace, error);
-  return html && write_page (dir, html, TRUE, error);
+  return html && ts_html_report_write_files (dir, html, TS_REPORT_INTO_RUN, NULL, error);
 }

@@ -53,6 +53,19 @@ void ts_report_figure_free (TsReportFigure *f);
  * order (TsReportFigure elements); NULL and @error if one cannot be drawn. */
 GPtrArray *ts_html_report_figures (const char *html, GError **error);
 
+/* How report.html and its PNG twins go into a directory. */
+typedef enum {
+  TS_REPORT_INTO_NEW,      /* a directory being written, its manifest to come */
+  TS_REPORT_INTO_RUN,      /* a finished output: each file joins its manifest */
+  TS_REPORT_INTO_SWEEP     /* a sweep's: replaced only if ours (mark, PNG) */
+} TsReportInto;
+
+/* Write @html (a page of this module) as @dir/report.html and the PNG
+ * twins of its figures beside it; the names written are added to @written
+ * (may be NULL). FALSE and @error at the first failure. */
+gboolean ts_html_report_write_files (const char *dir, const char *html, TsReportInto how,
+                                     GPtrArray *written, GError **error);
+
 G_END_DECLS
 
 #endif

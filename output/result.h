@@ -80,6 +80,9 @@ typedef struct {
    * to it, in the order written (e.g. "summary.json"). */
   char *output_dir;
   GPtrArray *written;
+  /* Why the report asked for (run --report) is missing, or NULL: the run's
+   * outputs are written without it. */
+  char *report_failure;
 } TsRunResult;
 
 TsRunResult *ts_run_result_new (guint n_ranks);

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-/* What part of the column being filled each region (or pattern) took, in
- * column widths: columns are filled in time order, one at a time, so a row
- * needs this for one column only. */
+/* What part of the column being filled each region took, in column
+ * widths: a rank's regions come in time order, so its row needs this for
+ * one column only. */
 typedef struct {
   guint32 key;
   double amount;
@@ -26,10 +26,15 @@ struct TsTimeline {
   TsTimelineOptions o;
   guint n_ranks, n_rows, stride;
   double start, runtime;
+  guint n_regions;
   guint32 *cells;    /* [row * width + col] */
   gint8 *waits;      /* the same */
-  double *seconds;   /* [rank * n_regions + region] */
-  Filling *wait_filling; /* per row, for the wait states, which come in rank order per rank */
+  /* The wait states' shares of each cell, [(row * width + col) * patterns +
+   * pattern]: spans come in no order a column could be closed by (a
+   * collective's are found when its last member arrives). */
+  float *wait_shares;
+  double *seconds;   /* [row * n_regions + region]: the rows' ranks only */
+  double *totals;    /* [region]: over every rank */
   /* Message ends while there are few (else both NULL): a send's time is its
    * call's entry; a receive's is the end of the call completing it, NAN
    * until then. Receives are kept in the order the rank posted them. */
@@ -51,12 +56,11 @@ filling_init (Filling *f)
   f->shares = g_array_new (FALSE, FALSE, sizeof (Share));
 }
 
-/* Column @f->col is complete: the key with the largest share, if that
- * share is positive and at least @least, else @none. */
+/* Column @f->col is complete: the region with the largest share. */
 static guint32
-filling_close (Filling *f, double least, guint32 none)
+filling_close (Filling *f)
 {
-  guint32 best = none;
+  guint32 best = TS_TIMELINE_NONE;
   double most = 0;
   for (guint i = 0; i < f->shares->len; i++)
     {
@@ -68,7 +72,7 @@ filling_close (Filling *f, double least, guint32 none)
         }
     }
   g_array_set_size (f->shares, 0);
-  return most > 0 && most >= least ? best : none;
+  return best;
 }
 
 static void
@@ -84,15 +88,20 @@ filling_add (Filling *f, guint32 key, double amount)
   g_array_append_val (f->shares, s);
 }
 
-/* Paint @key over [@t0, @t1) (seconds from the start) into a row: @set
- * writes a column's winner. A column is decided once time has moved past
- * it; columns @key covers whole are its. */
-typedef void (*SetFunc) (TsTimeline *t, guint row, guint col, guint32 key);
-
 static void
-paint (TsTimeline *t, Filling *f, guint row, guint32 key, double t0, double t1, double least,
-       guint32 none, SetFunc set)
+set_cell (TsTimeline *t, guint row, guint col, guint32 region)
 {
+  t->cells[(gsize) row * t->o.width + col] = region;
+}
+
+/* Paint @key over [@t0, @t1) (seconds from the start) into a row, whose
+ * keys come in time order: @set writes a column's winner once time has
+ * moved past it. */
+static void
+paint (TsTimeline *t, Filling *f, guint row, guint32 key, double t0, double t1)
+{
+  if (!isfinite (t0) || !isfinite (t1) || !(t1 > t0))
+    return;
   double w = t->o.span / t->o.width;
   double x0 = MAX (t0 / w, 0), x1 = MIN (t1 / w, (double) t->o.width);
   if (!(x1 > x0))
@@ -104,7 +113,7 @@ paint (TsTimeline *t, Filling *f, guint row, guint32 key, double t0, double t1, 
         {
           /* Time moved on: the column being filled is decided. */
           if (f->col < t->o.width && f->shares->len > 0)
-            set (t, row, f->col, filling_close (f, least, none));
+            set_cell (t, row, f->col, filling_close (f));
           f->col = c;
         }
       double part = MIN (x1, c + 1.0) - MAX (x0, (double) c);
@@ -113,23 +122,10 @@ paint (TsTimeline *t, Filling *f, guint row, guint32 key, double t0, double t1, 
 }
 
 static void
-finish (TsTimeline *t, Filling *f, guint row, double least, guint32 none, SetFunc set)
+finish (TsTimeline *t, Filling *f, guint row)
 {
   if (f->col < t->o.width && f->shares->len > 0)
-    set (t, row, f->col, filling_close (f, least, none));
-}
-
-static void
-set_cell (TsTimeline *t, guint row, guint col, guint32 region)
-{
-  t->cells[(gsize) row * t->o.width + col] = region;
-}
-
-static void
-set_wait (TsTimeline *t, guint row, guint col, guint32 pattern)
-{
-  t->waits[(gsize) row * t->o.width + col] = pattern == G_MAXUINT32 ? TS_TIMELINE_NO_WAIT
-                                                                      : (gint8) pattern;
+    set_cell (t, row, f->col, filling_close (f));
 }
 
 /* The row of @rank, or -1 when every k-th rank is drawn and it is not one. */
@@ -153,7 +149,15 @@ note_endpoint (TsTimeline *t, guint rank, const TsAction *a, double now, Ends *e
     return;
   gboolean send = a->kind == TS_ACTION_SEND || a->kind == TS_ACTION_ISEND;
   gboolean recv = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
-  if ((send || recv) && a->peer >= 0)
+  if ((send || recv) && a->peer < 0)
+    {
+      /* A message whose peer the trace lost: matching the others in order
+       * would pair them wrongly; none are drawn. */
+      g_clear_pointer (&t->sends, g_array_unref);
+      g_clear_pointer (&t->recvs, g_array_unref);
+      return;
+    }
+  if (send || recv)
     {
       guint peer = ts_trace_comm_world_rank (t->trace, a->comm, rank, (guint) a->peer);
       Endpoint p = { send ? rank : peer, send ? peer : rank, a->comm, a->tag, send ? now : NAN };
@@ -174,7 +178,7 @@ note_endpoint (TsTimeline *t, guint rank, const TsAction *a, double now, Ends *e
           g_hash_table_remove (e->irecvs, &a->req);
         }
     }
-  if (t->sends->len + t->recvs->len > 2 * TS_TIMELINE_MAX_MESSAGES)
+  if (t->sends->len > TS_TIMELINE_MAX_MESSAGES || t->recvs->len > TS_TIMELINE_MAX_MESSAGES)
     {
       /* Too many to draw: none are. */
       g_clear_pointer (&t->sends, g_array_unref);
@@ -230,7 +234,7 @@ match_messages (TsTimeline *t)
 static gboolean
 read_rank (TsTimeline *t, TsActionStream *s, guint rank, GError **error)
 {
-  guint n_regions = ts_trace_n_regions (t->trace);
+  guint n_regions = t->n_regions;
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   gint row = ts_timeline_rank_row (t, rank);
   Filling f;
@@ -252,9 +256,14 @@ read_rank (TsTimeline *t, TsActionStream *s, guint rank, GError **error)
         {
           guint32 top = g_array_index (stack, guint32, stack->len - 1);
           if (top < n_regions)
-            t->seconds[(gsize) rank * n_regions + top] += now - previous;
-          if (row >= 0)
-            paint (t, &f, (guint) row, top, previous, now, 0, TS_TIMELINE_NONE, set_cell);
+            {
+              t->totals[top] += now - previous;
+              if (row >= 0)
+                {
+                  t->seconds[(gsize) row * n_regions + top] += now - previous;
+                  paint (t, &f, (guint) row, top, previous, now);
+                }
+            }
         }
       if (a.kind == TS_ACTION_ENTER)
         g_array_append_val (stack, a.region);
@@ -269,7 +278,7 @@ read_rank (TsTimeline *t, TsActionStream *s, guint rank, GError **error)
   g_array_unref (ends.pending);
   g_hash_table_unref (ends.irecvs);
   if (row >= 0)
-    finish (t, &f, (guint) row, 0, TS_TIMELINE_NONE, set_cell);
+    finish (t, &f, (guint) row);
   g_array_unref (f.shares);
   if (local)
     {
@@ -279,17 +288,38 @@ read_rank (TsTimeline *t, TsActionStream *s, guint rank, GError **error)
   return TRUE;
 }
 
-/* Wait-state spans, as the analysis finds them (in time order per rank). */
+/* Wait-state spans, in whatever order the analysis finds them: their
+ * shares of each column they touch. */
 static void
 on_span (TsWaitPattern p, guint rank, guint region, double start, double seconds, gpointer data)
 {
   TsTimeline *t = data;
   gint row = ts_timeline_rank_row (t, rank);
+  double t0 = start - t->start, t1 = t0 + seconds;
   /* Wrong order is a part of Late Sender: its hatch is Late Sender's. */
-  if (row < 0 || p == TS_WAIT_LATE_SENDER_WRONG_ORDER || seconds <= 0)
+  if (row < 0 || p == TS_WAIT_LATE_SENDER_WRONG_ORDER || !isfinite (t0) || !isfinite (t1)
+      || !(t1 > t0))
     return;
-  double t0 = start - t->start;
-  paint (t, &t->wait_filling[row], (guint) row, p, t0, t0 + seconds, 0.5, G_MAXUINT32, set_wait);
+  double w = t->o.span / t->o.width;
+  double x0 = MAX (t0 / w, 0), x1 = MIN (t1 / w, (double) t->o.width);
+  for (guint c = (guint) floor (x0); x1 > x0 && c < (guint) ceil (x1); c++)
+    t->wait_shares[((gsize) row * t->o.width + c) * TS_WAIT_N_PATTERNS + p]
+      += (float) (MIN (x1, c + 1.0) - MAX (x0, (double) c));
+}
+
+/* Each cell's pattern: the largest share, if it fills half the column. */
+static void
+decide_waits (TsTimeline *t)
+{
+  for (gsize cell = 0; cell < (gsize) t->n_rows * t->o.width; cell++)
+    {
+      const float *share = &t->wait_shares[cell * TS_WAIT_N_PATTERNS];
+      gint best = TS_TIMELINE_NO_WAIT;
+      for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+        if (share[p] >= 0.5f && (best < 0 || share[p] > share[best]))
+          best = (gint) p;
+      t->waits[cell] = (gint8) best;
+    }
 }
 
 static gboolean
@@ -311,7 +341,9 @@ read_archive (TsTimeline *t, const char *anchor, GError **error)
     t->cells[i] = TS_TIMELINE_NONE;
   t->waits = g_new (gint8, n_cells);
   memset (t->waits, TS_TIMELINE_NO_WAIT, n_cells);
-  t->seconds = g_new0 (double, (gsize) t->n_ranks * ts_trace_n_regions (t->trace));
+  t->n_regions = ts_trace_n_regions (t->trace);
+  t->seconds = g_new0 (double, (gsize) t->n_rows * t->n_regions);
+  t->totals = g_new0 (double, MAX (t->n_regions, 1));
   g_autoptr (TsActionStream) s = ts_calibration_stream_open (t->calibration, t->trace, error);
   if (!s)
     return FALSE;
@@ -321,15 +353,15 @@ read_archive (TsTimeline *t, const char *anchor, GError **error)
     if (!read_rank (t, s, r, error))
       return FALSE;
   match_messages (t);
-  t->wait_filling = g_new (Filling, t->n_rows);
-  for (guint r = 0; r < t->n_rows; r++)
-    filling_init (&t->wait_filling[r]);
+  if (!t->o.wait_states)
+    return TRUE;
+  t->wait_shares = g_new0 (float, n_cells * TS_WAIT_N_PATTERNS);
   g_autoptr (TsWaitStates) w = ts_wait_states_analyse_spans (t->trace, t->calibration, on_span, t,
                                                               error);
   if (!w)
     return FALSE;
-  for (guint r = 0; r < t->n_rows; r++)
-    finish (t, &t->wait_filling[r], r, 0.5, G_MAXUINT32, set_wait);
+  decide_waits (t);
+  g_clear_pointer (&t->wait_shares, g_free);
   return TRUE;
 }
 
@@ -350,12 +382,11 @@ ts_timeline_free (TsTimeline *t)
 {
   if (!t)
     return;
-  for (guint r = 0; t->wait_filling && r < t->n_rows; r++)
-    g_array_unref (t->wait_filling[r].shares);
-  g_free (t->wait_filling);
+  g_free (t->wait_shares);
   g_free (t->cells);
   g_free (t->waits);
   g_free (t->seconds);
+  g_free (t->totals);
   g_clear_pointer (&t->sends, g_array_unref);
   g_clear_pointer (&t->recvs, g_array_unref);
   g_clear_pointer (&t->messages, g_array_unref);
@@ -368,7 +399,7 @@ guint ts_timeline_n_ranks (const TsTimeline *t) { return t->n_ranks; }
 double ts_timeline_runtime (const TsTimeline *t) { return t->runtime; }
 guint ts_timeline_n_rows (const TsTimeline *t) { return t->n_rows; }
 guint ts_timeline_row_rank (const TsTimeline *t, guint row) { return row * t->stride; }
-guint ts_timeline_n_regions (const TsTimeline *t) { return ts_trace_n_regions (t->trace); }
+guint ts_timeline_n_regions (const TsTimeline *t) { return t->n_regions; }
 
 guint32
 ts_timeline_cell (const TsTimeline *t, guint row, guint col)
@@ -402,10 +433,18 @@ ts_timeline_region_is_mpi (const TsTimeline *t, guint32 region)
 }
 
 double
-ts_timeline_rank_seconds (const TsTimeline *t, guint rank, guint32 region)
+ts_timeline_row_seconds (const TsTimeline *t, guint row, guint32 region)
 {
-  return t->seconds[(gsize) rank * ts_trace_n_regions (t->trace) + region];
+  return t->seconds[(gsize) row * t->n_regions + region];
 }
+
+double
+ts_timeline_region_total (const TsTimeline *t, guint32 region)
+{
+  return t->totals[region];
+}
+
+guint ts_timeline_width (const TsTimeline *t) { return t->o.width; }
 
 const GArray *
 ts_timeline_messages (const TsTimeline *t)

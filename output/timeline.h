@@ -24,6 +24,7 @@ typedef struct {
   guint width;     /* pixel columns */
   double span;     /* seconds the columns cover, from the trace's start; > 0 */
   guint max_rows;  /* more ranks than this: every k-th rank gets a row */
+  gboolean wait_states; /* hatch them (one more pass: the wait-state analysis) */
 } TsTimelineOptions;
 
 /* Read the OTF2 archive @anchor (its first pass, its actions and its wait
@@ -50,8 +51,11 @@ const char *ts_timeline_region_name (const TsTimeline *t, guint32 region);
 /* The region named @name, or TS_TIMELINE_NONE. */
 guint32 ts_timeline_region_by_name (const TsTimeline *t, const char *name);
 gboolean ts_timeline_region_is_mpi (const TsTimeline *t, guint32 region);
-/* Seconds @rank spent in @region itself (not in regions it entered). */
-double ts_timeline_rank_seconds (const TsTimeline *t, guint rank, guint32 region);
+/* Seconds the rank of @row spent in @region itself (not in regions it
+ * entered), and all ranks together. */
+double ts_timeline_row_seconds (const TsTimeline *t, guint row, guint32 region);
+double ts_timeline_region_total (const TsTimeline *t, guint32 region);
+guint ts_timeline_width (const TsTimeline *t);
 
 /* Point-to-point messages, drawn as lines when there are few: from the
  * send's call entry to the end of the call that completed the receive,

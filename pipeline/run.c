@@ -16,6 +16,7 @@
 #include "sim/replay.h"
 
 #include <math.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -417,22 +418,21 @@ write_outputs (Run *run, GError **error)
   g_ptr_array_add (r->written, g_strdup ("summary.json"));
   if (run->o->report)
     {
-      /* Drawn from the outputs just written, as tracesim report would. */
-      g_autofree char *html = ts_html_report_run (tmp, run->o->trace, error);
-      g_autofree char *path = g_build_filename (tmp, TS_REPORT_FILE, NULL);
-      g_autoptr (GPtrArray) figures = html ? ts_html_report_figures (html, error) : NULL;
-      if (!figures || !ts_output_dir_write_file (path, html, strlen (html), error))
-        return FALSE;
-      g_ptr_array_add (r->written, g_strdup (TS_REPORT_FILE));
-      for (guint i = 0; i < figures->len; i++)
+      /* Drawn from the outputs just written, as tracesim report would. A
+       * report that fails costs the page, not the run: it is said. */
+      g_autoptr (GError) failed = NULL;
+      guint before = r->written->len;
+      g_autofree char *html = ts_html_report_run (tmp, run->o->trace, &failed);
+      if (!html || !ts_html_report_write_files (tmp, html, TS_REPORT_INTO_NEW, r->written, &failed))
         {
-          const TsReportFigure *f = figures->pdata[i];
-          g_autofree char *png = g_build_filename (tmp, f->file, NULL);
-          gsize len;
-          const char *data = g_bytes_get_data (f->png, &len);
-          if (!ts_output_dir_write_file (png, data, len, error))
-            return FALSE;
-          g_ptr_array_add (r->written, g_strdup (f->file));
+          r->report_failure = g_strdup (failed->message);
+          /* No half report: the figures already written go too. */
+          for (guint i = before; i < r->written->len; i++)
+            {
+              g_autofree char *path = g_build_filename (tmp, r->written->pdata[i], NULL);
+              g_unlink (path);
+            }
+          g_ptr_array_set_size (r->written, before);
         }
     }
   TsOutputDir *out = g_steal_pointer (&run->out);
