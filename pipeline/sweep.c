@@ -380,7 +380,11 @@ point_input (const Input *in, const char *dir, const char *name, const char *con
     return NULL;
   char *path = g_build_filename (dir, name, NULL);
   g_checksum_update (key, (const guchar *) text, -1);
-  if (!ts_output_dir_write_file (path, text, strlen (text), error))
+  /* Renamed into place whole: a Slurm array's tasks each write every
+   * point's inputs while others read theirs (in place, a task could read
+   * a file another had just truncated: a point without its hypothesis).
+   * Any earlier file here is this sweep's own (mark ""). */
+  if (!ts_output_file_write (path, text, strlen (text), "", error))
     g_clear_pointer (&path, g_free);
   return path;
 }
