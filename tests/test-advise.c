@@ -101,6 +101,17 @@ predicted_runtime (const char *trace, const char *hyp, const char *out)
   return json_object_get_double_member (predicted, "runtime_s");
 }
 
+/* `tracesim advise TRACE -o OUT -j 1 -q`, which must succeed. */
+static TsToolResult
+advise_into (const char *trace, const char *out)
+{
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "advise", trace, "-o", out, "-j", "1",
+                                                       "-q", NULL });
+  if (r.status != 0)
+    fail_msg ("tracesim advise: %s", r.err);
+  return r;
+}
+
 /* The line of advise's table for @region and @change (columns as wide as
  * their longest name), or NULL. */
 static const char *
@@ -132,10 +143,7 @@ test_ranks_regions_by_saving (void **state)
   g_autofree char *work = ts_test_workdir ("advise");
   g_autofree char *trace = ts_test_generate_text (work, trace_text);
   g_autofree char *out = g_build_filename (work, "advice", NULL);
-  TsToolResult r = ts_run_tracesim ((const char *[]) { "advise", trace, "-o", out, "-j", "1",
-                                                       "-q", NULL });
-  if (r.status != 0)
-    fail_msg ("tracesim advise: %s", r.err);
+  TsToolResult r = advise_into (trace, out);
   /* The table lists solve 2x faster, solve balanced, setup 2x faster in
    * that order (by saving, derived above). */
   const char *a = table_row (r.out, "solve", "2x faster");
@@ -211,10 +219,7 @@ test_explains_where_the_time_went (void **state)
     "1 0.6 coll_end allreduce comm=world root=none sent=32 recv=32\n"
     "1 0.6 leave MPI_Allreduce\n1 0.6 leave main\n");
   g_autofree char *out = g_build_filename (work, "advice", NULL);
-  TsToolResult r = ts_run_tracesim ((const char *[]) { "advise", trace, "-o", out, "-j", "1",
-                                                       "-q", NULL });
-  if (r.status != 0)
-    fail_msg ("tracesim advise: %s", r.err);
+  TsToolResult r = advise_into (trace, out);
   g_autofree char *aux = table_line (r.out, "aux", "2x faster");
   /* A saving of 0 may print as -0% (rounding). */
   if (!aux || !(strstr (aux, "saves 0% of the 0.100000 s it removes per rank")
@@ -317,10 +322,7 @@ test_ranks_phases_without_regions (void **state)
   g_autofree char *work = ts_test_workdir ("advise-phases");
   g_autofree char *trace = ts_test_generate_text (work, mpi_only_text);
   g_autofree char *out = g_build_filename (work, "advice", NULL);
-  TsToolResult r = ts_run_tracesim ((const char *[]) { "advise", trace, "-o", out, "-j", "1",
-                                                       "-q", NULL });
-  if (r.status != 0)
-    fail_msg ("tracesim advise: %s", r.err);
+  TsToolResult r = advise_into (trace, out);
   ts_tool_result_clear (&r);
   GArray *rows = read_rows (out);
   assert_int_equal (rows->len, 7); /* as traced, 2 phases x 2 changes, the network x 2 */
