@@ -85,7 +85,7 @@ for n in "$@"; do
   done
   # The wait-state phase: the original's, as the job's log times it.
   G_MESSAGES_DEBUG=ts-run "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/job" -q \
-    2> "$d/job.log"
+    > "$d/job.log" 2>&1
   waits=$(awk '/replay and predicted wait states: done at/ { a = $(NF - 2) }
                /original wait states: done at/ { b = $(NF - 2) } END { print b - a }' "$d/job.log")
   ts_sim=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predicted"]["runtime_s"])' "$d/out/summary.json")
@@ -97,7 +97,7 @@ for n in "$@"; do
     if (sa == "") { sa_s = "-"; ra_s = "-" } else { sa_s = sprintf ("%.3f", sa); ra_s = sprintf ("%.2fx", sa / rp) }
     printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f\n",
       n, it, a, j, rp, s, sc, s / j, sc / j, s / rp, sc / rp, sa_s, ra_s, 100 * (ts - ss) / ss, ev,
-      w > 0 ? ev / w : 0 }'
+      (w > 0 ? ev / w : 0) }'
 done
 echo "(x/y = y wall / x wall: above 1, tracesim is faster; sim_diff = simulated time, tracesim vs"
 echo " smpi_cm's; wait_ev/s = events / the original wait states' time in the job)"

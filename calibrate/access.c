@@ -227,13 +227,19 @@ gboolean
 ts_calibration_to_guessed_receive (const TsCalibration *p, const TsChannel *channel, guint32 k)
 {
   TsPartitionedKey key = { *channel, k };
-  return g_hash_table_contains (p->to_guessed, &key);
+  return g_hash_table_contains (p->to_guessed, &key) || g_hash_table_contains (p->to_status, &key);
 }
 
 guint
 ts_calibration_guessed_receives (const TsCalibration *p)
 {
   return g_hash_table_size (p->to_guessed);
+}
+
+guint
+ts_calibration_revisable_receives (const TsCalibration *p)
+{
+  return g_hash_table_size (p->to_guessed) + g_hash_table_size (p->to_status);
 }
 
 gboolean

@@ -17,6 +17,9 @@ struct TsCalibration {
   /* The messages that went to receives the trace recorded without their
    * envelope: (channel, k-th message on it), keys as TsPartitionedKey. */
   GHashTable *to_guessed;
+  /* The same for the messages receives took by a status array's envelope
+   * (TS_ACTION_STATUS): revisable too. */
+  GHashTable *to_status;
   GHashTable *unreceived;     /* the same for messages no receive of the trace took */
   double *call_costs;         /* [TsCallKind * TS_N_SIZE_CLASSES + size class] seconds */
   /* The shortest call of each MPI function, message size and role, seconds

@@ -704,6 +704,7 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
   guint missing = 0;
   p->partitioned = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, g_free);
   p->to_guessed = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
+  p->to_status = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
   p->unreceived = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
   if (ok)
     ok = pair_partitioned (trace, p, scans, error);
@@ -756,6 +757,7 @@ ts_calibration_free (TsCalibration *p)
   g_free (p->rank_stats);
   g_ptr_array_unref (p->inferred);
   g_clear_pointer (&p->to_guessed, g_hash_table_unref);
+  g_clear_pointer (&p->to_status, g_hash_table_unref);
   g_clear_pointer (&p->unreceived, g_hash_table_unref);
   g_free (p->call_costs);
   g_free (p->call_min);

@@ -42,9 +42,10 @@ channel_equal (gconstpointer a, gconstpointer b)
 }
 
 static gboolean
-collect_messages (const TsTrace *trace, TsDecoder *src, guint r, double clock_offset,
+collect_messages (const TsTrace *trace, TsCalibration *p, TsDecoder *src, guint r,
                   GArray **incoming, GHashTable *known, GArray *deadlines, GError **error)
 {
+  double clock_offset = p->clock_offset[r];
   TsDecodeOptions opt = { .clock_offset = clock_offset, .unresolved_deadlines = deadlines };
   TsRankDecoder *s = ts_decoder_rank (src, r, &opt);
   /* Messages per channel so far: destination, communicator, tag (a Message
@@ -87,6 +88,13 @@ collect_messages (const TsTrace *trace, TsDecoder *src, guint r, double clock_of
           gpointer old = g_hash_table_lookup (known, &key);
           g_hash_table_replace (known, g_memdup2 (&key, sizeof key),
                                 GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + 1));
+          /* The k-th receive of a channel takes its k-th message (MPI's
+           * order): a status array's, maybe stale, is revisable. */
+          if (a.flags & TS_ACTION_STATUS)
+            {
+              TsPartitionedKey to = { { key.src, r, a.comm, a.tag }, GPOINTER_TO_UINT (old) };
+              g_hash_table_add (p->to_status, g_memdup2 (&to, sizeof to));
+            }
         }
     }
   if (local)
@@ -187,8 +195,7 @@ ts_calibration_infer_envelopes (const TsTrace *trace, TsCalibration *p, GError *
     }
   gboolean ok = TRUE;
   for (guint r = 0; r < p->n_ranks && ok; r++)
-    ok = collect_messages (trace, src, r, p->clock_offset[r], incoming, known[r], deadlines[r],
-                           error);
+    ok = collect_messages (trace, p, src, r, incoming, known[r], deadlines[r], error);
   for (guint r = 0; r < p->n_ranks; r++)
     {
       if (ok)

@@ -170,6 +170,7 @@ ts_calibration_save (const TsCalibration *p, int fd, guint64 *offset, GError **e
                          p->clocks.coll_repairs, p->clocks.drift);
   g_variant_dict_insert_value (&d, "inferred", envelopes (p->inferred));
   g_variant_dict_insert_value (&d, "to_guessed", keys (p->to_guessed));
+  g_variant_dict_insert_value (&d, "to_status", keys (p->to_status));
   g_variant_dict_insert_value (&d, "unreceived", keys (p->unreceived));
   g_variant_dict_insert_value (&d, "partitioned", pairs (p->partitioned));
   g_variant_dict_insert_value (&d, "call_costs",
@@ -324,6 +325,7 @@ load_fields (GVariantDict *d, TsCalibration *p, const TsTrace *trace)
                                  &p->binomial_contradictions[1], &p->binomial_samples)
       || tree >= TS_BINOMIAL_N_TREES || !load_envelopes (d, p, trace) || !load_stats (d, p)
       || !load_network (d, p) || !load_keys (d, "to_guessed", p->to_guessed, NULL)
+      || !load_keys (d, "to_status", p->to_status, NULL)
       || !load_keys (d, "unreceived", p->unreceived, NULL)
       || !load_keys (d, "partitioned", NULL, p->partitioned))
     return FALSE;
@@ -350,6 +352,7 @@ ts_calibration_load (const TsTrace *trace, GVariant *saved, int fd, guint64 file
     g_ptr_array_add (p->inferred, g_array_new (FALSE, FALSE, sizeof (TsEnvelope)));
   p->partitioned = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, g_free);
   p->to_guessed = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
+  p->to_status = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
   p->unreceived = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
   g_auto (GVariantDict) d;
   g_variant_dict_init (&d, saved);

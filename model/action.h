@@ -47,6 +47,10 @@ enum {
   TS_ACTION_CALL_FIRST = 1u << 3,
   /* A compute burst whose call and caller name its phase (ts_action_phase). */
   TS_ACTION_PHASE = 1u << 4,
+  /* A receive whose envelope a status array gave (MPI_Waitany, _some,
+   * MPI_Testany, _some). EZTrace's can be stale, an earlier call's: a
+   * replay that deadlocks revises it like an inferred one. */
+  TS_ACTION_STATUS = 1u << 5,
 };
 
 /* The side of a partitioned request (TsAction.direction of a PINIT). */

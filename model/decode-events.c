@@ -556,6 +556,22 @@ status_plausible (TsRankDecoder *s, guint32 comm, guint32 peer, guint64 bytes)
   return ts_decode_peer_valid (s, comm, peer) && bytes < (G_GUINT64_CONSTANT (1) << 48);
 }
 
+/* Is the call under way one that reports completions through an array of
+ * statuses, or one status of several requests (MPI_Waitany, MPI_Waitsome,
+ * MPI_Testany, MPI_Testsome)? EZTrace reads those statuses unreliably:
+ * uninitialised (status_plausible) or left from an earlier call. */
+static gboolean
+in_status_array_call (TsRankDecoder *s)
+{
+  if (s->call == NO_REGION)
+    return FALSE;
+  TsCallKind kind = ts_trace_region_call (s->source->trace, s->call);
+  const char *name = ts_trace_region_name (s->source->trace, s->call);
+  return kind == TS_CALL_WAITANY || kind == TS_CALL_WAITSOME
+         || (kind == TS_CALL_TEST && !g_str_equal (name, "MPI_Test")
+             && !g_str_equal (name, "MPI_Testall"));
+}
+
 static OTF2_CallbackCode
 on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *attrs, uint32_t peer, OTF2_CommRef ref, uint32_t tag,
@@ -602,6 +618,8 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           a->comm = comm;
           a->tag = (gint32) tag;
           a->bytes = bytes;
+          if (in_status_array_call (s))
+            a->flags |= TS_ACTION_STATUS;
         }
       else
         a->flags |= TS_ACTION_MISSING; /* receive from MPI_PROC_NULL: nothing to wait for */

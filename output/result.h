@@ -69,6 +69,9 @@ typedef struct {
    * deadlocked the replay, so that the receives took their messages as they
    * arrived instead. */
   guint guessed_receives;
+  /* Receives whose envelope a status array gave (EZTrace's may be stale):
+   * revised with the guessed ones. */
+  guint status_receives;
   gboolean guessed_taken_as_arrived;
   /* Replays made again with revised choices after a deadlock, and the
    * pairs of ranks whose rendezvous sends they buffered (sim/revise.c). */

@@ -337,7 +337,8 @@ do_irecv (TsRank *rk, const TsAction *a)
    * receives take their messages as they arrive: the inference leaves one
    * empty only where the rank has more receives than messages (calibrate/
    * envelopes.c), so it would take a message a later receive needs. */
-  gboolean as_arrived = rk->sim->guessed_as_arrived && (a->flags & TS_ACTION_INFERRED);
+  gboolean as_arrived = rk->sim->guessed_as_arrived
+                        && (a->flags & (TS_ACTION_INFERRED | TS_ACTION_STATUS));
   if (a->flags & TS_ACTION_MISSING)
     {
       settle_superseded (rk, a->req);

@@ -362,7 +362,7 @@ start_ranks (TsSimulation *sim)
       rk->mailboxes = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL);
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (sim->trace));
       rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
-      if (ts_calibration_guessed_receives (sim->calibration) > 0)
+      if (ts_calibration_revisable_receives (sim->calibration) > 0)
         rk->sent_on = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, g_free);
       ts_partitioned_rank_init (rk);
       if (o->hypotheses)

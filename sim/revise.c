@@ -8,7 +8,9 @@
  * eager threshold). A wrong choice can block ranks forever although the
  * program finished. So when a replay deadlocks, the choices that caused it
  * are revised, one kind at a time, and the trace is replayed again:
- *   1. receives with guessed envelopes take their messages as they arrive;
+ *   1. receives with guessed envelopes, and those a status array gave an
+ *      envelope (EZTrace's may be an earlier call's), take their messages
+ *      as they arrive;
  *   2. the rendezvous sends the blocked ranks wait on are buffered, and with
  *      them the sends up to their size between the same two ranks: the
  *      program went past them, so its library buffered them (or their
@@ -318,7 +320,7 @@ revise (TsReplayChoices *ch, const GArray *blocked, const TsCalibration *calibra
       buffer_upto (rv->seen, b->pair, b->bytes);
     }
   if (!ch->guessed_as_arrived && !rv->back_to_guesses
-      && ts_calibration_guessed_receives (calibration) > 0)
+      && ts_calibration_revisable_receives (calibration) > 0)
     {
       ch->guessed_as_arrived = TRUE;
       return TRUE;

@@ -169,6 +169,38 @@ test_proc_null_status_takes_nothing (void **state)
     (const char *[]) { "inferred +0 calls", "missing +0 calls", "!matching:", NULL });
 }
 
+/* A stale status (the MPICH probe trace of ../shared: MPI_Waitsome
+ * reporting the previous phase's message). Rank 1 sends tag 4, then, after
+ * a barrier, tag 5. Rank 0's first irecv completes in an MPI_Waitany that
+ * records nothing; its second, in an MPI_Waitsome that records tag 4 again.
+ * Taken as recorded, tag 4 is the second receive's, so the first is given
+ * tag 5, sent after the barrier it must reach first: the replay deadlocks.
+ * The status array's envelope is revisable: the second replay lets both
+ * receives take their messages as they arrive (tag 4, then tag 5), and
+ * completes. Before, a deadlock was reported. */
+static void
+test_stale_status_is_revised (void **state)
+{
+  assert_info_matches ("stale-status",
+    "ranks 2\n"
+    "0 0.0 enter main\n"
+    "0 0.0 enter MPI_Irecv\n0 0.0 irecv_request req=1\n0 0.0 leave MPI_Irecv\n"
+    "0 0.1 enter MPI_Waitany\n0 0.2 leave MPI_Waitany\n"
+    "0 0.2 enter MPI_Barrier\n0 0.2 coll_begin\n0 0.3 coll_end barrier\n0 0.3 leave MPI_Barrier\n"
+    "0 0.3 enter MPI_Irecv\n0 0.3 irecv_request req=2\n0 0.3 leave MPI_Irecv\n"
+    "0 0.4 enter MPI_Waitsome\n0 0.5 irecv 1 tag=4 bytes=800 req=2\n0 0.5 leave MPI_Waitsome\n"
+    "0 0.5 enter MPI_Barrier\n0 0.5 coll_begin\n0 0.6 coll_end barrier\n0 0.6 leave MPI_Barrier\n"
+    "0 0.6 leave main\n"
+    "1 0.0 enter main\n"
+    "1 0.05 enter MPI_Send\n1 0.05 send 0 tag=4 bytes=800\n1 0.05 leave MPI_Send\n"
+    "1 0.2 enter MPI_Barrier\n1 0.2 coll_begin\n1 0.3 coll_end barrier\n1 0.3 leave MPI_Barrier\n"
+    "1 0.35 enter MPI_Send\n1 0.35 send 0 tag=5 bytes=800\n1 0.35 leave MPI_Send\n"
+    "1 0.5 enter MPI_Barrier\n1 0.5 coll_begin\n1 0.6 coll_end barrier\n1 0.6 leave MPI_Barrier\n"
+    "1 0.6 leave main\n",
+    (const char *[]) { "replay: +identity", "revised: +1 replay made again after deadlocks: the 1 "
+                       "guessed receives and the 1 whose envelope a status array gave", NULL });
+}
+
 /* Counts come before clocks: rank 1's only receive ends (0.9 s) before
  * rank 0's only message to it is stamped (1.0 s), by 0.1 s, far more than
  * the 50 us the clock alignment is allowed. With as many receives as
@@ -200,6 +232,7 @@ main (void)
     cmocka_unit_test (test_garbage_status_is_inferred),
     cmocka_unit_test (test_proc_null_status_takes_nothing),
     cmocka_unit_test (test_counts_before_clocks),
+    cmocka_unit_test (test_stale_status_is_revised),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
