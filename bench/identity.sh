@@ -15,9 +15,12 @@ WORK=${WORK:-$(mktemp -d /tmp/tracesim-identity.XXXXXX)}
 TIMEOUT=${TIMEOUT:-600}
 
 printf '%-44s %5s %10s %10s %8s %9s %8s %8s\n' trace ranks orig_s pred_s "runtime" "worst_rk" missing "wall_s"
-find "$TRACES" -name '*.otf2' -not -path '*/probe/*' -not -path '*/.run/*' \
+find "$TRACES" -name '*.otf2' -not -path '*/.run/*' \
   -not -path '*/predicted/*' | sort | while read -r anchor; do
-  name=$(echo "${anchor#"$TRACES"/}" | sed 's,/[^/]*_trace/.*,,; s,/traces.otf2$,,')
+  rel=${anchor#"$TRACES"/}
+  name=$(echo "$rel" | sed 's,/[^/]*_trace/.*,,; s,/traces.otf2$,,')
+  # Several traces in one folder (probe/): each named by its own.
+  case $name in */*) ;; *) name=$(echo "$rel" | sed 's,_trace/.*,,') ;; esac
   out="$WORK/$(echo "$name" | tr '/' '_')"
   timeout "$TIMEOUT" "$BUILD/tracesim" run "$anchor" -o "$out" -q 2> "$out.err"
   rc=$?
