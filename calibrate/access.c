@@ -227,7 +227,14 @@ gboolean
 ts_calibration_to_guessed_receive (const TsCalibration *p, const TsChannel *channel, guint32 k)
 {
   TsPartitionedKey key = { *channel, k };
-  return g_hash_table_contains (p->to_guessed, &key) || g_hash_table_contains (p->to_status, &key);
+  return g_hash_table_contains (p->to_guessed, &key);
+}
+
+gboolean
+ts_calibration_to_status_receive (const TsCalibration *p, const TsChannel *channel, guint32 k)
+{
+  TsPartitionedKey key = { *channel, k };
+  return g_hash_table_contains (p->to_status, &key);
 }
 
 guint
@@ -237,9 +244,9 @@ ts_calibration_guessed_receives (const TsCalibration *p)
 }
 
 guint
-ts_calibration_revisable_receives (const TsCalibration *p)
+ts_calibration_status_receives (const TsCalibration *p)
 {
-  return g_hash_table_size (p->to_guessed) + g_hash_table_size (p->to_status);
+  return g_hash_table_size (p->to_status);
 }
 
 gboolean

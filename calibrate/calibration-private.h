@@ -17,10 +17,10 @@ struct TsCalibration {
   /* The messages that went to receives the trace recorded without their
    * envelope: (channel, k-th message on it), keys as TsPartitionedKey. */
   GHashTable *to_guessed;
-  /* The same for the messages receives took by a status array's envelope
-   * (TS_ACTION_STATUS): revisable too. */
+  /* The same for the messages receives took by the envelope MPI_Waitany &
+   * co. gave them (TS_ACTION_STATUS), as recorded: revisable too. */
   GHashTable *to_status;
-  GHashTable *unreceived;     /* the same for messages no receive of the trace took */
+  GHashTable *unreceived;     /* as to_guessed, for messages no receive of the trace took */
   double *call_costs;         /* [TsCallKind * TS_N_SIZE_CLASSES + size class] seconds */
   /* The shortest call of each MPI function, message size and role, seconds
    * (+inf where there was none); index with ts_calibration_call_min_index(). The
@@ -110,6 +110,7 @@ typedef struct {
   guint32 *coll_seq;                /* per communicator: calls seen */
   GArray *pinits;                   /* PInit, in this rank's order */
   guint missing_recvs;
+  guint status_recvs;          /* receives of TS_ACTION_STATUS envelopes */
 } RankScan;
 
 /* From the sampled collectives of every rank (@scans): align the clocks of

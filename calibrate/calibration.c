@@ -301,6 +301,8 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
         case TS_ACTION_IRECV:
           if (a.flags & TS_ACTION_MISSING)
             scan->missing_recvs++;
+          if (a.flags & TS_ACTION_STATUS)
+            scan->status_recvs++;
           c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
         case TS_ACTION_SEND:
@@ -711,8 +713,12 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
   if (ok)
     {
       ts_calibration_read_collectives (trace, p, scans);
+      guint status = 0;
       for (guint r = 0; r < n; r++)
-        missing += scans[r].missing_recvs;
+        {
+          missing += scans[r].missing_recvs;
+          status += scans[r].status_recvs;
+        }
       if (missing > 0)
         {
           /* The spooled actions lack the envelopes: the replay reads the
@@ -720,6 +726,10 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
           g_clear_pointer (&p->spool, ts_spool_free);
           ok = ts_calibration_infer_envelopes (trace, p, error);
         }
+      else if (status > 0)
+        /* Nothing to infer, but which messages the receives of a status
+         * array took, should a deadlock revise them (the spool stays). */
+        ok = ts_calibration_infer_envelopes (trace, p, error);
     }
   rank_scans_free (scans, n);
   if (ok)

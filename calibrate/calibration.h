@@ -169,21 +169,24 @@ guint64 ts_calibration_largest_blocking_send (const TsCalibration *calibration);
 double ts_calibration_call_min (const TsCalibration *calibration, guint region, guint size_class,
                                 gboolean is_root);
 /* Whether the @k-th message (from 0) on @channel went to a receive whose
- * envelope the trace did not record (its envelope is a guess), or gave in
- * a status array (TS_ACTION_STATUS: maybe stale). */
+ * envelope the trace did not record (its envelope is a guess); or to one
+ * whose envelope MPI_Waitany & co. gave (TS_ACTION_STATUS: EZTrace's may
+ * be stale), by the envelope as recorded. */
 gboolean ts_calibration_to_guessed_receive (const TsCalibration *calibration,
                                             const TsChannel *channel, guint32 k);
+gboolean ts_calibration_to_status_receive (const TsCalibration *calibration,
+                                           const TsChannel *channel, guint32 k);
 /* Whether the @k-th message on @channel is one that no receive of the trace
  * took (envelope inference found none for it). */
 gboolean ts_calibration_unreceived (const TsCalibration *calibration, const TsChannel *channel,
                                     guint32 k);
 /* How many messages no receive of the trace took. */
 guint ts_calibration_unreceived_messages (const TsCalibration *calibration);
-/* How many messages went to receives of guessed envelopes, and to those and
- * receives of status-array envelopes: what a deadlock's first revision
- * lets take their messages as they arrive. */
+/* How many messages went to receives of guessed envelopes, and to
+ * receives of TS_ACTION_STATUS envelopes: what a deadlock's revisions let
+ * take their messages as they arrive. */
 guint ts_calibration_guessed_receives (const TsCalibration *calibration);
-guint ts_calibration_revisable_receives (const TsCalibration *calibration);
+guint ts_calibration_status_receives (const TsCalibration *calibration);
 /* Envelopes inferred for @rank's receives (may be empty). */
 const GArray *ts_calibration_inferred (const TsCalibration *calibration, guint rank);
 

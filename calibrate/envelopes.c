@@ -89,8 +89,14 @@ collect_messages (const TsTrace *trace, TsCalibration *p, TsDecoder *src, guint 
           g_hash_table_replace (known, g_memdup2 (&key, sizeof key),
                                 GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + 1));
           /* The k-th receive of a channel takes its k-th message (MPI's
-           * order): a status array's, maybe stale, is revisable. */
-          if (a.flags & TS_ACTION_STATUS)
+           * order). For a receive whose envelope MPI_Waitany & co. gave,
+           * that is the message its envelope as recorded would take: if
+           * the envelope is stale, the message the receive really took is
+           * left to the inference (to_guessed) or unreceived, so the
+           * messages a revision sends to receives taking them as they
+           * arrive are as many as those receives. A negative tag is no
+           * message's (collectives'). */
+          if ((a.flags & TS_ACTION_STATUS) && a.tag >= 0)
             {
               TsPartitionedKey to = { { key.src, r, a.comm, a.tag }, GPOINTER_TO_UINT (old) };
               g_hash_table_add (p->to_status, g_memdup2 (&to, sizeof to));

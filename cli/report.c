@@ -260,10 +260,13 @@ ts_report_info_replay (FILE *out, const TsRunResult *r, const GError *failure)
     }
   fprintf (out, "revised:    %u replay%s made again after deadlocks:", r->revisions,
            r->revisions == 1 ? "" : "s");
-  if (r->guessed_taken_as_arrived && r->status_receives > 0)
-    fprintf (out, " the %u guessed receives and the %u whose envelope a status array gave "
-             "(MPI_Waitany, _some...) took their messages as they arrived%s", r->guessed_receives,
-             r->status_receives, r->buffered_pairs > 0 ? ";" : "");
+  if (r->guessed_taken_as_arrived && r->status_taken_as_arrived)
+    fprintf (out, " the %u guessed receives and the %u whose envelope MPI_Waitany & co. gave "
+             "took their messages as they arrived%s", r->guessed_receives, r->status_receives,
+             r->buffered_pairs > 0 ? ";" : "");
+  else if (r->status_taken_as_arrived)
+    fprintf (out, " the %u receives whose envelope MPI_Waitany & co. gave took their messages "
+             "as they arrived%s", r->status_receives, r->buffered_pairs > 0 ? ";" : "");
   else if (r->guessed_taken_as_arrived)
     fprintf (out, " the %u guessed receives took their messages as they arrived%s",
              r->guessed_receives, r->buffered_pairs > 0 ? ";" : "");

@@ -47,9 +47,10 @@ enum {
   TS_ACTION_CALL_FIRST = 1u << 3,
   /* A compute burst whose call and caller name its phase (ts_action_phase). */
   TS_ACTION_PHASE = 1u << 4,
-  /* A receive whose envelope a status array gave (MPI_Waitany, _some,
-   * MPI_Testany, _some). EZTrace's can be stale, an earlier call's: a
-   * replay that deadlocks revises it like an inferred one. */
+  /* A receive whose envelope the status of a call completing one or some
+   * of several requests gave (MPI_Waitany, _some, MPI_Testany, _some).
+   * EZTrace's can be stale, an earlier call's: a replay that deadlocks
+   * revises it after the inferred ones. */
   TS_ACTION_STATUS = 1u << 5,
 };
 

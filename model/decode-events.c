@@ -597,6 +597,8 @@ on_irecv (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
       a->tag = (gint32) tag;
       a->bytes = bytes;
       a->req = req;
+      if (in_status_array_call (s))
+        a->flags |= TS_ACTION_STATUS;
       r = request_post (s, req, TRUE);
       r->seq = last_seq (s);
       r->resolved = TRUE;

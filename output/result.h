@@ -73,6 +73,7 @@ typedef struct {
    * revised with the guessed ones. */
   guint status_receives;
   gboolean guessed_taken_as_arrived;
+  gboolean status_taken_as_arrived;   /* and those of status_receives */
   /* Replays made again with revised choices after a deadlock, and the
    * pairs of ranks whose rendezvous sends they buffered (sim/revise.c). */
   guint revisions;

@@ -158,6 +158,10 @@ ts_summary_add_matching (JsonBuilder *b, const TsRunResult *r)
   json_builder_add_int_value (b, r->guessed_receives);
   json_builder_set_member_name (b, "taken_as_arrived");
   json_builder_add_boolean_value (b, r->guessed_taken_as_arrived);
+  json_builder_set_member_name (b, "status_receives");
+  json_builder_add_int_value (b, r->status_receives);
+  json_builder_set_member_name (b, "status_taken_as_arrived");
+  json_builder_add_boolean_value (b, r->status_taken_as_arrived);
   json_builder_set_member_name (b, "revisions");
   json_builder_add_int_value (b, r->revisions);
   json_builder_set_member_name (b, "buffered_pairs");

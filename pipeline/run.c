@@ -392,8 +392,9 @@ fill_result (Run *run)
   r->actions_replayed = run->replayed.actions_replayed;
   r->simcalls = run->replayed.simcalls;
   r->guessed_receives = ts_calibration_guessed_receives (run->calibration);
-  r->status_receives = ts_calibration_revisable_receives (run->calibration) - r->guessed_receives;
+  r->status_receives = ts_calibration_status_receives (run->calibration);
   r->guessed_taken_as_arrived = run->replayed.guessed_as_arrived;
+  r->status_taken_as_arrived = run->replayed.status_as_arrived;
   r->revisions = run->replayed.revisions;
   r->buffered_pairs = run->replayed.buffered_pairs;
 }

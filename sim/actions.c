@@ -333,12 +333,15 @@ do_isend (TsRank *rk, const TsAction *a)
 static void
 do_irecv (TsRank *rk, const TsAction *a)
 {
-  /* A receive the inference found no message for is not posted, also when
-   * receives take their messages as they arrive: the inference leaves one
+  /* Receives of guessed envelopes, and after a further revision those
+   * MPI_Waitany & co. gave an envelope (sim/revise.c), may take their
+   * messages as they arrive. A receive the inference found no message for
+   * is not posted, also when receives take their messages as they arrive:
+   * the inference leaves one
    * empty only where the rank has more receives than messages (calibrate/
    * envelopes.c), so it would take a message a later receive needs. */
-  gboolean as_arrived = rk->sim->guessed_as_arrived
-                        && (a->flags & (TS_ACTION_INFERRED | TS_ACTION_STATUS));
+  gboolean as_arrived = (rk->sim->guessed_as_arrived && (a->flags & TS_ACTION_INFERRED))
+                        || (rk->sim->status_as_arrived && (a->flags & TS_ACTION_STATUS));
   if (a->flags & TS_ACTION_MISSING)
     {
       settle_superseded (rk, a->req);

@@ -148,8 +148,11 @@ send_mailbox (TsRank *rk, guint dst, guint32 comm, gint32 tag, gboolean *unrecei
         }
       guint32 k = (*sent)++;
       *unreceived = ts_calibration_unreceived (cal, &ch, k);
-      if (rk->sim->guessed_as_arrived
-          && (*unreceived || ts_calibration_to_guessed_receive (cal, &ch, k)))
+      gboolean guessed = rk->sim->guessed_as_arrived
+                         && (*unreceived || ts_calibration_to_guessed_receive (cal, &ch, k));
+      gboolean status = rk->sim->status_as_arrived
+                        && (*unreceived || ts_calibration_to_status_receive (cal, &ch, k));
+      if (guessed || status)
         return guessed_mailbox (rk, dst);
     }
   return ts_rank_mailbox (rk, rk->rank, dst, comm, tag);

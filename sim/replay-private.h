@@ -133,8 +133,9 @@ struct TsSimulation {
    * learns from it how long the trace made it wait for its receiver. */
   GHashTable *receiver_posts;
   /* Receives with guessed envelopes take their messages as they arrive
-   * (ts_rank_irecv_guessed), because the guesses deadlocked. */
-  gboolean guessed_as_arrived;
+   * (ts_rank_irecv_guessed), because the guesses deadlocked; and so do
+   * those of TS_ACTION_STATUS envelopes (EZTrace's may be stale). */
+  gboolean guessed_as_arrived, status_as_arrived;
   /* Per pair of ranks (ts_send_pair), the size up to which sends are
    * buffered whatever the eager threshold (guint64*), because waiting for
    * their receivers deadlocked an earlier replay of the trace; or NULL. */
@@ -241,6 +242,9 @@ void ts_engine_init (const TsReplayOptions *o);
 typedef struct {
   /* Receives with guessed envelopes take their messages as they arrive. */
   gboolean guessed_as_arrived;
+  /* So do receives whose envelope MPI_Waitany & co. gave (TS_ACTION_STATUS):
+   * a later revision, when guessed ones taking their messages did not do. */
+  gboolean status_as_arrived;
   /* ts_send_pair -> guint64*: sends between the pair up to that size are
    * buffered whatever the eager threshold. */
   GHashTable *buffered_sends;

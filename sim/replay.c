@@ -362,7 +362,11 @@ start_ranks (TsSimulation *sim)
       rk->mailboxes = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL);
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (sim->trace));
       rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
-      if (ts_calibration_revisable_receives (sim->calibration) > 0)
+      /* Senders tell which of their messages go to receives taking them as
+       * they arrive: in the first replay, as before status envelopes were
+       * revisable, only where some envelope is guessed. */
+      if (ts_calibration_guessed_receives (sim->calibration) > 0
+          || (sim->status_as_arrived && ts_calibration_status_receives (sim->calibration) > 0))
         rk->sent_on = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, g_free);
       ts_partitioned_rank_init (rk);
       if (o->hypotheses)
@@ -485,6 +489,7 @@ ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const Ts
   sim.traced_network_known = ts_calibration_network (calibration).samples > 0 || sim.platform_is_traced;
   sim.binomial_tree = o->binomial_tree;
   sim.guessed_as_arrived = choices->guessed_as_arrived;
+  sim.status_as_arrived = choices->status_as_arrived;
   sim.buffered_sends = choices->buffered_sends;
   sim.blocked_sends = blocked_sends;
   sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,

@@ -83,6 +83,8 @@ typedef struct {
   /* The calibration's guessed envelopes deadlocked the replay, so receives
    * with guessed envelopes took their messages as they arrived instead. */
   gboolean guessed_as_arrived;
+  /* Then receives of status-array envelopes (EZTrace's may be stale) too. */
+  gboolean status_as_arrived;
   /* Pairs of ranks whose rendezvous sends deadlocked it, buffered instead. */
   guint buffered_pairs;
 } TsReplayResult;

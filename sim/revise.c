@@ -8,9 +8,9 @@
  * eager threshold). A wrong choice can block ranks forever although the
  * program finished. So when a replay deadlocks, the choices that caused it
  * are revised, one kind at a time, and the trace is replayed again:
- *   1. receives with guessed envelopes, and those a status array gave an
- *      envelope (EZTrace's may be an earlier call's), take their messages
- *      as they arrive;
+ *   1. receives with guessed envelopes take their messages as they arrive;
+ *      then, if that is not enough, so do those whose envelope MPI_Waitany
+ *      & co. gave (EZTrace's may be an earlier call's status);
  *   2. the rendezvous sends the blocked ranks wait on are buffered, and with
  *      them the sends up to their size between the same two ranks: the
  *      program went past them, so its library buffered them (or their
@@ -137,7 +137,8 @@ read_choices (int fd, TsReplayChoices *ch)
   guint32 n;
   if (!ts_fd_read_all (fd, -1, &as_arrived, 1) || !ts_fd_read_all (fd, -1, &n, sizeof n))
     return FALSE;
-  ch->guessed_as_arrived = as_arrived;
+  ch->guessed_as_arrived = as_arrived & 1;
+  ch->status_as_arrived = (as_arrived & 2) != 0;
   g_hash_table_remove_all (ch->buffered_sends);
   for (guint32 i = 0; i < n; i++)
     {
@@ -153,7 +154,7 @@ read_choices (int fd, TsReplayChoices *ch)
 static gboolean
 write_choices (int fd, const TsReplayChoices *ch)
 {
-  guint8 as_arrived = ch->guessed_as_arrived ? 1 : 0;
+  guint8 as_arrived = (ch->guessed_as_arrived ? 1 : 0) | (ch->status_as_arrived ? 2 : 0);
   guint32 n = g_hash_table_size (ch->buffered_sends);
   gboolean ok = ts_fd_write_all (fd, -1, &as_arrived, 1) && ts_fd_write_all (fd, -1, &n, sizeof n);
   GHashTableIter it;
@@ -186,7 +187,8 @@ static void G_GNUC_NORETURN
 serve (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOptions *o,
        int go, int back)
 {
-  TsReplayChoices ch = { FALSE, g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free) };
+  TsReplayChoices ch = { .buffered_sends = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+                                                                   g_free, g_free) };
   while (read_choices (go, &ch))
     {
       int out[2];
@@ -320,9 +322,16 @@ revise (TsReplayChoices *ch, const GArray *blocked, const TsCalibration *calibra
       buffer_upto (rv->seen, b->pair, b->bytes);
     }
   if (!ch->guessed_as_arrived && !rv->back_to_guesses
-      && ts_calibration_revisable_receives (calibration) > 0)
+      && ts_calibration_guessed_receives (calibration) > 0)
     {
       ch->guessed_as_arrived = TRUE;
+      return TRUE;
+    }
+  /* Then the envelopes MPI_Waitany & co. gave, which EZTrace may have taken
+   * from an earlier call's status. */
+  if (!ch->status_as_arrived && ts_calibration_status_receives (calibration) > 0)
+    {
+      ch->status_as_arrived = TRUE;
       return TRUE;
     }
   for (guint i = 0; i < blocked->len; i++)
@@ -365,7 +374,8 @@ ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsR
                     "%s: no such platform file", o->platform_path);
   Server server = { 0 };
   gboolean have_server = server_start (&server, trace, calibration, o);
-  TsReplayChoices ch = { FALSE, g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free) };
+  TsReplayChoices ch = { .buffered_sends = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+                                                                   g_free, g_free) };
   g_autoptr (GArray) blocked = g_array_new (FALSE, FALSE, sizeof (TsBlockedSend));
   GError *local = NULL;
   gboolean ok = ts_replay_once (trace, calibration, o, &ch, result, blocked, &local);
@@ -396,6 +406,7 @@ ts_replay_run (const TsTrace *trace, const TsCalibration *calibration, const TsR
   if (ok)
     {
       result->guessed_as_arrived = ch.guessed_as_arrived;
+      result->status_as_arrived = ch.status_as_arrived;
       result->buffered_pairs = g_hash_table_size (ch.buffered_sends);
       result->revisions = rounds;
     }

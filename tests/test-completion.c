@@ -175,9 +175,11 @@ test_proc_null_status_takes_nothing (void **state)
  * records nothing; its second, in an MPI_Waitsome that records tag 4 again.
  * Taken as recorded, tag 4 is the second receive's, so the first is given
  * tag 5, sent after the barrier it must reach first: the replay deadlocks.
- * The status array's envelope is revisable: the second replay lets both
- * receives take their messages as they arrive (tag 4, then tag 5), and
- * completes. Before, a deadlock was reported. */
+ * The guessed receive taking its message as it arrives (the first
+ * revision) is not enough: tag 4 is still the second receive's. The status
+ * array's envelope is revisable too: the third replay lets both take their
+ * messages as they arrive (tag 4, then tag 5), and completes. Before, a
+ * deadlock was reported. */
 static void
 test_stale_status_is_revised (void **state)
 {
@@ -197,8 +199,37 @@ test_stale_status_is_revised (void **state)
     "1 0.35 enter MPI_Send\n1 0.35 send 0 tag=5 bytes=800\n1 0.35 leave MPI_Send\n"
     "1 0.5 enter MPI_Barrier\n1 0.5 coll_begin\n1 0.6 coll_end barrier\n1 0.6 leave MPI_Barrier\n"
     "1 0.6 leave main\n",
-    (const char *[]) { "replay: +identity", "revised: +1 replay made again after deadlocks: the 1 "
-                       "guessed receives and the 1 whose envelope a status array gave", NULL });
+    (const char *[]) { "replay: +identity", "revised: +2 replays made again after deadlocks: the 1 "
+                       "guessed receives and the 1 whose envelope MPI_Waitany & co. gave", NULL });
+}
+
+/* The same with nothing to infer: both receives complete in an
+ * MPI_Waitsome that records a status, the second one stale (tag 4 again).
+ * Taken as recorded, the second waits for a second tag-4 message that
+ * never comes, and rank 1's tag-5 message is one no receive took. Their
+ * envelopes are revisable although no envelope was guessed: one revision
+ * lets both take their messages as they arrive (tag 4, then tag 5). */
+static void
+test_stale_status_without_guesses_is_revised (void **state)
+{
+  assert_info_matches ("stale-status-only",
+    "ranks 2\n"
+    "0 0.0 enter main\n"
+    "0 0.0 enter MPI_Irecv\n0 0.0 irecv_request req=1\n0 0.0 leave MPI_Irecv\n"
+    "0 0.1 enter MPI_Waitsome\n0 0.15 irecv 1 tag=4 bytes=800 req=1\n0 0.2 leave MPI_Waitsome\n"
+    "0 0.2 enter MPI_Barrier\n0 0.2 coll_begin\n0 0.3 coll_end barrier\n0 0.3 leave MPI_Barrier\n"
+    "0 0.3 enter MPI_Irecv\n0 0.3 irecv_request req=2\n0 0.3 leave MPI_Irecv\n"
+    "0 0.4 enter MPI_Waitsome\n0 0.5 irecv 1 tag=4 bytes=800 req=2\n0 0.5 leave MPI_Waitsome\n"
+    "0 0.5 enter MPI_Barrier\n0 0.5 coll_begin\n0 0.6 coll_end barrier\n0 0.6 leave MPI_Barrier\n"
+    "0 0.6 leave main\n"
+    "1 0.0 enter main\n"
+    "1 0.05 enter MPI_Send\n1 0.05 send 0 tag=4 bytes=800\n1 0.05 leave MPI_Send\n"
+    "1 0.2 enter MPI_Barrier\n1 0.2 coll_begin\n1 0.3 coll_end barrier\n1 0.3 leave MPI_Barrier\n"
+    "1 0.35 enter MPI_Send\n1 0.35 send 0 tag=5 bytes=800\n1 0.35 leave MPI_Send\n"
+    "1 0.5 enter MPI_Barrier\n1 0.5 coll_begin\n1 0.6 coll_end barrier\n1 0.6 leave MPI_Barrier\n"
+    "1 0.6 leave main\n",
+    (const char *[]) { "replay: +identity", "revised: +1 replay made again after deadlocks: the 2 "
+                       "receives whose envelope MPI_Waitany & co. gave took their messages", NULL });
 }
 
 /* Counts come before clocks: rank 1's only receive ends (0.9 s) before
@@ -233,6 +264,7 @@ main (void)
     cmocka_unit_test (test_proc_null_status_takes_nothing),
     cmocka_unit_test (test_counts_before_clocks),
     cmocka_unit_test (test_stale_status_is_revised),
+    cmocka_unit_test (test_stale_status_without_guesses_is_revised),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
