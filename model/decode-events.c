@@ -556,14 +556,19 @@ status_plausible (TsRankDecoder *s, guint32 comm, guint32 peer, guint64 bytes)
   return ts_decode_peer_valid (s, comm, peer) && bytes < (G_GUINT64_CONSTANT (1) << 48);
 }
 
-/* Is the call under way one that reports completions through an array of
- * statuses, or one status of several requests (MPI_Waitany, MPI_Waitsome,
- * MPI_Testany, MPI_Testsome)? EZTrace reads those statuses unreliably:
- * uninitialised (status_plausible) or left from an earlier call. */
+/* Is the call under way one that completes one or some of several
+ * requests (MPI_Waitany, MPI_Waitsome, MPI_Testany, MPI_Testsome), in a
+ * trace whose tracer may have read their statuses wrongly? EZTrace reads
+ * them uninitialised (status_plausible) or left from an earlier call. */
 static gboolean
 in_status_array_call (TsRankDecoder *s)
 {
-  if (s->call == NO_REGION)
+  /* Score-P and tracesim-record read the status MPI filled in: theirs need
+   * no revising (nor the first pass's extra read that would prepare it). */
+  const char *creator = ts_trace_creator (s->source->trace);
+  if (s->call == NO_REGION
+      || (creator && (g_str_has_prefix (creator, "Score-P")
+                      || g_str_has_prefix (creator, "tracesim-record"))))
     return FALSE;
   TsCallKind kind = ts_trace_region_call (s->source->trace, s->call);
   const char *name = ts_trace_region_name (s->source->trace, s->call);
