@@ -603,24 +603,11 @@ TsWaitStates *
 ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibration,
                               TsWaitSpanFunc func, gpointer user_data, GError **error)
 {
-  TsActionStream *stream = ts_calibration_stream_open (calibration, trace, error);
-  if (!stream)
-    return NULL;
-  TsWaitStates *w = ts_wait_states_analyse_stream (trace, ts_calibration_n_ranks (calibration),
-                                                   stream, func, user_data, error);
-  ts_action_stream_free (stream);
-  return w;
-}
-
-TsWaitStates *
-ts_wait_states_analyse_stream (const TsTrace *trace, guint n_ranks, TsActionStream *stream,
-                               TsWaitSpanFunc func, gpointer user_data, GError **error)
-{
   TsWaitStates *w = g_new0 (TsWaitStates, 1);
   w->trace = trace;
   w->span_func = func;
   w->span_data = user_data;
-  w->n_ranks = n_ranks;
+  w->n_ranks = ts_calibration_n_ranks (calibration);
   w->totals = g_new0 (double, TS_WAIT_N_PATTERNS * w->n_ranks);
   w->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
 
@@ -638,7 +625,8 @@ ts_wait_states_analyse_stream (const TsTrace *trace, guint n_ranks, TsActionStre
     }
   an.ppairs = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, ppair_free);
 
-  gboolean ok = TRUE;
+  TsActionStream *stream = ts_calibration_stream_open (calibration, trace, error);
+  gboolean ok = stream != NULL;
   Cursor *cursors = g_new0 (Cursor, w->n_ranks);
   Heap queue = { g_new (Cursor *, MAX (w->n_ranks, 1)), 0 };
   GError *local = NULL;
@@ -674,6 +662,8 @@ ts_wait_states_analyse_stream (const TsTrace *trace, guint n_ranks, TsActionStre
   g_hash_table_unref (an.colls);
   g_hash_table_unref (an.ppairs);
   g_free (an.lifecycle);
+  if (stream)
+    ts_action_stream_free (stream);
   if (!ok)
     {
       ts_wait_states_free (w);

@@ -12,7 +12,6 @@
 
 #include <glib.h>
 #include "calibrate/calibration.h"
-#include "model/stream.h"
 #include "model/trace.h"
 
 G_BEGIN_DECLS
@@ -50,12 +49,6 @@ typedef void (*TsWaitSpanFunc) (TsWaitPattern p, guint rank, guint region, doubl
 TsWaitStates *ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibration,
                                             TsWaitSpanFunc func, gpointer user_data,
                                             GError **error);
-/* The same from @stream (n_ranks ranks, not freed), for a trace that needs
- * no calibration: tracesim's own predicted archive, complete and on one
- * clock, analysed without a first pass. */
-TsWaitStates *ts_wait_states_analyse_stream (const TsTrace *trace, guint n_ranks,
-                                             TsActionStream *stream, TsWaitSpanFunc func,
-                                             gpointer user_data, GError **error);
 void ts_wait_states_free (TsWaitStates *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsWaitStates, ts_wait_states_free)
 

@@ -40,6 +40,7 @@ typedef struct {
   guint32 region[TS_WAIT_N_PATTERNS];
   double *cumulative;        /* [pattern * n_ranks + rank] */
   TsTrace *trace;            /* the copy, kept for region names */
+  TsCalibration *calibration;
   TsWaitStates *wait_states;
 } PredictedWaits;
 
@@ -53,19 +54,6 @@ span_to_metric (TsWaitPattern p, guint rank, guint region, double start, double 
   if (pw->regions)
     ts_archive_writer_late_region (pw->writer, rank, start, start + seconds, pw->region[p]);
   ts_archive_writer_late_metric (pw->writer, rank, start + seconds, pw->metric[p], *c);
-}
-
-/* The wait states of a predicted archive (pw->trace), read once: it is
- * tracesim's own, complete and on one clock, so it needs no first pass
- * (no clock alignment, no envelopes to infer) before the analysis. */
-static gboolean
-analyse_own_archive (PredictedWaits *pw, TsWaitSpanFunc func, GError **error)
-{
-  guint n = ts_trace_n_ranks (pw->trace);
-  g_autofree TsDecodeOptions *options = g_new0 (TsDecodeOptions, MAX (n, 1));
-  g_autoptr (TsActionStream) stream = ts_action_stream_open (pw->trace, NULL, options, error);
-  return stream
-         && (pw->wait_states = ts_wait_states_analyse_stream (pw->trace, n, stream, func, pw, error));
 }
 
 static gboolean
@@ -87,7 +75,9 @@ analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
   g_autofree char *anchor = g_build_filename (scratch, "traces.otf2", NULL);
   gboolean ok = ts_archive_writer_write_copy (w, scratch, error)
                 && (pw->trace = ts_trace_open (anchor, error))
-                && analyse_own_archive (pw, span_to_metric, error);
+                && (pw->calibration = ts_calibration_compute (pw->trace, error))
+                && (pw->wait_states = ts_wait_states_analyse_spans (pw->trace, pw->calibration,
+                                                                   span_to_metric, pw, error));
   ts_output_dir_remove_tree (scratch);
   ts_output_dir_unguard (scratch);
   return ok;
@@ -98,6 +88,7 @@ predicted_waits_clear (PredictedWaits *pw)
 {
   g_free (pw->cumulative);
   g_clear_pointer (&pw->wait_states, ts_wait_states_free);
+  g_clear_pointer (&pw->calibration, ts_calibration_free);
   g_clear_pointer (&pw->trace, ts_trace_free);
 }
 
@@ -283,7 +274,9 @@ replay (Run *run, GError **error)
     {
       g_autofree char *anchor = g_build_filename (run->replay.predicted_dir, "traces.otf2", NULL);
       PredictedWaits *pw = &run->pw;
-      if (!(pw->trace = ts_trace_open (anchor, error)) || !analyse_own_archive (pw, NULL, error))
+      if (!(pw->trace = ts_trace_open (anchor, error))
+          || !(pw->calibration = ts_calibration_compute (pw->trace, error))
+          || !(pw->wait_states = ts_wait_states_analyse (pw->trace, pw->calibration, error)))
         return FALSE;
     }
   if (run->replayed_set && run->replay.predicted_dir)
