@@ -563,12 +563,9 @@ status_plausible (TsRankDecoder *s, guint32 comm, guint32 peer, guint64 bytes)
 static gboolean
 in_status_array_call (TsRankDecoder *s)
 {
-  /* Score-P and tracesim-record read the status MPI filled in: theirs need
-   * no revising (nor the first pass's extra read that would prepare it). */
-  const char *creator = ts_trace_creator (s->source->trace);
-  if (s->call == NO_REGION
-      || (creator && (g_str_has_prefix (creator, "Score-P")
-                      || g_str_has_prefix (creator, "tracesim-record"))))
+  /* A trusted tracer's need no revising (nor the first pass's extra read
+   * that would prepare it). */
+  if (s->call == NO_REGION || s->source->statuses_trusted)
     return FALSE;
   TsCallKind kind = ts_trace_region_call (s->source->trace, s->call);
   const char *name = ts_trace_region_name (s->source->trace, s->call);

@@ -77,6 +77,9 @@ struct TsDecoder {
   OTF2_Reader *reader;
   GPtrArray *streams;       /* TsRankDecoder* by rank, NULL until asked for */
   OTF2_EvtReaderCallbacks *callbacks;
+  /* The tracer reads the statuses of MPI_Waitany & co. right (Score-P,
+   * tracesim-record): their envelopes need no revising (TS_ACTION_STATUS). */
+  gboolean statuses_trusted;
 };
 
 /* The event callbacks of decode-events.c, to register for every rank. */

@@ -59,6 +59,9 @@ ts_decoder_open (const TsTrace *trace, GError **error)
   src->reader = reader;
   src->streams = g_ptr_array_new ();
   g_ptr_array_set_size (src->streams, trace->n_ranks);
+  const char *creator = trace->creator;
+  src->statuses_trusted = creator && (g_str_has_prefix (creator, "Score-P")
+                                      || g_str_has_prefix (creator, "tracesim-record"));
 
   src->callbacks = ts_decode_callbacks_new ();
   return src;

@@ -658,43 +658,6 @@ ts_output_dir_discard (TsOutputDir *d)
   output_dir_free (d);
 }
 
-gboolean
-ts_output_file_write (const char *path, const char *data, gsize len, const char *mark,
-                      GError **error)
-{
-  GStatBuf st;
-  if (g_lstat (path, &st) == 0)
-    {
-      char head[1025] = "";
-      FILE *f = S_ISREG (st.st_mode) ? fopen (path, "r") : NULL;
-      size_t got = f ? fread (head, 1, sizeof head - 1, f) : 0;
-      head[got] = '\0';
-      if (f)
-        fclose (f);
-      if (!strstr (head, mark))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                       "%s already exists and tracesim did not write it; refusing to replace "
-                       "it (remove it, or give another file)", path);
-          return FALSE;
-        }
-    }
-  g_autofree char *tmp = g_strconcat (path, ".tmp-XXXXXX", NULL);
-  int fd = ts_output_dir_guarded_temp (tmp, O_WRONLY);
-  if (fd < 0)
-    {
-      set_errno_error (error, errno, "cannot create a file beside %s: %s", path);
-      return FALSE;
-    }
-  close (fd);
-  gboolean written = ts_output_dir_write_file (tmp, data, len, error);
-  if (ts_output_dir_finish_temp (tmp, path, written))
-    return TRUE;
-  if (written)
-    set_errno_error (error, errno, "cannot rename into %s: %s", path);
-  return FALSE;
-}
-
 /* A guarded temporary file beside @path holding @data; its name (caller
  * frees), or NULL and @error. */
 static char *
@@ -716,6 +679,36 @@ temp_beside (const char *path, const char *data, gsize len, GError **error)
       return NULL;
     }
   return tmp;
+}
+
+gboolean
+ts_output_file_write (const char *path, const char *data, gsize len, const char *mark,
+                      GError **error)
+{
+  GStatBuf st;
+  if (mark && g_lstat (path, &st) == 0)
+    {
+      char head[1025] = "";
+      FILE *f = S_ISREG (st.st_mode) ? fopen (path, "r") : NULL;
+      size_t got = f ? fread (head, 1, sizeof head - 1, f) : 0;
+      head[got] = '\0';
+      if (f)
+        fclose (f);
+      if (!strstr (head, mark))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                       "%s already exists and tracesim did not write it; refusing to replace "
+                       "it (remove it, or give another file)", path);
+          return FALSE;
+        }
+    }
+  g_autofree char *tmp = temp_beside (path, data, len, error);
+  if (!tmp)
+    return FALSE;
+  if (ts_output_dir_finish_temp (tmp, path, TRUE))
+    return TRUE;
+  set_errno_error (error, errno, "cannot rename into %s: %s", path);
+  return FALSE;
 }
 
 gboolean

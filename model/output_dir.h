@@ -93,7 +93,8 @@ gboolean ts_output_dir_write_file (const char *path, const char *data, gsize len
 /* Write one file at @path all at once (a temporary name beside it, renamed
  * into place; removed if interrupted). An existing @path is replaced only
  * if its first KiB holds @mark (TS_WRITTEN_MARK, or what else opens the
- * kind of file); otherwise it is refused (G_IO_ERROR_EXISTS), naming it. */
+ * kind of file); otherwise it is refused (G_IO_ERROR_EXISTS), naming it.
+ * A NULL @mark replaces it unread: for callers that know it is theirs. */
 gboolean ts_output_file_write (const char *path, const char *data, gsize len, const char *mark,
                                GError **error);
 

@@ -25,7 +25,7 @@ struct TsTimeline {
   TsCalibration *calibration;
   TsTimelineOptions o;
   guint n_ranks, n_rows, stride;
-  double start, runtime;
+  double start;
   guint n_regions;
   guint32 *cells;    /* [row * width + col] */
   gint8 *waits;      /* the same */
@@ -330,7 +330,6 @@ read_archive (TsTimeline *t, const char *anchor, GError **error)
     return FALSE;
   t->n_ranks = ts_trace_n_ranks (t->trace);
   t->start = ts_calibration_start (t->calibration);
-  t->runtime = ts_calibration_runtime (t->calibration);
   guint max_rows = MAX (t->o.max_rows, 1);
   t->stride = (t->n_ranks + max_rows - 1) / max_rows;
   t->stride = MAX (t->stride, 1);
@@ -396,7 +395,6 @@ ts_timeline_free (TsTimeline *t)
 }
 
 guint ts_timeline_n_ranks (const TsTimeline *t) { return t->n_ranks; }
-double ts_timeline_runtime (const TsTimeline *t) { return t->runtime; }
 guint ts_timeline_n_rows (const TsTimeline *t) { return t->n_rows; }
 guint ts_timeline_row_rank (const TsTimeline *t, guint row) { return row * t->stride; }
 guint ts_timeline_n_regions (const TsTimeline *t) { return t->n_regions; }

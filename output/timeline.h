@@ -35,8 +35,6 @@ void ts_timeline_free (TsTimeline *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsTimeline, ts_timeline_free)
 
 guint ts_timeline_n_ranks (const TsTimeline *t);
-/* The trace's runtime: its first to its last event, clock-aligned. */
-double ts_timeline_runtime (const TsTimeline *t);
 guint ts_timeline_n_rows (const TsTimeline *t);
 guint ts_timeline_row_rank (const TsTimeline *t, guint row);
 /* The row of @rank, or -1 when it has none (every k-th rank drawn). */

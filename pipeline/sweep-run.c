@@ -137,7 +137,7 @@ run_point (Point *p, const TsRunShared *shared, pid_t parent)
       ts_run_result_free (r);
       /* Whole or not at all: the sweep's end (SIGTERM) may come while it is
        * written, and a torn key would make a finished point look stale. */
-      _exit (ts_output_file_write (p->key_path, line, strlen (line), "", NULL) ? 0 : 1);
+      _exit (ts_output_file_write (p->key_path, line, strlen (line), NULL, NULL) ? 0 : 1);
     }
   ts_output_dir_write_file (p->error_path, error->message, strlen (error->message), NULL);
   _exit (1);

@@ -383,8 +383,8 @@ point_input (const Input *in, const char *dir, const char *name, const char *con
   /* Renamed into place whole: a Slurm array's tasks each write every
    * point's inputs while others read theirs (in place, a task could read
    * a file another had just truncated: a point without its hypothesis).
-   * Any earlier file here is this sweep's own (mark ""). */
-  if (!ts_output_file_write (path, text, strlen (text), "", error))
+   * Any earlier file here is this sweep's own. */
+  if (!ts_output_file_write (path, text, strlen (text), NULL, error))
     g_clear_pointer (&path, g_free);
   return path;
 }

@@ -169,6 +169,21 @@ test_proc_null_status_takes_nothing (void **state)
     (const char *[]) { "inferred +0 calls", "missing +0 calls", "!matching:", NULL });
 }
 
+/* The stale-status traces' common part: after the first barrier, rank 0's
+ * second receive completes in an MPI_Waitsome recording tag 4 again; rank
+ * 1 sends tag 4 before the first barrier and tag 5 after it. */
+#define STALE_PHASE_2 \
+  "0 0.3 enter MPI_Irecv\n0 0.3 irecv_request req=2\n0 0.3 leave MPI_Irecv\n" \
+  "0 0.4 enter MPI_Waitsome\n0 0.5 irecv 1 tag=4 bytes=800 req=2\n0 0.5 leave MPI_Waitsome\n" \
+  "0 0.5 enter MPI_Barrier\n0 0.5 coll_begin\n0 0.6 coll_end barrier\n0 0.6 leave MPI_Barrier\n" \
+  "0 0.6 leave main\n" \
+  "1 0.0 enter main\n" \
+  "1 0.05 enter MPI_Send\n1 0.05 send 0 tag=4 bytes=800\n1 0.05 leave MPI_Send\n" \
+  "1 0.2 enter MPI_Barrier\n1 0.2 coll_begin\n1 0.3 coll_end barrier\n1 0.3 leave MPI_Barrier\n" \
+  "1 0.35 enter MPI_Send\n1 0.35 send 0 tag=5 bytes=800\n1 0.35 leave MPI_Send\n" \
+  "1 0.5 enter MPI_Barrier\n1 0.5 coll_begin\n1 0.6 coll_end barrier\n1 0.6 leave MPI_Barrier\n" \
+  "1 0.6 leave main\n"
+
 /* A stale status (the MPICH probe trace of ../shared: MPI_Waitsome
  * reporting the previous phase's message). Rank 1 sends tag 4, then, after
  * a barrier, tag 5. Rank 0's first irecv completes in an MPI_Waitany that
@@ -189,16 +204,7 @@ test_stale_status_is_revised (void **state)
     "0 0.0 enter MPI_Irecv\n0 0.0 irecv_request req=1\n0 0.0 leave MPI_Irecv\n"
     "0 0.1 enter MPI_Waitany\n0 0.2 leave MPI_Waitany\n"
     "0 0.2 enter MPI_Barrier\n0 0.2 coll_begin\n0 0.3 coll_end barrier\n0 0.3 leave MPI_Barrier\n"
-    "0 0.3 enter MPI_Irecv\n0 0.3 irecv_request req=2\n0 0.3 leave MPI_Irecv\n"
-    "0 0.4 enter MPI_Waitsome\n0 0.5 irecv 1 tag=4 bytes=800 req=2\n0 0.5 leave MPI_Waitsome\n"
-    "0 0.5 enter MPI_Barrier\n0 0.5 coll_begin\n0 0.6 coll_end barrier\n0 0.6 leave MPI_Barrier\n"
-    "0 0.6 leave main\n"
-    "1 0.0 enter main\n"
-    "1 0.05 enter MPI_Send\n1 0.05 send 0 tag=4 bytes=800\n1 0.05 leave MPI_Send\n"
-    "1 0.2 enter MPI_Barrier\n1 0.2 coll_begin\n1 0.3 coll_end barrier\n1 0.3 leave MPI_Barrier\n"
-    "1 0.35 enter MPI_Send\n1 0.35 send 0 tag=5 bytes=800\n1 0.35 leave MPI_Send\n"
-    "1 0.5 enter MPI_Barrier\n1 0.5 coll_begin\n1 0.6 coll_end barrier\n1 0.6 leave MPI_Barrier\n"
-    "1 0.6 leave main\n",
+    STALE_PHASE_2,
     (const char *[]) { "replay: +identity", "revised: +2 replays made again after deadlocks: the 1 "
                        "guessed receives and the 1 whose envelope MPI_Waitany & co. gave", NULL });
 }
@@ -218,16 +224,7 @@ test_stale_status_without_guesses_is_revised (void **state)
     "0 0.0 enter MPI_Irecv\n0 0.0 irecv_request req=1\n0 0.0 leave MPI_Irecv\n"
     "0 0.1 enter MPI_Waitsome\n0 0.15 irecv 1 tag=4 bytes=800 req=1\n0 0.2 leave MPI_Waitsome\n"
     "0 0.2 enter MPI_Barrier\n0 0.2 coll_begin\n0 0.3 coll_end barrier\n0 0.3 leave MPI_Barrier\n"
-    "0 0.3 enter MPI_Irecv\n0 0.3 irecv_request req=2\n0 0.3 leave MPI_Irecv\n"
-    "0 0.4 enter MPI_Waitsome\n0 0.5 irecv 1 tag=4 bytes=800 req=2\n0 0.5 leave MPI_Waitsome\n"
-    "0 0.5 enter MPI_Barrier\n0 0.5 coll_begin\n0 0.6 coll_end barrier\n0 0.6 leave MPI_Barrier\n"
-    "0 0.6 leave main\n"
-    "1 0.0 enter main\n"
-    "1 0.05 enter MPI_Send\n1 0.05 send 0 tag=4 bytes=800\n1 0.05 leave MPI_Send\n"
-    "1 0.2 enter MPI_Barrier\n1 0.2 coll_begin\n1 0.3 coll_end barrier\n1 0.3 leave MPI_Barrier\n"
-    "1 0.35 enter MPI_Send\n1 0.35 send 0 tag=5 bytes=800\n1 0.35 leave MPI_Send\n"
-    "1 0.5 enter MPI_Barrier\n1 0.5 coll_begin\n1 0.6 coll_end barrier\n1 0.6 leave MPI_Barrier\n"
-    "1 0.6 leave main\n",
+    STALE_PHASE_2,
     (const char *[]) { "replay: +identity", "revised: +1 replay made again after deadlocks: the 2 "
                        "receives whose envelope MPI_Waitany & co. gave took their messages", NULL });
 }
