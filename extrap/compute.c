@@ -50,13 +50,16 @@ role_model (TsRegionModel *g, guint role)
 }
 
 /* Each role's mean of @name at each scale, and its model. Only where the
- * largest input has ranks of several roles (an open grid). */
+ * largest input has ranks of several roles (an open grid, master and
+ * workers). */
 static gboolean
 fit_roles (TsExtrapModel *m, TsRegionModel *g, GError **error)
 {
   const TsScaleProfile *t = TS_EXTRAP_TEMPLATE (m);
   gboolean several = FALSE;
-  for (guint r = 1; m->pattern.kind == TS_PATTERN_CARTESIAN && r < t->n_ranks; r++)
+  gboolean has_roles = m->pattern.kind == TS_PATTERN_CARTESIAN
+                       || m->pattern.kind == TS_PATTERN_MASTER_WORKER;
+  for (guint r = 1; has_roles && r < t->n_ranks; r++)
     several |= ts_pattern_role (&m->pattern, t->n_ranks, r)
                != ts_pattern_role (&m->pattern, t->n_ranks, 0);
   for (guint i = 0; several && i < m->n_inputs; i++)

@@ -21,6 +21,8 @@ class_name (gint klass, char *buffer, gsize size)
 static char *
 role_name (const TsPattern *pattern, guint role)
 {
+  if (pattern->kind == TS_PATTERN_MASTER_WORKER)
+    return g_strdup (role ? "master" : "workers");
   if (role == 0)
     return g_strdup ("interior");
   static const char *const ends[] = { NULL, "low end", "high end", "both ends" };
@@ -63,17 +65,18 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
   g_autofree char *target = ts_pattern_describe (&m->at_target);
   g_string_append_printf (out, "point-to-point: %s at %u ranks; %s at %u ranks\n", pattern,
                           TS_EXTRAP_TEMPLATE (m)->n_ranks, target, m->target);
-  if (m->pattern.kind == TS_PATTERN_CARTESIAN)
-    {
-      g_string_append_printf (out, "  messages to each neighbour: %g at every scale\n",
-                              m->messages_per_neighbour);
-      for (guint k = 0; k < m->pattern.n_dims; k++)
-        if (m->bytes[k].n > 0)
-          {
-            g_string_append_printf (out, "  bytes per message along dimension %u: ", k + 1);
-            describe_quantity (out, m, &m->bytes[k], k, TS_EXTRAP_BYTES_FLOOR, "");
-          }
-    }
+  if (ts_extrap_n_bytes_classes (m) > 0)
+    g_string_append_printf (out, "  messages to each %s: %g at every scale\n",
+                            m->pattern.kind == TS_PATTERN_CARTESIAN ? "neighbour" : "partner",
+                            m->messages_per_neighbour);
+  for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
+    if (m->bytes[k].n > 0)
+      {
+        char name[32];
+        g_string_append_printf (out, "  bytes per message %s: ",
+                                ts_extrap_bytes_class_name (m, k, name, sizeof name));
+        describe_quantity (out, m, &m->bytes[k], k, TS_EXTRAP_BYTES_FLOOR, "");
+      }
   g_string_append (out, "compute per rank, by region (mean seconds; spread = standard "
                         "deviation / mean over ranks):\n");
   for (guint i = 0; i < m->regions->len; i++)
@@ -87,7 +90,8 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
         {
           const TsRoleModel *rm = &g_array_index (g->roles, TsRoleModel, k);
           g_autofree char *who = role_name (&m->pattern, rm->role);
-          g_string_append_printf (out, "    ranks at the %s: ", who);
+          g_string_append_printf (out, m->pattern.kind == TS_PATTERN_MASTER_WORKER
+                                         ? "    the %s: " : "    ranks at the %s: ", who);
           describe_quantity (out, m, &rm->mean, 0, TS_EXTRAP_SECONDS_FLOOR, " s");
         }
     }
@@ -183,12 +187,12 @@ ts_extrap_explain_json (const TsExtrapModel *m)
   json_builder_add_double_value (b, m->messages_per_neighbour);
   json_builder_set_member_name (b, "bytes_per_message");
   json_builder_begin_object (b);
-  for (guint k = 0; m->pattern.kind == TS_PATTERN_CARTESIAN && k < m->pattern.n_dims; k++)
+  for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
     if (m->bytes[k].n > 0)
       {
         char name[32];
-        g_snprintf (name, sizeof name, "dimension %u", k + 1);
-        add_quantity (b, name, m, &m->bytes[k], k, TS_EXTRAP_BYTES_FLOOR);
+        add_quantity (b, ts_extrap_bytes_class_name (m, k, name, sizeof name), m,
+                      &m->bytes[k], k, TS_EXTRAP_BYTES_FLOOR);
       }
   json_builder_end_object (b);
   json_builder_set_member_name (b, "regions");

@@ -7,6 +7,7 @@
 #include "extrap/pattern.h"
 #include "extrap/profile.h"
 #include "extrap/scaling.h"
+#include "model/spool.h"
 
 /* Relative errors of quantities below these count as these: seconds, bytes,
  * spreads (coefficients of variation). */
@@ -67,6 +68,15 @@ typedef struct {
   gint *comm_class;                /* [communicator of the largest input]: a class */
 } TsExtrapModel;
 
+/* Classes of messages whose bytes are modelled apart (m->bytes[k]): a
+ * grid's dimensions; every pair of an all-to-all; from the master and to
+ * the master. The class of a message from @sender to @receiver off grids;
+ * the number of classes; a name for class @k (in @buffer or static). */
+guint ts_extrap_bytes_class (const TsExtrapModel *m, guint sender, guint receiver);
+guint ts_extrap_n_bytes_classes (const TsExtrapModel *m);
+const char *ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *buffer,
+                                        gsize size);
+
 /* The largest input: what the output is written from. */
 #define TS_EXTRAP_TEMPLATE(m) ((m)->inputs[(m)->n_inputs - 1])
 
@@ -105,8 +115,48 @@ guint ts_extrap_template_rank (const TsExtrapModel *m, guint r);
 double ts_extrap_compute_factor (const TsExtrapModel *m, const TsRegionModel *region, guint t);
 const TsRegionModel *ts_extrap_region (const TsExtrapModel *m, const char *name);
 
-/* synth.c: write the output trace at @dir/traces.otf2. */
-gboolean ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GError **error);
+/* loops.c: where a rank's partners grow with P (all-to-all, the master of
+ * master/worker), its loops over them. A loop is a run of MPI calls of one
+ * shape (the same call, with one or two point-to-point actions of the same
+ * kinds and tags, e.g. MPI_Isend or MPI_Sendrecv), separated only by
+ * compute and balanced user regions, whose peers of each slot are every
+ * partner once. The output repeats a loop once per partner at P; its peers
+ * follow the rule the template's loop took, the same for every rank at the
+ * same place in the program (its ordinal). */
+typedef enum {
+  TS_LOOP_UP,               /* rank offsets 1, 2, ..., P - 1 */
+  TS_LOOP_DOWN,             /* rank offsets -1, -2, ... */
+  TS_LOOP_XOR,              /* rank ^ 1, rank ^ 2, ... (P a power of two) */
+  TS_LOOP_ASCENDING,        /* the partners in ascending rank order */
+  TS_LOOP_DESCENDING,
+  TS_LOOP_N_RULES
+} TsLoopRule;
+
+typedef struct {
+  guint64 first, end;       /* its actions: [first, end) of the rank's stream */
+  guint32 n_blocks;         /* calls: one per partner */
+  guint8 n_slots;           /* point-to-point actions per call: 1 or 2 */
+  gboolean receive[2];
+  guint8 rule[2];           /* TsLoopRule of each slot */
+} TsPartnerLoop;
+
+typedef struct TsPartnerLoops TsPartnerLoops;
+TsPartnerLoops *ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions,
+                                       GError **error);
+void ts_partner_loops_free (TsPartnerLoops *l);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsPartnerLoops, ts_partner_loops_free)
+/* Template rank @t's loops, in stream order. */
+const GArray *ts_partner_loops_of (const TsPartnerLoops *l, guint t);
+/* Step @k's peer of a loop taking @rule, for rank @r of @p whose partners
+ * are @partners (guint32, ascending). */
+guint ts_partner_loop_peer (TsLoopRule rule, guint r, guint p, const GArray *partners, guint k);
+/* What model.txt says of them (nothing without loops). */
+void ts_partner_loops_describe (const TsPartnerLoops *l, guint target, GString *out);
+
+/* synth.c: write the output trace at @dir/traces.otf2; @notes (may be NULL)
+ * gets what the explanation should add about how it was written. */
+gboolean ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes,
+                               GError **error);
 
 /* explain.c: model.txt's text, model.json's. */
 void ts_extrap_explain_text (const TsExtrapModel *m, GString *out);

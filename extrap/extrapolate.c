@@ -27,6 +27,8 @@ read_inputs (const char *const *traces, guint n, GError **error)
   return inputs;
 }
 
+/* The trace, and model.txt and model.json; @text gets what the synthesis
+ * adds to the explanation. */
 static gboolean
 write_outputs (const TsExtrapModel *m, const char *output_dir, GString *text, GError **error)
 {
@@ -37,7 +39,7 @@ write_outputs (const TsExtrapModel *m, const char *output_dir, GString *text, GE
   g_autofree char *txt_path = g_build_filename (tmp, "model.txt", NULL);
   g_autofree char *json_path = g_build_filename (tmp, "model.json", NULL);
   g_autofree char *json = ts_extrap_explain_json (m);
-  if (!ts_extrap_synthesize (m, tmp, error)
+  if (!ts_extrap_synthesize (m, tmp, text, error)
       || !ts_output_dir_write_file (txt_path, text->str, text->len, error)
       || !ts_output_dir_write_file (json_path, json, strlen (json), error))
     {

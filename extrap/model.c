@@ -76,6 +76,9 @@ guint
 ts_extrap_template_rank (const TsExtrapModel *m, guint r)
 {
   guint pt = TS_EXTRAP_TEMPLATE (m)->n_ranks;
+  /* The master from the master, workers from workers. */
+  if (m->pattern.kind == TS_PATTERN_MASTER_WORKER && pt > 1 && m->target > 1)
+    return r == 0 ? 0 : 1 + (guint) ((guint64) (r - 1) * (pt - 1) / (m->target - 1));
   if (m->pattern.kind != TS_PATTERN_CARTESIAN)
     return (guint) ((guint64) r * pt / m->target);
   guint cr[TS_PATTERN_MAX_DIMS], ct[TS_PATTERN_MAX_DIMS];
@@ -211,13 +214,22 @@ check_alignment (const TsExtrapModel *m, GError **error)
   guint n_names = g_hash_table_size (names), bad = 0;
   qsort (sorted, n_names, sizeof *sorted, (GCompareFunc) g_strcmp0);
   g_autoptr (GString) lines = g_string_new (NULL);
+  gboolean loops = m->pattern.kind == TS_PATTERN_ALL_TO_ALL
+                   || m->pattern.kind == TS_PATTERN_MASTER_WORKER;
   for (guint k = 0; k < n_names; k++)
     {
       guint64 first = most_visits (m->inputs[0], sorted[k]);
-      gboolean same = TRUE;
-      for (guint i = 1; i < m->n_inputs; i++)
-        same &= most_visits (m->inputs[i], sorted[k]) == first;
-      if (same || ++bad > 8)
+      gboolean same = TRUE, per_partner = loops;
+      guint64 last = most_visits (TS_EXTRAP_TEMPLATE (m), sorted[k]);
+      guint p_last = m->p[m->n_inputs - 1];
+      for (guint i = 0; i < m->n_inputs; i++)
+        {
+          guint64 here = most_visits (m->inputs[i], sorted[k]);
+          same &= here == first;
+          /* Entered once per partner in a loop over them: P - 1 times. */
+          per_partner &= p_last > 1 && here * (p_last - 1) == last * (m->p[i] - 1);
+        }
+      if (same || per_partner || ++bad > 8)
         continue;
       g_string_append_printf (lines, "\n  %s:", sorted[k]);
       for (guint i = 0; i < m->n_inputs; i++)
@@ -230,7 +242,9 @@ check_alignment (const TsExtrapModel *m, GError **error)
     return refuse (error, "the traces do not align: a region or collective is entered a "
                    "different number of times (by the rank entering it most) at different "
                    "scales, so they do not record the same iterations of the same program "
-                   "(only the rank count may differ between the inputs):%s", lines->str);
+                   "(only the rank count may differ between the inputs; in an all-to-all "
+                   "or master/worker program, a region may also be entered once per "
+                   "partner):%s", lines->str);
   return TRUE;
 }
 
@@ -412,12 +426,6 @@ recognise (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
     {
     case TS_PATTERN_IRREGULAR:
       return refuse_irregular (m, error);
-    case TS_PATTERN_ALL_TO_ALL:
-    case TS_PATTERN_MASTER_WORKER:
-      return refuse (error, "the point-to-point partners are %s at every scale; a rank's "
-                     "number of partners grows with P there, and this version writes only "
-                     "patterns with a fixed number of neighbours (rings, grids) or none",
-                     what);
     case TS_PATTERN_CARTESIAN:
       if (!settle_boundaries (m, boundaries, error))
         return FALSE;
@@ -501,9 +509,100 @@ fit_bytes (TsExtrapModel *m, guint k, const SlotTraffic *st, const TsQuantity *p
   return TRUE;
 }
 
+guint
+ts_extrap_bytes_class (const TsExtrapModel *m, guint sender, guint receiver)
+{
+  (void) receiver;
+  return m->pattern.kind == TS_PATTERN_MASTER_WORKER && sender != 0;
+}
+
+guint
+ts_extrap_n_bytes_classes (const TsExtrapModel *m)
+{
+  switch (m->pattern.kind)
+    {
+    case TS_PATTERN_CARTESIAN:
+      return m->pattern.n_dims;
+    case TS_PATTERN_ALL_TO_ALL:
+      return 1;
+    case TS_PATTERN_MASTER_WORKER:
+      return 2;
+    default:
+      return 0;
+    }
+}
+
+const char *
+ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *buffer, gsize size)
+{
+  if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL)
+    return "to each partner";
+  if (m->pattern.kind == TS_PATTERN_MASTER_WORKER)
+    return k == 0 ? "from the master" : "to the master";
+  g_snprintf (buffer, size, "along dimension %u", k + 1);
+  return buffer;
+}
+
+/* All-to-all and master/worker: every pair of partners exchanges as many
+ * messages at every scale (one class at a time: from the master and to
+ * it apart), and the bytes per message of each class are fitted in P. A
+ * rank's number of partners grows with P there: the synthesis repeats its
+ * loops over the partners (loops.c). */
+static gboolean
+fit_exchanges (TsExtrapModel *m, GError **error)
+{
+  guint n_classes = ts_extrap_n_bytes_classes (m);
+  double per[2] = { -1, -1 };
+  guint first[2] = { 0, 0 };
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      const TsScaleProfile *p = m->inputs[i];
+      double messages[2] = { 0 }, pairs[2] = { 0 }, bytes[2] = { 0 };
+      for (guint r = 0; r < p->n_ranks; r++)
+        for (guint j = 0; j < p->traffic[r]->len; j++)
+          {
+            const TsPeerTraffic *t = &g_array_index (p->traffic[r], TsPeerTraffic, j);
+            guint k = ts_extrap_bytes_class (m, r, t->peer);
+            messages[k] += (double) t->sent;
+            bytes[k] += (double) t->bytes_sent;
+            pairs[k]++;
+          }
+      for (guint k = 0; k < n_classes; k++)
+        {
+          if (pairs[k] == 0 || messages[k] == 0)
+            continue;
+          char name[32];
+          double here = messages[k] / pairs[k];
+          if (per[k] < 0)
+            {
+              per[k] = here;
+              first[k] = i;
+            }
+          else if (fabs (here - per[k]) > 1e-6 * per[k])
+            return refuse (error, "a rank sends %g messages to each partner (%s) at %u ranks "
+                           "but %g at %u ranks: the number of exchanges changes with P, and "
+                           "the output would keep the largest input's", per[k],
+                           ts_extrap_bytes_class_name (m, k, name, sizeof name), m->p[first[k]],
+                           here, m->p[i]);
+          ts_extrap_add_point (&m->bytes[k], m->p[i], bytes[k] / messages[k]);
+        }
+    }
+  m->messages_per_neighbour = MAX (per[0], 0);
+  for (guint k = 0; k < n_classes; k++)
+    if (m->bytes[k].n > 0)
+      {
+        if (!ts_extrap_fit_quantity (&m->bytes[k], TS_EXTRAP_BYTES_FLOOR, error))
+          return FALSE;
+        ts_extrap_finish_quantity (m, &m->bytes[k]);
+      }
+  return TRUE;
+}
+
 static gboolean
 fit_point_to_point (TsExtrapModel *m, GError **error)
 {
+  if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL || m->pattern.kind == TS_PATTERN_MASTER_WORKER)
+    return fit_exchanges (m, error);
   if (m->pattern.kind != TS_PATTERN_CARTESIAN)
     return TRUE;
   g_autofree char *why = NULL;
@@ -683,7 +782,7 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
   qsort (m->inputs, n, sizeof *m->inputs, compare_inputs);
   for (guint i = 0; i < n; i++)
     m->p[i] = m->inputs[i]->n_ranks;
-  if (!check_inputs (m, error) || !check_alignment (m, error) || !recognise (m, boundaries, error)
+  if (!check_inputs (m, error) || !recognise (m, boundaries, error) || !check_alignment (m, error)
       || !fit_point_to_point (m, error) || !ts_extrap_fit_compute (m, error)
       || !fit_collectives (m, error))
     return NULL;

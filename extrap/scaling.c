@@ -8,11 +8,13 @@
 #include <math.h>
 
 /* The powers of P a term may have: Extra-P's default fractions, and their
- * negatives up to -1 for quantities that shrink as ranks are added. */
+ * negatives up to -1 for quantities that shrink as ranks are added, and
+ * -3/2 and -2 for what is shared between pairs of ranks (a strong-scaling
+ * all-to-all sends each partner a block of N / P^2). */
 static const struct {
   int num, den;
 } exponents[] = {
-  { -1, 1 }, { -3, 4 }, { -2, 3 }, { -1, 2 }, { -1, 3 }, { -1, 4 }, { 0, 1 }, { 1, 4 },
+  { -2, 1 }, { -3, 2 }, { -1, 1 }, { -3, 4 }, { -2, 3 }, { -1, 2 }, { -1, 3 }, { -1, 4 }, { 0, 1 }, { 1, 4 },
   { 1, 3 }, { 1, 2 }, { 2, 3 }, { 3, 4 }, { 1, 1 }, { 5, 4 }, { 4, 3 }, { 3, 2 },
   { 5, 3 }, { 7, 4 }, { 2, 1 }, { 9, 4 }, { 7, 3 }, { 5, 2 }, { 8, 3 }, { 11, 4 }, { 3, 1 },
 };

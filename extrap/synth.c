@@ -32,6 +32,7 @@ typedef struct {
    * to the one neighbour took: (sender, receiver, tag) -> GByteArray of
    * slots, in send order (see two_way_slot). */
   GHashTable *send_slots;
+  TsPartnerLoops *loops;         /* all-to-all and master/worker: loops over partners */
 } Synth;
 
 /* One output rank being written. */
@@ -44,7 +45,17 @@ typedef struct {
   guint32 outside;               /* the index of that last one */
   gboolean collective_open;
   TsAction collective;           /* its op, output comm, root, bytes */
+  /* Loops over partners (loops.c): this rank's partners at P, the
+   * template's requests posted in a repeated loop -> GArray of the output's
+   * (guint64), and the next fresh request id. */
+  GArray *partners;
+  GHashTable *expanded;
+  guint64 next_req;
 } RankState;
+
+/* Requests of repeated loops are numbered from here, apart from the
+ * template's own. */
+#define FRESH_REQUESTS (G_GUINT64_CONSTANT (1) << 62)
 
 static double
 ratio (double at_target, double at_template)
@@ -112,6 +123,28 @@ two_way_slot (Synth *s, RankState *rs, guint q, gint32 tag, gboolean receive,
   return sent->data[seen] ^ 1;
 }
 
+/* A message outside the loops over partners of an all-to-all or a
+ * master/worker program: to the master it stays to the master; otherwise
+ * it keeps its rank offset (the master's, its rank), left out where P has
+ * no such rank. */
+static gint
+map_exchange_peer (Synth *s, RankState *rs, guint q, guint64 *bytes)
+{
+  const TsExtrapModel *m = s->m;
+  guint pt = TS_EXTRAP_TEMPLATE (m)->n_ranks, p = m->target;
+  gint peer;
+  if (m->pattern.kind == TS_PATTERN_MASTER_WORKER)
+    peer = q == 0 ? 0 : q < p ? (gint) q : -1;
+  else
+    {
+      guint offset = (q + pt - rs->t) % pt;
+      peer = offset < p ? (gint) ((rs->r + offset) % p) : -1;
+    }
+  *bytes = (guint64) llround ((double) *bytes
+                              * s->bytes_factor[ts_extrap_bytes_class (m, rs->t, q)]);
+  return peer == (gint) rs->r ? -1 : peer;
+}
+
 /* The output peer of a point-to-point action of template rank @t, or -1 to
  * leave the message out (a neighbour that does not exist at P). Sets
  * @bytes to the message's size at P. */
@@ -125,6 +158,8 @@ map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 
   guint q = ts_trace_comm_world_rank (s->trace, a->comm, rs->t, (guint) a->peer);
   if (q == rs->t)
     return (gint) rs->r;
+  if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL || m->pattern.kind == TS_PATTERN_MASTER_WORKER)
+    return map_exchange_peer (s, rs, q, bytes);
   guint slots[2], n = ts_extrap_slots (&m->pattern, rs->t, q, slots);
   if (n == 0)
     return -1;
@@ -136,17 +171,16 @@ map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 
   return peer;
 }
 
+/* Write @a to output @peer (-1: left out) with @bytes, under request @req. */
 static void
-point_to_point (Synth *s, RankState *rs, const TsAction *a)
+post (Synth *s, RankState *rs, const TsAction *a, gint peer, guint64 bytes, guint64 req)
 {
   gboolean receive = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
-  guint64 bytes;
-  gint peer = map_peer (s, rs, a, receive, &bytes);
   if (a->kind == TS_ACTION_ISEND || a->kind == TS_ACTION_IRECV)
     {
       Posted *p = g_new (Posted, 1);
       *p = (Posted) { receive, peer < 0, (guint32) MAX (peer, 0), a->tag, bytes };
-      g_hash_table_insert (rs->posted, g_memdup2 (&a->req, sizeof a->req), p);
+      g_hash_table_insert (rs->posted, g_memdup2 (&req, sizeof req), p);
     }
   if (peer < 0)
     return;
@@ -161,29 +195,55 @@ point_to_point (Synth *s, RankState *rs, const TsAction *a)
       break;
     case TS_ACTION_ISEND:
       ts_archive_writer_isend (s->w, r, rs->clock, (guint32) peer, 0, (guint32) a->tag, bytes,
-                               a->req);
+                               req);
       break;
     default:
-      ts_archive_writer_irecv_request (s->w, r, rs->clock, a->req);
+      ts_archive_writer_irecv_request (s->w, r, rs->clock, req);
       break;
     }
 }
 
 static void
-complete (Synth *s, RankState *rs, const TsAction *a)
+point_to_point (Synth *s, RankState *rs, const TsAction *a)
 {
-  Posted *p = g_hash_table_lookup (rs->posted, &a->req);
+  gboolean receive = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
+  guint64 bytes;
+  gint peer = map_peer (s, rs, a, receive, &bytes);
+  post (s, rs, a, peer, bytes, a->req);
+}
+
+static void
+complete_one (Synth *s, RankState *rs, guint8 kind, guint64 req)
+{
+  Posted *p = g_hash_table_lookup (rs->posted, &req);
   if (!p || p->dropped)
     return;
-  if (a->kind == TS_ACTION_TEST)
-    ts_archive_writer_request_test (s->w, rs->r, rs->clock, a->req);
+  if (kind == TS_ACTION_TEST)
+    ts_archive_writer_request_test (s->w, rs->r, rs->clock, req);
   else if (p->receive)
     ts_archive_writer_irecv (s->w, rs->r, rs->clock, p->peer, 0, (guint32) p->tag, p->bytes,
-                             a->req);
+                             req);
   else
-    ts_archive_writer_isend_complete (s->w, rs->r, rs->clock, a->req);
+    ts_archive_writer_isend_complete (s->w, rs->r, rs->clock, req);
+  if (kind == TS_ACTION_WAIT)
+    g_hash_table_remove (rs->posted, &req);
+}
+
+/* A wait or test of a template request completes what it became: itself,
+ * or every request a repeated loop posted in its place. */
+static void
+complete (Synth *s, RankState *rs, const TsAction *a)
+{
+  const GArray *fresh = g_hash_table_lookup (rs->expanded, &a->req);
+  if (!fresh)
+    {
+      complete_one (s, rs, a->kind, a->req);
+      return;
+    }
+  for (guint i = 0; i < fresh->len; i++)
+    complete_one (s, rs, a->kind, g_array_index (fresh, guint64, i));
   if (a->kind == TS_ACTION_WAIT)
-    g_hash_table_remove (rs->posted, &a->req);
+    g_hash_table_remove (rs->expanded, &a->req);
 }
 
 static void
@@ -269,6 +329,67 @@ write_action (Synth *s, RankState *rs, const TsAction *a)
     }
 }
 
+/* A template loop over its n partners (@held, its actions), written as a
+ * loop over this rank's partners at P: step k repeats the template's call
+ * k n / n' (so that a loop half as long at P takes every other call),
+ * its peers those @loop's rules give, its requests fresh ones that the
+ * template's waits complete, and the compute between the calls spread
+ * over the steps (the region's total is what the compute model predicts). */
+static void
+repeat_loop (Synth *s, RankState *rs, const TsPartnerLoop *loop, const GArray *held)
+{
+  const TsExtrapModel *m = s->m;
+  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < held->len; i++)
+    {
+      const TsAction *a = &g_array_index (held, TsAction, i);
+      if (a->kind == TS_ACTION_ENTER && is_mpi_call (s->trace, a->region))
+        g_array_append_val (starts, i);
+    }
+  g_assert (starts->len == loop->n_blocks);
+  guint n = loop->n_blocks, steps = rs->partners->len;
+  double spread = steps > 0 ? (double) n / steps : 0;
+  for (guint k = 0; k < steps; k++)
+    {
+      guint j = (guint) ((guint64) k * n / steps);
+      guint from = g_array_index (starts, guint, j);
+      guint to = j + 1 < n ? g_array_index (starts, guint, j + 1) : held->len;
+      guint slot = 0;
+      for (guint i = from; i < to; i++)
+        {
+          TsAction a = g_array_index (held, TsAction, i);
+          if (a.kind == TS_ACTION_COMPUTE && !is_mpi_call (s->trace, a.region))
+            a.seconds *= spread;
+          if (!(a.kind == TS_ACTION_SEND || a.kind == TS_ACTION_RECV
+                || a.kind == TS_ACTION_ISEND || a.kind == TS_ACTION_IRECV) || a.peer < 0)
+            {
+              write_action (s, rs, &a);
+              continue;
+            }
+          guint q = ts_partner_loop_peer (loop->rule[MIN (slot, 1u)], rs->r, m->target,
+                                          rs->partners, k);
+          slot++;
+          guint t_peer = ts_trace_comm_world_rank (s->trace, a.comm, rs->t, (guint) a.peer);
+          guint64 bytes = (guint64) llround ((double) a.bytes
+                                             * s->bytes_factor[ts_extrap_bytes_class (
+                                                 m, rs->t, t_peer)]);
+          guint64 req = a.req;
+          if (a.kind == TS_ACTION_ISEND || a.kind == TS_ACTION_IRECV)
+            {
+              req = rs->next_req++;
+              GArray *fresh = g_hash_table_lookup (rs->expanded, &a.req);
+              if (!fresh)
+                {
+                  fresh = g_array_new (FALSE, FALSE, sizeof (guint64));
+                  g_hash_table_insert (rs->expanded, g_memdup2 (&a.req, sizeof a.req), fresh);
+                }
+              g_array_append_val (fresh, req);
+            }
+          post (s, rs, &a, (gint) q, bytes, req);
+        }
+    }
+}
+
 static gboolean
 write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
 {
@@ -285,11 +406,36 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
   for (guint g = 0; g <= n_regions; g++)
     rs.compute_factor[g] = s->region_model[g]
                            ? ts_extrap_compute_factor (s->m, s->region_model[g], rs.t) : 1;
+  rs.partners = g_array_new (FALSE, FALSE, sizeof (guint32));
+  rs.expanded = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                       (GDestroyNotify) g_array_unref);
+  rs.next_req = FRESH_REQUESTS;
+  ts_pattern_partners (&s->m->at_target, s->m->target, r, rs.partners);
+  const GArray *loops = s->loops ? ts_partner_loops_of (s->loops, rs.t) : NULL;
+  guint next_loop = 0;
+  g_autoptr (GArray) held = g_array_new (FALSE, FALSE, sizeof (TsAction));
   g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, rs.t);
   const TsAction *a;
   GError *local = NULL;
-  while ((a = ts_spool_reader_next (rd, &local)))
-    write_action (s, &rs, a);
+  for (guint64 i = 0; (a = ts_spool_reader_next (rd, &local)); i++)
+    {
+      const TsPartnerLoop *loop = loops && next_loop < loops->len
+                                  ? &g_array_index (loops, TsPartnerLoop, next_loop) : NULL;
+      if (!loop || i < loop->first)
+        {
+          write_action (s, &rs, a);
+          continue;
+        }
+      g_array_append_vals (held, a, 1);
+      if (i + 1 == loop->end)
+        {
+          repeat_loop (s, &rs, loop, held);
+          g_array_set_size (held, 0);
+          next_loop++;
+        }
+    }
+  g_array_unref (rs.partners);
+  g_hash_table_unref (rs.expanded);
   g_hash_table_unref (rs.sent);
   g_hash_table_unref (rs.received);
   g_hash_table_unref (rs.posted);
@@ -393,7 +539,7 @@ synth_init (Synth *s, const TsExtrapModel *m)
 }
 
 gboolean
-ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GError **error)
+ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, GError **error)
 {
   g_autoptr (TsSpool) actions = spool_template (TS_EXTRAP_TEMPLATE (m), error);
   if (!actions)
@@ -401,6 +547,14 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GError **error)
   Synth s;
   synth_init (&s, m);
   gboolean ok = collect_send_slots (&s, actions, error);
+  if (ok && (m->pattern.kind == TS_PATTERN_ALL_TO_ALL
+             || m->pattern.kind == TS_PATTERN_MASTER_WORKER))
+    {
+      s.loops = ts_partner_loops_find (m, actions, error);
+      ok = s.loops != NULL;
+      if (ok && notes)
+        ts_partner_loops_describe (s.loops, m->target, notes);
+    }
   s.w = ok ? ts_archive_writer_new (dir, "traces", m->target, error) : NULL;
   ok = ok && s.w != NULL;
   if (ok)
@@ -421,5 +575,6 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GError **error)
   g_free (s.collective_factor);
   g_hash_table_unref (s.line_comms);
   g_hash_table_unref (s.send_slots);
+  ts_partner_loops_free (s.loops);
   return ok;
 }

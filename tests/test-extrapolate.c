@@ -13,6 +13,7 @@
 
 #include "extrap/extrapolate.h"
 #include "extrap/profile.h"
+#include "model/stream.h"
 #include "tests/tool-run.h"
 #include "tools/tracegen/grid.h"
 
@@ -41,11 +42,11 @@ grid_series (const char *work, const TsGridParams *base, guint n, const guint *r
     traces[i] = grid_trace (work, base, ranks[i]);
 }
 
-/* The traces @script writes at 1, 2 and 4 ranks, into @traces. */
+/* The traces @script writes at the 3 rank counts @ranks, into @traces. */
 static void
-script_series (const char *work, char *(*script) (guint ranks), char **traces)
+script_series (const char *work, char *(*script) (guint ranks), const guint *ranks,
+               char **traces)
 {
-  const guint ranks[] = { 1, 2, 4 };
   for (guint i = 0; i < 3; i++)
     {
       g_autofree char *name = g_strdup_printf ("np%u", ranks[i]);
@@ -74,13 +75,14 @@ read_output (const char *out)
   return p;
 }
 
-/* The series of @script at 1, 2 and 4 ranks extrapolated to 8 into
- * @work/np8, read back. */
+/* The series of @script at the 3 rank counts @ranks extrapolated to 8
+ * into @work/np8, read back. */
 static TsScaleProfile *
-extrapolate_series (const char *work, char *(*script) (guint ranks), TsBoundaries boundaries)
+extrapolate_from (const char *work, char *(*script) (guint ranks), const guint *ranks,
+                  TsBoundaries boundaries)
 {
   char *t[3];
-  script_series (work, script, t);
+  script_series (work, script, ranks, t);
   g_autofree char *out = g_build_filename (work, "np8", NULL);
   TsExtrapolateOptions o = { .ranks = 8, .output_dir = out, .boundaries = boundaries };
   GError *error = NULL;
@@ -88,6 +90,13 @@ extrapolate_series (const char *work, char *(*script) (guint ranks), TsBoundarie
     fail_msg ("%s", error->message);
   free_series (3, t);
   return read_output (out);
+}
+
+/* The same from 1, 2 and 4 ranks. */
+static TsScaleProfile *
+extrapolate_series (const char *work, char *(*script) (guint ranks), TsBoundaries boundaries)
+{
+  return extrapolate_from (work, script, (const guint[]) { 1, 2, 4 }, boundaries);
 }
 
 static void
@@ -469,6 +478,220 @@ test_shift_on_two_ranks (void **state)
   ts_test_rmtree (work);
 }
 
+/* The peers of rank @r's point-to-point actions of @kind, in program order,
+ * in the trace read into @p. */
+static GArray *
+peers_in_order (const TsScaleProfile *p, guint r, guint8 kind)
+{
+  GError *error = NULL;
+  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (p->calibration, p->trace, &error);
+  if (!stream)
+    fail_msg ("%s", error->message);
+  GArray *peers = g_array_new (FALSE, FALSE, sizeof (gint32));
+  TsAction a;
+  while (ts_action_stream_next (stream, r, &a, &error))
+    if (a.kind == kind)
+      g_array_append_val (peers, a.peer);
+  if (error)
+    fail_msg ("%s", error->message);
+  return peers;
+}
+
+/* The first @n of @peers are @expected. */
+static void
+assert_peers (const GArray *peers, guint n, const gint32 *expected)
+{
+  assert_true (peers->len >= n);
+  for (guint i = 0; i < n; i++)
+    assert_int_equal (g_array_index (peers, gint32, i), expected[i]);
+}
+
+/* A transpose by point-to-point messages (an all-to-all): per iteration,
+ * 0.8 / P s in region fft, then one MPI_Irecv from each other rank at
+ * offsets -1, -2, ... (rank r - k first), one MPI_Isend to each at offsets
+ * +1, +2, ... of 4800 / P^2 bytes (a strong-scaling matrix's block), and
+ * one MPI_Waitall; 3 iterations. */
+static char *
+transpose_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0;
+      guint req = 0;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint it = 0; it < 3; it++)
+        {
+          g_string_append_printf (s, "%u %.9f enter fft\n", r, t);
+          t += 0.8 / p;
+          g_string_append_printf (s, "%u %.9f leave\n", r, t);
+          guint first = req;
+          for (guint k = 1; k < p; k++, t += 1e-5)
+            g_string_append_printf (s, "%u %.9f enter MPI_Irecv\n%u %.9f irecv_request req=%u\n"
+                                    "%u %.9f leave\n", r, t, r, t, req++, r, t + 1e-5);
+          for (guint k = 1; k < p; k++, t += 1e-5)
+            g_string_append_printf (s, "%u %.9f enter MPI_Isend\n"
+                                    "%u %.9f isend %u bytes=%u req=%u\n%u %.9f leave\n", r, t,
+                                    r, t, (r + k) % p, 4800 / (p * p), req++, r, t + 1e-5);
+          t += 1e-3;
+          g_string_append_printf (s, "%u %.9f enter MPI_Waitall\n", r, t);
+          for (guint k = 1; k < p; k++)
+            g_string_append_printf (s, "%u %.9f irecv %u bytes=%u req=%u\n", r, t + 1e-4,
+                                    (r + p - k) % p, 4800 / (p * p), first + k - 1);
+          for (guint k = 1; k < p; k++)
+            g_string_append_printf (s, "%u %.9f isend_complete req=%u\n", r, t + 1e-4,
+                                    first + p - 1 + k - 1);
+          t += 1e-4;
+          g_string_append_printf (s, "%u %.9f leave\n", r, t);
+        }
+      g_string_append_printf (s, "%u %.9f leave\n", r, t + 1e-3);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* The transpose at 1, 2 and 4 ranks, extrapolated to 8. Derived by hand:
+ * - every rank has the 7 others as partners, 3 messages each way with
+ *   each, of 4800 / 64 = 75 bytes: 225 bytes;
+ * - fft takes 3 x 0.8 / 8 = 0.3 s on every rank;
+ * - the loops keep their order: rank 0 sends to 1, 2, ..., 7 and posts
+ *   its receives from 7, 6, ..., 1 (the 2-rank input cannot tell up from
+ *   down, the 4-rank one can);
+ * - it replays (every receive has its send). */
+static void
+test_all_to_all (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-all-to-all");
+  g_autoptr (TsScaleProfile) p = extrapolate_series (work, transpose_script, TS_BOUNDARIES_UNKNOWN);
+  assert_int_equal (p->n_ranks, 8);
+  for (guint r = 0; r < 8; r++)
+    {
+      assert_int_equal (p->partners[r]->len, 7);
+      for (guint i = 0; i < 7; i++)
+        {
+          const TsPeerTraffic *t = &g_array_index (p->traffic[r], TsPeerTraffic, i);
+          assert_int_equal (t->sent, 3);
+          assert_int_equal (t->received, 3);
+          assert_int_equal (t->bytes_sent, 225);
+        }
+    }
+  const double *fft = g_hash_table_lookup (p->compute, "fft");
+  assert_non_null (fft);
+  for (guint r = 0; r < 8; r++)
+    assert_float_equal (fft[r], 0.3, 1e-9);
+  g_autoptr (GArray) sends = peers_in_order (p, 0, TS_ACTION_ISEND);
+  g_autoptr (GArray) recvs = peers_in_order (p, 0, TS_ACTION_IRECV);
+  assert_int_equal (sends->len, 21);
+  assert_peers (sends, 7, (const gint32[]) { 1, 2, 3, 4, 5, 6, 7 });
+  assert_peers (recvs, 7, (const gint32[]) { 7, 6, 5, 4, 3, 2, 1 });
+  g_autofree char *anchor = g_build_filename (work, "np8", "traces.otf2", NULL);
+  g_autofree char *run = g_build_filename (work, "run", NULL);
+  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  if (res.status != 0)
+    fail_msg ("the extrapolated transpose does not replay: %s", res.err);
+  ts_tool_result_clear (&res);
+  ts_test_rmtree (work);
+}
+
+/* Master/worker, weak scaling: per iteration the master sends each worker
+ * 1000 bytes of work (MPI_Send, workers in ascending order), each worker
+ * computes 0.01 s in region work and returns 100 bytes (MPI_Send), which
+ * the master receives in ascending order (MPI_Recv); the master computes
+ * 0.001 s per worker in region gather after each receive; 4 iterations. */
+static char *
+master_worker_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  double t = 0, back = 0;
+  g_string_append_printf (s, "0 0 enter main\n");
+  for (guint w = 1; w < p; w++)
+    g_string_append_printf (s, "%u 0 enter main\n", w);
+  double worker_clock[16] = { 0 };
+  for (guint it = 0; it < 4; it++)
+    {
+      for (guint w = 1; w < p; w++, t += 1e-5)
+        {
+          g_string_append_printf (s, "0 %.9f enter MPI_Send\n0 %.9f send %u bytes=1000\n"
+                                  "0 %.9f leave\n", t, t, w, t + 1e-5);
+          double c = MAX (worker_clock[w], t);
+          g_string_append_printf (s, "%u %.9f enter MPI_Recv\n%u %.9f recv 0 bytes=1000\n"
+                                  "%u %.9f leave\n%u %.9f enter work\n%u %.9f leave\n"
+                                  "%u %.9f enter MPI_Send\n%u %.9f send 0 bytes=100\n"
+                                  "%u %.9f leave\n", w, worker_clock[w], w, c + 2e-5, w,
+                                  c + 2e-5, w, c + 2e-5, w, c + 0.01002, w, c + 0.01002, w,
+                                  c + 0.01002, w, c + 0.01003);
+          worker_clock[w] = c + 0.01003;
+          back = MAX (back, c + 0.01003);
+        }
+      t = MAX (t, back);
+      for (guint w = 1; w < p; w++)
+        {
+          g_string_append_printf (s, "0 %.9f enter MPI_Recv\n0 %.9f recv %u bytes=100\n"
+                                  "0 %.9f leave\n0 %.9f enter gather\n0 %.9f leave\n", t,
+                                  t + 1e-5, w, t + 1e-5, t + 1e-5, t + 0.00101);
+          t += 0.00101;
+        }
+    }
+  g_string_append_printf (s, "0 %.9f leave\n", t);
+  for (guint w = 1; w < p; w++)
+    g_string_append_printf (s, "%u %.9f leave\n", w, MAX (worker_clock[w], t));
+  return g_string_free (s, FALSE);
+}
+
+/* Master/worker at 2, 3 and 4 ranks to 8 (at 1 rank there is no worker).
+ * Derived by hand:
+ * - the master (rank 0) has the 7 workers as partners, each worker only
+ *   the master;
+ * - 4 messages each way per pair: 4000 bytes to each worker, 400 back;
+ * - each worker computes 4 x 0.01 = 0.04 s in work; the master 4 x 7 x
+ *   0.001 = 0.028 s in gather (its role's mean, 0.001 (P - 1) per
+ *   iteration: 0.004, 0.008, 0.012 at 2, 3, 4 ranks per 4 iterations,
+ *   which the line -0.004 + 0.004 P fits);
+ * - the master sends to workers 1, 2, ..., 7 in order in each iteration;
+ * - it replays. */
+static void
+test_master_worker (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-master-worker");
+  g_autoptr (TsScaleProfile) p = extrapolate_from (work, master_worker_script,
+                                                   (const guint[]) { 2, 3, 4 },
+                                                   TS_BOUNDARIES_UNKNOWN);
+  assert_int_equal (p->n_ranks, 8);
+  assert_partners (p, 0, 7, (const guint32[]) { 1, 2, 3, 4, 5, 6, 7 });
+  for (guint w = 1; w < 8; w++)
+    {
+      assert_partners (p, w, 1, (const guint32[]) { 0 });
+      const TsPeerTraffic *t = &g_array_index (p->traffic[w], TsPeerTraffic, 0);
+      assert_int_equal (t->sent, 4);
+      assert_int_equal (t->received, 4);
+      assert_int_equal (t->bytes_sent, 400);
+      assert_int_equal (t->bytes_received, 4000);
+    }
+  const double *work_s = g_hash_table_lookup (p->compute, "work");
+  const double *gather = g_hash_table_lookup (p->compute, "gather");
+  assert_non_null (work_s);
+  assert_non_null (gather);
+  for (guint w = 1; w < 8; w++)
+    assert_float_equal (work_s[w], 0.04, 1e-9);
+  assert_float_equal (work_s[0], 0, 1e-12);
+  assert_float_equal (gather[0], 0.028, 1e-9);
+  g_autoptr (GArray) sends = peers_in_order (p, 0, TS_ACTION_SEND);
+  assert_int_equal (sends->len, 28);
+  assert_peers (sends, 7, (const gint32[]) { 1, 2, 3, 4, 5, 6, 7 });
+  g_autofree char *anchor = g_build_filename (work, "np8", "traces.otf2", NULL);
+  g_autofree char *run = g_build_filename (work, "run", NULL);
+  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  if (res.status != 0)
+    fail_msg ("the extrapolated master/worker does not replay: %s", res.err);
+  ts_tool_result_clear (&res);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -481,6 +704,8 @@ main (void)
     cmocka_unit_test (test_boundaries_from_the_user),
     cmocka_unit_test (test_uninstrumented_compute),
     cmocka_unit_test (test_shift_on_two_ranks),
+    cmocka_unit_test (test_all_to_all),
+    cmocka_unit_test (test_master_worker),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
