@@ -62,17 +62,15 @@ ts_cmd_extrapolate (int argc, char **argv)
     bad = "--ranks P (P >= 1) is required";
   else if (!output)
     bad = "-o DIR is required";
-  else if (boundaries && g_strcmp0 (boundaries, "periodic") != 0
-           && g_strcmp0 (boundaries, "open") != 0)
+  TsBoundaries settled = TS_BOUNDARIES_UNKNOWN;
+  if (!bad && boundaries && !ts_boundaries_parse (boundaries, &settled))
     bad = "--boundaries must be periodic or open";
   if (bad)
     return ts_cmd_usage_error ("extrapolate", bad);
   TsExtrapolateOptions o = {
     .ranks = (guint) ranks,
     .output_dir = output,
-    .boundaries = !boundaries ? TS_BOUNDARIES_UNKNOWN
-                  : g_strcmp0 (boundaries, "open") == 0 ? TS_BOUNDARIES_OPEN
-                  : TS_BOUNDARIES_PERIODIC,
+    .boundaries = settled,
   };
   g_autoptr (GString) text = g_string_new (NULL);
   gboolean ok = ts_extrapolate ((const char *const *) argv + 1, (guint) argc - 1, &o, text,

@@ -14,7 +14,12 @@
 static void
 print_points (const TsSweep *s)
 {
-  printf ("%s: %u points\n", ts_sweep_trace (s), ts_sweep_n_points (s));
+  const char *const *inputs = ts_sweep_extrapolation_inputs (s);
+  if (inputs)
+    printf ("extrapolated from %u traces: %u points\n", g_strv_length ((char **) inputs),
+            ts_sweep_n_points (s));
+  else
+    printf ("%s: %u points\n", ts_sweep_trace (s), ts_sweep_n_points (s));
   for (guint p = 0; p < ts_sweep_n_points (s); p++)
     {
       printf ("  p%04u", p);

@@ -8,6 +8,18 @@
 
 #include <gio/gio.h>
 
+gboolean
+ts_boundaries_parse (const char *text, TsBoundaries *b)
+{
+  if (g_strcmp0 (text, "periodic") == 0)
+    *b = TS_BOUNDARIES_PERIODIC;
+  else if (g_strcmp0 (text, "open") == 0)
+    *b = TS_BOUNDARIES_OPEN;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 /* Every input profiled, or none: NULL and @error at the first that fails. */
 static TsScaleProfile **
 read_inputs (const char *const *traces, guint n, GError **error)

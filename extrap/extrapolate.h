@@ -34,6 +34,9 @@ typedef enum {
   TS_BOUNDARIES_OPEN,
 } TsBoundaries;
 
+/* "periodic" or "open" into @b; FALSE for anything else. */
+gboolean ts_boundaries_parse (const char *text, TsBoundaries *b);
+
 typedef struct {
   guint ranks;              /* P, the rank count to predict */
   const char *output_dir;   /* gets traces.otf2, model.txt, model.json */

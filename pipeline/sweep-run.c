@@ -2,6 +2,7 @@
 
 #include "pipeline/sweep-run.h"
 #include "pipeline/sweep-results.h"
+#include "pipeline/sweep-ranks.h"
 #include "model/output_dir.h"
 #include "output/csv.h"
 
@@ -70,8 +71,8 @@ point_free (gpointer data)
 /* The point's paths, inputs and key; whether it is done already (its key
  * file says the same inputs, its output is there). */
 static Point *
-point_new (const TsSweep *s, const char *out, const char *trace_state, guint index,
-           gboolean *done, GError **error)
+point_new (const TsSweep *s, const char *out, const char *trace, const char *trace_state,
+           const char *unusable, guint index, gboolean *done, GError **error)
 {
   Point *p = g_new0 (Point, 1);
   p->index = index;
@@ -93,7 +94,14 @@ point_new (const TsSweep *s, const char *out, const char *trace_state, guint ind
   /* A value this point cannot use (a platform template filled into a bad
    * description) fails this point only: its row says why. */
   g_autoptr (GError) local = NULL;
-  if (!ts_sweep_point_options (s, index, inputs, &p->options, p->keep, &p->key, &local))
+  gboolean usable = ts_sweep_point_options (s, index, inputs, &p->options, p->keep, &p->key,
+                                            &local);
+  if (usable && unusable)
+    {
+      g_set_error_literal (&local, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, unusable);
+      usable = FALSE;
+    }
+  if (!usable)
     {
       p->unusable = TRUE;
       g_unlink (p->key_path);
@@ -106,6 +114,9 @@ point_new (const TsSweep *s, const char *out, const char *trace_state, guint ind
       return p;
     }
   p->options.output_dir = p->dir;
+  char *own_trace = g_strdup (trace);
+  g_ptr_array_add (p->keep, own_trace);
+  p->options.trace = own_trace;
   /* A point of the trace as it was before it was recorded again is stale. */
   g_autofree char *inputs_key = g_steal_pointer (&p->key);
   g_autofree char *both = g_strconcat (inputs_key, "\n", trace_state, NULL);
@@ -206,6 +217,126 @@ run_pool (GPtrArray *todo, const TsRunShared *shared, const TsSweepRunOptions *o
     fputc ('\n', stderr);
 }
 
+/* Each point's trace: the sweep's, or the one extrapolated to its rank
+ * count; its state (for the points' keys); why its points cannot run (the
+ * extrapolation refused), or NULL. */
+typedef struct {
+  char *trace, *state, *unusable;
+} PointTrace;
+
+typedef struct {
+  GHashTable *by_ranks;          /* rank count (0: the sweep's trace) -> PointTrace */
+  const TsSweep *sweep;
+} TraceTable;
+
+static void
+point_trace_free (gpointer data)
+{
+  PointTrace *pt = data;
+  g_free (pt->trace);
+  g_free (pt->state);
+  g_free (pt->unusable);
+  g_free (pt);
+}
+
+static void
+trace_table_free (TraceTable *t)
+{
+  g_hash_table_unref (t->by_ranks);
+  g_free (t);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceTable, trace_table_free)
+
+/* The traces of the points this run computes are made now (extrapolated
+ * where needed); --collect only reads what is there. */
+static TraceTable *
+trace_table_new (const TsSweep *s, const char *out, const TsSweepRunOptions *o)
+{
+  TraceTable *t = g_new0 (TraceTable, 1);
+  t->sweep = s;
+  t->by_ranks = g_hash_table_new_full (NULL, NULL, NULL, point_trace_free);
+  guint n = ts_sweep_n_points (s);
+  for (guint i = 0; i < n; i++)
+    {
+      guint ranks = ts_sweep_point_ranks (s, i);
+      if (g_hash_table_contains (t->by_ranks, GUINT_TO_POINTER (ranks)))
+        continue;
+      PointTrace *pt = g_new0 (PointTrace, 1);
+      pt->trace = ranks ? ts_sweep_ranks_trace (out, ranks) : g_strdup (ts_sweep_trace (s));
+      g_autoptr (GError) error = NULL;
+      g_autofree char *note = NULL;
+      gboolean wanted = !o->collect && (o->point == G_MAXUINT || ts_sweep_point_ranks (s, o->point) == ranks);
+      if (ranks && wanted && !ts_sweep_ranks_prepare (s, out, ranks, &note, &error))
+        pt->unusable = g_strdup (error->message);
+      if ((o->log || o->progress) && note)
+        fprintf (stderr, "sweep: %s\n", note);
+      pt->state = ts_run_trace_state (pt->trace);
+      if (ranks)
+        {
+          g_autofree char *made_of = ts_sweep_ranks_key (s, ranks);
+          g_autofree char *state = g_steal_pointer (&pt->state);
+          pt->state = g_strconcat (state, made_of, NULL);
+        }
+      g_hash_table_insert (t->by_ranks, GUINT_TO_POINTER (ranks), pt);
+    }
+  return t;
+}
+
+static const PointTrace *
+point_trace (const TraceTable *t, guint point)
+{
+  return g_hash_table_lookup (t->by_ranks,
+                              GUINT_TO_POINTER (ts_sweep_point_ranks (t->sweep, point)));
+}
+
+/* The points of @todo, grouped by trace: each trace's first pass once, for
+ * every point, every task of a Slurm array and every resume (kept beside
+ * the points, or beside an extrapolated trace), then its points. */
+/* An extrapolated trace's first pass: beside its directory, which is the
+ * extrapolation's own (np64/traces.otf2: np64.first-pass.cache). */
+static char *
+first_pass_beside (const char *trace)
+{
+  g_autofree char *dir = g_path_get_dirname (trace);
+  return g_strconcat (dir, ".first-pass.cache", NULL);
+}
+
+static gboolean
+run_groups (const TsSweep *s, const char *out, GPtrArray *todo, const TsSweepRunOptions *o,
+            const TsSweepRunOptions *opts, TsSweepTally *tally, GError **error)
+{
+  g_autoptr (GPtrArray) rest = g_ptr_array_copy (todo, NULL, NULL);
+  while (rest->len > 0)
+    {
+      const char *trace = ((Point *) g_ptr_array_index (rest, 0))->options.trace;
+      g_autoptr (GPtrArray) group = g_ptr_array_new ();
+      GPtrArray *later = g_ptr_array_new ();
+      for (guint i = 0; i < rest->len; i++)
+        {
+          Point *p = g_ptr_array_index (rest, i);
+          g_ptr_array_add (g_str_equal (p->options.trace, trace) ? group : later, p);
+        }
+      g_autofree char *cache = ts_sweep_trace (s)
+                               ? g_build_filename (out, "inputs", "first-pass.cache", NULL)
+                               : first_pass_beside (trace);
+      gboolean loaded = FALSE;
+      g_clear_pointer (&tally->first_pass, g_free);
+      g_autoptr (TsRunShared) own
+        = o->shared ? NULL
+                    : ts_run_shared_cached (trace, ts_sweep_wait_states (s), cache, &loaded,
+                                            &tally->first_pass, error);
+      if ((o->log || o->progress) && tally->first_pass)
+        fprintf (stderr, "sweep: %s\n", tally->first_pass);
+      if (o->shared || own)
+        run_pool (group, o->shared ? o->shared : own, opts, tally);
+      g_ptr_array_unref (rest);
+      rest = later;
+      if (!o->shared && !own)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsSweepTally *tally,
               GError **error)
@@ -222,13 +353,14 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
     }
   if (!ts_sweep_prepare_output (out, error))
     return FALSE;
-  g_autofree char *trace_state = ts_run_trace_state (ts_sweep_trace (s));
+  g_autoptr (TraceTable) traces = trace_table_new (s, out, &opts);
   g_autoptr (GPtrArray) points = g_ptr_array_new_with_free_func (point_free);
   g_autoptr (GPtrArray) todo = g_ptr_array_new ();
   for (guint i = 0; i < tally->points; i++)
     {
       gboolean done = FALSE;
-      Point *p = point_new (s, out, trace_state, i, &done, error);
+      const PointTrace *pt = point_trace (traces, i);
+      Point *p = point_new (s, out, pt->trace, pt->state, pt->unusable, i, &done, error);
       if (!p)
         return FALSE;
       g_ptr_array_add (points, p);
@@ -239,22 +371,8 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
       else if (!opts.collect && (opts.point == G_MAXUINT || opts.point == i))
         g_ptr_array_add (todo, p);
     }
-  if (todo->len > 0)
-    {
-      /* The first pass, once for every point, every task of a Slurm array
-       * and every resume: kept beside the points. */
-      g_autofree char *cache = g_build_filename (out, "inputs", "first-pass.cache", NULL);
-      gboolean loaded = FALSE;
-      g_autoptr (TsRunShared) own
-        = o->shared ? NULL
-                    : ts_run_shared_cached (ts_sweep_trace (s), ts_sweep_wait_states (s), cache,
-                                            &loaded, &tally->first_pass, error);
-      if (!o->shared && !own)
-        return FALSE;
-      if ((o->log || o->progress) && tally->first_pass)
-        fprintf (stderr, "sweep: %s\n", tally->first_pass);
-      run_pool (todo, o->shared ? o->shared : own, &opts, tally);
-    }
+  if (!run_groups (s, out, todo, o, &opts, tally, error))
+    return FALSE;
   if (opts.point != G_MAXUINT)
     return TRUE;
   g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_free);

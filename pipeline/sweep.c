@@ -22,6 +22,10 @@ typedef struct {
 
 struct TsSweep {
   char *path, *dir, *trace;
+  /* [sweep] extrapolate: the traces each value of the ranks parameter is
+   * extrapolated from (then trace is NULL), and --boundaries. */
+  char **inputs;
+  TsBoundaries boundaries;
   Input hypothesis, platform;
   gboolean zip;
   char **labels;      /* parameters that only name points; NULL-terminated */
@@ -53,6 +57,7 @@ ts_sweep_free (TsSweep *s)
   g_free (s->path);
   g_free (s->dir);
   g_free (s->trace);
+  g_strfreev (s->inputs);
   input_clear (&s->hypothesis);
   input_clear (&s->platform);
   g_strfreev (s->labels);
@@ -198,6 +203,7 @@ check_uses (TsSweep *s, const char *text, GError **error)
     {
       g_autofree char *ref = g_strdup_printf ("${%s}", names[i]);
       gboolean used = is_run_option (names[i]) || g_str_equal (names[i], "hypothesis")
+                      || (s->inputs && g_str_equal (names[i], "ranks"))
                       || g_str_equal (names[i], "platform")
                       || g_strv_contains ((const char *const *) s->labels, names[i]);
       for (guint t = 0; t < 2 && !used; t++)
@@ -227,6 +233,80 @@ get_flag (TsSweep *s, GKeyFile *kf, const char *text, const char *key, gboolean 
   return TRUE;
 }
 
+/* [sweep] trace = T, or extrapolate = T1, T2, ... (and boundaries): the
+ * points' trace, or the traces each point's rank count is extrapolated
+ * from (the ranks parameter, checked by load_ranks). */
+static gboolean
+load_traces (TsSweep *s, GKeyFile *kf, const char *text, GError **error)
+{
+  g_autofree char *trace = g_key_file_get_string (kf, "sweep", "trace", NULL);
+  g_autofree char *listed = g_key_file_get_string (kf, "sweep", "extrapolate", NULL);
+  g_auto (GStrv) inputs = listed ? g_strsplit (listed, ",", -1) : NULL;
+  if (trace && inputs)
+    return fail_at (error, s, text, "sweep", "extrapolate",
+                    "give the trace (trace = ...) or the traces to extrapolate from "
+                    "(extrapolate = ...), not both");
+  if (!trace && !inputs)
+    return fail_at (error, s, text, "sweep", NULL,
+                    "[sweep] needs the trace (trace = ...) or the traces to extrapolate from "
+                    "(extrapolate = A, B, C and a ranks parameter)");
+  g_autofree char *boundaries = g_key_file_get_string (kf, "sweep", "boundaries", NULL);
+  if (boundaries && !inputs)
+    return fail_at (error, s, text, "sweep", "boundaries",
+                    "boundaries is for extrapolate = ...");
+  if (boundaries && !ts_boundaries_parse (g_strstrip (boundaries), &s->boundaries))
+    return fail_at (error, s, text, "sweep", "boundaries",
+                    "boundaries = %s: give periodic or open", boundaries);
+  if (trace)
+    {
+      s->trace = resolve (s, g_strstrip (trace));
+      if (!g_file_test (s->trace, G_FILE_TEST_IS_REGULAR))
+        return fail_at (error, s, text, "sweep", "trace", "%s: no such trace", s->trace);
+      return TRUE;
+    }
+  guint n = g_strv_length (inputs);
+  if (n < 2)
+    return fail_at (error, s, text, "sweep", "extrapolate",
+                    "extrapolate = needs traces at two rank counts or more");
+  s->inputs = g_new0 (char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      s->inputs[i] = resolve (s, g_strstrip (inputs[i]));
+      if (!g_file_test (s->inputs[i], G_FILE_TEST_IS_REGULAR))
+        return fail_at (error, s, text, "sweep", "extrapolate", "%s: no such trace",
+                        s->inputs[i]);
+    }
+  return TRUE;
+}
+
+/* With extrapolate, a parameter ranks of rank counts (and only then). */
+static gboolean
+load_ranks (TsSweep *s, const char *text, GError **error)
+{
+  for (guint i = 0; i < s->names->len; i++)
+    if (g_str_equal (g_ptr_array_index (s->names, i), "ranks"))
+      {
+        if (!s->inputs)
+          return fail_at (error, s, text, "parameters", "ranks",
+                          "ranks needs the traces to extrapolate from ([sweep] extrapolate = "
+                          "A, B, C): one trace has one rank count");
+        const char *const *values = g_ptr_array_index (s->values, i);
+        for (guint v = 0; values[v]; v++)
+          {
+            guint64 p;
+            if (!g_ascii_string_to_unsigned (values[v], 10, 1, TS_SWEEP_MAX_RANKS, &p, NULL))
+              return fail_at (error, s, text, "parameters", "ranks",
+                              "ranks = %s: give rank counts from 1 to %u", values[v],
+                              TS_SWEEP_MAX_RANKS);
+          }
+        return TRUE;
+      }
+  if (s->inputs)
+    return fail_at (error, s, text, "sweep", "extrapolate",
+                    "extrapolate = ... needs a parameter ranks: the rank counts to predict");
+  return TRUE;
+}
+
 static gboolean
 load_text (TsSweep *s, const char *text, gsize len, GError **error)
 {
@@ -243,20 +323,17 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
     if (!g_str_equal (groups[i], "sweep") && !g_str_equal (groups[i], "parameters"))
       return fail_at (error, s, text, groups[i], NULL, "unknown section [%s] ([sweep], [parameters])",
                       groups[i]);
-  static const char *const sweep_keys[] = { "trace", "hypothesis", "platform", "zip", "labels",
-                                            "baseline", "wait_states", "archive", NULL };
+  static const char *const sweep_keys[] = { "trace", "extrapolate", "boundaries", "hypothesis",
+                                            "platform", "zip", "labels", "baseline",
+                                            "wait_states", "archive", NULL };
   g_auto (GStrv) keys = g_key_file_get_keys (kf, "sweep", NULL, NULL);
   for (guint i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (sweep_keys, keys[i]))
       return fail_at (error, s, text, "sweep", keys[i],
-                      "unknown key '%s' in [sweep] (trace, hypothesis, platform, zip, labels, "
-                      "baseline, wait_states, archive)", keys[i]);
-  g_autofree char *trace = g_key_file_get_string (kf, "sweep", "trace", NULL);
-  if (!trace)
-    return fail_at (error, s, text, "sweep", NULL, "[sweep] needs the trace (trace = ...)");
-  s->trace = resolve (s, g_strstrip (trace));
-  if (!g_file_test (s->trace, G_FILE_TEST_IS_REGULAR))
-    return fail_at (error, s, text, "sweep", "trace", "%s: no such trace", s->trace);
+                      "unknown key '%s' in [sweep] (trace, extrapolate, boundaries, hypothesis, "
+                      "platform, zip, labels, baseline, wait_states, archive)", keys[i]);
+  if (!load_traces (s, kf, text, error))
+    return FALSE;
   s->zip = g_key_file_get_boolean (kf, "sweep", "zip", NULL);
   if (!get_flag (s, kf, text, "wait_states", &s->wait_states, error)
       || !get_flag (s, kf, text, "archive", &s->archive, error))
@@ -272,7 +349,8 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
     g_strdelimit (g_strstrip (s->labels[i]), "-", '_');
   if (!load_input (s, kf, text, "hypothesis", &s->hypothesis, error)
       || !load_input (s, kf, text, "platform", &s->platform, error)
-      || !load_parameters (s, kf, text, error) || !check_uses (s, text, error))
+      || !load_parameters (s, kf, text, error) || !load_ranks (s, text, error)
+      || !check_uses (s, text, error))
     return FALSE;
   g_autofree guint *counts = g_new (guint, MAX (s->values->len, 1));
   for (guint i = 0; i < s->values->len; i++)
@@ -316,6 +394,20 @@ ts_sweep_load (const char *path, GError **error)
 }
 
 const char *ts_sweep_trace (const TsSweep *s) { return s->trace; }
+const char *const *ts_sweep_extrapolation_inputs (const TsSweep *s)
+{
+  return (const char *const *) s->inputs;
+}
+TsBoundaries ts_sweep_boundaries (const TsSweep *s) { return s->boundaries; }
+
+guint
+ts_sweep_point_ranks (const TsSweep *s, guint point)
+{
+  for (guint i = 0; s->inputs && i < s->names->len; i++)
+    if (g_str_equal (g_ptr_array_index (s->names, i), "ranks"))
+      return (guint) g_ascii_strtoull (ts_sweep_value (s, point, i), NULL, 10);
+  return 0;
+}
 guint ts_sweep_baseline (const TsSweep *s) { return s->baseline; }
 gboolean ts_sweep_wait_states (const TsSweep *s) { return s->wait_states; }
 guint ts_sweep_n_points (const TsSweep *s) { return s->n_points; }
@@ -422,7 +514,14 @@ ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOpt
   g_autofree const char **names = g_new0 (const char *, n + 1);
   g_autofree const char **values = g_new0 (const char *, n + 1);
   g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-  g_checksum_update (sum, (const guchar *) s->trace, -1);
+  if (s->trace)
+    g_checksum_update (sum, (const guchar *) s->trace, -1);
+  for (guint i = 0; s->inputs && s->inputs[i]; i++)
+    {
+      g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d\n", s->inputs[i],
+                                               s->boundaries);
+      g_checksum_update (sum, (const guchar *) item, -1);
+    }
   for (guint i = 0; i < n; i++)
     {
       names[i] = ts_sweep_parameter (s, i);

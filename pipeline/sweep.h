@@ -4,6 +4,10 @@
  * A sweep file is a key file:
  *   [sweep]
  *   trace = app/traces.otf2          paths relative to the sweep file
+ *   extrapolate = a.otf2, b.otf2     instead of trace: each point's trace is
+ *                                    extrapolated from these to its value of
+ *                                    the parameter ranks (boundaries =
+ *                                    periodic | open as extrapolate's option)
  *   hypothesis = solver.hyp.in       a template (${name} filled per point), a
  *                                    ready file, or a list of ready files
  *   platform = cluster.ini.in        the same: a [cluster] key file template
@@ -29,6 +33,10 @@
 
 #include <glib.h>
 #include "pipeline/run.h"
+#include "extrap/extrapolate.h"
+
+/* The most ranks a sweep extrapolates to. */
+#define TS_SWEEP_MAX_RANKS 1000000
 
 G_BEGIN_DECLS
 
@@ -38,7 +46,14 @@ TsSweep *ts_sweep_load (const char *path, GError **error);
 void ts_sweep_free (TsSweep *sweep);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSweep, ts_sweep_free)
 
+/* The points' trace; NULL when each point's trace is extrapolated
+ * ([sweep] extrapolate = A, B, C: from those traces, to the point's value
+ * of the parameter ranks, ts_sweep_point_ranks; boundaries as
+ * `extrapolate --boundaries`). */
 const char *ts_sweep_trace (const TsSweep *sweep);
+const char *const *ts_sweep_extrapolation_inputs (const TsSweep *sweep);
+TsBoundaries ts_sweep_boundaries (const TsSweep *sweep);
+guint ts_sweep_point_ranks (const TsSweep *sweep, guint point);
 /* The point given as baseline, or G_MAXUINT. */
 guint ts_sweep_baseline (const TsSweep *sweep);
 /* Whether the points find wait states ([sweep] wait_states). */
