@@ -14,7 +14,7 @@
  * What cannot be extrapolated is refused with the evidence: inputs that do
  * not align, partners that follow no pattern, structures this version does not
  * carry (grid dimensions no input shows, sub-communicators that are not grid
- * rows or columns, non-blocking collectives, partitioned communication).
+ * rows or columns).
  *
  * Error contract: FALSE and @error set (G_IO_ERROR_INVALID_DATA for a
  * refusal, whose message says why and what was seen; the reader's errors for

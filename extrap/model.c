@@ -755,10 +755,6 @@ check_inputs (TsExtrapModel *m, GError **error)
       if (i > 0 && m->p[i] == m->p[i - 1])
         return refuse (error, "%s and %s both have %u ranks: give one trace per rank count",
                        m->inputs[i - 1]->path, p->path, m->p[i]);
-      if (p->unsupported > 0)
-        return refuse (error, "%s has %" G_GUINT64_FORMAT " non-blocking collective or "
-                       "partitioned operations (the first in %s), which this version does not "
-                       "extrapolate", p->path, p->unsupported, p->unsupported_call);
     }
   return TRUE;
 }

@@ -28,7 +28,6 @@ ts_scale_profile_free (TsScaleProfile *p)
   g_clear_pointer (&p->collectives, g_array_unref);
   g_clear_pointer (&p->calibration, ts_calibration_free);
   g_clear_pointer (&p->trace, ts_trace_free);
-  g_free (p->unsupported_call);
   g_free (p->path);
   g_free (p);
 }
@@ -99,17 +98,24 @@ count_collective (TsScaleProfile *p, GHashTable *uses, const TsAction *a)
   u->roots_vary |= a->peer != u->root;
 }
 
+/* A message of rank @r to or from @peer (in @a's communicator). */
 static void
-note_unsupported (TsScaleProfile *p, const TsAction *a)
+count_message (const TsScaleProfile *p, guint r, GHashTable *by_peer, const TsAction *a,
+               gboolean send)
 {
-  if (p->unsupported++ == 0)
-    p->unsupported_call = g_strdup (region_name (p->trace, a->call));
+  guint world = ts_trace_comm_world_rank (p->trace, a->comm, r, (guint) a->peer);
+  if (world == r)
+    return;
+  TsPeerTraffic *t = peer_traffic (by_peer, world);
+  *(send ? &t->sent : &t->received) += 1;
+  *(send ? &t->bytes_sent : &t->bytes_received) += a->bytes;
 }
 
-/* One action of rank @r into the profile. */
+/* One action of rank @r into the profile; @partitioned holds its
+ * partitioned requests (a message each time one is started). */
 static void
 profile_action (TsScaleProfile *p, guint r, const TsAction *a, GHashTable *by_peer,
-                GHashTable *uses)
+                GHashTable *uses, GHashTable *partitioned)
 {
   const TsTrace *trace = p->trace;
   switch (a->kind)
@@ -130,25 +136,25 @@ profile_action (TsScaleProfile *p, guint r, const TsAction *a, GHashTable *by_pe
     case TS_ACTION_ISEND:
     case TS_ACTION_RECV:
     case TS_ACTION_IRECV:
-      {
-        if (a->peer < 0 || (a->flags & TS_ACTION_MISSING))
-          break;
-        guint world = ts_trace_comm_world_rank (trace, a->comm, r, (guint) a->peer);
-        if (world == r)
-          break;
-        TsPeerTraffic *t = peer_traffic (by_peer, world);
-        gboolean send = a->kind == TS_ACTION_SEND || a->kind == TS_ACTION_ISEND;
-        *(send ? &t->sent : &t->received) += 1;
-        *(send ? &t->bytes_sent : &t->bytes_received) += a->bytes;
-        break;
-      }
+      if (a->peer >= 0 && !(a->flags & TS_ACTION_MISSING))
+        count_message (p, r, by_peer, a,
+                       a->kind == TS_ACTION_SEND || a->kind == TS_ACTION_ISEND);
+      break;
     case TS_ACTION_COLLECTIVE:
+    case TS_ACTION_ICOLLECTIVE:
       count_collective (p, uses, a);
       break;
-    case TS_ACTION_ICOLLECTIVE:
     case TS_ACTION_PINIT:
-      note_unsupported (p, a);
+      g_hash_table_insert (partitioned, g_memdup2 (&a->req, sizeof a->req),
+                           g_memdup2 (a, sizeof *a));
       break;
+    case TS_ACTION_PSTART:
+      {
+        const TsAction *init = g_hash_table_lookup (partitioned, &a->req);
+        if (init && init->peer >= 0)
+          count_message (p, r, by_peer, init, init->direction == TS_PARTITIONED_SEND);
+        break;
+      }
     default:
       break;
     }
@@ -179,10 +185,12 @@ read_ranks (TsScaleProfile *p, GError **error)
   for (guint r = 0; r < p->n_ranks; r++)
     {
       g_autoptr (GHashTable) by_peer = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+      g_autoptr (GHashTable) partitioned = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+                                                                  g_free, g_free);
       TsAction a;
       GError *local = NULL;
       while (ts_action_stream_next (stream, r, &a, &local))
-        profile_action (p, r, &a, by_peer, uses);
+        profile_action (p, r, &a, by_peer, uses, partitioned);
       if (local)
         {
           g_propagate_error (error, local);

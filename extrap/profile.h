@@ -49,11 +49,7 @@ typedef struct {
                                   * sent to or received from */
   GHashTable *compute;           /* region name -> double[n_ranks]: seconds outside MPI */
   GHashTable *visits;            /* region or MPI call name -> guint64[n_ranks] */
-  GArray *collectives;           /* TsCollectiveUse */
-  /* Actions extrapolation cannot carry yet (partitioned communication,
-   * non-blocking collectives): how many, and the first one's MPI call. */
-  guint64 unsupported;
-  char *unsupported_call;
+  GArray *collectives;           /* TsCollectiveUse, blocking and non-blocking */
 } TsScaleProfile;
 
 /* Read the trace whose anchor file is @path. NULL and @error (naming the

@@ -18,6 +18,8 @@ typedef struct {
   guint32 peer;
   gint32 tag;
   guint64 bytes;
+  gboolean collective;     /* a non-blocking collective: */
+  TsAction operation;      /* its op, output comm, root, bytes, as at P */
 } Posted;
 
 typedef struct {
@@ -41,6 +43,7 @@ typedef struct {
   double clock, call_enter;
   GHashTable *sent, *received;   /* sends to a peer; receives by (peer, tag) so far */
   GHashTable *posted;            /* request -> Posted */
+  GHashTable *partitioned;       /* partitioned request -> Posted, for as long as it lives */
   double *compute_factor;        /* [template region], and last outside every region */
   guint32 outside;               /* the index of that last one */
   gboolean collective_open;
@@ -218,8 +221,12 @@ complete_one (Synth *s, RankState *rs, guint8 kind, guint64 req)
   Posted *p = g_hash_table_lookup (rs->posted, &req);
   if (!p || p->dropped)
     return;
+  const TsAction *c = &p->operation;
   if (kind == TS_ACTION_TEST)
     ts_archive_writer_request_test (s->w, rs->r, rs->clock, req);
+  else if (p->collective)
+    ts_archive_writer_nbc_complete (s->w, rs->r, rs->clock, c->op, c->comm, c->peer, c->bytes,
+                                    c->bytes_recv, req);
   else if (p->receive)
     ts_archive_writer_irecv (s->w, rs->r, rs->clock, p->peer, 0, (guint32) p->tag, p->bytes,
                              req);
@@ -246,13 +253,16 @@ complete (Synth *s, RankState *rs, const TsAction *a)
     g_hash_table_remove (rs->expanded, &a->req);
 }
 
-static void
-collective (Synth *s, RankState *rs, const TsAction *a)
+/* Collective @a of template rank rs->t as at P into @out: its communicator
+ * the world or the grid line through rs->r, its bytes the model's. FALSE
+ * for a self communicator: nobody to wait for, left out. */
+static gboolean
+map_collective (Synth *s, RankState *rs, const TsAction *a, TsAction *out)
 {
   const TsExtrapModel *m = s->m;
   gint klass = m->comm_class[a->comm];
   if (klass < TS_COMM_WORLD_CLASS)
-    return;  /* a self communicator: nobody to wait for */
+    return FALSE;
   guint32 comm = klass == TS_COMM_WORLD_CLASS ? 0 : line_comm (s, (guint) klass, rs->r);
   guint size = klass == TS_COMM_WORLD_CLASS ? m->target : m->at_target.dims[klass];
   double f = 1;
@@ -262,15 +272,84 @@ collective (Synth *s, RankState *rs, const TsAction *a)
       if (c->op == a->op && c->klass == klass)
         f = s->collective_factor[i];
     }
-  rs->collective = *a;
-  rs->collective.comm = comm;
+  *out = *a;
+  out->comm = comm;
   /* A root the smaller communicator lacks becomes its first rank. */
   if (a->peer >= 0 && (guint) a->peer >= size)
-    rs->collective.peer = 0;
-  rs->collective.bytes = (guint64) llround ((double) a->bytes * f);
-  rs->collective.bytes_recv = (guint64) llround ((double) a->bytes_recv * f);
+    out->peer = 0;
+  out->bytes = (guint64) llround ((double) a->bytes * f);
+  out->bytes_recv = (guint64) llround ((double) a->bytes_recv * f);
+  return TRUE;
+}
+
+static void
+collective (Synth *s, RankState *rs, const TsAction *a)
+{
+  if (!map_collective (s, rs, a, &rs->collective))
+    return;
   rs->collective_open = TRUE;
   ts_archive_writer_collective_begin (s->w, rs->r, rs->clock);
+}
+
+/* A non-blocking collective: posted now, its operation written when a
+ * wait completes it (as OTF2 has it). */
+static void
+icollective (Synth *s, RankState *rs, const TsAction *a)
+{
+  Posted *p = g_new0 (Posted, 1);
+  p->collective = TRUE;
+  p->dropped = !map_collective (s, rs, a, &p->operation);
+  g_hash_table_insert (rs->posted, g_memdup2 (&a->req, sizeof a->req), p);
+  if (!p->dropped)
+    ts_archive_writer_nbc_request (s->w, rs->r, rs->clock, a->req);
+}
+
+/* MPI-4 partitioned communication: the request's peer and size are mapped
+ * as a message's are when it is created (a neighbour P lacks leaves the
+ * request out, with everything done on it); the rest follows it. */
+static void
+partitioned (Synth *s, RankState *rs, const TsAction *a)
+{
+  guint r = rs->r;
+  if (a->kind == TS_ACTION_PINIT)
+    {
+      gboolean receive = a->direction == TS_PARTITIONED_RECV;
+      guint64 bytes;
+      gint peer = map_peer (s, rs, a, receive, &bytes);
+      Posted *p = g_new0 (Posted, 1);
+      *p = (Posted) { receive, peer < 0, (guint32) MAX (peer, 0), a->tag, bytes };
+      g_hash_table_insert (rs->partitioned, g_memdup2 (&a->req, sizeof a->req), p);
+      if (peer >= 0)
+        ts_archive_writer_partitioned (s->w, r, rs->clock,
+                                       receive ? TS_P_PRECV_INIT : TS_P_PSEND_INIT, a->req,
+                                       (guint32) peer, 0, (guint32) a->tag, bytes,
+                                       (guint32) a->partitions);
+      return;
+    }
+  const Posted *p = g_hash_table_lookup (rs->partitioned, &a->req);
+  if (!p || p->dropped)
+    return;
+  TsPartitionedEvent e;
+  switch (a->kind)
+    {
+    case TS_ACTION_PSTART:
+      e = p->receive ? TS_P_PRECV_REQUEST : TS_P_PSEND_REQUEST;
+      break;
+    case TS_ACTION_PREADY:
+      e = TS_P_PREADY;
+      break;
+    case TS_ACTION_PARRIVED:
+      e = TS_P_PARRIVED;
+      break;
+    case TS_ACTION_PTESTED:
+      e = TS_P_PTESTED;
+      break;
+    default:
+      e = p->receive ? TS_P_PRECV_COMPLETE : TS_P_PSEND_COMPLETE;
+      break;
+    }
+  ts_archive_writer_partitioned (s->w, r, rs->clock, e, a->req, (guint32) a->partition, 0, 0, 0,
+                                 0);
 }
 
 static gboolean
@@ -324,8 +403,19 @@ write_action (Synth *s, RankState *rs, const TsAction *a)
     case TS_ACTION_COLLECTIVE:
       collective (s, rs, a);
       break;
+    case TS_ACTION_ICOLLECTIVE:
+      icollective (s, rs, a);
+      break;
+    case TS_ACTION_PINIT:
+    case TS_ACTION_PSTART:
+    case TS_ACTION_PREADY:
+    case TS_ACTION_PARRIVED:
+    case TS_ACTION_PTESTED:
+    case TS_ACTION_PCOMPLETE:
+      partitioned (s, rs, a);
+      break;
     default:
-      break;  /* refused by the model (non-blocking collectives, partitioned) */
+      break;
     }
 }
 
@@ -400,6 +490,7 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
     .sent = g_hash_table_new (NULL, NULL),
     .received = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL),
     .posted = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free),
+    .partitioned = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free),
     .compute_factor = g_new (double, n_regions + 1),
     .outside = n_regions,
   };
@@ -439,6 +530,7 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
   g_hash_table_unref (rs.sent);
   g_hash_table_unref (rs.received);
   g_hash_table_unref (rs.posted);
+  g_hash_table_unref (rs.partitioned);
   g_free (rs.compute_factor);
   if (local)
     g_propagate_error (error, local);

@@ -692,6 +692,100 @@ test_master_worker (void **state)
   ts_test_rmtree (work);
 }
 
+/* A ring with MPI-4 partitioned communication and a non-blocking
+ * collective: each rank creates, once, a partitioned send to each
+ * neighbour (r + 1 with tag 1, r - 1 with tag 2) and a receive from each
+ * (4096 bytes in 4 partitions; none at 1 rank, its own neighbour); per
+ * iteration it computes 0.8 / P s in region work, starts an MPI_Iallreduce
+ * of 8 bytes, starts the four partitioned requests, readies the sends' 4
+ * partitions, and waits for the four and the allreduce; 3 iterations. */
+static char *
+partitioned_ring_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  static const char *const kind[] = { "psend", "psend", "precv", "precv" };
+  for (guint r = 0; r < p; r++)
+    {
+      guint peer[] = { (r + 1) % p, (r + p - 1) % p, (r + p - 1) % p, (r + 1) % p };
+      guint tag[] = { 1, 2, 1, 2 }, n = p > 1 ? 4 : 0;
+      double t = 0.001, c = 0.8 / p;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint q = 0; q < n; q++)
+        g_string_append_printf (s, "%u 0 enter MPI_%c%s_init\n%u 0 %s_init %u tag=%u bytes=4096 "
+                                "partitions=4 req=%u\n%u 0 leave\n", r, 'P', kind[q] + 1, r,
+                                kind[q], peer[q], tag[q], q + 1, r);
+      for (guint it = 0; it < 3; it++, t += c + 0.001)
+        {
+          g_string_append_printf (s, "%u %.9f enter work\n%u %.9f leave\n", r, t, r, t + c);
+          double u = t + c;
+          g_string_append_printf (s, "%u %.9f enter MPI_Iallreduce\n%u %.9f icoll_request req=9\n"
+                                  "%u %.9f leave\n", r, u, r, u, r, u + 1e-5);
+          for (guint q = 0; q < n; q++)
+            g_string_append_printf (s, "%u %.9f enter MPI_Start\n%u %.9f %s_request req=%u\n"
+                                    "%u %.9f leave\n", r, u + 1e-5, r, u + 1e-5, kind[q], q + 1, r,
+                                    u + 1e-5);
+          for (guint q = 0; q < 2 && n; q++)
+            for (guint k = 0; k < 4; k++)
+              g_string_append_printf (s, "%u %.9f enter MPI_Pready\n%u %.9f pready %u req=%u\n"
+                                      "%u %.9f leave\n", r, u + 2e-5, r, u + 2e-5, k, q + 1, r,
+                                      u + 2e-5);
+          for (guint q = 0; q < n; q++)
+            g_string_append_printf (s, "%u %.9f enter MPI_Wait\n%u %.9f %s_complete req=%u\n"
+                                    "%u %.9f leave\n", r, u + (q + 1) * 1e-4, r,
+                                    u + (q + 2) * 1e-4, kind[q], q + 1, r, u + (q + 2) * 1e-4);
+          g_string_append_printf (s, "%u %.9f enter MPI_Wait\n"
+                                  "%u %.9f icoll_complete allreduce sent=8 recv=8 req=9\n"
+                                  "%u %.9f leave\n", r, u + 6e-4, r, u + 7e-4, r, u + 7e-4);
+        }
+      g_string_append_printf (s, "%u %.9f leave\n", r, t);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* The partitioned ring at 1, 2 and 4 ranks, to 8. Derived by hand:
+ * - a ring of 8: rank 0's partners are 1 and 7; every start of a
+ *   partitioned send is a message: 3 to each of 4096 bytes (12,288), and 3
+ *   received from each;
+ * - work takes 3 x 0.8 / 8 = 0.3 s on every rank;
+ * - the non-blocking allreduce stays on the world, 3 calls per rank of 8
+ *   bytes: 24 calls, 192 bytes;
+ * - it replays, the partitioned requests started and completed. */
+static void
+test_partitioned_and_nonblocking_collectives (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-partitioned");
+  g_autoptr (TsScaleProfile) p = extrapolate_series (work, partitioned_ring_script,
+                                                     TS_BOUNDARIES_UNKNOWN);
+  assert_int_equal (p->n_ranks, 8);
+  assert_partners (p, 0, 2, (const guint32[]) { 1, 7 });
+  for (guint i = 0; i < 2; i++)
+    {
+      const TsPeerTraffic *t = &g_array_index (p->traffic[0], TsPeerTraffic, i);
+      assert_int_equal (t->sent, 3);
+      assert_int_equal (t->bytes_sent, 12288);
+      assert_int_equal (t->received, 3);
+    }
+  const double *w = g_hash_table_lookup (p->compute, "work");
+  assert_non_null (w);
+  for (guint r = 0; r < 8; r++)
+    assert_float_equal (w[r], 0.3, 1e-9);
+  assert_int_equal (p->collectives->len, 1);
+  const TsCollectiveUse *u = &g_array_index (p->collectives, TsCollectiveUse, 0);
+  assert_int_equal (u->op, TS_COLL_ALLREDUCE);
+  assert_int_equal (u->calls, 24);
+  assert_int_equal (u->bytes_sent, 192);
+  g_autofree char *anchor = g_build_filename (work, "np8", "traces.otf2", NULL);
+  g_autofree char *run = g_build_filename (work, "run", NULL);
+  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  if (res.status != 0)
+    fail_msg ("the extrapolated partitioned ring does not replay: %s", res.err);
+  ts_tool_result_clear (&res);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -706,6 +800,7 @@ main (void)
     cmocka_unit_test (test_shift_on_two_ranks),
     cmocka_unit_test (test_all_to_all),
     cmocka_unit_test (test_master_worker),
+    cmocka_unit_test (test_partitioned_and_nonblocking_collectives),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
