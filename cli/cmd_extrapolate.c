@@ -13,11 +13,11 @@ change (double predicted, double real)
 
 /* The output against a real trace at the same rank count. */
 static gboolean
-compare (const char *output, const char *real, GError **error)
+compare (const char *output, const char *real, gboolean cpu_time, GError **error)
 {
   g_autofree char *anchor = g_build_filename (output, "traces.otf2", NULL);
   TsExtrapComparison c;
-  if (!ts_extrap_compare (anchor, real, &c, error))
+  if (!ts_extrap_compare (anchor, real, cpu_time ? TS_COMPUTE_CPU : TS_COMPUTE_WALL, &c, error))
     return FALSE;
   printf ("compared with %s (%u ranks):\n", real, c.ranks);
   printf ("  partners    the same on %u of %u ranks\n", c.same_partners, c.ranks);
@@ -36,7 +36,7 @@ ts_cmd_extrapolate (int argc, char **argv)
 {
   int ranks = 0;
   g_autofree char *output = NULL, *boundaries = NULL, *real = NULL;
-  gboolean explain = FALSE, quiet = FALSE;
+  gboolean explain = FALSE, quiet = FALSE, cpu_time = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 0, 0, G_OPTION_ARG_INT, &ranks, "the rank count to predict (required)", "P" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "output directory (required)", "DIR" },
@@ -46,6 +46,9 @@ ts_cmd_extrapolate (int argc, char **argv)
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &real,
       "afterwards, compare the output with this real trace at P ranks (partners, messages, "
       "bytes, compute)", "TRACE" },
+    { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &cpu_time,
+      "the inputs' (and --compare's) compute is their CPU time, not their wall time: traces "
+      "recorded with more ranks than cores (tracesim-record --cpu-time)", NULL },
     { "explain", 0, 0, G_OPTION_ARG_NONE, &explain,
       "print the fitted models and how far to trust them (model.txt)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "print nothing on success", NULL },
@@ -71,6 +74,7 @@ ts_cmd_extrapolate (int argc, char **argv)
     .ranks = (guint) ranks,
     .output_dir = output,
     .boundaries = settled,
+    .cpu_time = cpu_time,
   };
   g_autoptr (GString) text = g_string_new (NULL);
   gboolean ok = ts_extrapolate ((const char *const *) argv + 1, (guint) argc - 1, &o, text,
@@ -78,7 +82,7 @@ ts_cmd_extrapolate (int argc, char **argv)
   if (ok && explain)
     fputs (text->str, stdout);
   if (ok && real)
-    ok = compare (output, real, &error);
+    ok = compare (output, real, cpu_time, &error);
   else if (ok && !quiet && !explain)
     printf ("%s/traces.otf2: %d ranks extrapolated from %d traces (the models: %s/model.txt)\n",
             output, ranks, argc - 1, output);

@@ -19,6 +19,7 @@ typedef struct {
   gboolean quiet;
   double trace_speed;
   gboolean exact_cpu;
+  gboolean cpu_time;
   char **hypotheses;
   gboolean wait_regions;
   gboolean no_wait_states;
@@ -73,6 +74,7 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
   o->hypotheses = (const char *const *) a->hypotheses;
   o->trace_speed = a->trace_speed;
   o->exact_cpu = a->exact_cpu;
+  o->cpu_time = a->cpu_time;
   o->wait_regions = a->wait_regions;
   o->wait_states = !a->no_wait_states;
   o->report = a->report;
@@ -165,6 +167,10 @@ ts_cmd_run (int argc, char **argv)
     { "exact-cpu", 0, 0, G_OPTION_ARG_NONE, &a.exact_cpu,
       "model every compute burst as a SimGrid execution, even on unshared cores (needed "
       "with host speed profiles)", NULL },
+    { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a.cpu_time,
+      "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
+      "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core",
+      NULL },
     { "wait-regions", 0, 0, G_OPTION_ARG_NONE, &a.wait_regions,
       "nest a region named after each wait-state pattern inside the MPI call for its waiting "
       "span, in the predicted timeline", NULL },

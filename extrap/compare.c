@@ -37,14 +37,14 @@ same_traffic (const GArray *a, const GArray *b)
 }
 
 gboolean
-ts_extrap_compare (const char *predicted, const char *real, TsExtrapComparison *c,
-                   GError **error)
+ts_extrap_compare (const char *predicted, const char *real, TsComputeClock real_clock,
+                   TsExtrapComparison *c, GError **error)
 {
   g_return_val_if_fail (predicted && real && c, FALSE);
-  g_autoptr (TsScaleProfile) p = ts_scale_profile_read (predicted, error);
+  g_autoptr (TsScaleProfile) p = ts_scale_profile_read (predicted, TS_COMPUTE_WALL, error);
   if (!p)
     return FALSE;
-  g_autoptr (TsScaleProfile) q = ts_scale_profile_read (real, error);
+  g_autoptr (TsScaleProfile) q = ts_scale_profile_read (real, real_clock, error);
   if (!q)
     return FALSE;
   if (p->n_ranks != q->n_ranks)

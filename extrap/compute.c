@@ -83,7 +83,7 @@ fit_roles (TsExtrapModel *m, TsRegionModel *g, GError **error)
   for (guint k = 0; k < g->roles->len; k++)
     {
       TsQuantity *q = &g_array_index (g->roles, TsRoleModel, k).mean;
-      if (!ts_extrap_fit_quantity (q, TS_EXTRAP_SECONDS_FLOOR, error))
+      if (!ts_extrap_fit_quantity (q, TS_EXTRAP_SECONDS_FLOOR, m->target, error))
         return FALSE;
       ts_extrap_finish_quantity (m, q);
     }
@@ -104,8 +104,8 @@ fit_region (TsExtrapModel *m, const char *name, GError **error)
       ts_extrap_add_point (&g->mean, m->p[i], mean);
       ts_extrap_add_point (&g->spread, m->p[i], spread);
     }
-  if (!ts_extrap_fit_quantity (&g->mean, TS_EXTRAP_SECONDS_FLOOR, error)
-      || !ts_extrap_fit_quantity (&g->spread, TS_EXTRAP_SPREAD_FLOOR, error))
+  if (!ts_extrap_fit_quantity (&g->mean, TS_EXTRAP_SECONDS_FLOOR, m->target, error)
+      || !ts_extrap_fit_quantity (&g->spread, TS_EXTRAP_SPREAD_FLOOR, m->target, error))
     return FALSE;
   ts_extrap_finish_quantity (m, &g->mean);
   ts_extrap_finish_quantity (m, &g->spread);

@@ -90,7 +90,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsExtrapModel, ts_extrap_model_free)
  * @offset in a profile) that @keep (may be NULL) keeps, owned by the
  * profiles. */
 void ts_extrap_add_point (TsQuantity *q, double x, double y);
-gboolean ts_extrap_fit_quantity (TsQuantity *q, double floor, GError **error);
+gboolean ts_extrap_fit_quantity (TsQuantity *q, double floor, double target, GError **error);
 /* Where @q's model is evaluated for the output: P, or for bytes along grid
  * dimension @k in ranks across the other dimensions, those at P. */
 double ts_extrap_target_x (const TsExtrapModel *m, const TsQuantity *q, guint k);

@@ -22,12 +22,12 @@ ts_boundaries_parse (const char *text, TsBoundaries *b)
 
 /* Every input profiled, or none: NULL and @error at the first that fails. */
 static TsScaleProfile **
-read_inputs (const char *const *traces, guint n, GError **error)
+read_inputs (const char *const *traces, guint n, TsComputeClock clock, GError **error)
 {
   TsScaleProfile **inputs = g_new0 (TsScaleProfile *, n);
   for (guint i = 0; i < n; i++)
     {
-      inputs[i] = ts_scale_profile_read (traces[i], error);
+      inputs[i] = ts_scale_profile_read (traces[i], clock, error);
       if (!inputs[i])
         {
           for (guint j = 0; j < i; j++)
@@ -67,7 +67,7 @@ ts_extrapolate (const char *const *traces, guint n_traces, const TsExtrapolateOp
 {
   g_return_val_if_fail (traces != NULL && n_traces >= 1 && o != NULL, FALSE);
   g_return_val_if_fail (o->ranks >= 1 && o->output_dir != NULL, FALSE);
-  g_autofree TsScaleProfile **inputs = read_inputs (traces, n_traces, error);
+  g_autofree TsScaleProfile **inputs = read_inputs (traces, n_traces, o->cpu_time ? TS_COMPUTE_CPU : TS_COMPUTE_WALL, error);
   if (!inputs)
     return FALSE;
   g_autoptr (TsExtrapModel) m = ts_extrap_model_build (inputs, n_traces, o->ranks, o->boundaries, error);

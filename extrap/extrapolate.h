@@ -23,6 +23,7 @@
 #define TS_EXTRAPOLATE_H
 
 #include <glib.h>
+#include "model/trace.h"
 
 G_BEGIN_DECLS
 
@@ -41,6 +42,7 @@ typedef struct {
   guint ranks;              /* P, the rank count to predict */
   const char *output_dir;   /* gets traces.otf2, model.txt, model.json */
   TsBoundaries boundaries;
+  gboolean cpu_time;        /* the inputs' compute is their CPU time (ts_trace_set_compute_clock) */
 } TsExtrapolateOptions;
 
 /* Extrapolate the @n_traces traces at @traces (anchor files, any order, each
@@ -60,10 +62,11 @@ typedef struct {
   double compute[2];
 } TsExtrapComparison;
 
-/* Compare the traces at @predicted and @real (anchor files). FALSE and
- * @error when one cannot be read or their rank counts differ. */
-gboolean ts_extrap_compare (const char *predicted, const char *real, TsExtrapComparison *c,
-                            GError **error);
+/* Compare the traces at @predicted and @real (anchor files; @real's
+ * compute as @real_clock takes it). FALSE and @error when one cannot be
+ * read or their rank counts differ. */
+gboolean ts_extrap_compare (const char *predicted, const char *real, TsComputeClock real_clock,
+                            TsExtrapComparison *c, GError **error);
 
 G_END_DECLS
 

@@ -115,9 +115,10 @@ slot_traffic (const TsScaleProfile *p, const TsPattern *at, SlotTraffic *st)
 
 /* ---- fitting ---------------------------------------------------------------- */
 
-/* Fit @q's points, several at the same x averaged into one. */
+/* Fit @q's points, several at the same x averaged into one, for a
+ * prediction at x = @target (0: none in view; ts_scaling_fit_to). */
 gboolean
-ts_extrap_fit_quantity (TsQuantity *q, double floor, GError **error)
+ts_extrap_fit_quantity (TsQuantity *q, double floor, double target, GError **error)
 {
   double x[G_N_ELEMENTS (q->x)], sum[G_N_ELEMENTS (q->x)];
   guint same[G_N_ELEMENTS (q->x)], n = 0;
@@ -137,7 +138,7 @@ ts_extrap_fit_quantity (TsQuantity *q, double floor, GError **error)
     }
   for (guint j = 0; j < n; j++)
     sum[j] /= same[j];
-  return ts_scaling_fit (x, sum, n, floor, &q->model, error);
+  return ts_scaling_fit_to (x, sum, n, floor, target, &q->model, error);
 }
 
 void
@@ -498,8 +499,9 @@ fit_bytes (TsExtrapModel *m, guint k, const SlotTraffic *st, const TsQuantity *p
   TsQuantity *q = &m->bytes[k];
   if (by_p.n == 0)
     return TRUE;  /* periodic dimension of size 1 everywhere: checked by check_grid */
-  if (!ts_extrap_fit_quantity (&by_p, TS_EXTRAP_BYTES_FLOOR, error)
-      || !ts_extrap_fit_quantity (&by_faces, TS_EXTRAP_BYTES_FLOOR, error))
+  if (!ts_extrap_fit_quantity (&by_p, TS_EXTRAP_BYTES_FLOOR, m->target, error)
+      || !ts_extrap_fit_quantity (&by_faces, TS_EXTRAP_BYTES_FLOOR, faces (&m->at_target, k),
+                                  error))
     return FALSE;
   *q = quantity_error (&by_faces) <= quantity_error (&by_p) ? by_faces : by_p;
   if (distinct_x (pooled) > distinct_x (&by_faces) && pooled->model.fit_error <= 0.01)
@@ -591,7 +593,7 @@ fit_exchanges (TsExtrapModel *m, GError **error)
   for (guint k = 0; k < n_classes; k++)
     if (m->bytes[k].n > 0)
       {
-        if (!ts_extrap_fit_quantity (&m->bytes[k], TS_EXTRAP_BYTES_FLOOR, error))
+        if (!ts_extrap_fit_quantity (&m->bytes[k], TS_EXTRAP_BYTES_FLOOR, m->target, error))
           return FALSE;
         ts_extrap_finish_quantity (m, &m->bytes[k]);
       }
@@ -623,7 +625,7 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
         if (st[i].messages_along[k] > 0)
           ts_extrap_add_point (&pooled, faces (&at, k), bytes_along (st, i, k));
     }
-  if (pooled.n > 0 && !ts_extrap_fit_quantity (&pooled, TS_EXTRAP_BYTES_FLOOR, error))
+  if (pooled.n > 0 && !ts_extrap_fit_quantity (&pooled, TS_EXTRAP_BYTES_FLOOR, 0, error))
     return FALSE;
   /* Judged on every dimension's own points, not on their averages: faces
    * that differ between dimensions at the same x are no common law. */
@@ -721,7 +723,7 @@ fit_collectives (TsExtrapModel *m, GError **error)
   for (guint i = 0; i < m->collectives->len; i++)
     {
       TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
-      if (!ts_extrap_fit_quantity (&c->bytes, TS_EXTRAP_BYTES_FLOOR, error))
+      if (!ts_extrap_fit_quantity (&c->bytes, TS_EXTRAP_BYTES_FLOOR, m->target, error))
         return FALSE;
       ts_extrap_finish_quantity (m, &c->bytes);
     }

@@ -223,13 +223,13 @@ read_ranks (TsScaleProfile *p, GError **error)
 }
 
 TsScaleProfile *
-ts_scale_profile_read (const char *path, GError **error)
+ts_scale_profile_read (const char *path, TsComputeClock clock, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   g_autoptr (TsScaleProfile) p = g_new0 (TsScaleProfile, 1);
   p->path = g_strdup (path);
   p->trace = ts_trace_open (path, error);
-  if (!p->trace)
+  if (!p->trace || !ts_trace_set_compute_clock (p->trace, clock, error))
     return NULL;
   p->calibration = ts_calibration_compute (p->trace, error);
   if (!p->calibration)

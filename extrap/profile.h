@@ -52,9 +52,10 @@ typedef struct {
   GArray *collectives;           /* TsCollectiveUse, blocking and non-blocking */
 } TsScaleProfile;
 
-/* Read the trace whose anchor file is @path. NULL and @error (naming the
- * trace, rank and event) when it cannot be read. */
-TsScaleProfile *ts_scale_profile_read (const char *path, GError **error);
+/* Read the trace whose anchor file is @path, its compute as @clock takes
+ * it (CPU time: a trace recorded with more ranks than cores). NULL and
+ * @error (naming the trace, rank and event) when it cannot be read. */
+TsScaleProfile *ts_scale_profile_read (const char *path, TsComputeClock clock, GError **error);
 void ts_scale_profile_free (TsScaleProfile *profile);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsScaleProfile, ts_scale_profile_free)
 

@@ -215,9 +215,35 @@ hypotheses_for (guint n)
   return out;
 }
 
+/* Does @h, fitted to every point, stay above 0 from the largest input
+ * scale to @target (sampled in geometric steps)? */
+static gboolean
+stays_positive (const Hypothesis *h, const double *p, const double *y, guint n, double target)
+{
+  double c0, c1, largest = 0;
+  if (!fit_one (h, p, y, n, G_MAXUINT, &c0, &c1))
+    return FALSE;
+  for (guint k = 0; k < n; k++)
+    largest = MAX (largest, p[k]);
+  for (guint s = 0; s <= 16; s++)
+    {
+      double x = largest * pow (target / largest, s / 16.0);
+      if (!(c0 + c1 * term (h, x) > 0))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 ts_scaling_fit (const double *p, const double *y, guint n, double floor, TsScalingModel *model,
                 GError **error)
+{
+  return ts_scaling_fit_to (p, y, n, floor, 0, model, error);
+}
+
+gboolean
+ts_scaling_fit_to (const double *p, const double *y, guint n, double floor, double target,
+                   TsScalingModel *model, GError **error)
 {
   g_return_val_if_fail (model != NULL && (n == 0 || (p && y)), FALSE);
   if (!check_points (p, y, n, error))
@@ -241,9 +267,17 @@ ts_scaling_fit (const double *p, const double *y, guint n, double floor, TsScali
   guint best = 0;
   double best_cv = INFINITY;
   double *cv = g_new (double, hyps->len);
+  /* A quantity above 0 at every scale (seconds, bytes) stays above 0 at
+   * the target: a model that reaches 0 on the way (three points that
+   * happen to lie on a line in log2 P) predicts nothing there. */
+  gboolean positive = target > 0;
+  for (guint k = 0; k < n; k++)
+    positive &= y[k] > 0;
   for (guint h = 0; h < hyps->len; h++)
     {
-      cv[h] = cross_validate (&g_array_index (hyps, Hypothesis, h), p, y, n, floor);
+      const Hypothesis *hyp = &g_array_index (hyps, Hypothesis, h);
+      cv[h] = positive && !hyp->constant && !stays_positive (hyp, p, y, n, target)
+              ? INFINITY : cross_validate (hyp, p, y, n, floor);
       if (cv[h] < best_cv)
         best_cv = cv[h];
     }

@@ -50,6 +50,13 @@ typedef struct {
 gboolean ts_scaling_fit (const double *p, const double *y, guint n, double floor,
                          TsScalingModel *model, GError **error);
 
+/* The same, for a prediction at @target ranks (0: none in view): a
+ * quantity above 0 at every input scale gets no model that falls to 0 or
+ * below between the largest input scale and @target, when three scales
+ * or more allow a choice. */
+gboolean ts_scaling_fit_to (const double *p, const double *y, guint n, double floor,
+                            double target, TsScalingModel *model, GError **error);
+
 /* The model's value at @p ranks. */
 double ts_scaling_eval (const TsScalingModel *model, double p);
 

@@ -1,5 +1,8 @@
 #include <config.h>
 
+/* Checks of an archive's files before OTF2 reads them: the anchor opened in
+ * a bounded child, the event files whole. */
+
 #include "model/trace-private.h"
 #include "model/output_dir.h"
 
@@ -124,3 +127,51 @@ ts_trace_probe_anchor (const char *path, GError **error)
   return FALSE;
 }
 
+/* The last two bytes OTF2 writes into every complete local file (event or
+ * definition): its end-of-file record type (2) and the end-of-buffer marker
+ * (1) that follows it. */
+static const guint8 otf2_file_tail[2] = { 2, 1 };
+
+/* A truncated event file does not end as OTF2 ends them, and OTF2 reads past
+ * its end into memory it never filled: depending on what is there it fails
+ * or waits forever for the next chunk. So each rank's event file is checked
+ * to end with OTF2's end-of-file record before any is read (plain POSIX
+ * archives only: compressed and SIONlib files end otherwise). */
+gboolean
+ts_trace_check_event_files (const TsTrace *t, OTF2_Reader *reader, GError **error)
+{
+  OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_POSIX;
+  OTF2_Compression compression = OTF2_COMPRESSION_NONE;
+  if (OTF2_Reader_GetFileSubstrate (reader, &substrate) != OTF2_SUCCESS
+      || OTF2_Reader_GetCompression (reader, &compression) != OTF2_SUCCESS
+      || substrate != OTF2_SUBSTRATE_POSIX || compression != OTF2_COMPRESSION_NONE)
+    return TRUE;
+  g_autofree char *dir = g_strndup (t->path, strlen (t->path) - strlen (".otf2"));
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      char name[32];
+      g_snprintf (name, sizeof name, "%" G_GUINT64_FORMAT ".evt",
+                  (guint64) g_array_index (t->rank_location, OTF2_LocationRef, r));
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      FILE *f = fopen (path, "rb");
+      if (!f)
+        {
+          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                       "%s: rank %u: cannot open its event file %s: %s", t->path, r, path,
+                       g_strerror (errno));
+          return FALSE;
+        }
+      guint8 tail[2] = { 0, 0 };
+      gboolean complete = fseek (f, -2, SEEK_END) == 0 && fread (tail, 1, 2, f) == 2
+                          && memcmp (tail, otf2_file_tail, 2) == 0;
+      fclose (f);
+      if (!complete)
+        {
+          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
+                       "%s: rank %u: its event file %s is truncated (it does not end with "
+                       "OTF2's end-of-file record)", t->path, r, path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}

@@ -165,8 +165,8 @@ emit_wait (TsRankDecoder *s, Request *r, double time, guint8 flags)
 
 /* ---- compute and calls --------------------------------------------------- */
 
-static void
-account_gap (TsRankDecoder *s, double now)
+void
+ts_decode_account_gap (TsRankDecoder *s, double now)
 {
   if (!s->started)
     {
@@ -183,6 +183,9 @@ account_gap (TsRankDecoder *s, double now)
       a->seconds = gap;
       a->region = s->user_region;
       a->call = a->caller = NO_REGION;
+      s->burst_seq = last_seq (s);
+      s->burst_start = s->last_time;
+      s->burst_end = now;
       if (s->burst_first_seq == G_MAXUINT64)
         s->burst_first_seq = last_seq (s);
       /* A program that calls no MPI for a long time (many user regions
@@ -366,7 +369,7 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   if (region < 0)
     return ts_decode_fail (s, "ENTER of undefined region %u", (guint) ref);
 
-  account_gap (s, now);
+  ts_decode_account_gap (s, now);
   TsCallKind kind = ts_trace_region_call (s->source->trace, region);
   if (kind != TS_CALL_USER && s->call == NO_REGION)
     {
@@ -421,7 +424,7 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   if (depth == 0)
     return OTF2_CALLBACK_SUCCESS;
 
-  account_gap (s, now);
+  ts_decode_account_gap (s, now);
   double call_seconds = 0;
   if (s->call != NO_REGION && depth - 1 <= s->call_depth)
     {
@@ -786,5 +789,6 @@ ts_decode_callbacks_new (void)
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback (cb, on_nbc_request);
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback (cb, on_nbc_complete);
   OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback (cb, ts_stream_on_parameter_uint);
+  OTF2_EvtReaderCallbacks_SetMetricCallback (cb, ts_decode_on_metric);
   return cb;
 }

@@ -68,6 +68,12 @@ struct TsRankDecoder {
   GHashTable *requests;     /* req -> Request* */
   GHashTable *partitioned;  /* req -> PartitionedRequest*, from its INIT on */
   GQueue outstanding;       /* Request* in posting order */
+  /* CPU time (TS_COMPUTE_CPU, decode-cpu.c): the last reading and its
+   * time; the last burst made and its span. */
+  gboolean cpu_known;
+  double cpu_value, cpu_time;
+  guint64 burst_seq;
+  double burst_start, burst_end;
   guint inferred_next;
   TsDecodeStats stats;
 };
@@ -94,6 +100,15 @@ OTF2_CallbackCode ts_decode_fail (TsRankDecoder *s, const char *fmt, ...) G_GNUC
 gint ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref);
 gboolean ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer);
 TsAction *ts_decode_call_action (TsRankDecoder *s, TsActionKind kind);
+/* Time since the last accounted event outside calls becomes a compute burst. */
+void ts_decode_account_gap (TsRankDecoder *s, double now);
+
+/* A metric record (decode-cpu.c): with TS_COMPUTE_CPU, a reading of CPU
+ * time gives the burst that ends at it the CPU time since the last one. */
+OTF2_CallbackCode ts_decode_on_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                       void *ud, OTF2_AttributeList *attrs,
+                                       OTF2_MetricRef metric, uint8_t n,
+                                       const OTF2_Type *types, const OTF2_MetricValue *values);
 
 /* The partitioned-communication records (decode-partitioned.c). */
 OTF2_CallbackCode ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t,

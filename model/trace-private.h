@@ -36,7 +36,23 @@ struct TsTrace {
   OTF2_AttributeRef caller_attribute;  /* TS_CALLER_ATTRIBUTE, if defined */
   GPtrArray *node_names;     /* char*, the nodes ranks ran on; empty: unknown */
   guint *rank_node;          /* node index per rank; NULL: unknown */
+  /* The CPU time metric (trace-metrics.c): its class, the member's place in
+   * it, the seconds a unit is worth; OTF2_UNDEFINED_METRIC: none. */
+  OTF2_MetricRef cpu_metric;
+  guint cpu_member;
+  double cpu_seconds_per_unit;
+  TsComputeClock compute_clock;
 };
+
+/* Metric definitions as read (trace-metrics.c), to find the CPU time. */
+typedef struct TsRawMetrics TsRawMetrics;
+TsRawMetrics *ts_raw_metrics_new (void);
+void ts_raw_metrics_free (TsRawMetrics *metrics);
+/* Its callbacks take the reading state (trace.c), whose metrics
+ * ts_def_state_metrics() gives. */
+void ts_raw_metrics_register (OTF2_GlobalDefReaderCallbacks *cbs);
+TsRawMetrics *ts_def_state_metrics (void *def_state);
+void ts_raw_metrics_resolve (TsRawMetrics *metrics, TsTrace *trace, GHashTable *strings);
 
 /* A system tree node as defined: names as string refs. */
 typedef struct {
@@ -66,5 +82,8 @@ void ts_otf2_quiet (void);
 /* Open @path with OTF2 in a child bounded in memory and time (anchor-probe.c):
  * FALSE and @error when it is not an anchor OTF2 can open cheaply. */
 gboolean ts_trace_probe_anchor (const char *path, GError **error);
+/* Every rank's event file of @trace ends as OTF2 ends them (anchor-probe.c):
+ * FALSE and @error naming the rank and file otherwise. */
+gboolean ts_trace_check_event_files (const TsTrace *trace, OTF2_Reader *reader, GError **error);
 
 #endif

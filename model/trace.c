@@ -46,7 +46,14 @@ typedef struct {
   GArray *region_defs;        /* RawRegion */
   GArray *region_refs;        /* OTF2_RegionRef */
   GArray *named_refs;         /* RawNamed: parameters and attributes */
+  TsRawMetrics *metrics;
 } DefState;
+
+TsRawMetrics *
+ts_def_state_metrics (void *def_state)
+{
+  return ((DefState *) def_state)->metrics;
+}
 
 /* A parameter or attribute definition, named once the strings are read. */
 typedef struct {
@@ -515,6 +522,7 @@ def_state_init (DefState *st, TsTrace *t)
   st->region_defs = g_array_new (FALSE, FALSE, sizeof (RawRegion));
   st->region_refs = g_array_new (FALSE, FALSE, sizeof (OTF2_RegionRef));
   st->named_refs = g_array_new (FALSE, FALSE, sizeof (RawNamed));
+  st->metrics = ts_raw_metrics_new ();
 }
 
 static void
@@ -532,6 +540,7 @@ def_state_clear (DefState *st)
   g_array_unref (st->region_defs);
   g_array_unref (st->region_refs);
   g_array_unref (st->named_refs);
+  ts_raw_metrics_free (st->metrics);
 }
 
 /* Every global definition into @st, as recorded; resolved afterwards. */
@@ -558,6 +567,7 @@ read_global_defs (OTF2_Reader *reader, DefState *st, GError **error)
   OTF2_GlobalDefReaderCallbacks_SetRegionCallback (cbs, on_region);
   OTF2_GlobalDefReaderCallbacks_SetParameterCallback (cbs, on_parameter);
   OTF2_GlobalDefReaderCallbacks_SetAttributeCallback (cbs, on_attribute);
+  ts_raw_metrics_register (cbs);
   OTF2_Reader_RegisterGlobalDefCallbacks (reader, defs, cbs, st);
   OTF2_GlobalDefReaderCallbacks_Delete (cbs);
   uint64_t n_read = 0;
@@ -573,55 +583,6 @@ read_global_defs (OTF2_Reader *reader, DefState *st, GError **error)
       g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
                    "%s: the clock resolution is 0 ticks per second", path);
       return FALSE;
-    }
-  return TRUE;
-}
-
-/* The last two bytes OTF2 writes into every complete local file (event or
- * definition): its end-of-file record type (2) and the end-of-buffer marker
- * (1) that follows it. */
-static const guint8 otf2_file_tail[2] = { 2, 1 };
-
-/* A truncated event file does not end as OTF2 ends them, and OTF2 reads past
- * its end into memory it never filled: depending on what is there it fails
- * or waits forever for the next chunk. So each rank's event file is checked
- * to end with OTF2's end-of-file record before any is read (plain POSIX
- * archives only: compressed and SIONlib files end otherwise). */
-static gboolean
-check_event_files (TsTrace *t, OTF2_Reader *reader, GError **error)
-{
-  OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_POSIX;
-  OTF2_Compression compression = OTF2_COMPRESSION_NONE;
-  if (OTF2_Reader_GetFileSubstrate (reader, &substrate) != OTF2_SUCCESS
-      || OTF2_Reader_GetCompression (reader, &compression) != OTF2_SUCCESS
-      || substrate != OTF2_SUBSTRATE_POSIX || compression != OTF2_COMPRESSION_NONE)
-    return TRUE;
-  g_autofree char *dir = g_strndup (t->path, strlen (t->path) - strlen (".otf2"));
-  for (guint r = 0; r < t->n_ranks; r++)
-    {
-      char name[32];
-      g_snprintf (name, sizeof name, "%" G_GUINT64_FORMAT ".evt",
-                  (guint64) g_array_index (t->rank_location, OTF2_LocationRef, r));
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      FILE *f = fopen (path, "rb");
-      if (!f)
-        {
-          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
-                       "%s: rank %u: cannot open its event file %s: %s", t->path, r, path,
-                       g_strerror (errno));
-          return FALSE;
-        }
-      guint8 tail[2] = { 0, 0 };
-      gboolean complete = fseek (f, -2, SEEK_END) == 0 && fread (tail, 1, 2, f) == 2
-                          && memcmp (tail, otf2_file_tail, 2) == 0;
-      fclose (f);
-      if (!complete)
-        {
-          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
-                       "%s: rank %u: its event file %s is truncated (it does not end with "
-                       "OTF2's end-of-file record)", t->path, r, path);
-          return FALSE;
-        }
     }
   return TRUE;
 }
@@ -670,11 +631,12 @@ ts_trace_open (const char *anchor_path, GError **error)
   DefState st;
   def_state_init (&st, t);
   gboolean ok = read_global_defs (reader, &st, error) && resolve_ranks (&st, error)
-                && check_event_files (t, reader, error);
+                && ts_trace_check_event_files (t, reader, error);
   if (ok)
     {
       resolve_regions (&st);
       resolve_partitioned (&st);
+      ts_raw_metrics_resolve (st.metrics, t, st.strings);
       ok = resolve_comms (&st, error);
     }
   OTF2_Reader_Close (reader);

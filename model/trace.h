@@ -39,6 +39,22 @@ typedef enum {
   TS_TRACE_ERROR_EVENTS,      /* an event is inconsistent (rank, event position) */
 } TsTraceError;
 
+/* Where compute bursts take their length from: the trace's clock (wall
+ * time), or its CPU time metric, which a trace recorded with more ranks
+ * than cores needs to tell the compute each rank would take on a core of
+ * its own (a burst between two readings takes their difference; one
+ * without readings at both ends keeps its wall time). */
+typedef enum {
+  TS_COMPUTE_WALL,
+  TS_COMPUTE_CPU,
+} TsComputeClock;
+
+/* Set before any stream of @trace is opened. FALSE and @error for
+ * TS_COMPUTE_CPU on a trace without a CPU time metric (tracesim-record's
+ * "cpu_time", Score-P's "ru_utime"). */
+gboolean ts_trace_set_compute_clock (TsTrace *trace, TsComputeClock clock, GError **error);
+TsComputeClock ts_trace_compute_clock (const TsTrace *trace);
+
 /* Open the archive whose anchor file is @anchor_path (".../traces.otf2") and
  * read its global definitions. Returns NULL and sets @error on failure. */
 TsTrace *ts_trace_open (const char *anchor_path, GError **error);

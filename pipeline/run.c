@@ -453,6 +453,8 @@ prepare (Run *run, GError **error)
       run->calibration = run->o->shared->calibration;
     }
   else if (!(run->trace = ts_trace_open (run->o->trace, error))
+           || (run->o->cpu_time
+               && !ts_trace_set_compute_clock (run->trace, TS_COMPUTE_CPU, error))
            || !(run->calibration = ts_calibration_compute (run->trace, error)))
     return FALSE;
   phase_done (run, "calibration (first pass)");

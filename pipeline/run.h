@@ -36,6 +36,10 @@ typedef struct {
   const char *const *hypotheses; /* hypothesis files in order, NULL-terminated; may be NULL */
   double trace_speed;            /* flops per CPU second of the trace (1e9) */
   gboolean exact_cpu;
+  /* Compute bursts take the trace's CPU time metric, not their wall time
+   * (ts_trace_set_compute_clock): a trace recorded with more ranks than
+   * cores. Not with @shared (whose trace is opened as it is). */
+  gboolean cpu_time;
   gboolean wait_states;          /* analyse both executions (TRUE) */
   /* Write no predicted archive (OUT/predicted): for callers that want the
    * numbers only (tracesim info). Ignored with wait_states, which are

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 TsRecorder ts_rec;
 __thread const void *ts_rec_caller;
@@ -44,6 +45,19 @@ ts_rec_check (OTF2_ErrorCode status)
     ts_rec_warn_off ("cannot write events (disk full?)");
 }
 
+/* With TS_RECORD_CPU_TIME=1, this thread's CPU time just before an ENTER
+ * or LEAVE at @t (the order tracesim reads it in: model/decode-cpu.c). */
+static void
+write_cpu_time (OTF2_TimeStamp t)
+{
+  struct timespec ts;
+  if (!ts_rec.cpu_time || clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return;
+  OTF2_Type type = OTF2_TYPE_UINT64;
+  OTF2_MetricValue v = { .unsigned_int = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec };
+  ts_rec_check (OTF2_EvtWriter_Metric (ts_rec.evt, NULL, t, TS_REC_CPU_METRIC, 1, &type, &v));
+}
+
 void
 ts_rec_enter (guint32 region)
 {
@@ -60,14 +74,19 @@ ts_rec_enter (guint32 region)
       OTF2_AttributeList_AddRegionRef (attributes, TS_REC_CALLER_ATTRIBUTE,
                                        ts_rec_caller_region (caller));
     }
-  ts_rec_check (OTF2_EvtWriter_Enter (ts_rec.evt, attributes, ts_rec_now (), region));
+  OTF2_TimeStamp t = ts_rec_now ();
+  write_cpu_time (t);
+  ts_rec_check (OTF2_EvtWriter_Enter (ts_rec.evt, attributes, t, region));
 }
 
 void
 ts_rec_leave (guint32 region)
 {
-  if (ts_rec.on)
-    ts_rec_check (OTF2_EvtWriter_Leave (ts_rec.evt, NULL, ts_rec_now (), region));
+  if (!ts_rec.on)
+    return;
+  OTF2_TimeStamp t = ts_rec_now ();
+  write_cpu_time (t);
+  ts_rec_check (OTF2_EvtWriter_Leave (ts_rec.evt, NULL, t, region));
 }
 
 guint64
@@ -163,6 +182,8 @@ start (void)
       return;
     }
   ts_rec.open = ts_rec.on = TRUE;
+  const char *cpu = g_getenv ("TS_RECORD_CPU_TIME");
+  ts_rec.cpu_time = cpu && (strcmp (cpu, "1") == 0 || g_ascii_strcasecmp (cpu, "yes") == 0);
   ts_rec_requests_init ();
   ts_rec_comm_init ();
   ts_rec.user_region_ids = g_hash_table_new (g_str_hash, g_str_equal);
@@ -233,6 +254,22 @@ write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *even
   write_string (g, *s, TS_CALLER_ATTRIBUTE);
   OTF2_GlobalDefWriter_WriteAttribute (g, TS_REC_CALLER_ATTRIBUTE, *s, *s, OTF2_TYPE_REGION);
   (*s)++;
+  if (ts_rec.cpu_time)
+    {
+      /* Nanoseconds of the recording thread's CPU time, read at every
+       * ENTER and LEAVE. */
+      write_string (g, *s, "cpu_time");
+      write_string (g, *s + 1, "CPU time of the rank's recording thread");
+      write_string (g, *s + 2, "s");
+      OTF2_GlobalDefWriter_WriteMetricMember (g, 0, *s, *s + 1, OTF2_METRIC_TYPE_OTHER,
+                                              OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+                                              OTF2_BASE_DECIMAL, -9, *s + 2);
+      OTF2_MetricMemberRef member = 0;
+      OTF2_GlobalDefWriter_WriteMetricClass (g, TS_REC_CPU_METRIC, 1, &member,
+                                             OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                             OTF2_RECORDER_KIND_CPU);
+      *s += 3;
+    }
   for (int r = 0; r < ts_rec.size; r++)
     {
       char name[32];

@@ -106,6 +106,7 @@ typedef struct TsRecRequest_ {
 typedef struct {
   gboolean open;             /* an archive is open: MPI_Finalize must close it (collective) */
   gboolean on;               /* events are being written */
+  gboolean cpu_time;         /* CPU time read at every ENTER and LEAVE (TS_RECORD_CPU_TIME=1) */
   char *dir;                 /* the archive's directory */
   int depth;                 /* > 0 inside a wrapper: MPI calls of OTF2 pass through */
   pthread_t thread;          /* the thread that called MPI_Init: the only one recorded */
@@ -141,6 +142,8 @@ typedef struct {
  * caller's is always defined, the partitioned ones only in traces that use
  * them: the caller's comes first. Readers find both by name. */
 #define TS_REC_CALLER_ATTRIBUTE ((OTF2_AttributeRef) 0)
+/* The metric class of the CPU time readings (TS_RECORD_CPU_TIME=1). */
+#define TS_REC_CPU_METRIC ((OTF2_MetricRef) 0)
 #define TS_REC_PARTITIONED_ATTRIBUTE(a) ((OTF2_AttributeRef) (a) + 1)
 
 /* The return address of the MPI wrapper this thread is entering (NULL:

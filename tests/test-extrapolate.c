@@ -69,7 +69,7 @@ read_output (const char *out)
 {
   g_autofree char *anchor = g_build_filename (out, "traces.otf2", NULL);
   GError *error = NULL;
-  TsScaleProfile *p = ts_scale_profile_read (anchor, &error);
+  TsScaleProfile *p = ts_scale_profile_read (anchor, TS_COMPUTE_WALL, &error);
   if (!p)
     fail_msg ("%s", error->message);
   return p;

@@ -50,6 +50,23 @@ grep -q 'radical="0-0"' "$work/out-run/platform.xml" && grep -q 'core="2"' "$wor
 "${OTF2_PRINT:-otf2-print}" "$work/trace/traces.otf2" > /dev/null 2> "$work/print.err" \
   || fail "otf2-print failed: $(cat "$work/print.err")"
 if grep -qi warn "$work/print.err"; then fail "otf2-print warns: $(cat "$work/print.err")"; fi
+# --cpu-time: a reading of the thread's CPU time ("cpu_time", nanoseconds)
+# before every ENTER and LEAVE, at its time, which `run --cpu-time` takes
+# compute from; the trace without them refuses --cpu-time, naming itself.
+TS_RECORD_LIB=$lib "$MPIEXEC" -n 2 sh "$builddir/recorder/tracesim-record" -o "$work/cpu" \
+  --cpu-time "$prog" > "$work/out-cpu" 2> "$work/err-cpu" || fail "--cpu-time: $(cat "$work/err-cpu")"
+"${OTF2_PRINT:-otf2-print}" -G "$work/cpu/traces.otf2" 2> /dev/null \
+  | grep -q 'METRIC_MEMBER .*"cpu_time".*Exponent: -9, Unit: "s"' || fail "no cpu_time metric defined"
+"${OTF2_PRINT:-otf2-print}" "$work/cpu/traces.otf2" 2> /dev/null | awk '
+  $1 == "METRIC" { pending[$2] = $3; metrics++ }
+  $1 == "ENTER" || $1 == "LEAVE" { regions++; if (pending[$2] != $3) bad++; pending[$2] = "" }
+  END { exit !(metrics == regions && regions > 0 && bad == 0) }' \
+  || fail "not one reading at the time of every ENTER and LEAVE"
+"$builddir/tracesim" run "$work/cpu/traces.otf2" --cpu-time -o "$work/run-cpu" -q || fail "run --cpu-time failed"
+"$builddir/tracesim" run "$work/trace/traces.otf2" --cpu-time -o "$work/run-nocpu" -q 2> "$work/err-nocpu" \
+  && fail "--cpu-time accepted a trace without CPU time"
+grep -q "$work/trace/traces.otf2: no CPU time metric" "$work/err-nocpu" || fail "$(cat "$work/err-nocpu")"
+[ ! -e "$work/run-nocpu" ] || fail "a refused run left its output"
 # An unwritable directory: one warning per rank, the program runs on, and
 # tracesim-record says on each rank that no trace was written (exit 3, which
 # the launcher passes on as a failure).

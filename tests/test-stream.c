@@ -278,6 +278,56 @@ test_truncated_events (void **state)
   fixture_close (&f);
 }
 
+/* Compute from CPU time (TS_COMPUTE_CPU): a rank on a shared core. Its
+ * readings of "cpu_time" (seconds) come at the time of the ENTER or LEAVE
+ * they precede, as tracesim-record writes them: 0 at MPI_Init's ENTER
+ * (0 s), 0.0005 at its LEAVE (0.001 s), 0.25 at MPI_Barrier's ENTER
+ * (1.0 s), 0.2502 at its LEAVE (1.1 s); then 0.2 s of wall time to
+ * MPI_Finalize's ENTER (1.3 s) without a reading. Derived by hand: with
+ * wall time the bursts are 0.999 s and 0.2 s; with CPU time the first is
+ * 0.25 - 0.0005 = 0.2495 s (the readings at both its ends), the second
+ * keeps its 0.2 s (none at its end). A trace without the metric refuses
+ * CPU time, naming itself. */
+static void
+test_compute_from_cpu_time (void **state)
+{
+  (void) state;
+  const char *script =
+    "ranks 1\n"
+    "metric cpu_time s\n"
+    "0 0 metric cpu_time 0\n0 0 enter MPI_Init\n"
+    "0 0.001 metric cpu_time 0.0005\n0 0.001 leave\n"
+    "0 1.0 metric cpu_time 0.25\n0 1.0 enter MPI_Barrier\n0 1.0 coll_begin\n"
+    "0 1.1 coll_end barrier\n0 1.1 metric cpu_time 0.2502\n0 1.1 leave\n"
+    "0 1.3 enter MPI_Finalize\n0 1.3 leave\n";
+  for (guint cpu = 0; cpu < 2; cpu++)
+    {
+      Fixture f;
+      fixture_open (&f, script);
+      GError *error = NULL;
+      assert_true (ts_trace_set_compute_clock (f.trace, cpu ? TS_COMPUTE_CPU : TS_COMPUTE_WALL,
+                                               &error));
+      g_autoptr (GArray) a = decode_rank (f.trace, 0);
+      double bursts[2] = { -1, -1 };
+      guint n = 0;
+      for (guint i = 0; i < a->len; i++)
+        if (AT (a, i)->kind == TS_ACTION_COMPUTE && AT (a, i)->region == TS_NO_REGION && n < 2)
+          bursts[n++] = AT (a, i)->seconds;   /* outside calls: not MPI_Init's own time */
+      assert_int_equal (n, 2);
+      assert_float_equal (bursts[0], cpu ? 0.2495 : 0.999, 1e-9);
+      assert_float_equal (bursts[1], 0.2, 1e-9);
+      fixture_close (&f);
+    }
+  Fixture f;
+  fixture_open (&f, "ranks 1\n0 0 enter MPI_Init\n0 0.001 leave\n");
+  GError *error = NULL;
+  assert_false (ts_trace_set_compute_clock (f.trace, TS_COMPUTE_CPU, &error));
+  assert_non_null (strstr (error->message, "no CPU time metric"));
+  assert_non_null (strstr (error->message, ts_trace_path (f.trace)));
+  g_error_free (error);
+  fixture_close (&f);
+}
+
 int
 main (void)
 {
@@ -287,6 +337,7 @@ main (void)
     cmocka_unit_test (test_clock_offset),
     cmocka_unit_test (test_spool_equals_decode),
     cmocka_unit_test (test_truncated_events),
+    cmocka_unit_test (test_compute_from_cpu_time),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
