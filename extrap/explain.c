@@ -7,15 +7,6 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 
-static const char *
-class_name (gint klass, char *buffer, gsize size)
-{
-  if (klass == TS_COMM_WORLD_CLASS)
-    return "MPI_COMM_WORLD";
-  g_snprintf (buffer, size, "grid lines along dimension %d", klass + 1);
-  return buffer;
-}
-
 /* A role on a grid (ts_pattern_role): "interior", or which end of which
  * open dimension, e.g. "low end of dimension 1, both ends of dimension 2". */
 static char *
@@ -102,7 +93,7 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
       const TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
       char buffer[64];
       g_string_append_printf (out, "  %s on %s: ", ts_collective_name (c->op),
-                              class_name (c->klass, buffer, sizeof buffer));
+                              ts_extrap_class_name (c->klass, buffer, sizeof buffer));
       describe_quantity (out, m, &c->bytes, 0, TS_EXTRAP_BYTES_FLOOR, "");
     }
   g_string_append_printf (out, "written from: each rank from the rank of the %u-rank input at "
@@ -226,7 +217,7 @@ ts_extrap_explain_json (const TsExtrapModel *m)
       json_builder_set_member_name (b, "operation");
       json_builder_add_string_value (b, ts_collective_name (c->op));
       json_builder_set_member_name (b, "communicator");
-      json_builder_add_string_value (b, class_name (c->klass, buffer, sizeof buffer));
+      json_builder_add_string_value (b, ts_extrap_class_name (c->klass, buffer, sizeof buffer));
       add_quantity (b, "bytes_per_call", m, &c->bytes, 0, TS_EXTRAP_BYTES_FLOOR);
       json_builder_end_object (b);
     }

@@ -44,13 +44,26 @@ typedef struct {
   GArray *roles;            /* TsRoleModel; empty unless the largest input has several */
 } TsRegionModel;
 
-/* Communicators of collectives: the world, or the line of the grid along
- * one dimension through the calling rank (a row or a column). */
+/* Communicators of collectives, as classes (comms.c): the world; a
+ * sub-grid of the process grid through the calling rank (the dimensions in
+ * its mask: a row, a column, a plane); blocks of a fixed number of
+ * consecutive ranks (a node's ranks); every n-th rank (the nodes'
+ * leaders). Self communicators synchronise nobody: their collectives are
+ * left out; others cannot be placed at P. */
 #define TS_COMM_WORLD_CLASS (-1)
+#define TS_COMM_SELF_CLASS (-2)
+#define TS_COMM_OTHER_CLASS (-3)
+enum { TS_COMM_KIND_SUBGRID, TS_COMM_KIND_BLOCK, TS_COMM_KIND_STRIDE };
+#define TS_COMM_CLASS_SUBGRID(mask) ((gint) (mask))
+#define TS_COMM_CLASS_BLOCK(size) ((gint) ((TS_COMM_KIND_BLOCK << 24) | (size)))
+#define TS_COMM_CLASS_STRIDE(step) ((gint) ((TS_COMM_KIND_STRIDE << 24) | (step)))
+#define TS_COMM_CLASS_KIND(klass) ((guint) (klass) >> 24)
+#define TS_COMM_CLASS_PARAM(klass) ((guint) (klass) & 0xffffffu)
+
 
 typedef struct {
   guint8 op;
-  gint klass;               /* TS_COMM_WORLD_CLASS or the grid dimension */
+  gint klass;               /* TS_COMM_WORLD_CLASS or a class >= 0 */
   TsQuantity bytes;         /* bytes sent per call */
 } TsCollectiveModel;
 
@@ -76,6 +89,16 @@ guint ts_extrap_bytes_class (const TsExtrapModel *m, guint sender, guint receive
 guint ts_extrap_n_bytes_classes (const TsExtrapModel *m);
 const char *ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *buffer,
                                         gsize size);
+
+/* comms.c: the class of a communicator of @n members (world ranks in
+ * communicator order; NULL: unknown) at @p ranks under the pattern @at;
+ * the members at P, in communicator order, of the communicator of class
+ * @klass (>= 0) through output rank @r, into @out (guint32); a name:
+ * "MPI_COMM_WORLD", "grid lines along dimension 2", "blocks of 4
+ * consecutive ranks", "every 4-th rank" (in @buffer or static). */
+gint ts_extrap_comm_class (const TsPattern *at, guint p, guint n, const guint32 *members);
+void ts_extrap_class_members (const TsExtrapModel *m, gint klass, guint r, GArray *out);
+const char *ts_extrap_class_name (gint klass, char *buffer, gsize size);
 
 /* The largest input: what the output is written from. */
 #define TS_EXTRAP_TEMPLATE(m) ((m)->inputs[(m)->n_inputs - 1])

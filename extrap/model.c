@@ -9,10 +9,6 @@
 #include <string.h>
 
 #define MAX_INPUTS 16
-/* Self communicators synchronise nobody: their collectives are left out;
- * other communicators that are not grid lines cannot be placed at P. */
-#define TS_COMM_SELF_CLASS (-2)
-#define TS_COMM_OTHER_CLASS (-3)
 
 void
 ts_extrap_model_free (TsExtrapModel *m)
@@ -642,37 +638,11 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
 
 /* ---- collectives ---------------------------------------------------------- */
 
-/* Is @members (world ranks, in communicator order) the line of grid @at
- * along dimension @k through its first member? */
-static gboolean
-is_grid_line (const TsPattern *at, guint k, guint n, const guint32 *members)
-{
-  if (n != at->dims[k])
-    return FALSE;
-  guint c[TS_PATTERN_MAX_DIMS];
-  ts_pattern_coords (at, members[0], c);
-  for (guint i = 0; i < n; i++)
-    {
-      c[k] = i;
-      if (ts_pattern_rank_at (at, c) != members[i])
-        return FALSE;
-    }
-  return TRUE;
-}
-
 static gint
 comm_class (const TsScaleProfile *p, const TsPattern *at, guint comm)
 {
-  guint n = ts_trace_comm_size (p->trace, comm);
-  const guint32 *members = ts_trace_comm_members (p->trace, comm);
-  if (n == p->n_ranks)
-    return TS_COMM_WORLD_CLASS;
-  if (n == 1)
-    return TS_COMM_SELF_CLASS;
-  for (guint k = 0; at->kind == TS_PATTERN_CARTESIAN && members && k < at->n_dims; k++)
-    if (is_grid_line (at, k, n, members))
-      return (gint) k;
-  return TS_COMM_OTHER_CLASS;
+  return ts_extrap_comm_class (at, p->n_ranks, ts_trace_comm_size (p->trace, comm),
+                               ts_trace_comm_members (p->trace, comm));
 }
 
 static TsCollectiveModel *
@@ -704,8 +674,9 @@ collect_collectives (TsExtrapModel *m, guint i, GError **error)
         continue;
       if (klass == TS_COMM_OTHER_CLASS)
         return refuse (error, "%s at %u ranks runs %s on communicator '%s' of %u ranks, "
-                       "which is neither MPI_COMM_WORLD nor a row or column of the process "
-                       "grid: its members at P cannot be derived", p->path, m->p[i],
+                       "which is neither MPI_COMM_WORLD, a row, column or plane of the process "
+                       "grid, blocks of consecutive ranks nor every n-th rank: its members at P "
+                       "cannot be derived", p->path, m->p[i],
                        ts_collective_name (use->op), ts_trace_comm_name (p->trace, use->comm),
                        ts_trace_comm_size (p->trace, use->comm));
       TsCollectiveModel *c = collective_model (m, use->op, klass);

@@ -27,7 +27,7 @@ typedef struct {
   const TsTrace *trace;          /* the largest input's */
   TsArchiveWriter *w;
   const TsRegionModel **region_model;   /* [template region] or NULL */
-  GHashTable *line_comms;        /* line key -> output communicator + 1 */
+  GHashTable *class_comms;       /* (class, first member) -> output communicator + 1 */
   double bytes_factor[TS_PATTERN_MAX_DIMS];
   double *collective_factor;     /* [collective model] */
   /* Along a periodic dimension of two ranks, the slots the template's sends
@@ -66,27 +66,25 @@ ratio (double at_target, double at_template)
   return at_template > 0 ? at_target / at_template : 1;
 }
 
-/* The output communicator of the line along @k through rank @r. */
+/* The output communicator of class @klass through rank @r, defined once
+ * (keyed by its class and first member); its size in @size. */
 static guint32
-line_comm (Synth *s, guint k, guint r)
+class_comm (Synth *s, gint klass, guint r, guint *size)
 {
-  const TsPattern *at = &s->m->at_target;
-  guint c[TS_PATTERN_MAX_DIMS];
-  ts_pattern_coords (at, r, c);
-  c[k] = 0;
-  guint64 key = ((guint64) k << 32) | ts_pattern_rank_at (at, c);
-  gpointer found = g_hash_table_lookup (s->line_comms, &key);
+  g_autoptr (GArray) members = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ts_extrap_class_members (s->m, klass, r, members);
+  *size = members->len;
+  guint64 key = ((guint64) (guint32) klass << 32) | g_array_index (members, guint32, 0);
+  gpointer found = g_hash_table_lookup (s->class_comms, &key);
   if (found)
     return GPOINTER_TO_UINT (found) - 1;
-  g_autofree guint32 *members = g_new (guint32, at->dims[k]);
-  for (guint i = 0; i < at->dims[k]; i++)
-    {
-      c[k] = i;
-      members[i] = ts_pattern_rank_at (at, c);
-    }
-  g_autofree char *name = g_strdup_printf ("grid line %u through %u", k + 1, members[0]);
-  guint32 id = ts_archive_writer_define_comm (s->w, name, at->dims[k], members);
-  g_hash_table_insert (s->line_comms, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (id + 1));
+  char buffer[64];
+  g_autofree char *name = g_strdup_printf ("%s through %u",
+                                           ts_extrap_class_name (klass, buffer, sizeof buffer),
+                                           g_array_index (members, guint32, 0));
+  guint32 id = ts_archive_writer_define_comm (s->w, name, members->len,
+                                              (const guint32 *) members->data);
+  g_hash_table_insert (s->class_comms, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (id + 1));
   return id;
 }
 
@@ -254,7 +252,7 @@ complete (Synth *s, RankState *rs, const TsAction *a)
 }
 
 /* Collective @a of template rank rs->t as at P into @out: its communicator
- * the world or the grid line through rs->r, its bytes the model's. FALSE
+ * of the same class through rs->r (comms.c), its bytes the model's. FALSE
  * for a self communicator: nobody to wait for, left out. */
 static gboolean
 map_collective (Synth *s, RankState *rs, const TsAction *a, TsAction *out)
@@ -263,8 +261,8 @@ map_collective (Synth *s, RankState *rs, const TsAction *a, TsAction *out)
   gint klass = m->comm_class[a->comm];
   if (klass < TS_COMM_WORLD_CLASS)
     return FALSE;
-  guint32 comm = klass == TS_COMM_WORLD_CLASS ? 0 : line_comm (s, (guint) klass, rs->r);
-  guint size = klass == TS_COMM_WORLD_CLASS ? m->target : m->at_target.dims[klass];
+  guint size = m->target;
+  guint32 comm = klass == TS_COMM_WORLD_CLASS ? 0 : class_comm (s, klass, rs->r, &size);
   double f = 1;
   for (guint i = 0; i < m->collectives->len; i++)
     {
@@ -625,7 +623,7 @@ synth_init (Synth *s, const TsExtrapModel *m)
       const TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
       s->collective_factor[i] = ratio (c->bytes.at_target, c->bytes.at_template);
     }
-  s->line_comms = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  s->class_comms = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   s->send_slots = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_byte_array_unref);
 }
@@ -665,7 +663,7 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
   ts_archive_writer_abort (s.w);
   g_free (s.region_model);
   g_free (s.collective_factor);
-  g_hash_table_unref (s.line_comms);
+  g_hash_table_unref (s.class_comms);
   g_hash_table_unref (s.send_slots);
   ts_partner_loops_free (s.loops);
   return ok;

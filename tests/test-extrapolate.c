@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "extrap/extrapolate.h"
+#include "extrap/extrap-private.h"
 #include "extrap/profile.h"
 #include "model/stream.h"
 #include "tests/tool-run.h"
@@ -786,6 +787,129 @@ test_partitioned_and_nonblocking_collectives (void **state)
   ts_test_rmtree (work);
 }
 
+/* Hierarchical collectives: every iteration an MPI_Allreduce of 8 bytes
+ * among the two consecutive ranks of each "node" (MPI_Comm_split_type),
+ * then one of 16 bytes among the ranks of the same parity (the nodes'
+ * leaders and the others, MPI_Comm_split (rank % 2)); 2 iterations, no
+ * point-to-point messages. */
+static char *
+hierarchy_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint b = 0; b < p / 2; b++)
+    g_string_append_printf (s, "comm node%u %u %u\n", b, 2 * b, 2 * b + 1);
+  for (guint parity = 0; parity < 2; parity++)
+    {
+      g_string_append_printf (s, "comm parity%u", parity);
+      for (guint r = parity; r < p; r += 2)
+        g_string_append_printf (s, " %u", r);
+      g_string_append (s, "\n");
+    }
+  for (guint r = 0; r < p; r++)
+    {
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint it = 0; it < 2; it++)
+        {
+          double t = 0.01 + it * 0.01;
+          g_string_append_printf (s, "%u %.6f enter MPI_Allreduce\n%u %.6f coll_begin\n"
+                                  "%u %.6f coll_end allreduce comm=node%u sent=8 recv=8\n"
+                                  "%u %.6f leave\n", r, t, r, t, r, t + 0.001, r / 2, r,
+                                  t + 0.001);
+          g_string_append_printf (s, "%u %.6f enter MPI_Allreduce\n%u %.6f coll_begin\n"
+                                  "%u %.6f coll_end allreduce comm=parity%u sent=16 recv=16\n"
+                                  "%u %.6f leave\n", r, t + 0.002, r, t + 0.002, r, t + 0.003,
+                                  r % 2, r, t + 0.003);
+        }
+      g_string_append_printf (s, "%u 0.05 leave\n", r);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* The hierarchy at 4, 8 and 16 ranks, to 32. Derived by hand: at 4 the
+ * node communicators are blocks of 2 consecutive ranks and the parity
+ * ones every 2nd rank, as at 8 and 16; at 32 there are 16 blocks ({0, 1},
+ * {2, 3}, ...; rank 5's is {4, 5}) with 2 x 2 = 4 allreduce calls of 8
+ * bytes each, and 2 parity communicators of 16 ranks ({0, 2, ..., 30} and
+ * {1, 3, ..., 31}) with 16 x 2 = 32 calls of 16 bytes; it replays. */
+static void
+test_hierarchical_communicators (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-hierarchy");
+  char *t[3];
+  script_series (work, hierarchy_script, (const guint[]) { 4, 8, 16 }, t);
+  g_autofree char *out = g_build_filename (work, "np32", NULL);
+  TsExtrapolateOptions o = { .ranks = 32, .output_dir = out };
+  GError *error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  assert_non_null (strstr (text->str, "allreduce on blocks of 2 consecutive ranks"));
+  assert_non_null (strstr (text->str, "allreduce on every 2-th rank"));
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  guint blocks = 0, strides = 0;
+  for (guint i = 0; i < p->collectives->len; i++)
+    {
+      const TsCollectiveUse *u = &g_array_index (p->collectives, TsCollectiveUse, i);
+      guint n = ts_trace_comm_size (p->trace, u->comm);
+      const guint32 *members = ts_trace_comm_members (p->trace, u->comm);
+      if (n == 2)
+        {
+          assert_int_equal (members[1], members[0] + 1);
+          assert_int_equal (members[0] % 2, 0);
+          assert_int_equal (u->calls, 4);
+          assert_int_equal (u->bytes_sent, 32);
+          blocks++;
+        }
+      else
+        {
+          assert_int_equal (n, 16);
+          for (guint k = 0; k < n; k++)
+            assert_int_equal (members[k], members[0] + 2 * k);
+          assert_int_equal (u->calls, 32);
+          assert_int_equal (u->bytes_sent, 512);
+          strides++;
+        }
+    }
+  assert_int_equal (blocks, 16);
+  assert_int_equal (strides, 2);
+  g_autofree char *anchor = g_build_filename (out, "traces.otf2", NULL);
+  g_autofree char *run = g_build_filename (work, "run", NULL);
+  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  if (res.status != 0)
+    fail_msg ("the extrapolated hierarchy does not replay: %s", res.err);
+  ts_tool_result_clear (&res);
+  ts_test_rmtree (work);
+}
+
+/* Communicator classes (extrap/comms.c), derived by hand on a 3x3x3 grid
+ * (row-major, rank = 9x + 3y + z): the plane (x, 0, z) through rank 0 is
+ * {0, 1, 2, 9, 10, 11, 18, 19, 20}, a sub-grid along dimensions 1 and 3;
+ * the line (1, 2, z) is {15, 16, 17}, along dimension 3 (also 3
+ * consecutive ranks: the grid wins); without a grid pattern {15, 16, 17}
+ * is a block of 3, {1, 4, 7, ..., 25} every 3rd rank, {3, 4, 5, 7} none. */
+static void
+test_communicator_classes (void **state)
+{
+  (void) state;
+  TsPattern grid = { TS_PATTERN_CARTESIAN, 3, { 3, 3, 3 }, { TRUE, TRUE, TRUE } };
+  TsPattern none = { TS_PATTERN_NONE };
+  char name[64];
+  const guint32 plane[] = { 0, 1, 2, 9, 10, 11, 18, 19, 20 }, line[] = { 15, 16, 17 };
+  const guint32 every3rd[] = { 1, 4, 7, 10, 13, 16, 19, 22, 25 }, odd[] = { 3, 4, 5, 7 };
+  gint k = ts_extrap_comm_class (&grid, 27, 9, plane);
+  assert_int_equal (k, TS_COMM_CLASS_SUBGRID (5));
+  assert_string_equal (ts_extrap_class_name (k, name, sizeof name),
+                       "grid sub-grids along dimensions 1 3");
+  assert_int_equal (ts_extrap_comm_class (&grid, 27, 3, line), TS_COMM_CLASS_SUBGRID (4));
+  assert_int_equal (ts_extrap_comm_class (&none, 27, 3, line), TS_COMM_CLASS_BLOCK (3));
+  assert_int_equal (ts_extrap_comm_class (&none, 27, 9, every3rd), TS_COMM_CLASS_STRIDE (3));
+  assert_int_equal (ts_extrap_comm_class (&none, 27, 4, odd), TS_COMM_OTHER_CLASS);
+}
+
 int
 main (void)
 {
@@ -801,6 +925,8 @@ main (void)
     cmocka_unit_test (test_all_to_all),
     cmocka_unit_test (test_master_worker),
     cmocka_unit_test (test_partitioned_and_nonblocking_collectives),
+    cmocka_unit_test (test_hierarchical_communicators),
+    cmocka_unit_test (test_communicator_classes),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -1,0 +1,131 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+/* Communicators of collectives as classes that exist at any P: the world;
+ * a sub-grid of the process grid (the ranks that share their coordinates
+ * along the dimensions outside its mask: a row, a column, a plane); blocks
+ * of consecutive ranks of a fixed size (a node's ranks, as
+ * MPI_Comm_split_type gives them); every size-th rank (one per such block:
+ * the nodes' leaders). */
+#include "extrap/extrap-private.h"
+
+/* Is @members (world ranks, in communicator order) the sub-grid of @at
+ * along the dimensions in @mask through its first member, in row-major
+ * order? */
+static gboolean
+is_subgrid (const TsPattern *at, guint mask, guint n, const guint32 *members)
+{
+  guint c[TS_PATTERN_MAX_DIMS], size = 1;
+  for (guint k = 0; k < at->n_dims; k++)
+    if (mask & (1u << k))
+      size *= at->dims[k];
+  if (n != size)
+    return FALSE;
+  ts_pattern_coords (at, members[0], c);
+  for (guint i = 0; i < n; i++)
+    {
+      guint rest = i;
+      for (gint k = (gint) at->n_dims - 1; k >= 0; k--)
+        if (mask & (1u << k))
+          {
+            c[k] = rest % at->dims[k];
+            rest /= at->dims[k];
+          }
+      if (ts_pattern_rank_at (at, c) != members[i])
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gint
+ts_extrap_comm_class (const TsPattern *at, guint p, guint n, const guint32 *members)
+{
+  if (n == p)
+    return TS_COMM_WORLD_CLASS;
+  if (n == 1)
+    return TS_COMM_SELF_CLASS;
+  if (!members)
+    return TS_COMM_OTHER_CLASS;
+  for (guint mask = 1; at->kind == TS_PATTERN_CARTESIAN && mask < (1u << at->n_dims); mask++)
+    if (is_subgrid (at, mask, n, members))
+      return TS_COMM_CLASS_SUBGRID (mask);
+  gboolean block = members[0] % n == 0, stride = n >= 2 && members[1] > members[0] + 1;
+  guint step = stride ? members[1] - members[0] : 0;
+  for (guint i = 1; i < n; i++)
+    {
+      block &= members[i] == members[0] + i;
+      stride &= members[i] == members[0] + i * step;
+    }
+  if (block)
+    return TS_COMM_CLASS_BLOCK (n);
+  if (stride && members[0] < step && n == (p - members[0] + step - 1) / step)
+    return TS_COMM_CLASS_STRIDE (step);
+  return TS_COMM_OTHER_CLASS;
+}
+
+void
+ts_extrap_class_members (const TsExtrapModel *m, gint klass, guint r, GArray *out)
+{
+  guint p = m->target, param = TS_COMM_CLASS_PARAM (klass);
+  g_array_set_size (out, 0);
+  switch (TS_COMM_CLASS_KIND (klass))
+    {
+    case TS_COMM_KIND_SUBGRID:
+      {
+        const TsPattern *at = &m->at_target;
+        guint c[TS_PATTERN_MAX_DIMS], n = 1;
+        for (guint k = 0; k < at->n_dims; k++)
+          if (param & (1u << k))
+            n *= at->dims[k];
+        ts_pattern_coords (at, r, c);
+        for (guint i = 0; i < n; i++)
+          {
+            guint rest = i;
+            for (gint k = (gint) at->n_dims - 1; k >= 0; k--)
+              if (param & (1u << k))
+                {
+                  c[k] = rest % at->dims[k];
+                  rest /= at->dims[k];
+                }
+            guint32 q = ts_pattern_rank_at (at, c);
+            g_array_append_val (out, q);
+          }
+        break;
+      }
+    case TS_COMM_KIND_BLOCK:
+      for (guint32 q = r / param * param; q < MIN (p, r / param * param + param); q++)
+        g_array_append_val (out, q);
+      break;
+    default:
+      for (guint32 q = r % param; q < p; q += param)
+        g_array_append_val (out, q);
+      break;
+    }
+}
+
+const char *
+ts_extrap_class_name (gint klass, char *buffer, gsize size)
+{
+  if (klass == TS_COMM_WORLD_CLASS)
+    return "MPI_COMM_WORLD";
+  guint param = TS_COMM_CLASS_PARAM (klass);
+  switch (TS_COMM_CLASS_KIND (klass))
+    {
+    case TS_COMM_KIND_SUBGRID:
+      if ((param & (param - 1)) == 0)
+        {
+          g_snprintf (buffer, size, "grid lines along dimension %d", g_bit_nth_lsf (param, -1) + 1);
+          return buffer;
+        }
+      g_snprintf (buffer, size, "grid sub-grids along dimensions%s%s%s",
+                  param & 1 ? " 1" : "", param & 2 ? " 2" : "", param & 4 ? " 3" : "");
+      return buffer;
+    case TS_COMM_KIND_BLOCK:
+      g_snprintf (buffer, size, "blocks of %u consecutive ranks", param);
+      return buffer;
+    default:
+      g_snprintf (buffer, size, "every %u-th rank", param);
+      return buffer;
+    }
+}
