@@ -593,21 +593,16 @@ cursor_finish (Analysis *an, Cursor *cu)
   g_queue_clear_full (&cu->late_senders, g_free);
 }
 
-TsWaitStates *
-ts_wait_states_analyse (const TsTrace *trace, const TsCalibration *calibration, GError **error)
-{
-  return ts_wait_states_analyse_spans (trace, calibration, NULL, NULL, error);
-}
-
-TsWaitStates *
-ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibration,
-                              TsWaitSpanFunc func, gpointer user_data, GError **error)
+/* The wait states of every rank's actions in @stream. */
+static TsWaitStates *
+analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpanFunc func,
+         gpointer user_data, GError **error)
 {
   TsWaitStates *w = g_new0 (TsWaitStates, 1);
   w->trace = trace;
   w->span_func = func;
   w->span_data = user_data;
-  w->n_ranks = ts_calibration_n_ranks (calibration);
+  w->n_ranks = n_ranks;
   w->totals = g_new0 (double, TS_WAIT_N_PATTERNS * w->n_ranks);
   w->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
 
@@ -625,8 +620,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
     }
   an.ppairs = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, ppair_free);
 
-  TsActionStream *stream = ts_calibration_stream_open (calibration, trace, error);
-  gboolean ok = stream != NULL;
+  gboolean ok = TRUE;
   Cursor *cursors = g_new0 (Cursor, w->n_ranks);
   Heap queue = { g_new (Cursor *, MAX (w->n_ranks, 1)), 0 };
   GError *local = NULL;
@@ -662,14 +656,35 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
   g_hash_table_unref (an.colls);
   g_hash_table_unref (an.ppairs);
   g_free (an.lifecycle);
-  if (stream)
-    ts_action_stream_free (stream);
   if (!ok)
     {
       ts_wait_states_free (w);
       return NULL;
     }
   return w;
+}
+
+TsWaitStates *
+ts_wait_states_analyse (const TsTrace *trace, const TsCalibration *calibration, GError **error)
+{
+  return ts_wait_states_analyse_spans (trace, calibration, NULL, NULL, error);
+}
+
+TsWaitStates *
+ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibration,
+                              TsWaitSpanFunc func, gpointer user_data, GError **error)
+{
+  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (calibration, trace, error);
+  return stream ? analyse (trace, ts_calibration_n_ranks (calibration), stream, func, user_data,
+                           error)
+                : NULL;
+}
+
+TsWaitStates *
+ts_wait_states_analyse_stream (const TsTrace *trace, TsActionStream *stream,
+                               TsWaitSpanFunc func, gpointer user_data, GError **error)
+{
+  return analyse (trace, ts_trace_n_ranks (trace), stream, func, user_data, error);
 }
 
 void

@@ -12,6 +12,7 @@
 
 #include <glib.h>
 #include "calibrate/calibration.h"
+#include "model/stream.h"
 #include "model/trace.h"
 
 G_BEGIN_DECLS
@@ -49,6 +50,11 @@ typedef void (*TsWaitSpanFunc) (TsWaitPattern p, guint rank, guint region, doubl
 TsWaitStates *ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibration,
                                             TsWaitSpanFunc func, gpointer user_data,
                                             GError **error);
+/* The same over @stream's actions (a predicted execution read from the
+ * archive writer, ts_action_stream_open_writer), not freed. */
+TsWaitStates *ts_wait_states_analyse_stream (const TsTrace *trace, TsActionStream *stream,
+                                             TsWaitSpanFunc func, gpointer user_data,
+                                             GError **error);
 void ts_wait_states_free (TsWaitStates *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsWaitStates, ts_wait_states_free)
 

@@ -83,4 +83,7 @@ gboolean ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive
 gboolean ts_archive_otf2_failed (OTF2_ErrorCode status, GError **error, const char *path,
                                  const char *what);
 
+/* A partitioned event's fields as its attributes, into the empty @attrs. */
+void ts_archive_partitioned_attributes (OTF2_AttributeList *attrs, const EventRecord *ev);
+
 #endif

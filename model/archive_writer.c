@@ -515,12 +515,12 @@ ts_archive_writer_partitioned (TsArchiveWriter *w, guint rank, double time,
                                              .bytes = bytes, .extra = req, .req = partitions });
 }
 
-/* Parameter and attribute ids of the partitioned encoding: fixed, since an
- * archive defines nothing else of either kind. */
-static OTF2_ErrorCode
-write_partitioned (OTF2_EvtWriter *ew, OTF2_TimeStamp t, const EventRecord *ev)
+/* A partitioned event's fields as its attributes, into the empty @attrs.
+ * Parameter and attribute ids of the partitioned encoding are fixed, since
+ * an archive defines nothing else of either kind. */
+void
+ts_archive_partitioned_attributes (OTF2_AttributeList *attrs, const EventRecord *ev)
 {
-  OTF2_AttributeList *attrs = OTF2_AttributeList_New ();
   TsPartitionedEvent e = ev->op;
   if (e == TS_P_PSEND_INIT || e == TS_P_PRECV_INIT)
     {
@@ -532,7 +532,14 @@ write_partitioned (OTF2_EvtWriter *ew, OTF2_TimeStamp t, const EventRecord *ev)
     }
   else if (e == TS_P_PREADY || e == TS_P_PARRIVED || e == TS_P_PTESTED)
     OTF2_AttributeList_AddUint32 (attrs, TS_PA_PARTITION, ev->ref);
-  OTF2_ErrorCode status = OTF2_EvtWriter_ParameterUnsignedInt (ew, attrs, t, e, ev->extra);
+}
+
+static OTF2_ErrorCode
+write_partitioned (OTF2_EvtWriter *ew, OTF2_TimeStamp t, const EventRecord *ev)
+{
+  OTF2_AttributeList *attrs = OTF2_AttributeList_New ();
+  ts_archive_partitioned_attributes (attrs, ev);
+  OTF2_ErrorCode status = OTF2_EvtWriter_ParameterUnsignedInt (ew, attrs, t, ev->op, ev->extra);
   OTF2_AttributeList_Delete (attrs);
   return status;
 }
@@ -685,23 +692,52 @@ ts_archive_writer_late_region (TsArchiveWriter *w, guint rank, double start, dou
  * that each location has its file), then the empty local definition files
  * readers expect, then the global definitions. */
 static gboolean
-finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, GError **error)
+finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, gboolean events,
+                GError **error)
 {
   g_autofree guint64 *n_events = g_new0 (guint64, w->n_ranks);
   if (!ts_spool_finish (w->events, error)
       || (w->late && !ts_spool_finish (w->late, error)))
     return FALSE;
-  for (guint r = 0; r < w->n_ranks; r++)
+  for (guint r = 0; r < w->n_ranks && events; r++)
     if (!write_rank_events (w, archive, dir, r, &n_events[r], error))
       return FALSE;
+  /* Without events, each location still gets its (empty) event file. */
+  for (guint r = 0; r < w->n_ranks && !events; r++)
+    {
+      OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter (archive, r);
+      if (!ew || ts_archive_otf2_failed (OTF2_Archive_CloseEvtWriter (archive, ew), error, dir,
+                                         "OTF2_Archive_CloseEvtWriter"))
+        {
+          if (!ew)
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                         "%s: cannot create the event writer of rank %u", dir, r);
+          return FALSE;
+        }
+    }
   if (ts_archive_otf2_failed (OTF2_Archive_CloseEvtFiles (archive), error, dir,
                               "OTF2_Archive_CloseEvtFiles"))
     return FALSE;
   return ts_archive_write_definitions (w, archive, dir, n_events, error);
 }
 
+static gboolean write_copy (TsArchiveWriter *w, const char *dir, gboolean events,
+                            GError **error);
+
 gboolean
 ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GError **error)
+{
+  return write_copy (w, dir, TRUE, error);
+}
+
+gboolean
+ts_archive_writer_write_definitions (TsArchiveWriter *w, const char *dir, GError **error)
+{
+  return write_copy (w, dir, FALSE, error);
+}
+
+static gboolean
+write_copy (TsArchiveWriter *w, const char *dir, gboolean events, GError **error)
 {
   g_return_val_if_fail (w != NULL, FALSE);
   if (w->error)
@@ -718,7 +754,7 @@ ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GError **erro
   OTF2_Archive *archive = open_archive (w, dir, error);
   if (!archive)
     return FALSE;
-  gboolean ok = finish_archive (w, archive, dir, error);
+  gboolean ok = finish_archive (w, archive, dir, events, error);
   OTF2_ErrorCode status = OTF2_Archive_Close (archive);
   return ok && !ts_archive_otf2_failed (status, error, dir, "OTF2_Archive_Close");
 }
@@ -738,7 +774,7 @@ ts_archive_writer_close (TsArchiveWriter *w, GError **error)
   OTF2_Archive *archive = ok ? open_archive (w, w->tmp_dir, error) : NULL;
   ok = ok && archive;
   if (ok)
-    ok = finish_archive (w, archive, w->tmp_dir, error);
+    ok = finish_archive (w, archive, w->tmp_dir, TRUE, error);
   if (archive)
     {
       OTF2_ErrorCode status = OTF2_Archive_Close (archive);

@@ -17,6 +17,7 @@
 #include <glib.h>
 #include "model/action.h"
 #include "model/partitioned.h"
+#include "model/event-sink.h"
 
 G_BEGIN_DECLS
 
@@ -104,6 +105,24 @@ void ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time,
  * definitions) to <dir>/<name>.otf2, e.g. to analyse it; no more events can
  * be logged afterwards except late metrics. */
 gboolean ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GError **error);
+/* The same with every location's events left out: the definitions, for a
+ * reader of the events through ts_archive_writer_feed_new(). */
+gboolean ts_archive_writer_write_definitions (TsArchiveWriter *w, const char *dir,
+                                              GError **error);
+/* The events logged for @rank so far, handed to a reader's callbacks as
+ * OTF2 would read them from the written archive (model/event-sink.h): the
+ * predicted execution analysed with no archive in between. Logging ends
+ * there (as for write_copy); no late event may have been added. NULL and
+ * @error if the events could not be kept. */
+typedef struct TsArchiveFeed TsArchiveFeed;
+TsArchiveFeed *ts_archive_writer_feed_new (TsArchiveWriter *w, guint rank, GError **error);
+/* Up to @max events to @sink's functions with @user_data: how many, fewer
+ * than @max at the end or when a function did not return success; -1 and
+ * @error when they could not be read. */
+gint ts_archive_feed_next (TsArchiveFeed *feed, const TsEventSink *sink, void *user_data,
+                           guint max, GError **error);
+void ts_archive_feed_free (TsArchiveFeed *feed);
+
 /* A metric value found after the events were logged (a wait state of the
  * predicted timeline); merged in time order when the archive is written. */
 void ts_archive_writer_late_metric (TsArchiveWriter *w, guint rank, double time, guint32 metric,

@@ -770,25 +770,27 @@ ts_decode_finish (TsRankDecoder *s)
   s->eof = TRUE;
 }
 
-OTF2_EvtReaderCallbacks *
-ts_decode_callbacks_new (void)
+static const TsEventSink decode_sink = {
+  .enter = on_enter,
+  .leave = on_leave,
+  .mpi_send = on_send,
+  .mpi_recv = on_recv,
+  .mpi_isend = on_isend,
+  .mpi_isend_complete = on_isend_complete,
+  .mpi_irecv_request = on_irecv_request,
+  .mpi_irecv = on_irecv,
+  .mpi_request_test = on_request_test,
+  .mpi_request_cancelled = on_request_cancelled,
+  .mpi_collective_begin = on_other,
+  .mpi_collective_end = on_collective_end,
+  .nbc_request = on_nbc_request,
+  .nbc_complete = on_nbc_complete,
+  .parameter_uint = ts_stream_on_parameter_uint,
+  .metric = ts_decode_on_metric,
+};
+
+const TsEventSink *
+ts_decode_sink (void)
 {
-  OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New ();
-  OTF2_EvtReaderCallbacks_SetEnterCallback (cb, on_enter);
-  OTF2_EvtReaderCallbacks_SetLeaveCallback (cb, on_leave);
-  OTF2_EvtReaderCallbacks_SetMpiSendCallback (cb, on_send);
-  OTF2_EvtReaderCallbacks_SetMpiRecvCallback (cb, on_recv);
-  OTF2_EvtReaderCallbacks_SetMpiIsendCallback (cb, on_isend);
-  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback (cb, on_isend_complete);
-  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback (cb, on_irecv_request);
-  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback (cb, on_irecv);
-  OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback (cb, on_request_test);
-  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback (cb, on_request_cancelled);
-  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback (cb, on_other);
-  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback (cb, on_collective_end);
-  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback (cb, on_nbc_request);
-  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback (cb, on_nbc_complete);
-  OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback (cb, ts_stream_on_parameter_uint);
-  OTF2_EvtReaderCallbacks_SetMetricCallback (cb, ts_decode_on_metric);
-  return cb;
+  return &decode_sink;
 }

@@ -6,6 +6,8 @@
 
 #include "model/decode.h"
 #include "model/trace-private.h"
+#include "model/event-sink.h"
+#include "model/archive_writer.h"
 
 #define REGION_CACHE_SIZE 64
 /* Actions held at most while the bursts since the last MPI call wait for
@@ -32,6 +34,7 @@ struct TsRankDecoder {
   guint rank;
   TsDecodeOptions options;
   OTF2_EvtReader *reader;
+  TsArchiveFeed *feed;      /* instead, with a writer's events */
   gboolean eof;
   GError *error;            /* set by a callback; reported by next() */
   guint64 position;         /* last event position, for error messages */
@@ -80,7 +83,8 @@ struct TsRankDecoder {
 
 struct TsDecoder {
   const TsTrace *trace;
-  OTF2_Reader *reader;
+  OTF2_Reader *reader;      /* NULL when the events come from @writer */
+  TsArchiveWriter *writer;
   GPtrArray *streams;       /* TsRankDecoder* by rank, NULL until asked for */
   OTF2_EvtReaderCallbacks *callbacks;
   /* The tracer reads the statuses of MPI_Waitany & co. right (Score-P,
@@ -88,8 +92,9 @@ struct TsDecoder {
   gboolean statuses_trusted;
 };
 
-/* The event callbacks of decode-events.c, to register for every rank. */
-OTF2_EvtReaderCallbacks *ts_decode_callbacks_new (void);
+/* The event callbacks of decode-events.c: registered with OTF2 for every
+ * rank, or called by the archive writer's feed (ts_decoder_open_writer). */
+const TsEventSink *ts_decode_sink (void);
 /* The rank's events are all read: receives still unresolved never completed. */
 void ts_decode_finish (TsRankDecoder *s);
 

@@ -13,8 +13,45 @@
 /* Events read per refill: small enough to keep memory flat, large enough that
  * the OTF2 call overhead is amortised. */
 #define CHUNK_EVENTS 512
+/* From a writer's events there is no read to amortise: a small chunk keeps
+ * every rank's pending actions small (all ranks are open at once). */
+#define CHUNK_FED 32
 
 /* ---- the source ---------------------------------------------------------- */
+
+/* Does the tracer read the statuses of MPI_Waitany & co. right? */
+static gboolean
+statuses_trusted (const TsTrace *trace)
+{
+  const char *creator = trace->creator;
+  return creator && (g_str_has_prefix (creator, "Score-P")
+                     || g_str_has_prefix (creator, "tracesim-record"));
+}
+
+/* decode-events.c's functions, registered with OTF2. */
+static OTF2_EvtReaderCallbacks *
+callbacks_new (void)
+{
+  const TsEventSink *k = ts_decode_sink ();
+  OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New ();
+  OTF2_EvtReaderCallbacks_SetEnterCallback (cb, k->enter);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback (cb, k->leave);
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback (cb, k->mpi_send);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback (cb, k->mpi_recv);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback (cb, k->mpi_isend);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback (cb, k->mpi_isend_complete);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback (cb, k->mpi_irecv_request);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback (cb, k->mpi_irecv);
+  OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback (cb, k->mpi_request_test);
+  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback (cb, k->mpi_request_cancelled);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback (cb, k->mpi_collective_begin);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback (cb, k->mpi_collective_end);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback (cb, k->nbc_request);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback (cb, k->nbc_complete);
+  OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback (cb, k->parameter_uint);
+  OTF2_EvtReaderCallbacks_SetMetricCallback (cb, k->metric);
+  return cb;
+}
 
 TsDecoder *
 ts_decoder_open (const TsTrace *trace, GError **error)
@@ -59,11 +96,21 @@ ts_decoder_open (const TsTrace *trace, GError **error)
   src->reader = reader;
   src->streams = g_ptr_array_new ();
   g_ptr_array_set_size (src->streams, trace->n_ranks);
-  const char *creator = trace->creator;
-  src->statuses_trusted = creator && (g_str_has_prefix (creator, "Score-P")
-                                      || g_str_has_prefix (creator, "tracesim-record"));
+  src->statuses_trusted = statuses_trusted (trace);
 
-  src->callbacks = ts_decode_callbacks_new ();
+  src->callbacks = callbacks_new ();
+  return src;
+}
+
+TsDecoder *
+ts_decoder_open_writer (const TsTrace *trace, TsArchiveWriter *writer)
+{
+  TsDecoder *src = g_new0 (TsDecoder, 1);
+  src->trace = trace;
+  src->writer = writer;
+  src->streams = g_ptr_array_new ();
+  g_ptr_array_set_size (src->streams, trace->n_ranks);
+  src->statuses_trusted = statuses_trusted (trace);
   return src;
 }
 
@@ -77,6 +124,7 @@ stream_free (TsRankDecoder *s)
   g_queue_clear (&s->outstanding);
   g_hash_table_unref (s->requests);
   g_hash_table_unref (s->partitioned);
+  ts_archive_feed_free (s->feed);
   g_clear_error (&s->error);
   g_free (s);
 }
@@ -94,9 +142,12 @@ ts_decoder_free (TsDecoder *src)
       stream_free (s);
     }
   g_ptr_array_unref (src->streams);
-  OTF2_EvtReaderCallbacks_Delete (src->callbacks);
-  OTF2_Reader_CloseEvtFiles (src->reader);
-  OTF2_Reader_Close (src->reader);
+  if (src->reader)
+    {
+      OTF2_EvtReaderCallbacks_Delete (src->callbacks);
+      OTF2_Reader_CloseEvtFiles (src->reader);
+      OTF2_Reader_Close (src->reader);
+    }
   g_free (src);
 }
 
@@ -111,7 +162,8 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
   s->rank = rank;
   if (options)
     s->options = *options;
-  s->pending = g_array_sized_new (FALSE, FALSE, sizeof (TsAction), CHUNK_EVENTS * 2);
+  s->pending = g_array_sized_new (FALSE, FALSE, sizeof (TsAction),
+                                  src->writer ? CHUNK_FED * 2 : CHUNK_EVENTS * 2);
   s->stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   s->user_region = NO_REGION;
   s->call = NO_REGION;
@@ -127,6 +179,12 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
   s->burst_first_seq = G_MAXUINT64;
   s->stats.first_time = INFINITY;
   s->stats.last_time = -INFINITY;
+  if (src->writer)
+    {
+      s->feed = ts_archive_writer_feed_new (src->writer, rank, &s->error);
+      src->streams->pdata[rank] = s;
+      return s;
+    }
   s->reader = OTF2_Reader_GetEvtReader (src->reader,
                                         g_array_index (src->trace->rank_location,
                                                        OTF2_LocationRef, rank));
@@ -137,6 +195,23 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
                  "%s: rank %u: cannot open its event file", src->trace->path, rank);
   src->streams->pdata[rank] = s;
   return s;
+}
+
+/* From a writer's events (the handed-out actions already dropped). */
+static gboolean
+refill_fed (TsRankDecoder *s, GError **error)
+{
+  gint n = ts_archive_feed_next (s->feed, ts_decode_sink (), s, CHUNK_FED, error);
+  if (n < 0)
+    return FALSE;
+  if (s->error)
+    {
+      g_propagate_error (error, g_steal_pointer (&s->error));
+      return FALSE;
+    }
+  if (n < CHUNK_FED)
+    ts_decode_finish (s);
+  return TRUE;
 }
 
 static gboolean
@@ -154,6 +229,8 @@ refill (TsRankDecoder *s, GError **error)
       s->base += s->head;
       s->head = 0;
     }
+  if (s->feed)
+    return refill_fed (s, error);
   uint64_t n = 0;
   OTF2_ErrorCode rc = OTF2_Reader_ReadLocalEvents (s->source->reader, s->reader,
                                                    CHUNK_EVENTS, &n);
@@ -208,10 +285,12 @@ ts_decoder_release (TsDecoder *src, guint rank)
 {
   g_return_if_fail (rank < src->streams->len);
   TsRankDecoder *s = src->streams->pdata[rank];
-  if (!s || !s->reader)
+  if (!s || (!s->reader && !s->feed))
     return;
-  OTF2_Reader_CloseEvtReader (src->reader, s->reader);
+  if (s->reader)
+    OTF2_Reader_CloseEvtReader (src->reader, s->reader);
   s->reader = NULL;
+  g_clear_pointer (&s->feed, ts_archive_feed_free);
   s->eof = TRUE;
   g_array_set_size (s->pending, 0);
   s->head = 0;

@@ -22,6 +22,7 @@
 #include <glib.h>
 #include "model/action.h"
 #include "model/trace.h"
+#include "model/archive_writer.h"
 
 G_BEGIN_DECLS
 
@@ -66,6 +67,10 @@ typedef struct {
 enum { TS_INFO_RECORDED, TS_INFO_INFERRED, TS_INFO_MISSING };
 
 TsDecoder *ts_decoder_open (const TsTrace *trace, GError **error);
+/* The same over the events @writer logged (model/archive_writer.h), with
+ * @trace its archive's definitions (a copy without events): what OTF2 would
+ * read back from the archive, without writing and reading it. */
+TsDecoder *ts_decoder_open_writer (const TsTrace *trace, TsArchiveWriter *writer);
 void ts_decoder_free (TsDecoder *source);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsDecoder, ts_decoder_free)
 

@@ -40,6 +40,19 @@ ts_action_stream_open (const TsTrace *trace, const TsSpool *spool,
   return f;
 }
 
+TsActionStream *
+ts_action_stream_open_writer (const TsTrace *trace, TsArchiveWriter *writer)
+{
+  TsActionStream *f = g_new0 (TsActionStream, 1);
+  f->trace = trace;
+  f->n_ranks = ts_trace_n_ranks (trace);
+  f->decoder = ts_decoder_open_writer (trace, writer);
+  f->ranks = g_new0 (TsRankDecoder *, f->n_ranks);
+  for (guint r = 0; r < f->n_ranks; r++)
+    f->ranks[r] = ts_decoder_rank (f->decoder, r, NULL);
+  return f;
+}
+
 void
 ts_action_stream_free (TsActionStream *f)
 {

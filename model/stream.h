@@ -30,6 +30,10 @@ typedef struct TsActionStream TsActionStream;
  * applied to them. Neither is copied: both must outlive the stream. */
 TsActionStream *ts_action_stream_open (const TsTrace *trace, const TsSpool *spool,
                                        const TsDecodeOptions *options, GError **error);
+/* Streams of the events @writer logged, decoded with no options (a
+ * predicted execution: nothing to infer, no clocks to align), @trace its
+ * definitions (ts_archive_writer_write_definitions). */
+TsActionStream *ts_action_stream_open_writer (const TsTrace *trace, TsArchiveWriter *writer);
 void ts_action_stream_free (TsActionStream *stream);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsActionStream, ts_action_stream_free)
 

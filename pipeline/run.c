@@ -29,9 +29,10 @@ ts_run_options_init (TsRunOptions *o)
   o->wait_states = TRUE;
 }
 
-/* The predicted timeline's wait states: a copy of the archive is analysed
- * like any trace before the real one is written, so that the real one can
- * carry them as OTF2 metrics (one per pattern and rank, cumulative seconds). */
+/* The predicted timeline's wait states, found before the archive is
+ * written, so that it can carry them as OTF2 metrics (one per pattern and
+ * rank, cumulative seconds): the writer's logged events are decoded and
+ * analysed like any trace's, with the archive's definitions. */
 typedef struct {
   TsArchiveWriter *writer;
   guint n_ranks;
@@ -72,12 +73,18 @@ analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
         pw->region[p] = ts_archive_writer_define_region (w, ts_wait_pattern_name (p),
                                                          TS_REGION_USER);
     }
+  /* The definitions are written (the regions and communicators, read back
+   * as for any trace); the events go from the writer straight to the
+   * analysis, decoded as they would be from the archive. */
   g_autofree char *anchor = g_build_filename (scratch, "traces.otf2", NULL);
-  gboolean ok = ts_archive_writer_write_copy (w, scratch, error)
-                && (pw->trace = ts_trace_open (anchor, error))
-                && (pw->calibration = ts_calibration_compute (pw->trace, error))
-                && (pw->wait_states = ts_wait_states_analyse_spans (pw->trace, pw->calibration,
-                                                                   span_to_metric, pw, error));
+  gboolean ok = ts_archive_writer_write_definitions (w, scratch, error)
+                && (pw->trace = ts_trace_open (anchor, error));
+  if (ok)
+    {
+      g_autoptr (TsActionStream) stream = ts_action_stream_open_writer (pw->trace, w);
+      ok = (pw->wait_states = ts_wait_states_analyse_stream (pw->trace, stream, span_to_metric,
+                                                             pw, error)) != NULL;
+    }
   ts_output_dir_remove_tree (scratch);
   ts_output_dir_unguard (scratch);
   return ok;
