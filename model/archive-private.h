@@ -74,11 +74,12 @@ struct TsArchiveWriter {
   char **rank_nodes;          /* host name per rank, or NULL: none recorded */
 };
 
-/* Write the empty local definition files readers expect and the global
- * definitions of @w's archive, with @n_events[rank] events per location. */
+/* Write the empty local definition files readers expect (with
+ * @local_files) and the global definitions of @w's archive, with
+ * @n_events[rank] events per location. */
 gboolean ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive,
                                        const char *dir, const guint64 *n_events,
-                                       GError **error);
+                                       gboolean local_files, GError **error);
 /* Set @error and return TRUE if @status is a failure of @what on @path. */
 gboolean ts_archive_otf2_failed (OTF2_ErrorCode status, GError **error, const char *path,
                                  const char *what);

@@ -197,9 +197,10 @@ write_parameters_and_metrics (TsArchiveWriter *w, DefCtx *c)
     }
 }
 
-gboolean
-ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir,
-                              const guint64 *n_events, GError **error)
+/* The empty local definition files readers expect, one per location. */
+static gboolean
+write_local_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir,
+                         GError **error)
 {
   if (ts_archive_otf2_failed (OTF2_Archive_OpenDefFiles (archive), error, dir,
                               "OTF2_Archive_OpenDefFiles"))
@@ -220,7 +221,15 @@ ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const c
   if (ts_archive_otf2_failed (OTF2_Archive_CloseDefFiles (archive), error, dir,
                    "OTF2_Archive_CloseDefFiles"))
     return FALSE;
+  return TRUE;
+}
 
+gboolean
+ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir,
+                              const guint64 *n_events, gboolean local_files, GError **error)
+{
+  if (local_files && !write_local_definitions (w, archive, dir, error))
+    return FALSE;
   DefCtx c = { .gdw = OTF2_Archive_GetGlobalDefWriter (archive), .status = OTF2_SUCCESS };
   if (!c.gdw)
     {

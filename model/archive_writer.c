@@ -699,26 +699,15 @@ finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, gboo
   if (!ts_spool_finish (w->events, error)
       || (w->late && !ts_spool_finish (w->late, error)))
     return FALSE;
+  /* Without events, no file per location at all: the definitions only
+   * (16,384 ranks would create 32,768 files for nothing). */
   for (guint r = 0; r < w->n_ranks && events; r++)
     if (!write_rank_events (w, archive, dir, r, &n_events[r], error))
       return FALSE;
-  /* Without events, each location still gets its (empty) event file. */
-  for (guint r = 0; r < w->n_ranks && !events; r++)
-    {
-      OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter (archive, r);
-      if (!ew || ts_archive_otf2_failed (OTF2_Archive_CloseEvtWriter (archive, ew), error, dir,
-                                         "OTF2_Archive_CloseEvtWriter"))
-        {
-          if (!ew)
-            g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                         "%s: cannot create the event writer of rank %u", dir, r);
-          return FALSE;
-        }
-    }
   if (ts_archive_otf2_failed (OTF2_Archive_CloseEvtFiles (archive), error, dir,
                               "OTF2_Archive_CloseEvtFiles"))
     return FALSE;
-  return ts_archive_write_definitions (w, archive, dir, n_events, error);
+  return ts_archive_write_definitions (w, archive, dir, n_events, events, error);
 }
 
 static gboolean write_copy (TsArchiveWriter *w, const char *dir, gboolean events,

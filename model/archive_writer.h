@@ -105,8 +105,9 @@ void ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time,
  * definitions) to <dir>/<name>.otf2, e.g. to analyse it; no more events can
  * be logged afterwards except late metrics. */
 gboolean ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GError **error);
-/* The same with every location's events left out: the definitions, for a
- * reader of the events through ts_archive_writer_feed_new(). */
+/* The same with every location's events and files left out: the global
+ * definitions, for ts_trace_open_definitions() and a reader of the events
+ * through ts_archive_writer_feed_new(). */
 gboolean ts_archive_writer_write_definitions (TsArchiveWriter *w, const char *dir,
                                               GError **error);
 /* The events logged for @rank so far, handed to a reader's callbacks as

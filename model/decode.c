@@ -28,6 +28,18 @@ statuses_trusted (const TsTrace *trace)
                      || g_str_has_prefix (creator, "tracesim-record"));
 }
 
+/* A source of @trace's ranks' streams, none asked for yet. */
+static TsDecoder *
+decoder_new (const TsTrace *trace)
+{
+  TsDecoder *src = g_new0 (TsDecoder, 1);
+  src->trace = trace;
+  src->streams = g_ptr_array_new ();
+  g_ptr_array_set_size (src->streams, trace->n_ranks);
+  src->statuses_trusted = statuses_trusted (trace);
+  return src;
+}
+
 /* decode-events.c's functions, registered with OTF2. */
 static OTF2_EvtReaderCallbacks *
 callbacks_new (void)
@@ -91,13 +103,8 @@ ts_decoder_open (const TsTrace *trace, GError **error)
   if (have_defs)
     OTF2_Reader_CloseDefFiles (reader);
 
-  TsDecoder *src = g_new0 (TsDecoder, 1);
-  src->trace = trace;
+  TsDecoder *src = decoder_new (trace);
   src->reader = reader;
-  src->streams = g_ptr_array_new ();
-  g_ptr_array_set_size (src->streams, trace->n_ranks);
-  src->statuses_trusted = statuses_trusted (trace);
-
   src->callbacks = callbacks_new ();
   return src;
 }
@@ -105,12 +112,8 @@ ts_decoder_open (const TsTrace *trace, GError **error)
 TsDecoder *
 ts_decoder_open_writer (const TsTrace *trace, TsArchiveWriter *writer)
 {
-  TsDecoder *src = g_new0 (TsDecoder, 1);
-  src->trace = trace;
+  TsDecoder *src = decoder_new (trace);
   src->writer = writer;
-  src->streams = g_ptr_array_new ();
-  g_ptr_array_set_size (src->streams, trace->n_ranks);
-  src->statuses_trusted = statuses_trusted (trace);
   return src;
 }
 

@@ -587,8 +587,22 @@ read_global_defs (OTF2_Reader *reader, DefState *st, GError **error)
   return TRUE;
 }
 
+static TsTrace *open_trace (const char *anchor_path, gboolean events, GError **error);
+
 TsTrace *
 ts_trace_open (const char *anchor_path, GError **error)
+{
+  return open_trace (anchor_path, TRUE, error);
+}
+
+TsTrace *
+ts_trace_open_definitions (const char *anchor_path, GError **error)
+{
+  return open_trace (anchor_path, FALSE, error);
+}
+
+static TsTrace *
+open_trace (const char *anchor_path, gboolean events, GError **error)
 {
   g_return_val_if_fail (anchor_path != NULL, NULL);
 
@@ -631,7 +645,7 @@ ts_trace_open (const char *anchor_path, GError **error)
   DefState st;
   def_state_init (&st, t);
   gboolean ok = read_global_defs (reader, &st, error) && resolve_ranks (&st, error)
-                && ts_trace_check_event_files (t, reader, error);
+                && (!events || ts_trace_check_event_files (t, reader, error));
   if (ok)
     {
       resolve_regions (&st);

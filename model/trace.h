@@ -58,6 +58,10 @@ TsComputeClock ts_trace_compute_clock (const TsTrace *trace);
 /* Open the archive whose anchor file is @anchor_path (".../traces.otf2") and
  * read its global definitions. Returns NULL and sets @error on failure. */
 TsTrace *ts_trace_open (const char *anchor_path, GError **error);
+/* The same for an archive written with its definitions only
+ * (ts_archive_writer_write_definitions): its event files are not looked at,
+ * and no stream of it can be opened. */
+TsTrace *ts_trace_open_definitions (const char *anchor_path, GError **error);
 void ts_trace_free (TsTrace *trace);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsTrace, ts_trace_free)
 

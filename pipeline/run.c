@@ -78,7 +78,7 @@ analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
    * analysis, decoded as they would be from the archive. */
   g_autofree char *anchor = g_build_filename (scratch, "traces.otf2", NULL);
   gboolean ok = ts_archive_writer_write_definitions (w, scratch, error)
-                && (pw->trace = ts_trace_open (anchor, error));
+                && (pw->trace = ts_trace_open_definitions (anchor, error));
   if (ok)
     {
       g_autoptr (TsActionStream) stream = ts_action_stream_open_writer (pw->trace, w);

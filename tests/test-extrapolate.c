@@ -100,6 +100,20 @@ extrapolate_series (const char *work, char *(*script) (guint ranks), TsBoundarie
   return extrapolate_from (work, script, (const guint[]) { 1, 2, 4 }, boundaries);
 }
 
+/* The trace written at @work/@dir replays with `tracesim run` (@what names
+ * it in the failure). */
+static void
+assert_replays (const char *work, const char *dir, const char *what)
+{
+  g_autofree char *anchor = g_build_filename (work, dir, "traces.otf2", NULL);
+  g_autofree char *run = g_build_filename (work, "run", NULL);
+  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  if (res.status != 0)
+    fail_msg ("the extrapolated %s does not replay: %s", what, res.err);
+  ts_tool_result_clear (&res);
+}
+
 static void
 assert_partners (const TsScaleProfile *p, guint r, guint n, const guint32 *expected)
 {
@@ -469,13 +483,7 @@ test_shift_on_two_ranks (void **state)
   const guint64 sent[] = { 6, 3, 3 };
   for (guint i = 0; i < 3; i++)
     assert_int_equal (g_array_index (p->traffic[0], TsPeerTraffic, i).sent, sent[i]);
-  g_autofree char *anchor = g_build_filename (work, "np8", "traces.otf2", NULL);
-  g_autofree char *run = g_build_filename (work, "run", NULL);
-  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
-  TsToolResult res = ts_run_tracesim (args);
-  if (res.status != 0)
-    fail_msg ("the extrapolated shift does not replay: %s", res.err);
-  ts_tool_result_clear (&res);
+  assert_replays (work, "np8", "shift");
   ts_test_rmtree (work);
 }
 
@@ -586,13 +594,7 @@ test_all_to_all (void **state)
   assert_int_equal (sends->len, 21);
   assert_peers (sends, 7, (const gint32[]) { 1, 2, 3, 4, 5, 6, 7 });
   assert_peers (recvs, 7, (const gint32[]) { 7, 6, 5, 4, 3, 2, 1 });
-  g_autofree char *anchor = g_build_filename (work, "np8", "traces.otf2", NULL);
-  g_autofree char *run = g_build_filename (work, "run", NULL);
-  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
-  TsToolResult res = ts_run_tracesim (args);
-  if (res.status != 0)
-    fail_msg ("the extrapolated transpose does not replay: %s", res.err);
-  ts_tool_result_clear (&res);
+  assert_replays (work, "np8", "transpose");
   ts_test_rmtree (work);
 }
 
@@ -683,13 +685,7 @@ test_master_worker (void **state)
   g_autoptr (GArray) sends = peers_in_order (p, 0, TS_ACTION_SEND);
   assert_int_equal (sends->len, 28);
   assert_peers (sends, 7, (const gint32[]) { 1, 2, 3, 4, 5, 6, 7 });
-  g_autofree char *anchor = g_build_filename (work, "np8", "traces.otf2", NULL);
-  g_autofree char *run = g_build_filename (work, "run", NULL);
-  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
-  TsToolResult res = ts_run_tracesim (args);
-  if (res.status != 0)
-    fail_msg ("the extrapolated master/worker does not replay: %s", res.err);
-  ts_tool_result_clear (&res);
+  assert_replays (work, "np8", "master/worker");
   ts_test_rmtree (work);
 }
 
@@ -777,13 +773,7 @@ test_partitioned_and_nonblocking_collectives (void **state)
   assert_int_equal (u->op, TS_COLL_ALLREDUCE);
   assert_int_equal (u->calls, 24);
   assert_int_equal (u->bytes_sent, 192);
-  g_autofree char *anchor = g_build_filename (work, "np8", "traces.otf2", NULL);
-  g_autofree char *run = g_build_filename (work, "run", NULL);
-  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
-  TsToolResult res = ts_run_tracesim (args);
-  if (res.status != 0)
-    fail_msg ("the extrapolated partitioned ring does not replay: %s", res.err);
-  ts_tool_result_clear (&res);
+  assert_replays (work, "np8", "partitioned ring");
   ts_test_rmtree (work);
 }
 
@@ -875,13 +865,7 @@ test_hierarchical_communicators (void **state)
     }
   assert_int_equal (blocks, 16);
   assert_int_equal (strides, 2);
-  g_autofree char *anchor = g_build_filename (out, "traces.otf2", NULL);
-  g_autofree char *run = g_build_filename (work, "run", NULL);
-  const char *args[] = { "run", anchor, "-o", run, "-q", NULL };
-  TsToolResult res = ts_run_tracesim (args);
-  if (res.status != 0)
-    fail_msg ("the extrapolated hierarchy does not replay: %s", res.err);
-  ts_tool_result_clear (&res);
+  assert_replays (work, "np32", "hierarchy");
   ts_test_rmtree (work);
 }
 
