@@ -10,19 +10,19 @@
  * the nodes' leaders). */
 #include "extrap/extrap-private.h"
 
-/* Is @members (world ranks, in communicator order) the sub-grid of @at
- * along the dimensions in @mask through its first member, in row-major
- * order? */
-static gboolean
-is_subgrid (const TsPattern *at, guint mask, guint n, const guint32 *members)
+#include <string.h>
+
+/* The sub-grid of @at along the dimensions in @mask through rank @r (the
+ * ranks sharing its coordinates along the others), in row-major order,
+ * appended to @out (guint32). */
+static void
+subgrid_members (const TsPattern *at, guint mask, guint r, GArray *out)
 {
-  guint c[TS_PATTERN_MAX_DIMS], size = 1;
+  guint c[TS_PATTERN_MAX_DIMS], n = 1;
   for (guint k = 0; k < at->n_dims; k++)
     if (mask & (1u << k))
-      size *= at->dims[k];
-  if (n != size)
-    return FALSE;
-  ts_pattern_coords (at, members[0], c);
+      n *= at->dims[k];
+  ts_pattern_coords (at, r, c);
   for (guint i = 0; i < n; i++)
     {
       guint rest = i;
@@ -32,10 +32,19 @@ is_subgrid (const TsPattern *at, guint mask, guint n, const guint32 *members)
             c[k] = rest % at->dims[k];
             rest /= at->dims[k];
           }
-      if (ts_pattern_rank_at (at, c) != members[i])
-        return FALSE;
+      guint32 q = ts_pattern_rank_at (at, c);
+      g_array_append_val (out, q);
     }
-  return TRUE;
+}
+
+/* Is @members (world ranks, in communicator order) the sub-grid of @at
+ * along the dimensions in @mask through its first member? */
+static gboolean
+is_subgrid (const TsPattern *at, guint mask, guint n, const guint32 *members)
+{
+  g_autoptr (GArray) grid = g_array_new (FALSE, FALSE, sizeof (guint32));
+  subgrid_members (at, mask, members[0], grid);
+  return grid->len == n && memcmp (grid->data, members, n * sizeof *members) == 0;
 }
 
 gint
@@ -72,27 +81,8 @@ ts_extrap_class_members (const TsExtrapModel *m, gint klass, guint r, GArray *ou
   switch (TS_COMM_CLASS_KIND (klass))
     {
     case TS_COMM_KIND_SUBGRID:
-      {
-        const TsPattern *at = &m->at_target;
-        guint c[TS_PATTERN_MAX_DIMS], n = 1;
-        for (guint k = 0; k < at->n_dims; k++)
-          if (param & (1u << k))
-            n *= at->dims[k];
-        ts_pattern_coords (at, r, c);
-        for (guint i = 0; i < n; i++)
-          {
-            guint rest = i;
-            for (gint k = (gint) at->n_dims - 1; k >= 0; k--)
-              if (param & (1u << k))
-                {
-                  c[k] = rest % at->dims[k];
-                  rest /= at->dims[k];
-                }
-            guint32 q = ts_pattern_rank_at (at, c);
-            g_array_append_val (out, q);
-          }
-        break;
-      }
+      subgrid_members (&m->at_target, param, r, out);
+      break;
     case TS_COMM_KIND_BLOCK:
       for (guint32 q = r / param * param; q < MIN (p, r / param * param + param); q++)
         g_array_append_val (out, q);
