@@ -10,6 +10,7 @@
  * the nodes' leaders). */
 #include "extrap/extrap-private.h"
 
+#include <gio/gio.h>
 #include <string.h>
 
 /* The sub-grid of @at along the dimensions in @mask through rank @r (the
@@ -118,4 +119,45 @@ ts_extrap_class_name (gint klass, char *buffer, gsize size)
       g_snprintf (buffer, size, "every %u-th rank", param);
       return buffer;
     }
+}
+
+/* Every rank calls each operation on its communicator of a block or stride
+ * class, as often as the others: at P each output rank calls its own
+ * instance as its template rank did, which is consistent only then (a
+ * communicator of the nodes' leaders that the other ranks never enter
+ * would be entered at P by ranks that are no leaders). */
+gboolean
+ts_extrap_check_coverage (const TsExtrapModel *m, GError **error)
+{
+  const TsScaleProfile *t = TS_EXTRAP_TEMPLATE (m);
+  for (guint u = 0; u < t->collectives->len; u++)
+    {
+      const TsCollectiveUse *a = &g_array_index (t->collectives, TsCollectiveUse, u);
+      gint klass = m->comm_class[a->comm];
+      if (klass < 0 || TS_COMM_CLASS_KIND (klass) == TS_COMM_KIND_SUBGRID)
+        continue;
+      guint covered = 0, size_a = ts_trace_comm_size (t->trace, a->comm);
+      gboolean even = TRUE;
+      for (guint v = 0; v < t->collectives->len; v++)
+        {
+          const TsCollectiveUse *b = &g_array_index (t->collectives, TsCollectiveUse, v);
+          if (b->op != a->op || m->comm_class[b->comm] != klass)
+            continue;
+          guint size_b = ts_trace_comm_size (t->trace, b->comm);
+          covered += size_b;
+          even &= b->calls * size_a == a->calls * size_b;
+        }
+      if (covered != t->n_ranks || !even)
+        {
+          char name[64];
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "cannot extrapolate: %s runs %s on %s, but %s: at P the ranks that "
+                       "call it cannot be derived", t->path, ts_collective_name (a->op),
+                       ts_extrap_class_name (klass, name, sizeof name),
+                       covered != t->n_ranks ? "not every rank is in such a communicator"
+                                             : "not as often on each of them");
+          return FALSE;
+        }
+    }
+  return TRUE;
 }

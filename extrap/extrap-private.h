@@ -99,6 +99,10 @@ const char *ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *b
 gint ts_extrap_comm_class (const TsPattern *at, guint p, guint n, const guint32 *members);
 void ts_extrap_class_members (const TsExtrapModel *m, gint klass, guint r, GArray *out);
 const char *ts_extrap_class_name (gint klass, char *buffer, gsize size);
+/* FALSE and @error (a refusal) unless every rank of the largest input calls
+ * each operation it runs on a block or stride class's communicators, as
+ * often as the others (m->comm_class set). */
+gboolean ts_extrap_check_coverage (const TsExtrapModel *m, GError **error);
 
 /* The largest input: what the output is written from. */
 #define TS_EXTRAP_TEMPLATE(m) ((m)->inputs[(m)->n_inputs - 1])

@@ -8,6 +8,7 @@
  * anything is written, in every template rank's actions. */
 #include "extrap/extrap-private.h"
 
+#include <gio/gio.h>
 #include <string.h>
 
 /* A block in the making: one MPI call with one or two point-to-point
@@ -50,6 +51,7 @@ struct TsPartnerLoops {
   GArray **ordinal;              /* [template rank]: guint, the loop's ordinal */
   GArray *masks;                 /* [ordinal]: guint8[2] of rules consistent on every rank */
   guint unordered, xor_loops;    /* loops no rule describes; loops in XOR order */
+  guint master_singles;          /* the master's calls with single workers, outside loops */
 };
 
 static gboolean
@@ -75,8 +77,6 @@ guint
 ts_partner_loop_peer (TsLoopRule rule, guint r, guint p, const GArray *partners, guint k)
 {
   guint n = partners->len;
-  if (rule == TS_LOOP_XOR && !is_power_of_two (p))
-    rule = TS_LOOP_UP;   /* said in the notes */
   switch (rule)
     {
     case TS_LOOP_UP:
@@ -160,8 +160,13 @@ close_run (TsPartnerLoops *l, const TsPattern *pattern, guint t, guint p, const 
   if (run->n >= 2 && run->inner->len > 0 && n_trailing >= run->inner->len
       && same_tokens (trailing, run->inner->len, run->inner))
     run->end += run->inner->len;
+  /* The master's calls that address some workers only: which of the
+   * workers at P they are cannot be told (ts_partner_loops_find refuses). */
+  gboolean master = pattern->kind == TS_PATTERN_MASTER_WORKER && t == 0;
   if (run->n == 0 || n == 0 || run->n % n != 0)
     {
+      if (master)
+        l->master_singles += run->n;
       run->n = 0;
       return;
     }
@@ -173,6 +178,8 @@ close_run (TsPartnerLoops *l, const TsPattern *pattern, guint t, guint p, const 
         const guint32 *peers = &g_array_index (run->peers[s], guint32, c * n);
         if (!covers (partners, peers))
           {
+            if (master)
+              l->master_singles += run->n;
             run->n = 0;
             return;
           }
@@ -306,6 +313,8 @@ find_rank (TsPartnerLoops *l, const TsExtrapModel *m, const TsSpool *actions, gu
         {
           in_call = FALSE;
           gboolean block = !call.other && call.n_p2p > 0;
+          if (call.other && call.n_p2p > 0 && m->pattern.kind == TS_PATTERN_MASTER_WORKER && t == 0)
+            l->master_singles++;
           gboolean fits = n_between < MAX_BETWEEN
                           && (run.n != 1 || depth == 0)
                           && (run.n < 2 || same_tokens (between, n_between, run.inner));
@@ -378,28 +387,45 @@ ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions, GError **
         ts_partner_loops_free (l);
         return NULL;
       }
+  if (l->master_singles > 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "cannot extrapolate: the master makes %u MPI calls that exchange with some "
+                   "of its workers only, outside loops over all of them: which of the %u "
+                   "workers at %u ranks those are cannot be derived", l->master_singles,
+                   m->target - 1, m->target);
+      ts_partner_loops_free (l);
+      return NULL;
+    }
   /* Each place's rule, the same on every rank. */
   GArray *chosen = g_array_new (FALSE, FALSE, 2);
   for (guint o = 0; o < l->masks->len; o++)
     {
       const guint8 *mask = &g_array_index (l->masks, guint8, 2 * o);
       guint8 rule[2] = { 0xff, 0xff };
+      gboolean receive[2] = { FALSE, FALSE };
       for (guint t = 0; t < n; t++)
         for (guint i = 0; i < l->loops[t]->len; i++)
           if (g_array_index (l->ordinal[t], guint, i) == o)
             {
               const TsPartnerLoop *loop = &g_array_index (l->loops[t], TsPartnerLoop, i);
               for (guint s = 0; s < loop->n_slots; s++)
-                if (rule[s] == 0xff)
+                {
                   rule[s] = choose_rule (l, mask[s], loop->receive[s]);
+                  receive[s] = loop->receive[s];
+                }
               t = n;
               break;
             }
+      /* An order P lacks (XOR at no power of two) or no rule: a send takes
+       * its partners up and a receive down, so that step k of one rank
+       * meets step k of its partner (a Sendrecv loop stays a shift). */
       for (guint s = 0; s < 2; s++)
         {
-          l->xor_loops += rule[s] == TS_LOOP_XOR;
-          if (rule[s] == 0xff)
-            rule[s] = TS_LOOP_UP;
+          gboolean lacking = rule[s] == TS_LOOP_XOR && !is_power_of_two (m->target);
+          l->xor_loops += lacking;
+          if (lacking || rule[s] == 0xff)
+            rule[s] = receive[s] ? TS_LOOP_DOWN : TS_LOOP_UP;
         }
       g_array_append_vals (chosen, rule, 1);
     }
@@ -453,9 +479,10 @@ ts_partner_loops_describe (const TsPartnerLoops *l, guint target, GString *out)
   if (l->unordered > 0)
     g_string_append_printf (out, "  %u of their places take their partners in an order no "
                             "rule describes (the data's, as with MPI_ANY_SOURCE): written "
-                            "in rank offset order (all-to-all) or ascending (a master)\n", l->unordered);
-  if (l->xor_loops > 0 && !is_power_of_two (target))
+                            "in rank offset order, sends up and receives down (all-to-all), "
+                            "or ascending (a master)\n", l->unordered);
+  if (l->xor_loops > 0)
     g_string_append_printf (out, "  %u places take their partners in XOR order, which "
                             "%u ranks (no power of two) do not have: written in rank "
-                            "offset order\n", l->xor_loops, target);
+                            "offset order, sends up and receives down\n", l->xor_loops, target);
 }

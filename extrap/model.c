@@ -621,7 +621,11 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
         if (st[i].messages_along[k] > 0)
           ts_extrap_add_point (&pooled, faces (&at, k), bytes_along (st, i, k));
     }
-  if (pooled.n > 0 && !ts_extrap_fit_quantity (&pooled, TS_EXTRAP_BYTES_FLOOR, 0, error))
+  /* Kept above 0 up to the largest face it is evaluated at. */
+  double widest = 0;
+  for (guint k = 0; k < m->pattern.n_dims; k++)
+    widest = MAX (widest, faces (&m->at_target, k));
+  if (pooled.n > 0 && !ts_extrap_fit_quantity (&pooled, TS_EXTRAP_BYTES_FLOOR, widest, error))
     return FALSE;
   /* Judged on every dimension's own points, not on their averages: faces
    * that differ between dimensions at the same x are no common law. */
@@ -703,7 +707,7 @@ fit_collectives (TsExtrapModel *m, GError **error)
   m->comm_class = g_new (gint, MAX (n_comms, 1));
   for (guint c = 0; c < n_comms; c++)
     m->comm_class[c] = comm_class (t, &m->pattern, c);
-  return TRUE;
+  return ts_extrap_check_coverage (m, error);
 }
 
 /* ---- the whole model -------------------------------------------------------- */

@@ -124,25 +124,38 @@ two_way_slot (Synth *s, RankState *rs, guint q, gint32 tag, gboolean receive,
   return sent->data[seen] ^ 1;
 }
 
+/* @bytes of a message between template rank rs->t and @q, as at P: the
+ * model's factor for the class of its direction. */
+static guint64
+message_bytes (Synth *s, RankState *rs, guint64 bytes, guint q, gboolean receive)
+{
+  guint sender = receive ? q : rs->t, receiver = receive ? rs->t : q;
+  return (guint64) llround ((double) bytes
+                            * s->bytes_factor[ts_extrap_bytes_class (s->m, sender, receiver)]);
+}
+
 /* A message outside the loops over partners of an all-to-all or a
- * master/worker program: to the master it stays to the master; otherwise
- * it keeps its rank offset (the master's, its rank), left out where P has
- * no such rank. */
+ * master/worker program: to the master it stays to the master (the
+ * master's own calls with single workers are refused by loops.c);
+ * otherwise it keeps its signed rank offset (the shorter way round the
+ * template's ranks), so that a shift's receive meets its send whichever
+ * template ranks the two were written from. */
 static gint
-map_exchange_peer (Synth *s, RankState *rs, guint q, guint64 *bytes)
+map_exchange_peer (Synth *s, RankState *rs, guint q, gboolean receive, guint64 *bytes)
 {
   const TsExtrapModel *m = s->m;
-  guint pt = TS_EXTRAP_TEMPLATE (m)->n_ranks, p = m->target;
+  gint pt = (gint) TS_EXTRAP_TEMPLATE (m)->n_ranks, p = (gint) m->target;
   gint peer;
   if (m->pattern.kind == TS_PATTERN_MASTER_WORKER)
-    peer = q == 0 ? 0 : q < p ? (gint) q : -1;
+    peer = q == 0 ? 0 : -1;
   else
     {
-      guint offset = (q + pt - rs->t) % pt;
-      peer = offset < p ? (gint) ((rs->r + offset) % p) : -1;
+      gint d = ((gint) q - (gint) rs->t + pt) % pt;
+      if (d > pt / 2)
+        d -= pt;
+      peer = (((gint) rs->r + d) % p + p) % p;
     }
-  *bytes = (guint64) llround ((double) *bytes
-                              * s->bytes_factor[ts_extrap_bytes_class (m, rs->t, q)]);
+  *bytes = message_bytes (s, rs, *bytes, q, receive);
   return peer == (gint) rs->r ? -1 : peer;
 }
 
@@ -160,7 +173,7 @@ map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 
   if (q == rs->t)
     return (gint) rs->r;
   if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL || m->pattern.kind == TS_PATTERN_MASTER_WORKER)
-    return map_exchange_peer (s, rs, q, bytes);
+    return map_exchange_peer (s, rs, q, receive, bytes);
   guint slots[2], n = ts_extrap_slots (&m->pattern, rs->t, q, slots);
   if (n == 0)
     return -1;
@@ -458,9 +471,8 @@ repeat_loop (Synth *s, RankState *rs, const TsPartnerLoop *loop, const GArray *h
                                           rs->partners, k);
           slot++;
           guint t_peer = ts_trace_comm_world_rank (s->trace, a.comm, rs->t, (guint) a.peer);
-          guint64 bytes = (guint64) llround ((double) a.bytes
-                                             * s->bytes_factor[ts_extrap_bytes_class (
-                                                 m, rs->t, t_peer)]);
+          guint64 bytes = message_bytes (s, rs, a.bytes, t_peer,
+                                         a.kind == TS_ACTION_RECV || a.kind == TS_ACTION_IRECV);
           guint64 req = a.req;
           if (a.kind == TS_ACTION_ISEND || a.kind == TS_ACTION_IRECV)
             {

@@ -124,6 +124,13 @@ ts_archive_feed_next (TsArchiveFeed *f, const TsEventSink *sink, void *user_data
       f->last = e.tick;
       f->position++;
       n++;
+      if (e.type > EV_REQUEST_CANCELLED)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "rank %u, event %" G_GUINT64_FORMAT ": a logged event of unknown type %u",
+                       f->rank, f->position, e.type);
+          return -1;
+        }
       if (feed_event (f, sink, user_data, &e) != OTF2_CALLBACK_SUCCESS)
         break;
     }

@@ -185,6 +185,9 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
   if (src->writer)
     {
       s->feed = ts_archive_writer_feed_new (src->writer, rank, &s->error);
+      if (!s->feed && !s->error)
+        g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                     "%s: rank %u: the logged events cannot be read", src->trace->path, rank);
       src->streams->pdata[rank] = s;
       return s;
     }

@@ -58,9 +58,21 @@ ts_sweep_ranks_prepare (const TsSweep *s, const char *out, guint ranks, char **n
   g_autofree char *lock_path = g_strconcat (dir, ".lock", NULL);
   g_autofree char *trace = ts_sweep_ranks_trace (out, ranks);
   g_autofree char *key = ts_sweep_ranks_key (s, ranks);
+  /* Unlocked, two tasks could extrapolate into the same directory at once:
+   * no lock, no extrapolation. */
   int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  while (lock >= 0 && flock (lock, LOCK_EX) != 0 && errno == EINTR)
+  int locked = -1;
+  while (lock >= 0 && (locked = flock (lock, LOCK_EX)) != 0 && errno == EINTR)
     ;
+  if (lock < 0 || locked != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: cannot lock: %s",
+                   lock_path, g_strerror (saved));
+      if (lock >= 0)
+        close (lock);
+      return FALSE;
+    }
   g_autofree char *old = NULL;
   gboolean ok = TRUE;
   if (g_file_get_contents (key_path, &old, NULL, NULL) && g_str_equal (g_strstrip (old), key)
@@ -83,7 +95,6 @@ ts_sweep_ranks_prepare (const TsSweep *s, const char *out, guint ranks, char **n
       if (ok && note)
         *note = g_strdup_printf ("extrapolated the trace at %u ranks (%s)", ranks, trace);
     }
-  if (lock >= 0)
-    close (lock);
+  close (lock);
   return ok;
 }

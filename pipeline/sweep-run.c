@@ -305,12 +305,14 @@ static gboolean
 run_groups (const TsSweep *s, const char *out, GPtrArray *todo, const TsSweepRunOptions *o,
             const TsSweepRunOptions *opts, TsSweepTally *tally, GError **error)
 {
+  /* A first pass given is of the sweep's one trace, not of extrapolated ones. */
+  const TsRunShared *given = ts_sweep_trace (s) ? o->shared : NULL;
   g_autoptr (GPtrArray) rest = g_ptr_array_copy (todo, NULL, NULL);
   while (rest->len > 0)
     {
       const char *trace = ((Point *) g_ptr_array_index (rest, 0))->options.trace;
       g_autoptr (GPtrArray) group = g_ptr_array_new ();
-      GPtrArray *later = g_ptr_array_new ();
+      g_autoptr (GPtrArray) later = g_ptr_array_new ();
       for (guint i = 0; i < rest->len; i++)
         {
           Point *p = g_ptr_array_index (rest, i);
@@ -320,19 +322,33 @@ run_groups (const TsSweep *s, const char *out, GPtrArray *todo, const TsSweepRun
                                ? g_build_filename (out, "inputs", "first-pass.cache", NULL)
                                : first_pass_beside (trace);
       gboolean loaded = FALSE;
+      g_autoptr (GError) local = NULL;
       g_clear_pointer (&tally->first_pass, g_free);
       g_autoptr (TsRunShared) own
-        = o->shared ? NULL
-                    : ts_run_shared_cached (trace, ts_sweep_wait_states (s), cache, &loaded,
-                                            &tally->first_pass, error);
+        = given ? NULL
+                : ts_run_shared_cached (trace, ts_sweep_wait_states (s), cache, &loaded,
+                                        &tally->first_pass, &local);
       if ((o->log || o->progress) && tally->first_pass)
         fprintf (stderr, "sweep: %s\n", tally->first_pass);
-      if (o->shared || own)
-        run_pool (group, o->shared ? o->shared : own, opts, tally);
+      if (given || own)
+        run_pool (group, given ? given : own, opts, tally);
+      else if (ts_sweep_trace (s))
+        {
+          /* The sweep's one trace cannot be read: nothing can run. */
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      else
+        /* One rank count's trace: its points fail, with the reason. */
+        for (guint i = 0; i < group->len; i++)
+          {
+            Point *p = g_ptr_array_index (group, i);
+            ts_output_dir_write_file (p->error_path, local->message, strlen (local->message),
+                                      NULL);
+            tally->failed++;
+          }
       g_ptr_array_unref (rest);
-      rest = later;
-      if (!o->shared && !own)
-        return FALSE;
+      rest = g_steal_pointer (&later);
     }
   return TRUE;
 }

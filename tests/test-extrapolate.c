@@ -599,12 +599,14 @@ test_all_to_all (void **state)
 }
 
 /* Master/worker, weak scaling: per iteration the master sends each worker
- * 1000 bytes of work (MPI_Send, workers in ascending order), each worker
+ * @work bytes of work (MPI_Send, workers in ascending order), each worker
  * computes 0.01 s in region work and returns 100 bytes (MPI_Send), which
  * the master receives in ascending order (MPI_Recv); the master computes
- * 0.001 s per worker in region gather after each receive; 4 iterations. */
+ * 0.001 s per worker in region gather after each receive; 4 iterations.
+ * With @single, the master first sends each worker 8 bytes, one MPI_Send
+ * at a time between calls of MPI_Comm_rank: no loop over the workers. */
 static char *
-master_worker_script (guint p)
+mw_script (guint p, guint work, gboolean single)
 {
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "ranks %u\n", p);
@@ -613,17 +615,26 @@ master_worker_script (guint p)
   for (guint w = 1; w < p; w++)
     g_string_append_printf (s, "%u 0 enter main\n", w);
   double worker_clock[16] = { 0 };
+  for (guint w = 1; single && w < p; w++)
+    {
+      g_string_append_printf (s, "0 %.9f enter MPI_Send\n0 %.9f send %u bytes=8\n"
+                              "0 %.9f leave\n0 %.9f enter MPI_Comm_rank\n0 %.9f leave\n"
+                              "%u 0 enter MPI_Recv\n%u %.9f recv 0 bytes=8\n%u %.9f leave\n",
+                              t, t, w, t + 1e-5, t + 1e-5, t + 2e-5, w, w, t + 2e-5, w, t + 2e-5);
+      worker_clock[w] = t + 2e-5;
+      t += 2e-5;
+    }
   for (guint it = 0; it < 4; it++)
     {
       for (guint w = 1; w < p; w++, t += 1e-5)
         {
-          g_string_append_printf (s, "0 %.9f enter MPI_Send\n0 %.9f send %u bytes=1000\n"
-                                  "0 %.9f leave\n", t, t, w, t + 1e-5);
+          g_string_append_printf (s, "0 %.9f enter MPI_Send\n0 %.9f send %u bytes=%u\n"
+                                  "0 %.9f leave\n", t, t, w, work, t + 1e-5);
           double c = MAX (worker_clock[w], t);
-          g_string_append_printf (s, "%u %.9f enter MPI_Recv\n%u %.9f recv 0 bytes=1000\n"
+          g_string_append_printf (s, "%u %.9f enter MPI_Recv\n%u %.9f recv 0 bytes=%u\n"
                                   "%u %.9f leave\n%u %.9f enter work\n%u %.9f leave\n"
                                   "%u %.9f enter MPI_Send\n%u %.9f send 0 bytes=100\n"
-                                  "%u %.9f leave\n", w, worker_clock[w], w, c + 2e-5, w,
+                                  "%u %.9f leave\n", w, worker_clock[w], w, c + 2e-5, work, w,
                                   c + 2e-5, w, c + 2e-5, w, c + 0.01002, w, c + 0.01002, w,
                                   c + 0.01002, w, c + 0.01003);
           worker_clock[w] = c + 0.01003;
@@ -642,6 +653,25 @@ master_worker_script (guint p)
   for (guint w = 1; w < p; w++)
     g_string_append_printf (s, "%u %.9f leave\n", w, MAX (worker_clock[w], t));
   return g_string_free (s, FALSE);
+}
+
+static char *
+master_worker_script (guint p)
+{
+  return mw_script (p, 1000, FALSE);
+}
+
+/* Strong scaling: 1200 bytes of work in all, 1200 / (P - 1) to each. */
+static char *
+master_worker_strong_script (guint p)
+{
+  return mw_script (p, p > 1 ? 1200 / (p - 1) : 1200, FALSE);
+}
+
+static char *
+master_worker_single_script (guint p)
+{
+  return mw_script (p, 1000, TRUE);
 }
 
 /* Master/worker at 2, 3 and 4 ranks to 8 (at 1 rank there is no worker).
@@ -894,6 +924,135 @@ test_communicator_classes (void **state)
   assert_int_equal (ts_extrap_comm_class (&none, 27, 4, odd), TS_COMM_OTHER_CLASS);
 }
 
+/* Strong-scaling master/worker at 2, 3, 4 ranks to 8: the work messages
+ * shrink (1200, 600, 400 bytes), the results do not (100). Whatever the
+ * fitted size at 8, a message carries it on both ends: the master sends
+ * each worker as many bytes as the worker receives from it, and receives
+ * from it as many as it sends (400 in 4 results). */
+static void
+test_master_worker_sizes_agree (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-mw-strong");
+  g_autoptr (TsScaleProfile) p = extrapolate_from (work, master_worker_strong_script,
+                                                   (const guint[]) { 2, 3, 4 },
+                                                   TS_BOUNDARIES_UNKNOWN);
+  for (guint w = 1; w < 8; w++)
+    {
+      const TsPeerTraffic *m = &g_array_index (p->traffic[0], TsPeerTraffic, w - 1);
+      const TsPeerTraffic *k = &g_array_index (p->traffic[w], TsPeerTraffic, 0);
+      assert_int_equal (m->peer, w);
+      assert_int_equal (m->bytes_sent, k->bytes_received);
+      assert_int_equal (k->bytes_sent, m->bytes_received);
+      assert_int_equal (k->bytes_sent, 400);
+    }
+  ts_test_rmtree (work);
+}
+
+/* A master that first sends its workers a message each, one call at a
+ * time with other calls between (no loop over all of them: 1, 2, 3 calls
+ * at 2, 3, 4 ranks): at 8 ranks which workers those calls address cannot
+ * be derived; refused, counting the 3 calls of the largest input. */
+static void
+test_master_single_worker_refused (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-mw-single");
+  char *t[3];
+  script_series (work, master_worker_single_script, (const guint[]) { 2, 3, 4 }, t);
+  assert_refused (work, (const char *[]) { t[0], t[1], t[2] }, 3, "8",
+                  "the master makes 3 MPI calls that exchange with some of its workers only");
+  free_series (3, t);
+  ts_test_rmtree (work);
+}
+
+/* A pairwise exchange: per iteration, for k = 1 .. P - 1, an MPI_Sendrecv
+ * with rank r ^ k (sending and receiving 64 bytes); 2 iterations, at 1, 2
+ * and 4 ranks, to 6. At 4 ranks the order is XOR's, which 6 ranks do not
+ * have: sends go up (r + k) and receives come from down (r - k), so step
+ * k of one rank meets step k of its partner and the blocking exchanges
+ * replay; each rank has the 5 others as partners, 2 messages each way. */
+static char *
+xor_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint it = 0; it < 2; it++)
+        for (guint k = 1; k < p; k++, t += 1e-4)
+          g_string_append_printf (s, "%u %.6f enter MPI_Sendrecv\n%u %.6f send %u bytes=64\n"
+                                  "%u %.6f recv %u bytes=64\n%u %.6f leave\n", r, t, r, t, r ^ k,
+                                  r, t + 5e-5, r ^ k, r, t + 5e-5);
+      g_string_append_printf (s, "%u %.6f leave\n", r, t + 1e-3);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_xor_order_at_no_power_of_two (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-xor");
+  char *t[3];
+  script_series (work, xor_script, (const guint[]) { 1, 2, 4 }, t);
+  g_autofree char *out = g_build_filename (work, "np6", NULL);
+  TsExtrapolateOptions o = { .ranks = 6, .output_dir = out };
+  GError *error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  assert_non_null (strstr (text->str, "in XOR order, which 6 ranks"));
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  for (guint r = 0; r < 6; r++)
+    {
+      assert_int_equal (p->partners[r]->len, 5);
+      for (guint i = 0; i < 5; i++)
+        assert_int_equal (g_array_index (p->traffic[r], TsPeerTraffic, i).sent, 2);
+    }
+  assert_replays (work, "np6", "pairwise exchange");
+  ts_test_rmtree (work);
+}
+
+/* Collectives on the nodes' leaders only (ranks 0, 2, 4, ... of a 2-rank
+ * node, the others outside it, as MPI_Comm_split with MPI_UNDEFINED
+ * leaves them): at P the ranks that call it cannot be derived; refused. */
+static char *
+leaders_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\ncomm leaders", p);
+  for (guint r = 0; r < p; r += 2)
+    g_string_append_printf (s, " %u", r);
+  g_string_append (s, "\n");
+  for (guint r = 0; r < p; r++)
+    {
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      if (r % 2 == 0)
+        g_string_append_printf (s, "%u 0.01 enter MPI_Allreduce\n%u 0.01 coll_begin\n"
+                                "%u 0.011 coll_end allreduce comm=leaders sent=8 recv=8\n"
+                                "%u 0.011 leave\n", r, r, r, r);
+      g_string_append_printf (s, "%u 0.05 leave\n", r);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_leaders_only_refused (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-leaders");
+  char *t[3];
+  script_series (work, leaders_script, (const guint[]) { 6, 8, 10 }, t);
+  assert_refused (work, (const char *[]) { t[0], t[1], t[2] }, 3, "16",
+                  "allreduce on every 2-th rank, but not every rank is in such a communicator");
+  free_series (3, t);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -911,6 +1070,10 @@ main (void)
     cmocka_unit_test (test_partitioned_and_nonblocking_collectives),
     cmocka_unit_test (test_hierarchical_communicators),
     cmocka_unit_test (test_communicator_classes),
+    cmocka_unit_test (test_master_worker_sizes_agree),
+    cmocka_unit_test (test_master_single_worker_refused),
+    cmocka_unit_test (test_xor_order_at_no_power_of_two),
+    cmocka_unit_test (test_leaders_only_refused),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
