@@ -79,6 +79,7 @@ typedef struct {
   double messages_per_neighbour;   /* the same at every scale */
   GArray *collectives;             /* TsCollectiveModel */
   gint *comm_class;                /* [communicator of the largest input]: a class */
+  GPtrArray *per_partner;          /* names of regions entered once per partner (P - 1 times) */
 } TsExtrapModel;
 
 /* Classes of messages whose bytes are modelled apart (m->bytes[k]): a

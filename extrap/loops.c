@@ -52,6 +52,7 @@ struct TsPartnerLoops {
   GArray *masks;                 /* [ordinal]: guint8[2] of rules consistent on every rank */
   guint unordered, xor_loops;    /* loops no rule describes; loops in XOR order */
   guint master_singles;          /* the master's calls with single workers, outside loops */
+  GHashTable *looped;            /* regions entered between the calls of a loop */
 };
 
 static gboolean
@@ -184,6 +185,12 @@ close_run (TsPartnerLoops *l, const TsPattern *pattern, guint t, guint p, const 
             return;
           }
       }
+  for (guint i = 0; i < run->inner->len; i++)
+    {
+      const Token *token = &g_array_index (run->inner, Token, i);
+      if (token->kind == TS_ACTION_ENTER)
+        g_hash_table_add (l->looped, GUINT_TO_POINTER (token->region));
+    }
   for (guint c = 0; c < chunks; c++)
     {
       TsPartnerLoop loop = {
@@ -365,6 +372,29 @@ choose_rule (TsPartnerLoops *l, guint8 mask, gboolean receive)
   return 0xff;
 }
 
+/* A region the inputs enter once per partner aligned only because a loop
+ * over the partners enters it: refused if no loop found does, since the
+ * output would keep the largest input's count. */
+static gboolean
+check_per_partner (const TsPartnerLoops *l, const TsExtrapModel *m, GError **error)
+{
+  const TsTrace *trace = TS_EXTRAP_TEMPLATE (m)->trace;
+  for (guint i = 0; i < m->per_partner->len; i++)
+    {
+      const char *name = g_ptr_array_index (m->per_partner, i);
+      gint region = ts_trace_region_by_name (trace, name);
+      if (region >= 0 && g_hash_table_contains (l->looped, GINT_TO_POINTER (region)))
+        continue;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "cannot extrapolate: %s is entered once per partner at every scale, but in "
+                   "no loop over the partners tracesim recognises (calls of one shape, each "
+                   "to one partner, with %s between them): the output would keep the largest "
+                   "input's count", name, name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 TsPartnerLoops *
 ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions, GError **error)
 {
@@ -374,6 +404,7 @@ ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions, GError **
   l->loops = g_new0 (GArray *, n);
   l->ordinal = g_new0 (GArray *, n);
   l->masks = g_array_new (FALSE, FALSE, 2);
+  l->looped = g_hash_table_new (NULL, NULL);
   for (guint t = 0; t < n; t++)
     {
       l->loops[t] = g_array_new (FALSE, FALSE, sizeof (TsPartnerLoop));
@@ -387,6 +418,11 @@ ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions, GError **
         ts_partner_loops_free (l);
         return NULL;
       }
+  if (!check_per_partner (l, m, error))
+    {
+      ts_partner_loops_free (l);
+      return NULL;
+    }
   if (l->master_singles > 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -457,6 +493,7 @@ ts_partner_loops_free (TsPartnerLoops *l)
   g_free (l->loops);
   g_free (l->ordinal);
   g_array_unref (l->masks);
+  g_hash_table_unref (l->looped);
   g_free (l);
 }
 

@@ -20,6 +20,7 @@ ts_extrap_model_free (TsExtrapModel *m)
   g_free (m->inputs);
   g_clear_pointer (&m->regions, g_ptr_array_unref);
   g_clear_pointer (&m->collectives, g_array_unref);
+  g_clear_pointer (&m->per_partner, g_ptr_array_unref);
   g_free (m->comm_class);
   g_free (m);
 }
@@ -226,6 +227,9 @@ check_alignment (const TsExtrapModel *m, GError **error)
           /* Entered once per partner in a loop over them: P - 1 times. */
           per_partner &= p_last > 1 && here * (p_last - 1) == last * (m->p[i] - 1);
         }
+      /* Checked against the loops found when the trace is written. */
+      if (!same && per_partner)
+        g_ptr_array_add (m->per_partner, g_strdup (sorted[k]));
       if (same || per_partner || ++bad > 8)
         continue;
       g_string_append_printf (lines, "\n  %s:", sorted[k]);
@@ -747,6 +751,7 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
   m->target = target;
   m->regions = g_ptr_array_new_with_free_func (ts_extrap_region_model_free);
   m->collectives = g_array_new (FALSE, FALSE, sizeof (TsCollectiveModel));
+  m->per_partner = g_ptr_array_new_with_free_func (g_free);
   if (n > MAX_INPUTS)
     {
       refuse (error, "%u traces given; at most %d are used", n, MAX_INPUTS);

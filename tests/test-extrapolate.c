@@ -606,7 +606,7 @@ test_all_to_all (void **state)
  * With @single, the master first sends each worker 8 bytes, one MPI_Send
  * at a time between calls of MPI_Comm_rank: no loop over the workers. */
 static char *
-mw_script (guint p, guint work, gboolean single)
+mw_script (guint p, guint work, gboolean single, gboolean gather_apart)
 {
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "ranks %u\n", p);
@@ -644,10 +644,14 @@ mw_script (guint p, guint work, gboolean single)
       for (guint w = 1; w < p; w++)
         {
           g_string_append_printf (s, "0 %.9f enter MPI_Recv\n0 %.9f recv %u bytes=100\n"
-                                  "0 %.9f leave\n0 %.9f enter gather\n0 %.9f leave\n", t,
-                                  t + 1e-5, w, t + 1e-5, t + 1e-5, t + 0.00101);
-          t += 0.00101;
+                                  "0 %.9f leave\n", t, t + 1e-5, w, t + 1e-5);
+          t += 1e-5;
+          if (!gather_apart)
+            g_string_append_printf (s, "0 %.9f enter gather\n0 %.9f leave\n", t, t + 0.001);
+          t += gather_apart ? 0 : 0.001;
         }
+      for (guint w = 1; gather_apart && w < p; w++, t += 0.001)
+        g_string_append_printf (s, "0 %.9f enter gather\n0 %.9f leave\n", t, t + 0.001);
     }
   g_string_append_printf (s, "0 %.9f leave\n", t);
   for (guint w = 1; w < p; w++)
@@ -658,20 +662,27 @@ mw_script (guint p, guint work, gboolean single)
 static char *
 master_worker_script (guint p)
 {
-  return mw_script (p, 1000, FALSE);
+  return mw_script (p, 1000, FALSE, FALSE);
 }
 
 /* Strong scaling: 1200 bytes of work in all, 1200 / (P - 1) to each. */
 static char *
 master_worker_strong_script (guint p)
 {
-  return mw_script (p, p > 1 ? 1200 / (p - 1) : 1200, FALSE);
+  return mw_script (p, p > 1 ? 1200 / (p - 1) : 1200, FALSE, FALSE);
 }
 
 static char *
 master_worker_single_script (guint p)
 {
-  return mw_script (p, 1000, TRUE);
+  return mw_script (p, 1000, TRUE, FALSE);
+}
+
+/* The gathers after all the receives, not between them. */
+static char *
+master_worker_apart_script (guint p)
+{
+  return mw_script (p, 1000, FALSE, TRUE);
 }
 
 /* Master/worker at 2, 3 and 4 ranks to 8 (at 1 rank there is no worker).
@@ -966,6 +977,23 @@ test_master_single_worker_refused (void **state)
   ts_test_rmtree (work);
 }
 
+/* A master whose gather (entered once per worker: 4, 8, 12 times at 2, 3,
+ * 4 ranks) follows all its receives instead of each: no loop over the
+ * workers enters it, so the output would keep 12 gathers at 8 ranks;
+ * refused, naming it. */
+static void
+test_per_partner_region_outside_loops_refused (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-mw-apart");
+  char *t[3];
+  script_series (work, master_worker_apart_script, (const guint[]) { 2, 3, 4 }, t);
+  assert_refused (work, (const char *[]) { t[0], t[1], t[2] }, 3, "8",
+                  "gather is entered once per partner at every scale, but in no loop");
+  free_series (3, t);
+  ts_test_rmtree (work);
+}
+
 /* A pairwise exchange: per iteration, for k = 1 .. P - 1, an MPI_Sendrecv
  * with rank r ^ k (sending and receiving 64 bytes); 2 iterations, at 1, 2
  * and 4 ranks, to 6. At 4 ranks the order is XOR's, which 6 ranks do not
@@ -1072,6 +1100,7 @@ main (void)
     cmocka_unit_test (test_communicator_classes),
     cmocka_unit_test (test_master_worker_sizes_agree),
     cmocka_unit_test (test_master_single_worker_refused),
+    cmocka_unit_test (test_per_partner_region_outside_loops_refused),
     cmocka_unit_test (test_xor_order_at_no_power_of_two),
     cmocka_unit_test (test_leaders_only_refused),
   };
