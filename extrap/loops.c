@@ -395,44 +395,11 @@ check_per_partner (const TsPartnerLoops *l, const TsExtrapModel *m, GError **err
   return TRUE;
 }
 
-TsPartnerLoops *
-ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions, GError **error)
+/* Each place's rule, the same on every rank, set on every loop. */
+static void
+choose_rules (TsPartnerLoops *l, const TsExtrapModel *m)
 {
-  guint n = TS_EXTRAP_TEMPLATE (m)->n_ranks;
-  TsPartnerLoops *l = g_new0 (TsPartnerLoops, 1);
-  l->n_ranks = n;
-  l->loops = g_new0 (GArray *, n);
-  l->ordinal = g_new0 (GArray *, n);
-  l->masks = g_array_new (FALSE, FALSE, 2);
-  l->looped = g_hash_table_new (NULL, NULL);
-  for (guint t = 0; t < n; t++)
-    {
-      l->loops[t] = g_array_new (FALSE, FALSE, sizeof (TsPartnerLoop));
-      l->ordinal[t] = g_array_new (FALSE, FALSE, sizeof (guint));
-    }
-  gboolean grows = m->pattern.kind == TS_PATTERN_ALL_TO_ALL
-                   || m->pattern.kind == TS_PATTERN_MASTER_WORKER;
-  for (guint t = 0; grows && t < n; t++)
-    if (!find_rank (l, m, actions, t, error))
-      {
-        ts_partner_loops_free (l);
-        return NULL;
-      }
-  if (!check_per_partner (l, m, error))
-    {
-      ts_partner_loops_free (l);
-      return NULL;
-    }
-  if (l->master_singles > 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "cannot extrapolate: the master makes %u MPI calls that exchange with some "
-                   "of its workers only, outside loops over all of them: which of the %u "
-                   "workers at %u ranks those are cannot be derived", l->master_singles,
-                   m->target - 1, m->target);
-      ts_partner_loops_free (l);
-      return NULL;
-    }
+  guint n = l->n_ranks;
   /* Each place's rule, the same on every rank. */
   GArray *chosen = g_array_new (FALSE, FALSE, 2);
   for (guint o = 0; o < l->masks->len; o++)
@@ -477,6 +444,47 @@ ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions, GError **
               loop->rule[s] = TS_LOOP_ASCENDING;
       }
   g_array_unref (chosen);
+}
+
+TsPartnerLoops *
+ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions, GError **error)
+{
+  guint n = TS_EXTRAP_TEMPLATE (m)->n_ranks;
+  TsPartnerLoops *l = g_new0 (TsPartnerLoops, 1);
+  l->n_ranks = n;
+  l->loops = g_new0 (GArray *, n);
+  l->ordinal = g_new0 (GArray *, n);
+  l->masks = g_array_new (FALSE, FALSE, 2);
+  l->looped = g_hash_table_new (NULL, NULL);
+  for (guint t = 0; t < n; t++)
+    {
+      l->loops[t] = g_array_new (FALSE, FALSE, sizeof (TsPartnerLoop));
+      l->ordinal[t] = g_array_new (FALSE, FALSE, sizeof (guint));
+    }
+  gboolean grows = m->pattern.kind == TS_PATTERN_ALL_TO_ALL
+                   || m->pattern.kind == TS_PATTERN_MASTER_WORKER;
+  for (guint t = 0; grows && t < n; t++)
+    if (!find_rank (l, m, actions, t, error))
+      {
+        ts_partner_loops_free (l);
+        return NULL;
+      }
+  if (!check_per_partner (l, m, error))
+    {
+      ts_partner_loops_free (l);
+      return NULL;
+    }
+  if (l->master_singles > 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "cannot extrapolate: the master makes %u MPI calls that exchange with some "
+                   "of its workers only, outside loops over all of them: which of the %u "
+                   "workers at %u ranks those are cannot be derived", l->master_singles,
+                   m->target - 1, m->target);
+      ts_partner_loops_free (l);
+      return NULL;
+    }
+  choose_rules (l, m);
   return l;
 }
 
