@@ -208,6 +208,9 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolea
   guint n = ts_calibration_n_ranks (p);
   fprintf (out, "trace:      %s\n", ts_trace_path (trace));
   fprintf (out, "creator:    %s\n", *ts_trace_creator (trace) ? ts_trace_creator (trace) : "(unknown)");
+  fprintf (out, "cpu time:   %s\n", ts_trace_has_cpu_time (trace)
+                                      ? "recorded (run --cpu-time takes compute from it)"
+                                      : "not recorded (tracesim-record --cpu-time records it)");
   fprintf (out, "ranks:      %u\n", n);
   report_nodes (out, trace);
   fprintf (out, "events:     %" G_GUINT64_FORMAT "\n", ts_calibration_events (p));

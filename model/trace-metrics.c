@@ -130,6 +130,12 @@ ts_trace_set_compute_clock (TsTrace *t, TsComputeClock clock, GError **error)
   return TRUE;
 }
 
+gboolean
+ts_trace_has_cpu_time (const TsTrace *t)
+{
+  return t->cpu_metric != OTF2_UNDEFINED_METRIC;
+}
+
 TsComputeClock
 ts_trace_compute_clock (const TsTrace *t)
 {

@@ -54,6 +54,8 @@ typedef enum {
  * "cpu_time", Score-P's "ru_utime"). */
 gboolean ts_trace_set_compute_clock (TsTrace *trace, TsComputeClock clock, GError **error);
 TsComputeClock ts_trace_compute_clock (const TsTrace *trace);
+/* Whether @trace has a CPU time metric TS_COMPUTE_CPU can take compute from. */
+gboolean ts_trace_has_cpu_time (const TsTrace *trace);
 
 /* Open the archive whose anchor file is @anchor_path (".../traces.otf2") and
  * read its global definitions. Returns NULL and sets @error on failure. */

@@ -114,6 +114,8 @@ ts_info_to_json (const TsTrace *trace, const TsCalibration *c)
   json_builder_add_string_value (b, ts_trace_path (trace));
   json_builder_set_member_name (b, "creator");
   json_builder_add_string_value (b, ts_trace_creator (trace));
+  json_builder_set_member_name (b, "cpu_time_recorded");
+  json_builder_add_boolean_value (b, ts_trace_has_cpu_time (trace));
   json_builder_set_member_name (b, "ranks");
   json_builder_add_int_value (b, ts_calibration_n_ranks (c));
   /* The host of each rank where the trace records it; [] otherwise. */

@@ -63,6 +63,10 @@ TS_RECORD_LIB=$lib "$MPIEXEC" -n 2 sh "$builddir/recorder/tracesim-record" -o "$
   END { exit !(metrics == regions && regions > 0 && bad == 0) }' \
   || fail "not one reading at the time of every ENTER and LEAVE"
 "$builddir/tracesim" run "$work/cpu/traces.otf2" --cpu-time -o "$work/run-cpu" -q || fail "run --cpu-time failed"
+"$builddir/tracesim" info --no-replay "$work/cpu/traces.otf2" | grep -q "^cpu time:   recorded" \
+  || fail "info does not say the CPU time is recorded"
+"$builddir/tracesim" info --no-replay "$work/trace/traces.otf2" | grep -q "^cpu time:   not recorded" \
+  || fail "info does not say the CPU time is not recorded"
 "$builddir/tracesim" run "$work/trace/traces.otf2" --cpu-time -o "$work/run-nocpu" -q 2> "$work/err-nocpu" \
   && fail "--cpu-time accepted a trace without CPU time"
 grep -q "$work/trace/traces.otf2: no CPU time metric" "$work/err-nocpu" || fail "$(cat "$work/err-nocpu")"
