@@ -4,7 +4,8 @@
 # slurm-on-one-machine.md), everything in one scratch directory, nothing
 # under /etc touched. The job array sweep.sbatch is submitted as written,
 # the test waits for its tasks, collects, and compares the table with a
-# local run's: identical, byte for byte. Skipped, saying why, only where
+# local run's: identical, byte for byte; then the same for a sweep over
+# rank counts (extrapolated by the tasks themselves). Skipped, saying why, only where
 # Slurm cannot be started (not root, packages missing); CI runs it as root.
 set -u
 builddir=${top_builddir:-.}
@@ -86,4 +87,30 @@ done
 cmp -s "$work/slurm-out/results.csv" "$work/local/results.csv" \
   || fail "Slurm's table differs: $(diff "$work/slurm-out/results.csv" "$work/local/results.csv" | head)"
 tasks=$(ls "$work/slurm-out/slurm" | grep -c "^${job}_")
-echo "slurm: job $job ran $tasks tasks; the collected table equals the local run's"
+
+# A sweep over rank counts: 2 rank counts x 2 placements. Points 0 and 1
+# (16 ranks) and 2 and 3 (36) are neighbours in the array, which runs as
+# many tasks at once as the node has CPUs, so the two tasks of a rank count
+# can start together: they take turns on its lock (one makes np<P>/, the
+# other reads it). Their table equals a local run's, byte for byte.
+for p in 4 9 16; do
+  "$builddir/ts-tracegen" grid -o "$work/g$p" --ranks $p --iterations 5 --strong > /dev/null \
+    || fail "ts-tracegen grid $p"
+done
+printf '[sweep]\nextrapolate = g4/traces.otf2, g9/traces.otf2, g16/traces.otf2\n[parameters]\nranks = 16, 36\nplacement = block, cyclic\n' > "$work/r.sweep"
+"$tracesim" sweep "$work/r.sweep" -o "$work/r-local" -q > /dev/null || fail "the local ranks sweep"
+"$tracesim" sweep "$work/r.sweep" -o "$work/r-slurm" --slurm --array-parallel 4 > "$work/r.log" \
+  || fail "--slurm (ranks): $(cat "$work/r.log")"
+rjob=$(sbatch --parsable "$work/r-slurm/sweep.sbatch") || fail "sbatch refused the ranks script"
+i=0
+while squeue -h -j "$rjob" 2> /dev/null | grep -q .; do
+  i=$((i + 1)); [ $i -lt 1200 ] || fail "job $rjob still queued after 120 s: $(squeue)"; sleep 0.1
+done
+"$tracesim" sweep "$work/r.sweep" -o "$work/r-slurm" --collect -q > /dev/null \
+  || fail "--collect (ranks): a task failed: $(cat "$work"/r-slurm/slurm/*.out)"
+cmp -s "$work/r-slurm/results.csv" "$work/r-local/results.csv" \
+  || fail "Slurm's ranks table differs: $(diff "$work/r-slurm/results.csv" "$work/r-local/results.csv" | head)"
+for p in 16 36; do
+  [ -f "$work/r-slurm/inputs/extrapolated/np$p.key" ] || fail "np$p was not extrapolated whole"
+done
+echo "slurm: job $job ran $tasks tasks, job $rjob a sweep over rank counts; the collected tables equal the local runs'"
