@@ -56,13 +56,6 @@ struct TsPartnerLoops {
 };
 
 static gboolean
-is_p2p (guint8 kind)
-{
-  return kind == TS_ACTION_SEND || kind == TS_ACTION_RECV || kind == TS_ACTION_ISEND
-         || kind == TS_ACTION_IRECV;
-}
-
-static gboolean
 is_receive (guint8 kind)
 {
   return kind == TS_ACTION_RECV || kind == TS_ACTION_IRECV;
@@ -251,7 +244,7 @@ add_block (Run *run, const Call *c, guint64 end, const GArray *between, guint n_
 static void
 call_add (Call *c, const TsTrace *trace, guint t, const TsAction *a)
 {
-  if (is_p2p (a->kind) && a->peer >= 0 && c->n_p2p < 2)
+  if (ts_action_is_message (a->kind) && a->peer >= 0 && c->n_p2p < 2)
     {
       guint s = c->n_p2p++;
       c->kind[s] = a->kind;

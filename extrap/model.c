@@ -204,7 +204,7 @@ ts_extrap_input_names (const TsExtrapModel *m, gsize offset,
 }
 
 static gboolean
-check_alignment (const TsExtrapModel *m, GError **error)
+check_alignment (TsExtrapModel *m, GError **error)
 {
   g_autoptr (GHashTable) names
     = ts_extrap_input_names (m, G_STRUCT_OFFSET (TsScaleProfile, visits), aligns);

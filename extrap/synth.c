@@ -185,17 +185,23 @@ map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 
   return peer;
 }
 
+/* What a request to or from output @peer (-1: left out) was posted as. */
+static Posted *
+posted_new (gboolean receive, gint peer, gint32 tag, guint64 bytes)
+{
+  Posted *p = g_new0 (Posted, 1);
+  *p = (Posted) { receive, peer < 0, (guint32) MAX (peer, 0), tag, bytes };
+  return p;
+}
+
 /* Write @a to output @peer (-1: left out) with @bytes, under request @req. */
 static void
 post (Synth *s, RankState *rs, const TsAction *a, gint peer, guint64 bytes, guint64 req)
 {
   gboolean receive = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
   if (a->kind == TS_ACTION_ISEND || a->kind == TS_ACTION_IRECV)
-    {
-      Posted *p = g_new (Posted, 1);
-      *p = (Posted) { receive, peer < 0, (guint32) MAX (peer, 0), a->tag, bytes };
-      g_hash_table_insert (rs->posted, g_memdup2 (&req, sizeof req), p);
-    }
+    g_hash_table_insert (rs->posted, g_memdup2 (&req, sizeof req),
+                         posted_new (receive, peer, a->tag, bytes));
   if (peer < 0)
     return;
   guint r = rs->r;
@@ -327,9 +333,8 @@ partitioned (Synth *s, RankState *rs, const TsAction *a)
       gboolean receive = a->direction == TS_PARTITIONED_RECV;
       guint64 bytes;
       gint peer = map_peer (s, rs, a, receive, &bytes);
-      Posted *p = g_new0 (Posted, 1);
-      *p = (Posted) { receive, peer < 0, (guint32) MAX (peer, 0), a->tag, bytes };
-      g_hash_table_insert (rs->partitioned, g_memdup2 (&a->req, sizeof a->req), p);
+      g_hash_table_insert (rs->partitioned, g_memdup2 (&a->req, sizeof a->req),
+                           posted_new (receive, peer, a->tag, bytes));
       if (peer >= 0)
         ts_archive_writer_partitioned (s->w, r, rs->clock,
                                        receive ? TS_P_PRECV_INIT : TS_P_PSEND_INIT, a->req,
@@ -461,8 +466,7 @@ repeat_loop (Synth *s, RankState *rs, const TsPartnerLoop *loop, const GArray *h
           TsAction a = g_array_index (held, TsAction, i);
           if (a.kind == TS_ACTION_COMPUTE && !is_mpi_call (s->trace, a.region))
             a.seconds *= spread;
-          if (!(a.kind == TS_ACTION_SEND || a.kind == TS_ACTION_RECV
-                || a.kind == TS_ACTION_ISEND || a.kind == TS_ACTION_IRECV) || a.peer < 0)
+          if (!ts_action_is_message (a.kind) || a.peer < 0)
             {
               write_action (s, rs, &a);
               continue;

@@ -111,6 +111,14 @@ ts_action_phase (const TsAction *a, guint32 *call, guint32 *caller)
   return TRUE;
 }
 
+/* A message to or from a peer: MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv. */
+static inline gboolean
+ts_action_is_message (guint8 kind)
+{
+  return kind == TS_ACTION_SEND || kind == TS_ACTION_RECV || kind == TS_ACTION_ISEND
+         || kind == TS_ACTION_IRECV;
+}
+
 /* Name of a kind ("send") or NULL if out of range. Static string. */
 const char *ts_action_kind_name (TsActionKind kind);
 /* Kind from its name; returns FALSE if the name is unknown. */

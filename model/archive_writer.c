@@ -710,23 +710,8 @@ finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, gboo
   return ts_archive_write_definitions (w, archive, dir, n_events, events, error);
 }
 
-static gboolean write_copy (TsArchiveWriter *w, const char *dir, gboolean events,
-                            GError **error);
-
-gboolean
-ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GError **error)
-{
-  return write_copy (w, dir, TRUE, error);
-}
-
 gboolean
 ts_archive_writer_write_definitions (TsArchiveWriter *w, const char *dir, GError **error)
-{
-  return write_copy (w, dir, FALSE, error);
-}
-
-static gboolean
-write_copy (TsArchiveWriter *w, const char *dir, gboolean events, GError **error)
 {
   g_return_val_if_fail (w != NULL, FALSE);
   if (w->error)
@@ -743,7 +728,7 @@ write_copy (TsArchiveWriter *w, const char *dir, gboolean events, GError **error
   OTF2_Archive *archive = open_archive (w, dir, error);
   if (!archive)
     return FALSE;
-  gboolean ok = finish_archive (w, archive, dir, events, error);
+  gboolean ok = finish_archive (w, archive, dir, FALSE, error);
   OTF2_ErrorCode status = OTF2_Archive_Close (archive);
   return ok && !ts_archive_otf2_failed (status, error, dir, "OTF2_Archive_Close");
 }

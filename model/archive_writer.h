@@ -101,19 +101,17 @@ void ts_archive_writer_nbc_complete (TsArchiveWriter *w, guint rank, double time
 void ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time,
                                guint32 metric, double value);
 
-/* Write the archive as it stands (every event logged so far, the
- * definitions) to <dir>/<name>.otf2, e.g. to analyse it; no more events can
- * be logged afterwards except late metrics. */
-gboolean ts_archive_writer_write_copy (TsArchiveWriter *w, const char *dir, GError **error);
-/* The same with every location's events and files left out: the global
- * definitions, for ts_trace_open_definitions() and a reader of the events
- * through ts_archive_writer_feed_new(). */
+/* Write the archive's global definitions as they stand to
+ * <dir>/<name>.otf2, without any location's events or files: for
+ * ts_trace_open_definitions() and a reader of the events through
+ * ts_archive_writer_feed_new(). No more events can be logged afterwards
+ * except late ones. */
 gboolean ts_archive_writer_write_definitions (TsArchiveWriter *w, const char *dir,
                                               GError **error);
 /* The events logged for @rank so far, handed to a reader's callbacks as
  * OTF2 would read them from the written archive (model/event-sink.h): the
  * predicted execution analysed with no archive in between. Logging ends
- * there (as for write_copy); no late event may have been added. NULL and
+ * there (as for write_definitions); no late event may have been added. NULL and
  * @error if the events could not be kept. */
 typedef struct TsArchiveFeed TsArchiveFeed;
 TsArchiveFeed *ts_archive_writer_feed_new (TsArchiveWriter *w, guint rank, GError **error);

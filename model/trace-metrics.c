@@ -135,9 +135,3 @@ ts_trace_has_cpu_time (const TsTrace *t)
 {
   return t->cpu_metric != OTF2_UNDEFINED_METRIC;
 }
-
-TsComputeClock
-ts_trace_compute_clock (const TsTrace *t)
-{
-  return t->compute_clock;
-}

@@ -53,7 +53,6 @@ typedef enum {
  * TS_COMPUTE_CPU on a trace without a CPU time metric (tracesim-record's
  * "cpu_time", Score-P's "ru_utime"). */
 gboolean ts_trace_set_compute_clock (TsTrace *trace, TsComputeClock clock, GError **error);
-TsComputeClock ts_trace_compute_clock (const TsTrace *trace);
 /* Whether @trace has a CPU time metric TS_COMPUTE_CPU can take compute from. */
 gboolean ts_trace_has_cpu_time (const TsTrace *trace);
 

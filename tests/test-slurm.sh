@@ -68,25 +68,33 @@ until sinfo -h -o %T 2> /dev/null | grep -q idle; do
   i=$((i + 1)); [ $i -lt 300 ] || fail "the node never became idle: $(sinfo 2>&1)"; sleep 0.1
 done
 
+# A sweep file @1 run locally into @2-local and as a job array (@3 tasks at
+# once) into @2-slurm, collected: the tables must be the same, byte for
+# byte. Sets job to the array's job id.
+local_and_slurm() {
+  "$tracesim" sweep "$1" -o "$2-local" -q > /dev/null || fail "the local sweep $1"
+  "$tracesim" sweep "$1" -o "$2-slurm" --slurm --array-parallel "$3" > "$2.log" \
+    || fail "--slurm $1: $(cat "$2.log")"
+  job=$(sbatch --parsable "$2-slurm/sweep.sbatch") || fail "sbatch refused $2-slurm/sweep.sbatch"
+  i=0
+  while squeue -h -j "$job" 2> /dev/null | grep -q .; do
+    i=$((i + 1)); [ $i -lt 1200 ] || fail "job $job still queued after 120 s: $(squeue)"; sleep 0.1
+  done
+  "$tracesim" sweep "$1" -o "$2-slurm" --collect -q > /dev/null \
+    || fail "--collect $1: a task failed: $(cat "$2"-slurm/slurm/*.out)"
+  cmp -s "$2-slurm/results.csv" "$2-local/results.csv" \
+    || fail "Slurm's table differs: $(diff "$2-slurm/results.csv" "$2-local/results.csv" | head)"
+}
+
 # The sweep: 2 factors x 2 platforms x 2 placements on an 8-rank halo exchange.
 "$builddir/ts-tracegen" stencil -o "$work/trace" --ranks 8 --iterations 20 > /dev/null || fail "ts-tracegen"
 "$tracesim" platform --nodes 4 --cores 2 -o "$work/flat.xml" > /dev/null || fail "platform"
 "$tracesim" platform --topology torus:2,2 --cores 2 -o "$work/torus.xml" > /dev/null || fail "platform"
 printf '[region:compute_kernel]\nscale = ${factor}\n' > "$work/k.hyp.in"
 printf '[sweep]\ntrace = trace/traces.otf2\nhypothesis = k.hyp.in\nplatform = flat.xml, torus.xml\n[parameters]\nfactor = 0.5, 1\nplacement = block, cyclic\n' > "$work/s.sweep"
-"$tracesim" sweep "$work/s.sweep" -o "$work/local" -q > /dev/null || fail "the local sweep"
-"$tracesim" sweep "$work/s.sweep" -o "$work/slurm-out" --slurm --array-parallel 2 > "$work/sweep.log" \
-  || fail "--slurm: $(cat "$work/sweep.log")"
-job=$(sbatch --parsable "$work/slurm-out/sweep.sbatch") || fail "sbatch refused the script"
-i=0
-while squeue -h -j "$job" 2> /dev/null | grep -q .; do
-  i=$((i + 1)); [ $i -lt 1200 ] || fail "job $job still queued after 120 s: $(squeue)"; sleep 0.1
-done
-"$tracesim" sweep "$work/s.sweep" -o "$work/slurm-out" --collect -q > /dev/null \
-  || fail "--collect: a task failed: $(cat "$work"/slurm-out/slurm/*.out)"
-cmp -s "$work/slurm-out/results.csv" "$work/local/results.csv" \
-  || fail "Slurm's table differs: $(diff "$work/slurm-out/results.csv" "$work/local/results.csv" | head)"
-tasks=$(ls "$work/slurm-out/slurm" | grep -c "^${job}_")
+local_and_slurm "$work/s.sweep" "$work/s" 2
+tasks=$(ls "$work/s-slurm/slurm" | grep -c "^${job}_")
+first=$job
 
 # A sweep over rank counts: 2 rank counts x 2 placements. Points 0 and 1
 # (16 ranks) and 2 and 3 (36) are neighbours in the array, which runs as
@@ -98,19 +106,8 @@ for p in 4 9 16; do
     || fail "ts-tracegen grid $p"
 done
 printf '[sweep]\nextrapolate = g4/traces.otf2, g9/traces.otf2, g16/traces.otf2\n[parameters]\nranks = 16, 36\nplacement = block, cyclic\n' > "$work/r.sweep"
-"$tracesim" sweep "$work/r.sweep" -o "$work/r-local" -q > /dev/null || fail "the local ranks sweep"
-"$tracesim" sweep "$work/r.sweep" -o "$work/r-slurm" --slurm --array-parallel 4 > "$work/r.log" \
-  || fail "--slurm (ranks): $(cat "$work/r.log")"
-rjob=$(sbatch --parsable "$work/r-slurm/sweep.sbatch") || fail "sbatch refused the ranks script"
-i=0
-while squeue -h -j "$rjob" 2> /dev/null | grep -q .; do
-  i=$((i + 1)); [ $i -lt 1200 ] || fail "job $rjob still queued after 120 s: $(squeue)"; sleep 0.1
-done
-"$tracesim" sweep "$work/r.sweep" -o "$work/r-slurm" --collect -q > /dev/null \
-  || fail "--collect (ranks): a task failed: $(cat "$work"/r-slurm/slurm/*.out)"
-cmp -s "$work/r-slurm/results.csv" "$work/r-local/results.csv" \
-  || fail "Slurm's ranks table differs: $(diff "$work/r-slurm/results.csv" "$work/r-local/results.csv" | head)"
+local_and_slurm "$work/r.sweep" "$work/r" 4
 for p in 16 36; do
   [ -f "$work/r-slurm/inputs/extrapolated/np$p.key" ] || fail "np$p was not extrapolated whole"
 done
-echo "slurm: job $job ran $tasks tasks, job $rjob a sweep over rank counts; the collected tables equal the local runs'"
+echo "slurm: job $first ran $tasks tasks, job $job a sweep over rank counts; the collected tables equal the local runs'"
