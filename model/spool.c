@@ -17,10 +17,28 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Records are packed, not copied: each 8-byte word is stored as its
+ * difference from the same word of the rank's previous record, zigzagged,
+ * in as few bytes as it needs (a nibble per word says how many). Successive
+ * records of one rank share most of their fields (kind, communicator, the
+ * high bits of a time), so an action of 64 bytes takes about 15 and an
+ * archive event of 48 about 10: the replay's spools were most of its system
+ * time when they were copied whole. */
+#define WORD 8
+/* A word is written with one unaligned 8-byte store, of which only the
+ * needed bytes count: buffers carry this much slack after their end. */
+#define SLACK WORD
+
+typedef struct {
+  guint64 offset;
+  guint32 len;
+} Block;
+
 typedef struct {
   guint8 *buffer;      /* append buffer, NULL until the first append */
-  guint fill;          /* records in buffer */
-  GArray *blocks;      /* guint64 file offsets of this rank's full blocks */
+  guint8 *previous;    /* the last record appended (the packing's base) */
+  gsize fill;          /* bytes in buffer */
+  GArray *blocks;      /* Block: where this rank's blocks are, in order */
   guint64 count;
 } RankPart;
 
@@ -28,7 +46,9 @@ struct TsSpool {
   int fd;
   char *path;          /* for messages only: the file is unlinked */
   gsize record_size;
-  guint block_records;
+  guint words;         /* record_size / WORD */
+  gsize header_size;   /* a nibble per word */
+  gsize block_bytes;   /* what a block holds, at least one record's worst case */
   guint64 file_end;
   guint n_ranks;
   RankPart *parts;
@@ -41,15 +61,23 @@ struct TsSpoolReader {
   const TsSpool *log;
   const RankPart *part;
   guint8 *buffer;
+  guint8 *record;      /* the last record read, the base of the next */
   guint64 next;        /* index of the next record */
-  guint block_fill;    /* records loaded in buffer */
-  guint block_pos;
+  guint block;         /* index of the next block to load */
+  gsize block_len;     /* bytes loaded in buffer */
+  gsize block_pos;
 };
+
+static gsize
+worst_record (const TsSpool *log)
+{
+  return log->header_size + log->record_size;
+}
 
 TsSpool *
 ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **error)
 {
-  g_return_val_if_fail (n_ranks > 0 && record_size > 0, NULL);
+  g_return_val_if_fail (n_ranks > 0 && record_size > 0 && record_size % WORD == 0, NULL);
   /* A file without a name (O_TMPFILE): the space is reclaimed when the log
    * is freed or the process dies, whatever happens, even a signal between
    * creating and unlinking a named one. Where the file system cannot, a
@@ -74,11 +102,13 @@ ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **erro
   log->fd = fd;
   log->path = path;
   log->record_size = record_size;
-  log->block_records = MAX (1, block_bytes / record_size);
+  log->words = (guint) (record_size / WORD);
+  log->header_size = (log->words + 1) / 2;
+  log->block_bytes = MAX (block_bytes, worst_record (log));
   log->n_ranks = n_ranks;
   log->parts = g_new0 (RankPart, n_ranks);
   for (guint r = 0; r < n_ranks; r++)
-    log->parts[r].blocks = g_array_new (FALSE, FALSE, sizeof (guint64));
+    log->parts[r].blocks = g_array_new (FALSE, FALSE, sizeof (Block));
   return log;
 }
 
@@ -90,6 +120,7 @@ ts_spool_free (TsSpool *log)
   for (guint r = 0; r < log->n_ranks; r++)
     {
       g_free (log->parts[r].buffer);
+      g_free (log->parts[r].previous);
       g_array_unref (log->parts[r].blocks);
     }
   g_free (log->parts);
@@ -100,12 +131,85 @@ ts_spool_free (TsSpool *log)
   g_free (log);
 }
 
+/* ---- packing ------------------------------------------------------------ */
+
+static inline guint64
+load_word (const guint8 *p)
+{
+  guint64 w;
+  memcpy (&w, p, sizeof w);
+  return w;
+}
+
+/* The low n bytes of a word, n = 0..8; nibbles above 8 are damage. */
+static const guint64 low_bytes[16] = {
+  0, 0xff, 0xffff, 0xffffff, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
+  0xffffffffffffffull, G_MAXUINT64, G_MAXUINT64, G_MAXUINT64, G_MAXUINT64, G_MAXUINT64,
+  G_MAXUINT64, G_MAXUINT64, G_MAXUINT64,
+};
+
+/* @record packed against @base (updated to @record) at @out; returns the
+ * bytes written. @out has room for worst_record(). */
+static gsize
+pack (const TsSpool *log, guint8 *base, const guint8 *record, guint8 *out)
+{
+  guint8 *header = out;
+  guint8 *p = out + log->header_size;
+  guint8 nibbles = 0;
+  for (guint i = 0; i < log->words; i++)
+    {
+      guint64 d = load_word (record + i * WORD) - load_word (base + i * WORD);
+      guint64 z = (d << 1) ^ (guint64) ((gint64) d >> 63);
+      guint n = z ? (guint) (71 - __builtin_clzll (z)) / 8 : 0;
+      guint64 le = GUINT64_TO_LE (z);
+      memcpy (p, &le, WORD);
+      p += n;
+      if (i % 2 == 0)
+        nibbles = (guint8) n;
+      else
+        header[i / 2] = (guint8) (nibbles | n << 4);
+    }
+  if (log->words % 2)
+    header[log->words / 2] = nibbles;
+  memcpy (base, record, log->record_size);
+  return (gsize) (p - out);
+}
+
+/* The record at @in (@avail bytes, readable up to worst_record() + SLACK
+ * beyond) unpacked
+ * onto @record, which holds the previous one; returns the bytes read, 0
+ * when they do not make a record. */
+static gsize
+unpack (const TsSpool *log, const guint8 *in, gsize avail, guint8 *record)
+{
+  if (avail < log->header_size)
+    return 0;
+  const guint8 *p = in + log->header_size;
+  guint bad = 0;
+  for (guint i = 0; i < log->words; i++)
+    {
+      guint n = (in[i / 2] >> (4 * (i % 2))) & 0xf;
+      bad |= n > WORD;
+      guint64 z = GUINT64_FROM_LE (load_word (p)) & low_bytes[n];
+      guint64 w = load_word (record + i * WORD) + ((z >> 1) ^ (guint64) - (gint64) (z & 1));
+      memcpy (record + i * WORD, &w, WORD);
+      p += MIN (n, WORD);
+    }
+  /* Checked after the fact, for speed: a damaged record reads at most a
+   * worst record (and a word) past @avail, which the reader's buffer has
+   * room for, and is refused here. */
+  gsize used = (gsize) (p - in);
+  return bad || used > avail ? 0 : used;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
 static void
 write_block (TsSpool *log, RankPart *part)
 {
   if (part->fill == 0)
     return;
-  gsize len = (gsize) part->fill * log->record_size;
+  gsize len = part->fill;
   g_mutex_lock (&log->lock);
   guint64 offset = log->file_end;
   log->file_end += len;
@@ -120,9 +224,8 @@ write_block (TsSpool *log, RankPart *part)
                      "temporary file %s: %s", log->path, g_strerror (code));
       g_mutex_unlock (&log->lock);
     }
-  /* A block is always written whole (full blocks, or the last partial one),
-   * so a reader finds the record count of every block from the total. */
-  g_array_append_val (part->blocks, offset);
+  Block b = { offset, (guint32) len };
+  g_array_append_val (part->blocks, b);
   part->fill = 0;
 }
 
@@ -132,11 +235,15 @@ ts_spool_append (TsSpool *log, guint rank, const void *record)
   g_return_if_fail (rank < log->n_ranks && !log->finished);
   RankPart *part = &log->parts[rank];
   if (!part->buffer)
-    part->buffer = g_malloc ((gsize) log->block_records * log->record_size);
-  memcpy (part->buffer + (gsize) part->fill * log->record_size, record, log->record_size);
-  part->count++;
-  if (++part->fill == log->block_records)
+    {
+      part->buffer = g_malloc (log->block_bytes + SLACK);
+      if (!part->previous)
+        part->previous = g_malloc0 (log->record_size);
+    }
+  if (part->fill + worst_record (log) > log->block_bytes)
     write_block (log, part);
+  part->fill += pack (log, part->previous, record, part->buffer + part->fill);
+  part->count++;
 }
 
 gboolean
@@ -148,6 +255,7 @@ ts_spool_finish (TsSpool *log, GError **error)
         {
           write_block (log, &log->parts[r]);
           g_clear_pointer (&log->parts[r].buffer, g_free);
+          g_clear_pointer (&log->parts[r].previous, g_free);
         }
       log->finished = TRUE;
     }
@@ -166,6 +274,8 @@ ts_spool_count (const TsSpool *log, guint rank)
   return log->parts[rank].count;
 }
 
+/* ---- reading ------------------------------------------------------------ */
+
 TsSpoolReader *
 ts_spool_reader_new (const TsSpool *log, guint rank)
 {
@@ -176,34 +286,52 @@ ts_spool_reader_new (const TsSpool *log, guint rank)
   return rd;
 }
 
+static gboolean
+load_block (TsSpoolReader *rd, GError **error)
+{
+  const TsSpool *log = rd->log;
+  int saved = 0;
+  if (rd->block < rd->part->blocks->len)
+    {
+      const Block *b = &g_array_index (rd->part->blocks, Block, rd->block);
+      if (!rd->buffer)
+        rd->buffer = g_malloc0 (log->block_bytes + worst_record (log) + SLACK);
+      if (ts_fd_read_all (log->fd, (gint64) b->offset, rd->buffer, b->len))
+        {
+          rd->block++;
+          rd->block_len = b->len;
+          rd->block_pos = 0;
+          return TRUE;
+        }
+      saved = errno;
+    }
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved ? saved : EIO),
+               "temporary file %s: %s", log->path,
+               saved ? g_strerror (saved) : "unexpected end of file");
+  return FALSE;
+}
+
 const void *
 ts_spool_reader_next (TsSpoolReader *rd, GError **error)
 {
   const TsSpool *log = rd->log;
   if (rd->next >= rd->part->count)
     return NULL;
-  if (rd->block_pos == rd->block_fill)
+  if (rd->block_pos == rd->block_len && !load_block (rd, error))
+    return NULL;
+  if (!rd->record)
+    rd->record = g_malloc0 (log->record_size);
+  gsize used = unpack (log, rd->buffer + rd->block_pos, rd->block_len - rd->block_pos, rd->record);
+  if (used == 0)
     {
-      guint64 block = rd->next / log->block_records;
-      guint64 left = rd->part->count - rd->next;
-      guint n = (guint) MIN (left, (guint64) log->block_records);
-      gsize len = (gsize) n * log->record_size;
-      if (!rd->buffer)
-        rd->buffer = g_malloc ((gsize) log->block_records * log->record_size);
-      guint64 offset = g_array_index (rd->part->blocks, guint64, block);
-      if (!ts_fd_read_all (log->fd, (gint64) offset, rd->buffer, len))
-        {
-          int saved = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved ? saved : EIO),
-                       "temporary file %s: %s", log->path,
-                       saved ? g_strerror (saved) : "unexpected end of file");
-          return NULL;
-        }
-      rd->block_fill = n;
-      rd->block_pos = 0;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "temporary file %s: record %" G_GUINT64_FORMAT " is damaged", log->path,
+                   rd->next);
+      return NULL;
     }
+  rd->block_pos += used;
   rd->next++;
-  return rd->buffer + (gsize) rd->block_pos++ * log->record_size;
+  return rd->record;
 }
 
 void
@@ -212,12 +340,15 @@ ts_spool_reader_free (TsSpoolReader *rd)
   if (!rd)
     return;
   g_free (rd->buffer);
+  g_free (rd->record);
   g_free (rd);
 }
 
-/* The index: record size, records per block, and per rank its record count
- * and the file offset of each block. */
-#define SPOOL_INDEX_TYPE "(tua(tat))"
+/* ---- keeping a spool ---------------------------------------------------- */
+
+/* The index: record size, block size, and per rank its record count and the
+ * file offset and length of each block. */
+#define SPOOL_INDEX_TYPE "(tua(tatau))"
 
 /* @len bytes (at most @buffer's size) from @src in @from to @dst in @to. */
 static gboolean
@@ -237,54 +368,60 @@ GVariant *
 ts_spool_export (const TsSpool *log, int fd, guint64 *offset, GError **error)
 {
   g_return_val_if_fail (log->finished, NULL);
-  gsize block_len = (gsize) log->block_records * log->record_size;
-  g_autofree guint8 *buffer = g_malloc (block_len);
+  g_autofree guint8 *buffer = g_malloc (log->block_bytes);
   GVariantBuilder ranks;
-  g_variant_builder_init (&ranks, G_VARIANT_TYPE ("a(tat)"));
+  g_variant_builder_init (&ranks, G_VARIANT_TYPE ("a(tatau)"));
   for (guint r = 0; r < log->n_ranks; r++)
     {
       const RankPart *part = &log->parts[r];
-      g_autofree guint64 *moved = g_new (guint64, MAX (part->blocks->len, 1));
-      for (guint b = 0; b < part->blocks->len; b++)
+      guint n = part->blocks->len;
+      g_autofree guint64 *moved = g_new (guint64, MAX (n, 1));
+      g_autofree guint32 *lens = g_new (guint32, MAX (n, 1));
+      for (guint b = 0; b < n; b++)
         {
-          guint64 first = (guint64) b * log->block_records;
-          gsize len = (gsize) MIN (part->count - first, (guint64) log->block_records)
-                      * log->record_size;
+          const Block *block = &g_array_index (part->blocks, Block, b);
           moved[b] = *offset;
-          if (!copy_range (log->fd, g_array_index (part->blocks, guint64, b), fd, *offset, len,
-                           buffer, log->path, error))
+          lens[b] = block->len;
+          if (!copy_range (log->fd, block->offset, fd, *offset, block->len, buffer, log->path,
+                           error))
             {
               g_variant_builder_clear (&ranks);
               return NULL;
             }
-          *offset += len;
+          *offset += block->len;
         }
-      g_variant_builder_add (&ranks, "(t@at)", part->count,
-                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, moved,
-                                                        part->blocks->len, sizeof (guint64)));
+      g_variant_builder_add (&ranks, "(t@at@au)", part->count,
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT64, moved, n,
+                                                        sizeof (guint64)),
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, lens, n,
+                                                        sizeof (guint32)));
     }
-  return g_variant_new ("(tua(tat))", (guint64) log->record_size, log->block_records, &ranks);
+  return g_variant_new ("(tua(tatau))", (guint64) log->record_size, (guint32) log->block_bytes,
+                        &ranks);
 }
 
 static gboolean
 import_rank (TsSpool *log, guint r, GVariant *entry, guint64 file_size)
 {
   guint64 count = 0;
-  g_autoptr (GVariant) blocks = NULL;
-  g_variant_get (entry, "(t@at)", &count, &blocks);
-  gsize n = 0;
-  const guint64 *offsets = g_variant_get_fixed_array (blocks, &n, sizeof (guint64));
-  if (count / log->block_records + (count % log->block_records != 0) != n)
+  g_autoptr (GVariant) offsets_v = NULL, lens_v = NULL;
+  g_variant_get (entry, "(t@at@au)", &count, &offsets_v, &lens_v);
+  gsize n = 0, n_lens = 0;
+  const guint64 *offsets = g_variant_get_fixed_array (offsets_v, &n, sizeof (guint64));
+  const guint32 *lens = g_variant_get_fixed_array (lens_v, &n_lens, sizeof (guint32));
+  /* A block holds at least one record; the reader finds any other mismatch
+   * of count and blocks as a damaged record. */
+  if (n != n_lens || (count == 0) != (n == 0) || n > count)
     return FALSE;
   for (gsize b = 0; b < n; b++)
     {
-      guint64 len = MIN (count - (guint64) b * log->block_records, (guint64) log->block_records)
-                    * log->record_size;
-      if (offsets[b] > file_size || len > file_size - offsets[b])
+      if (lens[b] == 0 || lens[b] > log->block_bytes || offsets[b] > file_size
+          || lens[b] > file_size - offsets[b])
         return FALSE;
+      Block block = { offsets[b], lens[b] };
+      g_array_append_val (log->parts[r].blocks, block);
     }
   log->parts[r].count = count;
-  g_array_append_vals (log->parts[r].blocks, offsets, (guint) n);
   return TRUE;
 }
 
@@ -293,13 +430,14 @@ ts_spool_import (int fd, guint64 file_size, GVariant *index, guint n_ranks, gsiz
                  GError **error)
 {
   guint64 size = 0;
-  guint block_records = 0;
+  guint block_bytes = 0;
   g_autoptr (GVariant) ranks = NULL;
-  gboolean ok = index && g_variant_is_of_type (index, G_VARIANT_TYPE (SPOOL_INDEX_TYPE));
+  gboolean ok = index && g_variant_is_of_type (index, G_VARIANT_TYPE (SPOOL_INDEX_TYPE))
+                && record_size % WORD == 0;
   if (ok)
     {
-      g_variant_get (index, "(tu@a(tat))", &size, &block_records, &ranks);
-      ok = size == record_size && block_records > 0 && block_records <= (1u << 24)
+      g_variant_get (index, "(tu@a(tatau))", &size, &block_bytes, &ranks);
+      ok = size == record_size && block_bytes >= record_size && block_bytes <= (1u << 30)
            && g_variant_n_children (ranks) == n_ranks;
     }
   int own = ok ? fcntl (fd, F_DUPFD_CLOEXEC, 0) : -1;
@@ -311,13 +449,15 @@ ts_spool_import (int fd, guint64 file_size, GVariant *index, guint n_ranks, gsiz
       log->fd = own;
       log->path = g_strdup ("the first pass's cache");
       log->record_size = record_size;
-      log->block_records = block_records;
+      log->words = (guint) (record_size / WORD);
+      log->header_size = (log->words + 1) / 2;
+      log->block_bytes = block_bytes;
       log->n_ranks = n_ranks;
       log->parts = g_new0 (RankPart, n_ranks);
       log->finished = TRUE;
       for (guint r = 0; r < n_ranks; r++)
         {
-          log->parts[r].blocks = g_array_new (FALSE, FALSE, sizeof (guint64));
+          log->parts[r].blocks = g_array_new (FALSE, FALSE, sizeof (Block));
           g_autoptr (GVariant) entry = g_variant_get_child_value (ranks, r);
           ok = ok && import_rank (log, r, entry, file_size);
         }

@@ -1,5 +1,5 @@
-/* The spool: per-rank sequences of fixed-size records, kept in one anonymous
- * temporary file.
+/* The spool: per-rank sequences of fixed-size records (a multiple of 8
+ * bytes), packed and kept in one anonymous temporary file.
  *
  * The replay produces and consumes records rank by rank but interleaved
  * across ranks (the simulation runs all ranks together), while readers and
