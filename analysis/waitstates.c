@@ -239,7 +239,8 @@ late_receiver_counts (Analysis *an, guint32 region, double late_sender)
 static void
 on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
 {
-  gboolean test = ts_trace_region_call (an->trace, region) == TS_CALL_TEST;
+  /* A call the trace never ends (end NaN) is of no known kind. */
+  gboolean test = !isnan (end) && ts_trace_region_call (an->trace, region) == TS_CALL_TEST;
   double late_sender = 0, late_receiver = 0, ls_send = NAN, start = NAN, lr_start = NAN;
   for (guint i = 0; i < cu->in_call->len; i++)
     {

@@ -99,6 +99,50 @@ predicted_waits_clear (PredictedWaits *pw)
   g_clear_pointer (&pw->trace, ts_trace_free);
 }
 
+/* The original execution's wait states, analysed on a thread of their own
+ * while the replay simulates (on 2 cores they come for free): both only
+ * read the trace and the first pass. */
+typedef struct {
+  const TsTrace *trace;
+  const TsCalibration *calibration;
+  GThread *thread;
+  TsWaitStates *result;
+  GError *error;
+  double seconds;            /* the analysis's own wall time */
+} OriginalWaits;
+
+static gpointer
+original_waits_main (gpointer data)
+{
+  OriginalWaits *ow = data;
+  gint64 t0 = g_get_monotonic_time ();
+  ow->result = ts_wait_states_analyse (ow->trace, ow->calibration, &ow->error);
+  ow->seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  return NULL;
+}
+
+/* TsReplayOptions.beside: start the thread. Where it cannot start, the
+ * analysis runs after the replay, as without one. */
+static void
+original_waits_start (gpointer data)
+{
+  OriginalWaits *ow = data;
+  g_autoptr (GError) error = NULL;
+  ow->thread = g_thread_try_new ("ts-original-waits", original_waits_main, ow, &error);
+  if (!ow->thread)
+    g_debug ("original wait states: no thread (%s), analysed after the replay", error->message);
+}
+
+/* Wait for the thread, if it was started; whether it was. */
+static gboolean
+original_waits_join (OriginalWaits *ow)
+{
+  if (!ow->thread)
+    return FALSE;
+  g_thread_join (g_steal_pointer (&ow->thread));
+  return TRUE;
+}
+
 /* Everything one run holds; run_clear() is its one cleanup path, whatever
  * phase failed: the output directory is discarded unless committed. */
 typedef struct {
@@ -116,12 +160,17 @@ typedef struct {
   gboolean replayed_set;
   PredictedWaits pw;
   TsWaitStates *original_waits; /* borrowed from o->shared when it has them */
+  OriginalWaits beside;         /* their analysis, on a thread beside the replay */
   TsRunResult *result;
 } Run;
 
 static void
 run_clear (Run *run)
 {
+  /* The thread reads the trace and the first pass freed below. */
+  if (original_waits_join (&run->beside))
+    g_clear_pointer (&run->beside.result, ts_wait_states_free);
+  g_clear_error (&run->beside.error);
   ts_output_dir_discard (run->out);
   if (run->replayed_set)
     ts_replay_result_clear (&run->replayed);
@@ -272,6 +321,12 @@ replay (Run *run, GError **error)
     {
       run->replay.before_close = analyse_predicted;
       run->replay.before_close_data = &run->pw;
+    }
+  if (run->o->wait_states && !(run->o->shared && run->o->shared->original_waits))
+    {
+      run->beside = (OriginalWaits) { .trace = run->trace, .calibration = run->calibration };
+      run->replay.beside = original_waits_start;
+      run->replay.beside_data = &run->beside;
     }
   run->replayed_set = ts_replay_run (run->trace, run->calibration, &run->replay,
                                      &run->replayed, error);
@@ -486,6 +541,20 @@ ts_run (const TsRunOptions *o, GError **error)
     phase_done (&run, "replay and predicted wait states");
   if (ok && o->wait_states && o->shared && o->shared->original_waits)
     run.original_waits = o->shared->original_waits;
+  else if (ok && o->wait_states && original_waits_join (&run.beside))
+    {
+      run.original_waits = g_steal_pointer (&run.beside.result);
+      if (!run.original_waits)
+        {
+          g_propagate_error (error, g_steal_pointer (&run.beside.error));
+          ok = FALSE;
+        }
+      else
+        g_debug ("original wait states: %.3f s, on a thread beside the replay",
+                 run.beside.seconds);
+      if (ok)
+        phase_done (&run, "original wait states");
+    }
   else if (ok && o->wait_states)
     {
       /* Both executions by the same analysis. */

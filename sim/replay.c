@@ -505,6 +505,8 @@ ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const Ts
     ok = open_writer (&sim, error);
   if (ok)
     {
+      if (o->beside)
+        o->beside (o->beside_data);
       start_ranks (&sim);
       ok = simulate (&sim, error);
     }

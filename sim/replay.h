@@ -66,6 +66,13 @@ typedef struct {
    * written (e.g. to analyse a copy and add wait-state metrics). */
   gboolean (*before_close) (TsArchiveWriter *writer, gpointer data, GError **error);
   gpointer before_close_data;
+  /* Called once, in this process, when the first simulation is about to
+   * start (its platform and ranks checked) and the helper process that
+   * revisions replay in is forked: threads that are to run beside the
+   * simulation are started here, since forking a process with threads
+   * copies only the forking one (and whatever locks the others held). */
+  void (*beside) (gpointer data);
+  gpointer beside_data;
 } TsReplayOptions;
 
 typedef struct {

@@ -189,6 +189,10 @@ serve (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOpt
 {
   TsReplayChoices ch = { .buffered_sends = g_hash_table_new_full (g_int64_hash, g_int64_equal,
                                                                    g_free, g_free) };
+  /* What runs beside the simulation runs once, in the parent. */
+  TsReplayOptions own = *o;
+  own.beside = NULL;
+  o = &own;
   while (read_choices (go, &ch))
     {
       int out[2];
