@@ -8,6 +8,11 @@
 
 #include "model/spool.h"
 
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <unistd.h>
+
 typedef struct {
   guint32 rank;
   guint64 seq;
@@ -62,11 +67,95 @@ test_interleaved_ranks (void **state)
   assert_int_equal (first->seq, 0);
 }
 
+/* Records are packed as differences from the previous record: every kind of
+ * difference must come back exactly. Each record has a word that jumps
+ * between 0 and G_MAXUINT64 (the largest difference, 8 bytes, and its
+ * negative), a counter (1 byte), a word that never changes (0 bytes) and a
+ * double that goes through NaN, -0.0 and infinities; blocks of 64 bytes
+ * hold a few records each, so that packing crosses many blocks. */
+typedef struct {
+  guint64 jump;
+  guint64 counter;
+  guint64 constant;
+  double value;
+} Wide;
+
+static Wide
+wide (guint64 i)
+{
+  static const double values[] = { 1.5, -0.0, NAN, INFINITY, -INFINITY, 1e-300, 3.0 };
+  return (Wide) { (i % 3 == 0) ? 0 : G_MAXUINT64 - i, i, 0x0123456789abcdefull,
+                  values[i % G_N_ELEMENTS (values)] };
+}
+
+static void
+test_packing_is_exact (void **state)
+{
+  GError *error = NULL;
+  g_autoptr (TsSpool) log = ts_spool_new (2, sizeof (Wide), 64, &error);
+  assert_non_null (log);
+  for (guint64 i = 0; i < 1000; i++)
+    {
+      Wide w = wide (i);
+      ts_spool_append (log, (guint) (i % 2), &w);
+    }
+  assert_true (ts_spool_finish (log, &error));
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (log, r);
+      const Wide *got;
+      guint64 i = r;
+      while ((got = ts_spool_reader_next (rd, &error)))
+        {
+          Wide want = wide (i);
+          /* Bit for bit: NaN and -0.0 included. */
+          assert_memory_equal (got, &want, sizeof want);
+          i += 2;
+        }
+      assert_null (error);
+      assert_int_equal (i, 1000 + r);
+    }
+}
+
+/* A damaged spool (a cache file, say) is an error when read, never a
+ * crash: a header claiming more bytes than its block holds is refused. */
+static void
+test_damage_is_an_error (void **state)
+{
+  GError *error = NULL;
+  g_autoptr (TsSpool) log = ts_spool_new (1, sizeof (Wide), 4096, &error);
+  for (guint64 i = 0; i < 10; i++)
+    {
+      Wide w = wide (i);
+      ts_spool_append (log, 0, &w);
+    }
+  assert_true (ts_spool_finish (log, &error));
+  char path[] = "/tmp/tracesim-test-spool-XXXXXX";
+  int fd = g_mkstemp (path);
+  assert_true (fd >= 0);
+  g_unlink (path);
+  guint64 end = 0;
+  g_autoptr (GVariant) index = g_variant_ref_sink (ts_spool_export (log, fd, &end, &error));
+  assert_non_null (index);
+  /* The first record's header: every word claims 15 bytes. */
+  const guint8 damage[2] = { 0xff, 0xff };
+  assert_int_equal (pwrite (fd, damage, sizeof damage, 0), sizeof damage);
+  g_autoptr (TsSpool) back = ts_spool_import (fd, end, index, 1, sizeof (Wide), &error);
+  close (fd);
+  assert_non_null (back);
+  g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (back, 0);
+  assert_null (ts_spool_reader_next (rd, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA));
+  g_clear_error (&error);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_interleaved_ranks),
+    cmocka_unit_test (test_packing_is_exact),
+    cmocka_unit_test (test_damage_is_an_error),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
