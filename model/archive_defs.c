@@ -164,15 +164,15 @@ write_comms (TsArchiveWriter *w, DefCtx *c)
 /* The partitioned events' parameters and attributes (model/partitioned.h) and
  * the metrics. */
 static void
-write_parameters_and_metrics (TsArchiveWriter *w, DefCtx *c)
+write_parameters_and_metrics (TsArchiveWriter *w, gboolean partitioned, DefCtx *c)
 {
   OTF2_StringRef empty = def_string (c, "");
-  for (guint e = 0; w->uses_partitioned && e < TS_P_N_EVENTS; e++)
+  for (guint e = 0; partitioned && e < TS_P_N_EVENTS; e++)
     def_check (c, OTF2_GlobalDefWriter_WriteParameter (c->gdw, e,
                                                        def_string (c, ts_partitioned_event_name (e)),
                                                        OTF2_PARAMETER_TYPE_UINT64),
                "Parameter definition");
-  for (guint a = 0; w->uses_partitioned && a < TS_PA_N_ATTRIBUTES; a++)
+  for (guint a = 0; partitioned && a < TS_PA_N_ATTRIBUTES; a++)
     def_check (c, OTF2_GlobalDefWriter_WriteAttribute (c->gdw, a,
                                                        def_string (c, ts_partitioned_attribute_name (a)),
                                                        empty, ts_partitioned_attribute_type (a)),
@@ -241,7 +241,10 @@ ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const c
   write_system (w, n_events, &c);
   write_regions (w, &c);
   write_comms (w, &c);
-  write_parameters_and_metrics (w, &c);
+  /* The definitions alone are read while the replay logs (the predicted
+   * wait states): they declare the partitioned encoding before any event
+   * may use it. */
+  write_parameters_and_metrics (w, w->uses_partitioned || !local_files, &c);
   g_hash_table_unref (c.strings);
   return !ts_archive_otf2_failed (c.status, error, dir, c.failed);
 }

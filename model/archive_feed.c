@@ -26,13 +26,23 @@ ts_archive_writer_feed_new (TsArchiveWriter *w, guint rank, GError **error)
       g_propagate_error (error, g_error_copy (w->error));
       return NULL;
     }
-  if (!ts_spool_finish (w->events, error))
-    return NULL;
   TsArchiveFeed *f = g_new0 (TsArchiveFeed, 1);
   f->rank = rank;
   f->events = ts_spool_reader_new (w->events, rank);
   f->attrs = OTF2_AttributeList_New ();
   return f;
+}
+
+gboolean
+ts_archive_writer_end_events (TsArchiveWriter *w, GError **error)
+{
+  g_return_val_if_fail (w != NULL, FALSE);
+  if (w->error)
+    {
+      g_propagate_error (error, g_error_copy (w->error));
+      return FALSE;
+    }
+  return ts_spool_finish (w->events, error);
 }
 
 void

@@ -696,8 +696,10 @@ finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, gboo
                 GError **error)
 {
   g_autofree guint64 *n_events = g_new0 (guint64, w->n_ranks);
-  if (!ts_spool_finish (w->events, error)
-      || (w->late && !ts_spool_finish (w->late, error)))
+  /* The definitions alone may be written while events are logged (for an
+   * analysis that reads them as they come). */
+  if (events && (!ts_spool_finish (w->events, error)
+                 || (w->late && !ts_spool_finish (w->late, error))))
     return FALSE;
   /* Without events, no file per location at all: the definitions only
    * (16,384 ranks would create 32,768 files for nothing). */

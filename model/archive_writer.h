@@ -104,20 +104,25 @@ void ts_archive_writer_metric (TsArchiveWriter *w, guint rank, double time,
 /* Write the archive's global definitions as they stand to
  * <dir>/<name>.otf2, without any location's events or files: for
  * ts_trace_open_definitions() and a reader of the events through
- * ts_archive_writer_feed_new(). No more events can be logged afterwards
- * except late ones. */
+ * ts_archive_writer_feed_new(). Events may still be logged afterwards:
+ * the definitions are all made before the replay logs any. */
 gboolean ts_archive_writer_write_definitions (TsArchiveWriter *w, const char *dir,
                                               GError **error);
-/* The events logged for @rank so far, handed to a reader's callbacks as
- * OTF2 would read them from the written archive (model/event-sink.h): the
- * predicted execution analysed with no archive in between. Logging ends
- * there (as for write_definitions); no late event may have been added. NULL and
- * @error if the events could not be kept. */
+/* The events logged for @rank, handed to a reader's callbacks as OTF2
+ * would read them from the written archive (model/event-sink.h): the
+ * predicted execution analysed with no archive in between. A feed may be
+ * read on another thread while the replay logs: it waits for the events
+ * to come, until ts_archive_writer_end_events(). No late event may have
+ * been added when it is made. NULL and @error if the events could not be
+ * kept. */
 typedef struct TsArchiveFeed TsArchiveFeed;
 TsArchiveFeed *ts_archive_writer_feed_new (TsArchiveWriter *w, guint rank, GError **error);
 /* Up to @max events to @sink's functions with @user_data: how many, fewer
  * than @max at the end or when a function did not return success; -1 and
  * @error when they could not be read. */
+/* No more events will be logged (only late ones): the feeds see their end.
+ * FALSE and @error if the logged events could not be kept. */
+gboolean ts_archive_writer_end_events (TsArchiveWriter *w, GError **error);
 gint ts_archive_feed_next (TsArchiveFeed *feed, const TsEventSink *sink, void *user_data,
                            guint max, GError **error);
 void ts_archive_feed_free (TsArchiveFeed *feed);

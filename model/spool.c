@@ -38,7 +38,7 @@ typedef struct {
   guint8 *buffer;      /* append buffer, NULL until the first append */
   guint8 *previous;    /* the last record appended (the packing's base) */
   gsize fill;          /* bytes in buffer */
-  GArray *blocks;      /* Block: where this rank's blocks are, in order */
+  GArray *blocks;      /* Block: where this rank's blocks are, in order (lock) */
   guint64 count;
 } RankPart;
 
@@ -52,8 +52,11 @@ struct TsSpool {
   guint64 file_end;
   guint n_ranks;
   RankPart *parts;
-  gboolean finished;
-  GMutex lock;         /* file_end and error: ranks may append from several threads */
+  gboolean finished;   /* (lock) */
+  /* file_end, error, blocks and finished: ranks may append from several
+   * threads, and readers may read while ranks are appended to. */
+  GMutex lock;
+  GCond grown;         /* a block was written, or the spool finished */
   GError *error;       /* first write error */
 };
 
@@ -99,6 +102,7 @@ ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **erro
     }
   TsSpool *log = g_new0 (TsSpool, 1);
   g_mutex_init (&log->lock);
+  g_cond_init (&log->grown);
   log->fd = fd;
   log->path = path;
   log->record_size = record_size;
@@ -128,6 +132,7 @@ ts_spool_free (TsSpool *log)
   g_free (log->path);
   g_clear_error (&log->error);
   g_mutex_clear (&log->lock);
+  g_cond_clear (&log->grown);
   g_free (log);
 }
 
@@ -225,7 +230,10 @@ write_block (TsSpool *log, RankPart *part)
       g_mutex_unlock (&log->lock);
     }
   Block b = { offset, (guint32) len };
+  g_mutex_lock (&log->lock);
   g_array_append_val (part->blocks, b);
+  g_cond_broadcast (&log->grown);
+  g_mutex_unlock (&log->lock);
   part->fill = 0;
 }
 
@@ -257,7 +265,10 @@ ts_spool_finish (TsSpool *log, GError **error)
           g_clear_pointer (&log->parts[r].buffer, g_free);
           g_clear_pointer (&log->parts[r].previous, g_free);
         }
+      g_mutex_lock (&log->lock);
       log->finished = TRUE;
+      g_cond_broadcast (&log->grown);
+      g_mutex_unlock (&log->lock);
     }
   if (log->error)
     {
@@ -279,44 +290,49 @@ ts_spool_count (const TsSpool *log, guint rank)
 TsSpoolReader *
 ts_spool_reader_new (const TsSpool *log, guint rank)
 {
-  g_return_val_if_fail (log->finished && rank < log->n_ranks, NULL);
+  g_return_val_if_fail (rank < log->n_ranks, NULL);
   TsSpoolReader *rd = g_new0 (TsSpoolReader, 1);
   rd->log = log;
   rd->part = &log->parts[rank];
   return rd;
 }
 
+/* The reader's next block loaded: TRUE; FALSE at the end (the spool
+ * finished and every block read) or on an error (@error set). Until the
+ * spool is finished, a reader that has read every block waits for the
+ * next one. */
 static gboolean
 load_block (TsSpoolReader *rd, GError **error)
 {
-  const TsSpool *log = rd->log;
-  int saved = 0;
-  if (rd->block < rd->part->blocks->len)
+  TsSpool *log = (TsSpool *) rd->log;  /* its lock and condition only */
+  g_mutex_lock (&log->lock);
+  while (rd->block >= rd->part->blocks->len && !log->finished)
+    g_cond_wait (&log->grown, &log->lock);
+  gboolean have = rd->block < rd->part->blocks->len;
+  Block b = have ? g_array_index (rd->part->blocks, Block, rd->block) : (Block) { 0, 0 };
+  g_mutex_unlock (&log->lock);
+  if (!have)
+    return FALSE;
+  if (!rd->buffer)
+    rd->buffer = g_malloc0 (log->block_bytes + worst_record (log) + SLACK);
+  if (!ts_fd_read_all (log->fd, (gint64) b.offset, rd->buffer, b.len))
     {
-      const Block *b = &g_array_index (rd->part->blocks, Block, rd->block);
-      if (!rd->buffer)
-        rd->buffer = g_malloc0 (log->block_bytes + worst_record (log) + SLACK);
-      if (ts_fd_read_all (log->fd, (gint64) b->offset, rd->buffer, b->len))
-        {
-          rd->block++;
-          rd->block_len = b->len;
-          rd->block_pos = 0;
-          return TRUE;
-        }
-      saved = errno;
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved ? saved : EIO),
+                   "temporary file %s: %s", log->path,
+                   saved ? g_strerror (saved) : "unexpected end of file");
+      return FALSE;
     }
-  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved ? saved : EIO),
-               "temporary file %s: %s", log->path,
-               saved ? g_strerror (saved) : "unexpected end of file");
-  return FALSE;
+  rd->block++;
+  rd->block_len = b.len;
+  rd->block_pos = 0;
+  return TRUE;
 }
 
 const void *
 ts_spool_reader_next (TsSpoolReader *rd, GError **error)
 {
   const TsSpool *log = rd->log;
-  if (rd->next >= rd->part->count)
-    return NULL;
   if (rd->block_pos == rd->block_len && !load_block (rd, error))
     return NULL;
   if (!rd->record)
@@ -446,6 +462,7 @@ ts_spool_import (int fd, guint64 file_size, GVariant *index, guint n_ranks, gsiz
     {
       log = g_new0 (TsSpool, 1);
       g_mutex_init (&log->lock);
+      g_cond_init (&log->grown);
       log->fd = own;
       log->path = g_strdup ("the first pass's cache");
       log->record_size = record_size;

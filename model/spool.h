@@ -36,8 +36,11 @@ void ts_spool_append (TsSpool *log, guint rank, const void *record);
 gboolean ts_spool_finish (TsSpool *log, GError **error);
 guint64 ts_spool_count (const TsSpool *log, guint rank);
 
-/* Read @rank's records in order (after finish). Several readers may be open
- * at once, on the same or different ranks. */
+/* Read @rank's records in order. Several readers may be open at once, on
+ * the same or different ranks. A reader may also read while another thread
+ * appends: it gets the records of the blocks written so far, waits for the
+ * next block when it has read them, and sees the end once the spool is
+ * finished (the last, partial blocks are written then). */
 TsSpoolReader *ts_spool_reader_new (const TsSpool *log, guint rank);
 /* The next record, valid until the next call; NULL at the end (error unset)
  * or on a read error (error set). */

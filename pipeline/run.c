@@ -5,6 +5,7 @@
 #include "pipeline/run.h"
 #include "output/html-report.h"
 #include "pipeline/run-private.h"
+#include "pipeline/run-waits.h"
 #include "analysis/waitstates.h"
 #include "calibrate/calibration.h"
 #include "calibrate/eager.h"
@@ -29,120 +30,6 @@ ts_run_options_init (TsRunOptions *o)
   o->wait_states = TRUE;
 }
 
-/* The predicted timeline's wait states, found before the archive is
- * written, so that it can carry them as OTF2 metrics (one per pattern and
- * rank, cumulative seconds): the writer's logged events are decoded and
- * analysed like any trace's, with the archive's definitions. */
-typedef struct {
-  TsArchiveWriter *writer;
-  guint n_ranks;
-  guint32 metric[TS_WAIT_N_PATTERNS];
-  gboolean regions;          /* --wait-regions */
-  guint32 region[TS_WAIT_N_PATTERNS];
-  double *cumulative;        /* [pattern * n_ranks + rank] */
-  TsTrace *trace;            /* the copy, kept for region names */
-  TsCalibration *calibration;
-  TsWaitStates *wait_states;
-} PredictedWaits;
-
-static void
-span_to_metric (TsWaitPattern p, guint rank, guint region, double start, double seconds,
-                gpointer data)
-{
-  PredictedWaits *pw = data;
-  double *c = &pw->cumulative[p * pw->n_ranks + rank];
-  *c += seconds;
-  if (pw->regions)
-    ts_archive_writer_late_region (pw->writer, rank, start, start + seconds, pw->region[p]);
-  ts_archive_writer_late_metric (pw->writer, rank, start + seconds, pw->metric[p], *c);
-}
-
-static gboolean
-analyse_predicted (TsArchiveWriter *w, gpointer data, GError **error)
-{
-  PredictedWaits *pw = data;
-  pw->writer = w;
-  g_autofree char *scratch = g_dir_make_tmp ("tracesim-XXXXXX", error);
-  if (!scratch)
-    return FALSE;
-  ts_output_dir_guard (scratch);
-  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
-    {
-      pw->metric[p] = ts_archive_writer_define_metric (w, ts_wait_pattern_name (p), "s");
-      if (pw->regions)
-        pw->region[p] = ts_archive_writer_define_region (w, ts_wait_pattern_name (p),
-                                                         TS_REGION_USER);
-    }
-  /* The definitions are written (the regions and communicators, read back
-   * as for any trace); the events go from the writer straight to the
-   * analysis, decoded as they would be from the archive. */
-  g_autofree char *anchor = g_build_filename (scratch, "traces.otf2", NULL);
-  gboolean ok = ts_archive_writer_write_definitions (w, scratch, error)
-                && (pw->trace = ts_trace_open_definitions (anchor, error));
-  if (ok)
-    {
-      g_autoptr (TsActionStream) stream = ts_action_stream_open_writer (pw->trace, w);
-      ok = (pw->wait_states = ts_wait_states_analyse_stream (pw->trace, stream, span_to_metric,
-                                                             pw, error)) != NULL;
-    }
-  ts_output_dir_remove_tree (scratch);
-  ts_output_dir_unguard (scratch);
-  return ok;
-}
-
-static void
-predicted_waits_clear (PredictedWaits *pw)
-{
-  g_free (pw->cumulative);
-  g_clear_pointer (&pw->wait_states, ts_wait_states_free);
-  g_clear_pointer (&pw->calibration, ts_calibration_free);
-  g_clear_pointer (&pw->trace, ts_trace_free);
-}
-
-/* The original execution's wait states, analysed on a thread of their own
- * while the replay simulates (on 2 cores they come for free): both only
- * read the trace and the first pass. */
-typedef struct {
-  const TsTrace *trace;
-  const TsCalibration *calibration;
-  GThread *thread;
-  TsWaitStates *result;
-  GError *error;
-  double seconds;            /* the analysis's own wall time */
-} OriginalWaits;
-
-static gpointer
-original_waits_main (gpointer data)
-{
-  OriginalWaits *ow = data;
-  gint64 t0 = g_get_monotonic_time ();
-  ow->result = ts_wait_states_analyse (ow->trace, ow->calibration, &ow->error);
-  ow->seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
-  return NULL;
-}
-
-/* TsReplayOptions.beside: start the thread. Where it cannot start, the
- * analysis runs after the replay, as without one. */
-static void
-original_waits_start (gpointer data)
-{
-  OriginalWaits *ow = data;
-  g_autoptr (GError) error = NULL;
-  ow->thread = g_thread_try_new ("ts-original-waits", original_waits_main, ow, &error);
-  if (!ow->thread)
-    g_debug ("original wait states: no thread (%s), analysed after the replay", error->message);
-}
-
-/* Wait for the thread, if it was started; whether it was. */
-static gboolean
-original_waits_join (OriginalWaits *ow)
-{
-  if (!ow->thread)
-    return FALSE;
-  g_thread_join (g_steal_pointer (&ow->thread));
-  return TRUE;
-}
-
 /* Everything one run holds; run_clear() is its one cleanup path, whatever
  * phase failed: the output directory is discarded unless committed. */
 typedef struct {
@@ -158,26 +45,22 @@ typedef struct {
   TsReplayOptions replay;
   TsReplayResult replayed;
   gboolean replayed_set;
-  PredictedWaits pw;
-  TsWaitStates *original_waits; /* borrowed from o->shared when it has them */
-  OriginalWaits beside;         /* their analysis, on a thread beside the replay */
+  TsRunWaits *waits;            /* both executions' wait states, beside the replay */
+  const TsWaitStates *original_waits; /* from o->shared when it has them, or waits */
+  const TsWaitStates *predicted_waits;
+  const TsTrace *predicted_trace;     /* whose regions they name */
   TsRunResult *result;
 } Run;
 
 static void
 run_clear (Run *run)
 {
-  /* The thread reads the trace and the first pass freed below. */
-  if (original_waits_join (&run->beside))
-    g_clear_pointer (&run->beside.result, ts_wait_states_free);
-  g_clear_error (&run->beside.error);
+  /* Its threads read the trace and the first pass freed below. */
+  g_clear_pointer (&run->waits, ts_run_waits_free);
   ts_output_dir_discard (run->out);
   if (run->replayed_set)
     ts_replay_result_clear (&run->replayed);
-  predicted_waits_clear (&run->pw);
   const TsRunShared *shared = run->o->shared;
-  if (!shared || !shared->original_waits)
-    g_clear_pointer (&run->original_waits, ts_wait_states_free);
   g_clear_pointer (&run->hypotheses, ts_hypotheses_free);
   if (!shared)
     {
@@ -313,20 +196,12 @@ replay (Run *run, GError **error)
   g_autofree char *predicted
     = g_build_filename (ts_output_dir_get_tmp_path (run->out), "predicted", NULL);
   run->replay.predicted_dir = run->o->no_archive && !run->o->wait_states ? NULL : predicted;
-  guint n = ts_calibration_n_ranks (run->calibration);
-  run->pw.n_ranks = n;
-  run->pw.regions = run->o->wait_regions;
-  run->pw.cumulative = g_new0 (double, TS_WAIT_N_PATTERNS * n);
   if (run->o->wait_states)
     {
-      run->replay.before_close = analyse_predicted;
-      run->replay.before_close_data = &run->pw;
-    }
-  if (run->o->wait_states && !(run->o->shared && run->o->shared->original_waits))
-    {
-      run->beside = (OriginalWaits) { .trace = run->trace, .calibration = run->calibration };
-      run->replay.beside = original_waits_start;
-      run->replay.beside_data = &run->beside;
+      gboolean cached = run->o->shared && run->o->shared->original_waits;
+      run->waits = ts_run_waits_new (run->trace, run->calibration, !cached, TRUE,
+                                     run->o->wait_regions);
+      ts_run_waits_attach (run->waits, &run->replay);
     }
   run->replayed_set = ts_replay_run (run->trace, run->calibration, &run->replay,
                                      &run->replayed, error);
@@ -335,11 +210,13 @@ replay (Run *run, GError **error)
   if (run->replayed_set && run->replayed.revisions > 0 && run->o->wait_states)
     {
       g_autofree char *anchor = g_build_filename (run->replay.predicted_dir, "traces.otf2", NULL);
-      PredictedWaits *pw = &run->pw;
-      if (!(pw->trace = ts_trace_open (anchor, error))
-          || !(pw->calibration = ts_calibration_compute (pw->trace, error))
-          || !(pw->wait_states = ts_wait_states_analyse (pw->trace, pw->calibration, error)))
+      if (!ts_run_waits_read_predicted (run->waits, anchor, error))
         return FALSE;
+    }
+  if (run->replayed_set && run->o->wait_states)
+    {
+      run->predicted_waits = ts_run_waits_predicted (run->waits);
+      run->predicted_trace = ts_run_waits_predicted_trace (run->waits);
     }
   if (run->replayed_set && run->replay.predicted_dir)
     g_ptr_array_add (run->result->written, g_strdup ("predicted/traces.otf2"));
@@ -441,7 +318,7 @@ fill_result (Run *run)
   for (guint p = 0; r->has_wait_states && p < TS_WAIT_N_PATTERNS; p++)
     {
       r->wait_original[p] = ts_wait_states_total (run->original_waits, p);
-      r->wait_predicted[p] = ts_wait_states_total (run->pw.wait_states, p);
+      r->wait_predicted[p] = ts_wait_states_total (run->predicted_waits, p);
     }
   r->messages = ts_calibration_message_info (cal);
   r->actions_replayed = run->replayed.actions_replayed;
@@ -465,7 +342,7 @@ write_outputs (Run *run, GError **error)
     {
       g_autoptr (GString) csv = g_string_new (TS_WAIT_STATES_CSV_HEADER);
       ts_csv_append_wait_states (csv, "original", run->trace, run->original_waits);
-      ts_csv_append_wait_states (csv, "predicted", run->pw.trace, run->pw.wait_states);
+      ts_csv_append_wait_states (csv, "predicted", run->predicted_trace, run->predicted_waits);
       g_autofree char *path = g_build_filename (tmp, "waitstates.csv", NULL);
       if (!ts_output_dir_write_file (path, csv->str, csv->len, error))
         return FALSE;
@@ -541,24 +418,10 @@ ts_run (const TsRunOptions *o, GError **error)
     phase_done (&run, "replay and predicted wait states");
   if (ok && o->wait_states && o->shared && o->shared->original_waits)
     run.original_waits = o->shared->original_waits;
-  else if (ok && o->wait_states && original_waits_join (&run.beside))
-    {
-      run.original_waits = g_steal_pointer (&run.beside.result);
-      if (!run.original_waits)
-        {
-          g_propagate_error (error, g_steal_pointer (&run.beside.error));
-          ok = FALSE;
-        }
-      else
-        g_debug ("original wait states: %.3f s, on a thread beside the replay",
-                 run.beside.seconds);
-      if (ok)
-        phase_done (&run, "original wait states");
-    }
   else if (ok && o->wait_states)
     {
       /* Both executions by the same analysis. */
-      run.original_waits = ts_wait_states_analyse (run.trace, run.calibration, error);
+      run.original_waits = ts_run_waits_original (run.waits, error);
       ok = run.original_waits != NULL;
       if (ok)
         phase_done (&run, "original wait states");

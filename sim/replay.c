@@ -424,13 +424,13 @@ collect_result (TsSimulation *sim, TsReplayResult *result)
 }
 
 /* Close the predicted archive after the caller's last word (before_close)
- * if the run succeeded; remove it otherwise. */
+ * if the run succeeded; remove it otherwise (the caller hears of it too). */
 static gboolean
 finish_writer (TsSimulation *sim, gboolean ok, GError **error)
 {
   const TsReplayOptions *o = sim->options;
-  if (ok && o->before_close)
-    ok = o->before_close (sim->writer, o->before_close_data, error);
+  if (o->before_close)
+    ok = o->before_close (sim->writer, ok, o->before_close_data, ok ? error : NULL) && ok;
   gint64 t_close = g_get_monotonic_time ();
   if (ok)
     ok = ts_archive_writer_close (sim->writer, error);
@@ -506,7 +506,7 @@ ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const Ts
   if (ok)
     {
       if (o->beside)
-        o->beside (o->beside_data);
+        o->beside (sim.writer, o->beside_data);
       start_ranks (&sim);
       ok = simulate (&sim, error);
     }

@@ -62,16 +62,19 @@ typedef struct {
   TsBinomialTree binomial_tree;
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;
-  /* Called once the predicted timeline is logged, before its archive is
-   * written (e.g. to analyse a copy and add wait-state metrics). */
-  gboolean (*before_close) (TsArchiveWriter *writer, gpointer data, GError **error);
+  /* Called once the replay ended, before its predicted archive is written
+   * (@replayed: e.g. to analyse its events and add wait-state metrics) or
+   * discarded (not @replayed, @error NULL: what runs beside stops). */
+  gboolean (*before_close) (TsArchiveWriter *writer, gboolean replayed, gpointer data,
+                            GError **error);
   gpointer before_close_data;
   /* Called once, in this process, when the first simulation is about to
-   * start (its platform and ranks checked) and the helper process that
-   * revisions replay in is forked: threads that are to run beside the
-   * simulation are started here, since forking a process with threads
-   * copies only the forking one (and whatever locks the others held). */
-  void (*beside) (gpointer data);
+   * start (its platform and ranks checked, its archive writer, or NULL,
+   * open) and the helper process that revisions replay in is forked:
+   * threads that are to run beside the simulation are started here, since
+   * forking a process with threads copies only the forking one (and
+   * whatever locks the others held). */
+  void (*beside) (TsArchiveWriter *writer, gpointer data);
   gpointer beside_data;
 } TsReplayOptions;
 

@@ -1,0 +1,274 @@
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-run"
+
+#include "pipeline/run-waits.h"
+#include "model/archive_writer.h"
+#include "model/output_dir.h"
+#include "model/stream.h"
+
+/* One analysis on a thread of its own. */
+typedef struct {
+  GThread *thread;
+  GError *error;
+  double seconds;            /* its own wall time */
+} Beside;
+
+struct TsRunWaits {
+  const TsTrace *trace;
+  const TsCalibration *calibration;
+  gboolean want_original, want_predicted;
+
+  /* The original execution's. */
+  Beside original_thread;
+  TsWaitStates *original;
+
+  /* The predicted timeline's, found before its archive is written so that
+   * it can carry them as OTF2 metrics (one per pattern and rank, cumulative
+   * seconds): the writer's logged events are decoded and analysed like any
+   * trace's, with the archive's definitions, written to a scratch
+   * directory. */
+  Beside predicted_thread;
+  TsArchiveWriter *writer;
+  guint n_ranks;
+  guint32 metric[TS_WAIT_N_PATTERNS];
+  gboolean regions;          /* --wait-regions */
+  guint32 region[TS_WAIT_N_PATTERNS];
+  double *cumulative;        /* [pattern * n_ranks + rank] */
+  char *scratch;
+  TsTrace *predicted_trace;  /* the copy, kept for region names */
+  TsCalibration *predicted_calibration;  /* read back after revisions only */
+  TsActionStream *stream;    /* the writer's events, as the thread reads them */
+  TsWaitStates *predicted;
+};
+
+TsRunWaits *
+ts_run_waits_new (const TsTrace *trace, const TsCalibration *calibration, gboolean original,
+                  gboolean predicted, gboolean regions)
+{
+  TsRunWaits *rw = g_new0 (TsRunWaits, 1);
+  rw->trace = trace;
+  rw->calibration = calibration;
+  rw->want_original = original;
+  rw->want_predicted = predicted;
+  rw->regions = regions;
+  rw->n_ranks = ts_calibration_n_ranks (calibration);
+  rw->cumulative = g_new0 (double, TS_WAIT_N_PATTERNS * rw->n_ranks);
+  return rw;
+}
+
+/* Wait for @b's thread, if it was started; whether it was. */
+static gboolean
+beside_join (Beside *b)
+{
+  if (!b->thread)
+    return FALSE;
+  g_thread_join (g_steal_pointer (&b->thread));
+  return TRUE;
+}
+
+static void
+beside_start (Beside *b, const char *name, GThreadFunc func, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  b->thread = g_thread_try_new (name, func, data, &error);
+  if (!b->thread)
+    g_debug ("%s: no thread (%s), analysed after the replay", name, error->message);
+}
+
+static void
+scratch_remove (TsRunWaits *rw)
+{
+  g_clear_pointer (&rw->stream, ts_action_stream_free);
+  if (rw->scratch)
+    {
+      ts_output_dir_remove_tree (rw->scratch);
+      ts_output_dir_unguard (rw->scratch);
+      g_clear_pointer (&rw->scratch, g_free);
+    }
+}
+
+void
+ts_run_waits_free (TsRunWaits *rw)
+{
+  if (!rw)
+    return;
+  /* A replay that failed before its end stopped the predicted thread. */
+  beside_join (&rw->original_thread);
+  g_clear_error (&rw->original_thread.error);
+  g_clear_error (&rw->predicted_thread.error);
+  scratch_remove (rw);
+  g_clear_pointer (&rw->original, ts_wait_states_free);
+  g_clear_pointer (&rw->predicted, ts_wait_states_free);
+  g_clear_pointer (&rw->predicted_calibration, ts_calibration_free);
+  g_clear_pointer (&rw->predicted_trace, ts_trace_free);
+  g_free (rw->cumulative);
+  g_free (rw);
+}
+
+/* ---- the original execution ---------------------------------------------- */
+
+static gpointer
+original_main (gpointer data)
+{
+  TsRunWaits *rw = data;
+  gint64 t0 = g_get_monotonic_time ();
+  rw->original = ts_wait_states_analyse (rw->trace, rw->calibration, &rw->original_thread.error);
+  rw->original_thread.seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  return NULL;
+}
+
+const TsWaitStates *
+ts_run_waits_original (TsRunWaits *rw, GError **error)
+{
+  g_return_val_if_fail (rw->want_original, NULL);
+  if (beside_join (&rw->original_thread))
+    {
+      if (!rw->original)
+        {
+          g_propagate_error (error, g_steal_pointer (&rw->original_thread.error));
+          return NULL;
+        }
+      g_debug ("original wait states: %.3f s, on a thread beside the replay",
+               rw->original_thread.seconds);
+      return rw->original;
+    }
+  if (!rw->original)
+    rw->original = ts_wait_states_analyse (rw->trace, rw->calibration, error);
+  return rw->original;
+}
+
+/* ---- the predicted execution --------------------------------------------- */
+
+static void
+span_to_metric (TsWaitPattern p, guint rank, guint region, double start, double seconds,
+                gpointer data)
+{
+  TsRunWaits *rw = data;
+  double *c = &rw->cumulative[p * rw->n_ranks + rank];
+  *c += seconds;
+  if (rw->regions)
+    ts_archive_writer_late_region (rw->writer, rank, start, start + seconds, rw->region[p]);
+  ts_archive_writer_late_metric (rw->writer, rank, start + seconds, rw->metric[p], *c);
+}
+
+/* The metrics (and regions) the analysis adds, the archive's definitions
+ * in the scratch directory, opened as a trace, and the writer's events as
+ * a stream. All definitions are made before the replay logs an event, so
+ * this may come before or after it. */
+static gboolean
+predicted_open (TsRunWaits *rw, TsArchiveWriter *w, GError **error)
+{
+  rw->writer = w;
+  rw->scratch = g_dir_make_tmp ("tracesim-XXXXXX", error);
+  if (!rw->scratch)
+    return FALSE;
+  ts_output_dir_guard (rw->scratch);
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    {
+      rw->metric[p] = ts_archive_writer_define_metric (w, ts_wait_pattern_name (p), "s");
+      if (rw->regions)
+        rw->region[p] = ts_archive_writer_define_region (w, ts_wait_pattern_name (p),
+                                                         TS_REGION_USER);
+    }
+  g_autofree char *anchor = g_build_filename (rw->scratch, "traces.otf2", NULL);
+  if (!ts_archive_writer_write_definitions (w, rw->scratch, error)
+      || !(rw->predicted_trace = ts_trace_open_definitions (anchor, error)))
+    return FALSE;
+  rw->stream = ts_action_stream_open_writer (rw->predicted_trace, w);
+  return TRUE;
+}
+
+static gboolean
+predicted_analyse (TsRunWaits *rw, GError **error)
+{
+  rw->predicted = ts_wait_states_analyse_stream (rw->predicted_trace, rw->stream, span_to_metric,
+                                                 rw, error);
+  return rw->predicted != NULL;
+}
+
+static gpointer
+predicted_main (gpointer data)
+{
+  TsRunWaits *rw = data;
+  gint64 t0 = g_get_monotonic_time ();
+  predicted_analyse (rw, &rw->predicted_thread.error);
+  rw->predicted_thread.seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  return NULL;
+}
+
+/* TsReplayOptions.beside: the simulation is about to start. */
+static void
+start_beside (TsArchiveWriter *writer, gpointer data)
+{
+  TsRunWaits *rw = data;
+  if (rw->want_original)
+    beside_start (&rw->original_thread, "original wait states", original_main, rw);
+  if (!rw->want_predicted || !writer)
+    return;
+  g_autoptr (GError) error = NULL;
+  if (predicted_open (rw, writer, &error))
+    beside_start (&rw->predicted_thread, "predicted wait states", predicted_main, rw);
+  else
+    g_debug ("predicted wait states: %s; analysed after the replay", error->message);
+  if (!rw->predicted_thread.thread)
+    scratch_remove (rw);
+}
+
+/* TsReplayOptions.before_close: the replay ended, its archive is about to
+ * be written (@replayed) or discarded. */
+static gboolean
+before_close (TsArchiveWriter *w, gboolean replayed, gpointer data, GError **error)
+{
+  TsRunWaits *rw = data;
+  if (!rw->want_predicted)
+    return replayed;
+  /* The feeds see their end, and the thread its last events. */
+  gboolean ended = ts_archive_writer_end_events (w, replayed ? error : NULL);
+  if (beside_join (&rw->predicted_thread))
+    {
+      g_debug ("predicted wait states: %.3f s, on a thread beside the replay",
+               rw->predicted_thread.seconds);
+      if (replayed && ended && !rw->predicted)
+        g_propagate_error (error, g_steal_pointer (&rw->predicted_thread.error));
+      scratch_remove (rw);
+      return replayed && ended && rw->predicted;
+    }
+  if (!replayed || !ended)
+    return FALSE;
+  gboolean ok = predicted_open (rw, w, error) && predicted_analyse (rw, error);
+  scratch_remove (rw);
+  return ok;
+}
+
+void
+ts_run_waits_attach (TsRunWaits *rw, TsReplayOptions *replay)
+{
+  replay->beside = start_beside;
+  replay->beside_data = rw;
+  replay->before_close = before_close;
+  replay->before_close_data = rw;
+}
+
+gboolean
+ts_run_waits_read_predicted (TsRunWaits *rw, const char *anchor, GError **error)
+{
+  g_clear_pointer (&rw->predicted, ts_wait_states_free);
+  g_clear_pointer (&rw->predicted_trace, ts_trace_free);
+  return (rw->predicted_trace = ts_trace_open (anchor, error))
+         && (rw->predicted_calibration = ts_calibration_compute (rw->predicted_trace, error))
+         && (rw->predicted = ts_wait_states_analyse (rw->predicted_trace,
+                                                     rw->predicted_calibration, error));
+}
+
+const TsWaitStates *
+ts_run_waits_predicted (const TsRunWaits *rw)
+{
+  return rw->predicted;
+}
+
+const TsTrace *
+ts_run_waits_predicted_trace (const TsRunWaits *rw)
+{
+  return rw->predicted_trace;
+}
