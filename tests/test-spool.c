@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct {
@@ -149,6 +150,54 @@ test_damage_is_an_error (void **state)
   g_clear_error (&error);
 }
 
+/* A reader on another thread while records are appended: it gets every
+ * record in order as blocks are written, waits for the next one, and sees
+ * the end only once the spool is finished (the last block, partial, is
+ * written then). 1000 records of 32 bytes in blocks of 4. */
+typedef struct {
+  TsSpool *log;
+  guint64 seen;
+  gboolean in_order;
+} LiveReader;
+
+static gpointer
+live_reader_main (gpointer data)
+{
+  LiveReader *lr = data;
+  g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (lr->log, 1);
+  const Wide *w;
+  GError *error = NULL;
+  lr->in_order = TRUE;
+  while ((w = ts_spool_reader_next (rd, &error)))
+    {
+      Wide want = wide (lr->seen);
+      lr->in_order &= memcmp (w, &want, sizeof want) == 0;
+      lr->seen++;
+    }
+  lr->in_order &= error == NULL;
+  return NULL;
+}
+
+static void
+test_reading_while_appended (void **state)
+{
+  GError *error = NULL;
+  g_autoptr (TsSpool) log = ts_spool_new (2, sizeof (Wide), 4 * sizeof (Wide), &error);
+  LiveReader lr = { log, 0, FALSE };
+  GThread *reader = g_thread_new ("reader", live_reader_main, &lr);
+  for (guint64 i = 0; i < 1000; i++)
+    {
+      Wide w = wide (i);
+      ts_spool_append (log, 1, &w);
+      if (i % 97 == 0)
+        g_usleep (100);  /* let the reader catch up and wait */
+    }
+  assert_true (ts_spool_finish (log, &error));
+  g_thread_join (reader);
+  assert_int_equal (lr.seen, 1000);
+  assert_true (lr.in_order);
+}
+
 int
 main (void)
 {
@@ -156,6 +205,7 @@ main (void)
     cmocka_unit_test (test_interleaved_ranks),
     cmocka_unit_test (test_packing_is_exact),
     cmocka_unit_test (test_damage_is_an_error),
+    cmocka_unit_test (test_reading_while_appended),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
