@@ -15,7 +15,9 @@
 # and prints each of job and replay against each of smpi and smpi_cm, and
 # the wait-state phase's rate: the trace's events over the time the job's
 # log (G_MESSAGES_DEBUG=ts-run) gives its original wait states (their own
-# time on the thread that analyses them beside the replay).
+# time on the thread that analyses them beside the replay, sharing the 2
+# cores with the simulation and the predicted analysis), and what both
+# executions' wait states add to the job's wall time (job - replay).
 #
 # tracesim is linked with tcmalloc when configure finds it, and SimGrid's
 # allocations are a good part of any replay's time. For a like-for-like view
@@ -41,9 +43,9 @@ now() { date +%s.%N; }
 ALLOC=$(ldd "$TRACESIM" | awk '/tcmalloc/ { print $3; exit }')
 best() { sort -g | head -1; }
 
-printf '%6s %6s %9s | %8s %8s | %8s %8s | %8s %8s %8s %8s | %8s %7s | %7s %8s | %9s\n' \
+printf '%6s %6s %9s | %8s %8s | %8s %8s | %8s %8s %8s %8s | %8s %7s | %7s %8s | %9s %7s\n' \
   ranks iters ti_acts job_s replay_s smpi_s smpi_cm_s job/smpi job/cm rep/smpi rep/cm \
-  smpi_alloc rep/alc sim_diff% events wait_ev/s
+  smpi_alloc rep/alc sim_diff% events wait_ev/s waits_s
 for n in "$@"; do
   # The TI trace has 5 actions per rank and iteration (compute, irecv,
   # compute for the call cost, isend, waitall) plus the allreduces.
@@ -100,10 +102,10 @@ for n in "$@"; do
       -v sc="$(best < "$d/smpi_cm.times")" -v sa="$(best < "$d/smpi_alloc.times")" \
       -v ts="$ts_sim" -v ss="$smpi_sim" -v ev="$events" -v w="$waits" 'BEGIN {
     if (sa == "") { sa_s = "-"; ra_s = "-" } else { sa_s = sprintf ("%.3f", sa); ra_s = sprintf ("%.2fx", sa / rp) }
-    printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f\n",
+    printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f %7.3f\n",
       n, it, a, j, rp, s, sc, s / j, sc / j, s / rp, sc / rp, sa_s, ra_s, 100 * (ts - ss) / ss, ev,
-      (w > 0 ? ev / w : 0) }'
+      (w > 0 ? ev / w : 0), j - rp }'
 done
 echo "(x/y = y wall / x wall: above 1, tracesim is faster; sim_diff = simulated time, tracesim vs"
-echo " smpi_cm's; wait_ev/s = events / the original wait states' time in the job)"
+echo " smpi_cm's; wait_ev/s = events / the original wait states' time in the job; waits_s = job - replay)"
 echo "work files: $WORK"
