@@ -124,6 +124,28 @@ test_two_scales (void **state)
   assert_true (c.c1 == 0 && c.c0 == 7);
 }
 
+/* Ensure that two scales of a positive quantity never predict 0 or less at
+ * the target: LAMMPS's compute per rank in a fixed box, 0.107762 s at 2
+ * ranks and 0.0587542 s at 4, is no single power of the set (the ratio
+ * 0.5452 is 9% off P^-1's 0.5), and the line through them, 0.15677 -
+ * 0.024504 P, is -0.0392 at 8. The power through both is taken instead:
+ * e = log2 (0.0587542 / 0.107762) = -0.875085, so 0.0587542 * 2^e =
+ * 0.0320341 at 8 (the real 8-rank run's: 0.0323554). Without a target in
+ * view, the line stays (the shape the test above pins). */
+static void
+test_two_scales_stay_positive (void **state)
+{
+  double p[] = { 2, 4 }, y[] = { 0.107762, 0.0587542 };
+  GError *error = NULL;
+  TsScalingModel m;
+  assert_true (ts_scaling_fit_to (p, y, 2, FLOOR, 8, &m, &error));
+  assert_true (m.c0 == 0);
+  assert_true (fabs (m.exponent - -0.875085) < 1e-6);
+  assert_true (fabs (ts_scaling_eval (&m, 8) - 0.0320340) < 1e-6);
+  assert_true (ts_scaling_fit_to (p, y, 2, FLOOR, 0, &m, &error));
+  assert_true (m.exponent == 1 && ts_scaling_eval (&m, 8) < 0);
+}
+
 /* Ensure that input no model fits is refused with what is wrong. */
 static void
 test_bad_input_refused (void **state)
@@ -149,6 +171,7 @@ main (void)
     cmocka_unit_test (test_square_root_exact),
     cmocka_unit_test (test_noise_stays_constant),
     cmocka_unit_test (test_two_scales),
+    cmocka_unit_test (test_two_scales_stay_positive),
     cmocka_unit_test (test_bad_input_refused),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
