@@ -62,7 +62,7 @@ fit_roles (TsExtrapModel *m, TsRegionModel *g, GError **error)
   for (guint r = 1; has_roles && r < t->n_ranks; r++)
     several |= ts_pattern_role (&m->pattern, t->n_ranks, r)
                != ts_pattern_role (&m->pattern, t->n_ranks, 0);
-  for (guint i = 0; several && i < m->n_inputs; i++)
+  for (guint i = m->first_compute; several && i < m->n_inputs; i++)
     {
       const TsScaleProfile *p = m->inputs[i];
       const double *x = g_hash_table_lookup (p->compute, g->name);
@@ -97,7 +97,7 @@ fit_region (TsExtrapModel *m, const char *name, GError **error)
   g->name = g_strdup (name);
   g->roles = g_array_new (FALSE, FALSE, sizeof (TsRoleModel));
   g_ptr_array_add (m->regions, g);
-  for (guint i = 0; i < m->n_inputs; i++)
+  for (guint i = m->first_compute; i < m->n_inputs; i++)
     {
       double mean, spread;
       ts_scale_profile_compute_stats (m->inputs[i], name, &mean, &spread);
@@ -112,9 +112,36 @@ fit_region (TsExtrapModel *m, const char *name, GError **error)
   return fit_roles (m, g, error);
 }
 
+static gboolean
+exchanges_messages (const TsScaleProfile *p)
+{
+  for (guint r = 0; r < p->n_ranks; r++)
+    if (p->traffic[r]->len > 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Inputs that exchange no point-to-point message where the larger ones do
+ * (a run on 1 rank) did none of the work that goes with it (packing and
+ * unpacking halos, ghost cells): their compute is another regime, and no
+ * law in P fits points from two regimes. They are left out of the compute
+ * fits while two inputs or more remain. */
+static guint
+first_compute_input (const TsExtrapModel *m)
+{
+  guint first = 0;
+  while (first + 2 < m->n_inputs && !exchanges_messages (m->inputs[first]))
+    first++;
+  for (guint i = first; i < m->n_inputs; i++)
+    if (!exchanges_messages (m->inputs[i]))
+      return 0;  /* the regimes do not split by scale */
+  return first;
+}
+
 gboolean
 ts_extrap_fit_compute (TsExtrapModel *m, GError **error)
 {
+  m->first_compute = first_compute_input (m);
   g_autoptr (GHashTable) names
     = ts_extrap_input_names (m, G_STRUCT_OFFSET (TsScaleProfile, compute), NULL);
   GHashTableIter it;

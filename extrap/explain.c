@@ -70,6 +70,15 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
       }
   g_string_append (out, "compute per rank, by region (mean seconds; spread = standard "
                         "deviation / mean over ranks):\n");
+  if (m->first_compute > 0)
+    {
+      g_string_append (out, "  left out of the fits: the input");
+      for (guint i = 0; i < m->first_compute; i++)
+        g_string_append_printf (out, "%s at %u rank%s", i ? "," : "", m->p[i],
+                                m->p[i] == 1 ? "" : "s");
+      g_string_append (out, ", which exchanges no message where the larger ones do (a serial "
+                            "run does none of the work that goes with them)\n");
+    }
   for (guint i = 0; i < m->regions->len; i++)
     {
       const TsRegionModel *g = g_ptr_array_index (m->regions, i);

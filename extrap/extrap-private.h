@@ -80,6 +80,7 @@ typedef struct {
   GArray *collectives;             /* TsCollectiveModel */
   gint *comm_class;                /* [communicator of the largest input]: a class */
   GPtrArray *per_partner;          /* names of regions entered once per partner (P - 1 times) */
+  guint first_compute;             /* the first input the compute fits use (compute.c) */
 } TsExtrapModel;
 
 /* Classes of messages whose bytes are modelled apart (m->bytes[k]): a

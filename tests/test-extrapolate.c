@@ -1081,6 +1081,70 @@ test_leaders_only_refused (void **state)
   ts_test_rmtree (work);
 }
 
+/* A serial input is another regime: a ring that exchanges with both
+ * neighbours at 2 ranks and more (MPI_Sendrecv of 100 bytes down, then up,
+ * 5 times) and
+ * exchanges nothing at 1, whose compute per rank is 0.5 s at 2 and 4 ranks
+ * (0.1 s before each of the 5 pairs of exchanges: halo work included) and 0.3 s at 1
+ * (no halo to pack). The 1-rank input is left out of the compute fits, so
+ * the two remaining scales agree and the constant 0.5 s is every rank's
+ * compute at 8, as --explain says; fitted with the 1-rank input, three
+ * points from two regimes would not give 0.5. */
+static char *
+serial_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0, burst = p == 1 ? 0.06 : 0.1;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint it = 0; it < 5; it++)
+        {
+          t += burst;
+          if (p == 1)
+            continue;
+          for (guint up = 0; up < 2; up++)
+            {
+              guint to = up ? (r + 1) % p : (r + p - 1) % p;
+              guint from = up ? (r + p - 1) % p : (r + 1) % p;
+              g_string_append_printf (s, "%u %.6f enter MPI_Sendrecv\n%u %.6f send %u bytes=100\n"
+                                      "%u %.6f recv %u bytes=100\n%u %.6f leave\n",
+                                      r, t, r, t, to, r, t + 1e-4, from, r, t + 1e-4);
+              t += 1e-4;
+            }
+        }
+      g_string_append_printf (s, "%u %.6f leave\n", r, t);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_serial_input_left_out (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-serial");
+  char *t[3];
+  script_series (work, serial_script, (const guint[]) { 1, 2, 4 }, t);
+  g_autofree char *out = g_build_filename (work, "np8", NULL);
+  TsExtrapolateOptions o = { .ranks = 8, .output_dir = out,
+                             .boundaries = TS_BOUNDARIES_PERIODIC };
+  GError *error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  if (!strstr (text->str, "left out of the fits: the input at 1 rank, which exchanges no "
+                          "message where the larger ones do"))
+    fail_msg ("%s", text->str);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  const double *compute = g_hash_table_lookup (p->compute, "main");
+  assert_non_null (compute);
+  for (guint r = 0; r < 8; r++)
+    assert_float_equal (compute[r], 0.5, 1e-6);
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -1103,6 +1167,7 @@ main (void)
     cmocka_unit_test (test_per_partner_region_outside_loops_refused),
     cmocka_unit_test (test_xor_order_at_no_power_of_two),
     cmocka_unit_test (test_leaders_only_refused),
+    cmocka_unit_test (test_serial_input_left_out),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
