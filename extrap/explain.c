@@ -72,12 +72,13 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
                         "deviation / mean over ranks):\n");
   if (m->first_compute > 0)
     {
-      g_string_append (out, "  left out of the fits: the input");
+      gboolean one = m->first_compute == 1;
+      g_string_append_printf (out, "  left out of the fits: the input%s at", one ? "" : "s");
       for (guint i = 0; i < m->first_compute; i++)
-        g_string_append_printf (out, "%s at %u rank%s", i ? "," : "", m->p[i],
-                                m->p[i] == 1 ? "" : "s");
-      g_string_append (out, ", which exchanges no message where the larger ones do (a serial "
-                            "run does none of the work that goes with them)\n");
+        g_string_append_printf (out, "%s %u", i ? "," : "", m->p[i]);
+      g_string_append_printf (out, " rank%s, which exchange%s no message where the larger ones "
+                                   "do (a serial run does none of the work that goes with "
+                                   "them)\n", one && m->p[0] == 1 ? "" : "s", one ? "s" : "");
     }
   for (guint i = 0; i < m->regions->len; i++)
     {

@@ -96,6 +96,8 @@ typedef struct {
   double time;      /* original time of the action, seconds, clock-aligned */
   double seconds;   /* COMPUTE: duration; MPI actions: CPU overhead to charge */
 } TsAction;
+/* Spooled actions are packed by 8-byte words (model/spool.h). */
+G_STATIC_ASSERT (sizeof (TsAction) % 8 == 0);
 
 /* A compute burst between MPI calls has a phase: the call that ends it and
  * the function that made that call (@caller TS_NO_REGION when the trace does

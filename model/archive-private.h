@@ -52,6 +52,8 @@ typedef struct {
                      * partitioned: the number of partitions (op = the event,
                      * ref = peer or partition, extra = request id) */
 } EventRecord;
+/* Spooled records are packed by 8-byte words (model/spool.h). */
+G_STATIC_ASSERT (sizeof (EventRecord) % 8 == 0);
 
 struct TsArchiveWriter {
   TsOutputDir *out;     /* NULL once committed or discarded */
@@ -66,6 +68,9 @@ struct TsArchiveWriter {
   gboolean uses_partitioned;  /* define the partitioned parameters and attributes */
   guint64 n_clamped;
   GError *error;              /* first failure while writing events */
+  GError *late_error;         /* the same for late events, which the predicted wait
+                               * states' thread adds while the replay logs (read
+                               * by close, after it) */
 
   GPtrArray *regions;         /* TsRegionDef*, index = id */
   GHashTable *region_ids;     /* name (borrowed from regions) -> id + 1 */

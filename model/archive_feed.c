@@ -37,11 +37,8 @@ gboolean
 ts_archive_writer_end_events (TsArchiveWriter *w, GError **error)
 {
   g_return_val_if_fail (w != NULL, FALSE);
-  if (w->error)
-    {
-      g_propagate_error (error, g_error_copy (w->error));
-      return FALSE;
-    }
+  /* Always finished, whatever failed before: a feed waiting for events
+   * would wait forever. */
   return ts_spool_finish (w->events, error);
 }
 

@@ -54,6 +54,7 @@ writer_free (TsArchiveWriter *w)
   ts_spool_free (w->late);
   g_free (w->last_tick);
   g_clear_error (&w->error);
+  g_clear_error (&w->late_error);
   /* A writer whose spool could not be created has no containers yet. */
   g_clear_pointer (&w->regions, g_ptr_array_unref);
   g_clear_pointer (&w->region_ids, g_hash_table_unref);
@@ -658,7 +659,9 @@ log_late (TsArchiveWriter *w, guint rank, double time, EventRecord *ev)
 {
   if (!w->late)
     {
-      w->late = ts_spool_new (w->n_ranks, sizeof (EventRecord), 4096, &w->error);
+      if (w->late_error)
+        return;
+      w->late = ts_spool_new (w->n_ranks, sizeof (EventRecord), 4096, &w->late_error);
       if (!w->late)
         return;
     }
@@ -742,9 +745,11 @@ ts_archive_writer_close (TsArchiveWriter *w, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   gboolean ok = TRUE;
-  if (w->error)
+  if (w->error || w->late_error)
     {
-      g_propagate_error (error, g_steal_pointer (&w->error));
+      GError **first = w->error ? &w->error : &w->late_error;
+      g_propagate_error (error, *first);
+      *first = NULL;
       ok = FALSE;
     }
   OTF2_Archive *archive = ok ? open_archive (w, w->tmp_dir, error) : NULL;

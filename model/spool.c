@@ -67,6 +67,8 @@ struct TsSpoolReader {
   guint8 *record;      /* the last record read, the base of the next */
   guint64 next;        /* index of the next record */
   guint block;         /* index of the next block to load */
+  guint64 count;       /* the rank's records, once the spool is seen finished */
+  gboolean counted;
   gsize block_len;     /* bytes loaded in buffer */
   gsize block_pos;
 };
@@ -81,6 +83,7 @@ TsSpool *
 ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **error)
 {
   g_return_val_if_fail (n_ranks > 0 && record_size > 0 && record_size % WORD == 0, NULL);
+  g_return_val_if_fail (block_bytes <= (1u << 24), NULL);
   /* A file without a name (O_TMPFILE): the space is reclaimed when the log
    * is freed or the process dies, whatever happens, even a signal between
    * creating and unlinking a named one. Where the file system cannot, a
@@ -310,7 +313,20 @@ load_block (TsSpoolReader *rd, GError **error)
     g_cond_wait (&log->grown, &log->lock);
   gboolean have = rd->block < rd->part->blocks->len;
   Block b = have ? g_array_index (rd->part->blocks, Block, rd->block) : (Block) { 0, 0 };
+  if (log->finished && !rd->counted)
+    {
+      rd->count = rd->part->count;
+      rd->counted = TRUE;
+    }
   g_mutex_unlock (&log->lock);
+  if (!have && rd->next != rd->count)
+    {
+      /* Fewer records in the blocks than counted: a damaged cache. */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "temporary file %s: %" G_GUINT64_FORMAT " records where %" G_GUINT64_FORMAT
+                   " were written", log->path, rd->next, rd->count);
+      return FALSE;
+    }
   if (!have)
     return FALSE;
   if (!rd->buffer)
@@ -333,6 +349,9 @@ const void *
 ts_spool_reader_next (TsSpoolReader *rd, GError **error)
 {
   const TsSpool *log = rd->log;
+  /* The blocks may hold more than the count says only if damaged. */
+  if (rd->counted && rd->next >= rd->count)
+    return NULL;
   if (rd->block_pos == rd->block_len && !load_block (rd, error))
     return NULL;
   if (!rd->record)

@@ -21,8 +21,9 @@ G_BEGIN_DECLS
 typedef struct TsSpool TsSpool;
 typedef struct TsSpoolReader TsSpoolReader;
 
-/* A log for @n_ranks ranks of records of @record_size bytes, buffered in
- * blocks of about @block_bytes. The file goes to g_get_tmp_dir(). */
+/* A log for @n_ranks ranks of records of @record_size bytes (a multiple of
+ * 8), buffered in blocks of about @block_bytes (at most 16 MiB). The file
+ * goes to g_get_tmp_dir(). */
 TsSpool *ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **error);
 void ts_spool_free (TsSpool *log);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSpool, ts_spool_free)

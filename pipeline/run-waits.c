@@ -7,6 +7,8 @@
 #include "model/output_dir.h"
 #include "model/stream.h"
 
+#include <signal.h>
+
 /* One analysis on a thread of its own. */
 typedef struct {
   GThread *thread;
@@ -71,7 +73,13 @@ static void
 beside_start (Beside *b, const char *name, GThreadFunc func, gpointer data)
 {
   g_autoptr (GError) error = NULL;
+  /* The signals that end a run are handled on the main thread, whose
+   * guard of the output directories holds them while it changes them: the
+   * thread inherits the mask. */
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
   b->thread = g_thread_try_new (name, func, data, &error);
+  ts_output_dir_release_signals (&old);
   if (!b->thread)
     g_debug ("%s: no thread (%s), analysed after the replay", name, error->message);
 }
@@ -93,7 +101,9 @@ ts_run_waits_free (TsRunWaits *rw)
 {
   if (!rw)
     return;
-  /* A replay that failed before its end stopped the predicted thread. */
+  /* before_close() stopped the predicted thread, whatever became of the
+   * replay; the original one may still run. */
+  g_warn_if_fail (rw->predicted_thread.thread == NULL);
   beside_join (&rw->original_thread);
   g_clear_error (&rw->original_thread.error);
   g_clear_error (&rw->predicted_thread.error);
@@ -159,6 +169,7 @@ span_to_metric (TsWaitPattern p, guint rank, guint region, double start, double 
 static gboolean
 predicted_open (TsRunWaits *rw, TsArchiveWriter *w, GError **error)
 {
+  g_clear_pointer (&rw->predicted_trace, ts_trace_free);
   rw->writer = w;
   rw->scratch = g_dir_make_tmp ("tracesim-XXXXXX", error);
   if (!rw->scratch)
@@ -202,15 +213,16 @@ static void
 start_beside (TsArchiveWriter *writer, gpointer data)
 {
   TsRunWaits *rw = data;
+  /* Opening the definitions copy probes it in a child process: before any
+   * thread runs. */
+  g_autoptr (GError) error = NULL;
+  gboolean opened = rw->want_predicted && writer && predicted_open (rw, writer, &error);
+  if (error)
+    g_debug ("predicted wait states: %s; analysed after the replay", error->message);
   if (rw->want_original)
     beside_start (&rw->original_thread, "original wait states", original_main, rw);
-  if (!rw->want_predicted || !writer)
-    return;
-  g_autoptr (GError) error = NULL;
-  if (predicted_open (rw, writer, &error))
+  if (opened)
     beside_start (&rw->predicted_thread, "predicted wait states", predicted_main, rw);
-  else
-    g_debug ("predicted wait states: %s; analysed after the replay", error->message);
   if (!rw->predicted_thread.thread)
     scratch_remove (rw);
 }
@@ -236,6 +248,8 @@ before_close (TsArchiveWriter *w, gboolean replayed, gpointer data, GError **err
     }
   if (!replayed || !ended)
     return FALSE;
+  /* No thread runs while predicted_open() forks its probe. */
+  beside_join (&rw->original_thread);
   gboolean ok = predicted_open (rw, w, error) && predicted_analyse (rw, error);
   scratch_remove (rw);
   return ok;
@@ -253,6 +267,8 @@ ts_run_waits_attach (TsRunWaits *rw, TsReplayOptions *replay)
 gboolean
 ts_run_waits_read_predicted (TsRunWaits *rw, const char *anchor, GError **error)
 {
+  /* Opening a trace probes it in a child process: no thread may run. */
+  beside_join (&rw->original_thread);
   g_clear_pointer (&rw->predicted, ts_wait_states_free);
   g_clear_pointer (&rw->predicted_trace, ts_trace_free);
   return (rw->predicted_trace = ts_trace_open (anchor, error))
