@@ -150,6 +150,48 @@ test_damage_is_an_error (void **state)
   g_clear_error (&error);
 }
 
+/* A cache whose index counts more records than its blocks hold (11 for
+ * 10) is an error at the end of the blocks, not a short read. */
+static void
+test_count_checked (void **state)
+{
+  GError *error = NULL;
+  g_autoptr (TsSpool) log = ts_spool_new (1, sizeof (Wide), 4096, &error);
+  for (guint64 i = 0; i < 10; i++)
+    {
+      Wide w = wide (i);
+      ts_spool_append (log, 0, &w);
+    }
+  assert_true (ts_spool_finish (log, &error));
+  char path[] = "/tmp/tracesim-test-spool-XXXXXX";
+  int fd = g_mkstemp (path);
+  g_unlink (path);
+  guint64 end = 0;
+  g_autoptr (GVariant) index = g_variant_ref_sink (ts_spool_export (log, fd, &end, &error));
+  guint64 size, count;
+  guint32 block;
+  g_autoptr (GVariant) offsets = NULL, lens = NULL;
+  g_autoptr (GVariant) ranks = g_variant_get_child_value (index, 2);
+  g_autoptr (GVariant) rank = g_variant_get_child_value (ranks, 0);
+  g_variant_get (index, "(tu@a(tatau))", &size, &block, NULL);
+  g_variant_get (rank, "(t@at@au)", &count, &offsets, &lens);
+  assert_int_equal (count, 10);
+  GVariant *entry = g_variant_new ("(t@at@au)", count + 1, offsets, lens);
+  g_autoptr (GVariant) wrong = g_variant_ref_sink (
+    g_variant_new ("(tu@a(tatau))", size, block,
+                   g_variant_new_array (G_VARIANT_TYPE ("(tatau)"), &entry, 1)));
+  g_autoptr (TsSpool) back = ts_spool_import (fd, end, wrong, 1, sizeof (Wide), &error);
+  close (fd);
+  assert_non_null (back);
+  g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (back, 0);
+  guint n = 0;
+  while (ts_spool_reader_next (rd, &error))
+    n++;
+  assert_int_equal (n, 10);
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA));
+  g_clear_error (&error);
+}
+
 /* A reader on another thread while records are appended: it gets every
  * record in order as blocks are written, waits for the next one, and sees
  * the end only once the spool is finished (the last block, partial, is
@@ -206,6 +248,7 @@ main (void)
     cmocka_unit_test (test_packing_is_exact),
     cmocka_unit_test (test_damage_is_an_error),
     cmocka_unit_test (test_reading_while_appended),
+    cmocka_unit_test (test_count_checked),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
