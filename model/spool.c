@@ -330,7 +330,7 @@ load_block (TsSpoolReader *rd, GError **error)
   if (!have)
     return FALSE;
   if (!rd->buffer)
-    rd->buffer = g_malloc0 (log->block_bytes + worst_record (log) + SLACK);
+    rd->buffer = g_malloc (log->block_bytes + worst_record (log) + SLACK);
   if (!ts_fd_read_all (log->fd, (gint64) b.offset, rd->buffer, b.len))
     {
       int saved = errno;

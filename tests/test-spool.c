@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Without padding: records are packed word by word, and padding bytes
+ * left uninitialised would be packed as they are. */
 typedef struct {
-  guint32 rank;
+  guint64 rank;
   guint64 seq;
 } Record;
 
