@@ -77,7 +77,18 @@ struct TsArchiveWriter {
   GPtrArray *comms;           /* TsCommDef*, index = id, 0 = world */
   GPtrArray *metrics;         /* TsMetricDef*, index = id */
   char **rank_nodes;          /* host name per rank, or NULL: none recorded */
+
+  GThread *files;             /* creating the archive's files (archive_files.c) */
+  gint files_stop;            /* atomic: the writer is discarded, stop creating */
 };
+
+/* Wait for the thread creating the archive's files, if there is one; with
+ * @stop, it stops at the next file (the writer is being discarded). */
+void ts_archive_files_join (TsArchiveWriter *w, gboolean stop);
+/* Once OTF2 has opened the archive (and made its empty directory): the
+ * files made in advance take its place. The staging directory is gone
+ * afterwards, whatever happened. */
+void ts_archive_files_install (TsArchiveWriter *w);
 
 /* Write the empty local definition files readers expect (with
  * @local_files) and the global definitions of @w's archive, with

@@ -47,6 +47,7 @@ metric_def_free (gpointer p)
 static void
 writer_free (TsArchiveWriter *w)
 {
+  ts_archive_files_join (w, TRUE);
   ts_output_dir_discard (w->out);
   g_free (w->name);
   g_free (w->creator);
@@ -752,8 +753,11 @@ ts_archive_writer_close (TsArchiveWriter *w, GError **error)
       *first = NULL;
       ok = FALSE;
     }
+  ts_archive_files_join (w, !ok);
   OTF2_Archive *archive = ok ? open_archive (w, w->tmp_dir, error) : NULL;
   ok = ok && archive;
+  if (ok)
+    ts_archive_files_install (w);
   if (ok)
     ok = finish_archive (w, archive, w->tmp_dir, TRUE, error);
   if (archive)

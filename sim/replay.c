@@ -507,6 +507,9 @@ ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const Ts
     {
       if (o->beside)
         o->beside (sim.writer, o->beside_data);
+      /* After beside, which may fork a probe: threads do not follow. */
+      if (sim.writer)
+        ts_archive_writer_create_files_beside (sim.writer);
       start_ranks (&sim);
       ok = simulate (&sim, error);
     }

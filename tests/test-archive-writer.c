@@ -373,6 +373,45 @@ test_close_renames_into_place (void **state)
   assert_string_equal (inside, ".tracesim-manifest traces traces.def traces.otf2");
 }
 
+/* Ensure that files made in advance (ts_archive_writer_create_files_beside)
+ * become the archive's: the sample read back whole (3 locations, rank 0's 10
+ * events and rank 1's 8), an event and a definition file per rank in
+ * traces/, and no staging directory left. Aborted, such a writer leaves
+ * nothing. */
+static void
+test_files_made_in_advance (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr (GError) error = NULL;
+  TsArchiveWriter *w = ts_archive_writer_new (f->dir, "traces", 3, &error);
+  assert_non_null (w);
+  ts_archive_writer_create_files_beside (w);
+  write_sample (w);
+  assert_true (ts_archive_writer_close (w, &error));
+  g_autofree char *inside = list_dir (f->dir);
+  assert_string_equal (inside, ".tracesim-manifest traces traces.def traces.otf2");
+  g_autofree char *traces = g_build_filename (f->dir, "traces", NULL);
+  g_autofree char *files = list_dir (traces);
+  assert_string_equal (files, "0.def 0.evt 1.def 1.evt 2.def 2.evt");
+  RbArchive *a = rb_archive_load (f->dir, "traces");
+  assert_non_null (a);
+  assert_int_equal (a->locations->len, 3);
+  guint per_location[3] = { 0 };
+  for (guint i = 0; i < a->events->len; i++)
+    per_location[g_array_index (a->events, RbEvent, i).location]++;
+  assert_int_equal (per_location[0], 10);
+  assert_int_equal (per_location[1], 8);
+  assert_int_equal (per_location[2], 0);
+  rb_archive_free (a);
+
+  g_autofree char *other = g_build_filename (f->base, "other", NULL);
+  w = ts_archive_writer_new (other, "traces", 3, &error);
+  ts_archive_writer_create_files_beside (w);
+  ts_archive_writer_abort (w);
+  g_autofree char *left = list_dir (f->base);
+  assert_string_equal (left, "archive");
+}
+
 /* Ensure that abort removes the temporary archive and the parent directories
  * new() had to create, leaving nothing behind. */
 static void
@@ -522,6 +561,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_unwritable_parent_is_an_error, setup, teardown),
     cmocka_unit_test_setup_teardown (test_bad_name_is_an_error, setup, teardown),
     cmocka_unit_test_setup_teardown (test_otf2_print_has_no_warning, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_files_made_in_advance, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
