@@ -124,6 +124,8 @@ struct ts_dirent64 {
   char d_name[];
 };
 
+static void remove_entries (int fd, guint depth);
+
 /* Remove @name below @dirfd, a directory with what is in it, with system
  * calls only (async-signal-safe); whether it is gone. Deletes as it lists,
  * so each directory is listed again while a pass removed something. */
@@ -137,6 +139,29 @@ remove_tree_at (int dirfd, const char *name, guint depth)
   int fd = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return FALSE;
+  /* A thread may still be creating files in it (the archive's, made ahead):
+   * list again until the directory itself goes. It stops at the first file
+   * it cannot create, once the directory is gone. */
+  for (guint round = 0; round < 1000; round++)
+    {
+      remove_entries (fd, depth);
+      if (unlinkat (dirfd, name, AT_REMOVEDIR) == 0)
+        {
+          close (fd);
+          return TRUE;
+        }
+      if (errno != ENOTEMPTY && errno != EEXIST)
+        break;
+    }
+  close (fd);
+  return FALSE;
+}
+
+/* Remove what the directory @fd holds, listing it again while a pass
+ * removed something. */
+static void
+remove_entries (int fd, guint depth)
+{
   gboolean removed = TRUE;
   while (removed)
     {
@@ -152,8 +177,6 @@ remove_tree_at (int dirfd, const char *name, guint depth)
               removed |= remove_tree_at (fd, d->d_name, depth + 1);
           }
     }
-  close (fd);
-  return unlinkat (dirfd, name, AT_REMOVEDIR) == 0;
 }
 
 static void
