@@ -125,10 +125,8 @@ struct ts_dirent64 {
 };
 
 static void remove_entries (int fd, guint depth);
-
 /* Remove @name below @dirfd, a directory with what is in it, with system
- * calls only (async-signal-safe); whether it is gone. Deletes as it lists,
- * so each directory is listed again while a pass removed something. */
+ * calls only (async-signal-safe); whether it is gone. */
 static gboolean
 remove_tree_at (int dirfd, const char *name, guint depth)
 {
@@ -139,26 +137,21 @@ remove_tree_at (int dirfd, const char *name, guint depth)
   int fd = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return FALSE;
-  /* A thread may still be creating files in it (the archive's, made ahead):
-   * list again until the directory itself goes. It stops at the first file
-   * it cannot create, once the directory is gone. */
-  for (guint round = 0; round < 1000; round++)
+  /* A thread may still be making files in it (the archive's, ahead): list
+   * again until the directory goes (then the thread can make no more). */
+  gboolean gone = FALSE;
+  for (guint round = 0; round < 1000 && !gone; round++)
     {
       remove_entries (fd, depth);
-      if (unlinkat (dirfd, name, AT_REMOVEDIR) == 0)
-        {
-          close (fd);
-          return TRUE;
-        }
-      if (errno != ENOTEMPTY && errno != EEXIST)
+      gone = unlinkat (dirfd, name, AT_REMOVEDIR) == 0;
+      if (!gone && errno != ENOTEMPTY && errno != EEXIST)
         break;
     }
   close (fd);
-  return FALSE;
+  return gone;
 }
 
-/* Remove what the directory @fd holds, listing it again while a pass
- * removed something. */
+/* Remove what the directory @fd holds, listing it again while a pass did. */
 static void
 remove_entries (int fd, guint depth)
 {
