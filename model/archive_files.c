@@ -32,7 +32,8 @@ create_files (gpointer data)
 {
   TsArchiveWriter *w = data;
   g_autofree char *path = staging_path (w);
-  if (g_mkdir (path, 0755) != 0)
+  /* The umask decides, as for OTF2's own. */
+  if (g_mkdir (path, 0777) != 0)
     return NULL;
   int dir = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0)
@@ -43,7 +44,7 @@ create_files (gpointer data)
   for (guint f = 0; f < w->n_ranks * 2 && !g_atomic_int_get (&w->files_stop); f++)
     {
       g_snprintf (name, sizeof name, "%u.%s", f / 2, f % 2 ? "def" : "evt");
-      int fd = openat (dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      int fd = openat (dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (fd < 0)
         break;
       close (fd);
@@ -82,6 +83,6 @@ ts_archive_files_install (TsArchiveWriter *w)
   /* rename(2) replaces an empty directory; where OTF2 put something in it
    * already, its files stay and the staged ones go. */
   g_autofree char *archive = g_build_filename (w->tmp_dir, w->name, NULL);
-  if (g_rename (staging, archive) != 0)
-    ts_output_dir_remove_tree (staging);
+  if (g_rename (staging, archive) != 0 && !ts_output_dir_remove_tree (staging))
+    g_warning ("%s: could not remove the files made ahead of the archive", staging);
 }

@@ -720,6 +720,8 @@ gboolean
 ts_archive_writer_write_definitions (TsArchiveWriter *w, const char *dir, GError **error)
 {
   g_return_val_if_fail (w != NULL, FALSE);
+  /* Its reader probes the copy in a child process: no thread may run. */
+  ts_archive_files_join (w, FALSE);
   if (w->error)
     {
       g_propagate_error (error, g_error_copy (w->error));

@@ -120,17 +120,18 @@ TsArchiveFeed *ts_archive_writer_feed_new (TsArchiveWriter *w, guint rank, GErro
 /* Up to @max events to @sink's functions with @user_data: how many, fewer
  * than @max at the end or when a function did not return success; -1 and
  * @error when they could not be read. */
-/* Start creating the archive's files (an event and a definition file per
- * rank, empty) on a thread of their own, so that close finds them made
- * (model/archive_files.c). Call it after any fork: a thread does not
- * follow one. Close and abort wait for the thread. */
-void ts_archive_writer_create_files_beside (TsArchiveWriter *w);
-/* No more events will be logged (only late ones): the feeds see their end.
- * FALSE and @error if the logged events could not be kept. */
-gboolean ts_archive_writer_end_events (TsArchiveWriter *w, GError **error);
 gint ts_archive_feed_next (TsArchiveFeed *feed, const TsEventSink *sink, void *user_data,
                            guint max, GError **error);
 void ts_archive_feed_free (TsArchiveFeed *feed);
+/* No more events will be logged (only late ones): the feeds see their end.
+ * FALSE and @error if the logged events could not be kept. */
+gboolean ts_archive_writer_end_events (TsArchiveWriter *w, GError **error);
+
+/* Start creating the archive's files (an event and a definition file per
+ * rank, empty) on a thread of their own, so that close finds them made
+ * (model/archive_files.c). Call it after any fork: a thread does not
+ * follow one. Close, abort and write_definitions wait for the thread. */
+void ts_archive_writer_create_files_beside (TsArchiveWriter *w);
 
 /* A metric value found after the events were logged (a wait state of the
  * predicted timeline); merged in time order when the archive is written. */

@@ -124,7 +124,7 @@ struct ts_dirent64 {
   char d_name[];
 };
 
-static void remove_entries (int fd, guint depth);
+static void remove_entries (int fd, guint depth, guint *seen, guint *removed);
 /* Remove @name below @dirfd, a directory with what is in it, with system
  * calls only (async-signal-safe); whether it is gone. */
 static gboolean
@@ -132,31 +132,29 @@ remove_tree_at (int dirfd, const char *name, guint depth)
 {
   if (unlinkat (dirfd, name, 0) == 0)
     return TRUE;
-  if (depth >= TS_MAX_DEPTH)
-    return FALSE;
-  int fd = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = depth < TS_MAX_DEPTH ? openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+                                                    | O_CLOEXEC) : -1;
   if (fd < 0)
     return FALSE;
-  /* A thread may still be making files in it (the archive's, ahead): list
-   * again until the directory goes (then the thread can make no more). */
-  gboolean gone = FALSE;
-  for (guint round = 0; round < 1000 && !gone; round++)
+  /* A thread may be making files in it (the archive's, ahead): again while
+   * a round removed all it found, or found nothing and came too early. */
+  gboolean gone = FALSE, again = TRUE;
+  for (guint round = 0; round < 1000 && again && !gone; round++)
     {
-      remove_entries (fd, depth);
+      guint seen = 0, removed = 0;
+      remove_entries (fd, depth, &seen, &removed);
       gone = unlinkat (dirfd, name, AT_REMOVEDIR) == 0;
-      if (!gone && errno != ENOTEMPTY && errno != EEXIST)
-        break;
+      again = (errno == ENOTEMPTY || errno == EEXIST) && removed == seen;
     }
   close (fd);
   return gone;
 }
 
-/* Remove what the directory @fd holds, listing it again while a pass did. */
+/* Remove what @fd holds, listing it again while a pass did: adds up seen, removed. */
 static void
-remove_entries (int fd, guint depth)
+remove_entries (int fd, guint depth, guint *seen, guint *removed_all)
 {
-  gboolean removed = TRUE;
-  while (removed)
+  for (gboolean removed = TRUE; removed;)
     {
       removed = FALSE;
       lseek (fd, 0, SEEK_SET);
@@ -166,8 +164,9 @@ remove_entries (int fd, guint depth)
           {
             struct ts_dirent64 *d = (struct ts_dirent64 *) (dents[depth] + off);
             off += d->d_reclen;
-            if (strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0)
-              removed |= remove_tree_at (fd, d->d_name, depth + 1);
+            gboolean entry = strcmp (d->d_name, ".") != 0 && strcmp (d->d_name, "..") != 0;
+            gboolean gone = entry && remove_tree_at (fd, d->d_name, depth + 1);
+            *seen += entry, *removed_all += gone, removed |= gone;
           }
     }
 }

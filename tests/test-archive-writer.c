@@ -14,6 +14,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef RbFixture Fixture;
@@ -386,8 +387,21 @@ test_files_made_in_advance (void **state)
   TsArchiveWriter *w = ts_archive_writer_new (f->dir, "traces", 3, &error);
   assert_non_null (w);
   ts_archive_writer_create_files_beside (w);
+  /* The thread's files, waited for (at most 10 s): OTF2 must write into
+   * these very files (the same inode), not make its own. */
+  g_autofree char *during = list_dir (f->base);
+  g_autofree char *staged = g_strdup_printf ("%s/%s/traces.files/0.evt", f->base, during);
+  g_autofree char *last = g_strdup_printf ("%s/%s/traces.files/2.def", f->base, during);
+  for (guint i = 0; i < 1000 && !g_file_test (last, G_FILE_TEST_EXISTS); i++)
+    g_usleep (10000);
+  struct stat made;
+  assert_int_equal (g_stat (staged, &made), 0);
   write_sample (w);
   assert_true (ts_archive_writer_close (w, &error));
+  g_autofree char *written = g_build_filename (f->dir, "traces", "0.evt", NULL);
+  struct stat final;
+  assert_int_equal (g_stat (written, &final), 0);
+  assert_true (final.st_ino == made.st_ino && final.st_size > 0);
   g_autofree char *inside = list_dir (f->dir);
   assert_string_equal (inside, ".tracesim-manifest traces traces.def traces.otf2");
   g_autofree char *traces = g_build_filename (f->dir, "traces", NULL);
@@ -406,6 +420,7 @@ test_files_made_in_advance (void **state)
 
   g_autofree char *other = g_build_filename (f->base, "other", NULL);
   w = ts_archive_writer_new (other, "traces", 3, &error);
+  assert_non_null (w);
   ts_archive_writer_create_files_beside (w);
   ts_archive_writer_abort (w);
   g_autofree char *left = list_dir (f->base);
