@@ -5,6 +5,7 @@
 #include "analysis/waitstates-private.h"
 #include "model/stream.h"
 
+#include <gio/gio.h>
 #include <math.h>
 #include <string.h>
 #include "model/channel.h"
@@ -597,7 +598,7 @@ cursor_finish (Analysis *an, Cursor *cu)
 /* The wait states of every rank's actions in @stream. */
 static TsWaitStates *
 analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpanFunc func,
-         gpointer user_data, GError **error)
+         gpointer user_data, GCancellable *cancellable, GError **error)
 {
   TsWaitStates *w = g_new0 (TsWaitStates, 1);
   w->trace = trace;
@@ -636,8 +637,14 @@ analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpan
     }
   /* Earliest action first over all ranks: sends and receives meet while few
    * are in flight. */
-  while (ok && queue.n > 0)
+  for (guint64 n = 1; ok && queue.n > 0; n++)
     {
+      /* Asked now and then, not per action: an atomic read. */
+      if (n % 4096 == 0 && g_cancellable_set_error_if_cancelled (cancellable, &local))
+        {
+          ok = FALSE;
+          break;
+        }
       Cursor *cu = queue.items[0];
       process (&an, cu, &cu->next);
       cu->has_next = ts_action_stream_next (stream, cu->rank, &cu->next, &local);
@@ -668,7 +675,17 @@ analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpan
 TsWaitStates *
 ts_wait_states_analyse (const TsTrace *trace, const TsCalibration *calibration, GError **error)
 {
-  return ts_wait_states_analyse_spans (trace, calibration, NULL, NULL, error);
+  return ts_wait_states_analyse_cancellable (trace, calibration, NULL, error);
+}
+
+TsWaitStates *
+ts_wait_states_analyse_cancellable (const TsTrace *trace, const TsCalibration *calibration,
+                                    GCancellable *cancellable, GError **error)
+{
+  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (calibration, trace, error);
+  return stream ? analyse (trace, ts_calibration_n_ranks (calibration), stream, NULL, NULL,
+                           cancellable, error)
+                : NULL;
 }
 
 TsWaitStates *
@@ -677,7 +694,7 @@ ts_wait_states_analyse_spans (const TsTrace *trace, const TsCalibration *calibra
 {
   g_autoptr (TsActionStream) stream = ts_calibration_stream_open (calibration, trace, error);
   return stream ? analyse (trace, ts_calibration_n_ranks (calibration), stream, func, user_data,
-                           error)
+                           NULL, error)
                 : NULL;
 }
 
@@ -685,7 +702,7 @@ TsWaitStates *
 ts_wait_states_analyse_stream (const TsTrace *trace, TsActionStream *stream,
                                TsWaitSpanFunc func, gpointer user_data, GError **error)
 {
-  return analyse (trace, ts_trace_n_ranks (trace), stream, func, user_data, error);
+  return analyse (trace, ts_trace_n_ranks (trace), stream, func, user_data, NULL, error);
 }
 
 void

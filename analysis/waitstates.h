@@ -10,6 +10,7 @@
 #ifndef TS_WAITSTATES_H
 #define TS_WAITSTATES_H
 
+#include <gio/gio.h>
 #include <glib.h>
 #include "calibrate/calibration.h"
 #include "model/stream.h"
@@ -42,6 +43,11 @@ typedef struct TsWaitStates TsWaitStates;
 /* Analyse @trace (clock offsets and inferred envelopes from @calibration). */
 TsWaitStates *ts_wait_states_analyse (const TsTrace *trace, const TsCalibration *calibration,
                                       GError **error);
+/* The same, stopping early with G_IO_ERROR_CANCELLED once @cancellable
+ * (NULL: never) is cancelled: an analysis beside a replay that failed. */
+TsWaitStates *ts_wait_states_analyse_cancellable (const TsTrace *trace,
+                                                  const TsCalibration *calibration,
+                                                  GCancellable *cancellable, GError **error);
 
 /* Each waiting span as it is found: on @rank, in MPI call @region, from
  * @start for @seconds. Per rank, spans come in time order. */

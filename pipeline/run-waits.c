@@ -21,8 +21,9 @@ struct TsRunWaits {
   const TsCalibration *calibration;
   gboolean want_original, want_predicted;
 
-  /* The original execution's. */
+  /* The original execution's; cancelled when the run fails. */
   Beside original_thread;
+  GCancellable *original_cancel;
   TsWaitStates *original;
 
   /* The predicted timeline's, found before its archive is written so that
@@ -56,6 +57,7 @@ ts_run_waits_new (const TsTrace *trace, const TsCalibration *calibration, gboole
   rw->regions = regions;
   rw->n_ranks = ts_calibration_n_ranks (calibration);
   rw->cumulative = g_new0 (double, TS_WAIT_N_PATTERNS * rw->n_ranks);
+  rw->original_cancel = g_cancellable_new ();
   return rw;
 }
 
@@ -104,7 +106,10 @@ ts_run_waits_free (TsRunWaits *rw)
   /* before_close() stopped the predicted thread, whatever became of the
    * replay; the original one may still run. */
   g_warn_if_fail (rw->predicted_thread.thread == NULL);
+  /* Still running here, its result is not wanted (the run failed). */
+  g_cancellable_cancel (rw->original_cancel);
   beside_join (&rw->original_thread);
+  g_object_unref (rw->original_cancel);
   g_clear_error (&rw->original_thread.error);
   g_clear_error (&rw->predicted_thread.error);
   scratch_remove (rw);
@@ -123,7 +128,9 @@ original_main (gpointer data)
 {
   TsRunWaits *rw = data;
   gint64 t0 = g_get_monotonic_time ();
-  rw->original = ts_wait_states_analyse (rw->trace, rw->calibration, &rw->original_thread.error);
+  rw->original = ts_wait_states_analyse_cancellable (rw->trace, rw->calibration,
+                                                     rw->original_cancel,
+                                                     &rw->original_thread.error);
   rw->original_thread.seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
   return NULL;
 }

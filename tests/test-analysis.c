@@ -258,10 +258,43 @@ test_late_sender_in_order (void **state)
   ts_test_script_remove (dir);
 }
 
+/* Ensure that an analysis beside a replay that failed stops when asked:
+ * 2,000 sends and receives between two ranks are 12,000 actions, past the
+ * 4,096 after which the analysis asks; cancelled before it starts, it ends
+ * with G_IO_ERROR_CANCELLED and no result. Not cancelled, it finishes: the
+ * 2,000 receives each enter 0.1 s before their send, 200 s of Late Sender. */
+static void
+test_cancelled_analysis_stops (void **state)
+{
+  (void) state;
+  GString *text = g_string_new ("ranks 2\n");
+  for (guint i = 0; i < 2000; i++)
+    g_string_append_printf (text, "0 %u.1 enter MPI_Send\n0 %u.1 send 1 bytes=8\n0 %u.1 leave\n",
+                            i, i, i);
+  for (guint i = 0; i < 2000; i++)
+    g_string_append_printf (text, "1 %u enter MPI_Recv\n1 %u.2 recv 0 bytes=8\n1 %u.2 leave\n",
+                            i, i, i);
+  char *dir = NULL;
+  g_autoptr (TsTrace) trace = ts_test_script_open (text->str, &dir);
+  g_string_free (text, TRUE);
+  g_autoptr (TsCalibration) cal = ts_calibration_compute (trace, NULL);
+  g_autoptr (GCancellable) cancel = g_cancellable_new ();
+  g_autoptr (TsWaitStates) w = ts_wait_states_analyse_cancellable (trace, cal, cancel, NULL);
+  assert_non_null (w);
+  assert_float_equal (ts_wait_states_total (w, TS_WAIT_LATE_SENDER), 200.0, 1e-6);
+  g_cancellable_cancel (cancel);
+  GError *error = NULL;
+  assert_null (ts_wait_states_analyse_cancellable (trace, cal, cancel, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  g_clear_error (&error);
+  ts_test_script_remove (dir);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_cancelled_analysis_stops),
     cmocka_unit_test (test_totals_and_ranks),
     cmocka_unit_test (test_spans),
     cmocka_unit_test (test_cell_order),
