@@ -168,6 +168,14 @@ model_of (const Hypothesis *h, const double *p, const double *y, guint n, double
     }
 }
 
+/* c1 * P^@e through the first of two points. */
+static void
+power_model (const double *p, const double *y, double e, TsScalingModel *m)
+{
+  *m = (TsScalingModel) { .c1 = y[0] / pow (p[0], e), .exponent = e, .n_points = 2,
+                          .cv_error = NAN, .largest_p = MAX (p[0], p[1]) };
+}
+
 /* Two points that one term c1 * P^i passes through, i one of the powers
  * (a face that halves when the ranks across it double): a one-parameter
  * model that two points test, where a line always passes through both. */
@@ -182,26 +190,12 @@ single_power (const double *p, const double *y, double floor, TsScalingModel *m)
       double c1 = y[0] / pow (p[0], e);
       if (relative (c1 * pow (p[1], e), y[1], floor) <= SAME_VALUE)
         {
-          *m = (TsScalingModel) { .c1 = c1, .exponent = e, .n_points = 2, .cv_error = NAN,
-                                  .largest_p = MAX (p[0], p[1]) };
+          power_model (p, y, e, m);
           m->fit_error = relative (c1 * pow (p[1], e), y[1], floor);
           return TRUE;
         }
     }
   return FALSE;
-}
-
-/* The power of P through two points of a positive quantity, whatever its
- * exponent: where a line through them would reach 0 before the target
- * (a strong-scaling compute that halves a little less than P doubles:
- * 0.108 s at 2 ranks, 0.059 s at 4), the quantity's trend in log-log,
- * which never does. */
-static void
-power_through (const double *p, const double *y, TsScalingModel *m)
-{
-  double e = log (y[1] / y[0]) / log (p[1] / p[0]);
-  *m = (TsScalingModel) { .c1 = y[0] / pow (p[0], e), .exponent = e, .n_points = 2,
-                          .cv_error = NAN, .largest_p = MAX (p[0], p[1]) };
 }
 
 /* Every hypothesis the number of points allows, in @out (Hypothesis). */
@@ -285,7 +279,12 @@ ts_scaling_fit_to (const double *p, const double *y, guint n, double floor, doub
           if (same || !positive || stays_positive (h, p, y, n, target))
             model_of (h, p, y, n, floor, NAN, model);
           else
-            power_through (p, y, model);
+            /* The power of P through both points, whatever its exponent:
+             * where the line would reach 0 before the target (a
+             * strong-scaling compute that halves a little less than P
+             * doubles: 0.108 s at 2 ranks, 0.059 s at 4), the trend in
+             * log-log, which never does. */
+            power_model (p, y, log (y[1] / y[0]) / log (p[1] / p[0]), model);
         }
       return TRUE;
     }

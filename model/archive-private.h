@@ -90,12 +90,14 @@ void ts_archive_files_join (TsArchiveWriter *w, gboolean stop);
  * afterwards, whatever happened. */
 void ts_archive_files_install (TsArchiveWriter *w);
 
-/* Write the empty local definition files readers expect (with
- * @local_files) and the global definitions of @w's archive, with
- * @n_events[rank] events per location. */
+/* Write the global definitions of @w's archive, with @n_events[rank] events
+ * per location, and with @with_events the empty local definition files
+ * readers expect. Without, the definitions alone: a copy to read the
+ * events through a feed while they are logged, which declares the
+ * partitioned encoding before any event may use it. */
 gboolean ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive,
                                        const char *dir, const guint64 *n_events,
-                                       gboolean local_files, GError **error);
+                                       gboolean with_events, GError **error);
 /* Set @error and return TRUE if @status is a failure of @what on @path. */
 gboolean ts_archive_otf2_failed (OTF2_ErrorCode status, GError **error, const char *path,
                                  const char *what);

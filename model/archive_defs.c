@@ -226,9 +226,9 @@ write_local_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const char *
 
 gboolean
 ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir,
-                              const guint64 *n_events, gboolean local_files, GError **error)
+                              const guint64 *n_events, gboolean with_events, GError **error)
 {
-  if (local_files && !write_local_definitions (w, archive, dir, error))
+  if (with_events && !write_local_definitions (w, archive, dir, error))
     return FALSE;
   DefCtx c = { .gdw = OTF2_Archive_GetGlobalDefWriter (archive), .status = OTF2_SUCCESS };
   if (!c.gdw)
@@ -241,10 +241,7 @@ ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const c
   write_system (w, n_events, &c);
   write_regions (w, &c);
   write_comms (w, &c);
-  /* The definitions alone are read while the replay logs (the predicted
-   * wait states): they declare the partitioned encoding before any event
-   * may use it. */
-  write_parameters_and_metrics (w, w->uses_partitioned || !local_files, &c);
+  write_parameters_and_metrics (w, w->uses_partitioned || !with_events, &c);
   g_hash_table_unref (c.strings);
   return !ts_archive_otf2_failed (c.status, error, dir, c.failed);
 }

@@ -9,17 +9,22 @@
 
 #include <signal.h>
 
-/* One analysis on a thread of its own. */
+/* One analysis on a thread of its own: @work's result, its error and wall
+ * time once joined. */
 typedef struct {
   GThread *thread;
+  gboolean (*work) (TsRunWaits *rw, GError **error);
+  TsRunWaits *rw;
+  gboolean joined;
+  gboolean ok;
   GError *error;
-  double seconds;            /* its own wall time */
+  double seconds;
 } Beside;
 
 struct TsRunWaits {
   const TsTrace *trace;
   const TsCalibration *calibration;
-  gboolean want_original, want_predicted;
+  gboolean want_original;
 
   /* The original execution's; cancelled when the run fails. */
   Beside original_thread;
@@ -47,13 +52,12 @@ struct TsRunWaits {
 
 TsRunWaits *
 ts_run_waits_new (const TsTrace *trace, const TsCalibration *calibration, gboolean original,
-                  gboolean predicted, gboolean regions)
+                  gboolean regions)
 {
   TsRunWaits *rw = g_new0 (TsRunWaits, 1);
   rw->trace = trace;
   rw->calibration = calibration;
   rw->want_original = original;
-  rw->want_predicted = predicted;
   rw->regions = regions;
   rw->n_ranks = ts_calibration_n_ranks (calibration);
   rw->cumulative = g_new0 (double, TS_WAIT_N_PATTERNS * rw->n_ranks);
@@ -61,29 +65,54 @@ ts_run_waits_new (const TsTrace *trace, const TsCalibration *calibration, gboole
   return rw;
 }
 
-/* Wait for @b's thread, if it was started; whether it was. */
+/* Wait for @b's thread, if it was started; whether it ran (now or before). */
 static gboolean
 beside_join (Beside *b)
 {
-  if (!b->thread)
-    return FALSE;
-  g_thread_join (g_steal_pointer (&b->thread));
-  return TRUE;
+  if (b->thread)
+    {
+      g_thread_join (g_steal_pointer (&b->thread));
+      b->joined = TRUE;
+    }
+  return b->joined;
+}
+
+static gpointer
+beside_main (gpointer data)
+{
+  Beside *b = data;
+  gint64 t0 = g_get_monotonic_time ();
+  b->ok = b->work (b->rw, &b->error);
+  b->seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  return NULL;
 }
 
 static void
-beside_start (Beside *b, const char *name, GThreadFunc func, gpointer data)
+beside_start (Beside *b, const char *name, gboolean (*work) (TsRunWaits *, GError **),
+              TsRunWaits *rw)
 {
   g_autoptr (GError) error = NULL;
+  b->work = work;
+  b->rw = rw;
   /* The signals that end a run are handled on the main thread, whose
    * guard of the output directories holds them while it changes them: the
    * thread inherits the mask. */
   sigset_t old;
   ts_output_dir_hold_signals (&old);
-  b->thread = g_thread_try_new (name, func, data, &error);
+  b->thread = g_thread_try_new (name, beside_main, b, &error);
   ts_output_dir_release_signals (&old);
   if (!b->thread)
     g_debug ("%s: no thread (%s), analysed after the replay", name, error->message);
+}
+
+/* @b's result once joined: TRUE, or FALSE and @error. */
+static gboolean
+beside_result (Beside *b, const char *name, GError **error)
+{
+  g_debug ("%s: %.3f s, on a thread beside the replay", name, b->seconds);
+  if (!b->ok)
+    g_propagate_error (error, g_steal_pointer (&b->error));
+  return b->ok;
 }
 
 static void
@@ -123,16 +152,12 @@ ts_run_waits_free (TsRunWaits *rw)
 
 /* ---- the original execution ---------------------------------------------- */
 
-static gpointer
-original_main (gpointer data)
+static gboolean
+original_analyse (TsRunWaits *rw, GError **error)
 {
-  TsRunWaits *rw = data;
-  gint64 t0 = g_get_monotonic_time ();
   rw->original = ts_wait_states_analyse_cancellable (rw->trace, rw->calibration,
-                                                     rw->original_cancel,
-                                                     &rw->original_thread.error);
-  rw->original_thread.seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
-  return NULL;
+                                                     rw->original_cancel, error);
+  return rw->original != NULL;
 }
 
 const TsWaitStates *
@@ -140,19 +165,9 @@ ts_run_waits_original (TsRunWaits *rw, GError **error)
 {
   g_return_val_if_fail (rw->want_original, NULL);
   if (beside_join (&rw->original_thread))
-    {
-      if (!rw->original)
-        {
-          g_propagate_error (error, g_steal_pointer (&rw->original_thread.error));
-          return NULL;
-        }
-      g_debug ("original wait states: %.3f s, on a thread beside the replay",
-               rw->original_thread.seconds);
-      return rw->original;
-    }
-  if (!rw->original)
-    rw->original = ts_wait_states_analyse (rw->trace, rw->calibration, error);
-  return rw->original;
+    return beside_result (&rw->original_thread, "original wait states", error)
+           ? rw->original : NULL;
+  return rw->original || original_analyse (rw, error) ? rw->original : NULL;
 }
 
 /* ---- the predicted execution --------------------------------------------- */
@@ -205,16 +220,6 @@ predicted_analyse (TsRunWaits *rw, GError **error)
   return rw->predicted != NULL;
 }
 
-static gpointer
-predicted_main (gpointer data)
-{
-  TsRunWaits *rw = data;
-  gint64 t0 = g_get_monotonic_time ();
-  predicted_analyse (rw, &rw->predicted_thread.error);
-  rw->predicted_thread.seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
-  return NULL;
-}
-
 /* TsReplayOptions.beside: the simulation is about to start. */
 static void
 start_beside (TsArchiveWriter *writer, gpointer data)
@@ -223,13 +228,13 @@ start_beside (TsArchiveWriter *writer, gpointer data)
   /* Opening the definitions copy probes it in a child process: before any
    * thread runs. */
   g_autoptr (GError) error = NULL;
-  gboolean opened = rw->want_predicted && writer && predicted_open (rw, writer, &error);
+  gboolean opened = writer && predicted_open (rw, writer, &error);
   if (error)
     g_debug ("predicted wait states: %s; analysed after the replay", error->message);
   if (rw->want_original)
-    beside_start (&rw->original_thread, "original wait states", original_main, rw);
+    beside_start (&rw->original_thread, "original wait states", original_analyse, rw);
   if (opened)
-    beside_start (&rw->predicted_thread, "predicted wait states", predicted_main, rw);
+    beside_start (&rw->predicted_thread, "predicted wait states", predicted_analyse, rw);
   if (!rw->predicted_thread.thread)
     scratch_remove (rw);
 }
@@ -240,18 +245,14 @@ static gboolean
 before_close (TsArchiveWriter *w, gboolean replayed, gpointer data, GError **error)
 {
   TsRunWaits *rw = data;
-  if (!rw->want_predicted)
-    return replayed;
   /* The feeds see their end, and the thread its last events. */
   gboolean ended = ts_archive_writer_end_events (w, replayed ? error : NULL);
   if (beside_join (&rw->predicted_thread))
     {
-      g_debug ("predicted wait states: %.3f s, on a thread beside the replay",
-               rw->predicted_thread.seconds);
-      if (replayed && ended && !rw->predicted)
-        g_propagate_error (error, g_steal_pointer (&rw->predicted_thread.error));
+      gboolean ok = replayed && ended
+                    && beside_result (&rw->predicted_thread, "predicted wait states", error);
       scratch_remove (rw);
-      return replayed && ended && rw->predicted;
+      return ok;
     }
   if (!replayed || !ended)
     return FALSE;

@@ -20,11 +20,11 @@ G_BEGIN_DECLS
 
 typedef struct TsRunWaits TsRunWaits;
 
-/* For a replay of @trace: the original execution's wait states if
- * @original, the predicted one's if @predicted (as OTF2 metrics of the
- * predicted archive, and as regions too if @regions). */
+/* For a replay of @trace: the predicted execution's wait states (as OTF2
+ * metrics of the predicted archive, and as regions too if @regions), and
+ * the original execution's if @original (not cached elsewhere). */
 TsRunWaits *ts_run_waits_new (const TsTrace *trace, const TsCalibration *calibration,
-                              gboolean original, gboolean predicted, gboolean regions);
+                              gboolean original, gboolean regions);
 /* Waits for what still runs. */
 void ts_run_waits_free (TsRunWaits *rw);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsRunWaits, ts_run_waits_free)

@@ -199,7 +199,7 @@ replay (Run *run, GError **error)
   if (run->o->wait_states)
     {
       gboolean cached = run->o->shared && run->o->shared->original_waits;
-      run->waits = ts_run_waits_new (run->trace, run->calibration, !cached, TRUE,
+      run->waits = ts_run_waits_new (run->trace, run->calibration, !cached,
                                      run->o->wait_regions);
       ts_run_waits_attach (run->waits, &run->replay);
     }

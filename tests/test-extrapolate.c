@@ -1083,10 +1083,9 @@ test_leaders_only_refused (void **state)
 
 /* A serial input is another regime: a ring that exchanges with both
  * neighbours at 2 ranks and more (MPI_Sendrecv of 100 bytes down, then up,
- * 5 times) and
- * exchanges nothing at 1, whose compute per rank is 0.5 s at 2 and 4 ranks
- * (0.1 s before each of the 5 pairs of exchanges: halo work included) and 0.3 s at 1
- * (no halo to pack). The 1-rank input is left out of the compute fits, so
+ * 5 times) and nothing at 1, whose compute per rank is 0.5 s at 2 and 4
+ * ranks (0.1 s before each of the 5 pairs of exchanges: halo work
+ * included) and 0.3 s at 1 (no halo to pack). The 1-rank input is left out of the compute fits, so
  * the two remaining scales agree and the constant 0.5 s is every rank's
  * compute at 8, as --explain says; fitted with the 1-rank input, three
  * points from two regimes would not give 0.5. */

@@ -122,8 +122,10 @@ test_packing_is_exact (void **state)
 
 /* A damaged spool (a cache file, say) is an error when read, never a
  * crash: a header claiming more bytes than its block holds is refused. */
-static void
-test_damage_is_an_error (void **state)
+/* Ten records of rank 0 exported into an unlinked file (@fd, @end bytes):
+ * its index, as a first pass's cache keeps them. */
+static GVariant *
+export_ten (int *fd, guint64 *end)
 {
   GError *error = NULL;
   g_autoptr (TsSpool) log = ts_spool_new (1, sizeof (Wide), 4096, &error);
@@ -134,12 +136,22 @@ test_damage_is_an_error (void **state)
     }
   assert_true (ts_spool_finish (log, &error));
   char path[] = "/tmp/tracesim-test-spool-XXXXXX";
-  int fd = g_mkstemp (path);
-  assert_true (fd >= 0);
+  *fd = g_mkstemp (path);
+  assert_true (*fd >= 0);
   g_unlink (path);
-  guint64 end = 0;
-  g_autoptr (GVariant) index = g_variant_ref_sink (ts_spool_export (log, fd, &end, &error));
+  *end = 0;
+  GVariant *index = g_variant_ref_sink (ts_spool_export (log, *fd, end, &error));
   assert_non_null (index);
+  return index;
+}
+
+static void
+test_damage_is_an_error (void **state)
+{
+  GError *error = NULL;
+  int fd;
+  guint64 end;
+  g_autoptr (GVariant) index = export_ten (&fd, &end);
   /* The first record's header: every word claims 15 bytes. */
   const guint8 damage[2] = { 0xff, 0xff };
   assert_int_equal (pwrite (fd, damage, sizeof damage, 0), sizeof damage);
@@ -158,18 +170,9 @@ static void
 test_count_checked (void **state)
 {
   GError *error = NULL;
-  g_autoptr (TsSpool) log = ts_spool_new (1, sizeof (Wide), 4096, &error);
-  for (guint64 i = 0; i < 10; i++)
-    {
-      Wide w = wide (i);
-      ts_spool_append (log, 0, &w);
-    }
-  assert_true (ts_spool_finish (log, &error));
-  char path[] = "/tmp/tracesim-test-spool-XXXXXX";
-  int fd = g_mkstemp (path);
-  g_unlink (path);
-  guint64 end = 0;
-  g_autoptr (GVariant) index = g_variant_ref_sink (ts_spool_export (log, fd, &end, &error));
+  int fd;
+  guint64 end;
+  g_autoptr (GVariant) index = export_ten (&fd, &end);
   guint64 size, count;
   guint32 block;
   g_autoptr (GVariant) offsets = NULL, lens = NULL;
