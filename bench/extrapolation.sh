@@ -21,6 +21,7 @@
 # Usage: bench/extrapolation.sh   Environment: BUILD (default .), MPIRUN
 #        (mpirun.openmpi), TS_RECORD_LIB, WORK, INPUTS ("1 2 4"), TARGET (8),
 #        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc),
+#        LAMMPS_STEPS (1000: long enough that a rank's compute is not noise),
 #        REUSE (set: keep the traces a previous run recorded in WORK).
 set -eu
 BUILD=$(cd "${BUILD:-.}" && pwd)
@@ -41,6 +42,8 @@ dims() {
   python3 -c "import sys; p=int(sys.argv[1]); a=max(d for d in range(1,p+1) if p%d==0 and d*d<=p); print(p//a, a)" "$1"
 }
 
+lammps="lmp -in $SRC/bench/apps/in.melt.scaling -log none -var steps ${LAMMPS_STEPS:-1000}"
+
 # The command line of @series at @ranks.
 command_of() {
   set -- $(dims "$2") "$1"
@@ -48,8 +51,8 @@ command_of() {
   case $3 in
     stencil-strong) echo "$WORK/stencil2d strong 100 65536 0.4" ;;
     stencil-weak)   echo "$WORK/stencil2d weak 100 16384 0.004" ;;
-    lammps-strong)  echo "lmp -in $SRC/bench/apps/in.melt.scaling -log none -var px $px -var py $py -var bx 10 -var by 10" ;;
-    lammps-weak)    echo "lmp -in $SRC/bench/apps/in.melt.scaling -log none -var px $px -var py $py -var bx $((10 * px)) -var by $((10 * py))" ;;
+    lammps-strong)  echo "$lammps -var px $px -var py $py -var bx 10 -var by 10" ;;
+    lammps-weak)    echo "$lammps -var px $px -var py $py -var bx $((10 * px)) -var by $((10 * py))" ;;
     hpcc)           echo "hpcc" ;;
   esac
 }

@@ -161,3 +161,77 @@ ts_extrap_check_coverage (const TsExtrapModel *m, GError **error)
     }
   return TRUE;
 }
+
+/* ---- bytes of collectives ------------------------------------------------- */
+
+static gint
+comm_class (const TsScaleProfile *p, const TsPattern *at, guint comm)
+{
+  return ts_extrap_comm_class (at, p->n_ranks, ts_trace_comm_size (p->trace, comm),
+                               ts_trace_comm_members (p->trace, comm));
+}
+
+static TsCollectiveModel *
+collective_model (TsExtrapModel *m, guint8 op, gint klass)
+{
+  for (guint i = 0; i < m->collectives->len; i++)
+    {
+      TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
+      if (c->op == op && c->klass == klass)
+        return c;
+    }
+  TsCollectiveModel c = { .op = op, .klass = klass };
+  g_array_append_val (m->collectives, c);
+  return &g_array_index (m->collectives, TsCollectiveModel, m->collectives->len - 1);
+}
+
+/* Bytes per call of each operation on each class of communicator, at one
+ * scale, added as points. */
+static gboolean
+collect_collectives (TsExtrapModel *m, guint i, GError **error)
+{
+  const TsScaleProfile *p = m->inputs[i];
+  TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
+  for (guint u = 0; u < p->collectives->len; u++)
+    {
+      const TsCollectiveUse *use = &g_array_index (p->collectives, TsCollectiveUse, u);
+      gint klass = comm_class (p, &at, use->comm);
+      if (klass == TS_COMM_SELF_CLASS)
+        continue;
+      if (klass == TS_COMM_OTHER_CLASS)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "cannot extrapolate: %s at %u ranks runs %s on communicator '%s' of "
+                       "%u ranks, which is neither MPI_COMM_WORLD, a row, column or plane of "
+                       "the process grid, blocks of consecutive ranks nor every n-th rank: "
+                       "its members at P cannot be derived", p->path, m->p[i],
+                       ts_collective_name (use->op), ts_trace_comm_name (p->trace, use->comm),
+                       ts_trace_comm_size (p->trace, use->comm));
+          return FALSE;
+        }
+      TsCollectiveModel *c = collective_model (m, use->op, klass);
+      ts_extrap_add_point (&c->bytes, m->p[i], (double) use->bytes_sent / use->calls);
+    }
+  return TRUE;
+}
+
+gboolean
+ts_extrap_fit_collectives (TsExtrapModel *m, GError **error)
+{
+  for (guint i = 0; i < m->n_inputs; i++)
+    if (!collect_collectives (m, i, error))
+      return FALSE;
+  for (guint i = 0; i < m->collectives->len; i++)
+    {
+      TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
+      if (!ts_extrap_fit_quantity (&c->bytes, TS_EXTRAP_BYTES_FLOOR, m->target, error))
+        return FALSE;
+      ts_extrap_finish_quantity (m, &c->bytes);
+    }
+  const TsScaleProfile *t = TS_EXTRAP_TEMPLATE (m);
+  guint n_comms = ts_trace_n_comms (t->trace);
+  m->comm_class = g_new (gint, MAX (n_comms, 1));
+  for (guint c = 0; c < n_comms; c++)
+    m->comm_class[c] = comm_class (t, &m->pattern, c);
+  return ts_extrap_check_coverage (m, error);
+}

@@ -35,9 +35,13 @@ describe_quantity (GString *out, const TsExtrapModel *m, const TsQuantity *q, gu
   g_autofree char *formula = ts_scaling_describe (&q->model);
   double x = ts_extrap_target_x (m, q, k);
   g_autofree char *trust = ts_scaling_trust (&q->model, q->x, q->y, q->n, floor, x);
-  g_string_append_printf (out, "%s%s -> %.6g%s at %u ranks\n      measured:", formula,
+  g_string_append_printf (out, "%s%s -> %.6g%s at %u ranks", formula,
                           q->by_faces ? " (P: ranks across the other dimensions)" : "",
                           q->at_target, unit, m->target);
+  if (q->law_from)
+    g_string_append_printf (out, "; dimension %u's law, shifted through this dimension's "
+                            "one point", q->law_from);
+  g_string_append (out, "\n      measured:");
   for (guint i = 0; i < q->n; i++)
     g_string_append_printf (out, " %.6g at %g", q->y[i], q->x[i]);
   g_string_append_printf (out, "\n      %s\n", trust);
@@ -125,6 +129,11 @@ add_quantity (JsonBuilder *b, const char *member, const TsExtrapModel *m, const 
   json_builder_add_string_value (b, formula);
   json_builder_set_member_name (b, "variable");
   json_builder_add_string_value (b, q->by_faces ? "ranks across the other dimensions" : "P");
+  if (q->law_from)
+    {
+      json_builder_set_member_name (b, "law_of_dimension");
+      json_builder_add_int_value (b, q->law_from);
+    }
   const double values[] = { q->model.c0, q->model.c1, q->model.exponent,
                             q->model.log_exponent, q->model.cv_error, q->model.fit_error,
                             q->at_target };

@@ -24,6 +24,8 @@ typedef struct {
   guint n;
   double x[48], y[48];      /* 16 scales, or 16 scales x 3 dimensions pooled */
   gboolean by_faces;        /* x is the ranks across the other dimensions */
+  guint law_from;           /* bytes along a dimension: 1 + the dimension whose law it
+                             * takes, shifted through its own point; 0: its own law */
   TsScalingModel model;
   double at_target;         /* the model's value for the output */
   double at_template;       /* measured at the largest input */
@@ -105,6 +107,10 @@ const char *ts_extrap_class_name (gint klass, char *buffer, gsize size);
  * each operation it runs on a block or stride class's communicators, as
  * often as the others (m->comm_class set). */
 gboolean ts_extrap_check_coverage (const TsExtrapModel *m, GError **error);
+/* The bytes per call of each collective operation on each communicator
+ * class, fitted in P (m->collectives), and the template's communicators'
+ * classes (m->comm_class), checked by ts_extrap_check_coverage. */
+gboolean ts_extrap_fit_collectives (TsExtrapModel *m, GError **error);
 
 /* The largest input: what the output is written from. */
 #define TS_EXTRAP_TEMPLATE(m) ((m)->inputs[(m)->n_inputs - 1])

@@ -600,6 +600,63 @@ fit_exchanges (TsExtrapModel *m, GError **error)
   return TRUE;
 }
 
+/* Inputs whose messages cross dimension @k; the last of them in @last. */
+static guint
+inputs_along (const TsExtrapModel *m, const SlotTraffic *st, guint k, guint *last)
+{
+  guint n = 0;
+  for (guint i = 0; i < m->n_inputs; i++)
+    if (st[i].messages_along[k] > 0)
+      {
+        n++;
+        *last = i;
+      }
+  return n;
+}
+
+/* A dimension whose messages one input alone shows (the second of a 2-D
+ * grid, from inputs at 1, 2 and 4 ranks) takes the law of the dimension
+ * most inputs show, shifted through its own point, rather than a
+ * constant, where the pooled law did not fit it. A halo exchange that
+ * forwards the ghosts of the dimensions exchanged before (the corners, as
+ * LAMMPS and many molecular dynamics and CFD codes do) sends a later
+ * dimension's face plus the same ghost corners at every P: its messages
+ * shrink as the earlier dimension's do, offset by a constant. With no
+ * forwarding the offset is 0 and this is the pooled law; under weak
+ * scaling both laws are constants. */
+static void
+shift_lone_dimensions (TsExtrapModel *m, const SlotTraffic *st)
+{
+  guint donor = 0, most = 0, i = 0;
+  for (guint k = 0; k < m->pattern.n_dims; k++)
+    {
+      guint n = inputs_along (m, st, k, &i);
+      if (n > most)
+        {
+          most = n;
+          donor = k;
+        }
+    }
+  if (most < 2)
+    return;
+  for (guint k = 0; k < m->pattern.n_dims; k++)
+    {
+      TsQuantity *q = &m->bytes[k];
+      if (inputs_along (m, st, k, &i) != 1 || distinct_x (q) > 1)
+        continue;
+      const TsQuantity *from = &m->bytes[donor];
+      TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
+      double x = from->by_faces ? faces (&at, k) : m->p[i], y = bytes_along (st, i, k);
+      TsQuantity shifted = { .by_faces = from->by_faces, .law_from = donor + 1,
+                             .model = from->model, .at_template = q->at_template };
+      ts_extrap_add_point (&shifted, x, y);
+      shifted.model.c0 += y - ts_scaling_eval (&from->model, x);
+      shifted.at_target = MAX (0, ts_scaling_eval (&shifted.model,
+                                                   ts_extrap_target_x (m, &shifted, k)));
+      *q = shifted;
+    }
+}
+
 static gboolean
 fit_point_to_point (TsExtrapModel *m, GError **error)
 {
@@ -641,77 +698,8 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
   for (guint k = 0; k < m->pattern.n_dims; k++)
     if (!fit_bytes (m, k, st, &pooled, error))
       return FALSE;
+  shift_lone_dimensions (m, st);
   return TRUE;
-}
-
-/* ---- collectives ---------------------------------------------------------- */
-
-static gint
-comm_class (const TsScaleProfile *p, const TsPattern *at, guint comm)
-{
-  return ts_extrap_comm_class (at, p->n_ranks, ts_trace_comm_size (p->trace, comm),
-                               ts_trace_comm_members (p->trace, comm));
-}
-
-static TsCollectiveModel *
-collective_model (TsExtrapModel *m, guint8 op, gint klass)
-{
-  for (guint i = 0; i < m->collectives->len; i++)
-    {
-      TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
-      if (c->op == op && c->klass == klass)
-        return c;
-    }
-  TsCollectiveModel c = { .op = op, .klass = klass };
-  g_array_append_val (m->collectives, c);
-  return &g_array_index (m->collectives, TsCollectiveModel, m->collectives->len - 1);
-}
-
-/* Bytes per call of each operation on each class of communicator, at one
- * scale, added as points. */
-static gboolean
-collect_collectives (TsExtrapModel *m, guint i, GError **error)
-{
-  const TsScaleProfile *p = m->inputs[i];
-  TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
-  for (guint u = 0; u < p->collectives->len; u++)
-    {
-      const TsCollectiveUse *use = &g_array_index (p->collectives, TsCollectiveUse, u);
-      gint klass = comm_class (p, &at, use->comm);
-      if (klass == TS_COMM_SELF_CLASS)
-        continue;
-      if (klass == TS_COMM_OTHER_CLASS)
-        return refuse (error, "%s at %u ranks runs %s on communicator '%s' of %u ranks, "
-                       "which is neither MPI_COMM_WORLD, a row, column or plane of the process "
-                       "grid, blocks of consecutive ranks nor every n-th rank: its members at P "
-                       "cannot be derived", p->path, m->p[i],
-                       ts_collective_name (use->op), ts_trace_comm_name (p->trace, use->comm),
-                       ts_trace_comm_size (p->trace, use->comm));
-      TsCollectiveModel *c = collective_model (m, use->op, klass);
-      ts_extrap_add_point (&c->bytes, m->p[i], (double) use->bytes_sent / use->calls);
-    }
-  return TRUE;
-}
-
-static gboolean
-fit_collectives (TsExtrapModel *m, GError **error)
-{
-  for (guint i = 0; i < m->n_inputs; i++)
-    if (!collect_collectives (m, i, error))
-      return FALSE;
-  for (guint i = 0; i < m->collectives->len; i++)
-    {
-      TsCollectiveModel *c = &g_array_index (m->collectives, TsCollectiveModel, i);
-      if (!ts_extrap_fit_quantity (&c->bytes, TS_EXTRAP_BYTES_FLOOR, m->target, error))
-        return FALSE;
-      ts_extrap_finish_quantity (m, &c->bytes);
-    }
-  const TsScaleProfile *t = TS_EXTRAP_TEMPLATE (m);
-  guint n_comms = ts_trace_n_comms (t->trace);
-  m->comm_class = g_new (gint, MAX (n_comms, 1));
-  for (guint c = 0; c < n_comms; c++)
-    m->comm_class[c] = comm_class (t, &m->pattern, c);
-  return ts_extrap_check_coverage (m, error);
 }
 
 /* ---- the whole model -------------------------------------------------------- */
@@ -762,7 +750,7 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
     m->p[i] = m->inputs[i]->n_ranks;
   if (!check_inputs (m, error) || !recognise (m, boundaries, error) || !check_alignment (m, error)
       || !fit_point_to_point (m, error) || !ts_extrap_fit_compute (m, error)
-      || !fit_collectives (m, error))
+      || !ts_extrap_fit_collectives (m, error))
     return NULL;
   return g_steal_pointer (&m);
 }

@@ -1144,6 +1144,77 @@ test_serial_input_left_out (void **state)
   ts_test_rmtree (work);
 }
 
+/* A halo exchange that forwards corners, as LAMMPS's does: on a periodic
+ * 2-D grid (MPI_Dims_create's: 1x1, 2x1, 2x2, 4x2 at 1, 2, 4, 8 ranks;
+ * rank r at (r / dims[1], r % dims[1])), 5 iterations of 0.01 s of compute,
+ * then an MPI_Sendrecv down and one up along dimension 1, then along
+ * dimension 2 (none along a dimension of 1 rank). A face of the problem is
+ * 4800 bytes in all, divided among the ranks across the other dimension;
+ * dimension 2's messages also carry the ghosts dimension 1 brought, 600
+ * bytes whatever P. So along dimension 1 a message is 4800 / dims[1]
+ * bytes, along dimension 2 4800 / dims[0] + 600.
+ * Derived by hand:
+ * - dimension 1 shows messages at 2 ranks (4800 bytes, 1 rank across) and
+ *   4 (2400, 2 across): its law is 4800 / x, x the ranks across;
+ * - dimension 2 shows them at 4 ranks only: 4800 / 2 + 600 = 3000;
+ * - at 8 ranks (4x2), dimension 1: 4800 / 2 = 2400 bytes; dimension 2:
+ *   dimension 1's law shifted through 3000 at x = 2, 4800 / 4 + 600 =
+ *   1800 (a constant would keep 3000);
+ * - rank 0 at (0, 0) reaches 2 and 6 along dimension 1, 1 both ways along
+ *   dimension 2: 5 x 2400 bytes to each of 2 and 6, 10 x 1800 to 1. */
+static char *
+forwarding_script (guint p)
+{
+  guint dims[2] = { p == 1 ? 1 : p / (p >= 4 ? 2 : 1), p >= 4 ? 2 : 1 };
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      guint c[2] = { r / dims[1], r % dims[1] };
+      double t = 0;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint it = 0; it < 5; it++)
+        {
+          t += 0.01;
+          for (guint k = 0; k < 2; k++)
+            for (guint up = 0; up < 2 && dims[k] > 1; up++)
+              {
+                guint n = dims[k], d[2] = { c[0], c[1] }, f[2] = { c[0], c[1] };
+                d[k] = up ? (c[k] + 1) % n : (c[k] + n - 1) % n;
+                f[k] = up ? (c[k] + n - 1) % n : (c[k] + 1) % n;
+                guint to = d[0] * dims[1] + d[1], from = f[0] * dims[1] + f[1];
+                guint bytes = k == 0 ? 4800 / dims[1] : 4800 / dims[0] + 600;
+                g_string_append_printf (s, "%u %.6f enter MPI_Sendrecv\n"
+                                        "%u %.6f send %u bytes=%u\n%u %.6f recv %u bytes=%u\n"
+                                        "%u %.6f leave\n", r, t, r, t, to, bytes, r, t + 1e-4,
+                                        from, bytes, r, t + 1e-4);
+                t += 1e-4;
+              }
+        }
+      g_string_append_printf (s, "%u %.6f leave\n", r, t + 0.001);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_forwarded_corners (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-forwarding");
+  g_autoptr (TsScaleProfile) p = extrapolate_series (work, forwarding_script,
+                                                     TS_BOUNDARIES_PERIODIC);
+  assert_partners (p, 0, 3, (const guint32[]) { 1, 2, 6 });
+  const guint64 bytes[3] = { 10 * 1800, 5 * 2400, 5 * 2400 };
+  for (guint i = 0; i < 3; i++)
+    {
+      const TsPeerTraffic *t = &g_array_index (p->traffic[0], TsPeerTraffic, i);
+      assert_int_equal (t->bytes_sent, bytes[i]);
+      assert_int_equal (t->bytes_received, bytes[i]);
+    }
+  assert_replays (work, "np8", "forwarding halo");
+  ts_test_rmtree (work);
+}
+
 int
 main (void)
 {
@@ -1167,6 +1238,7 @@ main (void)
     cmocka_unit_test (test_xor_order_at_no_power_of_two),
     cmocka_unit_test (test_leaders_only_refused),
     cmocka_unit_test (test_serial_input_left_out),
+    cmocka_unit_test (test_forwarded_corners),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
