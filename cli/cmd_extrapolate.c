@@ -36,13 +36,17 @@ ts_cmd_extrapolate (int argc, char **argv)
 {
   int ranks = 0;
   g_autofree char *output = NULL, *boundaries = NULL, *real = NULL;
-  gboolean explain = FALSE, quiet = FALSE, cpu_time = FALSE;
+  gboolean explain = FALSE, quiet = FALSE, cpu_time = FALSE, all_to_all = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 0, 0, G_OPTION_ARG_INT, &ranks, "the rank count to predict (required)", "P" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "output directory (required)", "DIR" },
     { "boundaries", 0, 0, G_OPTION_ARG_STRING, &boundaries,
       "periodic or open: whether the process grid wraps around, where no input has more "
       "than two ranks along a dimension to show it", "KIND" },
+    { "all-to-all", 0, 0, G_OPTION_ARG_NONE, &all_to_all,
+      "every rank exchanges with every other at any P (a transpose): needed where the "
+      "largest input has so few ranks (up to 3 along each dimension of its grid) that a "
+      "stencil with diagonal neighbours would reach every rank too", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &real,
       "afterwards, compare the output with this real trace at P ranks (partners, messages, "
       "bytes, compute)", "TRACE" },
@@ -74,6 +78,7 @@ ts_cmd_extrapolate (int argc, char **argv)
     .ranks = (guint) ranks,
     .output_dir = output,
     .boundaries = settled,
+    .all_to_all = all_to_all,
     .cpu_time = cpu_time,
   };
   g_autoptr (GString) text = g_string_new (NULL);

@@ -116,8 +116,8 @@ gboolean ts_extrap_fit_collectives (TsExtrapModel *m, GError **error);
 #define TS_EXTRAP_TEMPLATE(m) ((m)->inputs[(m)->n_inputs - 1])
 
 /* model.c: check and fit; takes @inputs (sorted here). */
-TsExtrapModel *ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
-                                      TsBoundaries boundaries, GError **error);
+TsExtrapModel *ts_extrap_model_build (TsScaleProfile **inputs, guint n,
+                                      const TsExtrapolateOptions *o, GError **error);
 void ts_extrap_model_free (TsExtrapModel *model);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsExtrapModel, ts_extrap_model_free)
 /* Shared by the fits: add a point to @q; fit its points (several at one x

@@ -70,7 +70,7 @@ ts_extrapolate (const char *const *traces, guint n_traces, const TsExtrapolateOp
   g_autofree TsScaleProfile **inputs = read_inputs (traces, n_traces, o->cpu_time ? TS_COMPUTE_CPU : TS_COMPUTE_WALL, error);
   if (!inputs)
     return FALSE;
-  g_autoptr (TsExtrapModel) m = ts_extrap_model_build (inputs, n_traces, o->ranks, o->boundaries, error);
+  g_autoptr (TsExtrapModel) m = ts_extrap_model_build (inputs, n_traces, o, error);
   if (!m)
     return FALSE;
   g_autoptr (GString) text = g_string_new (NULL);

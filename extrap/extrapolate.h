@@ -42,6 +42,11 @@ typedef struct {
   guint ranks;              /* P, the rank count to predict */
   const char *output_dir;   /* gets traces.otf2, model.txt, model.json */
   TsBoundaries boundaries;
+  /* Every rank exchanges with every other at any P (a transpose). Needed
+   * where the largest input has so few ranks that a grid whose ranks also
+   * talk to their diagonal neighbours (a 9- or 27-point stencil) would
+   * reach every rank too: without it such inputs are refused. */
+  gboolean all_to_all;
   gboolean cpu_time;        /* the inputs' compute is their CPU time (ts_trace_set_compute_clock) */
 } TsExtrapolateOptions;
 

@@ -415,8 +415,28 @@ settle_boundaries (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
                  agreeing > 0 ? ", which fit both" : "");
 }
 
+/* Whether, at @p ranks, a grid of MPI_Dims_create's dimensions (2-D or
+ * 3-D) whose ranks talk to their diagonal neighbours too reaches every
+ * rank from every rank: with at most 3 ranks along each dimension it does,
+ * and then all-to-all and such a stencil look the same. */
 static gboolean
-recognise (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
+stencil_reaches_all (guint p)
+{
+  for (guint nd = 2; nd <= TS_PATTERN_MAX_DIMS; nd++)
+    {
+      TsPattern grid = { TS_PATTERN_CARTESIAN, nd };
+      TsPattern at = ts_pattern_at (&grid, p);
+      guint k = 0;
+      while (k < nd && at.dims[k] <= 3)
+        k++;
+      if (k == nd)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
 {
   GArray *const *partners[MAX_INPUTS];
   for (guint i = 0; i < m->n_inputs; i++)
@@ -427,8 +447,20 @@ recognise (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
     {
     case TS_PATTERN_IRREGULAR:
       return refuse_irregular (m, error);
+    case TS_PATTERN_ALL_TO_ALL:
+      if (!o->all_to_all && stencil_reaches_all (TS_EXTRAP_TEMPLATE (m)->n_ranks))
+        return refuse (error, "every rank of %s (%u ranks) exchanges with every other, "
+                       "which is also what a grid whose ranks talk to their diagonal "
+                       "neighbours (a 9- or 27-point stencil) looks like at %u ranks; the two "
+                       "differ at %u. Trace at a rank count where such a stencil no longer "
+                       "reaches every rank (16, 32 or 64; not 18 or 27), or give --all-to-all "
+                       "if every rank exchanges with every other at any P (a transpose)",
+                       TS_EXTRAP_TEMPLATE (m)->path, TS_EXTRAP_TEMPLATE (m)->n_ranks,
+                       TS_EXTRAP_TEMPLATE (m)->n_ranks, m->target);
+      m->at_target = m->pattern;
+      return TRUE;
     case TS_PATTERN_CARTESIAN:
-      if (!settle_boundaries (m, boundaries, error))
+      if (!settle_boundaries (m, o->boundaries, error))
         return FALSE;
       m->at_target = ts_pattern_at (&m->pattern, m->target);
       return check_grid (m, error);
@@ -729,9 +761,10 @@ check_inputs (TsExtrapModel *m, GError **error)
 }
 
 TsExtrapModel *
-ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
-                       TsBoundaries boundaries, GError **error)
+ts_extrap_model_build (TsScaleProfile **inputs, guint n, const TsExtrapolateOptions *o,
+                       GError **error)
 {
+  guint target = o->ranks;
   g_return_val_if_fail (n >= 1 && target >= 1, NULL);
   g_autoptr (TsExtrapModel) m = g_new0 (TsExtrapModel, 1);
   m->inputs = g_memdup2 (inputs, n * sizeof *inputs);
@@ -748,7 +781,7 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, guint target,
   qsort (m->inputs, n, sizeof *m->inputs, compare_inputs);
   for (guint i = 0; i < n; i++)
     m->p[i] = m->inputs[i]->n_ranks;
-  if (!check_inputs (m, error) || !recognise (m, boundaries, error) || !check_alignment (m, error)
+  if (!check_inputs (m, error) || !recognise (m, o, error) || !check_alignment (m, error)
       || !fit_point_to_point (m, error) || !ts_extrap_fit_compute (m, error)
       || !ts_extrap_fit_collectives (m, error))
     return NULL;

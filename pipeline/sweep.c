@@ -26,6 +26,7 @@ struct TsSweep {
    * extrapolated from (then trace is NULL), and --boundaries. */
   char **inputs;
   TsBoundaries boundaries;
+  gboolean all_to_all;  /* [sweep] all_to_all: `extrapolate --all-to-all` */
   Input hypothesis, platform;
   gboolean zip;
   char **labels;      /* parameters that only name points; NULL-terminated */
@@ -233,6 +234,25 @@ get_flag (TsSweep *s, GKeyFile *kf, const char *text, const char *key, gboolean 
   return TRUE;
 }
 
+/* [sweep] all_to_all = true (only with extrapolate = ...). */
+static gboolean
+load_all_to_all (TsSweep *s, GKeyFile *kf, const char *text, gboolean extrapolated,
+                 GError **error)
+{
+  if (!g_key_file_has_key (kf, "sweep", "all_to_all", NULL))
+    return TRUE;
+  if (!extrapolated)
+    return fail_at (error, s, text, "sweep", "all_to_all", "all_to_all is for extrapolate = ...");
+  GError *local = NULL;
+  s->all_to_all = g_key_file_get_boolean (kf, "sweep", "all_to_all", &local);
+  if (local)
+    {
+      g_error_free (local);
+      return fail_at (error, s, text, "sweep", "all_to_all", "all_to_all: give true or false");
+    }
+  return TRUE;
+}
+
 /* [sweep] trace = T, or extrapolate = T1, T2, ... (and boundaries): the
  * points' trace, or the traces each point's rank count is extrapolated
  * from (the ranks parameter, checked by load_ranks). */
@@ -257,6 +277,8 @@ load_traces (TsSweep *s, GKeyFile *kf, const char *text, GError **error)
   if (boundaries && !ts_boundaries_parse (g_strstrip (boundaries), &s->boundaries))
     return fail_at (error, s, text, "sweep", "boundaries",
                     "boundaries = %s: give periodic or open", boundaries);
+  if (!load_all_to_all (s, kf, text, inputs != NULL, error))
+    return FALSE;
   if (trace)
     {
       s->trace = resolve (s, g_strstrip (trace));
@@ -323,15 +345,16 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
     if (!g_str_equal (groups[i], "sweep") && !g_str_equal (groups[i], "parameters"))
       return fail_at (error, s, text, groups[i], NULL, "unknown section [%s] ([sweep], [parameters])",
                       groups[i]);
-  static const char *const sweep_keys[] = { "trace", "extrapolate", "boundaries", "hypothesis",
-                                            "platform", "zip", "labels", "baseline",
-                                            "wait_states", "archive", NULL };
+  static const char *const sweep_keys[] = { "trace", "extrapolate", "boundaries", "all_to_all",
+                                            "hypothesis", "platform", "zip", "labels",
+                                            "baseline", "wait_states", "archive", NULL };
   g_auto (GStrv) keys = g_key_file_get_keys (kf, "sweep", NULL, NULL);
   for (guint i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (sweep_keys, keys[i]))
       return fail_at (error, s, text, "sweep", keys[i],
-                      "unknown key '%s' in [sweep] (trace, extrapolate, boundaries, hypothesis, "
-                      "platform, zip, labels, baseline, wait_states, archive)", keys[i]);
+                      "unknown key '%s' in [sweep] (trace, extrapolate, boundaries, all_to_all, "
+                      "hypothesis, platform, zip, labels, baseline, wait_states, archive)",
+                      keys[i]);
   if (!load_traces (s, kf, text, error))
     return FALSE;
   s->zip = g_key_file_get_boolean (kf, "sweep", "zip", NULL);
@@ -399,6 +422,7 @@ const char *const *ts_sweep_extrapolation_inputs (const TsSweep *s)
   return (const char *const *) s->inputs;
 }
 TsBoundaries ts_sweep_boundaries (const TsSweep *s) { return s->boundaries; }
+gboolean ts_sweep_all_to_all (const TsSweep *s) { return s->all_to_all; }
 
 guint
 ts_sweep_point_ranks (const TsSweep *s, guint point)
@@ -518,8 +542,8 @@ ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOpt
     g_checksum_update (sum, (const guchar *) s->trace, -1);
   for (guint i = 0; s->inputs && s->inputs[i]; i++)
     {
-      g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d\n", s->inputs[i],
-                                               s->boundaries);
+      g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d all-to-all %d\n",
+                                               s->inputs[i], s->boundaries, s->all_to_all);
       g_checksum_update (sum, (const guchar *) item, -1);
     }
   for (guint i = 0; i < n; i++)

@@ -48,11 +48,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSweep, ts_sweep_free)
 
 /* The points' trace; NULL when each point's trace is extrapolated
  * ([sweep] extrapolate = A, B, C: from those traces, to the point's value
- * of the parameter ranks, ts_sweep_point_ranks; boundaries as
- * `extrapolate --boundaries`). */
+ * of the parameter ranks, ts_sweep_point_ranks; boundaries and all_to_all
+ * as `extrapolate --boundaries` and `--all-to-all`). */
 const char *ts_sweep_trace (const TsSweep *sweep);
 const char *const *ts_sweep_extrapolation_inputs (const TsSweep *sweep);
 TsBoundaries ts_sweep_boundaries (const TsSweep *sweep);
+gboolean ts_sweep_all_to_all (const TsSweep *sweep);
 guint ts_sweep_point_ranks (const TsSweep *sweep, guint point);
 /* The point given as baseline, or G_MAXUINT. */
 guint ts_sweep_baseline (const TsSweep *sweep);

@@ -77,20 +77,30 @@ read_output (const char *out)
 }
 
 /* The series of @script at the 3 rank counts @ranks extrapolated to 8
- * into @work/np8, read back. */
+ * into @work/np8 with the options @o (ranks and output set here), read
+ * back. */
 static TsScaleProfile *
-extrapolate_from (const char *work, char *(*script) (guint ranks), const guint *ranks,
-                  TsBoundaries boundaries)
+extrapolate_with (const char *work, char *(*script) (guint ranks), const guint *ranks,
+                  TsExtrapolateOptions o)
 {
   char *t[3];
   script_series (work, script, ranks, t);
   g_autofree char *out = g_build_filename (work, "np8", NULL);
-  TsExtrapolateOptions o = { .ranks = 8, .output_dir = out, .boundaries = boundaries };
+  o.ranks = 8;
+  o.output_dir = out;
   GError *error = NULL;
   if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
     fail_msg ("%s", error->message);
   free_series (3, t);
   return read_output (out);
+}
+
+static TsScaleProfile *
+extrapolate_from (const char *work, char *(*script) (guint ranks), const guint *ranks,
+                  TsBoundaries boundaries)
+{
+  return extrapolate_with (work, script, ranks,
+                           (TsExtrapolateOptions) { .boundaries = boundaries });
 }
 
 /* The same from 1, 2 and 4 ranks. */
@@ -515,7 +525,8 @@ assert_peers (const GArray *peers, guint n, const gint32 *expected)
     assert_int_equal (g_array_index (peers, gint32, i), expected[i]);
 }
 
-/* A transpose by point-to-point messages (an all-to-all): per iteration,
+/* A transpose by point-to-point messages (an all-to-all), refused from
+ * inputs up to 4 ranks unless --all-to-all is given (below): per iteration,
  * 0.8 / P s in region fft, then one MPI_Irecv from each other rank at
  * offsets -1, -2, ... (rank r - k first), one MPI_Isend to each at offsets
  * +1, +2, ... of 4800 / P^2 bytes (a strong-scaling matrix's block), and
@@ -572,7 +583,18 @@ test_all_to_all (void **state)
 {
   (void) state;
   g_autofree char *work = ts_test_workdir ("extrapolate-all-to-all");
-  g_autoptr (TsScaleProfile) p = extrapolate_series (work, transpose_script, TS_BOUNDARIES_UNKNOWN);
+  /* At 4 ranks (2x2) a 9-point stencil reaches every rank too: refused
+   * unless the user says the partners are all ranks at any P. */
+  char *t[3];
+  script_series (work, transpose_script, (const guint[]) { 1, 2, 4 }, t);
+  assert_refused (work, (const char *const *) t, 3, "8",
+                  "exchanges with every other, which is also what a grid whose ranks talk "
+                  "to their diagonal neighbours (a 9- or 27-point stencil) looks like at 4 "
+                  "ranks; the two differ at 8");
+  free_series (3, t);
+  g_autoptr (TsScaleProfile) p = extrapolate_with (work, transpose_script,
+                                                   (const guint[]) { 1, 2, 4 },
+                                                   (TsExtrapolateOptions) { .all_to_all = TRUE });
   assert_int_equal (p->n_ranks, 8);
   for (guint r = 0; r < 8; r++)
     {
@@ -1027,7 +1049,7 @@ test_xor_order_at_no_power_of_two (void **state)
   char *t[3];
   script_series (work, xor_script, (const guint[]) { 1, 2, 4 }, t);
   g_autofree char *out = g_build_filename (work, "np6", NULL);
-  TsExtrapolateOptions o = { .ranks = 6, .output_dir = out };
+  TsExtrapolateOptions o = { .ranks = 6, .output_dir = out, .all_to_all = TRUE };
   GError *error = NULL;
   g_autoptr (GString) text = g_string_new (NULL);
   if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))

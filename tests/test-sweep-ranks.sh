@@ -88,6 +88,39 @@ grep -q '^4,,,cannot extrapolate: .*fewer ranks along open dimension 1' "$work/o
   || fail "refusal row: $(cat "$work/oout/results.csv")"
 grep -q '^36,[0-9]' "$work/oout/results.csv" || fail "36 ranks: $(cat "$work/oout/results.csv")"
 
+# An exchange with every other rank, traced at 2 and 4 ranks, where a
+# stencil with diagonal neighbours would reach every rank too: a failed row
+# unless all_to_all = true says so (as extrapolate --all-to-all), and then
+# the row equals `extrapolate --all-to-all` + `run` (each rank: one
+# MPI_Sendrecv of 100 bytes with rank r + k and r - k, k = 1 .. P - 1).
+for p in 2 4; do
+  { echo "ranks $p"
+    r=0; while [ $r -lt $p ]; do
+      echo "$r 0 enter main"; k=1
+      while [ $k -lt $p ]; do
+        echo "$r 0.00$k enter MPI_Sendrecv"
+        echo "$r 0.00$k send $(( (r + k) % p )) bytes=100"
+        echo "$r 0.00$k recv $(( (r - k + p) % p )) bytes=100"
+        echo "$r 0.00$k leave"; k=$((k + 1))
+      done
+      echo "$r 0.01 leave"; r=$((r + 1))
+    done; } > "$work/a$p.script"
+  "$builddir/ts-tracegen" script "$work/a$p.script" -o "$work/a$p" > /dev/null || fail "a$p"
+done
+printf '[sweep]\nextrapolate = a2/traces.otf2, a4/traces.otf2\n[parameters]\nranks = 8\n' > "$work/a.sweep"
+"$tracesim" sweep "$work/a.sweep" -o "$work/aout" -q > /dev/null 2>&1 && fail "an undecided all-to-all must fail its row"
+grep -q '^8,,,"cannot extrapolate: .*diagonal neighbours' "$work/aout/results.csv" \
+  || fail "all-to-all refusal row: $(cat "$work/aout/results.csv")"
+printf '[sweep]\nextrapolate = a2/traces.otf2, a4/traces.otf2\nall_to_all = true\n[parameters]\nranks = 8\n' > "$work/a2a.sweep"
+"$tracesim" sweep "$work/a2a.sweep" -o "$work/a2aout" -q || fail "all_to_all = true"
+"$tracesim" extrapolate "$work/a2/traces.otf2" "$work/a4/traces.otf2" --ranks 8 --all-to-all \
+  -o "$work/a8" -q || fail "extrapolate --all-to-all"
+"$tracesim" run "$work/a8/traces.otf2" -o "$work/a8run" -q || fail "run a8"
+rt8=$(sed -n 2p "$work/a2aout/results.csv" | cut -d, -f2)
+python3 -c 'import sys; sys.exit(float(sys.argv[1]) != float(sys.argv[2]))' "$rt8" \
+  "$(runtime "$work/a8run/summary.json")" \
+  || fail "all_to_all row $rt8, separate $(runtime "$work/a8run/summary.json")"
+
 # Errors in the sweep file: file and line, nothing run.
 expect_error() { # file, message
   "$tracesim" sweep "$1" -o "$work/bad-out" -q > /dev/null 2> "$work/err" && fail "$1 accepted"
@@ -104,4 +137,8 @@ printf '[sweep]\nextrapolate = g4/traces.otf2, g9/traces.otf2\nboundaries = roun
 expect_error "$work/b4.sweep" "b4.sweep:3: boundaries = round: give periodic or open"
 printf '[sweep]\nextrapolate = g4/traces.otf2, g9/traces.otf2\n[parameters]\nranks = 0, 8\n' > "$work/b5.sweep"
 expect_error "$work/b5.sweep" "b5.sweep:4: ranks = 0: give rank counts from 1 to"
+printf '[sweep]\ntrace = g4/traces.otf2\nall_to_all = true\n' > "$work/b6.sweep"
+expect_error "$work/b6.sweep" "b6.sweep:3: all_to_all is for extrapolate = ..."
+printf '[sweep]\nextrapolate = g4/traces.otf2, g9/traces.otf2\nall_to_all = maybe\n[parameters]\nranks = 8\n' > "$work/b7.sweep"
+expect_error "$work/b7.sweep" "b7.sweep:3: all_to_all: give true or false"
 echo "sweep over ranks: rows equal separate extrapolations and runs; 64 ranks within 1% of the real trace; reuse, change, task, refusal and errors as expected"
