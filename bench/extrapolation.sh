@@ -16,11 +16,12 @@
 # Programs: bench/apps/stencil2d.c (a 2-D periodic halo exchange whose
 # scaling is known by construction) strong and weak; LAMMPS's melt on a 2-D
 # process grid (bench/apps/in.melt.scaling), the fixed problem and the one
-# scaled with the ranks; HPCC.
+# scaled with the ranks; HPCC; meep, an FDTD code (bench/apps/fdtd-periodic.ctl,
+# a fixed cell; Debian's meep-openmpi).
 #
 # Usage: bench/extrapolation.sh   Environment: BUILD (default .), MPIRUN
 #        (mpirun.openmpi), TS_RECORD_LIB, WORK, INPUTS ("1 2 4"), TARGET (8),
-#        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc),
+#        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep),
 #        LAMMPS_STEPS (1000: long enough that a rank's compute is not noise),
 #        REUSE (set: keep the traces a previous run recorded in WORK).
 set -eu
@@ -31,7 +32,7 @@ TS_RECORD_LIB=${TS_RECORD_LIB:-$BUILD/.libs/libtracesim-record-openmpi.so}
 WORK=${WORK:-$(mktemp -d /tmp/tracesim-extrap.XXXXXX)}
 INPUTS=${INPUTS:-"1 2 4"}
 TARGET=${TARGET:-8}
-SERIES=${SERIES:-"stencil-strong stencil-weak lammps-strong lammps-weak hpcc"}
+SERIES=${SERIES:-"stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep"}
 export TS_RECORD_LIB OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -f "$TS_RECORD_LIB" ] || { echo "no recorder library $TS_RECORD_LIB" >&2; exit 1; }
 mkdir -p "$WORK"
@@ -54,6 +55,7 @@ command_of() {
     lammps-strong)  echo "$lammps -var px $px -var py $py -var bx 10 -var by 10" ;;
     lammps-weak)    echo "$lammps -var px $px -var py $py -var bx $((10 * px)) -var by $((10 * py))" ;;
     hpcc)           echo "hpcc" ;;
+    meep)           echo "meep $SRC/bench/apps/fdtd-periodic.ctl" ;;
   esac
 }
 
@@ -76,6 +78,9 @@ record() { # series ranks
 printf '%-15s %-9s %-9s %9s %9s %9s %21s\n' series partners messages "msg %" "bytes %" \
   "compute %" "runtime extrap/real"
 for s in $SERIES; do
+  program=$(command_of "$s" 1 | cut -d' ' -f1)
+  command -v "$program" > /dev/null || [ -x "$program" ] \
+    || { printf '%-15s not run: no %s (apt-get install meep-openmpi, lammps, hpcc)\n' "$s" "$program"; continue; }
   for p in $INPUTS $TARGET; do record "$s" "$p"; done
   traces=""
   for p in $INPUTS; do traces="$traces $WORK/$s/np$p/trace/traces.otf2"; done
