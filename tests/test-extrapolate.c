@@ -449,8 +449,13 @@ test_uninstrumented_compute (void **state)
  * replays. Rank (0, 0) of 4x2 sends, per iteration, one message down and one
  * up along each dimension: along dimension 1 to 6 and to 2, 3 each; along
  * dimension 2 both to 1: 6. */
+/* The Sendrecv pattern of the shift above and of forwarding_script below,
+ * at @p of 1, 2 (2x1) or 4 (2x2) ranks: @iterations of @burst seconds of
+ * compute, then along each dimension (none along one of 1 rank) a
+ * Sendrecv down and one up, of bytes(k, dims) along dimension k. */
 static char *
-shift_script (guint p)
+grid_sendrecv_script (guint p, guint iterations, double burst,
+                      guint (*bytes) (guint k, const guint *dims))
 {
   guint d[2] = { p >= 4 ? 2 : p, p >= 4 ? p / 2 : 1 };
   GString *s = g_string_new (NULL);
@@ -460,9 +465,9 @@ shift_script (guint p)
       double t = 0;
       guint c[2] = { r / d[1], r % d[1] };
       g_string_append_printf (s, "%u 0 enter main\n", r);
-      for (guint it = 0; it < 3; it++)
+      for (guint it = 0; it < iterations; it++)
         {
-          t += 0.001;
+          t += burst;
           for (guint k = 0; k < 2; k++)
             for (guint down = 0; down < 2 && d[k] > 1; down++)
               {
@@ -471,16 +476,29 @@ shift_script (guint p)
                 hi[k] = (c[k] + 1) % d[k];
                 guint to = down ? lo[0] * d[1] + lo[1] : hi[0] * d[1] + hi[1];
                 guint from = down ? hi[0] * d[1] + hi[1] : lo[0] * d[1] + lo[1];
+                guint n = bytes (k, d);
                 g_string_append_printf (s, "%u %.6f enter MPI_Sendrecv\n%u %.6f send %u bytes=%u\n"
                                         "%u %.6f recv %u bytes=%u\n%u %.6f leave\n",
-                                        r, t, r, t, to, 100 * (k + 1), r, t + 1e-4, from,
-                                        100 * (k + 1), r, t + 1e-4);
+                                        r, t, r, t, to, n, r, t + 1e-4, from, n, r, t + 1e-4);
                 t += 2e-4;
               }
         }
       g_string_append_printf (s, "%u %.6f leave\n", r, t + 0.001);
     }
   return g_string_free (s, FALSE);
+}
+
+static guint
+shift_bytes (guint k, const guint *dims)
+{
+  (void) dims;
+  return 100 * (k + 1);
+}
+
+static char *
+shift_script (guint p)
+{
+  return grid_sendrecv_script (p, 3, 0.001, shift_bytes);
 }
 
 static void
@@ -1184,38 +1202,16 @@ test_serial_input_left_out (void **state)
  *   1800 (a constant would keep 3000);
  * - rank 0 at (0, 0) reaches 2 and 6 along dimension 1, 1 both ways along
  *   dimension 2: 5 x 2400 bytes to each of 2 and 6, 10 x 1800 to 1. */
+static guint
+forwarded_bytes (guint k, const guint *dims)
+{
+  return k == 0 ? 4800 / dims[1] : 4800 / dims[0] + 600;
+}
+
 static char *
 forwarding_script (guint p)
 {
-  guint dims[2] = { p == 1 ? 1 : p / (p >= 4 ? 2 : 1), p >= 4 ? 2 : 1 };
-  GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "ranks %u\n", p);
-  for (guint r = 0; r < p; r++)
-    {
-      guint c[2] = { r / dims[1], r % dims[1] };
-      double t = 0;
-      g_string_append_printf (s, "%u 0 enter main\n", r);
-      for (guint it = 0; it < 5; it++)
-        {
-          t += 0.01;
-          for (guint k = 0; k < 2; k++)
-            for (guint up = 0; up < 2 && dims[k] > 1; up++)
-              {
-                guint n = dims[k], d[2] = { c[0], c[1] }, f[2] = { c[0], c[1] };
-                d[k] = up ? (c[k] + 1) % n : (c[k] + n - 1) % n;
-                f[k] = up ? (c[k] + n - 1) % n : (c[k] + 1) % n;
-                guint to = d[0] * dims[1] + d[1], from = f[0] * dims[1] + f[1];
-                guint bytes = k == 0 ? 4800 / dims[1] : 4800 / dims[0] + 600;
-                g_string_append_printf (s, "%u %.6f enter MPI_Sendrecv\n"
-                                        "%u %.6f send %u bytes=%u\n%u %.6f recv %u bytes=%u\n"
-                                        "%u %.6f leave\n", r, t, r, t, to, bytes, r, t + 1e-4,
-                                        from, bytes, r, t + 1e-4);
-                t += 1e-4;
-              }
-        }
-      g_string_append_printf (s, "%u %.6f leave\n", r, t + 0.001);
-    }
-  return g_string_free (s, FALSE);
+  return grid_sendrecv_script (p, 5, 0.01, forwarded_bytes);
 }
 
 static void
