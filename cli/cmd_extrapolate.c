@@ -44,9 +44,9 @@ ts_cmd_extrapolate (int argc, char **argv)
       "periodic or open: whether the process grid wraps around, where no input has more "
       "than two ranks along a dimension to show it", "KIND" },
     { "all-to-all", 0, 0, G_OPTION_ARG_NONE, &all_to_all,
-      "every rank exchanges with every other at any P (a transpose): needed where the "
-      "largest input has so few ranks (up to 3 along each dimension of its grid) that a "
-      "stencil with diagonal neighbours would reach every rank too", NULL },
+      "every rank exchanges with every other at any P (a transpose): needed where every "
+      "input has so few ranks (up to 3 along each dimension of its grid) that a stencil "
+      "with diagonal neighbours would reach every rank too, and P has more", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &real,
       "afterwards, compare the output with this real trace at P ranks (partners, messages, "
       "bytes, compute)", "TRACE" },

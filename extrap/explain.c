@@ -34,17 +34,36 @@ describe_quantity (GString *out, const TsExtrapModel *m, const TsQuantity *q, gu
 {
   g_autofree char *formula = ts_scaling_describe (&q->model);
   double x = ts_extrap_target_x (m, q, k);
-  g_autofree char *trust = ts_scaling_trust (&q->model, q->x, q->y, q->n, floor, x);
+  g_autofree char *trust
+    = q->law_from ? g_strdup_printf ("dimension %u's law through this dimension's one point "
+                                     "(larger there: shifted, smaller: scaled), not "
+                                     "cross-validated", q->law_from)
+                  : ts_scaling_trust (&q->model, q->x, q->y, q->n, floor, x);
   g_string_append_printf (out, "%s%s -> %.6g%s at %u ranks", formula,
                           q->by_faces ? " (P: ranks across the other dimensions)" : "",
                           q->at_target, unit, m->target);
-  if (q->law_from)
-    g_string_append_printf (out, "; dimension %u's law, shifted through this dimension's "
-                            "one point", q->law_from);
   g_string_append (out, "\n      measured:");
   for (guint i = 0; i < q->n; i++)
     g_string_append_printf (out, " %.6g at %g", q->y[i], q->x[i]);
   g_string_append_printf (out, "\n      %s\n", trust);
+}
+
+/* A periodic dimension of 2 ranks in every input, larger at P: its two
+ * neighbours were one rank, so how many messages went each way is a split
+ * of that rank's, which a program treating such a dimension apart breaks. */
+static void
+describe_two_rank_dimensions (GString *out, const TsExtrapModel *m)
+{
+  if (m->pattern.kind != TS_PATTERN_CARTESIAN)
+    return;
+  for (guint k = 0; k < m->pattern.n_dims; k++)
+    if (m->pattern.periodic[k] && m->pattern.dims[k] == 2 && m->at_target.dims[k] > 2)
+      g_string_append_printf (out, "  dimension %u has 2 ranks in every input, where both "
+                              "neighbours along it are one rank: the messages each way are "
+                              "half of those to that rank; a program that sends once where a "
+                              "dimension has 2 ranks (LAMMPS's atom migration) sends more at "
+                              "%u ranks, with %u along it\n", k + 1, m->target,
+                              m->at_target.dims[k]);
 }
 
 void
@@ -64,6 +83,7 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
     g_string_append_printf (out, "  messages to each %s: %g at every scale\n",
                             m->pattern.kind == TS_PATTERN_CARTESIAN ? "neighbour" : "partner",
                             m->messages_per_neighbour);
+  describe_two_rank_dimensions (out, m);
   for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
     if (m->bytes[k].n > 0)
       {

@@ -415,26 +415,6 @@ settle_boundaries (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
                  agreeing > 0 ? ", which fit both" : "");
 }
 
-/* Whether, at @p ranks, a grid of MPI_Dims_create's dimensions (2-D or
- * 3-D) whose ranks talk to their diagonal neighbours too reaches every
- * rank from every rank: with at most 3 ranks along each dimension it does,
- * and then all-to-all and such a stencil look the same. */
-static gboolean
-stencil_reaches_all (guint p)
-{
-  for (guint nd = 2; nd <= TS_PATTERN_MAX_DIMS; nd++)
-    {
-      TsPattern grid = { TS_PATTERN_CARTESIAN, nd };
-      TsPattern at = ts_pattern_at (&grid, p);
-      guint k = 0;
-      while (k < nd && at.dims[k] <= 3)
-        k++;
-      if (k == nd)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static gboolean
 recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
 {
@@ -448,13 +428,14 @@ recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
     case TS_PATTERN_IRREGULAR:
       return refuse_irregular (m, error);
     case TS_PATTERN_ALL_TO_ALL:
-      if (!o->all_to_all && stencil_reaches_all (TS_EXTRAP_TEMPLATE (m)->n_ranks))
+      if (!o->all_to_all && ts_pattern_stencil_alike (m->p, m->n_inputs, m->target))
         return refuse (error, "every rank of %s (%u ranks) exchanges with every other, "
                        "which is also what a grid whose ranks talk to their diagonal "
                        "neighbours (a 9- or 27-point stencil) looks like at %u ranks; the two "
                        "differ at %u. Trace at a rank count where such a stencil no longer "
-                       "reaches every rank (16, 32 or 64; not 18 or 27), or give --all-to-all "
-                       "if every rank exchanges with every other at any P (a transpose)",
+                       "reaches every rank (16, 32 or 64; not 12, 18 or 27), or give "
+                       "--all-to-all (sweeps: all_to_all = true) if every rank exchanges with "
+                       "every other at any P (a transpose)",
                        TS_EXTRAP_TEMPLATE (m)->path, TS_EXTRAP_TEMPLATE (m)->n_ranks,
                        TS_EXTRAP_TEMPLATE (m)->n_ranks, m->target);
       m->at_target = m->pattern;
@@ -648,14 +629,12 @@ inputs_along (const TsExtrapModel *m, const SlotTraffic *st, guint k, guint *las
 
 /* A dimension whose messages one input alone shows (the second of a 2-D
  * grid, from inputs at 1, 2 and 4 ranks) takes the law of the dimension
- * most inputs show, shifted through its own point, rather than a
- * constant, where the pooled law did not fit it. A halo exchange that
- * forwards the ghosts of the dimensions exchanged before (the corners, as
- * LAMMPS and many molecular dynamics and CFD codes do) sends a later
- * dimension's face plus the same ghost corners at every P: its messages
- * shrink as the earlier dimension's do, offset by a constant. With no
- * forwarding the offset is 0 and this is the pooled law; under weak
- * scaling both laws are constants. */
+ * most inputs show through its own point, rather than a constant, where
+ * the pooled law did not fit it. Larger there, shifted: a halo exchange
+ * that forwards the ghosts of the dimensions exchanged before (the
+ * corners, as LAMMPS does) adds the same bytes to a later dimension's
+ * face at every P. Smaller, scaled: a face of another extent. A law that
+ * falls to the floor at P keeps the constant. */
 static void
 shift_lone_dimensions (TsExtrapModel *m, const SlotTraffic *st)
 {
@@ -679,13 +658,17 @@ shift_lone_dimensions (TsExtrapModel *m, const SlotTraffic *st)
       const TsQuantity *from = &m->bytes[donor];
       TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
       double x = from->by_faces ? faces (&at, k) : m->p[i], y = bytes_along (st, i, k);
+      double there = ts_scaling_eval (&from->model, x);
       TsQuantity shifted = { .by_faces = from->by_faces, .law_from = donor + 1,
                              .model = from->model, .at_template = q->at_template };
       ts_extrap_add_point (&shifted, x, y);
-      shifted.model.c0 += y - ts_scaling_eval (&from->model, x);
-      shifted.at_target = MAX (0, ts_scaling_eval (&shifted.model,
-                                                   ts_extrap_target_x (m, &shifted, k)));
-      *q = shifted;
+      shifted.model.c0 = y >= there ? from->model.c0 + y - there : from->model.c0 * y / there;
+      shifted.model.c1 *= y >= there ? 1 : y / there;
+      shifted.model.fit_error = 0;
+      shifted.model.cv_error = NAN;
+      shifted.at_target = ts_scaling_eval (&shifted.model, ts_extrap_target_x (m, &shifted, k));
+      if (there > TS_EXTRAP_BYTES_FLOOR && shifted.at_target > TS_EXTRAP_BYTES_FLOOR)
+        *q = shifted;
     }
 }
 

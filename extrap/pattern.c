@@ -286,3 +286,31 @@ ts_pattern_describe (const TsPattern *t)
   g_string_append (s, ")");
   return g_string_free (s, FALSE);
 }
+
+/* Whether a grid of @nd dimensions (MPI_Dims_create's at @p) whose ranks
+ * talk to their diagonal neighbours too reaches every rank: with at most 3
+ * ranks along each dimension it does. */
+static gboolean
+stencil_reaches_all (guint p, guint nd)
+{
+  TsPattern grid = { TS_PATTERN_CARTESIAN, nd };
+  TsPattern at = ts_pattern_at (&grid, p);
+  for (guint k = 0; k < nd; k++)
+    if (at.dims[k] > 3)
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+ts_pattern_stencil_alike (const guint *p, guint n_scales, guint target)
+{
+  for (guint nd = 2; nd <= TS_PATTERN_MAX_DIMS; nd++)
+    {
+      guint i = 0;
+      while (i < n_scales && stencil_reaches_all (p[i], nd))
+        i++;
+      if (i == n_scales && !stencil_reaches_all (target, nd))
+        return TRUE;
+    }
+  return FALSE;
+}

@@ -77,6 +77,13 @@ guint ts_pattern_role (const TsPattern *at, guint p, guint r);
  * (owned by the caller). */
 char *ts_pattern_describe (const TsPattern *pattern);
 
+/* Whether, at every one of the @n_scales rank counts @p, a 2-D or 3-D grid
+ * (MPI_Dims_create's) whose ranks talk to their diagonal neighbours too (a
+ * 9- or 27-point stencil) reaches every rank, as all-to-all does, and at
+ * @target it does not: the inputs cannot tell the two apart, and they
+ * differ at @target. */
+gboolean ts_pattern_stencil_alike (const guint *p, guint n_scales, guint target);
+
 G_END_DECLS
 
 #endif

@@ -35,9 +35,10 @@ ts_sweep_ranks_key (const TsSweep *s, guint ranks)
       g_autofree char *state = ts_run_trace_state (inputs[i]);
       g_checksum_update (sum, (const guchar *) state, -1);
     }
-  g_autofree char *rest = g_strdup_printf ("ranks %u boundaries %d all-to-all %d tracesim %s",
-                                           ranks, ts_sweep_boundaries (s),
-                                           ts_sweep_all_to_all (s), PACKAGE_VERSION);
+  g_autofree char *rest = g_strdup_printf ("ranks %u boundaries %d%s tracesim %s", ranks,
+                                           ts_sweep_boundaries (s),
+                                           ts_sweep_all_to_all (s) ? " all-to-all" : "",
+                                           PACKAGE_VERSION);
   g_checksum_update (sum, (const guchar *) rest, -1);
   return g_strdup (g_checksum_get_string (sum));
 }

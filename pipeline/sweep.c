@@ -219,13 +219,13 @@ check_uses (TsSweep *s, const char *text, GError **error)
   return ok;
 }
 
-/* [sweep] KEY = true | false, TRUE when absent; anything else is refused. */
+/* [sweep] KEY = true | false, @absent when absent; anything else is refused. */
 static gboolean
-get_flag (TsSweep *s, GKeyFile *kf, const char *text, const char *key, gboolean *flag,
-          GError **error)
+get_flag (TsSweep *s, GKeyFile *kf, const char *text, const char *key, gboolean absent,
+          gboolean *flag, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  *flag = TRUE;
+  *flag = absent;
   if (!g_key_file_has_key (kf, "sweep", key, NULL))
     return TRUE;
   *flag = g_key_file_get_boolean (kf, "sweep", key, &local);
@@ -239,18 +239,9 @@ static gboolean
 load_all_to_all (TsSweep *s, GKeyFile *kf, const char *text, gboolean extrapolated,
                  GError **error)
 {
-  if (!g_key_file_has_key (kf, "sweep", "all_to_all", NULL))
-    return TRUE;
-  if (!extrapolated)
+  if (!extrapolated && g_key_file_has_key (kf, "sweep", "all_to_all", NULL))
     return fail_at (error, s, text, "sweep", "all_to_all", "all_to_all is for extrapolate = ...");
-  GError *local = NULL;
-  s->all_to_all = g_key_file_get_boolean (kf, "sweep", "all_to_all", &local);
-  if (local)
-    {
-      g_error_free (local);
-      return fail_at (error, s, text, "sweep", "all_to_all", "all_to_all: give true or false");
-    }
-  return TRUE;
+  return get_flag (s, kf, text, "all_to_all", FALSE, &s->all_to_all, error);
 }
 
 /* [sweep] trace = T, or extrapolate = T1, T2, ... (and boundaries): the
@@ -358,8 +349,8 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
   if (!load_traces (s, kf, text, error))
     return FALSE;
   s->zip = g_key_file_get_boolean (kf, "sweep", "zip", NULL);
-  if (!get_flag (s, kf, text, "wait_states", &s->wait_states, error)
-      || !get_flag (s, kf, text, "archive", &s->archive, error))
+  if (!get_flag (s, kf, text, "wait_states", TRUE, &s->wait_states, error)
+      || !get_flag (s, kf, text, "archive", TRUE, &s->archive, error))
     return FALSE;
   if (s->wait_states && !s->archive)
     return fail_at (error, s, text, "sweep", "archive",
@@ -542,8 +533,9 @@ ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOpt
     g_checksum_update (sum, (const guchar *) s->trace, -1);
   for (guint i = 0; s->inputs && s->inputs[i]; i++)
     {
-      g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d all-to-all %d\n",
-                                               s->inputs[i], s->boundaries, s->all_to_all);
+      /* all-to-all only when set: keys made before it existed stay valid. */
+      g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d%s\n", s->inputs[i],
+                                               s->boundaries, s->all_to_all ? " all-to-all" : "");
       g_checksum_update (sum, (const guchar *) item, -1);
     }
   for (guint i = 0; i < n; i++)

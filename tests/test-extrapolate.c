@@ -439,20 +439,12 @@ test_uninstrumented_compute (void **state)
   ts_test_rmtree (work);
 }
 
-/* A shift on a periodic 2-D grid: every iteration, along each dimension,
- * MPI_Sendrecv sending down and receiving from up, then sending up and
- * receiving from down, all with tag 0 (as LAMMPS's swaps do), at 1, 2 (2x1)
- * and 4 (2x2) ranks. With two ranks along a dimension, down and up are the
- * same rank: only the sends' order and MPI's non-overtaking order tell the
- * directions. At 8 ranks (4x2) a receive taken from the wrong side waits for
- * a message nobody sends (the replay deadlocks); taken right, the shift
- * replays. Rank (0, 0) of 4x2 sends, per iteration, one message down and one
- * up along each dimension: along dimension 1 to 6 and to 2, 3 each; along
- * dimension 2 both to 1: 6. */
-/* The Sendrecv pattern of the shift above and of forwarding_script below,
- * at @p of 1, 2 (2x1) or 4 (2x2) ranks: @iterations of @burst seconds of
- * compute, then along each dimension (none along one of 1 rank) a
- * Sendrecv down and one up, of bytes(k, dims) along dimension k. */
+/* The Sendrecv pattern of shift_script and forwarding_script, at @p of 1,
+ * 2 (2x1) or 4 (2x2) ranks, rank r at (r / dims[1], r % dims[1]):
+ * @iterations of @burst seconds of compute, then along each dimension
+ * (none along one of 1 rank) an MPI_Sendrecv sending up (to coordinate
+ * c + 1) and receiving from down, then one sending down and receiving from
+ * up, all with tag 0, of bytes(k, dims) along dimension k. */
 static char *
 grid_sendrecv_script (guint p, guint iterations, double burst,
                       guint (*bytes) (guint k, const guint *dims))
@@ -488,6 +480,16 @@ grid_sendrecv_script (guint p, guint iterations, double burst,
   return g_string_free (s, FALSE);
 }
 
+/* A shift on a periodic 2-D grid: every iteration, along each dimension,
+ * MPI_Sendrecv sending up and receiving from down, then sending down and
+ * receiving from up, all with tag 0 (as LAMMPS's swaps do), at 1, 2 (2x1)
+ * and 4 (2x2) ranks. With two ranks along a dimension, down and up are the
+ * same rank: only the sends' order and MPI's non-overtaking order tell the
+ * directions. At 8 ranks (4x2) a receive taken from the wrong side waits for
+ * a message nobody sends (the replay deadlocks); taken right, the shift
+ * replays. Rank (0, 0) of 4x2 sends, per iteration, one message down and one
+ * up along each dimension: along dimension 1 to 6 and to 2, 3 each; along
+ * dimension 2 both to 1: 6. */
 static guint
 shift_bytes (guint k, const guint *dims)
 {
@@ -1067,7 +1069,7 @@ test_xor_order_at_no_power_of_two (void **state)
   char *t[3];
   script_series (work, xor_script, (const guint[]) { 1, 2, 4 }, t);
   g_autofree char *out = g_build_filename (work, "np6", NULL);
-  TsExtrapolateOptions o = { .ranks = 6, .output_dir = out, .all_to_all = TRUE };
+  TsExtrapolateOptions o = { .ranks = 6, .output_dir = out };
   GError *error = NULL;
   g_autoptr (GString) text = g_string_new (NULL);
   if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
@@ -1187,8 +1189,8 @@ test_serial_input_left_out (void **state)
 /* A halo exchange that forwards corners, as LAMMPS's does: on a periodic
  * 2-D grid (MPI_Dims_create's: 1x1, 2x1, 2x2, 4x2 at 1, 2, 4, 8 ranks;
  * rank r at (r / dims[1], r % dims[1])), 5 iterations of 0.01 s of compute,
- * then an MPI_Sendrecv down and one up along dimension 1, then along
- * dimension 2 (none along a dimension of 1 rank). A face of the problem is
+ * then two MPI_Sendrecv along dimension 1 and two along dimension 2 (none
+ * along a dimension of 1 rank; grid_sendrecv_script). A face of the problem is
  * 4800 bytes in all, divided among the ranks across the other dimension;
  * dimension 2's messages also carry the ghosts dimension 1 brought, 600
  * bytes whatever P. So along dimension 1 a message is 4800 / dims[1]
@@ -1214,6 +1216,18 @@ forwarding_script (guint p)
   return grid_sendrecv_script (p, 5, 0.01, forwarded_bytes);
 }
 
+static guint
+smaller_face_bytes (guint k, const guint *dims)
+{
+  return k == 0 ? 4800 / dims[1] : 4 * (4800 / dims[0]) / 5;
+}
+
+static char *
+smaller_face_script (guint p)
+{
+  return grid_sendrecv_script (p, 5, 0.01, smaller_face_bytes);
+}
+
 static void
 test_forwarded_corners (void **state)
 {
@@ -1229,7 +1243,37 @@ test_forwarded_corners (void **state)
       assert_int_equal (t->bytes_sent, bytes[i]);
       assert_int_equal (t->bytes_received, bytes[i]);
     }
+  /* Dimension 1 has 2 ranks at 2 and 4 ranks and 4 at 8: --explain says
+   * its split of messages by direction is a guess; dimension 2 keeps 2. */
+  g_autofree char *model = g_build_filename (work, "np8", "model.txt", NULL);
+  g_autofree char *text = NULL;
+  assert_true (g_file_get_contents (model, &text, NULL, NULL));
+  assert_non_null (strstr (text, "dimension 1 has 2 ranks in every input"));
+  assert_non_null (strstr (text, "sends more at 8 ranks, with 4 along it"));
+  assert_null (strstr (text, "dimension 2 has 2 ranks in every input"));
   assert_replays (work, "np8", "forwarding halo");
+  ts_test_rmtree (work);
+}
+
+/* The same grid without forwarding, dimension 2's faces 0.8 of dimension
+ * 1's (a domain of another extent): 0.8 x 4800 / dims[0] bytes along it.
+ * Derived by hand: dimension 2 shows 1920 bytes at 4 ranks, where
+ * dimension 1's law 4800 / x gives 2400 at x = 2, so it takes that law
+ * scaled by 1920 / 2400 = 0.8: 0.8 x 4800 / 4 = 960 bytes at 4x2, 10 x
+ * 960 to rank 1 (shifted by -480 instead, it would say 720 here, and
+ * nothing from 10 ranks across on). Dimension 1 keeps 2400: 5 x 2400 to 2
+ * and to 6. */
+static void
+test_smaller_face_scaled (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-smaller-face");
+  g_autoptr (TsScaleProfile) p = extrapolate_series (work, smaller_face_script,
+                                                     TS_BOUNDARIES_PERIODIC);
+  assert_partners (p, 0, 3, (const guint32[]) { 1, 2, 6 });
+  const guint64 bytes[3] = { 10 * 960, 5 * 2400, 5 * 2400 };
+  for (guint i = 0; i < 3; i++)
+    assert_int_equal (g_array_index (p->traffic[0], TsPeerTraffic, i).bytes_sent, bytes[i]);
   ts_test_rmtree (work);
 }
 
@@ -1257,6 +1301,7 @@ main (void)
     cmocka_unit_test (test_leaders_only_refused),
     cmocka_unit_test (test_serial_input_left_out),
     cmocka_unit_test (test_forwarded_corners),
+    cmocka_unit_test (test_smaller_face_scaled),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -18,6 +18,8 @@
 #   and --collect before that shows them as not run;
 # - as a Slurm task: --point 1 extrapolates its own rank count only;
 # - a rank count the inputs cannot give is a failed row with the refusal;
+# - an exchange with every rank traced at 2 and 4 ranks is a failed row at
+#   8 unless all_to_all = true, and then equals extrapolate --all-to-all;
 # - errors in the sweep file name the file and line, and nothing runs.
 set -u
 builddir=${top_builddir:-.}
