@@ -5,7 +5,7 @@ set -e
 cd "$(dirname "$0")"
 PKGS="build-essential autoconf automake libtool pkg-config libglib2.0-dev libjson-glib-dev libpcre2-dev libcairo2-dev librsvg2-dev zlib1g-dev \
 libsimgrid-dev simgrid libotf2-trace-dev otf2-tools libcmocka-dev mpich libmpich-dev \
-openmpi-bin libopenmpi-dev libelf-dev libgoogle-perftools-dev python3 time clang libclang-rt-dev slurm-wlm munge \
+openmpi-bin libopenmpi-dev gfortran libelf-dev libgoogle-perftools-dev python3 time clang libclang-rt-dev slurm-wlm munge \
 chromium"
 missing=""
 for p in $PKGS; do

@@ -70,6 +70,8 @@ ts_rec_enter (guint32 region)
   OTF2_AttributeList *attributes = NULL;
   if (caller && region < TS_R_N_MPI)
     {
+      if (ts_rec_inside_mpi_layers (caller))
+        caller = ts_rec_program_caller (caller);
       attributes = ts_rec.attributes;
       OTF2_AttributeList_AddRegionRef (attributes, TS_REC_CALLER_ATTRIBUTE,
                                        ts_rec_caller_region (caller));

@@ -160,6 +160,13 @@ extern __thread const void *ts_rec_caller;
 
 extern TsRecorder ts_rec;
 
+/* record-fortran.c: whether @address lies in the recorder or in the MPI
+ * library's Fortran bindings (a wrapper called through a binding notes
+ * such a return address); the first frame on the stack outside both, the
+ * program's (@fallback if none). */
+gboolean ts_rec_inside_mpi_layers (const void *address);
+const void *ts_rec_program_caller (const void *fallback);
+
 /* TRUE when the calling wrapper should record: on, not nested inside the
  * recorder's own MPI calls, and on the thread that called MPI_Init. */
 static inline gboolean
