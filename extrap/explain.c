@@ -102,7 +102,10 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
         g_string_append_printf (out, "%s %u", i ? "," : "", m->p[i]);
       g_string_append_printf (out, " rank%s, which exchange%s no message where the larger ones "
                                    "do (a serial run does none of the work that goes with "
-                                   "them)\n", one && m->p[0] == 1 ? "" : "s", one ? "s" : "");
+                                   "them), and with which one law fits all compute per rank "
+                                   "only within %.1f%% (cross-validated)\n",
+                              one && m->p[0] == 1 ? "" : "s", one ? "s" : "",
+                              100 * m->serial_cv_error);
     }
   for (guint i = 0; i < m->regions->len; i++)
     {

@@ -83,6 +83,7 @@ typedef struct {
   gint *comm_class;                /* [communicator of the largest input]: a class */
   GPtrArray *per_partner;          /* names of regions entered once per partner (P - 1 times) */
   guint first_compute;             /* the first input the compute fits use (compute.c) */
+  double serial_cv_error;          /* with the inputs left out, all compute's cross-validated error */
 } TsExtrapModel;
 
 /* Classes of messages whose bytes are modelled apart (m->bytes[k]): a
@@ -164,6 +165,7 @@ typedef enum {
   TS_LOOP_XOR,              /* rank ^ 1, rank ^ 2, ... (P a power of two) */
   TS_LOOP_ASCENDING,        /* the partners in ascending rank order */
   TS_LOOP_DESCENDING,
+  TS_LOOP_XOR_DOWN,         /* rank ^ (P - 1), rank ^ (P - 2), ... (FFTW 2's transposes) */
   TS_LOOP_N_RULES
 } TsLoopRule;
 
@@ -180,6 +182,10 @@ TsPartnerLoops *ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *ac
                                        GError **error);
 void ts_partner_loops_free (TsPartnerLoops *l);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsPartnerLoops, ts_partner_loops_free)
+/* Whether template rank 0 sends (@root_sends), or receives, in a loop over
+ * its partners: then a message of another rank with rank 0 outside loops
+ * is with the root, which every rank has at P. */
+gboolean ts_partner_loops_root_reaches (const TsPartnerLoops *l, gboolean root_sends);
 /* Template rank @t's loops, in stream order. */
 const GArray *ts_partner_loops_of (const TsPartnerLoops *l, guint t);
 /* Step @k's peer of a loop taking @rule, for rank @r of @p whose partners

@@ -53,7 +53,37 @@ struct TsPartnerLoops {
   guint unordered, xor_loops;    /* loops no rule describes; loops in XOR order */
   guint master_singles;          /* the master's calls with single workers, outside loops */
   GHashTable *looped;            /* regions entered between the calls of a loop */
+  /* A loop's place: its shape and how many of that shape the rank made
+   * before, so that the root's loops of its own (a distribution) do not
+   * shift the others' places. */
+  GHashTable *places;            /* "shape #k" -> ordinal + 1 */
+  GHashTable *made;              /* the current rank's: shape -> loops so far */
+  guint made_rank;
 };
+
+/* The place of template rank @t's next loop of @run's shape. */
+static guint
+place_of (TsPartnerLoops *l, guint t, const Run *run)
+{
+  if (l->made_rank != t)
+    {
+      g_hash_table_remove_all (l->made);
+      l->made_rank = t;
+    }
+  g_autofree char *shape = g_strdup_printf ("%u %u %u %u %d %d", run->region, run->n_p2p,
+                                            run->kind[0], run->kind[1], run->tag[0],
+                                            run->tag[1]);
+  guint k = GPOINTER_TO_UINT (g_hash_table_lookup (l->made, shape));
+  g_autofree char *key = g_strdup_printf ("%s #%u", shape, k);
+  g_hash_table_insert (l->made, g_steal_pointer (&shape), GUINT_TO_POINTER (k + 1));
+  guint ordinal = GPOINTER_TO_UINT (g_hash_table_lookup (l->places, key));
+  if (ordinal == 0)
+    {
+      ordinal = g_hash_table_size (l->places) + 1;
+      g_hash_table_insert (l->places, g_steal_pointer (&key), GUINT_TO_POINTER (ordinal));
+    }
+  return ordinal - 1;
+}
 
 static gboolean
 is_receive (guint8 kind)
@@ -65,6 +95,20 @@ static gboolean
 is_power_of_two (guint p)
 {
   return p > 0 && (p & (p - 1)) == 0;
+}
+
+gboolean
+ts_partner_loops_root_reaches (const TsPartnerLoops *l, gboolean root_sends)
+{
+  const GArray *loops = l->n_ranks > 0 ? l->loops[0] : NULL;
+  for (guint i = 0; loops && i < loops->len; i++)
+    {
+      const TsPartnerLoop *loop = &g_array_index (loops, TsPartnerLoop, i);
+      for (guint s = 0; s < loop->n_slots; s++)
+        if (loop->receive[s] != root_sends)
+          return TRUE;
+    }
+  return FALSE;
 }
 
 guint
@@ -79,6 +123,8 @@ ts_partner_loop_peer (TsLoopRule rule, guint r, guint p, const GArray *partners,
       return (r + p - (k + 1) % p) % p;
     case TS_LOOP_XOR:
       return r ^ (k + 1);
+    case TS_LOOP_XOR_DOWN:
+      return r ^ (n - k);
     case TS_LOOP_DESCENDING:
       return g_array_index (partners, guint32, n - 1 - k);
     default:
@@ -98,7 +144,7 @@ rules_of (const TsPattern *pattern, guint t, guint p, const GArray *partners,
       if (pattern->kind != TS_PATTERN_ALL_TO_ALL && rule != TS_LOOP_ASCENDING
           && rule != TS_LOOP_DESCENDING)
         continue;
-      if (rule == TS_LOOP_XOR && !is_power_of_two (p))
+      if ((rule == TS_LOOP_XOR || rule == TS_LOOP_XOR_DOWN) && !is_power_of_two (p))
         continue;
       gboolean fits = TRUE;
       for (guint k = 0; fits && k < partners->len; k++)
@@ -191,7 +237,7 @@ close_run (TsPartnerLoops *l, const TsPattern *pattern, guint t, guint p, const 
         .end = c + 1 < chunks ? g_array_index (run->enter, guint64, (c + 1) * n) : run->end,
         .n_blocks = n,
       };
-      guint ordinal = l->loops[t]->len;
+      guint ordinal = place_of (l, t, run);
       guint8 *mask = ordinal_mask (l, ordinal);
       for (guint s = 0; s < run->n_p2p; s++)
         {
@@ -353,10 +399,10 @@ find_rank (TsPartnerLoops *l, const TsExtrapModel *m, const TsSpool *actions, gu
 static guint8
 choose_rule (TsPartnerLoops *l, guint8 mask, gboolean receive)
 {
-  static const guint8 send_order[] = { TS_LOOP_UP, TS_LOOP_DOWN, TS_LOOP_XOR, TS_LOOP_ASCENDING,
-                                       TS_LOOP_DESCENDING };
-  static const guint8 recv_order[] = { TS_LOOP_DOWN, TS_LOOP_UP, TS_LOOP_XOR, TS_LOOP_ASCENDING,
-                                       TS_LOOP_DESCENDING };
+  static const guint8 send_order[] = { TS_LOOP_UP, TS_LOOP_DOWN, TS_LOOP_XOR, TS_LOOP_XOR_DOWN,
+                                       TS_LOOP_ASCENDING, TS_LOOP_DESCENDING };
+  static const guint8 recv_order[] = { TS_LOOP_DOWN, TS_LOOP_UP, TS_LOOP_XOR, TS_LOOP_XOR_DOWN,
+                                       TS_LOOP_ASCENDING, TS_LOOP_DESCENDING };
   const guint8 *order = receive ? recv_order : send_order;
   for (guint i = 0; i < G_N_ELEMENTS (send_order); i++)
     if (mask & (1u << order[i]))
@@ -418,7 +464,8 @@ choose_rules (TsPartnerLoops *l, const TsExtrapModel *m)
        * meets step k of its partner (a Sendrecv loop stays a shift). */
       for (guint s = 0; s < 2; s++)
         {
-          gboolean lacking = rule[s] == TS_LOOP_XOR && !is_power_of_two (m->target);
+          gboolean lacking = (rule[s] == TS_LOOP_XOR || rule[s] == TS_LOOP_XOR_DOWN)
+                             && !is_power_of_two (m->target);
           l->xor_loops += lacking;
           if (lacking || rule[s] == 0xff)
             rule[s] = receive[s] ? TS_LOOP_DOWN : TS_LOOP_UP;
@@ -449,6 +496,9 @@ ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions, GError **
   l->ordinal = g_new0 (GArray *, n);
   l->masks = g_array_new (FALSE, FALSE, 2);
   l->looped = g_hash_table_new (NULL, NULL);
+  l->places = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  l->made = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  l->made_rank = G_MAXUINT;
   for (guint t = 0; t < n; t++)
     {
       l->loops[t] = g_array_new (FALSE, FALSE, sizeof (TsPartnerLoop));
@@ -495,6 +545,8 @@ ts_partner_loops_free (TsPartnerLoops *l)
   g_free (l->ordinal);
   g_array_unref (l->masks);
   g_hash_table_unref (l->looped);
+  g_hash_table_unref (l->places);
+  g_hash_table_unref (l->made);
   g_free (l);
 }
 

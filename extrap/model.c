@@ -73,8 +73,11 @@ guint
 ts_extrap_template_rank (const TsExtrapModel *m, guint r)
 {
   guint pt = TS_EXTRAP_TEMPLATE (m)->n_ranks;
-  /* The master from the master, workers from workers. */
-  if (m->pattern.kind == TS_PATTERN_MASTER_WORKER && pt > 1 && m->target > 1)
+  /* The master from the master, workers from workers; so too rank 0 of an
+   * all-to-all, whose messages are modelled apart (a root's one-off
+   * duties, which stretching would copy onto several ranks). */
+  if ((m->pattern.kind == TS_PATTERN_MASTER_WORKER || m->pattern.kind == TS_PATTERN_ALL_TO_ALL)
+      && pt > 1 && m->target > 1)
     return r == 0 ? 0 : 1 + (guint) ((guint64) (r - 1) * (pt - 1) / (m->target - 1));
   if (m->pattern.kind != TS_PATTERN_CARTESIAN)
     return (guint) ((guint64) r * pt / m->target);
@@ -528,7 +531,8 @@ guint
 ts_extrap_bytes_class (const TsExtrapModel *m, guint sender, guint receiver)
 {
   (void) receiver;
-  return m->pattern.kind == TS_PATTERN_MASTER_WORKER && sender != 0;
+  return (m->pattern.kind == TS_PATTERN_MASTER_WORKER || m->pattern.kind == TS_PATTERN_ALL_TO_ALL)
+         && sender != 0;
 }
 
 guint
@@ -539,7 +543,6 @@ ts_extrap_n_bytes_classes (const TsExtrapModel *m)
     case TS_PATTERN_CARTESIAN:
       return m->pattern.n_dims;
     case TS_PATTERN_ALL_TO_ALL:
-      return 1;
     case TS_PATTERN_MASTER_WORKER:
       return 2;
     default:
@@ -551,7 +554,7 @@ const char *
 ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *buffer, gsize size)
 {
   if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL)
-    return "to each partner";
+    return k == 0 ? "from rank 0" : "from the other ranks";
   if (m->pattern.kind == TS_PATTERN_MASTER_WORKER)
     return k == 0 ? "from the master" : "to the master";
   g_snprintf (buffer, size, "along dimension %u", k + 1);

@@ -136,8 +136,9 @@ message_bytes (Synth *s, RankState *rs, guint64 bytes, guint q, gboolean receive
 
 /* A message outside the loops over partners of an all-to-all or a
  * master/worker program: to the master it stays to the master (the
- * master's own calls with single workers are refused by loops.c);
- * otherwise it keeps its signed rank offset (the shorter way round the
+ * master's own calls with single workers are refused by loops.c), as it
+ * does with the root of an all-to-all that sends to (or receives from)
+ * every rank in a loop; otherwise it keeps its signed rank offset (the shorter way round the
  * template's ranks), so that a shift's receive meets its send whichever
  * template ranks the two were written from. */
 static gint
@@ -148,6 +149,8 @@ map_exchange_peer (Synth *s, RankState *rs, guint q, gboolean receive, guint64 *
   gint peer;
   if (m->pattern.kind == TS_PATTERN_MASTER_WORKER)
     peer = q == 0 ? 0 : -1;
+  else if (q == 0 && s->loops && ts_partner_loops_root_reaches (s->loops, receive))
+    peer = 0;
   else
     {
       gint d = ((gint) q - (gint) rs->t + pt) % pt;

@@ -1131,14 +1131,17 @@ test_leaders_only_refused (void **state)
  * the two remaining scales agree and the constant 0.5 s is every rank's
  * compute at 8, as --explain says; fitted with the 1-rank input, three
  * points from two regimes would not give 0.5. */
+/* The ring of serial_script and amdahl_script: 5 iterations of @burst
+ * seconds of compute, each followed (at 2 ranks or more) by an
+ * MPI_Sendrecv of 100 bytes down and one up. */
 static char *
-serial_script (guint p)
+ring_script (guint p, double burst)
 {
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "ranks %u\n", p);
   for (guint r = 0; r < p; r++)
     {
-      double t = 0, burst = p == 1 ? 0.06 : 0.1;
+      double t = 0;
       g_string_append_printf (s, "%u 0 enter main\n", r);
       for (guint it = 0; it < 5; it++)
         {
@@ -1158,6 +1161,12 @@ serial_script (guint p)
       g_string_append_printf (s, "%u %.6f leave\n", r, t);
     }
   return g_string_free (s, FALSE);
+}
+
+static char *
+serial_script (guint p)
+{
+  return ring_script (p, p == 1 ? 0.06 : 0.1);
 }
 
 static void
@@ -1183,6 +1192,119 @@ test_serial_input_left_out (void **state)
   assert_non_null (compute);
   for (guint r = 0; r < 8; r++)
     assert_float_equal (compute[r], 0.5, 1e-6);
+  ts_test_rmtree (work);
+}
+
+/* Compute that follows one law at every scale, the serial run's included:
+ * 0.1 + 0.4 / P seconds per rank (a serial part and a shared one), on the
+ * ring above at 1, 2 and 4 ranks: 0.5, 0.3 and 0.2 s. That law fits all
+ * three inputs exactly (cross-validated error 0, within 5%), so the 1-rank
+ * input is kept, and every rank computes 0.1 + 0.4 / 8 = 0.15 s at 8.
+ * Left out, the two others would give a single power of P through them,
+ * 0.2 x (2 / 3) = 0.1333 s. */
+static char *
+amdahl_script (guint p)
+{
+  return ring_script (p, (0.1 + 0.4 / p) / 5);
+}
+
+static void
+test_serial_input_kept (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-amdahl");
+  g_autoptr (TsScaleProfile) p = extrapolate_series (work, amdahl_script,
+                                                     TS_BOUNDARIES_PERIODIC);
+  const double *compute = g_hash_table_lookup (p->compute, "main");
+  assert_non_null (compute);
+  for (guint r = 0; r < 8; r++)
+    assert_float_equal (compute[r], 0.15, 1e-6);
+  ts_test_rmtree (work);
+}
+
+/* An all-to-all whose root also distributes: at the start rank 0 sends
+ * every other rank one message (MPI_Send, ascending), which each receives
+ * (MPI_Recv from 0); then 3 iterations of 0.8 / P s in region fft and a
+ * transpose, one MPI_Sendrecv with each other rank in the order FFTW 2
+ * takes them, rank ^ (P - 1), rank ^ (P - 2), ..., rank ^ 1. Every
+ * message is 4800 / P^2 bytes. Traced at 1, 2 and 4 ranks, extrapolated
+ * to 8 with --all-to-all (4 ranks cannot tell it from a stencil).
+ * Derived by hand, at 8 ranks:
+ * - every rank has the 7 others as partners;
+ * - rank 0 sends each 1 + 3 = 4 messages and receives 3; a worker sends 3
+ *   to each rank, receives 4 from rank 0 (its one receive outside the
+ *   loops stays with the root, which sends to every rank in a loop) and 3
+ *   from each worker;
+ * - every message is 4800 / 64 = 75 bytes (1200 at 2 ranks, 300 at 4:
+ *   4800 / P^2 through both), so rank 0 sends 300 bytes to each;
+ * - fft takes 3 x 0.8 / 8 = 0.3 s on every rank;
+ * - rank 0's transposes take 7, 6, ..., 1 and rank 5's 2, 3, 0, 1, 6, 7, 4
+ *   (5 ^ 7, 5 ^ 6, ...); it replays (the schedule is pairwise at every
+ *   step). */
+static char *
+root_transpose_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  guint bytes = 4800 / (p * p);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint k = 1; r == 0 && k < p; k++, t += 1e-4)
+        g_string_append_printf (s, "0 %.6f enter MPI_Send\n0 %.6f send %u bytes=%u\n"
+                                "0 %.6f leave\n", t, t, k, bytes, t + 1e-5);
+      if (r > 0)
+        g_string_append_printf (s, "%u 0.001 enter MPI_Recv\n%u 0.001 recv 0 bytes=%u\n"
+                                "%u 0.002 leave\n", r, r, bytes, r);
+      t = 0.01;
+      for (guint it = 0; it < 3; it++)
+        {
+          g_string_append_printf (s, "%u %.6f enter fft\n%u %.6f leave\n", r, t, r,
+                                  t + 0.8 / p);
+          t += 0.8 / p;
+          for (guint k = p - 1; k >= 1; k--, t += 1e-4)
+            g_string_append_printf (s, "%u %.6f enter MPI_Sendrecv\n%u %.6f send %u bytes=%u\n"
+                                    "%u %.6f recv %u bytes=%u\n%u %.6f leave\n", r, t, r, t,
+                                    r ^ k, bytes, r, t, r ^ k, bytes, r, t + 1e-5);
+        }
+      g_string_append_printf (s, "%u %.6f leave\n", r, t + 0.001);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_root_and_fftw_transposes (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-root-transpose");
+  g_autoptr (TsScaleProfile) p = extrapolate_with (work, root_transpose_script,
+                                                   (const guint[]) { 1, 2, 4 },
+                                                   (TsExtrapolateOptions) { .all_to_all = TRUE });
+  for (guint r = 0; r < 8; r++)
+    {
+      assert_int_equal (p->partners[r]->len, 7);
+      for (guint i = 0; i < 7; i++)
+        {
+          const TsPeerTraffic *t = &g_array_index (p->traffic[r], TsPeerTraffic, i);
+          guint sent = r == 0 ? 4 : 3, received = r > 0 && t->peer == 0 ? 4 : 3;
+          assert_int_equal (t->sent, sent);
+          assert_int_equal (t->received, received);
+          assert_int_equal (t->bytes_sent, 75 * sent);
+        }
+    }
+  const double *fft = g_hash_table_lookup (p->compute, "fft");
+  assert_non_null (fft);
+  for (guint r = 0; r < 8; r++)
+    assert_float_equal (fft[r], 0.3, 1e-9);
+  g_autoptr (GArray) from0 = peers_in_order (p, 0, TS_ACTION_SEND);
+  g_autoptr (GArray) from5 = peers_in_order (p, 5, TS_ACTION_SEND);
+  assert_peers (from0, 7, (const gint32[]) { 1, 2, 3, 4, 5, 6, 7 });
+  assert_int_equal (from5->len, 21);
+  const gint32 xor_down[] = { 2, 3, 0, 1, 6, 7, 4 };
+  for (guint k = 0; k < 7; k++)
+    assert_int_equal (g_array_index (from5, gint32, k), xor_down[k]);
+  assert_replays (work, "np8", "root and transposes");
   ts_test_rmtree (work);
 }
 
@@ -1300,6 +1422,8 @@ main (void)
     cmocka_unit_test (test_xor_order_at_no_power_of_two),
     cmocka_unit_test (test_leaders_only_refused),
     cmocka_unit_test (test_serial_input_left_out),
+    cmocka_unit_test (test_serial_input_kept),
+    cmocka_unit_test (test_root_and_fftw_transposes),
     cmocka_unit_test (test_forwarded_corners),
     cmocka_unit_test (test_smaller_face_scaled),
   };
