@@ -17,11 +17,14 @@
 # scaling is known by construction) strong and weak; LAMMPS's melt on a 2-D
 # process grid (bench/apps/in.melt.scaling), the fixed problem and the one
 # scaled with the ranks; HPCC; meep, an FDTD code (bench/apps/fdtd-periodic.ctl,
-# a fixed cell; Debian's meep-openmpi).
+# a fixed cell; Debian's meep-openmpi); mpgrafic, Fortran cosmological
+# initial conditions on a 128^3 grid (FFTW 2's MPI transposes; Debian's
+# mpgrafic, its example input), extrapolated with --all-to-all: an FFT's
+# transposes exchange with every rank at any P.
 #
 # Usage: bench/extrapolation.sh   Environment: BUILD (default .), MPIRUN
 #        (mpirun.openmpi), TS_RECORD_LIB, WORK, INPUTS ("1 2 4"), TARGET (8),
-#        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep),
+#        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep mpgrafic),
 #        LAMMPS_STEPS (1000: long enough that a rank's compute is not noise),
 #        REUSE (set: keep the traces a previous run recorded in WORK).
 set -eu
@@ -32,7 +35,7 @@ TS_RECORD_LIB=${TS_RECORD_LIB:-$BUILD/.libs/libtracesim-record-openmpi.so}
 WORK=${WORK:-$(mktemp -d /tmp/tracesim-extrap.XXXXXX)}
 INPUTS=${INPUTS:-"1 2 4"}
 TARGET=${TARGET:-8}
-SERIES=${SERIES:-"stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep"}
+SERIES=${SERIES:-"stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep mpgrafic"}
 export TS_RECORD_LIB OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -f "$TS_RECORD_LIB" ] || { echo "no recorder library $TS_RECORD_LIB" >&2; exit 1; }
 mkdir -p "$WORK"
@@ -56,7 +59,18 @@ command_of() {
     lammps-weak)    echo "$lammps -var px $px -var py $py -var bx $((10 * px)) -var by $((10 * py))" ;;
     hpcc)           echo "hpcc" ;;
     meep)           echo "meep $SRC/bench/apps/fdtd-periodic.ctl" ;;
+    mpgrafic)       echo "mpgrafic --np=128" ;;
   esac
+}
+
+# What @series reads on its standard input.
+input_of() {
+  case $1 in mpgrafic) echo /usr/share/doc/mpgrafic/examples/Input.stdin ;; *) echo /dev/null ;; esac
+}
+
+# What the user says of @series's partners.
+pattern_of() {
+  case $1 in mpgrafic) echo --all-to-all ;; esac
 }
 
 # Whether @series's compute is taken from CPU time.
@@ -71,7 +85,8 @@ record() { # series ranks
   mkdir -p "$d"
   [ "$1" = hpcc ] && cp "$SRC/bench/apps/hpccinf.txt" "$d/"
   (cd "$d" && "$MPIRUN" --oversubscribe -np "$2" sh "$BUILD/recorder/tracesim-record" \
-     -o "$d/trace" $(cpu_time "$1") $(command_of "$1" "$2") > "$d/program.log" 2> "$d/program.err") \
+     -o "$d/trace" $(cpu_time "$1") $(command_of "$1" "$2") < "$(input_of "$1")" \
+     > "$d/program.log" 2> "$d/program.err") \
     || { echo "$1 at $2 ranks: the program failed: $(tail -3 "$d/program.err")" >&2; return 1; }
 }
 
@@ -85,7 +100,7 @@ for s in $SERIES; do
   traces=""
   for p in $INPUTS; do traces="$traces $WORK/$s/np$p/trace/traces.otf2"; done
   real=$WORK/$s/np$TARGET/trace/traces.otf2
-  if ! "$BUILD/tracesim" extrapolate $traces --ranks "$TARGET" --boundaries periodic $(cpu_time "$s") \
+  if ! "$BUILD/tracesim" extrapolate $traces --ranks "$TARGET" --boundaries periodic $(cpu_time "$s") $(pattern_of "$s") \
          -o "$WORK/$s/extrapolated" --compare "$real" > "$WORK/$s/compare.txt" \
          2> "$WORK/$s/refused.txt"; then
     printf '%-15s refused: %s\n' "$s" "$(cut -c1-300 "$WORK/$s/refused.txt")"
