@@ -57,6 +57,8 @@ fit_roles (TsExtrapModel *m, TsRegionModel *g, GError **error)
 {
   const TsScaleProfile *t = TS_EXTRAP_TEMPLATE (m);
   gboolean several = FALSE;
+  /* Not an all-to-all's rank 0: at 1 rank it is every rank, and the
+   * others' role would be fitted without the serial input. */
   gboolean has_roles = m->pattern.kind == TS_PATTERN_CARTESIAN
                        || m->pattern.kind == TS_PATTERN_MASTER_WORKER;
   for (guint r = 1; has_roles && r < t->n_ranks; r++)

@@ -79,10 +79,13 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
   g_autofree char *target = ts_pattern_describe (&m->at_target);
   g_string_append_printf (out, "point-to-point: %s at %u ranks; %s at %u ranks\n", pattern,
                           TS_EXTRAP_TEMPLATE (m)->n_ranks, target, m->target);
-  if (ts_extrap_n_bytes_classes (m) > 0)
-    g_string_append_printf (out, "  messages to each %s: %g at every scale\n",
-                            m->pattern.kind == TS_PATTERN_CARTESIAN ? "neighbour" : "partner",
+  if (m->pattern.kind == TS_PATTERN_CARTESIAN)
+    g_string_append_printf (out, "  messages to each neighbour: %g at every scale\n",
                             m->messages_per_neighbour);
+  else if (ts_extrap_n_bytes_classes (m) > 0)
+    g_string_append_printf (out, "  messages to each partner at every scale: %g from rank 0, "
+                            "%g from the others\n", m->messages_per_neighbour,
+                            MAX (m->messages_from_others, 0));
   describe_two_rank_dimensions (out, m);
   for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
     if (m->bytes[k].n > 0)
@@ -102,10 +105,13 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
         g_string_append_printf (out, "%s %u", i ? "," : "", m->p[i]);
       g_string_append_printf (out, " rank%s, which exchange%s no message where the larger ones "
                                    "do (a serial run does none of the work that goes with "
-                                   "them), and with which one law fits all compute per rank "
-                                   "only within %.1f%% (cross-validated)\n",
-                              one && m->p[0] == 1 ? "" : "s", one ? "s" : "",
-                              100 * m->serial_cv_error);
+                                   "them), and with which ", one && m->p[0] == 1 ? "" : "s",
+                              one ? "s" : "");
+      if (isnan (m->serial_cv_error))
+        g_string_append (out, "no law fits all compute per rank\n");
+      else
+        g_string_append_printf (out, "one law fits all compute per rank only within %.1f%% "
+                                "(cross-validated)\n", 100 * m->serial_cv_error);
     }
   for (guint i = 0; i < m->regions->len; i++)
     {
@@ -218,6 +224,11 @@ ts_extrap_explain_json (const TsExtrapModel *m)
   add_pattern (b, "pattern_at_target", &m->at_target);
   json_builder_set_member_name (b, "messages_per_neighbour");
   json_builder_add_double_value (b, m->messages_per_neighbour);
+  if (m->pattern.kind != TS_PATTERN_CARTESIAN && ts_extrap_n_bytes_classes (m) > 0)
+    {
+      json_builder_set_member_name (b, "messages_from_others");
+      json_builder_add_double_value (b, MAX (m->messages_from_others, 0));
+    }
   json_builder_set_member_name (b, "bytes_per_message");
   json_builder_begin_object (b);
   for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)

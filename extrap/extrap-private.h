@@ -78,7 +78,9 @@ typedef struct {
   TsPattern at_target;
   GPtrArray *regions;              /* TsRegionModel, by name */
   TsQuantity bytes[TS_PATTERN_MAX_DIMS];   /* per message along each dimension */
-  double messages_per_neighbour;   /* the same at every scale */
+  double messages_per_neighbour;   /* the same at every scale; all-to-all and
+                                    * master/worker: from rank 0 */
+  double messages_from_others;     /* all-to-all, master/worker: from the other ranks (-1: none) */
   GArray *collectives;             /* TsCollectiveModel */
   gint *comm_class;                /* [communicator of the largest input]: a class */
   GPtrArray *per_partner;          /* names of regions entered once per partner (P - 1 times) */
@@ -183,7 +185,8 @@ TsPartnerLoops *ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *ac
 void ts_partner_loops_free (TsPartnerLoops *l);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsPartnerLoops, ts_partner_loops_free)
 /* Whether template rank 0 sends (@root_sends), or receives, in a loop over
- * its partners: then a message of another rank with rank 0 outside loops
+ * its partners that no other rank makes (a root's distribution or
+ * collection): then a message of another rank with rank 0 outside loops
  * is with the root, which every rank has at P. */
 gboolean ts_partner_loops_root_reaches (const TsPartnerLoops *l, gboolean root_sends);
 /* Template rank @t's loops, in stream order. */

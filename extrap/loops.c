@@ -70,9 +70,9 @@ place_of (TsPartnerLoops *l, guint t, const Run *run)
       g_hash_table_remove_all (l->made);
       l->made_rank = t;
     }
-  g_autofree char *shape = g_strdup_printf ("%u %u %u %u %d %d", run->region, run->n_p2p,
-                                            run->kind[0], run->kind[1], run->tag[0],
-                                            run->tag[1]);
+  /* Not the tags: a program may tag by rank. */
+  g_autofree char *shape = g_strdup_printf ("%u %u %u %u", run->region, run->n_p2p,
+                                            run->kind[0], run->kind[1]);
   guint k = GPOINTER_TO_UINT (g_hash_table_lookup (l->made, shape));
   g_autofree char *key = g_strdup_printf ("%s #%u", shape, k);
   g_hash_table_insert (l->made, g_steal_pointer (&shape), GUINT_TO_POINTER (k + 1));
@@ -97,13 +97,26 @@ is_power_of_two (guint p)
   return p > 0 && (p & (p - 1)) == 0;
 }
 
+/* Whether place @o has a loop on a template rank other than 0. */
+static gboolean
+shared_place (const TsPartnerLoops *l, guint o)
+{
+  for (guint t = 1; t < l->n_ranks; t++)
+    for (guint i = 0; i < l->ordinal[t]->len; i++)
+      if (g_array_index (l->ordinal[t], guint, i) == o)
+        return TRUE;
+  return FALSE;
+}
+
 gboolean
 ts_partner_loops_root_reaches (const TsPartnerLoops *l, gboolean root_sends)
 {
-  const GArray *loops = l->n_ranks > 0 ? l->loops[0] : NULL;
+  const GArray *loops = l->n_ranks > 1 ? l->loops[0] : NULL;
   for (guint i = 0; loops && i < loops->len; i++)
     {
       const TsPartnerLoop *loop = &g_array_index (loops, TsPartnerLoop, i);
+      if (shared_place (l, g_array_index (l->ordinal[0], guint, i)))
+        continue;  /* every rank loops there (a transpose): no root's own */
       for (guint s = 0; s < loop->n_slots; s++)
         if (loop->receive[s] != root_sends)
           return TRUE;

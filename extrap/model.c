@@ -606,6 +606,7 @@ fit_exchanges (TsExtrapModel *m, GError **error)
         }
     }
   m->messages_per_neighbour = MAX (per[0], 0);
+  m->messages_from_others = per[1];
   for (guint k = 0; k < n_classes; k++)
     if (m->bytes[k].n > 0)
       {

@@ -124,12 +124,13 @@ two_way_slot (Synth *s, RankState *rs, guint q, gint32 tag, gboolean receive,
   return sent->data[seen] ^ 1;
 }
 
-/* @bytes of a message between template rank rs->t and @q, as at P: the
- * model's factor for the class of its direction. */
+/* @bytes of a message between output rank rs->r and output rank @q, as at
+ * P: the model's factor for the class of its direction (rank 0 is the
+ * template's rank 0 at every scale, so the classes are the output's). */
 static guint64
 message_bytes (Synth *s, RankState *rs, guint64 bytes, guint q, gboolean receive)
 {
-  guint sender = receive ? q : rs->t, receiver = receive ? rs->t : q;
+  guint sender = receive ? q : rs->r, receiver = receive ? rs->r : q;
   return (guint64) llround ((double) bytes
                             * s->bytes_factor[ts_extrap_bytes_class (s->m, sender, receiver)]);
 }
@@ -158,7 +159,7 @@ map_exchange_peer (Synth *s, RankState *rs, guint q, gboolean receive, guint64 *
         d -= pt;
       peer = (((gint) rs->r + d) % p + p) % p;
     }
-  *bytes = message_bytes (s, rs, *bytes, q, receive);
+  *bytes = message_bytes (s, rs, *bytes, (guint) MAX (peer, 0), receive);
   return peer == (gint) rs->r ? -1 : peer;
 }
 
@@ -477,8 +478,7 @@ repeat_loop (Synth *s, RankState *rs, const TsPartnerLoop *loop, const GArray *h
           guint q = ts_partner_loop_peer (loop->rule[MIN (slot, 1u)], rs->r, m->target,
                                           rs->partners, k);
           slot++;
-          guint t_peer = ts_trace_comm_world_rank (s->trace, a.comm, rs->t, (guint) a.peer);
-          guint64 bytes = message_bytes (s, rs, a.bytes, t_peer,
+          guint64 bytes = message_bytes (s, rs, a.bytes, q,
                                          a.kind == TS_ACTION_RECV || a.kind == TS_ACTION_IRECV);
           guint64 req = a.req;
           if (a.kind == TS_ACTION_ISEND || a.kind == TS_ACTION_IRECV)

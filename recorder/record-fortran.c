@@ -1,7 +1,9 @@
 /* Fortran programs. The MPI library's Fortran bindings call its C PMPI_
- * functions (Open MPI's mpi_send_ calls PMPI_Send; MPICH's mpi_init_ calls
- * PMPI_Init), which the C wrappers never see: a Fortran program ran under
- * the recorder unrecorded. So the recorder interposes the PMPI_ function
+ * functions (Open MPI's every binding: mpi_send_ calls PMPI_Send; MPICH's
+ * mpi_f08 bindings for calls without a buffer: PMPI_Init, PMPI_Waitall;
+ * MPICH's mpif.h and `use mpi` bindings call the MPI_ names, which the
+ * wrappers see), and a Fortran program under Open MPI ran unrecorded.
+ * So the recorder interposes the PMPI_ function
  * of every call it records too. Called from a Fortran binding, one goes
  * the way the program's C call would (its wrapper records it); called from
  * anywhere else (the wrappers themselves, the MPI library inside), it goes
@@ -10,9 +12,11 @@
  * The caller of such a call (the "caller" attribute) is the first frame on
  * the stack outside the recorder and the bindings (ts_rec_program_caller):
  * the return address the wrapper notes is the binding's, or the
- * interposer's. Partitioned calls are not interposed: the recorder
- * provides them itself on MPI libraries without them (record-partitioned.c),
- * and Open MPI 4 and MPICH 4 have no Fortran bindings for them. */
+ * interposer's. Partitioned calls are not interposed (the recorder
+ * provides them itself where the MPI library has none,
+ * record-partitioned.c): MPICH 4's mpi_f08 MPI_Pready and MPI_Parrived,
+ * which call PMPI_, go unrecorded. Bindings loaded after the first
+ * interposed call (dlopen) are not recognised. */
 #define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NEXT */
 #include <config.h>
 
@@ -59,7 +63,7 @@ add_object (struct dl_phdr_info *info, size_t size, void *data)
 {
   (void) size;
   Objects *o = data;
-  gboolean self = info->dlpi_addr == o->self_base;
+  gboolean self = o->self_base != 0 && info->dlpi_addr == o->self_base;
   if (!self && !(info->dlpi_name && is_binding (info->dlpi_name)))
     return 0;
   for (int i = 0; i < info->dlpi_phnum; i++)
