@@ -7,19 +7,6 @@
 #include <gio/gio.h>
 #include <string.h>
 
-static double
-total_compute (const TsScaleProfile *p)
-{
-  double sum = 0;
-  GHashTableIter it;
-  gpointer value;
-  g_hash_table_iter_init (&it, p->compute);
-  while (g_hash_table_iter_next (&it, NULL, &value))
-    for (guint r = 0; r < p->n_ranks; r++)
-      sum += ((const double *) value)[r];
-  return sum;
-}
-
 /* Does rank @r send as many messages to each partner in both? */
 static gboolean
 same_traffic (const GArray *a, const GArray *b)
@@ -65,7 +52,7 @@ ts_extrap_compare (const char *predicted, const char *real, TsComputeClock real_
             c->messages[k] += t->sent;
             c->bytes[k] += t->bytes_sent;
           }
-      c->compute[k] = total_compute (both[k]);
+      c->compute[k] = ts_scale_profile_total_compute (both[k]);
     }
   for (guint r = 0; r < p->n_ranks; r++)
     {

@@ -123,20 +123,6 @@ exchanges_messages (const TsScaleProfile *p)
   return FALSE;
 }
 
-/* Compute per rank of @p, all regions together. */
-static double
-total_compute (const TsScaleProfile *p)
-{
-  double sum = 0;
-  GHashTableIter it;
-  gpointer x;
-  g_hash_table_iter_init (&it, p->compute);
-  while (g_hash_table_iter_next (&it, NULL, &x))
-    for (guint r = 0; r < p->n_ranks; r++)
-      sum += ((const double *) x)[r];
-  return sum / p->n_ranks;
-}
-
 /* Inputs that exchange no point-to-point message where the larger ones do
  * (a run on 1 rank) may have done none of the work that goes with it
  * (packing and unpacking halos, ghost cells), or spent what start-up
@@ -162,7 +148,8 @@ first_compute_input (TsExtrapModel *m)
     return first;
   TsQuantity all = { 0 };
   for (guint i = 0; i < m->n_inputs; i++)
-    ts_extrap_add_point (&all, m->p[i], total_compute (m->inputs[i]));
+    ts_extrap_add_point (&all, m->p[i],
+                         ts_scale_profile_total_compute (m->inputs[i]) / m->p[i]);
   m->serial_cv_error = NAN;
   if (ts_extrap_fit_quantity (&all, TS_EXTRAP_SECONDS_FLOOR, m->target, NULL))
     m->serial_cv_error = all.model.cv_error;

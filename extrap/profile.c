@@ -259,3 +259,16 @@ ts_scale_profile_compute_stats (const TsScaleProfile *p, const char *name, doubl
   *mean = m;
   *spread = m > 0 ? sqrt (sq / p->n_ranks) / m : 0;
 }
+
+double
+ts_scale_profile_total_compute (const TsScaleProfile *p)
+{
+  double sum = 0;
+  GHashTableIter it;
+  gpointer x;
+  g_hash_table_iter_init (&it, p->compute);
+  while (g_hash_table_iter_next (&it, NULL, &x))
+    for (guint r = 0; r < p->n_ranks; r++)
+      sum += ((const double *) x)[r];
+  return sum;
+}

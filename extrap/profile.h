@@ -59,6 +59,9 @@ TsScaleProfile *ts_scale_profile_read (const char *path, TsComputeClock clock, G
 void ts_scale_profile_free (TsScaleProfile *profile);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsScaleProfile, ts_scale_profile_free)
 
+/* Compute of every rank in every region, summed. */
+double ts_scale_profile_total_compute (const TsScaleProfile *profile);
+
 /* Mean and spread over ranks of the compute seconds of region @name
  * (0 for a region the trace has not): the spread is the coefficient of
  * variation, the standard deviation over the mean (0 where the mean is 0). */
