@@ -24,7 +24,8 @@
 #
 # Usage: bench/extrapolation.sh   Environment: BUILD (default .), MPIRUN
 #        (mpirun.openmpi), TS_RECORD_LIB, WORK, INPUTS ("1 2 4"), TARGET (8),
-#        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep mpgrafic),
+#        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep
+#        mpgrafic mpgrafic-weak),
 #        LAMMPS_STEPS (1000: long enough that a rank's compute is not noise),
 #        REUSE (set: keep the traces a previous run recorded in WORK).
 set -eu
@@ -35,7 +36,7 @@ TS_RECORD_LIB=${TS_RECORD_LIB:-$BUILD/.libs/libtracesim-record-openmpi.so}
 WORK=${WORK:-$(mktemp -d /tmp/tracesim-extrap.XXXXXX)}
 INPUTS=${INPUTS:-"1 2 4"}
 TARGET=${TARGET:-8}
-SERIES=${SERIES:-"stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep mpgrafic"}
+SERIES=${SERIES:-"stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep mpgrafic mpgrafic-weak"}
 export TS_RECORD_LIB OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -f "$TS_RECORD_LIB" ] || { echo "no recorder library $TS_RECORD_LIB" >&2; exit 1; }
 mkdir -p "$WORK"
@@ -50,6 +51,7 @@ lammps="lmp -in $SRC/bench/apps/in.melt.scaling -log none -var steps ${LAMMPS_ST
 
 # The command line of @series at @ranks.
 command_of() {
+  ranks=$2
   set -- $(dims "$2") "$1"
   px=$1 py=$2
   case $3 in
@@ -60,17 +62,20 @@ command_of() {
     hpcc)           echo "hpcc" ;;
     meep)           echo "meep $SRC/bench/apps/fdtd-periodic.ctl" ;;
     mpgrafic)       echo "mpgrafic --np=128" ;;
+    # N^3 / P about constant (262,144, 256,000, 250,000, 262,144 points a
+    # rank at 1, 2, 4, 8), N divisible by P for FFTW's slabs.
+    mpgrafic-weak)  echo "mpgrafic --np=$(case $ranks in 1) echo 64 ;; 2) echo 80 ;; 4) echo 100 ;; *) echo 128 ;; esac)" ;;
   esac
 }
 
 # What @series reads on its standard input.
 input_of() {
-  case $1 in mpgrafic) echo /usr/share/doc/mpgrafic/examples/Input.stdin ;; *) echo /dev/null ;; esac
+  case $1 in mpgrafic*) echo /usr/share/doc/mpgrafic/examples/Input.stdin ;; *) echo /dev/null ;; esac
 }
 
 # What the user says of @series's partners.
 pattern_of() {
-  case $1 in mpgrafic) echo --all-to-all ;; esac
+  case $1 in mpgrafic*) echo --all-to-all ;; esac
 }
 
 # Whether @series's compute is taken from CPU time.
