@@ -59,6 +59,7 @@ struct TsPartnerLoops {
   GHashTable *places;            /* "shape #k" -> ordinal + 1 */
   GHashTable *made;              /* the current rank's: shape -> loops so far */
   guint made_rank;
+  gboolean root_alone[2];        /* [root sends]: rank 0 loops so where no other rank does */
 };
 
 /* The place of template rank @t's next loop of @run's shape. */
@@ -108,8 +109,9 @@ shared_place (const TsPartnerLoops *l, guint o)
   return FALSE;
 }
 
-gboolean
-ts_partner_loops_root_reaches (const TsPartnerLoops *l, gboolean root_sends)
+/* ts_partner_loops_root_reaches, found once all ranks' loops have places. */
+static gboolean
+root_loops_alone (const TsPartnerLoops *l, gboolean root_sends)
 {
   const GArray *loops = l->n_ranks > 1 ? l->loops[0] : NULL;
   for (guint i = 0; loops && i < loops->len; i++)
@@ -541,7 +543,15 @@ ts_partner_loops_find (const TsExtrapModel *m, const TsSpool *actions, GError **
       return NULL;
     }
   choose_rules (l, m);
+  for (guint sends = 0; sends < 2; sends++)
+    l->root_alone[sends] = root_loops_alone (l, sends);
   return l;
+}
+
+gboolean
+ts_partner_loops_root_reaches (const TsPartnerLoops *l, gboolean root_sends)
+{
+  return l->root_alone[root_sends != FALSE];
 }
 
 void

@@ -139,9 +139,9 @@ message_bytes (Synth *s, RankState *rs, guint64 bytes, guint q, gboolean receive
  * master/worker program: to the master it stays to the master (the
  * master's own calls with single workers are refused by loops.c), as it
  * does with the root of an all-to-all that sends to (or receives from)
- * every rank in a loop; otherwise it keeps its signed rank offset (the shorter way round the
- * template's ranks), so that a shift's receive meets its send whichever
- * template ranks the two were written from. */
+ * every rank in a loop; otherwise it keeps its signed rank offset (the
+ * shorter way round the template's ranks), so that a shift's receive
+ * meets its send whichever template ranks the two were written from. */
 static gint
 map_exchange_peer (Synth *s, RankState *rs, guint q, gboolean receive, guint64 *bytes)
 {
