@@ -12,6 +12,11 @@
 #   smpi     smpireplaymain with SimGrid's default SMPI network model
 #   smpi_cm  smpireplaymain with the model tracesim uses (CM02, no
 #            cross-traffic) and the same allreduce (recursive doubling)
+#   floor    bench/ts-simgrid-floor: SimGrid alone making the simcalls the
+#            replay makes for this workload (one actor per rank, the C API,
+#            tracesim's model and allocator), with no trace read and no
+#            output: no replay making those simcalls can be faster, so
+#            smpi/floor is the most it can reach against smpireplaymain
 # and prints each of job and replay against each of smpi and smpi_cm, and
 # the wait-state phase's rate: the trace's events over the time the job's
 # log (G_MESSAGES_DEBUG=ts-run) gives its original wait states (their own
@@ -37,15 +42,16 @@ REPLAYMAIN=${REPLAYMAIN:-/usr/lib/x86_64-linux-gnu/simgrid/smpireplaymain}
 WORK=${WORK:-$(mktemp -d /tmp/tracesim-bench.XXXXXX)}
 TRACESIM=$(cd "$BUILD" && pwd)/tracesim
 TRACEGEN=$(cd "$BUILD" && pwd)/ts-tracegen
+FLOOR=$(cd "$BUILD" && pwd)/bench/ts-simgrid-floor
 [ $# -gt 0 ] || set -- 16 64 256 1024
 
 now() { date +%s.%N; }
 ALLOC=$(ldd "$TRACESIM" | awk '/tcmalloc/ { print $3; exit }')
 best() { sort -g | head -1; }
 
-printf '%6s %6s %9s | %8s %8s | %8s %8s | %8s %8s %8s %8s | %8s %7s | %7s %8s | %9s %7s\n' \
+printf '%6s %6s %9s | %8s %8s | %8s %8s | %8s %8s %8s %8s | %8s %7s | %7s %8s | %9s %7s | %8s %10s %10s %9s\n' \
   ranks iters ti_acts job_s replay_s smpi_s smpi_cm_s job/smpi job/cm rep/smpi rep/cm \
-  smpi_alloc rep/alc sim_diff% events wait_ev/s waits_s
+  smpi_alloc rep/alc sim_diff% events wait_ev/s waits_s floor_s smpi/floor ts_simcalls fl_simcalls
 for n in "$@"; do
   # The TI trace has 5 actions per rank and iteration (compute, irecv,
   # compute for the call cost, isend, waitall) plus the allreduces.
@@ -73,7 +79,7 @@ for n in "$@"; do
        -replay traces.txt --log=root.thres:warning --log=smpi_replay.thres:info "$@" \
        "$REPLAYMAIN" > ../smpi.log 2>&1)
   }
-  for f in job replay smpi smpi_cm smpi_alloc; do : > "$d/$f.times"; done
+  for f in job replay smpi smpi_cm smpi_alloc floor; do : > "$d/$f.times"; done
   r=0
   while [ $r -lt "$RUNS" ]; do
     time_to "$d/job.times" "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/job" -q
@@ -84,6 +90,8 @@ for n in "$@"; do
       --cfg=smpi/allreduce:rdb
     [ -z "$ALLOC" ] || time_to "$d/smpi_alloc.times" smpi "$ALLOC" --cfg=network/model:CM02 \
       --cfg=network/crosstraffic:0 --cfg=smpi/allreduce:rdb
+    time_to "$d/floor.times" "$FLOOR" "$d/platform.xml" "$n" "$iters" --cfg=network/model:CM02 \
+      --cfg=network/crosstraffic:0 --log=root.thres:critical
     r=$((r + 1))
   done
   # The wait-state phase: the original's, as the job's log times it.
@@ -97,15 +105,23 @@ for n in "$@"; do
                END { print (t != "" ? t : b - a) }' "$d/job.log")
   ts_sim=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predicted"]["runtime_s"])' "$d/out/summary.json")
   smpi_sim=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' "$d/smpi.log")
+  ts_simcalls=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["simcalls"])' "$d/out/summary.json")
   awk -v n="$n" -v it="$iters" -v a="$ti_actions" -v j="$(best < "$d/job.times")" \
       -v rp="$(best < "$d/replay.times")" -v s="$(best < "$d/smpi.times")" \
       -v sc="$(best < "$d/smpi_cm.times")" -v sa="$(best < "$d/smpi_alloc.times")" \
-      -v ts="$ts_sim" -v ss="$smpi_sim" -v ev="$events" -v w="$waits" 'BEGIN {
+      -v ts="$ts_sim" -v ss="$smpi_sim" -v ev="$events" -v w="$waits" \
+      -v fl="$(best < "$d/floor.times")" -v tc="$ts_simcalls" 'BEGIN {
+    # The floor makes 5 simcalls an iteration (2 sleeps, irecv, isend, wait),
+    # and 2 per step of each allreduce (every 10th iteration, log2 n steps).
+    steps = 0; while (2 ^ steps < n) steps++
+    fc = n * it * 5 + (2 ^ steps == n ? n * int (it / 10) * 2 * steps : 0)
     if (sa == "") { sa_s = "-"; ra_s = "-" } else { sa_s = sprintf ("%.3f", sa); ra_s = sprintf ("%.2fx", sa / rp) }
-    printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f %7.3f\n",
+    printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f %7.3f | %8.3f %9.2fx %10d %10d\n",
       n, it, a, j, rp, s, sc, s / j, sc / j, s / rp, sc / rp, sa_s, ra_s, 100 * (ts - ss) / ss, ev,
-      (w > 0 ? ev / w : 0), j - rp }'
+      (w > 0 ? ev / w : 0), j - rp, fl, s / fl, tc, fc }'
 done
 echo "(x/y = y wall / x wall: above 1, tracesim is faster; sim_diff = simulated time, tracesim vs"
-echo " smpi_cm's; wait_ev/s = events / the original wait states' time in the job; waits_s = job - replay)"
+echo " smpi_cm's; wait_ev/s = events / the original wait states' time in the job; waits_s = job - replay;"
+echo " floor = SimGrid alone making the replay's simcalls: smpi/floor bounds rep/smpi for any replay with"
+echo " one actor per rank on SimGrid's C API; ts_simcalls / fl_simcalls: the replay's simcalls and the floor's)"
 echo "work files: $WORK"
