@@ -17,6 +17,9 @@
 #            tracesim's model and allocator), with no trace read and no
 #            output: no replay making those simcalls can be faster, so
 #            smpi/floor is the most it can reach against smpireplaymain
+#   maestro  with MAESTRO=path, bench/maestro-floor.cpp built by hand (an
+#            experiment in C++: the same workload driven from maestro, no
+#            actor, no context switch); "-" without it
 # and prints each of job and replay against each of smpi and smpi_cm, and
 # the wait-state phase's rate: the trace's events over the time the job's
 # log (G_MESSAGES_DEBUG=ts-run) gives its original wait states (their own
@@ -49,9 +52,10 @@ now() { date +%s.%N; }
 ALLOC=$(ldd "$TRACESIM" | awk '/tcmalloc/ { print $3; exit }')
 best() { sort -g | head -1; }
 
-printf '%6s %6s %9s | %8s %8s | %8s %8s | %8s %8s %8s %8s | %8s %7s | %7s %8s | %9s %7s | %8s %10s %10s %9s\n' \
+printf '%6s %6s %9s | %8s %8s | %8s %8s | %8s %8s %8s %8s | %8s %7s | %7s %8s | %9s %7s | %8s %10s %10s %10s | %9s %10s\n' \
   ranks iters ti_acts job_s replay_s smpi_s smpi_cm_s job/smpi job/cm rep/smpi rep/cm \
-  smpi_alloc rep/alc sim_diff% events wait_ev/s waits_s floor_s smpi/floor ts_simcalls fl_simcalls
+  smpi_alloc rep/alc sim_diff% events wait_ev/s waits_s floor_s smpi/floor ts_simcalls fl_simcalls \
+  maestro_s smpi/maes
 for n in "$@"; do
   # The TI trace has 5 actions per rank and iteration (compute, irecv,
   # compute for the call cost, isend, waitall) plus the allreduces.
@@ -79,7 +83,7 @@ for n in "$@"; do
        -replay traces.txt --log=root.thres:warning --log=smpi_replay.thres:info "$@" \
        "$REPLAYMAIN" > ../smpi.log 2>&1)
   }
-  for f in job replay smpi smpi_cm smpi_alloc floor; do : > "$d/$f.times"; done
+  for f in job replay smpi smpi_cm smpi_alloc floor maestro; do : > "$d/$f.times"; done
   r=0
   while [ $r -lt "$RUNS" ]; do
     time_to "$d/job.times" "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/job" -q
@@ -92,6 +96,8 @@ for n in "$@"; do
       --cfg=network/crosstraffic:0 --cfg=smpi/allreduce:rdb
     time_to "$d/floor.times" "$FLOOR" "$d/platform.xml" "$n" "$iters" --cfg=network/model:CM02 \
       --cfg=network/crosstraffic:0 --log=root.thres:critical
+    [ -z "${MAESTRO:-}" ] || time_to "$d/maestro.times" "$MAESTRO" "$d/platform.xml" "$n" "$iters" \
+      --cfg=network/model:CM02 --cfg=network/crosstraffic:0 --log=root.thres:critical
     r=$((r + 1))
   done
   # The wait-state phase: the original's, as the job's log times it.
@@ -110,18 +116,20 @@ for n in "$@"; do
       -v rp="$(best < "$d/replay.times")" -v s="$(best < "$d/smpi.times")" \
       -v sc="$(best < "$d/smpi_cm.times")" -v sa="$(best < "$d/smpi_alloc.times")" \
       -v ts="$ts_sim" -v ss="$smpi_sim" -v ev="$events" -v w="$waits" \
-      -v fl="$(best < "$d/floor.times")" -v tc="$ts_simcalls" 'BEGIN {
+      -v fl="$(best < "$d/floor.times")" -v tc="$ts_simcalls" -v ma="$(best < "$d/maestro.times")" 'BEGIN {
     # The floor makes 5 simcalls an iteration (2 sleeps, irecv, isend, wait),
     # and 2 per step of each allreduce (every 10th iteration, log2 n steps).
     steps = 0; while (2 ^ steps < n) steps++
     fc = n * it * 5 + (2 ^ steps == n ? n * int (it / 10) * 2 * steps : 0)
     if (sa == "") { sa_s = "-"; ra_s = "-" } else { sa_s = sprintf ("%.3f", sa); ra_s = sprintf ("%.2fx", sa / rp) }
-    printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f %7.3f | %8.3f %9.2fx %10d %10d\n",
+    if (ma == "") { ma_s = "-"; mr_s = "-" } else { ma_s = sprintf ("%.3f", ma); mr_s = sprintf ("%.2fx", s / ma) }
+    printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f %7.3f | %8.3f %9.2fx %10d %10d | %9s %10s\n",
       n, it, a, j, rp, s, sc, s / j, sc / j, s / rp, sc / rp, sa_s, ra_s, 100 * (ts - ss) / ss, ev,
-      (w > 0 ? ev / w : 0), j - rp, fl, s / fl, tc, fc }'
+      (w > 0 ? ev / w : 0), j - rp, fl, s / fl, tc, fc, ma_s, mr_s }'
 done
 echo "(x/y = y wall / x wall: above 1, tracesim is faster; sim_diff = simulated time, tracesim vs"
 echo " smpi_cm's; wait_ev/s = events / the original wait states' time in the job; waits_s = job - replay;"
 echo " floor = SimGrid alone making the replay's simcalls: smpi/floor bounds rep/smpi for any replay with"
-echo " one actor per rank on SimGrid's C API; ts_simcalls / fl_simcalls: the replay's simcalls and the floor's)"
+echo " one actor per rank on SimGrid's C API; ts_simcalls / fl_simcalls: the replay's simcalls and the floor's;"
+echo " maestro = the same workload driven from maestro in C++ (MAESTRO=path), no actor at all)"
 echo "work files: $WORK"
