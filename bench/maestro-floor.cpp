@@ -7,8 +7,15 @@
 // transfer starts when both its send and its receive are posted, as
 // SimGrid's mailboxes start a detached send's.
 //
-// Compute bursts are kernel timers (one rank per one-core host: an actor's
-// sleep is one too), so no activity stands for them.
+// Compute bursts are kernel timers (one rank per one-core host), so no
+// activity stands for them. Besides the context switch and the simcall per
+// action, this design saves what the actor version's SimGrid calls cost
+// inside: a sleep is a CPU action there, a mailbox match builds two
+// communications and keeps one, and an unmatched detached send waits in
+// maestro's list of activities; here it is a counter.
+//
+// It makes the actor floor's sleeps, posts and waits in the same order
+// (bench/simgrid-floor.c), and prints the same simulated time.
 //
 // Built by hand; bench/vs-smpireplay.sh times it beside bench/ts-simgrid-floor:
 //   g++ -O2 -std=c++17 -o maestro-floor bench/maestro-floor.cpp -lsimgrid -ltcmalloc_minimal
@@ -91,8 +98,9 @@ static void post_recv(int src, int dst, int tag, long bytes, Recv* r)
 
 static void advance(Rank* rk);
 
-// A burst on a core of its own takes a fixed time: a kernel timer, as an
-// actor's sleep is (an execution would cost a variable in the LMM system).
+// A burst on a core of its own takes a fixed time: a kernel timer. (An
+// actor's sleep is a CPU action in SimGrid 3.32, with a variable in the LMM
+// system, as an execution is: a maestro design saves that too.)
 static void burst(Rank* rk, double seconds)
 {
   simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + seconds, [rk]() { advance(rk); });
@@ -102,16 +110,20 @@ static void burst(Rank* rk, double seconds)
 static void advance(Rank* rk)
 {
   int left = (rk->id + rk->ranks - 1) % rk->ranks, right = (rk->id + 1) % rk->ranks;
+  bool power_of_two = (1 << rk->steps) == rk->ranks;
   for (;;) {
     if (rk->waiting) {
       if (not rk->waiting->done)
         return;
       rk->waiting = nullptr;
     }
-    if (rk->iteration == rk->iterations)
-      return;
     switch (rk->pc++) {
       case 0:
+        if (rk->iteration == rk->iterations) {
+          rk->pc = 6;
+          burst(rk, 1e-6); // the actor floor's last sleep
+          return;
+        }
         burst(rk, 1.001e-3);
         return;
       case 1:
@@ -122,20 +134,29 @@ static void advance(Rank* rk)
         post_send(rk->id, right, 0, 4096);
         rk->waiting = &rk->recv;
         break;
-      default: {
-        bool reduce = rk->iteration % 10 == 9 && (1 << rk->steps) == rk->ranks;
-        if (reduce && rk->step < rk->steps) {
+      case 3:
+        if (rk->iteration % 10 == 9 && power_of_two) {
+          burst(rk, 1e-6); // the sleep before the allreduce
+          return;
+        }
+        rk->pc = 5;
+        break;
+      case 4:
+        if (rk->step < rk->steps) {
           int peer = rk->id ^ (1 << rk->step++);
           post_send(rk->id, peer, -1, 8);
           post_recv(peer, rk->id, -1, 8, &rk->recv);
           rk->waiting = &rk->recv;
-          rk->pc--;  // the next step
-          break;
+          rk->pc = 4; // the next step
         }
+        break;
+      case 5:
         rk->step = 0;
         rk->pc   = 0;
         rk->iteration++;
-      }
+        break;
+      default:
+        return; // done
     }
   }
 }
@@ -184,5 +205,6 @@ int main(int argc, char** argv)
     advance(&rk);
   e.run();
   std::printf("simulated time %.9f s\n", sg4::Engine::get_clock());
+  graveyard.clear(); // before the engine is gone
   return 0;
 }

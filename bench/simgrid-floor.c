@@ -2,19 +2,30 @@
  * actor per rank, SimGrid's C API): the bench's halo-exchange workload
  * (bench/vs-smpireplay.sh's ts-tracegen stencil) issued straight to SimGrid,
  * with no trace read, no action decoded, no event logged and no output
- * written. Each iteration makes the simcalls tracesim's replay makes for it:
- *   sleep (the compute burst on an exclusive core), irecv from the left,
- *   sleep (the call's cost), a detached eager isend to the right, a wait;
- * and every 10 iterations an 8-byte allreduce by recursive doubling (a
- * detached send and a blocking receive per step), as sim/collectives.c
- * does. What is left between this and tracesim's replay is tracesim's own
- * work; this program's time is what SimGrid alone takes.
+ * written. It makes the simcalls tracesim's replay makes for it, one for
+ * one:
+ *   per iteration: a sleep (the compute burst, with the irecv call's cost,
+ *   on an exclusive core), the irecv from the left, a sleep (the isend
+ *   call's cost), a detached eager isend to the right, a wait for the irecv;
+ *   every 10th iteration: a sleep (the waitall's cost, which the replay
+ *   charges before a collective rather than folding it into the next
+ *   burst), then an 8-byte allreduce by recursive doubling (a detached send
+ *   and a blocking receive per step, as sim/collectives.c does);
+ *   at the end: a sleep (the replay's last pending cost).
+ * A replay that keeps the trace's order and times cannot make fewer: a
+ * rank's clock moves only in a blocking call, and each post is a call of
+ * its own. The sleeps are the workload's nominal times (ts-tracegen's 1 us
+ * call overhead), not the trace's measured call costs, so the simulated
+ * time is a little shorter than the replay's (0.4%); a sleep costs the same
+ * whatever its length.
  *
  * The ranks run on hosts node-0, node-1, ... (tracesim calibrate's
  * platforms), one rank each. The allreduce is left out when the rank count
- * is not a power of two (the bench's never is). bench/vs-smpireplay.sh runs
- * it with tracesim's network model (CM02, no cross-traffic) and the same
- * allocator as tracesim (it is linked the same way):
+ * is not a power of two (the bench's default counts all are; for others
+ * the replay folds ranks, and the floor is then looser). Prints the
+ * simulated time and its simcalls, for bench/vs-smpireplay.sh to compare
+ * with the replay's. Run with tracesim's network model (CM02, no
+ * cross-traffic); it is linked with tracesim's allocator:
  *   ts-simgrid-floor PLATFORM RANKS ITERATIONS [--cfg=...]
  */
 #include <config.h>
@@ -31,6 +42,7 @@
 typedef struct
 {
   int rank, ranks, iterations;
+  long simcalls;
 } Rank;
 
 static sg_mailbox_t
@@ -48,7 +60,7 @@ payload (void)
   return &byte; /* SimGrid refuses NULL; the content is never read */
 }
 
-static void
+static long
 allreduce (sg_mailbox_t *out, sg_mailbox_t *in, int steps)
 {
   for (int k = 0; k < steps; k++)
@@ -56,6 +68,7 @@ allreduce (sg_mailbox_t *out, sg_mailbox_t *in, int steps)
       sg_comm_detach (sg_mailbox_put_init (out[k], payload (), 8), NULL);
       sg_mailbox_get (in[k]);
     }
+  return 2L * steps;
 }
 
 static void
@@ -84,9 +97,15 @@ rank_main (int argc, char **argv)
       sg_actor_sleep_for (1e-6);
       sg_comm_detach (sg_mailbox_put_init (to_right, payload (), 4096), NULL);
       sg_comm_wait (recv);
+      r->simcalls += 5;
       if (i % 10 == 9 && power_of_two)
-        allreduce (out, in, steps);
+        {
+          sg_actor_sleep_for (1e-6);
+          r->simcalls += 1 + allreduce (out, in, steps);
+        }
     }
+  sg_actor_sleep_for (1e-6);
+  r->simcalls++;
 }
 
 int
@@ -111,13 +130,16 @@ main (int argc, char **argv)
           fprintf (stderr, "%s: no host %s\n", argv[1], host);
           return 1;
         }
-      all[i] = (Rank) { i, ranks, iterations };
+      all[i] = (Rank) { i, ranks, iterations, 0 };
       sg_actor_t a = sg_actor_init (host, h);
       sg_actor_set_data (a, &all[i]);
       sg_actor_start (a, rank_main, 0, NULL);
     }
   simgrid_run ();
-  printf ("simulated time %.9f s\n", simgrid_get_clock ());
+  long simcalls = 0;
+  for (int i = 0; i < ranks; i++)
+    simcalls += all[i].simcalls;
+  printf ("simulated time %.9f s, %ld simcalls\n", simgrid_get_clock (), simcalls);
   free (all);
   return 0;
 }

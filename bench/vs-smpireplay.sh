@@ -13,10 +13,11 @@
 #   smpi_cm  smpireplaymain with the model tracesim uses (CM02, no
 #            cross-traffic) and the same allreduce (recursive doubling)
 #   floor    bench/ts-simgrid-floor: SimGrid alone making the simcalls the
-#            replay makes for this workload (one actor per rank, the C API,
-#            tracesim's model and allocator), with no trace read and no
-#            output: no replay making those simcalls can be faster, so
-#            smpi/floor is the most it can reach against smpireplaymain
+#            replay makes for this workload, one for one (one actor per
+#            rank, the C API, tracesim's model and allocator), with no trace
+#            read and no output: no replay making those simcalls can be
+#            faster, so smpi/floor is the most it can reach against
+#            smpireplaymain
 #   maestro  with MAESTRO=path, bench/maestro-floor.cpp built by hand (an
 #            experiment in C++: the same workload driven from maestro, no
 #            actor, no context switch); "-" without it
@@ -33,7 +34,8 @@
 # when tracesim uses glibc malloc), against the replay.
 #
 # Usage: bench/vs-smpireplay.sh [RANKS...]   (default: 16 64 256 1024)
-# Environment: BUILD (dir with tracesim and ts-tracegen, default .),
+# Environment: BUILD (dir with tracesim, ts-tracegen and bench/ts-simgrid-floor,
+#              default .),
 #              ACTIONS (default 1000000), RUNS (default 3), WORK (scratch dir).
 # Run it on a quiet machine: nothing else (no build) beside it.
 set -eu
@@ -52,10 +54,10 @@ now() { date +%s.%N; }
 ALLOC=$(ldd "$TRACESIM" | awk '/tcmalloc/ { print $3; exit }')
 best() { sort -g | head -1; }
 
-printf '%6s %6s %9s | %8s %8s | %8s %8s | %8s %8s %8s %8s | %8s %7s | %7s %8s | %9s %7s | %8s %10s %10s %10s | %9s %10s\n' \
+printf '%6s %6s %9s | %8s %8s | %8s %8s | %8s %8s %8s %8s | %8s %7s | %7s %8s | %9s %7s | %8s %10s %10s %10s %7s | %9s %10s\n' \
   ranks iters ti_acts job_s replay_s smpi_s smpi_cm_s job/smpi job/cm rep/smpi rep/cm \
   smpi_alloc rep/alc sim_diff% events wait_ev/s waits_s floor_s smpi/floor ts_simcalls fl_simcalls \
-  maestro_s smpi/maes
+  fl_diff% maestro_s smpi/maes
 for n in "$@"; do
   # The TI trace has 5 actions per rank and iteration (compute, irecv,
   # compute for the call cost, isend, waitall) plus the allreduces.
@@ -112,24 +114,27 @@ for n in "$@"; do
   ts_sim=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predicted"]["runtime_s"])' "$d/out/summary.json")
   smpi_sim=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' "$d/smpi.log")
   ts_simcalls=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["simcalls"])' "$d/out/summary.json")
+  # The floor's own count and simulated time: it ran the same workload.
+  "$FLOOR" "$d/platform.xml" "$n" "$iters" --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
+    --log=root.thres:critical > "$d/floor.log" 2>&1
+  fl_sim=$(sed -n 's/^simulated time \([0-9.e+-]*\) s, \([0-9]*\) simcalls$/\1/p' "$d/floor.log")
+  fl_simcalls=$(sed -n 's/^simulated time \([0-9.e+-]*\) s, \([0-9]*\) simcalls$/\2/p' "$d/floor.log")
   awk -v n="$n" -v it="$iters" -v a="$ti_actions" -v j="$(best < "$d/job.times")" \
       -v rp="$(best < "$d/replay.times")" -v s="$(best < "$d/smpi.times")" \
       -v sc="$(best < "$d/smpi_cm.times")" -v sa="$(best < "$d/smpi_alloc.times")" \
       -v ts="$ts_sim" -v ss="$smpi_sim" -v ev="$events" -v w="$waits" \
-      -v fl="$(best < "$d/floor.times")" -v tc="$ts_simcalls" -v ma="$(best < "$d/maestro.times")" 'BEGIN {
-    # The floor makes 5 simcalls an iteration (2 sleeps, irecv, isend, wait),
-    # and 2 per step of each allreduce (every 10th iteration, log2 n steps).
-    steps = 0; while (2 ^ steps < n) steps++
-    fc = n * it * 5 + (2 ^ steps == n ? n * int (it / 10) * 2 * steps : 0)
+      -v fl="$(best < "$d/floor.times")" -v tc="$ts_simcalls" -v ma="$(best < "$d/maestro.times")" \
+      -v fc="$fl_simcalls" -v fs="$fl_sim" 'BEGIN {
     if (sa == "") { sa_s = "-"; ra_s = "-" } else { sa_s = sprintf ("%.3f", sa); ra_s = sprintf ("%.2fx", sa / rp) }
     if (ma == "") { ma_s = "-"; mr_s = "-" } else { ma_s = sprintf ("%.3f", ma); mr_s = sprintf ("%.2fx", s / ma) }
-    printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f %7.3f | %8.3f %9.2fx %10d %10d | %9s %10s\n",
+    printf "%6d %6d %9d | %8.3f %8.3f | %8.3f %8.3f | %7.2fx %7.2fx %7.2fx %7.2fx | %8s %7s | %7.3f %8d | %9.0f %7.3f | %8.3f %9.2fx %10d %10d %7.3f | %9s %10s\n",
       n, it, a, j, rp, s, sc, s / j, sc / j, s / rp, sc / rp, sa_s, ra_s, 100 * (ts - ss) / ss, ev,
-      (w > 0 ? ev / w : 0), j - rp, fl, s / fl, tc, fc, ma_s, mr_s }'
+      (w > 0 ? ev / w : 0), j - rp, fl, s / fl, tc, fc, 100 * (ts - fs) / fs, ma_s, mr_s }'
 done
 echo "(x/y = y wall / x wall: above 1, tracesim is faster; sim_diff = simulated time, tracesim vs"
 echo " smpi_cm's; wait_ev/s = events / the original wait states' time in the job; waits_s = job - replay;"
 echo " floor = SimGrid alone making the replay's simcalls: smpi/floor bounds rep/smpi for any replay with"
 echo " one actor per rank on SimGrid's C API; ts_simcalls / fl_simcalls: the replay's simcalls and the floor's;"
+echo " fl_diff = simulated time, tracesim vs the floor's (the floor sleeps nominal call costs);"
 echo " maestro = the same workload driven from maestro in C++ (MAESTRO=path), no actor at all)"
 echo "work files: $WORK"
