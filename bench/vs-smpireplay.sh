@@ -133,8 +133,8 @@ for n in "$@"; do
 done
 echo "(x/y = y wall / x wall: above 1, tracesim is faster; sim_diff = simulated time, tracesim vs"
 echo " smpi_cm's; wait_ev/s = events / the original wait states' time in the job; waits_s = job - replay;"
-echo " floor = SimGrid alone making the replay's simcalls: smpi/floor bounds rep/smpi for any replay with"
-echo " one actor per rank on SimGrid's C API; ts_simcalls / fl_simcalls: the replay's simcalls and the floor's;"
+echo " floor = SimGrid alone making the replay's simcalls, one actor per rank on SimGrid's C API: smpi/floor"
+echo " bounds rep/smpi for any replay making them; ts_simcalls / fl_simcalls: the replay's simcalls and the floor's;"
 echo " fl_diff = simulated time, tracesim vs the floor's (the floor sleeps nominal call costs);"
 echo " maestro = the same workload driven from maestro in C++ (MAESTRO=path), no actor at all)"
 echo "work files: $WORK"
