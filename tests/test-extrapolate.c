@@ -640,6 +640,90 @@ test_all_to_all (void **state)
   ts_test_rmtree (work);
 }
 
+/* The transpose with the tag telling the direction, as meep's exchanges
+ * do: tag 1 for a message to a higher rank, tag 0 to a lower one. */
+static char *
+directional_transpose_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0;
+      guint req = 0;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint it = 0; it < 3; it++)
+        {
+          t += 0.8 / p;
+          guint first = req;
+          for (guint k = 1; k < p; k++, t += 1e-5)
+            g_string_append_printf (s, "%u %.9f enter MPI_Irecv\n%u %.9f irecv_request req=%u\n"
+                                    "%u %.9f leave\n", r, t, r, t, req++, r, t + 1e-5);
+          for (guint k = 1; k < p; k++, t += 1e-5)
+            {
+              guint to = (r + k) % p;
+              g_string_append_printf (s, "%u %.9f enter MPI_Isend\n"
+                                      "%u %.9f isend %u tag=%u bytes=75 req=%u\n%u %.9f leave\n",
+                                      r, t, r, t, to, to > r, req++, r, t + 1e-5);
+            }
+          t += 1e-3;
+          g_string_append_printf (s, "%u %.9f enter MPI_Waitall\n", r, t);
+          for (guint k = 1; k < p; k++)
+            {
+              guint from = (r + p - k) % p;
+              g_string_append_printf (s, "%u %.9f irecv %u tag=%u bytes=75 req=%u\n", r,
+                                      t + 1e-4, from, from < r, first + k - 1);
+            }
+          for (guint k = 1; k < p; k++)
+            g_string_append_printf (s, "%u %.9f isend_complete req=%u\n", r, t + 1e-4,
+                                    first + p - 1 + k - 1);
+          t += 1e-4;
+          g_string_append_printf (s, "%u %.9f leave\n", r, t);
+        }
+      g_string_append_printf (s, "%u %.9f leave\n", r, t + 1e-3);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* The directional transpose at 1, 2 and 4 ranks, extrapolated to 8 with
+ * --all-to-all. Derived by hand from the 4-rank template:
+ * - template rank 0 sends to 1, 2, 3, all above it, with tag 1: one loop
+ *   over partners, so output rank 0 sends 3 messages (one per iteration)
+ *   with tag 1 to each of ranks 1 to 7;
+ * - the other template ranks' sends and receives change tag where the
+ *   partner passes below them (rank 2 receives from 1 and 0 with tag 1,
+ *   from 3 with tag 0), and a loop keeps one tag (loops.c): they form no
+ *   loop and are written as they are, 3 receives an iteration for 7
+ *   partners; output rank 1 receives from rank 0 with tag 1 (its lower
+ *   neighbour, as template rank 1's is), output rank 2 does not;
+ * so the first channel by source and destination that does not match is
+ * rank 0 to rank 2, tag 1, 3 messages unreceived. Written anyway, the
+ * trace deadlocks (as meep's did); extrapolate refuses it and writes
+ * nothing. */
+static void
+test_inconsistent_extension_refused (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-directional");
+  char *t[3];
+  script_series (work, directional_transpose_script, (const guint[]) { 1, 2, 4 }, t);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  const char *args[] = { "extrapolate", t[0], t[1], t[2], "--ranks", "8", "--all-to-all",
+                         "-o", out, NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  assert_int_equal (res.status, 1);
+  if (!strstr (res.err, "does not extend to 8 ranks consistently")
+      || !strstr (res.err, "rank 0 would send 3 more messages to rank 2 with tag 1 than rank 2 "
+                           "receives")
+      || !strstr (res.err, "would deadlock") || !strstr (res.err, "Nothing was written"))
+    fail_msg ("unexpected: %s", res.err);
+  assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  assert_false (ts_test_dir_has_prefix (work, "out.tmp"));
+  ts_tool_result_clear (&res);
+  free_series (3, t);
+  ts_test_rmtree (work);
+}
+
 /* Master/worker, weak scaling: per iteration the master sends each worker
  * @work bytes of work (MPI_Send, workers in ascending order), each worker
  * computes 0.01 s in region work and returns 100 bytes (MPI_Send), which
@@ -1417,6 +1501,7 @@ main (void)
     cmocka_unit_test (test_uninstrumented_compute),
     cmocka_unit_test (test_shift_on_two_ranks),
     cmocka_unit_test (test_all_to_all),
+    cmocka_unit_test (test_inconsistent_extension_refused),
     cmocka_unit_test (test_master_worker),
     cmocka_unit_test (test_partitioned_and_nonblocking_collectives),
     cmocka_unit_test (test_hierarchical_communicators),
