@@ -197,6 +197,22 @@ guint ts_partner_loop_peer (TsLoopRule rule, guint r, guint p, const GArray *par
 /* What model.txt says of them (nothing without loops). */
 void ts_partner_loops_describe (const TsPartnerLoops *l, guint target, GString *out);
 
+/* balance.c: the messages of a trace per flow (source and destination
+ * world ranks, communicator, tag; partitioned requests apart), sent minus
+ * received. */
+GHashTable *ts_extrap_flows_new (void);
+/* A send, or a receive (@receive), between ranks @r and @peer counted. */
+void ts_extrap_flows_count (GHashTable *flows, gboolean receive, guint r, guint peer,
+                            guint32 comm, gint32 tag, gboolean partitioned);
+/* Whether the @n template ranks' actions in @actions pair up (*@balanced);
+ * FALSE only when the spool cannot be read. */
+gboolean ts_extrap_template_balanced (const TsTrace *trace, guint n, const TsSpool *actions,
+                                      gboolean *balanced, GError **error);
+/* FALSE with @error naming the first flow that does not balance, unless
+ * all do or the template's did not (@template_ok FALSE: the input's own). */
+gboolean ts_extrap_check_balance (GHashTable *flows, guint target, gboolean template_ok,
+                                  GError **error);
+
 /* synth.c: write the output trace at @dir/traces.otf2; @notes (may be NULL)
  * gets what the explanation should add about how it was written. */
 gboolean ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes,

@@ -5,7 +5,6 @@
 #include "extrap/extrap-private.h"
 
 #include "model/archive_writer.h"
-#include "model/channel.h"
 #include "model/spool.h"
 #include "model/stream.h"
 
@@ -36,10 +35,7 @@ typedef struct {
    * slots, in send order (see two_way_slot). */
   GHashTable *send_slots;
   TsPartnerLoops *loops;         /* all-to-all and master/worker: loops over partners */
-  /* Per output channel (src, dst, tag; in the communicator field, 0 for
-   * messages and 1 for partitioned requests, which match apart), the sends
-   * minus the receives: all 0, or the output would not replay. */
-  GHashTable *balance;
+  GHashTable *flows;             /* the output's messages per flow (balance.c) */
 } Synth;
 
 /* One output rank being written. */
@@ -203,18 +199,6 @@ posted_new (gboolean receive, gint peer, gint32 tag, guint64 bytes)
   return p;
 }
 
-/* A send (or receive, @receive) between output rank @r and @peer counted
- * for check_balance(); @kind 0 for a message, 1 for a partitioned request. */
-static void
-count_message (Synth *s, gboolean receive, guint r, guint peer, gint32 tag, guint32 kind)
-{
-  TsChannel ch = { receive ? peer : r, receive ? r : peer, kind, tag };
-  gint64 *sent = g_hash_table_lookup (s->balance, &ch);
-  if (!sent)
-    g_hash_table_insert (s->balance, g_memdup2 (&ch, sizeof ch), sent = g_new0 (gint64, 1));
-  *sent += receive ? -1 : 1;
-}
-
 /* Write @a to output @peer (-1: left out) with @bytes, under request @req. */
 static void
 post (Synth *s, RankState *rs, const TsAction *a, gint peer, guint64 bytes, guint64 req)
@@ -226,7 +210,7 @@ post (Synth *s, RankState *rs, const TsAction *a, gint peer, guint64 bytes, guin
   if (peer < 0)
     return;
   guint r = rs->r;
-  count_message (s, receive, r, (guint) peer, a->tag, 0);
+  ts_extrap_flows_count (s->flows, receive, r, (guint) peer, 0, a->tag, FALSE);
   switch (a->kind)
     {
     case TS_ACTION_SEND:
@@ -359,7 +343,7 @@ partitioned (Synth *s, RankState *rs, const TsAction *a)
                            posted_new (receive, peer, a->tag, bytes));
       if (peer >= 0)
         {
-          count_message (s, receive, r, (guint) peer, a->tag, 1);
+          ts_extrap_flows_count (s->flows, receive, r, (guint) peer, 0, a->tag, TRUE);
           ts_archive_writer_partitioned (s->w, r, rs->clock,
                                          receive ? TS_P_PRECV_INIT : TS_P_PSEND_INIT, a->req,
                                          (guint32) peer, 0, (guint32) a->tag, bytes,
@@ -666,57 +650,7 @@ synth_init (Synth *s, const TsExtrapModel *m)
   s->class_comms = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   s->send_slots = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_byte_array_unref);
-  s->balance = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, g_free);
-}
-
-static gboolean
-channel_before (const TsChannel *a, const TsChannel *b)
-{
-  if (a->src != b->src)
-    return a->src < b->src;
-  if (a->dst != b->dst)
-    return a->dst < b->dst;
-  if (a->tag != b->tag)
-    return a->tag < b->tag;
-  return a->comm < b->comm;
-}
-
-/* Whether every message the output sends is received, and every receive
- * sent: the extension of the template's traffic to P ranks can fail that
- * (partners or tags that change with the rank count in a way no rule
- * followed), and a replay of such a trace deadlocks. The first unmatched
- * channel, by source, destination and tag, is named. */
-static gboolean
-check_balance (const Synth *s, GError **error)
-{
-  const TsChannel *worst = NULL;
-  gint64 off = 0;
-  GHashTableIter it;
-  gpointer key, value;
-  g_hash_table_iter_init (&it, s->balance);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    {
-      const TsChannel *ch = key;
-      gint64 v = *(const gint64 *) value;
-      if (v != 0 && (!worst || channel_before (ch, worst)))
-        worst = ch, off = v;
-    }
-  if (!worst)
-    return TRUE;
-  guint unmatched = 0;
-  g_hash_table_iter_init (&it, s->balance);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    unmatched += *(const gint64 *) value != 0;
-  const char *what = worst->comm ? "partitioned requests" : "messages";
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-               "the inputs' point-to-point traffic does not extend to %u ranks consistently: "
-               "rank %u would send %" G_GINT64_FORMAT " %s %s to rank %u with tag %d "
-               "than rank %u receives (%u channels in all do not match), so the extrapolated "
-               "trace would deadlock; its partners or tags change with the rank count in a "
-               "way the extrapolation does not follow. Nothing was written",
-               s->m->target, worst->src, off < 0 ? -off : off, off < 0 ? "fewer" : "more",
-               what, worst->dst, worst->tag, worst->dst, unmatched);
-  return FALSE;
+  s->flows = ts_extrap_flows_new ();
 }
 
 gboolean
@@ -728,6 +662,9 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
   Synth s;
   synth_init (&s, m);
   gboolean ok = collect_send_slots (&s, actions, error);
+  gboolean template_ok = FALSE;
+  ok = ok && ts_extrap_template_balanced (s.trace, TS_EXTRAP_TEMPLATE (m)->n_ranks, actions,
+                                          &template_ok, error);
   if (ok && (m->pattern.kind == TS_PATTERN_ALL_TO_ALL
              || m->pattern.kind == TS_PATTERN_MASTER_WORKER))
     {
@@ -749,7 +686,7 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
     }
   for (guint r = 0; ok && r < m->target; r++)
     ok = write_rank (&s, actions, r, error);
-  ok = ok && check_balance (&s, error);
+  ok = ok && ts_extrap_check_balance (s.flows, m->target, template_ok, error);
   if (ok)
     ok = ts_archive_writer_close (g_steal_pointer (&s.w), error);
   ts_archive_writer_abort (s.w);
@@ -757,7 +694,7 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
   g_free (s.collective_factor);
   g_hash_table_unref (s.class_comms);
   g_hash_table_unref (s.send_slots);
-  g_hash_table_unref (s.balance);
+  g_hash_table_unref (s.flows);
   ts_partner_loops_free (s.loops);
   return ok;
 }
