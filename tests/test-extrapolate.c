@@ -550,9 +550,10 @@ assert_peers (const GArray *peers, guint n, const gint32 *expected)
  * 0.8 / P s in region fft, then one MPI_Irecv from each other rank at
  * offsets -1, -2, ... (rank r - k first), one MPI_Isend to each at offsets
  * +1, +2, ... of 4800 / P^2 bytes (a strong-scaling matrix's block), and
- * one MPI_Waitall; 3 iterations. */
+ * one MPI_Waitall; 3 iterations. With @directional, the tag of each
+ * message says whether it goes to a higher rank (1) or a lower one (0). */
 static char *
-transpose_script (guint p)
+transpose_text (guint p, gboolean directional)
 {
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "ranks %u\n", p);
@@ -571,14 +572,22 @@ transpose_script (guint p)
             g_string_append_printf (s, "%u %.9f enter MPI_Irecv\n%u %.9f irecv_request req=%u\n"
                                     "%u %.9f leave\n", r, t, r, t, req++, r, t + 1e-5);
           for (guint k = 1; k < p; k++, t += 1e-5)
-            g_string_append_printf (s, "%u %.9f enter MPI_Isend\n"
-                                    "%u %.9f isend %u bytes=%u req=%u\n%u %.9f leave\n", r, t,
-                                    r, t, (r + k) % p, 4800 / (p * p), req++, r, t + 1e-5);
+            {
+              guint to = (r + k) % p;
+              g_string_append_printf (s, "%u %.9f enter MPI_Isend\n"
+                                      "%u %.9f isend %u tag=%u bytes=%u req=%u\n%u %.9f leave\n",
+                                      r, t, r, t, to, directional && to > r, 4800 / (p * p), req++,
+                                      r, t + 1e-5);
+            }
           t += 1e-3;
           g_string_append_printf (s, "%u %.9f enter MPI_Waitall\n", r, t);
           for (guint k = 1; k < p; k++)
-            g_string_append_printf (s, "%u %.9f irecv %u bytes=%u req=%u\n", r, t + 1e-4,
-                                    (r + p - k) % p, 4800 / (p * p), first + k - 1);
+            {
+              guint from = (r + p - k) % p;
+              g_string_append_printf (s, "%u %.9f irecv %u tag=%u bytes=%u req=%u\n", r,
+                                      t + 1e-4, from, directional && from < r, 4800 / (p * p),
+                                      first + k - 1);
+            }
           for (guint k = 1; k < p; k++)
             g_string_append_printf (s, "%u %.9f isend_complete req=%u\n", r, t + 1e-4,
                                     first + p - 1 + k - 1);
@@ -588,6 +597,20 @@ transpose_script (guint p)
       g_string_append_printf (s, "%u %.9f leave\n", r, t + 1e-3);
     }
   return g_string_free (s, FALSE);
+}
+
+static char *
+transpose_script (guint p)
+{
+  return transpose_text (p, FALSE);
+}
+
+/* The transpose with the tag telling the direction, as meep's exchanges
+ * do: tag 1 for a message to a higher rank, tag 0 to a lower one. */
+static char *
+directional_transpose_script (guint p)
+{
+  return transpose_text (p, TRUE);
 }
 
 /* The transpose at 1, 2 and 4 ranks, extrapolated to 8. Derived by hand:
@@ -638,51 +661,6 @@ test_all_to_all (void **state)
   assert_peers (recvs, 7, (const gint32[]) { 7, 6, 5, 4, 3, 2, 1 });
   assert_replays (work, "np8", "transpose");
   ts_test_rmtree (work);
-}
-
-/* The transpose with the tag telling the direction, as meep's exchanges
- * do: tag 1 for a message to a higher rank, tag 0 to a lower one. */
-static char *
-directional_transpose_script (guint p)
-{
-  GString *s = g_string_new (NULL);
-  g_string_append_printf (s, "ranks %u\n", p);
-  for (guint r = 0; r < p; r++)
-    {
-      double t = 0;
-      guint req = 0;
-      g_string_append_printf (s, "%u 0 enter main\n", r);
-      for (guint it = 0; it < 3; it++)
-        {
-          t += 0.8 / p;
-          guint first = req;
-          for (guint k = 1; k < p; k++, t += 1e-5)
-            g_string_append_printf (s, "%u %.9f enter MPI_Irecv\n%u %.9f irecv_request req=%u\n"
-                                    "%u %.9f leave\n", r, t, r, t, req++, r, t + 1e-5);
-          for (guint k = 1; k < p; k++, t += 1e-5)
-            {
-              guint to = (r + k) % p;
-              g_string_append_printf (s, "%u %.9f enter MPI_Isend\n"
-                                      "%u %.9f isend %u tag=%u bytes=75 req=%u\n%u %.9f leave\n",
-                                      r, t, r, t, to, to > r, req++, r, t + 1e-5);
-            }
-          t += 1e-3;
-          g_string_append_printf (s, "%u %.9f enter MPI_Waitall\n", r, t);
-          for (guint k = 1; k < p; k++)
-            {
-              guint from = (r + p - k) % p;
-              g_string_append_printf (s, "%u %.9f irecv %u tag=%u bytes=75 req=%u\n", r,
-                                      t + 1e-4, from, from < r, first + k - 1);
-            }
-          for (guint k = 1; k < p; k++)
-            g_string_append_printf (s, "%u %.9f isend_complete req=%u\n", r, t + 1e-4,
-                                    first + p - 1 + k - 1);
-          t += 1e-4;
-          g_string_append_printf (s, "%u %.9f leave\n", r, t);
-        }
-      g_string_append_printf (s, "%u %.9f leave\n", r, t + 1e-3);
-    }
-  return g_string_free (s, FALSE);
 }
 
 /* The directional transpose at 1, 2 and 4 ranks, extrapolated to 8 with
