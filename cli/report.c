@@ -151,13 +151,27 @@ report_clocks (FILE *out, const TsClockAlignment *clocks)
     fprintf (out, "clocks:     causal as recorded\n");
 }
 
+/* A fit's bandwidth, or why there is none: a single size class (or sizes
+ * that took no longer when larger) gives no slope, and the platform then
+ * keeps @fallback. */
+static void
+print_fit (FILE *out, const char *label, TsNetworkFit fit, double fallback)
+{
+  if (fit.bandwidth > 0)
+    fprintf (out, "%s latency %.3g s, bandwidth %.3g B/s (%u size classes)\n", label,
+             fit.latency, fit.bandwidth, fit.samples);
+  else
+    fprintf (out, "%s latency %.3g s, bandwidth not measurable (%u size class%s, no slope: "
+             "%.3g B/s is used)\n", label, fit.latency, fit.samples, fit.samples == 1 ? "" : "es",
+             fallback);
+}
+
 static void
 report_network (FILE *out, const TsCalibration *p)
 {
   TsNetworkFit fit = ts_calibration_network (p);
   if (fit.samples)
-    fprintf (out, "network fit: latency %.3g s, bandwidth %.3g B/s (%u size classes)\n",
-             fit.latency, fit.bandwidth, fit.samples);
+    print_fit (out, "network fit:", fit, TS_CALIBRATION_DEFAULT_BANDWIDTH);
   else
     fprintf (out, "network: latency %.3g s, bandwidth %.3g B/s (defaults: no blocking receive "
              "to fit)\n", TS_CALIBRATION_DEFAULT_LATENCY, TS_CALIBRATION_DEFAULT_BANDWIDTH);
@@ -165,9 +179,10 @@ report_network (FILE *out, const TsCalibration *p)
   for (guint k = 0; k < 2; k++)
     {
       TsNetworkFit placed = ts_calibration_network_placed (p, k);
+      g_autofree char *label = g_strdup_printf ("  %-13s", places[k]);
       if (placed.samples)
-        fprintf (out, "  %-13s latency %.3g s, bandwidth %.3g B/s (%u size classes)\n", places[k],
-                 placed.latency, placed.bandwidth, placed.samples);
+        print_fit (out, label, placed,
+                   fit.bandwidth > 0 ? fit.bandwidth : TS_CALIBRATION_DEFAULT_BANDWIDTH);
     }
   guint mpich = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_MPICH);
   guint ompi = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_OPENMPI);

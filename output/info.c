@@ -33,8 +33,11 @@ add_clocks_and_network (JsonBuilder *b, const TsCalibration *c)
   json_builder_set_member_name (b, "fitted");
   json_builder_add_boolean_value (b, fit.samples > 0);
   ts_json_add_double (b, "latency_s", fit.samples ? fit.latency : TS_CALIBRATION_DEFAULT_LATENCY);
-  ts_json_add_double (b, "bandwidth_Bps",
-                      fit.samples ? fit.bandwidth : TS_CALIBRATION_DEFAULT_BANDWIDTH);
+  /* No slope (one size class): the bandwidth the platform keeps. */
+  double bandwidth = fit.bandwidth > 0 ? fit.bandwidth : TS_CALIBRATION_DEFAULT_BANDWIDTH;
+  ts_json_add_double (b, "bandwidth_Bps", bandwidth);
+  json_builder_set_member_name (b, "bandwidth_measured");
+  json_builder_add_boolean_value (b, fit.bandwidth > 0);
   json_builder_set_member_name (b, "size_classes");
   json_builder_add_int_value (b, fit.samples);
   /* The same fit by where the messages went, when the trace tells. */
@@ -50,7 +53,9 @@ add_clocks_and_network (JsonBuilder *b, const TsCalibration *c)
         }
       json_builder_begin_object (b);
       ts_json_add_double (b, "latency_s", placed.latency);
-      ts_json_add_double (b, "bandwidth_Bps", placed.bandwidth);
+      ts_json_add_double (b, "bandwidth_Bps", placed.bandwidth > 0 ? placed.bandwidth : bandwidth);
+      json_builder_set_member_name (b, "bandwidth_measured");
+      json_builder_add_boolean_value (b, placed.bandwidth > 0);
       json_builder_set_member_name (b, "size_classes");
       json_builder_add_int_value (b, placed.samples);
       json_builder_end_object (b);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
@@ -329,6 +330,40 @@ xml_number (const char *xml, const char *attribute)
   return g_ascii_strtod (at + strlen (key), NULL);
 }
 
+/* A trace whose blocking receives are all of one size gives the network
+ * fit no slope: scenarios/test-completes has one MPI_Recv of 1000 bytes,
+ * taking 1.1e-4 s from its enter (the send was 0 s earlier), so `info`
+ * gives the latency 1.1e-4 s and says the bandwidth is not measurable and
+ * that the platform keeps the default 1e10 B/s (it used to print
+ * "bandwidth 0 B/s"); --json gives that default with bandwidth_measured
+ * false. */
+static void
+test_single_size_class_fit (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("platform-one-class");
+  g_autofree char *dir = g_build_filename (ts_test_srcdir (), "scenarios", "test-completes", NULL);
+  g_autofree char *trace = ts_test_generate (work, dir);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "info", trace, "--no-replay", NULL });
+  assert_int_equal (r.status, 0);
+  const char *want = "network fit: latency 0.00011 s, bandwidth not measurable (1 size class, "
+                     "no slope: 1e+10 B/s is used)";
+  if (!strstr (r.out, want))
+    fail_msg ("no '%s' in:\n%s", want, r.out);
+  ts_tool_result_clear (&r);
+  r = ts_run_tracesim ((const char *[]) { "info", trace, "--no-replay", "--json", NULL });
+  assert_int_equal (r.status, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  assert_true (json_parser_load_from_data (parser, r.out, -1, NULL));
+  JsonObject *net = json_object_get_object_member (json_node_get_object (
+                                                     json_parser_get_root (parser)), "network");
+  assert_float_equal (json_object_get_double_member (net, "bandwidth_Bps"), 1e10, 1);
+  assert_false (json_object_get_boolean_member (net, "bandwidth_measured"));
+  assert_float_equal (json_object_get_double_member (net, "latency_s"), 1.1e-4, 1e-12);
+  ts_tool_result_clear (&r);
+  ts_test_rmtree (work);
+}
+
 /* Ensure a trace that records its ranks' nodes is fitted per kind of link
  * and replayed as it ran: scenarios/two-nodes-identity has receives within
  * node a at 1 us + bytes / 1e10 and from a to b at 10 us + bytes / 1e9
@@ -411,6 +446,7 @@ main (void)
     cmocka_unit_test (test_trace_speed_keeps_identity),
     cmocka_unit_test (test_like_keeps_identity),
     cmocka_unit_test (test_calibrated_by_node),
+    cmocka_unit_test (test_single_size_class_fit),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
