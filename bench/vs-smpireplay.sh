@@ -73,10 +73,11 @@ for n in "$@"; do
   ti_actions=$(cat "$d"/ti/ranks/*.txt | wc -l)
   events=$("$TRACESIM" info --no-replay "$d/trace/traces.otf2" | sed -n 's/^events: *//p')
 
-  # time FILE COMMAND...: append COMMAND's wall time to FILE
+  # time FILE COMMAND...: append COMMAND's wall time to FILE (X.times); its
+  # output goes to X.out, the last run's kept
   time_to() {
     f=$1; shift
-    t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
+    t0=$(now); "$@" > "${f%.times}.out" 2>&1; t1=$(now)
     awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >> "$f"
   }
   smpi() { # [LD_PRELOAD value] smpirun options...
@@ -86,6 +87,10 @@ for n in "$@"; do
        "$REPLAYMAIN" > ../smpi.log 2>&1)
   }
   for f in job replay smpi smpi_cm smpi_alloc floor maestro; do : > "$d/$f.times"; done
+  floor() { # PROGRAM: a floor program on this workload, with tracesim's network model
+    "$1" "$d/platform.xml" "$n" "$iters" --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
+      --log=root.thres:critical
+  }
   r=0
   while [ $r -lt "$RUNS" ]; do
     time_to "$d/job.times" "$TRACESIM" run "$d/trace/traces.otf2" -p "$d/platform.xml" -o "$d/job" -q
@@ -96,10 +101,8 @@ for n in "$@"; do
       --cfg=smpi/allreduce:rdb
     [ -z "$ALLOC" ] || time_to "$d/smpi_alloc.times" smpi "$ALLOC" --cfg=network/model:CM02 \
       --cfg=network/crosstraffic:0 --cfg=smpi/allreduce:rdb
-    time_to "$d/floor.times" "$FLOOR" "$d/platform.xml" "$n" "$iters" --cfg=network/model:CM02 \
-      --cfg=network/crosstraffic:0 --log=root.thres:critical
-    [ -z "${MAESTRO:-}" ] || time_to "$d/maestro.times" "$MAESTRO" "$d/platform.xml" "$n" "$iters" \
-      --cfg=network/model:CM02 --cfg=network/crosstraffic:0 --log=root.thres:critical
+    time_to "$d/floor.times" floor "$FLOOR"
+    [ -z "${MAESTRO:-}" ] || time_to "$d/maestro.times" floor "$MAESTRO"
     r=$((r + 1))
   done
   # The wait-state phase: the original's, as the job's log times it.
@@ -114,11 +117,9 @@ for n in "$@"; do
   ts_sim=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["predicted"]["runtime_s"])' "$d/out/summary.json")
   smpi_sim=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' "$d/smpi.log")
   ts_simcalls=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["simcalls"])' "$d/out/summary.json")
-  # The floor's own count and simulated time: it ran the same workload.
-  "$FLOOR" "$d/platform.xml" "$n" "$iters" --cfg=network/model:CM02 --cfg=network/crosstraffic:0 \
-    --log=root.thres:critical > "$d/floor.log" 2>&1
-  fl_sim=$(sed -n 's/^simulated time \([0-9.e+-]*\) s, \([0-9]*\) simcalls$/\1/p' "$d/floor.log")
-  fl_simcalls=$(sed -n 's/^simulated time \([0-9.e+-]*\) s, \([0-9]*\) simcalls$/\2/p' "$d/floor.log")
+  # The floor's own count and simulated time, as its last timed run printed them.
+  fl_sim=$(sed -n 's/^simulated time \([0-9.e+-]*\) s, \([0-9]*\) simcalls$/\1/p' "$d/floor.out")
+  fl_simcalls=$(sed -n 's/^simulated time \([0-9.e+-]*\) s, \([0-9]*\) simcalls$/\2/p' "$d/floor.out")
   awk -v n="$n" -v it="$iters" -v a="$ti_actions" -v j="$(best < "$d/job.times")" \
       -v rp="$(best < "$d/replay.times")" -v s="$(best < "$d/smpi.times")" \
       -v sc="$(best < "$d/smpi_cm.times")" -v sa="$(best < "$d/smpi_alloc.times")" \

@@ -40,12 +40,20 @@ typedef struct {
 
 /* The traced network: seconds = latency + bytes / bandwidth, fitted through
  * the fastest blocking receive of each size class (samples classes), or
- * nothing to fit (samples 0, latency and bandwidth 0). */
+ * nothing to fit (samples 0, latency and bandwidth 0). A fit with no slope
+ * (one size class, or larger messages no slower) has bandwidth 0. */
 typedef struct {
   double latency;
   double bandwidth;
   guint samples;
 } TsNetworkFit;
+
+/* @fit's bandwidth, or @otherwise where it measured none. */
+static inline double
+ts_network_fit_bandwidth (TsNetworkFit fit, double otherwise)
+{
+  return fit.bandwidth > 0 ? fit.bandwidth : otherwise;
+}
 
 /* MPI calls by what the trace recorded of their messages (TS_INFO_RECORDED,
  * _INFERRED, _MISSING), summed over ranks. */

@@ -151,9 +151,8 @@ report_clocks (FILE *out, const TsClockAlignment *clocks)
     fprintf (out, "clocks:     causal as recorded\n");
 }
 
-/* A fit's bandwidth, or why there is none: a single size class (or sizes
- * that took no longer when larger) gives no slope, and the platform then
- * keeps @fallback. */
+/* A fit's bandwidth, or why there is none and the @fallback the platform
+ * keeps instead. */
 static void
 print_fit (FILE *out, const char *label, TsNetworkFit fit, double fallback)
 {
@@ -179,10 +178,11 @@ report_network (FILE *out, const TsCalibration *p)
   for (guint k = 0; k < 2; k++)
     {
       TsNetworkFit placed = ts_calibration_network_placed (p, k);
+      if (!placed.samples)
+        continue;
       g_autofree char *label = g_strdup_printf ("  %-13s", places[k]);
-      if (placed.samples)
-        print_fit (out, label, placed,
-                   fit.bandwidth > 0 ? fit.bandwidth : TS_CALIBRATION_DEFAULT_BANDWIDTH);
+      print_fit (out, label, placed,
+                 ts_network_fit_bandwidth (fit, TS_CALIBRATION_DEFAULT_BANDWIDTH));
     }
   guint mpich = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_MPICH);
   guint ompi = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_OPENMPI);

@@ -34,7 +34,7 @@ add_clocks_and_network (JsonBuilder *b, const TsCalibration *c)
   json_builder_add_boolean_value (b, fit.samples > 0);
   ts_json_add_double (b, "latency_s", fit.samples ? fit.latency : TS_CALIBRATION_DEFAULT_LATENCY);
   /* No slope (one size class): the bandwidth the platform keeps. */
-  double bandwidth = fit.bandwidth > 0 ? fit.bandwidth : TS_CALIBRATION_DEFAULT_BANDWIDTH;
+  double bandwidth = ts_network_fit_bandwidth (fit, TS_CALIBRATION_DEFAULT_BANDWIDTH);
   ts_json_add_double (b, "bandwidth_Bps", bandwidth);
   json_builder_set_member_name (b, "bandwidth_measured");
   json_builder_add_boolean_value (b, fit.bandwidth > 0);
@@ -53,7 +53,7 @@ add_clocks_and_network (JsonBuilder *b, const TsCalibration *c)
         }
       json_builder_begin_object (b);
       ts_json_add_double (b, "latency_s", placed.latency);
-      ts_json_add_double (b, "bandwidth_Bps", placed.bandwidth > 0 ? placed.bandwidth : bandwidth);
+      ts_json_add_double (b, "bandwidth_Bps", ts_network_fit_bandwidth (placed, bandwidth));
       json_builder_set_member_name (b, "bandwidth_measured");
       json_builder_add_boolean_value (b, placed.bandwidth > 0);
       json_builder_set_member_name (b, "size_classes");

@@ -35,8 +35,7 @@ ts_platform_spec_from_calibration (const TsCalibration *p, double trace_speed)
   TsNetworkFit fit = ts_calibration_network (p);
   if (fit.latency > 0)
     spec.latency = fit.latency;
-  if (fit.bandwidth > 0)
-    spec.bandwidth = fit.bandwidth;
+  spec.bandwidth = ts_network_fit_bandwidth (fit, spec.bandwidth);
   spec.intra_latency = spec.latency;
   spec.intra_bandwidth = spec.bandwidth;
   /* Where the trace tells messages within a node from those between nodes,
@@ -46,9 +45,9 @@ ts_platform_spec_from_calibration (const TsCalibration *p, double trace_speed)
   if (inter.samples && intra.samples)
     {
       spec.latency = inter.latency;
-      spec.bandwidth = inter.bandwidth > 0 ? inter.bandwidth : spec.bandwidth;
+      spec.bandwidth = ts_network_fit_bandwidth (inter, spec.bandwidth);
       spec.intra_latency = intra.latency;
-      spec.intra_bandwidth = intra.bandwidth > 0 ? intra.bandwidth : spec.intra_bandwidth;
+      spec.intra_bandwidth = ts_network_fit_bandwidth (intra, spec.intra_bandwidth);
     }
   return spec;
 }
