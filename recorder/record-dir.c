@@ -78,7 +78,8 @@ ts_rec_dir_prepare (const char *dir, char **moved_to)
 {
   *moved_to = NULL;
   GStatBuf st;
-  if (g_lstat (dir, &st) != 0)
+  /* A symbolic link to a directory is that directory, as the script sees it. */
+  if (g_stat (dir, &st) != 0)
     return NULL;              /* absent: OTF2 makes it */
   if (!S_ISDIR (st.st_mode))
     return g_strdup_printf ("%s exists and is not a directory", dir);
