@@ -2,6 +2,8 @@
 
 #include "calibrate/binomial.h"
 
+#include <string.h>
+
 static guint
 lowest_bit (guint v)
 {
@@ -66,6 +68,26 @@ ts_binomial_tree_parse (const char *name, TsBinomialTree *tree)
     if (g_strcmp0 (name, names[t]) == 0)
       {
         *tree = (TsBinomialTree) t;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+gboolean
+ts_binomial_tree_of_library (const char *mpi_library, TsBinomialTree *tree)
+{
+  /* Prefixes of MPI_Get_library_version's first line, as each library
+   * begins it; Open MPI's descendants (Spectrum MPI) begin as Open MPI. */
+  static const struct { const char *prefix; TsBinomialTree tree; } known[] = {
+    { "Open MPI", TS_BINOMIAL_OPENMPI },     { "MPICH", TS_BINOMIAL_MPICH },
+    { "Intel(R) MPI", TS_BINOMIAL_MPICH },   { "MVAPICH", TS_BINOMIAL_MPICH },
+    { "CRAY MPICH", TS_BINOMIAL_MPICH },
+  };
+  g_return_val_if_fail (tree != NULL, FALSE);
+  for (guint i = 0; mpi_library && i < G_N_ELEMENTS (known); i++)
+    if (g_ascii_strncasecmp (mpi_library, known[i].prefix, strlen (known[i].prefix)) == 0)
+      {
+        *tree = known[i].tree;
         return TRUE;
       }
   return FALSE;

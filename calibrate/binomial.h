@@ -33,6 +33,12 @@ guint ts_binomial_parent (TsBinomialTree tree, guint vr);
 guint ts_binomial_children (TsBinomialTree tree, guint vr, guint n,
                             guint children[TS_BINOMIAL_MAX_CHILDREN]);
 
+/* The tree the MPI library named by @mpi_library (ts_trace_mpi_library():
+ * MPI_Get_library_version's first line) builds: Open MPI's for "Open MPI",
+ * MPICH's for MPICH and the libraries built on it (Intel MPI, MVAPICH,
+ * Cray MPICH). FALSE for "" or a library it does not know. */
+gboolean ts_binomial_tree_of_library (const char *mpi_library, TsBinomialTree *tree);
+
 /* "mpich" or "openmpi". */
 const char *ts_binomial_tree_name (TsBinomialTree tree);
 

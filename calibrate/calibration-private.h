@@ -71,8 +71,8 @@ struct TsCalibration {
   /* The binomial tree of the traced library's broadcasts and reductions:
    * of binomial_samples sampled instances on 4 ranks or more, how many of
    * their members' calls contradict each shape (left before a rank they
-   * wait for in it entered), and the shape contradicted least (MPICH's on a
-   * tie). */
+   * wait for in it entered), and the shape contradicted least (on a tie,
+   * the trace's MPI library's, else MPICH's). */
   TsBinomialTree binomial_tree;
   guint binomial_contradictions[TS_BINOMIAL_N_TREES];
   guint binomial_samples;

@@ -202,7 +202,7 @@ const GArray *ts_calibration_inferred (const TsCalibration *calibration, guint r
  * ts_calibration_binomial_samples() sampled instances on 4 ranks or more,
  * how many of their members' calls contradict each shape (left before a
  * rank they wait for in it entered), and the shape contradicted least
- * (MPICH's on a tie). */
+ * (on a tie, that of the MPI library the trace names, else MPICH's). */
 TsBinomialTree ts_calibration_binomial_tree (const TsCalibration *calibration);
 guint ts_calibration_binomial_contradictions (const TsCalibration *calibration,
                                               TsBinomialTree tree);

@@ -181,7 +181,8 @@ align_clocks (const TsTrace *trace, TsCalibration *p, RankScan *scans, const GAr
  * more (below that both shapes are one tree): a member of a broadcast
  * cannot leave before its ancestors entered, nor one of a reduction before
  * its descendants did. Each member that did contradicts that shape; the
- * shape contradicted by fewer calls wins, MPICH's where neither is. Gathers
+ * shape contradicted by fewer calls wins; where neither is, the shape of
+ * the MPI library the trace names, else MPICH's. Gathers
  * replay on no tree, and are not counted. */
 static void
 infer_binomial_tree (const TsTrace *trace, TsCalibration *p, const GArray *colls, const GArray *starts)
@@ -239,7 +240,10 @@ infer_binomial_tree (const TsTrace *trace, TsCalibration *p, const GArray *colls
             }
         }
     }
-  p->binomial_tree = TS_BINOMIAL_MPICH;
+  /* Where the calls do not tell, the library the trace names (tracesim-record
+   * writes it), else MPICH's. */
+  if (!ts_binomial_tree_of_library (ts_trace_mpi_library (trace), &p->binomial_tree))
+    p->binomial_tree = TS_BINOMIAL_MPICH;
   for (guint t = 0; t < TS_BINOMIAL_N_TREES; t++)
     if (p->binomial_contradictions[t] < p->binomial_contradictions[p->binomial_tree])
       p->binomial_tree = (TsBinomialTree) t;

@@ -166,7 +166,7 @@ print_fit (FILE *out, const char *label, TsNetworkFit fit, double fallback)
 }
 
 static void
-report_network (FILE *out, const TsCalibration *p)
+report_network (FILE *out, const TsTrace *trace, const TsCalibration *p)
 {
   TsNetworkFit fit = ts_calibration_network (p);
   if (fit.samples)
@@ -187,7 +187,13 @@ report_network (FILE *out, const TsCalibration *p)
   guint mpich = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_MPICH);
   guint ompi = ts_calibration_binomial_contradictions (p, TS_BINOMIAL_OPENMPI);
   guint samples = ts_calibration_binomial_samples (p);
-  if (mpich == ompi)
+  TsBinomialTree library_tree;
+  const char *library = ts_trace_mpi_library (trace);
+  if (mpich == ompi && ts_binomial_tree_of_library (library, &library_tree))
+    fprintf (out, "binomial trees: %s's, as the trace's MPI library builds them (no call of "
+             "%u broadcasts and reductions on 4 ranks or more tells the shapes apart)\n",
+             library_tree == TS_BINOMIAL_MPICH ? "MPICH" : "Open MPI", samples);
+  else if (mpich == ompi)
     fprintf (out, "binomial trees: MPICH's, assumed (no call of %u broadcasts and reductions on "
              "4 ranks or more tells the shapes apart)\n", samples);
   else
@@ -223,6 +229,8 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolea
   guint n = ts_calibration_n_ranks (p);
   fprintf (out, "trace:      %s\n", ts_trace_path (trace));
   fprintf (out, "creator:    %s\n", *ts_trace_creator (trace) ? ts_trace_creator (trace) : "(unknown)");
+  fprintf (out, "mpi:        %s\n", *ts_trace_mpi_library (trace) ? ts_trace_mpi_library (trace)
+                                                                   : "(not recorded)");
   fprintf (out, "cpu time:   %s\n", ts_trace_has_cpu_time (trace)
                                       ? "recorded (run --cpu-time takes compute from it)"
                                       : "not recorded (tracesim-record --cpu-time records it)");
@@ -252,7 +260,7 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolea
              ts_calibration_guessed_receives (p), ts_calibration_unreceived_messages (p),
              replayed ? "" : " Whether a replay had to revise the guesses, `tracesim info` "
              "without --no-replay says.");
-  report_network (out, p);
+  report_network (out, trace, p);
   top_regions (out, trace, p, 20);
 }
 

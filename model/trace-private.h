@@ -21,6 +21,7 @@ typedef struct {
 struct TsTrace {
   char *path;
   char *creator;
+  char *mpi_library;         /* TS_MPI_LIBRARY_PROPERTY, "" if absent */
   guint n_ranks;
   guint64 timer_resolution;
   guint64 global_offset;

@@ -496,6 +496,7 @@ trace_new (const char *anchor_path)
   TsTrace *t = g_new0 (TsTrace, 1);
   t->path = g_strdup (anchor_path);
   t->creator = g_strdup ("");
+  t->mpi_library = g_strdup ("");
   t->timer_resolution = 1000000000;
   t->regions = g_ptr_array_new_with_free_func (region_free);
   t->region_by_name = g_hash_table_new (g_str_hash, g_str_equal);
@@ -641,6 +642,13 @@ open_trace (const char *anchor_path, gboolean events, GError **error)
       t->creator = g_strdup (creator);
       free (creator);
     }
+  char *library = NULL;
+  if (OTF2_Reader_GetProperty (reader, TS_MPI_LIBRARY_PROPERTY, &library) == OTF2_SUCCESS && library)
+    {
+      g_free (t->mpi_library);
+      t->mpi_library = g_strdup (library);
+      free (library);
+    }
 
   DefState st;
   def_state_init (&st, t);
@@ -667,6 +675,7 @@ ts_trace_free (TsTrace *t)
     return;
   g_free (t->path);
   g_free (t->creator);
+  g_free (t->mpi_library);
   if (t->rank_location)
     g_array_unref (t->rank_location);
   g_ptr_array_unref (t->node_names);
@@ -684,6 +693,7 @@ const char *ts_trace_path (const TsTrace *t) { return t->path; }
 guint ts_trace_n_ranks (const TsTrace *t) { return t->n_ranks; }
 guint64 ts_trace_timer_resolution (const TsTrace *t) { return t->timer_resolution; }
 const char *ts_trace_creator (const TsTrace *t) { return t->creator; }
+const char *ts_trace_mpi_library (const TsTrace *t) { return t->mpi_library; }
 
 gboolean
 ts_trace_collective_bytes_total (const TsTrace *t)

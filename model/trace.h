@@ -72,6 +72,12 @@ guint ts_trace_n_ranks (const TsTrace *trace);
 guint64 ts_trace_timer_resolution (const TsTrace *trace);
 /* Name of the tool that wrote it when known ("EZTrace", "Score-P"), else "". */
 const char *ts_trace_creator (const TsTrace *trace);
+/* The MPI library the trace was recorded under, as MPI_Get_library_version's
+ * first line ("Open MPI v4.1.4, package: ...", "MPICH Version: 4.0.2"): the
+ * archive's property TS_MPI_LIBRARY_PROPERTY, which tracesim-record writes;
+ * "" where the trace does not say. Owned by the trace. */
+#define TS_MPI_LIBRARY_PROPERTY "TRACESIM::MPI_LIBRARY"
+const char *ts_trace_mpi_library (const TsTrace *trace);
 /* TRUE if the tracer counted a collective's bytes as Score-P does (every
  * block a rank sends and receives): Score-P and tracesim-record, and
  * tracesim's predictions of their traces (see ts_collective_block). */

@@ -119,6 +119,8 @@ ts_info_to_json (const TsTrace *trace, const TsCalibration *c)
   json_builder_add_string_value (b, ts_trace_path (trace));
   json_builder_set_member_name (b, "creator");
   json_builder_add_string_value (b, ts_trace_creator (trace));
+  json_builder_set_member_name (b, "mpi_library");
+  json_builder_add_string_value (b, ts_trace_mpi_library (trace));
   json_builder_set_member_name (b, "cpu_time_recorded");
   json_builder_add_boolean_value (b, ts_trace_has_cpu_time (trace));
   json_builder_set_member_name (b, "ranks");

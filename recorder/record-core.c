@@ -168,20 +168,46 @@ start (void)
   OTF2_Error_RegisterCallback (quiet, NULL);
   g_free (ts_rec.dir);
   ts_rec.dir = g_strdup (dir);
-  gboolean ok = open_archive (dir);
+  /* Rank 0 readies the directory (its own earlier recording moved aside)
+   * before any rank opens the archive: the broadcast holds them back. The
+   * barrier first: tracesim-record checks the directory on each rank before
+   * the program starts, and no check may see it half moved or half made. */
+  g_autofree char *refused = NULL, *moved_to = NULL;
+  int ready = 1;
+  PMPI_Barrier (MPI_COMM_WORLD);
+  if (ts_rec.rank == 0)
+    {
+      refused = ts_rec_dir_prepare (dir, &moved_to);
+      ready = refused == NULL;
+    }
+  PMPI_Bcast (&ready, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  gboolean ok = ready && open_archive (dir);
   /* Either every rank records or none does: the archive is written and
    * closed collectively, so a rank that cannot must stop the others. */
   int mine = ok, all = 0;
   PMPI_Allreduce (&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all)
     {
+      g_autofree char *why = refused     ? g_strdup (refused)
+                             : !ready    ? g_strdup_printf ("rank 0 cannot use %s", dir)
+                             : ok        ? g_strdup ("another rank cannot create the OTF2 archive")
+                                         : ts_rec_dir_failure (dir, ts_rec.rank == 0);
       fprintf (stderr, "tracesim-record: rank %d: %s; recording stops, the program runs on\n",
-               ts_rec.rank, ok ? "another rank cannot create the OTF2 archive"
-                               : "cannot create the OTF2 archive (is the directory writable?)");
+               ts_rec.rank, why);
       /* Abandoned, not closed: closing is collective among all ranks. */
       ts_rec.archive = NULL;
       ts_rec.depth--;
       return;
+    }
+  g_autofree char *library = ts_rec_mpi_library ();
+  if (*library)
+    OTF2_Archive_SetProperty (ts_rec.archive, TS_MPI_LIBRARY_PROPERTY, library, true);
+  if (ts_rec.rank == 0)
+    {
+      if (moved_to)
+        fprintf (stderr, "tracesim-record: %s held an earlier recording: moved to %s\n", dir,
+                 moved_to);
+      ts_rec_dir_write_marker (dir, ts_rec.size, library);
     }
   ts_rec.open = ts_rec.on = TRUE;
   const char *cpu = g_getenv ("TS_RECORD_CPU_TIME");
@@ -366,7 +392,10 @@ stop (void)
   int mine = ts_rec.on, all = 0;
   PMPI_Allreduce (&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all && ts_rec.rank == 0)
-    remove_archive (ts_rec.dir);
+    {
+      remove_archive (ts_rec.dir);
+      ts_rec_dir_remove_marker (ts_rec.dir);
+    }
   /* Every rank leaves only once the outcome is on disk: tracesim-record
    * checks on each rank that the trace exists when the program ends. */
   PMPI_Barrier (MPI_COMM_WORLD);

@@ -9,7 +9,8 @@
  * record-comm.c (communicator ids), record-p2p.c (point-to-point, requests,
  * waits and tests), record-coll.c (collectives), record-partitioned.c
  * (MPI-4 partitioned), record-clock.c (clock offsets), record-user.c
- * (ts_region_begin/end and -finstrument-functions). */
+ * (ts_region_begin/end and -finstrument-functions), record-dir.c (the
+ * output directory and its marker). */
 #ifndef TS_RECORD_PRIVATE_H
 #define TS_RECORD_PRIVATE_H
 
@@ -241,6 +242,34 @@ guint32 ts_rec_caller_region (const void *return_address);
 void ts_rec_user_write_definitions (OTF2_GlobalDefWriter *g, guint32 *next_string,
                                     OTF2_DefWriter *local);
 void ts_rec_user_free (void);
+
+/* ---- the output directory (record-dir.c) ---- */
+
+/* The marker rank 0 writes into a recording's directory once its archive
+ * is open; tracesim-record.in names it too. */
+#define TS_REC_MARKER "tracesim-record.txt"
+
+/* Rank 0, before the archive is opened: @dir made ready for a new
+ * recording. Absent or empty, it is; holding tracesim-record's own earlier
+ * recording (the archive's files and the marker, nothing else), it is
+ * moved aside to @dir-YYYYMMDD_HHMMSS (the old recording's start; -2, -3...
+ * where taken), named in *@moved_to (caller frees). Returns NULL when
+ * ready, else why @dir cannot be used (caller frees); nothing is moved or
+ * removed then. */
+char *ts_rec_dir_prepare (const char *dir, char **moved_to);
+/* Why the archive could not be created in @dir: an archive already there,
+ * or, with @probe (one rank only: it makes and removes a file there), the
+ * system's answer to making the directory or a file in it (caller frees). */
+char *ts_rec_dir_failure (const char *dir, gboolean probe);
+/* Rank 0, once the archive is open: the marker, saying what recorded @dir,
+ * when, on how many @ranks, under @mpi_library. A failure to write it is
+ * said on stderr; recording goes on. */
+void ts_rec_dir_write_marker (const char *dir, int ranks, const char *mpi_library);
+/* The marker removed, with the incomplete archive it named. */
+void ts_rec_dir_remove_marker (const char *dir);
+/* The first line of MPI_Get_library_version, blanks collapsed ("Open MPI
+ * v4.1.4, package: ..."), "" if the library says nothing (caller frees). */
+char *ts_rec_mpi_library (void);
 
 G_END_DECLS
 

@@ -100,6 +100,31 @@ test_names (void **state)
   assert_int_equal (t, TS_BINOMIAL_MPICH);
 }
 
+/* Ensure that the library a trace names (MPI_Get_library_version's first
+ * line, as tracesim-record records it) gives its tree: the strings are
+ * those Debian 12's Open MPI 4.1.4 and MPICH 4.0.2 print, Intel MPI's
+ * begins "Intel(R) MPI Library" (MPICH-based); an unknown or empty one
+ * gives none and leaves @tree alone. */
+static void
+test_library (void **state)
+{
+  (void) state;
+  TsBinomialTree t = TS_BINOMIAL_MPICH;
+  assert_true (ts_binomial_tree_of_library (
+    "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022", &t));
+  assert_int_equal (t, TS_BINOMIAL_OPENMPI);
+  assert_true (ts_binomial_tree_of_library ("MPICH Version: 4.0.2", &t));
+  assert_int_equal (t, TS_BINOMIAL_MPICH);
+  t = TS_BINOMIAL_OPENMPI;
+  assert_true (ts_binomial_tree_of_library ("Intel(R) MPI Library 2021.10 for Linux* OS", &t));
+  assert_int_equal (t, TS_BINOMIAL_MPICH);
+  t = TS_BINOMIAL_OPENMPI;
+  assert_false (ts_binomial_tree_of_library ("", &t));
+  assert_false (ts_binomial_tree_of_library ("Some MPI 1.0", &t));
+  assert_false (ts_binomial_tree_of_library (NULL, &t));
+  assert_int_equal (t, TS_BINOMIAL_OPENMPI);
+}
+
 int
 main (void)
 {
@@ -108,6 +133,7 @@ main (void)
     cmocka_unit_test (test_six_ranks),
     cmocka_unit_test (test_trees_span_every_rank),
     cmocka_unit_test (test_names),
+    cmocka_unit_test (test_library),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

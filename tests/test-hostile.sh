@@ -49,6 +49,8 @@ awk 'BEGIN { for (i = 0; i < 1300000; i++) printf "[region:compute_kernel%d]\nsc
 cp -r "$work/trace" "$work/corrupt"
 off=$(grep -abo 'by tracesim' "$work/corrupt/traces.otf2" | head -1 | cut -d: -f1)
 printf '\252' | dd of="$work/corrupt/traces.otf2" bs=1 seek=$((off + 15)) conv=notrunc 2> /dev/null
+# The mutation must have happened (the byte was the count's 0, not 0xaa).
+cmp -s "$work/trace/traces.otf2" "$work/corrupt/traces.otf2" && { echo "FAIL: the anchor was not corrupted"; exit 1; }
 
 # Under AddressSanitizer (CI's second build) shadow memory inflates the
 # resident size and everything runs 2-3x slower: the bounds are for the

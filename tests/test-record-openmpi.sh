@@ -23,4 +23,18 @@ complete halo
 grep -Eq "MPI_Irecv +20 " "$work/halo.info" || fail "MPI_Irecv visits: $(cat "$work/halo.info")"
 grep -Eq "MPI_Allreduce +20 " "$work/halo.info" || fail "MPI_Allreduce visits: $(cat "$work/halo.info")"
 grep -Eq "recorded +[1-9][0-9]* calls \(100.0%\)" "$work/halo.info" || fail "$(cat "$work/halo.info")"
+# The trace says which MPI library recorded it (MPI_Get_library_version:
+# "Open MPI v4.1.4, ..."), and the replay builds broadcasts and reductions
+# on that library's binomial tree: at 2 ranks no call can tell the shapes
+# apart (that needs 4 ranks), where MPICH's was "assumed".
+grep -q "^mpi:        Open MPI v" "$work/halo.info" || fail "the MPI library is not named: $(cat "$work/halo.info")"
+grep -q "^binomial trees: Open MPI's, as the trace's MPI library builds them" "$work/halo.info" \
+  || fail "not Open MPI's trees: $(grep binomial "$work/halo.info")"
+"$builddir/tracesim" info --json "$work/halo/traces.otf2" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert d["mpi_library"].startswith("Open MPI v"), d["mpi_library"]
+assert d["binomial_tree"] == "openmpi", d["binomial_tree"]' \
+  || fail "info --json does not say Open MPI's library and tree"
+grep -q "^MPI library: Open MPI v" "$work/halo/tracesim-record.txt" \
+  || fail "the recording's tracesim-record.txt does not name Open MPI: $(cat "$work/halo/tracesim-record.txt")"
 echo "PASS"

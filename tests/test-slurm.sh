@@ -16,18 +16,33 @@ for p in munged slurmctld slurmd sbatch squeue sinfo; do
   command -v "$p" > /dev/null || { echo "SKIP: $p is not installed (setup.sh installs slurm-wlm and munge)"; exit 77; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: a one-node Slurm needs root (SlurmUser=root)"; exit 77; }
-rm -rf "$work" && mkdir -p "$work/state" "$work/spool" && chmod 755 "$work"
+rm -rf "$work" && mkdir -p "$work" && chmod 755 "$work"
+# Unix sockets (munge's, and slurmd's per job step in its spool directory)
+# have paths of at most 108 bytes: they live in a short directory of their
+# own, not under a build tree that may be deep. Removed at exit.
+short=$(mktemp -d /tmp/ts-slurm.XXXXXX) || { echo "FAIL: no scratch directory in /tmp"; exit 1; }
+mkdir "$short/state" "$short/spool" && chmod 755 "$short"
 fail() { echo "FAIL: $*"; for f in "$work"/*.log; do echo "== $f"; tail -5 "$f"; done; exit 1; }
-stop() {
+# signal SIG: send it to every daemon started; true if one received it.
+signal() {
+  sent=1
   for f in "$work/slurmd.pid" "$work/slurmctld.pid" "$work/munged.pid"; do
-    [ -s "$f" ] && kill "$(cat "$f")" 2> /dev/null
+    [ -s "$f" ] && kill "$1" "$(cat "$f")" 2> /dev/null && sent=0
   done
+  return $sent
+}
+stop() {
+  signal -TERM
+  # The daemons gone (at most 5 s), their sockets go with the directory.
+  i=0
+  while [ $i -lt 50 ] && signal -0; do i=$((i + 1)); sleep 0.1; done
+  rm -rf "$short"
 }
 trap stop EXIT
 
 # munge, on a socket of its own.
 head -c 1024 /dev/urandom > "$work/munge.key" && chmod 600 "$work/munge.key"
-munged --key-file="$work/munge.key" --socket="$work/munge.socket" --pid-file="$work/munged.pid" \
+munged --key-file="$work/munge.key" --socket="$short/munge.socket" --pid-file="$work/munged.pid" \
   --log-file="$work/munged.log" --seed-file="$work/munged.seed" --force || fail "munged did not start"
 
 # Ports nobody uses: chosen from the process id, checked free.
@@ -39,12 +54,12 @@ SlurmctldHost=localhost
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$work/munge.socket
+AuthInfo=socket=$short/munge.socket
 CredType=cred/munge
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
-StateSaveLocation=$work/state
-SlurmdSpoolDir=$work/spool
+StateSaveLocation=$short/state
+SlurmdSpoolDir=$short/spool
 SlurmctldPidFile=$work/slurmctld.pid
 SlurmdPidFile=$work/slurmd.pid
 SlurmctldLogFile=$work/slurmctld.log

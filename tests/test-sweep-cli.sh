@@ -134,7 +134,14 @@ grep -q "^sweep: first pass computed (the cache there was of another trace, of t
 cmp -s "$work/out3/results.csv" "$work/results3.csv" || fail "the table changed after touch"
 rm -f "$work/out3"/points/p000[01].key
 size=$(stat -c %s "$work/out3/inputs/first-pass.cache")
-printf '\377' | dd of="$work/out3/inputs/first-pass.cache" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+# The middle byte's bits flipped (its complement), so that it changes
+# whatever it was (writing a fixed byte changed nothing where the cache,
+# whose layout depends on the paths it records, held that byte already).
+cp "$work/out3/inputs/first-pass.cache" "$work/cache.before"
+byte=$(od -A n -t u1 -j $((size / 2)) -N 1 "$work/cache.before" | tr -d ' ')
+printf "\\$(printf %o $((255 - byte)))" \
+  | dd of="$work/out3/inputs/first-pass.cache" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+cmp -s "$work/cache.before" "$work/out3/inputs/first-pass.cache" && fail "the cache was not damaged"
 "$tracesim" sweep "$work/a.sweep" -o "$work/out3" > "$work/log" 2>&1 || fail "damaged cache: $(cat "$work/log")"
 grep -q "^sweep: first pass computed (the cache there was damaged: its checksum differs)" "$work/log" \
   || fail "a damaged cache was used: $(cat "$work/log")"

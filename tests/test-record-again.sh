@@ -1,0 +1,85 @@
+#!/bin/sh
+# Recording again into one -o (tests/mpi/halo.c, 2 ranks, MPICH's
+# launcher): tracesim-record's own earlier recording is moved aside to
+# DIR-YYYYMMDD_HHMMSS, kept whole, and the new one written (it ran the whole
+# program, then failed "cannot create the OTF2 archive (is the directory
+# writable?)"); a directory holding anything else is refused on every rank
+# before the program starts and left as it was; the library alone (no
+# script) leaves it too and says why. Skipped (77) without MPI.
+. "${top_srcdir:-.}/tests/test-record-lib.sh"
+prog=$builddir/tests/mpi-halo
+[ -x "$prog" ] || { echo "SKIP: tests/mpi-halo not built"; exit 77; }
+# launch NAME [ENV...]: halo under tracesim-record into $work/t; its exit
+# status in $work/NAME.rc, output and errors in .out and .err.
+launch() {
+  name=$1
+  shift
+  env TS_RECORD_LIB="$lib" "$@" "$MPIEXEC" -n 2 sh "$builddir/recorder/tracesim-record" \
+    -o "$work/t" "$prog" > "$work/$name.out" 2> "$work/$name.err"
+  echo $? > "$work/$name.rc"
+}
+# sums DIR: a checksum of every file under DIR, by name.
+sums() { (cd "$1" && find . -type f | sort | xargs cksum); }
+
+# An empty directory is used as it is.
+mkdir "$work/t"
+launch first
+[ "$(cat "$work/first.rc")" -eq 0 ] || fail "into an empty directory: $(cat "$work/first.err")"
+grep -q "^sum " "$work/first.out" || fail "the program's output is missing"
+[ -f "$work/t/traces.otf2" ] || fail "no archive in the empty directory"
+grep -q "^Recorded by tracesim-record " "$work/t/tracesim-record.txt" || fail "no marker written"
+grep -q "^ranks: 2$" "$work/t/tracesim-record.txt" || fail "the marker: $(cat "$work/t/tracesim-record.txt")"
+grep -q "^MPI library: MPICH Version: [0-9]" "$work/t/tracesim-record.txt" \
+  || fail "the marker does not name MPICH: $(cat "$work/t/tracesim-record.txt")"
+sums "$work/t" > "$work/first.sums"
+# The marker's time is the first recording's start, which names it aside.
+aside=$work/t-$(date -r "$work/t/tracesim-record.txt" +%Y%m%d_%H%M%S)
+
+# Again: the first recording moves aside, byte for byte, and the new one
+# is complete. Its name is the first's start (the marker's time), said
+# on stderr by rank 0 alone.
+launch second
+[ "$(cat "$work/second.rc")" -eq 0 ] || fail "recording again failed: $(cat "$work/second.err")"
+grep -q "^sum " "$work/second.out" || fail "the program's output is missing the second time"
+[ "$(ls -d "$work"/t-* | wc -l)" -eq 1 ] && [ -d "$aside" ] \
+  || fail "expected the first recording in $aside: $(ls "$work")"
+[ "$(grep -c "held an earlier recording: moved to $aside$" "$work/second.err")" -eq 1 ] \
+  || fail "the move is not said once: $(cat "$work/second.err")"
+sums "$aside" | cmp -s - "$work/first.sums" || fail "the first recording changed when moved aside"
+"$builddir/tracesim" info --no-replay "$work/t/traces.otf2" > "$work/second.info" || fail "info on the second"
+grep -Eq "missing +0 calls" "$work/second.info" || fail "the second recording: $(cat "$work/second.info")"
+sums "$work/t" | cmp -s - "$work/first.sums" && fail "the second recording is the first"
+
+# A file the user put there: refused on both ranks before the program
+# starts (no output of it), exit 1, the directory as it was, nothing moved.
+echo "my notes" > "$work/t/notes.txt"
+sums "$work/t" > "$work/third.sums"
+launch third
+[ "$(cat "$work/third.rc")" -ne 0 ] || fail "a directory holding notes.txt was accepted"
+[ "$(grep -c "tracesim-record: $work/t holds notes.txt, which tracesim-record did not write; nothing run" \
+  "$work/third.err")" -eq 2 ] || fail "expected the refusal on each rank: $(cat "$work/third.err")"
+[ ! -s "$work/third.out" ] || fail "the program ran: $(cat "$work/third.out")"
+sums "$work/t" | cmp -s - "$work/third.sums" || fail "the refused directory changed"
+[ "$(ls -d "$work"/t-* | wc -l)" -eq 1 ] || fail "a refused directory was moved: $(ls "$work")"
+
+# The library alone (linked or preloaded without the script) checks too:
+# the program runs unrecorded, rank 0 says what is there, nothing changes.
+TS_RECORD_DIR=$work/t LD_PRELOAD=$lib "$MPIEXEC" -n 2 "$prog" > "$work/lib.out" 2> "$work/lib.err"
+grep -q "^sum " "$work/lib.out" || fail "the program did not run under the library alone"
+grep -q "rank 0: $work/t holds notes.txt, which tracesim-record did not write" "$work/lib.err" \
+  || fail "the library does not say why: $(cat "$work/lib.err")"
+grep -q "writable" "$work/lib.err" && fail "the wrong hint: $(cat "$work/lib.err")"
+sums "$work/t" | cmp -s - "$work/third.sums" || fail "the library changed the directory"
+
+# An OTF2 archive without the marker (another tool's, or the recorder's
+# before it wrote one): refused too, named.
+rm "$work/t/notes.txt" "$work/t/tracesim-record.txt"
+launch fourth
+[ "$(cat "$work/fourth.rc")" -ne 0 ] || fail "an archive without the marker was accepted"
+grep -q "holds an OTF2 archive (traces[.a-z0-9]*) without tracesim-record.txt" "$work/fourth.err" \
+  || fail "$(cat "$work/fourth.err")"
+[ ! -s "$work/fourth.out" ] || fail "the program ran on an unmarked archive"
+TS_RECORD_DIR=$work/t LD_PRELOAD=$lib "$MPIEXEC" -n 2 "$prog" > "$work/lib2.out" 2> "$work/lib2.err"
+grep -q "rank 0: $work/t holds an OTF2 archive without tracesim-record.txt" "$work/lib2.err" \
+  || fail "the library on an unmarked archive: $(cat "$work/lib2.err")"
+echo "PASS"
