@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include "cli/commands.h"
+#include "model/format.h"
 #include "model/output_dir.h"
 #include "pipeline/advise.h"
 #include "pipeline/sweep-run.h"
@@ -20,7 +21,13 @@ print_table (const GPtrArray *rows, const TsRunShared *shared, const TsAdviseOpt
       printf ("  the replay as traced failed: %s\n", base->error);
       return;
     }
-  printf ("  predicted as traced: %.6f s; each change alone:\n", base->runtime);
+  g_autofree char *outside = ts_advise_outside_sentence (shared);
+  g_autofree char *as_traced = ts_format_seconds (base->runtime);
+  /* What no row can change, before the rows: a saving of 2% means little
+   * when MPI_Init holds 80% of the run. */
+  if (outside)
+    printf ("  %s\n", outside);
+  printf ("  predicted as traced: %s; each change alone:\n", as_traced);
   /* Phase names of C++ programs are long: the column takes the longest. */
   int width = (int) strlen ("region");
   for (guint i = 1; i < rows->len; i++)
@@ -40,14 +47,8 @@ print_table (const GPtrArray *rows, const TsRunShared *shared, const TsAdviseOpt
       printf ("  %-*s %-12s %12.6f %11.6f %6.1f%%", width, a->region, change, a->runtime, a->saving,
               base->runtime > 0 ? 100 * a->saving / base->runtime : 0.0);
       /* Why a speed-up bought little: the time it freed went into waiting. */
-      if (a->grew && ts_advise_falls_short (a, shared, o->factor))
-        {
-          double removed = ts_advise_removed_per_rank (shared, a->region, o->factor);
-          printf ("   saves %.0f%% of the %.6f s it removes per rank: the ranks wait "
-                  "instead (%s +%.6f s, all ranks)", removed > 0 ? 100 * a->saving / removed : 0.0,
-                  removed, a->grew, a->grew_s);
-        }
-      putchar ('\n');
+      g_autofree char *why = ts_advice_explanation (a, shared, o->factor);
+      printf ("%s%s\n", why ? "   " : "", why ? why : "");
     }
 }
 
@@ -63,7 +64,7 @@ scratch_dir (char **tmp, GError **error)
 }
 
 static int
-advise (const TsAdviseOptions *o, guint jobs, gboolean quiet)
+advise (const TsAdviseOptions *o, guint jobs, gboolean quiet, gboolean scratch)
 {
   GError *error = NULL;
   if (!ts_advise_check_options (o, &error) || !ts_sweep_prepare_output (o->output_dir, &error))
@@ -73,8 +74,14 @@ advise (const TsAdviseOptions *o, guint jobs, gboolean quiet)
   g_autofree char *note = NULL;
   g_autoptr (TsRunShared) shared = ts_run_shared_cached (o->trace, TRUE, cache, &loaded, &note,
                                                          &error);
+  /* Without -o the first pass is removed with the rest: say so, not
+   * where it is "kept". */
   if (shared && !quiet)
-    fprintf (stderr, "advise: %s\n", note);
+    fprintf (stderr, "advise: %s\n", scratch ? (loaded ? "first pass read"
+                                                        : "first pass computed (in a temporary "
+                                                          "directory, removed at the end: -o DIR "
+                                                          "keeps it for the next advise)")
+                                              : note);
   g_autofree char *sweep_path = shared ? ts_advise_write_sweep (o, shared, &error) : NULL;
   g_autoptr (TsSweep) sweep = sweep_path ? ts_sweep_load (sweep_path, &error) : NULL;
   if (!sweep)
@@ -96,6 +103,10 @@ advise (const TsAdviseOptions *o, guint jobs, gboolean quiet)
       g_clear_error (&error);
     }
   print_table (rows, shared, o);
+  /* The page's data (tracesim report OUT); nothing to keep in a scratch
+   * directory. */
+  if (!scratch && !ts_advise_write_json (o, shared, rows, &error))
+    return ts_cmd_fail ("advise", error);
   return tally.failed ? 1 : 0;
 }
 
@@ -130,7 +141,7 @@ ts_cmd_advise (int argc, char **argv)
   g_autofree char *tmp = NULL, *scratch = NULL;
   if (!output && !(o.output_dir = scratch = scratch_dir (&tmp, &error)))
     return ts_cmd_fail ("advise", error);
-  int status = advise (&o, (guint) jobs, quiet);
+  int status = advise (&o, (guint) jobs, quiet, tmp != NULL);
   if (tmp)
     {
       ts_output_dir_remove_tree (tmp);

@@ -4,6 +4,7 @@
 #include "calibrate/calibration.h"
 #include "sim/platform.h"
 
+#include "model/format.h"
 #include "model/output_dir.h"
 
 #include <stdio.h>
@@ -46,9 +47,15 @@ ts_cmd_calibrate (int argc, char **argv)
     printf ("%s: the ranks on %u hosts of %u cores as the trace places them: "
             "tracesim run --hostfile %s -p %s\n", hostfile, spec.n_hosts, spec.cores, hostfile,
             output);
-  printf ("%s: %u hosts, latency %.3g s, bandwidth %.3g B/s (%s)\n", output, spec.n_hosts,
-          spec.latency, spec.bandwidth,
-          ts_calibration_network (calibration).samples ? "fitted to the trace's receives" : "defaults: nothing to fit");
+  /* Units as every command prints them (model/format.h). */
+  g_autofree char *latency = ts_format_seconds (spec.latency);
+  g_autofree char *bandwidth = ts_format_rate (spec.bandwidth);
+  g_autofree char *intra_latency = ts_format_seconds (spec.intra_latency);
+  g_autofree char *intra_bandwidth = ts_format_rate (spec.intra_bandwidth);
+  printf ("%s: %u host%s, latency %s, bandwidth %s; within a node %s, %s (%s)\n", output,
+          spec.n_hosts, spec.n_hosts == 1 ? "" : "s", latency, bandwidth, intra_latency,
+          intra_bandwidth, ts_calibration_network (calibration).samples
+                             ? "fitted to the trace's receives" : "defaults: nothing to fit");
   g_free (output);
   return 0;
 }

@@ -2,8 +2,10 @@
 
 #include "cli/report.h"
 #include "calibrate/eager.h"
+#include "model/format.h"
 
 #include <math.h>
+#include <string.h>
 
 static void
 spread (const double *v, guint n, double *min, double *max)
@@ -40,13 +42,19 @@ top_regions (FILE *out, const TsTrace *trace, const TsCalibration *p, guint coun
         g_array_append_val (rt, x);
       }
   g_array_sort (rt, by_seconds);
-  fprintf (out, "  %-32s %12s %14s\n", "region (inclusive, all ranks)", "visits", "seconds");
+  /* Demangled C++ names are long: the column takes the longest shown. */
+  int width = (int) strlen ("region (inclusive, all ranks)");
+  for (guint i = 0; i < rt->len && i < count; i++)
+    width = MAX (width, (int) strlen (ts_trace_region_name (trace, g_array_index (rt, RegionTime,
+                                                                                  i).region)));
+  fprintf (out, "  %-*s %12s %10s\n", width, "region (inclusive, all ranks)", "visits", "time");
   for (guint i = 0; i < rt->len && i < count; i++)
     {
       RegionTime *x = &g_array_index (rt, RegionTime, i);
-      fprintf (out, "  %-32s %12" G_GUINT64_FORMAT " %14.6f\n",
+      g_autofree char *t = ts_format_seconds (x->seconds);
+      fprintf (out, "  %-*s %12" G_GUINT64_FORMAT " %10s\n", width,
                ts_trace_region_name (trace, x->region), ts_calibration_region_visits (p, x->region),
-               x->seconds);
+               t);
     }
   g_array_unref (rt);
 }
@@ -156,13 +164,14 @@ report_clocks (FILE *out, const TsClockAlignment *clocks)
 static void
 print_fit (FILE *out, const char *label, TsNetworkFit fit, double fallback)
 {
+  g_autofree char *latency = ts_format_seconds (fit.latency);
+  g_autofree char *rate = ts_format_rate (fit.bandwidth > 0 ? fit.bandwidth : fallback);
   if (fit.bandwidth > 0)
-    fprintf (out, "%s latency %.3g s, bandwidth %.3g B/s (%u size classes)\n", label,
-             fit.latency, fit.bandwidth, fit.samples);
+    fprintf (out, "%s latency %s, bandwidth %s (%u size classes)\n", label, latency, rate,
+             fit.samples);
   else
-    fprintf (out, "%s latency %.3g s, bandwidth not measurable (%u size class%s, no slope: "
-             "%.3g B/s is used)\n", label, fit.latency, fit.samples, fit.samples == 1 ? "" : "es",
-             fallback);
+    fprintf (out, "%s latency %s, bandwidth not measurable (%u size class%s, no slope: "
+             "%s is used)\n", label, latency, fit.samples, fit.samples == 1 ? "" : "es", rate);
 }
 
 static void
@@ -172,8 +181,12 @@ report_network (FILE *out, const TsTrace *trace, const TsCalibration *p)
   if (fit.samples)
     print_fit (out, "network fit:", fit, TS_CALIBRATION_DEFAULT_BANDWIDTH);
   else
-    fprintf (out, "network: latency %.3g s, bandwidth %.3g B/s (defaults: no blocking receive "
-             "to fit)\n", TS_CALIBRATION_DEFAULT_LATENCY, TS_CALIBRATION_DEFAULT_BANDWIDTH);
+    {
+      g_autofree char *latency = ts_format_seconds (TS_CALIBRATION_DEFAULT_LATENCY);
+      g_autofree char *rate = ts_format_rate (TS_CALIBRATION_DEFAULT_BANDWIDTH);
+      fprintf (out, "network: latency %s, bandwidth %s (defaults: no blocking receive to fit)\n",
+               latency, rate);
+    }
   static const char *const places[2] = { "within a node", "between nodes" };
   for (guint k = 0; k < 2; k++)
     {
@@ -237,13 +250,18 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolea
   fprintf (out, "ranks:      %u\n", n);
   report_nodes (out, trace);
   fprintf (out, "events:     %" G_GUINT64_FORMAT "\n", ts_calibration_events (p));
-  fprintf (out, "span:       %.6f s\n", ts_calibration_runtime (p));
+  g_autofree char *span = ts_format_seconds (ts_calibration_runtime (p));
+  fprintf (out, "span:       %s\n", span);
   fprintf (out, "regions:    %u\n", ts_trace_n_regions (trace));
   fprintf (out, "comms:      %u\n", ts_trace_n_comms (trace));
   for (guint r = 0; r < n; r++)
-    fprintf (out, "  rank %-4u events %10" G_GUINT64_FORMAT "  end %.6f s  clock offset %+.6f s\n",
-             r, ts_calibration_rank_stats (p, r)->events, ts_calibration_rank_ends (p)[r],
-             ts_calibration_clock_offset (p, r));
+    {
+      g_autofree char *end = ts_format_seconds (ts_calibration_rank_ends (p)[r]);
+      double offset = ts_calibration_clock_offset (p, r);
+      g_autofree char *shift = ts_format_seconds (offset);
+      fprintf (out, "  rank %-4u events %10" G_GUINT64_FORMAT "  end %-8s  clock offset %s%s\n",
+               r, ts_calibration_rank_stats (p, r)->events, end, offset >= 0 ? "+" : "", shift);
+    }
   report_clocks (out, ts_calibration_clocks (p));
   TsMessageInfo m = ts_calibration_message_info (p);
   guint64 all = m.calls[0] + m.calls[1] + m.calls[2];
@@ -251,9 +269,12 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolea
   static const char *names[] = { "recorded", "inferred", "missing" };
   fprintf (out, "MPI calls by message information:\n");
   for (int i = 0; i < 3; i++)
-    fprintf (out, "  %-9s %10" G_GUINT64_FORMAT " calls (%5.1f%%)  %12.6f s (%5.1f%% of MPI time)\n",
-             names[i], m.calls[i], all ? 100.0 * m.calls[i] / all : 0, m.seconds[i],
-             all_s > 0 ? 100.0 * m.seconds[i] / all_s : 0);
+    {
+      g_autofree char *t = ts_format_seconds (m.seconds[i]);
+      fprintf (out, "  %-9s %10" G_GUINT64_FORMAT " calls (%5.1f%%)  %10s (%5.1f%% of MPI time)\n",
+               names[i], m.calls[i], all ? 100.0 * m.calls[i] / all : 0, t,
+               all_s > 0 ? 100.0 * m.seconds[i] / all_s : 0);
+    }
   if (ts_calibration_guessed_receives (p) > 0 || ts_calibration_unreceived_messages (p) > 0)
     fprintf (out, "matching:   %u receives recorded no source and were given a message by "
              "guess; %u messages no receive took (the replay sends them without waiting).%s\n",
@@ -272,9 +293,10 @@ ts_report_info_replay (FILE *out, const TsRunResult *r, const GError *failure)
       fprintf (out, "replay:     the identity replay fails: %s\n", failure->message);
       return;
     }
-  fprintf (out, "replay:     identity, on the cluster calibrated from the trace: %.6f s "
-           "predicted, %.6f s traced (%+.1f%%)\n", r->predicted_runtime, r->original_runtime,
-           r->original_runtime > 0
+  g_autofree char *predicted = ts_format_seconds (r->predicted_runtime);
+  g_autofree char *traced = ts_format_seconds (r->original_runtime);
+  fprintf (out, "replay:     identity, on the cluster calibrated from the trace: %s predicted, "
+           "%s traced (%+.1f%%)\n", predicted, traced, r->original_runtime > 0
              ? 100 * (r->predicted_runtime - r->original_runtime) / r->original_runtime : 0.0);
   fprintf (out, "choices:    %u matches guessed; eager threshold %" G_GUINT64_FORMAT
            " bytes (%s)\n", r->guessed_receives, r->eager_threshold,

@@ -25,6 +25,7 @@
 typedef struct {
   const char *origin;
   GHashTable *lines;         /* "group" or "group\nkey" -> line */
+  GPtrArray *groups;         /* the sections' names as written, in order */
 } Source;
 
 static gboolean fail_at (GError **error, const Source *src, guint line, TsHypothesesError code,
@@ -78,6 +79,7 @@ scan_header (char *s, guint line, char **group, Source *src, GError **error)
                       "on the same regions, use two files", name, first);
     }
   g_hash_table_insert (src->lines, g_strdup (*group), GUINT_TO_POINTER (line));
+  g_ptr_array_add (src->groups, g_strdup (*group));
   return TRUE;
 }
 
@@ -165,8 +167,11 @@ scan_text (const char *text, gsize len, Source *src, GError **error)
         ok = scan_header (s, line + 1, &group, src, error);
       else if (*s != '\0' && *s != '#')
         ok = scan_key (s, line + 1, group, src, error);
+      /* GKeyFile refuses '[' and ']' in a section's name, which C++
+       * names hold (operator[]): it sees each section by its number,
+       * src->groups has its name. */
       if (ok && *s == '[')
-        g_string_append_printf (out, "[%s]\n", group);
+        g_string_append_printf (out, "[%u]\n", src->groups->len - 1);
       else if (ok && *s != '#')
         g_string_append_printf (out, "%s\n", s);
     }
@@ -202,10 +207,10 @@ fail_at (GError **error, const Source *src, guint line, TsHypothesesError code, 
 
 /* A factor key of [network] or [hosts]: positive, multiplied in. */
 static gboolean
-read_factor (GKeyFile *kf, const Source *src, const char *group, const char *key, double *into,
-             GError **error)
+read_factor (GKeyFile *kf, const Source *src, const char *id, const char *group, const char *key,
+             double *into, GError **error)
 {
-  g_autofree char *value = g_key_file_get_value (kf, group, key, NULL);
+  g_autofree char *value = g_key_file_get_value (kf, id, key, NULL);
   char *end;
   double v = g_ascii_strtod (value, &end);
   guint line = line_of (src, group, key);
@@ -232,10 +237,10 @@ read_factor (GKeyFile *kf, const Source *src, const char *group, const char *key
  * message notices (TS_HYPOTHESES_MAX_COMPOSED times the platform's: a
  * 10 Gbit/s link moves a gigabyte in under a nanosecond). */
 static gboolean
-read_ideal (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group, const char *key,
-            GError **error)
+read_ideal (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id, const char *group,
+            const char *key, GError **error)
 {
-  g_autofree char *value = g_key_file_get_value (kf, group, key, NULL);
+  g_autofree char *value = g_key_file_get_value (kf, id, key, NULL);
   g_strstrip (value);
   if (g_ascii_strcasecmp (value, "true") != 0 && g_ascii_strcasecmp (value, "false") != 0)
     return fail_at (error, src, line_of (src, group, key), TS_HYPOTHESES_ERROR_SYNTAX,
@@ -249,10 +254,10 @@ read_ideal (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group,
 }
 
 static gboolean
-parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group,
-               const char *const *known, double *const *into, GError **error)
+parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id,
+               const char *group, const char *const *known, double *const *into, GError **error)
 {
-  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, id, NULL, NULL);
   for (guint k = 0; keys && keys[k]; k++)
     {
       guint i = 0;
@@ -260,7 +265,7 @@ parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *gro
         i++;
       if (!known[i] && into[0] == &h->bandwidth && strcmp (keys[k], "ideal") == 0)
         {
-          if (!read_ideal (h, kf, src, group, keys[k], error))
+          if (!read_ideal (h, kf, src, id, group, keys[k], error))
             return FALSE;
           continue;
         }
@@ -270,7 +275,7 @@ parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *gro
           return fail_at (error, src, line_of (src, group, keys[k]), TS_HYPOTHESES_ERROR_SYNTAX,
                           "unknown key '%s' in [%s] (known: %s)", keys[k], group, list);
         }
-      if (!read_factor (kf, src, group, keys[k], into[i], error))
+      if (!read_factor (kf, src, id, group, keys[k], into[i], error))
         return FALSE;
     }
   return TRUE;
@@ -312,6 +317,10 @@ parse_rule_key (TsRule *rule, GPtrArray *kinds, const Source *src, const char *g
         return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
                         "match takes glob or regex, not '%s'", value);
       rule->regex = strcmp (value, "regex") == 0;
+      if (rule->regex && rule->exact)
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "[%s]: a name in double quotes is matched as written; match = regex "
+                        "takes a pattern without them", group);
     }
   else if (strcmp (key, "inclusive") == 0)
     {
@@ -403,6 +412,7 @@ rule_like (const TsRule *first)
   rule->pattern = g_strdup (first->pattern);
   rule->phase = first->phase;
   rule->regex = first->regex;
+  rule->exact = first->exact;
   rule->inclusive = first->inclusive;
   if (first->ranks)
     rule->ranks = g_array_copy (first->ranks);
@@ -412,28 +422,33 @@ rule_like (const TsRule *first)
 }
 
 static gboolean
-parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *group,
-              gboolean phase, GError **error)
+parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id,
+              const char *group, gboolean phase, GError **error)
 {
   guint line = line_of (src, group, NULL);
   const char *what = phase ? "phase" : "region";
   const char *pattern = strchr (group, ':') + 1;
-  if (*pattern == '\0')
+  gsize len = strlen (pattern);
+  /* "NAME" in double quotes: exactly that name, whose '*' and '?' are
+   * characters of it (C++'s operator*), not wildcards. */
+  gboolean exact = len >= 2 && pattern[0] == '"' && pattern[len - 1] == '"';
+  if (*pattern == '\0' || (exact && len == 2))
     return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
                     "[%s:] needs a %s name or pattern after the colon", what, what);
   TsRule *first = g_new0 (TsRule, 1);
   first->origin = g_strdup (src->origin);
   first->line = line;
-  first->pattern = g_strdup (pattern);
+  first->pattern = exact ? g_strndup (pattern + 1, len - 2) : g_strdup (pattern);
+  first->exact = exact;
   first->phase = phase;
   g_ptr_array_add (h->rules, first); /* freed with h, even on error */
 
   g_autoptr (GPtrArray) kinds = g_ptr_array_new_with_free_func (parsed_free);
   gboolean ok = TRUE;
-  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, id, NULL, NULL);
   for (guint k = 0; ok && keys && keys[k]; k++)
     {
-      g_autofree char *value = g_key_file_get_value (kf, group, keys[k], NULL);
+      g_autofree char *value = g_key_file_get_value (kf, id, keys[k], NULL);
       g_strstrip (value);
       ok = parse_rule_key (first, kinds, src, group, keys[k], value,
                            line_of (src, group, keys[k]), error);
@@ -463,7 +478,8 @@ parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *grou
 static gboolean
 load_text (TsHypotheses *h, const char *text, gsize len, const char *origin, GError **error)
 {
-  Source src = { origin, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL) };
+  Source src = { origin, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+                 g_ptr_array_new_with_free_func (g_free) };
   g_autofree char *clean = scan_text (text, len, &src, error);
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   GError *local = NULL;
@@ -478,14 +494,16 @@ load_text (TsHypotheses *h, const char *text, gsize len, const char *origin, GEr
   g_auto (GStrv) groups = ok ? g_key_file_get_groups (kf, NULL) : NULL;
   for (guint i = 0; ok && groups[i]; i++)
     {
-      const char *g = groups[i];
+      const char *id = groups[i];
+      const char *g = src.groups->pdata[g_ascii_strtoull (id, NULL, 10)];
       if (g_str_has_prefix (g, "region:") || g_str_has_prefix (g, "phase:"))
-        ok = parse_region (h, kf, &src, g, g_str_has_prefix (g, "phase:"), error);
+        ok = parse_region (h, kf, &src, id, g, g_str_has_prefix (g, "phase:"), error);
       else if (strcmp (g, "network") == 0)
-        ok = parse_machine (h, kf, &src, g, (const char *const[]) { "bandwidth", "latency", NULL },
+        ok = parse_machine (h, kf, &src, id, g,
+                            (const char *const[]) { "bandwidth", "latency", NULL },
                             (double *const[]) { &h->bandwidth, &h->latency }, error);
       else if (strcmp (g, "hosts") == 0)
-        ok = parse_machine (h, kf, &src, g, (const char *const[]) { "speed", NULL },
+        ok = parse_machine (h, kf, &src, id, g, (const char *const[]) { "speed", NULL },
                             (double *const[]) { &h->speed }, error);
       else
         ok = fail_at (error, &src, line_of (&src, g, NULL), TS_HYPOTHESES_ERROR_SYNTAX,
@@ -493,6 +511,7 @@ load_text (TsHypotheses *h, const char *text, gsize len, const char *origin, GEr
                       "[hosts])", g);
     }
   g_hash_table_unref (src.lines);
+  g_ptr_array_unref (src.groups);
   return ok;
 }
 

@@ -41,6 +41,7 @@ struct TsRule {
   char *pattern;            /* the section's region (or phase) pattern */
   gboolean phase;           /* a [phase:...] section: selects phases, not regions */
   gboolean regex;           /* match = regex (whole name) instead of glob */
+  gboolean exact;           /* a "quoted" name: that name exactly, no glob */
   gboolean inclusive;       /* also the compute of everything it calls */
   GArray *ranks;            /* TsRange; NULL: every rank */
   GArray *occurrences;      /* TsRange, 1-based visits; NULL: every visit */

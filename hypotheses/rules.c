@@ -195,6 +195,8 @@ ts_rule_compile (TsRule *rule, GError **error)
 int
 ts_rule_selects (const TsRule *rule, const char *name, GError **error)
 {
+  if (rule->exact)
+    return strcmp (rule->pattern, name) == 0;
   if (!rule->regex)
     {
       /* GLib's glob matching asserts on invalid UTF-8 (found by

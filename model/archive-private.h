@@ -16,6 +16,7 @@
 
 typedef struct {
   char *name;
+  char *canonical;  /* OTF2's canonical name where it differs; NULL: the name */
   TsRegionKind kind;
 } TsRegionDef;
 

@@ -121,6 +121,15 @@ write_system (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
     }
 }
 
+void
+ts_archive_writer_set_region_canonical (TsArchiveWriter *w, guint32 region, const char *canonical)
+{
+  g_return_if_fail (w != NULL && region < w->regions->len && canonical != NULL);
+  TsRegionDef *r = g_ptr_array_index (w->regions, region);
+  g_free (r->canonical);
+  r->canonical = g_strcmp0 (canonical, r->name) != 0 ? g_strdup (canonical) : NULL;
+}
+
 static void
 write_regions (TsArchiveWriter *w, DefCtx *c)
 {
@@ -132,7 +141,8 @@ write_regions (TsArchiveWriter *w, DefCtx *c)
       OTF2_RegionRole role = mpi && g_str_has_prefix (r->name, "MPI_")
         ? mpi_region_role (r->name) : OTF2_REGION_ROLE_FUNCTION;
       OTF2_StringRef name = def_string (c, r->name);
-      def_check (c, OTF2_GlobalDefWriter_WriteRegion (c->gdw, id, name, name, empty, role,
+      OTF2_StringRef canonical = r->canonical ? def_string (c, r->canonical) : name;
+      def_check (c, OTF2_GlobalDefWriter_WriteRegion (c->gdw, id, name, canonical, empty, role,
                                                       mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
                                                       OTF2_REGION_FLAG_NONE, empty, 0, 0),
                  "Region definition");

@@ -23,6 +23,7 @@ region_def_free (gpointer p)
 {
   TsRegionDef *r = p;
   g_free (r->name);
+  g_free (r->canonical);
   g_free (r);
 }
 

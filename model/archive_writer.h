@@ -44,6 +44,11 @@ void ts_archive_writer_set_node (TsArchiveWriter *w, guint rank, const char *nod
  * given twice returns the same id. */
 guint32 ts_archive_writer_define_region (TsArchiveWriter *w, const char *name,
                                          TsRegionKind kind);
+/* OTF2's canonical name of @region (copied): the name as the source trace
+ * wrote it, e.g. a C++ name's mangled form, where the region is named
+ * demangled (as Score-P writes them when it demangles). Default: the name. */
+void ts_archive_writer_set_region_canonical (TsArchiveWriter *w, guint32 region,
+                                             const char *canonical);
 /* A communicator with @n members given as world ranks (copied). The world
  * communicator (all ranks in order) is defined by ts_archive_writer_new() and
  * has id 0. */

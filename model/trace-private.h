@@ -7,7 +7,8 @@
 #include <otf2/otf2.h>
 
 typedef struct {
-  char *name;
+  char *name;          /* as normalised and demangled */
+  char *canonical;     /* as the trace wrote it, where that differs; else NULL */
   TsCallKind call;
 } TsRegion;
 

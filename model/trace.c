@@ -444,12 +444,17 @@ resolve_regions (DefState *st)
     {
       RawRegion *rr = &g_array_index (st->region_defs, RawRegion, i);
       OTF2_RegionRef ref = g_array_index (st->region_refs, OTF2_RegionRef, i);
-      g_autofree char *name = ts_mpi_name_normalise (lookup_string (st, rr->name));
+      /* The one place region names are read: demangled here, every
+       * consumer (hypotheses, pages, info, advise) sees the same name. */
+      const char *written = lookup_string (st, rr->name);
+      g_autofree char *plain = ts_name_demangle (written);
+      g_autofree char *name = ts_mpi_name_normalise (plain ? plain : written);
       guint index = GPOINTER_TO_UINT (g_hash_table_lookup (t->region_by_name, name));
       if (index == 0)
         {
           TsRegion *region = g_new (TsRegion, 1);
           region->name = g_strdup (name);
+          region->canonical = g_strcmp0 (name, written) != 0 ? g_strdup (written) : NULL;
           region->call = ts_mpi_call_kind (name);
           if (region->call == TS_CALL_USER && rr->paradigm == OTF2_PARADIGM_MPI)
             region->call = TS_CALL_LOCAL;
@@ -487,6 +492,7 @@ region_free (gpointer p)
 {
   TsRegion *r = p;
   g_free (r->name);
+  g_free (r->canonical);
   g_free (r);
 }
 

@@ -85,8 +85,15 @@ gboolean ts_trace_collective_bytes_total (const TsTrace *trace);
 
 guint ts_trace_n_regions (const TsTrace *trace);
 /* Region name as normalised: Fortran MPI names are folded ("mpi_send_" is
- * "MPI_Send"). Owned by the trace. */
+ * "MPI_Send") and C++ names demangled ("_Z5solvev" is "solve()", as
+ * Score-P writes them unless built to demangle): every stage, hypothesis
+ * and page sees that name. Regions whose names normalise alike are one.
+ * Owned by the trace. */
 const char *ts_trace_region_name (const TsTrace *trace, guint region);
+/* The name as the trace wrote it (OTF2's canonical name): the mangled
+ * name of a demangled region, the first one the trace defined where two
+ * demangle alike; else ts_trace_region_name(). Owned by the trace. */
+const char *ts_trace_region_canonical_name (const TsTrace *trace, guint region);
 TsCallKind ts_trace_region_call (const TsTrace *trace, guint region);
 /* The name of a compute burst's phase (ts_action_phase): the MPI call that
  * ends it, "@" and the function that made the call where the trace knows
@@ -126,6 +133,9 @@ gint ts_trace_ranks_apart (const TsTrace *trace, guint a, guint b);
 /* Fold an MPI function name as written by any tracer to its C spelling
  * ("mpi_allreduce_" -> "MPI_Allreduce"). Returns a newly allocated string. */
 char *ts_mpi_name_normalise (const char *name);
+/* @name demangled if it is a C++ (Itanium ABI, "_Z...") mangled name the
+ * C++ runtime can read; NULL otherwise. Caller frees with g_free. */
+char *ts_name_demangle (const char *name);
 TsCallKind ts_mpi_call_kind (const char *normalised_name);
 const char *ts_call_kind_name (TsCallKind kind);
 

@@ -2,6 +2,7 @@
 
 #include "output/html-report-private.h"
 #include "output/figures.h"
+#include "model/format.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -124,6 +125,65 @@ advise_bars (GString *s, JsonArray *rows)
   ts_page_figure_close (s);
 }
 
+/* advise's own content (OUT/advise.json, pipeline/advise.h): what no
+ * change touches, and the changes ranked by saving with the CLI's
+ * explanation of each that saved less than it removed. FALSE where an
+ * advise run of an older tracesim wrote none. */
+static gboolean
+advise_ranked (GString *s, const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "advise.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_file (parser, path, NULL)
+      || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return FALSE;
+  JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+  JsonArray *rows = ts_page_array (o, "rows");
+  const char *outside = ts_page_string (o, "outside");
+  /* Shares of the baseline's predicted runtime, as the CLI gives them. */
+  double runtime = ts_page_member_double (ts_page_element (rows, 0), "predicted_runtime_s");
+  double factor = ts_page_member_double (o, "factor");
+  if (outside && *outside)
+    {
+      g_string_append (s, "<p class=\"outside\">");
+      ts_figure_append_text (s, outside);
+      g_string_append (s, ".</p>\n");
+    }
+  g_string_append (s, "<h2>Each change alone, ranked by its saving</h2>\n"
+                      "<table class=\"results advice\"><tr><th>region</th><th>change</th>"
+                      "<th>predicted runtime</th><th>saving</th><th>share</th>"
+                      "<th>where the time went</th></tr>\n");
+  g_autofree char *faster = g_strdup_printf ("%gx faster", factor > 0 ? 1 / factor : 0);
+  for (guint i = 1; rows && i < json_array_get_length (rows); i++)
+    {
+      JsonObject *r = ts_page_element (rows, i);
+      const char *change = ts_page_string (r, "change");
+      const char *error = ts_page_string (r, "error");
+      g_string_append (s, "<tr class=\"advice-row\"><td style=\"text-align:left\">");
+      ts_figure_append_text (s, ts_page_string (r, "region") ? ts_page_string (r, "region") : "");
+      g_string_append (s, "</td><td>");
+      ts_figure_append_text (s, g_strcmp0 (change, "faster") == 0 ? faster : change ? change : "");
+      g_string_append (s, "</td>");
+      if (error)
+        {
+          g_string_append (s, "<td colspan=\"4\" style=\"text-align:left\">failed: ");
+          ts_figure_append_text (s, error);
+          g_string_append (s, "</td></tr>\n");
+          continue;
+        }
+      double saving = ts_page_member_double (r, "saving_s");
+      g_autofree char *predicted = ts_format_seconds (ts_page_member_double (r, "predicted_runtime_s"));
+      g_autofree char *saved = ts_format_seconds (saving);
+      g_autofree char *share = ts_format_percent (saving, runtime);
+      g_string_append_printf (s, "<td>%s</td><td>%s</td><td>%s</td><td style=\"text-align:left\">",
+                              predicted, saved, share);
+      ts_figure_append_text (s, ts_page_string (r, "explanation") ? ts_page_string (r, "explanation") : "");
+      g_string_append (s, "</td></tr>\n");
+    }
+  g_string_append (s, "</table>\n");
+  return TRUE;
+}
+
 char *
 ts_html_sweep_page (const char *dir, gboolean advise, GError **error)
 {
@@ -149,10 +209,20 @@ ts_html_sweep_page (const char *dir, gboolean advise, GError **error)
   ts_page_open (s, advise ? "tracesim advise" : "tracesim sweep");
   g_string_append_printf (s, "<h1>tracesim %s: %u points</h1>\n", advise ? "advise" : "sweep",
                           json_array_get_length (rows));
+  /* advise's own page: its ranking, not a sweep's plots against its
+   * point labels (p0000.hyp, "(as traced)", which no axis orders). */
   if (advise)
     advise_bars (s, rows);
-  g_string_append (s, "<h2>Predicted runtime against each parameter</h2>\n");
-  sweep_plots (s, dir);
+  if (advise && advise_ranked (s, dir))
+    {
+      ts_page_close (s);
+      return g_string_free (g_steal_pointer (&s), FALSE);
+    }
+  if (!advise)
+    {
+      g_string_append (s, "<h2>Predicted runtime against each parameter</h2>\n");
+      sweep_plots (s, dir);
+    }
   g_string_append (s, "<h2>The table</h2>\n");
   sweep_table (s, rows);
   ts_page_close (s);

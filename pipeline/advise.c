@@ -3,6 +3,7 @@
 #include "pipeline/advise.h"
 #include "pipeline/sweep-run.h"
 #include "analysis/waitstates.h"
+#include "model/format.h"
 #include "model/output_dir.h"
 
 #include <glib/gstdio.h>
@@ -418,4 +419,107 @@ ts_advise_explain (const TsAdviseOptions *o, const TsRunShared *shared, GPtrArra
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
                  "%u of the points explained failed (%s/points/*.error)", tally.failed, out);
   return tally.failed == 0;
+}
+
+/* ---- what no change touches, and the page's data -------------------------- */
+
+double
+ts_advise_outside (const TsRunShared *shared)
+{
+  const TsTrace *t = ts_run_shared_trace (shared);
+  const TsCalibration *c = ts_run_shared_calibration (shared);
+  guint n = MAX (ts_trace_n_ranks (t), 1);
+  double seconds = 0;
+  static const char *const lifecycle[] = { "MPI_Init", "MPI_Init_thread", "MPI_Finalize" };
+  for (guint i = 0; i < G_N_ELEMENTS (lifecycle); i++)
+    {
+      gint r = ts_trace_region_by_name (t, lifecycle[i]);
+      if (r >= 0)
+        seconds += ts_calibration_region_seconds (c, (guint) r);
+    }
+  /* The replay starts a late rank that much later, whatever the change. */
+  for (guint r = 0; r < ts_trace_n_ranks (t); r++)
+    {
+      double late = ts_calibration_rank_stats (c, r)->first_time - ts_calibration_start (c);
+      if (late > 0 && isfinite (late))
+        seconds += late;
+    }
+  return seconds / n;
+}
+
+char *
+ts_advise_outside_sentence (const TsRunShared *shared)
+{
+  double runtime = ts_calibration_runtime (ts_run_shared_calibration (shared));
+  double outside = ts_advise_outside (shared);
+  if (!(outside > 0))
+    return NULL;
+  g_autofree char *o = ts_format_seconds (outside);
+  g_autofree char *r = ts_format_seconds (runtime);
+  g_autofree char *share = ts_format_percent (outside, runtime);
+  return g_strdup_printf ("MPI_Init, MPI_Finalize and the ranks' start: %s of the %s as traced "
+                          "(%s, mean over ranks), which no change below shortens", o, r, share);
+}
+
+char *
+ts_advice_explanation (const TsAdvice *a, const TsRunShared *shared, double factor)
+{
+  if (!a->grew || !ts_advise_falls_short (a, shared, factor))
+    return NULL;
+  double removed = ts_advise_removed_per_rank (shared, a->region, factor);
+  g_autofree char *r = ts_format_seconds (removed);
+  g_autofree char *grew = ts_format_seconds (a->grew_s);
+  /* Whole percents: a saving of nanoseconds is "0%", not "2e-06%". */
+  return g_strdup_printf ("saves %.0f%% of the %s it removes per rank: the ranks wait instead "
+                          "(%s +%s, all ranks)", removed > 0 ? 100 * a->saving / removed : 0.0,
+                          r, a->grew, grew);
+}
+
+gboolean
+ts_advise_write_json (const TsAdviseOptions *o, const TsRunShared *shared, const GPtrArray *rows,
+                      GError **error)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "runtime_s");
+  json_builder_add_double_value (b, ts_calibration_runtime (ts_run_shared_calibration (shared)));
+  json_builder_set_member_name (b, "outside_s");
+  json_builder_add_double_value (b, ts_advise_outside (shared));
+  g_autofree char *sentence = ts_advise_outside_sentence (shared);
+  json_builder_set_member_name (b, "outside");
+  json_builder_add_string_value (b, sentence ? sentence : "");
+  json_builder_set_member_name (b, "factor");
+  json_builder_add_double_value (b, o->factor);
+  json_builder_set_member_name (b, "rows");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const TsAdvice *a = g_ptr_array_index (rows, i);
+      g_autofree char *why = ts_advice_explanation (a, shared, o->factor);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "region");
+      json_builder_add_string_value (b, a->region);
+      json_builder_set_member_name (b, "change");
+      json_builder_add_string_value (b, a->change);
+      /* JSON has no NaN: a failed point has its error instead. */
+      if (!a->error)
+        {
+          json_builder_set_member_name (b, "predicted_runtime_s");
+          json_builder_add_double_value (b, a->runtime);
+          json_builder_set_member_name (b, "saving_s");
+          json_builder_add_double_value (b, isnan (a->saving) ? 0 : a->saving);
+        }
+      json_builder_set_member_name (b, a->error ? "error" : "explanation");
+      json_builder_add_string_value (b, a->error ? a->error : why ? why : "");
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_autofree char *path = g_build_filename (o->output_dir, "advise.json", NULL);
+  return ts_output_dir_write_file (path, text, strlen (text), error);
 }

@@ -3,6 +3,7 @@
 #include "sim/cluster.h"
 #include "sim/units.h"
 #include "model/fail.h"
+#include "model/format.h"
 
 #include <string.h>
 
@@ -285,14 +286,19 @@ ts_cluster_describe (const TsCluster *c)
   else
     g_string_append_printf (s, "topology: %s %s (SimGrid %s)\n", topology_words[c->topology],
                             c->topology_parameters, topology_simgrid[c->topology]);
-  g_string_append_printf (s, "network: %g Gb/s and %g us end to end between nodes on one switch "
-                          "(each link %g us)%s%s\n", c->bandwidth * 8 / 1e9, c->latency * 1e6,
-                          c->latency / 2 * 1e6,
+  /* Rates and times as every command prints them (model/format.h); the
+   * XML below keeps SimGrid's syntax. */
+  g_autofree char *bw = ts_format_rate (c->bandwidth);
+  g_autofree char *lat = ts_format_seconds (c->latency);
+  g_autofree char *link_lat = ts_format_seconds (c->latency / 2);
+  g_autofree char *intra_bw = ts_format_rate (c->intra_bandwidth);
+  g_autofree char *intra_lat = ts_format_seconds (c->intra_latency);
+  g_string_append_printf (s, "network: %s and %s end to end between nodes on one switch "
+                          "(each link %s)%s%s\n", bw, lat, link_lat,
                           c->traced_network ? ", as the trace shows it"
                           : c->network_name ? ", preset " : "",
                           !c->traced_network && c->network_name ? c->network_name : "");
-  g_string_append_printf (s, "within a node: %g GB/s and %g us%s\n", c->intra_bandwidth / 1e9,
-                          c->intra_latency * 1e6,
+  g_string_append_printf (s, "within a node: %s and %s%s\n", intra_bw, intra_lat,
                           c->traced_network ? ", as the trace shows it" : "");
   if (c->bw_factors || c->lat_factors)
     g_string_append_printf (s, "SMPI network model, factors by message size: bandwidth %s, "

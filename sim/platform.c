@@ -5,6 +5,25 @@
 
 #include <string.h>
 
+/* The network @spec calibrated, as the cluster's: the one place both the
+ * calibrated platform (calibrate, run) and `platform --like` take it, so
+ * that both write the same links for one trace. The loopback keeps what
+ * the trace shows within a node even for a host of one core (used only by
+ * a rank sending to itself): it once had 0 s there, which no trace
+ * showed, while --like wrote the fit. */
+static void
+cluster_network (TsCluster *c, const TsClusterSpec *spec)
+{
+  c->speed = spec->speed;
+  c->bandwidth = spec->bandwidth;
+  c->latency = spec->latency;
+  c->intra_bandwidth = spec->intra_bandwidth;
+  c->intra_latency = spec->intra_latency;
+  c->traced_network = TRUE;
+  g_free (c->network_name);
+  c->network_name = g_strdup ("as traced");
+}
+
 gboolean
 ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError **error)
 {
@@ -14,15 +33,7 @@ ts_platform_write_cluster (const TsClusterSpec *spec, const char *path, GError *
   ts_cluster_init (&c);
   c.nodes = spec->n_hosts;
   c.cores = MAX (spec->cores, 1);
-  c.speed = spec->speed;
-  c.bandwidth = spec->bandwidth;
-  c.latency = spec->latency;
-  /* One rank a host never uses the loopback but to send to itself: free of
-   * latency, as the calibrated platform always had it. */
-  c.intra_bandwidth = c.cores > 1 ? spec->intra_bandwidth : spec->bandwidth;
-  c.intra_latency = c.cores > 1 ? spec->intra_latency : 0;
-  c.traced_network = TRUE;
-  c.network_name = g_strdup ("as traced");
+  cluster_network (&c, spec);
   g_autofree char *xml = ts_cluster_to_xml (&c);
   return ts_output_file_write (path, xml, strlen (xml), TS_WRITTEN_MARK, error);
 }
@@ -56,14 +67,7 @@ void
 ts_platform_cluster_like (TsCluster *c, const TsCalibration *calibration, double trace_speed)
 {
   TsClusterSpec spec = ts_platform_spec_from_calibration (calibration, trace_speed);
-  c->speed = spec.speed;
-  c->bandwidth = spec.bandwidth;
-  c->latency = spec.latency;
-  c->intra_bandwidth = spec.intra_bandwidth;
-  c->intra_latency = spec.intra_latency;
-  c->traced_network = TRUE;
-  g_free (c->network_name);
-  c->network_name = g_strdup ("as traced");
+  cluster_network (c, &spec);
 }
 
 char *

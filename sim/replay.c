@@ -332,9 +332,14 @@ open_writer (TsSimulation *sim, GError **error)
     return FALSE;
   ts_archive_writer_set_origin (sim->writer, ts_trace_creator (trace));
   for (guint i = 0; i < ts_trace_n_regions (trace); i++)
-    ts_archive_writer_define_region (sim->writer, ts_trace_region_name (trace, i),
-                                     ts_trace_region_call (trace, i) == TS_CALL_USER
-                                     ? TS_REGION_USER : TS_REGION_MPI);
+    {
+      guint32 id = ts_archive_writer_define_region (sim->writer, ts_trace_region_name (trace, i),
+                                                    ts_trace_region_call (trace, i) == TS_CALL_USER
+                                                    ? TS_REGION_USER : TS_REGION_MPI);
+      /* Demangled names, and the mangled ones where Score-P keeps them. */
+      ts_archive_writer_set_region_canonical (sim->writer, id,
+                                              ts_trace_region_canonical_name (trace, i));
+    }
   for (guint c = 0; c < ts_trace_n_comms (trace); c++)
     {
       if (c == ts_trace_world_comm (trace) && c == 0)

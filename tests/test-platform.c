@@ -333,8 +333,8 @@ xml_number (const char *xml, const char *attribute)
 /* A trace whose blocking receives are all of one size gives the network
  * fit no slope: scenarios/test-completes has one MPI_Recv of 1000 bytes,
  * taking 1.1e-4 s from its enter (the send was 0 s earlier), so `info`
- * gives the latency 1.1e-4 s and says the bandwidth is not measurable and
- * that the platform keeps the default 1e10 B/s (it used to print
+ * gives the latency 1.1e-4 s (110 us) and says the bandwidth is not measurable and
+ * that the platform keeps the default 1e10 B/s = 10 GB/s (it used to print
  * "bandwidth 0 B/s"); --json gives that default with bandwidth_measured
  * false. */
 static void
@@ -346,8 +346,8 @@ test_single_size_class_fit (void **state)
   g_autofree char *trace = ts_test_generate (work, dir);
   TsToolResult r = ts_run_tracesim ((const char *[]) { "info", trace, "--no-replay", NULL });
   assert_int_equal (r.status, 0);
-  const char *want = "network fit: latency 0.00011 s, bandwidth not measurable (1 size class, "
-                     "no slope: 1e+10 B/s is used)";
+  const char *want = "network fit: latency 110 us, bandwidth not measurable (1 size class, "
+                     "no slope: 10 GB/s is used)";
   if (!strstr (r.out, want))
     fail_msg ("no '%s' in:\n%s", want, r.out);
   ts_tool_result_clear (&r);
@@ -372,6 +372,50 @@ test_single_size_class_fit (void **state)
  * and 1e9 B/s, loopbacks of 1 us and 1e10 B/s; and the identity replay ends
  * every rank at the traced 0.004 s (each receive's network share is its own
  * link's transfer, no CPU time left over). */
+/* Ensure that calibrate and platform --like, both "as the trace shows
+ * it", write the same links for one trace, and print them in the units
+ * every command uses (model/format.h). scenarios/test-completes: one
+ * 1000-byte MPI_Recv of 1.1e-4 s, no nodes recorded, so the fit's latency
+ * is 1.1e-4 s = 110 us end to end (each of the two links between nodes
+ * 55 us), the bandwidth the default 1e10 B/s = 10 GB/s, and within a node
+ * (the loopback, where no placement tells the kinds apart) the same fit:
+ * 110 us. calibrate wrote 0 s there for hosts of one core. */
+static void
+test_calibrate_like_agree (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("platform-agree");
+  g_autofree char *dir = g_build_filename (ts_test_srcdir (), "scenarios", "test-completes", NULL);
+  g_autofree char *trace = ts_test_generate (work, dir);
+  g_autofree char *cal = g_build_filename (work, "cal.xml", NULL);
+  g_autofree char *like = g_build_filename (work, "like.xml", NULL);
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "calibrate", trace, "-o", cal, NULL });
+  assert_int_equal (r.status, 0);
+  const char *said = "latency 110 us, bandwidth 10 GB/s; within a node 110 us, 10 GB/s";
+  if (!strstr (r.out, said))
+    fail_msg ("no '%s' in:\n%s", said, r.out);
+  ts_tool_result_clear (&r);
+  r = ts_run_tracesim ((const char *[]) { "platform", "--like", trace, "-o", like, NULL });
+  assert_int_equal (r.status, 0);
+  const char *described[] = { "network: 10 GB/s and 110 us end to end between nodes on one "
+                              "switch (each link 55 us), as the trace shows it",
+                              "within a node: 10 GB/s and 110 us, as the trace shows it" };
+  for (guint i = 0; i < G_N_ELEMENTS (described); i++)
+    if (!strstr (r.out, described[i]))
+      fail_msg ("no '%s' in:\n%s", described[i], r.out);
+  ts_tool_result_clear (&r);
+  g_autofree char *cal_xml = NULL, *like_xml = NULL;
+  assert_true (g_file_get_contents (cal, &cal_xml, NULL, NULL));
+  assert_true (g_file_get_contents (like, &like_xml, NULL, NULL));
+  assert_float_equal (xml_number (cal_xml, "loopback_lat"), 1.1e-4, 1e-12);
+  assert_float_equal (xml_number (like_xml, "loopback_lat"), 1.1e-4, 1e-12);
+  assert_float_equal (xml_number (cal_xml, "lat"), 5.5e-5, 1e-12);
+  assert_float_equal (xml_number (like_xml, "lat"), 5.5e-5, 1e-12);
+  /* Both comments in the same words, no other unit. */
+  for (const char *xml = cal_xml; xml; xml = xml == cal_xml ? like_xml : NULL)
+    assert_true (strstr (xml, described[1]) && !strstr (xml, "Gb/s"));
+  ts_test_rmtree (work);
+}
+
 static void
 test_calibrated_by_node (void **state)
 {
@@ -381,8 +425,8 @@ test_calibrated_by_node (void **state)
   TsToolResult r = ts_run_tracesim ((const char *[]) { "info", trace, NULL });
   assert_int_equal (r.status, 0);
   const char *want[] = { "nodes:      2 (a: 2 ranks, b: 2 ranks)",
-                         "within a node latency 1e-06 s, bandwidth 1e+10 B/s (2 size classes)",
-                         "between nodes latency 1e-05 s, bandwidth 1e+09 B/s (2 size classes)" };
+                         "within a node latency 1 us, bandwidth 10 GB/s (2 size classes)",
+                         "between nodes latency 10 us, bandwidth 1 GB/s (2 size classes)" };
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     if (!strstr (r.out, want[i]))
       fail_msg ("no '%s' in:\n%s", want[i], r.out);
@@ -446,6 +490,7 @@ main (void)
     cmocka_unit_test (test_trace_speed_keeps_identity),
     cmocka_unit_test (test_like_keeps_identity),
     cmocka_unit_test (test_calibrated_by_node),
+    cmocka_unit_test (test_calibrate_like_agree),
     cmocka_unit_test (test_single_size_class_fit),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

@@ -121,6 +121,43 @@ test_not_a_trace (void **state)
 
 /* Ensure that names are normalised as MPI's C bindings spell them, and
  * that names outside MPI are left alone. */
+/* Ensure that C++ names come out demangled, as Score-P 4 wrote them
+ * mangled (issue 40): the names below are what c++filt prints for them,
+ * and every consumer reads ts_trace_region_name(). The mangled name stays
+ * the canonical name; two names that demangle alike are one region (the
+ * first one's canonical name kept), and what is no mangled name is left
+ * as it is (a C name, a Fortran one, "_Z" alone, which the demangler
+ * refuses). */
+static void
+test_demangled_names (void **state)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *anchor = ts_test_script_write (
+    "ranks 1\n"
+    "0 0 enter _ZL28CalcHourglassControlForElemsR6DomainPdd\n0 1 leave\n"
+    "0 1 enter _ZNSt6vectorIiSaIiEEixEm\n0 2 leave\n"
+    "0 2 enter _Z28CalcHourglassControlForElemsR6DomainPdd\n0 3 leave\n"
+    "0 3 enter solve_\n0 4 leave\n", &dir);
+  g_autoptr (TsTrace) t = ts_trace_open (anchor, NULL);
+  assert_non_null (t);
+  /* CalcHourglass... (twice: static _ZL and extern _Z, one name),
+   * std::vector<int>::operator[], solve_. */
+  assert_int_equal (ts_trace_n_regions (t), 3);
+  gint calc = ts_trace_region_by_name (t, "CalcHourglassControlForElems(Domain&, double*, double)");
+  gint at = ts_trace_region_by_name (t, "std::vector<int, std::allocator<int> >::operator[](unsigned long)");
+  gint solve = ts_trace_region_by_name (t, "solve_");
+  assert_true (calc >= 0 && at >= 0 && solve >= 0);
+  assert_string_equal (ts_trace_region_canonical_name (t, calc),
+                       "_ZL28CalcHourglassControlForElemsR6DomainPdd");
+  assert_string_equal (ts_trace_region_canonical_name (t, at), "_ZNSt6vectorIiSaIiEEixEm");
+  assert_string_equal (ts_trace_region_canonical_name (t, solve), "solve_");
+  assert_int_equal (ts_trace_region_call (t, calc), TS_CALL_USER);
+  assert_null (ts_name_demangle ("solve_"));
+  assert_null (ts_name_demangle ("_Z"));
+  assert_null (ts_name_demangle ("i"));
+  ts_test_script_remove (g_steal_pointer (&dir));
+}
+
 static void
 test_name_normalisation (void **state)
 {
@@ -144,6 +181,7 @@ main (void)
     cmocka_unit_test (test_communicators),
     cmocka_unit_test (test_not_a_trace),
     cmocka_unit_test (test_name_normalisation),
+    cmocka_unit_test (test_demangled_names),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
