@@ -4,6 +4,7 @@
 #include "pipeline/sweep-values.h"
 #include "sim/cluster.h"
 #include "model/output_dir.h"
+#include "model/key-line.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -387,6 +388,19 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
   return TRUE;
 }
 
+/* @text without its comments, line for line (so that every line keeps its
+ * number): the comment rule of hypothesis files (model/key-line.h), which
+ * GKeyFile alone would read as part of the value. */
+static char *
+uncomment (const char *text)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *out = g_string_sized_new (strlen (text) + 1);
+  for (guint i = 0; lines[i]; i++)
+    g_string_append_printf (out, "%s%s", i ? "\n" : "", ts_key_line_strip_comment (lines[i]));
+  return g_string_free (out, FALSE);
+}
+
 TsSweep *
 ts_sweep_load (const char *path, GError **error)
 {
@@ -401,8 +415,13 @@ ts_sweep_load (const char *path, GError **error)
   if (g_stat (path, &st) == 0 && st.st_size > TS_SWEEP_MAX_BYTES)
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %" G_GINT64_FORMAT
                  " bytes: a sweep file holds at most 1 MiB", path, (gint64) st.st_size);
-  else if (g_file_get_contents (path, &text, &len, error) && load_text (s, text, len, error))
-    return s;
+  else if (g_file_get_contents (path, &text, &len, error))
+    {
+      /* A NUL byte ends the text, as it does GKeyFile's. */
+      g_autofree char *bare = uncomment (text);
+      if (load_text (s, bare, strlen (bare), error))
+        return s;
+    }
   ts_sweep_free (s);
   return NULL;
 }
