@@ -70,9 +70,8 @@ write_slurm (const TsSweep *sweep, const char *path, const char *output, int par
   getrusage (RUSAGE_SELF, &self);
   getrusage (RUSAGE_CHILDREN, &children);
   g_autofree char *tracesim = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *abs_sweep = g_canonicalize_filename (path, NULL);
-  g_autofree char *abs_out = g_canonicalize_filename (output, NULL);
-  TsSweepSlurm sl = { abs_sweep, abs_out, tracesim ? tracesim : "tracesim", (guint) parallel,
+  g_autofree char *cwd = g_get_current_dir ();
+  TsSweepSlurm sl = { path, output, cwd, tracesim ? tracesim : "tracesim", (guint) parallel,
                       (g_get_monotonic_time () - t0) / 1e6,
                       (guint64) MAX (self.ru_maxrss, children.ru_maxrss) * 1024 };
   g_autofree char *script = ts_sweep_write_sbatch (sweep, &sl, &error);
@@ -139,8 +138,9 @@ ts_cmd_sweep (int argc, char **argv)
     fprintf (stderr, "sweep: points are named by their values now (%s/points/NAME): %u points "
              "of the old layout (pNNNN) carried over, %u out of date removed\n", output,
              t.carried, t.dropped);
-  printf ("%s/results.csv: %u points: %u run, %u reused, %u failed", output, t.points, t.ran,
-          t.reused, t.failed);
+  g_autofree char *table = g_build_filename (output, "results.csv", NULL);
+  printf ("%s: %u points: %u run, %u reused, %u failed", table, t.points, t.ran, t.reused,
+          t.failed);
   if (t.missing)
     {
       printf (", %u missing\n", t.missing);
