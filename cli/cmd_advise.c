@@ -91,7 +91,7 @@ advise (const TsAdviseOptions *o, guint jobs, gboolean quiet, gboolean scratch)
   TsSweepTally tally;
   if (!ts_sweep_run (sweep, o->output_dir, &ro, &tally, &error))
     return ts_cmd_fail ("advise", error);
-  g_free (tally.first_pass);
+  ts_sweep_tally_clear (&tally);
   g_autoptr (GPtrArray) rows = ts_advise_read (sweep, o->output_dir, &error);
   if (!rows)
     return ts_cmd_fail ("advise", error);

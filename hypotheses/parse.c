@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "ts-hypotheses"
 
 #include "hypotheses/hypotheses-private.h"
+#include "model/key-line.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -31,22 +32,6 @@ typedef struct {
 static gboolean fail_at (GError **error, const Source *src, guint line, TsHypothesesError code,
                          const char *fmt, ...) G_GNUC_PRINTF (5, 6);
 
-/* The end of a section header's name: the first ']' after which only blank
- * space or a comment follows (a name may hold ']' or '#'). */
-static const char *
-header_close (const char *s)
-{
-  for (const char *c = strchr (s, ']'); c; c = strchr (c + 1, ']'))
-    {
-      const char *rest = c + 1;
-      while (g_ascii_isspace (*rest))
-        rest++;
-      if (*rest == '\0' || *rest == '#')
-        return c;
-    }
-  return NULL;
-}
-
 /* A shortened copy of @s for a message. */
 static char *
 excerpt (const char *s)
@@ -57,7 +42,7 @@ excerpt (const char *s)
 static gboolean
 scan_header (char *s, guint line, char **group, Source *src, GError **error)
 {
-  const char *close = header_close (s);
+  const char *close = ts_key_line_header_end (s);
   if (!close)
     return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
                     "a section header needs its closing ']'");
@@ -86,14 +71,8 @@ scan_header (char *s, guint line, char **group, Source *src, GError **error)
 static gboolean
 scan_key (char *s, guint line, const char *group, Source *src, GError **error)
 {
-  /* A '#' after blank space ends the value. */
-  for (char *c = s; *c; c++)
-    if (*c == '#' && g_ascii_isspace (c[-1]))
-      {
-        *c = '\0';
-        g_strchomp (s);
-        break;
-      }
+  /* Its end-of-line comment goes: the rule every user key file follows. */
+  ts_key_line_strip_comment (s);
   const char *eq = strchr (s, '=');
   if (!eq)
     {

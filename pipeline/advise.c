@@ -246,9 +246,10 @@ ts_advice_free (TsAdvice *a)
 /* The predicted runtime and wait states of point @point, or FALSE and its
  * error (the point's .error file, or "not run"). */
 static gboolean
-read_point (const char *out, guint point, double *runtime, double *waits, char **why)
+read_point (const TsSweep *s, const char *out, guint point, double *runtime, double *waits,
+            char **why)
 {
-  g_autofree char *name = g_strdup_printf ("p%04u", point);
+  g_autofree char *name = ts_sweep_point_name (s, point);
   g_autofree char *path = g_build_filename (out, "points", name, "summary.json", NULL);
   g_autoptr (JsonParser) parser = json_parser_new ();
   JsonNode *root = json_parser_load_from_file (parser, path, NULL) ? json_parser_get_root (parser)
@@ -312,7 +313,7 @@ ts_advise_read (const TsSweep *s, const char *out, GError **error)
       a->point = p;
       a->runtime = a->saving = NAN;
       g_ptr_array_add (rows, a);
-      if (!read_point (out, p, &a->runtime, p == 0 ? base_waits : waits, &a->error))
+      if (!read_point (s, out, p, &a->runtime, p == 0 ? base_waits : waits, &a->error))
         continue;
       if (p == 0)
         baseline = a->runtime;
@@ -404,7 +405,7 @@ ts_advise_explain (const TsAdviseOptions *o, const TsRunShared *shared, GPtrArra
   TsSweepTally tally;
   if (!sweep || !ts_sweep_run (sweep, out, run, &tally, error))
     return FALSE;
-  g_free (tally.first_pass);
+  ts_sweep_tally_clear (&tally);
   g_autoptr (GPtrArray) explained = ts_advise_read (sweep, out, error);
   if (!explained)
     return FALSE;

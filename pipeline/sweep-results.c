@@ -132,6 +132,10 @@ row (GString *csv, JsonBuilder *b, const TsSweep *s, const TsSweepRow *r, JsonOb
 {
   gboolean saving = ts_sweep_baseline (s) != G_MAXUINT;
   json_builder_begin_object (b);
+  /* Its name: its run output is points/NAME/, its inputs inputs/NAME/. */
+  g_autofree char *name = g_path_get_basename (r->dir);
+  json_builder_set_member_name (b, "point");
+  json_builder_add_string_value (b, name);
   json_builder_set_member_name (b, "parameters");
   json_builder_begin_object (b);
   for (guint i = 0; i < ts_sweep_n_parameters (s); i++)

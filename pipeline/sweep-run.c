@@ -49,7 +49,7 @@ ts_sweep_prepare_output (const char *out, GError **error)
 
 typedef struct {
   guint index;
-  char *dir, *key_path, *error_path, *key;
+  char *dir, *key_path, *error_path, *key, *legacy_key;
   TsRunOptions options;
   GPtrArray *keep;
   gboolean unusable;   /* its inputs could not be made: not run */
@@ -63,27 +63,52 @@ point_free (gpointer data)
   g_free (p->key_path);
   g_free (p->error_path);
   g_free (p->key);
+  g_free (p->legacy_key);
   if (p->keep)
     g_ptr_array_unref (p->keep);
   g_free (p);
 }
 
-/* The point's paths, inputs and key; whether it is done already (its key
- * file says the same inputs, its output is there). */
+/* A point that could not be made (its template filled into a bad
+ * description, its rank count not extrapolated): its row says why. */
+static gboolean
+point_unusable (Point *p, const char *why, gboolean write, GError **error)
+{
+  p->unusable = TRUE;
+  if (!write)
+    return TRUE;
+  g_unlink (p->key_path);
+  return ts_output_dir_write_file (p->error_path, why, strlen (why), error);
+}
+
+/* @key of the point's inputs with the trace's state: a point of the trace
+ * as it was before it was recorded again is stale. */
+static char *
+with_trace (char **key, const char *trace_state)
+{
+  g_autofree char *inputs_key = g_steal_pointer (key);
+  g_autofree char *both = g_strconcat (inputs_key, "\n", trace_state, NULL);
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, both, -1);
+}
+
+/* The point's paths, inputs (written into OUT/inputs/NAME/ when @write)
+ * and key; whether it is done already (its key file says the same inputs,
+ * its output is there). */
 static Point *
 point_new (const TsSweep *s, const char *out, const char *trace, const char *trace_state,
-           const char *unusable, guint index, gboolean *done, GError **error)
+           const char *unusable, guint index, gboolean write, gboolean *done, GError **error)
 {
   Point *p = g_new0 (Point, 1);
   p->index = index;
-  g_autofree char *name = g_strdup_printf ("p%04u", index);
-  p->dir = g_build_filename (out, "points", name, NULL);
+  g_autofree char *name = ts_sweep_point_name (s, index);
+  p->dir = g_build_filename (out ? out : "", "points", name, NULL);
   p->key_path = g_strconcat (p->dir, ".key", NULL);
   p->error_path = g_strconcat (p->dir, ".error", NULL);
-  g_autofree char *inputs = g_build_filename (out, "inputs", name, NULL);
+  g_autofree char *inputs = g_build_filename (out ? out : "", "inputs", name, NULL);
   p->keep = g_ptr_array_new_with_free_func (g_free);
   ts_run_options_init (&p->options);
-  if (g_mkdir_with_parents (inputs, 0777) != 0)
+  *done = FALSE;
+  if (write && g_mkdir_with_parents (inputs, 0777) != 0)
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", inputs,
@@ -91,41 +116,110 @@ point_new (const TsSweep *s, const char *out, const char *trace, const char *tra
       point_free (p);
       return NULL;
     }
-  /* A value this point cannot use (a platform template filled into a bad
-   * description) fails this point only: its row says why. */
   g_autoptr (GError) local = NULL;
-  gboolean usable = ts_sweep_point_options (s, index, inputs, &p->options, p->keep, &p->key,
-                                            &local);
-  if (usable && unusable)
+  if (!ts_sweep_point_options (s, index, write ? inputs : NULL, &p->options, p->keep, &p->key,
+                               &p->legacy_key, &local))
+    unusable = local->message;
+  if (unusable)
     {
-      g_set_error_literal (&local, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, unusable);
-      usable = FALSE;
-    }
-  if (!usable)
-    {
-      p->unusable = TRUE;
-      g_unlink (p->key_path);
-      if (!ts_output_dir_write_file (p->error_path, local->message, strlen (local->message), error))
-        {
-          point_free (p);
-          return NULL;
-        }
-      *done = FALSE;
-      return p;
+      if (point_unusable (p, unusable, write, error))
+        return p;
+      point_free (p);
+      return NULL;
     }
   p->options.output_dir = p->dir;
   char *own_trace = g_strdup (trace);
   g_ptr_array_add (p->keep, own_trace);
   p->options.trace = own_trace;
-  /* A point of the trace as it was before it was recorded again is stale. */
-  g_autofree char *inputs_key = g_steal_pointer (&p->key);
-  g_autofree char *both = g_strconcat (inputs_key, "\n", trace_state, NULL);
-  p->key = g_compute_checksum_for_string (G_CHECKSUM_SHA256, both, -1);
+  p->key = with_trace (&p->key, trace_state);
+  p->legacy_key = with_trace (&p->legacy_key, trace_state);
   g_autofree char *old = NULL;
   g_autofree char *summary = g_build_filename (p->dir, "summary.json", NULL);
-  *done = g_file_get_contents (p->key_path, &old, NULL, NULL) && g_str_equal (g_strstrip (old), p->key)
+  *done = out && g_file_get_contents (p->key_path, &old, NULL, NULL) && g_str_equal (g_strstrip (old), p->key)
           && g_file_test (summary, G_FILE_TEST_IS_REGULAR);
   return p;
+}
+
+/* ---- points of the layout before names: pNNNN ---------------------------
+ * Until points were named by their values, OUT/points/pNNNN/ was the
+ * sweep's point NNNN, with pNNNN.key and .error beside it and its inputs in
+ * OUT/inputs/pNNNN/. A point of that layout whose key is the legacy key of
+ * a point of the sweep is carried over (renamed, not run again); the
+ * others (of inputs that changed since, or failed) are removed. */
+
+/* The names pNNNN found in OUT/points/, each with its key ("" if none). */
+static GHashTable *
+legacy_scan (const char *out)
+{
+  g_autofree char *points = g_build_filename (out, "points", NULL);
+  g_autoptr (GDir) d = g_dir_open (points, 0, NULL);
+  GHashTable *found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  const char *entry;
+  while (d && (entry = g_dir_read_name (d)))
+    {
+      gsize digits = strspn (entry + 1, "0123456789");
+      if (entry[0] != 'p' || digits < 4)
+        continue;
+      g_autofree char *stem = g_strndup (entry, digits + 1);
+      if (g_hash_table_contains (found, stem))
+        continue;
+      g_autofree char *key_path = g_strconcat (points, "/", stem, ".key", NULL);
+      char *key = NULL;
+      if (!g_file_get_contents (key_path, &key, NULL, NULL))
+        key = g_strdup ("");
+      g_hash_table_insert (found, g_steal_pointer (&stem), g_strstrip (key));
+    }
+  return found;
+}
+
+/* Remove old point @stem: its directory, key, error and inputs. */
+static void
+legacy_remove (const char *out, const char *stem)
+{
+  g_autofree char *dir = g_build_filename (out, "points", stem, NULL);
+  g_autofree char *key = g_strconcat (dir, ".key", NULL);
+  g_autofree char *err = g_strconcat (dir, ".error", NULL);
+  g_autofree char *inputs = g_build_filename (out, "inputs", stem, NULL);
+  ts_output_dir_remove_tree (dir);
+  ts_output_dir_remove_tree (inputs);
+  g_unlink (key);
+  g_unlink (err);
+}
+
+/* Carry the old points of @old over to @points' names where their keys
+ * match, and remove the rest; counts into @tally. @dry: only count, and
+ * mark in @done the points that would be carried. */
+static void
+legacy_carry (const char *out, GHashTable *old, GPtrArray *points, gboolean *done, gboolean dry,
+              TsSweepTally *tally)
+{
+  GHashTableIter it;
+  gpointer stem, key;
+  g_hash_table_iter_init (&it, old);
+  while (g_hash_table_iter_next (&it, &stem, &key))
+    {
+      g_autofree char *dir = g_build_filename (out, "points", (char *) stem, NULL);
+      g_autofree char *summary = g_build_filename (dir, "summary.json", NULL);
+      gboolean moved = FALSE;
+      for (guint i = 0; *(char *) key && i < points->len; i++)
+        {
+          Point *p = g_ptr_array_index (points, i);
+          if (done[i] || p->unusable || !g_str_equal (p->legacy_key, key)
+              || !g_file_test (summary, G_FILE_TEST_IS_REGULAR))
+            continue;
+          g_autofree char *line = g_strconcat (p->key, "\n", NULL);
+          if (!dry)
+            ts_output_dir_remove_tree (p->dir);
+          moved = dry || (g_rename (dir, p->dir) == 0
+                          && ts_output_file_write (p->key_path, line, strlen (line), NULL, NULL));
+          done[i] = moved;
+          break;
+        }
+      tally->carried += moved;
+      tally->dropped += !moved;
+      if (!dry)
+        legacy_remove (out, stem);
+    }
 }
 
 /* In the child: the point's replay; its key or its error beside it. */
@@ -265,7 +359,7 @@ trace_table_new (const TsSweep *s, const char *out, const TsSweepRunOptions *o)
       pt->trace = ranks ? ts_sweep_ranks_trace (out, ranks) : g_strdup (ts_sweep_trace (s));
       g_autoptr (GError) error = NULL;
       g_autofree char *note = NULL;
-      gboolean wanted = !o->collect && (o->point == G_MAXUINT || ts_sweep_point_ranks (s, o->point) == ranks);
+      gboolean wanted = !o->collect && !o->dry_run && (o->point == G_MAXUINT || ts_sweep_point_ranks (s, o->point) == ranks);
       if (ranks && wanted && !ts_sweep_ranks_prepare (s, out, ranks, &note, &error))
         pt->unusable = g_strdup (error->message);
       if ((o->log || o->progress) && note)
@@ -353,40 +447,75 @@ run_groups (const TsSweep *s, const char *out, GPtrArray *todo, const TsSweepRun
   return TRUE;
 }
 
-gboolean
-ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsSweepTally *tally,
-              GError **error)
+/* Every point of @s (of @out; NULL: a dry run without a directory), in @points, and whether it is done (@done) or failed;
+ * the old layout's points carried over (unless @o is a --point task: those
+ * run at once, and the --slurm run before them carried the old points). */
+static gboolean
+make_points (const TsSweep *s, const char *out, const TsSweepRunOptions *o, GPtrArray *points,
+             gboolean *done, TsSweepTally *tally, GError **error)
 {
-  *tally = (TsSweepTally) { ts_sweep_n_points (s) };
-  TsSweepRunOptions opts = *o;
-  if (opts.jobs == 0)
-    opts.jobs = MAX (1, g_get_num_processors ());
-  if (opts.point != G_MAXUINT && opts.point >= tally->points)
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--point %u: the sweep has points 0 to %u", opts.point, tally->points - 1);
-      return FALSE;
-    }
-  if (!ts_sweep_prepare_output (out, error))
-    return FALSE;
-  g_autoptr (TraceTable) traces = trace_table_new (s, out, &opts);
-  g_autoptr (GPtrArray) points = g_ptr_array_new_with_free_func (point_free);
-  g_autoptr (GPtrArray) todo = g_ptr_array_new ();
+  g_autoptr (TraceTable) traces = trace_table_new (s, out, o);
   for (guint i = 0; i < tally->points; i++)
     {
-      gboolean done = FALSE;
       const PointTrace *pt = point_trace (traces, i);
-      Point *p = point_new (s, out, pt->trace, pt->state, pt->unusable, i, &done, error);
+      Point *p = point_new (s, out, pt->trace, pt->state, pt->unusable, i, !o->dry_run, &done[i],
+                            error);
       if (!p)
         return FALSE;
       g_ptr_array_add (points, p);
-      if (p->unusable)
-        tally->failed++;
-      else if (done)
-        tally->reused++;
-      else if (!opts.collect && (opts.point == G_MAXUINT || opts.point == i))
+    }
+  g_autoptr (GHashTable) old = out && o->point == G_MAXUINT ? legacy_scan (out) : NULL;
+  if (old && g_hash_table_size (old) > 0)
+    legacy_carry (out, old, points, done, o->dry_run, tally);
+  return TRUE;
+}
+
+void
+ts_sweep_tally_clear (TsSweepTally *tally)
+{
+  g_clear_pointer (&tally->first_pass, g_free);
+  g_clear_pointer (&tally->states, g_free);
+}
+
+static gboolean
+sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsSweepTally *tally,
+           GError **error)
+{
+  guint n = ts_sweep_n_points (s);
+  *tally = (TsSweepTally) { n };
+  tally->states = g_new0 (TsSweepState, n);
+  TsSweepRunOptions opts = *o;
+  if (opts.jobs == 0)
+    opts.jobs = MAX (1, g_get_num_processors ());
+  if (opts.point != G_MAXUINT && opts.point >= n)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--point %u: the sweep has points 0 to %u", opts.point, n - 1);
+      return FALSE;
+    }
+  if (!opts.dry_run && !ts_sweep_prepare_output (out, error))
+    return FALSE;
+  g_autoptr (GPtrArray) points = g_ptr_array_new_with_free_func (point_free);
+  g_autoptr (GPtrArray) todo = g_ptr_array_new ();
+  g_autofree gboolean *done = g_new0 (gboolean, n);
+  if (!make_points (s, out, &opts, points, done, tally, error))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      Point *p = g_ptr_array_index (points, i);
+      /* A task's failure is its error file; a point without one is missing. */
+      gboolean failed = p->unusable
+                        || (opts.collect && g_file_test (p->error_path, G_FILE_TEST_EXISTS));
+      tally->states[i] = done[i] ? TS_SWEEP_DONE : failed ? TS_SWEEP_FAILED : TS_SWEEP_TO_RUN;
+      tally->failed += failed && !done[i];
+      tally->reused += done[i];
+      tally->missing += opts.collect && tally->states[i] == TS_SWEEP_TO_RUN;
+      if (tally->states[i] == TS_SWEEP_TO_RUN && !opts.collect && !opts.dry_run
+          && (opts.point == G_MAXUINT || opts.point == i))
         g_ptr_array_add (todo, p);
     }
+  if (opts.dry_run)
+    return TRUE;
   if (!run_groups (s, out, todo, o, &opts, tally, error))
     return FALSE;
   if (opts.point != G_MAXUINT)
@@ -405,4 +534,14 @@ ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsS
       g_ptr_array_add (rows, row);
     }
   return ts_sweep_results_write (s, out, rows, error);
+}
+
+gboolean
+ts_sweep_run (const TsSweep *s, const char *out, const TsSweepRunOptions *o, TsSweepTally *tally,
+              GError **error)
+{
+  if (sweep_run (s, out, o, tally, error))
+    return TRUE;
+  ts_sweep_tally_clear (tally);
+  return FALSE;
 }

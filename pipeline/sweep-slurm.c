@@ -20,7 +20,9 @@ ts_sweep_write_sbatch (const TsSweep *s, const TsSweepSlurm *sl, GError **error)
 {
   guint minutes = (guint) MAX (1, ceil (3 * sl->task_seconds / 60));
   guint64 mib = MAX (256, (2 * sl->task_bytes + (1u << 20) - 1) >> 20);
-  g_autofree char *logs = g_build_filename (sl->out, "slurm", NULL);
+  g_autofree char *logs = g_path_is_absolute (sl->out)
+                            ? g_build_filename (sl->out, "slurm", NULL)
+                            : g_build_filename (sl->cwd, sl->out, "slurm", NULL);
   if (g_mkdir_with_parents (logs, 0777) != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot create", logs);
@@ -30,6 +32,7 @@ ts_sweep_write_sbatch (const TsSweep *s, const TsSweepSlurm *sl, GError **error)
   g_autofree char *q_tracesim = quoted (sl->tracesim);
   g_autofree char *q_sweep = quoted (sl->sweep_path);
   g_autofree char *q_out = quoted (sl->out);
+  g_autofree char *q_cwd = quoted (sl->cwd);
   g_autofree char *text = g_strdup_printf (
     "#!/bin/sh\n"
     "# " TS_WRITTEN_MARK " sweep --slurm: one task a point of %s (%u points).\n"
@@ -42,10 +45,13 @@ ts_sweep_write_sbatch (const TsSweep *s, const TsSweepSlurm *sl, GError **error)
     "#SBATCH --time=%u:%02u:00\n"
     "#SBATCH --mem=%" G_GUINT64_FORMAT "M\n"
     "#SBATCH --output=%s/%%A_%%a.out\n"
+    "# From where the sweep was written, with its paths as given: the points'\n"
+    "# names and keys are of the paths as the sweep file names them.\n"
+    "cd %s || exit 1\n"
     "exec %s sweep %s -o %s --point \"$SLURM_ARRAY_TASK_ID\" -q\n",
     sl->sweep_path, ts_sweep_n_points (s), sl->task_seconds, sl->task_bytes >> 20, q_tracesim,
     q_sweep, q_out, ts_sweep_n_points (s) - 1, limit, minutes / 60, minutes % 60, mib, logs,
-    q_tracesim, q_sweep, q_out);
+    q_cwd, q_tracesim, q_sweep, q_out);
   char *path = g_build_filename (sl->out, "sweep.sbatch", NULL);
   if (!ts_output_file_write (path, text, strlen (text), TS_WRITTEN_MARK, error))
     g_clear_pointer (&path, g_free);

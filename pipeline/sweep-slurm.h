@@ -8,8 +8,12 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  const char *sweep_path;  /* the sweep file, as each task will read it */
-  const char *out;         /* the sweep's directory, shared by the tasks */
+  /* The sweep file and the sweep's directory as the user gave them, and
+   * the directory they are relative to (each task starts there): a point's
+   * key holds its trace's path as the sweep file resolves it. */
+  const char *sweep_path;
+  const char *out;
+  const char *cwd;
   const char *tracesim;    /* the program the tasks run */
   guint max_parallel;      /* tasks at once (%M of --array); 0: no limit */
   double task_seconds;     /* what one task took here (first pass and a point) */
@@ -19,7 +23,7 @@ typedef struct {
 /* Write OUT/sweep.sbatch: #SBATCH --array=0-(N-1)[%M], --time three times
  * the measured task (at least a minute), --mem twice its memory (at least
  * 256 MiB), output per task in OUT/slurm/, and each task running
- * `tracesim sweep FILE -o OUT --point $SLURM_ARRAY_TASK_ID`; the table is
+ * `tracesim sweep FILE -o OUT --point $SLURM_ARRAY_TASK_ID` from @cwd; the table is
  * gathered afterwards with --collect. Returns its path (caller frees). */
 char *ts_sweep_write_sbatch (const TsSweep *sweep, const TsSweepSlurm *slurm, GError **error);
 

@@ -4,6 +4,7 @@
 #include "pipeline/sweep-values.h"
 #include "sim/cluster.h"
 #include "model/output_dir.h"
+#include "model/key-line.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -387,6 +388,19 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
   return TRUE;
 }
 
+/* @text without its comments, line for line (so that every line keeps its
+ * number): the comment rule of hypothesis files (model/key-line.h), which
+ * GKeyFile alone would read as part of the value. */
+static char *
+uncomment (const char *text)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *out = g_string_sized_new (strlen (text) + 1);
+  for (guint i = 0; lines[i]; i++)
+    g_string_append_printf (out, "%s%s", i ? "\n" : "", ts_key_line_strip_comment (lines[i]));
+  return g_string_free (out, FALSE);
+}
+
 TsSweep *
 ts_sweep_load (const char *path, GError **error)
 {
@@ -401,8 +415,13 @@ ts_sweep_load (const char *path, GError **error)
   if (g_stat (path, &st) == 0 && st.st_size > TS_SWEEP_MAX_BYTES)
     g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %" G_GINT64_FORMAT
                  " bytes: a sweep file holds at most 1 MiB", path, (gint64) st.st_size);
-  else if (g_file_get_contents (path, &text, &len, error) && load_text (s, text, len, error))
-    return s;
+  else if (g_file_get_contents (path, &text, &len, error))
+    {
+      /* A NUL byte ends the text, as it does GKeyFile's. */
+      g_autofree char *bare = uncomment (text);
+      if (load_text (s, bare, strlen (bare), error))
+        return s;
+    }
   ts_sweep_free (s);
   return NULL;
 }
@@ -471,22 +490,40 @@ fill_input (const Input *in, const char *const *names, const char *const *values
   return ts_cluster_to_xml (&c);
 }
 
+/* A point's key (ts_sweep_point_options), and the key the same inputs had
+ * when points were named by their index (pNNNN: the parameters hashed in
+ * the file's order), by which such a point is carried over. */
+typedef struct {
+  GChecksum *now, *legacy;
+} Keys;
+
+static void
+keys_add (Keys *k, const char *text)
+{
+  g_checksum_update (k->now, (const guchar *) text, -1);
+  if (k->legacy)
+    g_checksum_update (k->legacy, (const guchar *) text, -1);
+}
+
 /* The point's file for @in: the file itself, or the filled template written
- * into @dir as @name. NULL and @error on failure; "" when there is none. */
+ * into @dir as @name (into nothing when @dir is NULL: a dry run). NULL and
+ * @error on failure; "" when there is none. */
 static char *
 point_input (const Input *in, const char *dir, const char *name, const char *const *names,
-             const char *const *values, gboolean platform, GChecksum *key, GError **error)
+             const char *const *values, gboolean platform, Keys *key, GError **error)
 {
   if (in->kind == INPUT_NONE || in->kind == INPUT_LIST)
     return g_strdup ("");
-  g_checksum_update (key, (const guchar *) in->text, -1);
+  keys_add (key, in->text);
   if (in->kind == INPUT_FILE)
     return g_strdup (in->path);
   g_autofree char *text = fill_input (in, names, values, platform, error);
   if (!text)
     return NULL;
+  keys_add (key, text);
+  if (!dir)
+    return g_strdup (name);
   char *path = g_build_filename (dir, name, NULL);
-  g_checksum_update (key, (const guchar *) text, -1);
   /* Renamed into place whole: a Slurm array's tasks each write every
    * point's inputs while others read theirs (in place, a task could read
    * a file another had just truncated: a point without its hypothesis).
@@ -494,6 +531,52 @@ point_input (const Input *in, const char *dir, const char *name, const char *con
   if (!ts_output_file_write (path, text, strlen (text), NULL, error))
     g_clear_pointer (&path, g_free);
   return path;
+}
+
+/* The parameters' indices, by name. */
+static guint *
+sorted_parameters (const TsSweep *s)
+{
+  guint n = s->names->len;
+  guint *order = g_new (guint, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  /* A few parameters: an insertion sort. */
+  for (guint i = 1; i < n; i++)
+    for (guint j = i; j > 0 && strcmp (s->names->pdata[order[j - 1]], s->names->pdata[order[j]]) > 0; j--)
+      {
+        guint t = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = t;
+      }
+  return order;
+}
+
+char *
+ts_sweep_point_name (const TsSweep *s, guint point)
+{
+  g_return_val_if_fail (point < s->n_points, NULL);
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree guint *order = sorted_parameters (s);
+  /* Each name and value with its NUL: no two points hash the same text. */
+  for (guint i = 0; i < s->names->len; i++)
+    {
+      const char *name = s->names->pdata[order[i]], *value = ts_sweep_value (s, point, order[i]);
+      g_checksum_update (sum, (const guchar *) name, strlen (name) + 1);
+      g_checksum_update (sum, (const guchar *) value, strlen (value) + 1);
+    }
+  return g_strndup (g_checksum_get_string (sum), TS_SWEEP_NAME_LENGTH);
+}
+
+char *
+ts_sweep_point_label (const TsSweep *s, guint point)
+{
+  g_return_val_if_fail (point < s->n_points, NULL);
+  GString *label = g_string_new (NULL);
+  for (guint i = 0; i < s->names->len; i++)
+    g_string_append_printf (label, "%s%s=%s", i ? " " : "", (char *) s->names->pdata[i],
+                            ts_sweep_value (s, point, i));
+  return g_string_free (label, FALSE);
 }
 
 /* A run option from a parameter's value. */
@@ -521,56 +604,48 @@ set_option (TsRunOptions *o, const char *name, const char *value, GError **error
   return ok;
 }
 
-gboolean
-ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOptions *o,
-                        GPtrArray *keep, char **key, GError **error)
+/* What a point's key holds before its inputs: the trace or the traces
+ * extrapolated from, its parameters (sorted by name for the key, in the
+ * file's order for the legacy one), and what it computes. */
+static void
+key_head (const TsSweep *s, guint point, Keys *k)
 {
-  guint n = s->names->len;
-  g_autofree const char **names = g_new0 (const char *, n + 1);
-  g_autofree const char **values = g_new0 (const char *, n + 1);
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
   if (s->trace)
-    g_checksum_update (sum, (const guchar *) s->trace, -1);
+    keys_add (k, s->trace);
   for (guint i = 0; s->inputs && s->inputs[i]; i++)
     {
       /* all-to-all only when set: keys made before it existed stay valid. */
       g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d%s\n", s->inputs[i],
                                                s->boundaries, s->all_to_all ? " all-to-all" : "");
-      g_checksum_update (sum, (const guchar *) item, -1);
+      keys_add (k, item);
     }
-  for (guint i = 0; i < n; i++)
+  g_autofree guint *order = sorted_parameters (s);
+  for (guint i = 0; i < s->names->len; i++)
     {
-      names[i] = ts_sweep_parameter (s, i);
-      values[i] = ts_sweep_value (s, point, i);
-      g_autofree char *item = g_strdup_printf ("\n%s=%s", names[i], values[i]);
-      g_checksum_update (sum, (const guchar *) item, -1);
+      g_autofree char *sorted = g_strdup_printf ("\n%s=%s", (char *) s->names->pdata[order[i]],
+                                                 ts_sweep_value (s, point, order[i]));
+      g_autofree char *item = g_strdup_printf ("\n%s=%s", (char *) s->names->pdata[i],
+                                               ts_sweep_value (s, point, i));
+      g_checksum_update (k->now, (const guchar *) sorted, -1);
+      if (k->legacy)
+        g_checksum_update (k->legacy, (const guchar *) item, -1);
     }
-  o->trace = s->trace;
-  o->wait_states = s->wait_states;
-  o->no_archive = !s->archive;
   /* Points that computed less are not the same points (existing sweeps'
    * keys, with both, are unchanged). */
   if (!s->wait_states || !s->archive)
     {
       g_autofree char *item = g_strdup_printf ("\nwait_states=%d archive=%d", s->wait_states,
                                                s->archive);
-      g_checksum_update (sum, (const guchar *) item, -1);
+      keys_add (k, item);
     }
-  char *hyp = point_input (&s->hypothesis, dir, "hypothesis.hyp", names, values, FALSE, sum, error);
-  char *platform = hyp ? point_input (&s->platform, dir, "platform.xml", names, values, TRUE, sum,
-                                      error)
-                       : NULL;
-  if (hyp)
-    g_ptr_array_add (keep, hyp);
-  if (platform)
-    g_ptr_array_add (keep, platform);
-  if (!hyp || !platform)
-    return FALSE;
-  const char **hyps = g_new0 (const char *, 2);
-  g_ptr_array_add (keep, hyps);
-  hyps[0] = *hyp ? hyp : NULL;
-  o->hypotheses = hyps;
-  o->platform = *platform ? platform : NULL;
+}
+
+/* The options the point's parameters give: lists of files, run options. */
+static gboolean
+point_parameters (const TsSweep *s, const char *const *names, const char *const *values,
+                  const char **hyps, TsRunOptions *o, Keys *k, GError **error)
+{
+  guint n = s->names->len;
   for (guint i = 0; i < n; i++)
     {
       /* A list of ready files is a parameter of its own. */
@@ -587,8 +662,49 @@ ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOpt
       {
         g_autofree char *text = NULL;
         if (g_file_get_contents (values[i], &text, NULL, NULL))
-          g_checksum_update (sum, (const guchar *) text, -1);
+          keys_add (k, text);
       }
-  *key = g_strdup (g_checksum_get_string (sum));
+  return TRUE;
+}
+
+gboolean
+ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOptions *o,
+                        GPtrArray *keep, char **key, char **legacy_key, GError **error)
+{
+  guint n = s->names->len;
+  g_autofree const char **names = g_new0 (const char *, n + 1);
+  g_autofree const char **values = g_new0 (const char *, n + 1);
+  g_autoptr (GChecksum) now = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr (GChecksum) legacy = legacy_key ? g_checksum_new (G_CHECKSUM_SHA256) : NULL;
+  Keys k = { now, legacy };
+  key_head (s, point, &k);
+  for (guint i = 0; i < n; i++)
+    {
+      names[i] = ts_sweep_parameter (s, i);
+      values[i] = ts_sweep_value (s, point, i);
+    }
+  o->trace = s->trace;
+  o->wait_states = s->wait_states;
+  o->no_archive = !s->archive;
+  char *hyp = point_input (&s->hypothesis, dir, "hypothesis.hyp", names, values, FALSE, &k, error);
+  char *platform = hyp ? point_input (&s->platform, dir, "platform.xml", names, values, TRUE, &k,
+                                      error)
+                       : NULL;
+  if (hyp)
+    g_ptr_array_add (keep, hyp);
+  if (platform)
+    g_ptr_array_add (keep, platform);
+  if (!hyp || !platform)
+    return FALSE;
+  const char **hyps = g_new0 (const char *, 2);
+  g_ptr_array_add (keep, hyps);
+  hyps[0] = *hyp ? hyp : NULL;
+  o->hypotheses = hyps;
+  o->platform = *platform ? platform : NULL;
+  if (!point_parameters (s, names, values, hyps, o, &k, error))
+    return FALSE;
+  *key = g_strdup (g_checksum_get_string (now));
+  if (legacy_key)
+    *legacy_key = g_strdup (g_checksum_get_string (legacy));
   return TRUE;
 }

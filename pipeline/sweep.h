@@ -64,13 +64,32 @@ guint ts_sweep_n_parameters (const TsSweep *sweep);
 const char *ts_sweep_parameter (const TsSweep *sweep, guint parameter);
 const char *ts_sweep_value (const TsSweep *sweep, guint point, guint parameter);
 
+/* The length of a point's name. */
+#define TS_SWEEP_NAME_LENGTH 16
+
+/* Point @point's name: its directory OUT/points/NAME/ and its inputs'
+ * OUT/inputs/NAME/. The first TS_SWEEP_NAME_LENGTH hex digits of a
+ * SHA-256 of its parameters' names and values, sorted by name: a point is
+ * its values, so that a sweep grown by a value, or with its parameters in
+ * another order, finds its points done where they were. Caller frees. */
+char *ts_sweep_point_name (const TsSweep *sweep, guint point);
+/* Point @point's values for a person: "factor=0.5 placement=block" (the
+ * parameters in the file's order). Caller frees. */
+char *ts_sweep_point_label (const TsSweep *sweep, guint point);
+
 /* The inputs of point @point written into @dir (its hypothesis and platform
- * files, as a separate `tracesim run` would take them) and its run options
- * in @o (strings it points to belong to @keep, freed by the caller).
- * Fills @key with what identifies the point's inputs (a SHA-256): a point
- * whose key is unchanged need not run again. */
+ * files, as a separate `tracesim run` would take them; with @dir NULL,
+ * nothing is written: a dry run) and its run options in @o (strings it
+ * points to belong to @keep, freed by the caller).
+ * Fills @key with what identifies the point's inputs (a SHA-256 of the
+ * trace, the parameters sorted by name, the templates filled, the files of
+ * lists and what the points compute): a point whose key is unchanged need
+ * not run again. @legacy_key, if not NULL, gets the key the same inputs
+ * had when points were named by their index (the parameters in the file's
+ * order), to carry such points over. Both are the caller's to free. */
 gboolean ts_sweep_point_options (const TsSweep *sweep, guint point, const char *dir,
-                                 TsRunOptions *o, GPtrArray *keep, char **key, GError **error);
+                                 TsRunOptions *o, GPtrArray *keep, char **key, char **legacy_key,
+                                 GError **error);
 
 G_END_DECLS
 

@@ -28,6 +28,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "pipeline/sweep.h"
 #include "tests/tool-run.h"
 
 static const char *const trace_text =
@@ -243,8 +244,18 @@ test_explains_where_the_time_went (void **state)
   find (rows, "(as traced)", "none");
   find (rows, "aux", "faster");
   g_array_unref (rows);
-  g_autofree char *lean = g_build_filename (out, "points", "p0001", "predicted", NULL);
-  g_autofree char *full = g_build_filename (explain, "points", "p0001", "waitstates.csv", NULL);
+  /* Point 1 of each sweep, by its name (pipeline/sweep.h). */
+  g_autofree char *lean_sweep = g_build_filename (out, "inputs", "advise", "advise.sweep", NULL);
+  g_autofree char *full_sweep = g_build_filename (out, "inputs", "advise", "explain.sweep", NULL);
+  g_autoptr (TsSweep) ls = ts_sweep_load (lean_sweep, NULL);
+  g_autoptr (TsSweep) fs = ts_sweep_load (full_sweep, NULL);
+  assert_true (ls && fs);
+  g_autofree char *lean_name = ts_sweep_point_name (ls, 1);
+  g_autofree char *full_name = ts_sweep_point_name (fs, 1);
+  g_autofree char *lean = g_build_filename (out, "points", lean_name, "predicted", NULL);
+  g_autofree char *full = g_build_filename (explain, "points", full_name, "waitstates.csv", NULL);
+  g_autofree char *lean_summary = g_build_filename (out, "points", lean_name, "summary.json", NULL);
+  assert_true (g_file_test (lean_summary, G_FILE_TEST_IS_REGULAR));
   assert_false (g_file_test (lean, G_FILE_TEST_EXISTS));
   assert_true (g_file_test (full, G_FILE_TEST_IS_REGULAR));
   ts_test_rmtree (work);

@@ -49,7 +49,7 @@ head -1 "$work/out/results.csv" | grep -q ',region:main_s,region:compute_kernel_
 # Each row against a separate run: the point's inputs are its files.
 i=0
 tail -n +2 "$work/out/results.csv" | while IFS=, read -r platform factor placement runtime speedup error rest; do
-  p=$(printf 'p%04u' "$i")
+  p=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[int(sys.argv[2])]["point"])' "$work/out/results.json" "$i")
   [ -z "$error" ] || fail "$p failed: $error"
   rm -rf "$work/sep"
   "$tracesim" run "$work/trace/traces.otf2" -H "$work/out/inputs/$p/hypothesis.hyp" -p "$platform" \
@@ -70,15 +70,30 @@ grep -q -- '--point "$SLURM_ARRAY_TASK_ID"' "$work/tasks/sweep.sbatch" || fail "
 # --slurm made the first pass and kept it; every task reads it (the table
 # below, to the byte, then says a first pass read back replays as one made).
 [ -s "$work/tasks/inputs/first-pass.cache" ] || fail "--slurm kept no first pass"
-k=1
-while [ $k -lt 12 ]; do
-  "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --point $k > /dev/null 2> "$work/log" \
-    || fail "--point $k: $(cat "$work/log")"
-  grep -q "^sweep: first pass read from $work/tasks/inputs/first-pass.cache$" "$work/log" \
-    || fail "--point $k made the first pass again: $(cat "$work/log")"
-  k=$((k + 1))
-done
+run_tasks() { # first, last + 1
+  k=$1
+  while [ $k -lt $2 ]; do
+    "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --point $k > /dev/null 2> "$work/log" \
+      || fail "--point $k: $(cat "$work/log")"
+    grep -q "^sweep: first pass read from $work/tasks/inputs/first-pass.cache$" "$work/log" \
+      || fail "--point $k made the first pass again: $(cat "$work/log")"
+    k=$((k + 1))
+  done
+}
+run_tasks 1 10
 [ ! -e "$work/tasks/results.csv" ] || fail "a task wrote the table"
+# Points 10 and 11 not run yet: --collect counts them as missing, apart from
+# failures (none), names them (the last two of platform x factor x
+# placement: tree.xml, 1.0, block and cyclic) and exits 1.
+"$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --collect > "$work/log" 2> "$work/err"
+[ $? -eq 1 ] || fail "--collect with 2 points missing did not exit 1"
+grep -q "12 points: 0 run, 10 reused, 0 failed, 2 missing$" "$work/log" \
+  || fail "--collect with 2 points missing: $(cat "$work/log" "$work/err")"
+grep -q "^  point 10: platform=$work/tree.xml factor=1.0 placement=block$" "$work/err" \
+  && grep -q "^  point 11: platform=$work/tree.xml factor=1.0 placement=cyclic$" "$work/err" \
+  || fail "--collect does not name the missing points: $(cat "$work/err")"
+[ "$(grep -c '^  point' "$work/err")" -eq 2 ] || fail "not 2 points named: $(cat "$work/err")"
+run_tasks 10 12
 "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --collect -q > /dev/null || fail "--collect"
 cmp -s "$work/tasks/results.csv" "$work/out/results.csv" \
   || fail "the tasks' table differs: $(diff "$work/tasks/results.csv" "$work/out/results.csv" | head -5)"
@@ -89,6 +104,24 @@ cmp -s "$work/tasks/results.csv" "$work/out/results.csv" \
 sed -i 's/factor = 0.5, 1.0/factor = 0.25, 1.0/' "$work/a.sweep"
 "$tracesim" sweep "$work/a.sweep" -o "$work/out" -q | grep -q "12 points: 6 run, 6 reused, 0 failed" \
   || fail "a changed factor did not recompute exactly its 6 points"
+# A point is its values: factors added in the middle shift every later
+# point's number (platform x factor x placement: 3 x 4 x 2 = 24), yet only
+# the 3 x 2 = 6 points of the new value 0.75 run; those of 0.5, removed by
+# the change above, are there still and reused (their inputs unchanged).
+# The page drawn before gives the new total, the table the new rows.
+"$tracesim" report "$work/out" > /dev/null || fail "report"
+sed -i 's/factor = 0.25, 1.0/factor = 0.25, 0.5, 0.75, 1.0/' "$work/a.sweep"
+"$tracesim" sweep "$work/a.sweep" -o "$work/out" -q > "$work/log" || fail "grown: $(cat "$work/log")"
+grep -q "24 points: 6 run, 18 reused, 0 failed" "$work/log" \
+  || fail "a sweep grown by one value did not run only its 6 new points: $(cat "$work/log")"
+grep -q "<h1>tracesim sweep: 24 points</h1>" "$work/out/report.html" \
+  || fail "report.html: $(grep -o '<h1>[^<]*' "$work/out/report.html")"
+[ "$(grep -c '^[^,]*,0.75,[^,]*,[0-9]' "$work/out/results.csv")" -eq 6 ] || fail "$(cat "$work/out/results.csv")"
+# Parameters in another order are the same points.
+sed -i 's/^factor = 0.25, 0.5, 0.75, 1.0$/placement = block, cyclic/; t; s/^placement = block, cyclic$/factor = 0.25, 0.5, 0.75, 1.0/' "$work/a.sweep"
+"$tracesim" sweep "$work/a.sweep" -o "$work/out" -q | grep -q "24 points: 0 run, 24 reused, 0 failed" \
+  || fail "the parameters reordered ran points again: $(cat "$work/a.sweep")"
+sed -i 's/^placement = block, cyclic$/factor = 0.25, 1.0/; t; s/^factor = 0.25, 0.5, 0.75, 1.0$/placement = block, cyclic/' "$work/a.sweep"
 
 # Too few cores: 8 ranks on 2 nodes of 2 cores fail, the others complete.
 "$tracesim" platform --nodes 2 --cores 2 -o "$work/small.xml" > /dev/null || fail "platform"
@@ -132,7 +165,7 @@ grep -q "16 points: 16 run, 0 reused, 0 failed" "$work/log" || fail "stale point
 grep -q "^sweep: first pass computed (the cache there was of another trace, of this one before it changed" "$work/log" \
   || fail "a touched trace file reused the first pass: $(cat "$work/log")"
 cmp -s "$work/out3/results.csv" "$work/results3.csv" || fail "the table changed after touch"
-rm -f "$work/out3"/points/p000[01].key
+rm -f $(ls "$work/out3"/points/*.key | head -2)
 size=$(stat -c %s "$work/out3/inputs/first-pass.cache")
 # The middle byte's bits flipped (its complement), so that it changes
 # whatever it was (writing a fixed byte changed nothing where the cache,
@@ -146,6 +179,29 @@ cmp -s "$work/cache.before" "$work/out3/inputs/first-pass.cache" && fail "the ca
 grep -q "^sweep: first pass computed (the cache there was damaged: its checksum differs)" "$work/log" \
   || fail "a damaged cache was used: $(cat "$work/log")"
 cmp -s "$work/out3/results.csv" "$work/results3.csv" || fail "the table changed after a damaged cache"
+
+# A sweep's directory of the layout before points had names (points/pNNNN,
+# numbered in the sweep's order): its points are carried over to their
+# names, not run again, and its out-of-date ones removed. Made here from
+# out3 by renaming (its parameters factor, placement, repeat_ are in sorted
+# order, so that its keys are those the layout before wrote), with a stale
+# p0099 (a key of nothing) and a failed p0098 (an error only) beside them.
+i=0
+for name in $(python3 -c 'import json, sys; print(" ".join(r["point"] for r in json.load(open(sys.argv[1]))))' "$work/out3/results.json"); do
+  old=$(printf 'p%04u' "$i")
+  mv "$work/out3/points/$name" "$work/out3/points/$old" && mv "$work/out3/points/$name.key" "$work/out3/points/$old.key" \
+    && mv "$work/out3/inputs/$name" "$work/out3/inputs/$old" || fail "renaming $name"
+  i=$((i + 1))
+done
+[ $i -eq 16 ] || fail "16 points expected in results.json, got $i"
+cp -r "$work/out3/points/p0000" "$work/out3/points/p0099" && echo stale > "$work/out3/points/p0099.key"
+echo "it failed" > "$work/out3/points/p0098.error"
+"$tracesim" sweep "$work/a.sweep" -o "$work/out3" > "$work/log" 2>&1 || fail "old layout: $(cat "$work/log")"
+grep -q "16 points: 0 run, 16 reused, 0 failed" "$work/log" || fail "old layout: $(cat "$work/log")"
+grep -q "16 points of the old layout (pNNNN) carried over, 2 out of date removed" "$work/log" \
+  || fail "old layout: $(cat "$work/log")"
+if ls "$work/out3/points" "$work/out3/inputs" | grep -q '^p[0-9]'; then fail "left: $(ls "$work/out3/points")"; fi
+cmp -s "$work/out3/results.csv" "$work/results3.csv" || fail "the table changed after carrying over"
 
 # Errors in the sweep file: file and line, nothing run.
 expect_error() { # file, message

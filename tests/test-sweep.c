@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "pipeline/sweep.h"
 #include "pipeline/sweep-values.h"
 #include "output/plot.h"
 #include "tests/tool-run.h"
@@ -106,6 +107,51 @@ test_templates (void **state)
   assert_string_equal (unknown[1], "(unclosed):3");
 }
 
+/* Ensure a sweep file's end-of-line comments are comments, as in
+ * hypothesis files (doc/sweeps.md's first example has them), while a '#'
+ * glued to a word or inside double quotes stays in the value, and errors
+ * still name the line as written. The file: [parameters] factor (2 values)
+ * x label (3 values) = 6 points; the last varies fastest, so point 0 is
+ * (0.25, "run #2"), point 1 (0.25, a#b), point 5 (0.5, c). */
+static void
+test_comments (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("sweep-comments");
+  g_autofree char *trace = g_build_filename (work, "t.otf2", NULL);
+  g_autofree char *hyp = g_build_filename (work, "k.hyp.in", NULL);
+  g_autofree char *path = g_build_filename (work, "c.sweep", NULL);
+  assert_true (g_file_set_contents (trace, "", 0, NULL));
+  assert_true (g_file_set_contents (hyp, "[region:k]\nscale = ${factor}  # per point\n", -1, NULL));
+  assert_true (g_file_set_contents (path,
+    "[sweep]              # the sweep\n"
+    "trace = t.otf2       # the trace\n"
+    "hypothesis = k.hyp.in\t# a template\n"
+    "labels = label       # only names the points\n"
+    "[parameters]  # the values\n"
+    "factor = 0.25, 0.5   # a list\n"
+    "label = \"run #2\", a#b, c # quoted, glued\n", -1, NULL));
+  GError *error = NULL;
+  g_autoptr (TsSweep) s = ts_sweep_load (path, &error);
+  if (!s)
+    fail_msg ("%s", error->message);
+  assert_string_equal (ts_sweep_trace (s), trace);
+  assert_int_equal (ts_sweep_n_points (s), 6);
+  assert_string_equal (ts_sweep_value (s, 0, 0), "0.25");
+  assert_string_equal (ts_sweep_value (s, 0, 1), "run #2");
+  assert_string_equal (ts_sweep_value (s, 1, 1), "a#b");
+  assert_string_equal (ts_sweep_value (s, 5, 0), "0.5");
+  assert_string_equal (ts_sweep_value (s, 5, 1), "c");
+  /* Line 3 of this one is the unknown key: the comments removed no line. */
+  assert_true (g_file_set_contents (path, "# a sweep\n[sweep]   # x\ntraec = t.otf2   # typo\n",
+                                    -1, NULL));
+  assert_null (ts_sweep_load (path, &error));
+  g_autofree char *want = g_strdup_printf ("%s:3: unknown key 'traec' in [sweep]", path);
+  if (!g_str_has_prefix (error->message, want))
+    fail_msg ("got '%s', expected '%s...'", error->message, want);
+  g_clear_error (&error);
+  ts_test_rmtree (work);
+}
+
 /* Ensure a sweep draws its plot as a real picture: plot-factor.png of a
  * sweep of 2 kernel factors x 2 placements on an 8-rank halo exchange is
  * TS_PLOT_WIDTH x TS_PLOT_HEIGHT, mostly white, with the axes, ticks, text
@@ -167,6 +213,7 @@ main (void)
     cmocka_unit_test (test_values),
     cmocka_unit_test (test_points),
     cmocka_unit_test (test_templates),
+    cmocka_unit_test (test_comments),
     cmocka_unit_test (test_plot_is_a_picture),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
