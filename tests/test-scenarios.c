@@ -17,6 +17,7 @@
 
 #include "tests/tool-run.h"
 #include "model/archive_writer.h"
+#include "model/format.h"
 
 #define TOLERANCE 1e-6
 
@@ -158,9 +159,9 @@ test_scenario (void **state)
 }
 
 /* Fail unless `tracesim calibrate` on the trace of @script reports a
- * latency of @latency seconds (as printed, "%g"). */
+ * latency of @latency seconds (as it prints times: ts_format_seconds). */
 static void
-expect_calibrated_latency (const char *name, const char *script, const char *latency)
+expect_calibrated_latency (const char *name, const char *script, double latency)
 {
   g_autofree char *work = ts_test_workdir (name);
   g_autofree char *trace = ts_test_generate_text (work, script);
@@ -168,7 +169,8 @@ expect_calibrated_latency (const char *name, const char *script, const char *lat
   TsToolResult res = ts_run_tracesim ((const char *[]) { "calibrate", trace, "-o", xml, NULL });
   if (res.status != 0)
     fail_msg ("tracesim calibrate failed: %s", res.err);
-  g_autofree char *want = g_strdup_printf ("latency %s s", latency);
+  g_autofree char *printed = ts_format_seconds (latency);
+  g_autofree char *want = g_strdup_printf ("latency %s", printed);
   if (!strstr (res.out, want))
     fail_msg ("expected %s: %s", want, res.out);
   ts_tool_result_clear (&res);
@@ -198,7 +200,7 @@ test_calibrate_ignores_a_waiting_class (void **state)
     "1 0.0 enter MPI_Recv\n1 0.000002 recv 0 tag=0 bytes=8\n1 0.000002 leave MPI_Recv\n"
     "1 0.999 enter MPI_Recv\n1 1.000001 recv 0 tag=0 bytes=64\n1 1.000001 leave MPI_Recv\n"
     "1 2.0 enter MPI_Recv\n1 2.000002 recv 0 tag=0 bytes=512\n1 2.000002 leave MPI_Recv\n"
-    "1 3.0 leave main\n", "2e-06");
+    "1 3.0 leave main\n", 2e-6);
 }
 
 /* The latency is never more than the fastest receive of any size: every
@@ -223,7 +225,7 @@ test_calibrate_latency_below_fastest_receive (void **state)
     "1 0.0 enter MPI_Recv\n1 0.000001 recv 0 tag=0 bytes=8\n1 0.000001 leave MPI_Recv\n"
     "1 1.0 enter MPI_Recv\n1 1.00005 recv 0 tag=0 bytes=4096\n1 1.00005 leave MPI_Recv\n"
     "1 2.0 enter MPI_Recv\n1 2.0001 recv 0 tag=0 bytes=1048576\n1 2.0001 leave MPI_Recv\n"
-    "1 3.0 leave main\n", "1e-06");
+    "1 3.0 leave main\n", 1e-6);
 }
 
 /* The threshold summary.json reports for rank 0's blocking sends to rank 1:
