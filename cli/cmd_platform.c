@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "model/output_dir.h"
+#include "model/key-line.h"
 #include "sim/cluster.h"
 #include "sim/platform.h"
 #include "sim/platform-check.h"
@@ -55,9 +56,18 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     }
   if (o->config)
     {
+      /* The comment rule of every key file a user writes (model/key-line.h). */
       g_autoptr (GKeyFile) file = g_key_file_new ();
-      if (!g_key_file_load_from_file (file, o->config, G_KEY_FILE_NONE, error)
-          || !ts_cluster_load_key_file (c, file, o->config, error))
+      g_autofree char *text = NULL;
+      gsize len = 0;
+      if (!g_file_get_contents (o->config, &text, &len, error))
+        return FALSE;
+      if (!ts_key_file_load_commented (file, text, (gssize) len, error))
+        {
+          g_prefix_error (error, "%s: ", o->config);
+          return FALSE;
+        }
+      if (!ts_cluster_load_key_file (c, file, o->config, error))
         return FALSE;
     }
   if (o->nodes < 0 || o->cores < 0 || o->nodes > 1000000 || o->cores > 1000000)

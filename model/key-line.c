@@ -48,3 +48,22 @@ ts_key_line_strip_comment (char *line)
     }
   return g_strchomp (s);
 }
+
+char *
+ts_key_text_uncomment (const char *text)
+{
+  g_return_val_if_fail (text != NULL, NULL);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *out = g_string_sized_new (strlen (text) + 1);
+  for (guint i = 0; lines[i]; i++)
+    g_string_append_printf (out, "%s%s", i ? "\n" : "", ts_key_line_strip_comment (lines[i]));
+  return g_string_free (out, FALSE);
+}
+
+gboolean
+ts_key_file_load_commented (GKeyFile *kf, const char *text, gssize len, GError **error)
+{
+  g_autofree char *whole = g_strndup (text, len < 0 ? strlen (text) : (gsize) len);
+  g_autofree char *bare = ts_key_text_uncomment (whole);
+  return g_key_file_load_from_data (kf, bare, -1, G_KEY_FILE_NONE, error);
+}

@@ -28,6 +28,14 @@ const char *ts_key_line_header_end (const char *line);
  * for its parser to refuse. Returns @line (moved past leading blanks). */
 char *ts_key_line_strip_comment (char *line);
 
+/* @text without its comments, line for line (every line keeps its
+ * number, for GKeyFile's "on line N"). Caller frees. */
+char *ts_key_text_uncomment (const char *text);
+
+/* Load @kf from @text (length @len, or -1), its comments gone by the rule
+ * above: what GKeyFile alone would read as part of a value. */
+gboolean ts_key_file_load_commented (GKeyFile *kf, const char *text, gssize len, GError **error);
+
 G_END_DECLS
 
 #endif

@@ -388,19 +388,6 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
   return TRUE;
 }
 
-/* @text without its comments, line for line (so that every line keeps its
- * number): the comment rule of hypothesis files (model/key-line.h), which
- * GKeyFile alone would read as part of the value. */
-static char *
-uncomment (const char *text)
-{
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  GString *out = g_string_sized_new (strlen (text) + 1);
-  for (guint i = 0; lines[i]; i++)
-    g_string_append_printf (out, "%s%s", i ? "\n" : "", ts_key_line_strip_comment (lines[i]));
-  return g_string_free (out, FALSE);
-}
-
 TsSweep *
 ts_sweep_load (const char *path, GError **error)
 {
@@ -418,7 +405,7 @@ ts_sweep_load (const char *path, GError **error)
   else if (g_file_get_contents (path, &text, &len, error))
     {
       /* A NUL byte ends the text, as it does GKeyFile's. */
-      g_autofree char *bare = uncomment (text);
+      g_autofree char *bare = ts_key_text_uncomment (text);
       if (load_text (s, bare, strlen (bare), error))
         return s;
     }
@@ -479,7 +466,7 @@ fill_input (const Input *in, const char *const *names, const char *const *values
   g_auto (TsCluster) c;
   ts_cluster_init (&c);
   g_autoptr (GError) local = NULL;
-  if (!g_key_file_load_from_data (kf, filled, -1, G_KEY_FILE_NONE, &local)
+  if (!ts_key_file_load_commented (kf, filled, -1, &local)
       || !ts_cluster_load_key_file (&c, kf, in->path, &local) || !ts_cluster_check (&c, &local))
     {
       g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s%s%s",
