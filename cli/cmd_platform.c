@@ -42,7 +42,7 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     {
       if (!(o->trace_speed > 0 && o->trace_speed < 1e18))
         {
-          g_set_error (error, TS_CLUSTER_ERROR, TS_CLUSTER_ERROR_INVALID,
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                        "--trace-speed: a flop rate above 0 (e.g. 2e9)");
           return FALSE;
         }
@@ -62,7 +62,7 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     }
   if (o->nodes < 0 || o->cores < 0 || o->nodes > 1000000 || o->cores > 1000000)
     {
-      g_set_error (error, TS_CLUSTER_ERROR, TS_CLUSTER_ERROR_INVALID,
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "--nodes and --cores take a whole number from 1 to 1000000");
       return FALSE;
     }
@@ -85,7 +85,12 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     g_key_file_set_string (given, "cluster", "lat-factors", o->lat_factors);
   if (g_key_file_has_group (given, "cluster")
       && !ts_cluster_load_key_file (c, given, "the options", error))
-    return FALSE;
+    {
+      /* A value of an option, not of a file: a usage error (status 2). */
+      (*error)->domain = G_OPTION_ERROR;
+      (*error)->code = G_OPTION_ERROR_BAD_VALUE;
+      return FALSE;
+    }
   /* --like on a flat cluster of no given size: a node per traced rank. */
   if (like_ranks && !c->nodes && c->topology == TS_TOPOLOGY_FLAT)
     c->nodes = like_ranks;
@@ -140,7 +145,7 @@ ts_cmd_platform (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("platform", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("platform", error);
+    return ts_cmd_option_error ("platform", error);
   if (argc != 1)
     return ts_cmd_usage_error ("platform", "tracesim platform takes options only");
   if (o.describe)
@@ -150,7 +155,8 @@ ts_cmd_platform (int argc, char **argv)
   g_auto (TsCluster) c;
   ts_cluster_init (&c);
   if (!build (&c, &o, &error))
-    return ts_cmd_fail ("platform", error);
+    return error->domain == G_OPTION_ERROR ? ts_cmd_option_error ("platform", error)
+                                           : ts_cmd_fail ("platform", error);
   g_autofree char *xml = ts_cluster_to_xml (&c);
   if (!ts_output_file_write (o.output, xml, strlen (xml), TS_WRITTEN_MARK, &error))
     return ts_cmd_fail ("platform", error);

@@ -4,7 +4,9 @@
 #include "cli/report.h"
 #include "calibrate/eager.h"
 #include "pipeline/run.h"
+#include "sim/replay.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -70,6 +72,17 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
                    "--ranks-per-node");
       return FALSE;
     }
+  /* Checked here too (ts_run does), so that a malformed value is a usage
+   * error (status 2) like the others. */
+  for (guint i = 0; a->cfg && a->cfg[i]; i++)
+    if (!ts_replay_check_cfg_item (a->cfg[i], error))
+      return FALSE;
+  if (!(a->trace_speed > 0 && isfinite (a->trace_speed)))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--trace-speed must be a positive, finite number of flop/s");
+      return FALSE;
+    }
   o->simgrid_cfg = (const char *const *) a->cfg;
   o->hypotheses = (const char *const *) a->hypotheses;
   o->trace_speed = a->trace_speed;
@@ -113,14 +126,10 @@ run (RunArgs *a, int argc, char **argv)
     return ts_cmd_usage_error ("run", argc < 2 ? "no trace given (tracesim run TRACE -o DIR)"
                                                 : "more than one trace given");
   if (!a->output)
-    {
-      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "no output directory given (-o DIR)");
-      return ts_cmd_fail ("run", error);
-    }
+    return ts_cmd_usage_error ("run", "no output directory given (-o DIR)");
   TsRunOptions o;
   if (!to_options (a, argv[1], &o, &error))
-    return ts_cmd_fail ("run", error);
+    return ts_cmd_option_error ("run", error);
   g_autoptr (TsRunResult) result = ts_run (&o, &error);
   if (!result)
     return ts_cmd_fail ("run", error);
@@ -187,7 +196,7 @@ ts_cmd_run (int argc, char **argv)
   GError *error = NULL;
   int status = g_option_context_parse (ctx, &argc, &argv, &error)
                  ? run (&a, argc, argv)
-                 : ts_cmd_fail ("run", error);
+                 : ts_cmd_option_error ("run", error);
   run_args_clear (&a);
   return status;
 }

@@ -21,7 +21,7 @@ ts_cmd_waitstates (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("waitstates", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("waitstates", error);
+    return ts_cmd_option_error ("waitstates", error);
   if (argc != 2)
     return ts_cmd_usage_error ("waitstates", "give exactly one trace");
   g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);

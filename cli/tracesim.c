@@ -153,6 +153,14 @@ ts_cmd_usage_error (const char *cmd, const char *message)
   return 2;
 }
 
+int
+ts_cmd_option_error (const char *cmd, GError *error)
+{
+  int status = ts_cmd_usage_error (cmd, error ? error->message : "bad option");
+  g_clear_error (&error);
+  return status;
+}
+
 /* Help text is UTF-8 ("[OPTION…]"): print it as such, whatever the locale's
  * charset, rather than let GLib turn the ellipsis into '?'. */
 static void

@@ -318,6 +318,61 @@ test_extreme_scale (void **state)
                                           NULL });
 }
 
+/* Ensure every command's usage errors exit with 2 (cli/commands.h: 0 done,
+ * 1 failed, 2 usage) and say where the usage is: an unknown option, the
+ * command without its arguments, and option values the command line alone
+ * shows are wrong; while an input that cannot be used (a trace that is not
+ * there) stays a failure, 1. */
+static void
+test_usage_errors_exit_2 (void **state)
+{
+  const char *commands[] = { "run", "info", "calibrate", "platform", "sweep", "hypotheses",
+                             "waitstates", "advise", "report", "extrapolate", "convert" };
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *try = g_strdup_printf ("Try 'tracesim help %s'", commands[i]);
+      TsToolResult r = ts_run_tracesim ((const char *[]) { commands[i], "--frobnicate", NULL });
+      if (r.status != 2 || !strstr (r.err, "--frobnicate") || !strstr (r.err, try))
+        fail_msg ("%s --frobnicate: status %d, stderr: %s", commands[i], r.status, r.err);
+      ts_tool_result_clear (&r);
+      r = ts_run_tracesim ((const char *[]) { commands[i], NULL });
+      if (r.status != 2 || !strstr (r.err, try))
+        fail_msg ("%s without arguments: status %d, stderr: %s", commands[i], r.status, r.err);
+      ts_tool_result_clear (&r);
+    }
+  g_autofree char *work = ts_test_workdir ("usage");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *missing = g_build_filename (work, "missing.otf2", NULL);
+  const char *const *cases[] = {
+    (const char *[]) { "hypotheses", "check", "--frobnicate", NULL },
+    (const char *[]) { "hypotheses", "check", trace, NULL }, /* no hypothesis file */
+    (const char *[]) { "run", trace, NULL },                 /* no -o */
+    (const char *[]) { "run", trace, trace, "-o", out, NULL },
+    (const char *[]) { "run", trace, "--binomial-tree=ompi", "-o", out, NULL },
+    (const char *[]) { "run", trace, "--cfg=nocolon", "-o", out, NULL },
+    (const char *[]) { "run", trace, "--trace-speed=-1", "-o", out, NULL },
+    (const char *[]) { "run", trace, "--ranks-per-node=x", "-o", out, NULL },
+    (const char *[]) { "convert", trace, "--to", "dumpi", "-o", out, NULL },
+    (const char *[]) { "advise", trace, "--factor", "2", NULL },
+    (const char *[]) { "platform", "-o", out, "--nodes", "-3", NULL },
+    (const char *[]) { "platform", "-o", out, "--network", "fast", NULL },
+    (const char *[]) { "info", trace, trace, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      TsToolResult r = ts_run_tracesim ((const char **) cases[i]);
+      g_autofree char *line = g_strjoinv (" ", (char **) cases[i]);
+      if (r.status != 2 || !strstr (r.err, "Try 'tracesim help "))
+        fail_msg ("%s: status %d, stderr: %s", line, r.status, r.err);
+      assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+      ts_tool_result_clear (&r);
+    }
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "info", missing, NULL });
+  assert_int_equal (r.status, 1);
+  ts_tool_result_clear (&r);
+}
+
 int
 main (void)
 {
@@ -336,6 +391,7 @@ main (void)
     cmocka_unit_test (test_convert_unknown_format),
     cmocka_unit_test (test_hypothesis_unknown_region),
     cmocka_unit_test (test_hypothesis_bad_value),
+    cmocka_unit_test (test_usage_errors_exit_2),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
