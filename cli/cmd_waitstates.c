@@ -15,7 +15,7 @@ ts_cmd_waitstates (int argc, char **argv)
   char *output = NULL;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      "also write the per-region CSV (phase,pattern,region,rank,seconds)", "FILE" },
+      "also write the per-region CSV (timeline,pattern,region,rank,seconds)", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("waitstates", entries);

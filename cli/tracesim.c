@@ -22,7 +22,7 @@ static const Command commands[] = {
     "                          wait states, and the inputs (trace, hypothesis files with\n"
     "                          their SHA-256, platform, options, tracesim version)\n"
     "  predicted/traces.otf2   the predicted timeline, with wait-state metrics\n"
-    "  waitstates.csv          phase,pattern,region,rank,seconds (not with --no-wait-states)\n"
+    "  waitstates.csv          timeline,pattern,region,rank,seconds (not with --no-wait-states)\n"
     "  platform.xml            the platform calibrated from the trace (without -p)\n"
     "Nothing is written if the run fails." },
   { "info", ts_cmd_info, "TRACE",
@@ -61,7 +61,7 @@ static const Command commands[] = {
     "  early_reduce, partitioned_late_sender, late_sender_wrong_order (a part of\n"
     "  late_sender), nxn_completion, barrier_completion, early_scan, init_completion,\n"
     "  finalize_wait\n"
-    "With -o FILE.csv, also writes phase,pattern,region,rank,seconds." },
+    "With -o FILE.csv, also writes timeline,pattern,region,rank,seconds." },
   { "advise", ts_cmd_advise, "TRACE [-o DIR] [--factor F] [--top N] [-j N]",
     "which regions to optimise first: each made faster, each balanced, ranked by saving",
     "For the regions with the most exclusive compute (MPI calls excluded; --top, default\n"

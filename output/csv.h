@@ -13,11 +13,14 @@ G_BEGIN_DECLS
 /* Append @field to @csv, quoted where needed. */
 void ts_csv_append_field (GString *csv, const char *field);
 
-/* waitstates.csv: the header line. */
-#define TS_WAIT_STATES_CSV_HEADER "phase,pattern,region,rank,seconds\n"
-/* Append a row (phase,pattern,region,rank,seconds) per non-zero cell of @w,
- * regions named as in @trace. */
-void ts_csv_append_wait_states (GString *csv, const char *phase, const TsTrace *trace,
+/* waitstates.csv: the header line. Its first column says which execution
+ * a row is of, "original" (as traced) or "predicted": called timeline, not
+ * phase, which in hypotheses and advise is a compute burst. */
+#define TS_WAIT_STATES_CSV_HEADER "timeline,pattern,region,rank,seconds\n"
+/* Append a row (timeline,pattern,region,rank,seconds) per non-zero cell of
+ * @w, @timeline first ("original" or "predicted"), regions named as in
+ * @trace. */
+void ts_csv_append_wait_states (GString *csv, const char *timeline, const TsTrace *trace,
                                 const TsWaitStates *w);
 
 G_END_DECLS
