@@ -6,6 +6,8 @@
 #include "pipeline/run.h"
 #include "sim/replay.h"
 
+#include <errno.h>
+#include <gio/gio.h>
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -26,6 +28,7 @@ typedef struct {
   gboolean wait_regions;
   gboolean no_wait_states;
   gboolean report;
+  gboolean json;
   char *binomial_tree;
 } RunArgs;
 
@@ -118,6 +121,23 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
   return TRUE;
 }
 
+/* OUT/summary.json on standard output as it was written, byte for byte. */
+static gboolean
+print_summary (const char *output, GError **error)
+{
+  g_autofree char *path = g_build_filename (output, "summary.json", NULL);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (path, &text, &len, error))
+    return FALSE;
+  if (fwrite (text, 1, len, stdout) == len && fflush (stdout) == 0)
+    return TRUE;
+  int saved = errno;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+               "cannot print %s on standard output: %s", path, g_strerror (saved));
+  return FALSE;
+}
+
 static int
 run (RunArgs *a, int argc, char **argv)
 {
@@ -133,7 +153,9 @@ run (RunArgs *a, int argc, char **argv)
   g_autoptr (TsRunResult) result = ts_run (&o, &error);
   if (!result)
     return ts_cmd_fail ("run", error);
-  if (!a->quiet)
+  if (a->json && !print_summary (a->output, &error))
+    return ts_cmd_fail ("run", error);
+  if (!a->quiet && !a->json)
     ts_report_run (stdout, result);
   if (result->report_failure)
     {
@@ -189,6 +211,9 @@ ts_cmd_run (int argc, char **argv)
     { "report", 0, 0, G_OPTION_ARG_NONE, &a.report,
       "also write OUT/report.html: the timelines as traced and predicted, where the waiting "
       "went, which ranks vary (doc/report.md)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &a.json,
+      "print OUT/summary.json on standard output instead of the summary (progress and "
+      "messages go to standard error)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "print no summary or progress", NULL },
     { NULL }
   };

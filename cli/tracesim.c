@@ -24,7 +24,7 @@ static const Command commands[] = {
     "  predicted/traces.otf2   the predicted timeline, with wait-state metrics\n"
     "  waitstates.csv          timeline,pattern,region,rank,seconds (not with --no-wait-states)\n"
     "  platform.xml            the platform calibrated from the trace (without -p)\n"
-    "Nothing is written if the run fails." },
+    "Nothing is written if the run fails. --json prints summary.json on standard output." },
   { "info", ts_cmd_info, "TRACE",
     "ranks, regions, MPI calls, events, span, message completeness",
     "Prints what the first pass learns of a trace: clocks, the network fit, the tree\n"
@@ -61,7 +61,8 @@ static const Command commands[] = {
     "  early_reduce, partitioned_late_sender, late_sender_wrong_order (a part of\n"
     "  late_sender), nxn_completion, barrier_completion, early_scan, init_completion,\n"
     "  finalize_wait\n"
-    "With -o FILE.csv, also writes timeline,pattern,region,rank,seconds." },
+    "With -o FILE.csv, also writes timeline,pattern,region,rank,seconds; --json prints\n"
+    "those rows as a JSON array instead of the table." },
   { "advise", ts_cmd_advise, "TRACE [-o DIR] [--factor F] [--top N] [-j N]",
     "which regions to optimise first: each made faster, each balanced, ranked by saving",
     "For the regions with the most exclusive compute (MPI calls excluded; --top, default\n"

@@ -5,6 +5,7 @@
 #define TS_CSV_H
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include "analysis/waitstates.h"
 #include "model/trace.h"
 
@@ -22,6 +23,13 @@ void ts_csv_append_field (GString *csv, const char *field);
  * @trace. */
 void ts_csv_append_wait_states (GString *csv, const char *timeline, const TsTrace *trace,
                                 const TsWaitStates *w);
+
+/* Append to @rows one object per row ts_csv_append_wait_states() writes,
+ * the CSV's columns as its members: timeline, pattern and region strings,
+ * rank and seconds numbers (seconds rounded to the ns as in the CSV, so
+ * that both hold the same values). */
+void ts_csv_wait_states_to_json (JsonArray *rows, const char *timeline, const TsTrace *trace,
+                                 const TsWaitStates *w);
 
 G_END_DECLS
 

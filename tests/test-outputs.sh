@@ -3,7 +3,8 @@
 # 1. Region names and a path holding quotes, backslashes, commas and
 #    non-ASCII characters: summary.json parses with Python's json (json-glib
 #    is checked in tests/test-output.c) and gives the names back unchanged;
-#    waitstates.csv quotes the names as RFC 4180 says.
+#    waitstates.csv quotes the names as RFC 4180 says; run --json and
+#    waitstates --json print the same on stdout, and nothing else.
 # 2. A full disk (a small tmpfs in a user namespace) at every phase of the
 #    writing, and a read-only output file system: exit 1, an error naming
 #    the file and the system's reason, and nothing left behind.
@@ -51,6 +52,28 @@ PY
 # is checked on the CSV writer itself in tests/test-output.c.
 grep -q '^original,late_sender,MPI_Recv,1,1.000000000$' "$dir/out/waitstates.csv" \
   || fail "waitstates.csv: $(cat "$dir/out/waitstates.csv")"
+
+# --json prints what a script needs on stdout and nothing else: run the
+# summary.json it writes, byte for byte; waitstates the CSV's rows (1 here:
+# rank 1's late sender of 1 s in MPI_Recv, as above), numbers as numbers.
+"$tracesim" run "$dir/trace/traces.otf2" -o "$dir/json-out" --json > "$work/run.json" \
+  || fail "run --json failed"
+python3 -m json.tool "$work/run.json" > /dev/null || fail "run --json: not JSON: $(head -c 300 "$work/run.json")"
+cmp -s "$work/run.json" "$dir/json-out/summary.json" || fail "run --json differs from summary.json"
+"$tracesim" waitstates "$dir/trace/traces.otf2" --json -o "$work/w.csv" > "$work/w.json" \
+  || fail "waitstates --json failed"
+python3 - "$work/w.json" "$work/w.csv" <<'PY' || fail "waitstates --json: see above"
+import csv, json, sys
+rows = json.load(open(sys.argv[1], encoding="utf-8"))
+table = list(csv.DictReader(open(sys.argv[2], encoding="utf-8", newline="")))
+assert len(rows) == len(table) == 1, (rows, table)
+for r, t in zip(rows, table):
+    assert set(r) == set(t), (r, t)
+    assert isinstance(r["rank"], int) and isinstance(r["seconds"], float), r
+    assert [r["timeline"], r["pattern"], r["region"], r["rank"], r["seconds"]] == \
+        [t["timeline"], t["pattern"], t["region"], int(t["rank"]), float(t["seconds"])], (r, t)
+assert rows[0]["seconds"] == 1.0 and rows[0]["region"] == "MPI_Recv", rows
+PY
 
 # --- 2. full and read-only disks --------------------------------------------------
 trace=$dir/trace/traces.otf2
