@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +81,56 @@ test_missing_trace (void **state)
   g_autofree char *out = g_build_filename (work, "out", NULL);
   expect_failure (work, (const char *[]) { "run", trace, "-o", out, NULL },
                   (const char *const[]) { trace, "no such trace", NULL });
+}
+
+/* Ensure a directory given instead of the trace's anchor file names the
+ * anchor files really there, in it or one level down (an EZTrace archive's
+ * is eztrace_log.otf2, not traces.otf2), or says that there is none. */
+static void
+test_directory_names_its_anchor (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("anchordir");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  /* The archive work/trace/{traces.otf2,traces.def,traces/} renamed as
+   * EZTrace names its own. */
+  g_autofree char *dir = g_path_get_dirname (trace);
+  const char *names[][2] = { { "traces.otf2", "eztrace_log.otf2" },
+                             { "traces.def", "eztrace_log.def" },
+                             { "traces", "eztrace_log" } };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_build_filename (dir, names[i][0], NULL);
+      g_autofree char *to = g_build_filename (dir, names[i][1], NULL);
+      assert_int_equal (g_rename (from, to), 0);
+    }
+  g_autofree char *anchor = g_build_filename (dir, "eztrace_log.otf2", NULL);
+  g_autofree char *slash = g_strconcat (dir, "/", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *in_it = g_strdup_printf ("%s is a directory: give the trace's anchor file: %s",
+                                            dir, anchor);
+  /* The directory itself, with a trailing slash as a shell completes it. */
+  expect_failure (work, (const char *[]) { "run", slash, "-o", out, NULL },
+                  (const char *const[]) { in_it, NULL });
+  /* One level up: the anchor one level down. */
+  g_autofree char *above = g_strdup_printf ("%s is a directory: give the trace's anchor file: %s",
+                                            work, anchor);
+  expect_failure (work, (const char *[]) { "info", work, NULL },
+                  (const char *const[]) { above, NULL });
+  /* A second archive beside it: both named, sorted. */
+  g_autofree char *second = g_build_filename (dir, "b.otf2", NULL);
+  assert_true (g_file_set_contents (second, "x", 1, NULL));
+  g_autofree char *both = g_strdup_printf ("give one of the anchor files found: %s or %s",
+                                           second, anchor);
+  expect_failure (work, (const char *[]) { "info", dir, NULL },
+                  (const char *const[]) { both, NULL });
+  /* The event files' directory holds no anchor, nor do its subdirectories. */
+  g_autofree char *events = g_build_filename (dir, "eztrace_log", NULL);
+  expect_failure (work, (const char *[]) { "info", events, NULL },
+                  (const char *const[]) { "neither it nor its subdirectories hold an OTF2 "
+                                          "anchor file", NULL });
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "info", events, NULL });
+  assert_null (strstr (r.err, "traces.otf2"));
+  ts_tool_result_clear (&r);
 }
 
 /* Ensure that a receive nobody sends to is reported as a deadlock naming the
@@ -380,6 +431,7 @@ main (void)
     cmocka_unit_test (test_truncated_events),
     cmocka_unit_test (test_corrupt_anchor),
     cmocka_unit_test (test_missing_trace),
+    cmocka_unit_test (test_directory_names_its_anchor),
     cmocka_unit_test (test_unmatched_receive_deadlock),
     cmocka_unit_test (test_deadlock_names_guessed_receives),
     cmocka_unit_test (test_too_few_hosts),
