@@ -118,7 +118,7 @@ ts_cmd_platform (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "platform file to write", "FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "number of nodes (implied by a topology)", "N" },
     { "cores", 0, 0, G_OPTION_ARG_INT, &o.cores, "cores per node (default 1)", "N" },
-    { "speed", 0, 0, G_OPTION_ARG_STRING, &o.speed, "flop rate of a core (default 1Gf)", "SPEED" },
+    { "speed", 0, 0, G_OPTION_ARG_STRING, &o.speed, "flop rate of a core: 2Gf, or 2e9 flop/s (default 1Gf)", "SPEED" },
     { "topology", 0, 0, G_OPTION_ARG_STRING, &o.topology,
       "flat (default), fat-tree:2;8,8;1,8;1,1, torus:4,4,4 or dragonfly:2,2;2,1;2,1;2", "T" },
     { "network", 0, 0, G_OPTION_ARG_STRING, &o.network,

@@ -424,6 +424,46 @@ test_usage_errors_exit_2 (void **state)
   ts_tool_result_clear (&r);
 }
 
+/* Ensure platform takes a bare speed as flop/s, as run's --trace-speed
+ * does: --speed 2e9 writes the file --speed 2Gf writes (2e9 = 2 x 10^9
+ * flop/s = 2 Gflop/s), in the options and in a key file; a bare bandwidth
+ * (bits or bytes?) is still refused. */
+static void
+test_platform_bare_speed (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("barespeed");
+  g_autofree char *with_unit = g_build_filename (work, "unit.xml", NULL);
+  g_autofree char *bare = g_build_filename (work, "bare.xml", NULL);
+  g_autofree char *keyed = g_build_filename (work, "keyed.xml", NULL);
+  g_autofree char *ini = g_build_filename (work, "c.ini", NULL);
+  assert_true (g_file_set_contents (ini, "[cluster]\nnodes = 4\nspeed = 2e9\n", -1, NULL));
+  const char *const *runs[] = {
+    (const char *[]) { "platform", "--nodes", "4", "--speed", "2Gf", "-o", with_unit, NULL },
+    (const char *[]) { "platform", "--nodes", "4", "--speed", "2e9", "-o", bare, NULL },
+    (const char *[]) { "platform", "--config", ini, "-o", keyed, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      TsToolResult r = ts_run_tracesim ((const char **) runs[i]);
+      if (r.status != 0)
+        fail_msg ("%s: status %d, stderr: %s", runs[i][4], r.status, r.err);
+      ts_tool_result_clear (&r);
+    }
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
+  assert_true (g_file_get_contents (with_unit, &a, NULL, NULL));
+  assert_true (g_file_get_contents (bare, &b, NULL, NULL));
+  assert_true (g_file_get_contents (keyed, &c, NULL, NULL));
+  assert_non_null (strstr (a, "speed=\"2000000000f\""));
+  assert_string_equal (a, b);
+  /* The key file's platform differs only in the comment naming its source. */
+  assert_non_null (strstr (c, "speed=\"2000000000f\""));
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "platform", "--nodes", "4", "--network",
+                                                       "100,1us", "-o", bare, NULL });
+  assert_int_equal (r.status, 2);
+  assert_non_null (strstr (r.err, "has no unit"));
+  ts_tool_result_clear (&r);
+}
+
 int
 main (void)
 {
@@ -444,6 +484,7 @@ main (void)
     cmocka_unit_test (test_hypothesis_unknown_region),
     cmocka_unit_test (test_hypothesis_bad_value),
     cmocka_unit_test (test_usage_errors_exit_2),
+    cmocka_unit_test (test_platform_bare_speed),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
