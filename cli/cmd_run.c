@@ -145,7 +145,7 @@ run (RunArgs *a, int argc, char **argv)
   if (argc != 2)
     return ts_cmd_usage_error ("run", argc < 2 ? "no trace given (tracesim run TRACE -o DIR)"
                                                 : "more than one trace given");
-  if (!a->output)
+  if (!a->output || !*a->output)
     return ts_cmd_usage_error ("run", "no output directory given (-o DIR)");
   TsRunOptions o;
   if (!to_options (a, argv[1], &o, &error))
