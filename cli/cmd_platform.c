@@ -83,12 +83,12 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     g_key_file_set_string (given, "cluster", "bw-factors", o->bw_factors);
   if (o->lat_factors)
     g_key_file_set_string (given, "cluster", "lat-factors", o->lat_factors);
+  g_autoptr (GError) bad = NULL;
   if (g_key_file_has_group (given, "cluster")
-      && !ts_cluster_load_key_file (c, given, "the options", error))
+      && !ts_cluster_load_key_file (c, given, "the options", &bad))
     {
       /* A value of an option, not of a file: a usage error (status 2). */
-      (*error)->domain = G_OPTION_ERROR;
-      (*error)->code = G_OPTION_ERROR_BAD_VALUE;
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, bad->message);
       return FALSE;
     }
   /* --like on a flat cluster of no given size: a node per traced rank. */
@@ -118,7 +118,8 @@ ts_cmd_platform (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "platform file to write", "FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "number of nodes (implied by a topology)", "N" },
     { "cores", 0, 0, G_OPTION_ARG_INT, &o.cores, "cores per node (default 1)", "N" },
-    { "speed", 0, 0, G_OPTION_ARG_STRING, &o.speed, "flop rate of a core: 2Gf, or 2e9 flop/s (default 1Gf)", "SPEED" },
+    { "speed", 0, 0, G_OPTION_ARG_STRING, &o.speed,
+      "flop rate of a core: 2Gf, or 2e9 flop/s (default 1Gf)", "SPEED" },
     { "topology", 0, 0, G_OPTION_ARG_STRING, &o.topology,
       "flat (default), fat-tree:2;8,8;1,8;1,1, torus:4,4,4 or dragonfly:2,2;2,1;2,1;2", "T" },
     { "network", 0, 0, G_OPTION_ARG_STRING, &o.network,

@@ -425,7 +425,8 @@ ts_output_dir_new (const char *dir, GError **error)
   char *tmpl = g_strconcat (d->dir, ".tmp-XXXXXX", NULL);
   if (g_mkdtemp_full (tmpl, 0777) == NULL)
     {
-      ts_output_dir_set_errno_error (error, errno, "cannot create a temporary directory beside %s: %s", d->dir);
+      ts_output_dir_set_errno_error (error, errno,
+                                     "cannot create a temporary directory beside %s: %s", d->dir);
       g_free (tmpl);
       goto fail;
     }
@@ -467,7 +468,8 @@ move_into_place (TsOutputDir *d, GError **error)
       /* mkdtemp reserves a unique name; rename() may replace an empty directory. */
       if (g_mkdtemp (old) == NULL || g_rename (d->dir, old) != 0)
         {
-          ts_output_dir_set_errno_error (error, errno, "%s: cannot move the old content aside: %s", d->dir);
+          ts_output_dir_set_errno_error (error, errno,
+                                         "%s: cannot move the old content aside: %s", d->dir);
           g_rmdir (old);
           return FALSE;
         }

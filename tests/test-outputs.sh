@@ -59,7 +59,8 @@ grep -q '^original,late_sender,MPI_Recv,1,1.000000000$' "$dir/out/waitstates.csv
 # rank 1's late sender of 1 s in MPI_Recv, as above), numbers as numbers.
 "$tracesim" run "$dir/trace/traces.otf2" -o "$dir/json-out" --json > "$work/run.json" \
   || fail "run --json failed"
-python3 -m json.tool "$work/run.json" > /dev/null || fail "run --json: not JSON: $(head -c 300 "$work/run.json")"
+python3 -m json.tool "$work/run.json" > /dev/null \
+  || fail "run --json: not JSON: $(head -c 300 "$work/run.json")"
 cmp -s "$work/run.json" "$dir/json-out/summary.json" || fail "run --json differs from summary.json"
 "$tracesim" waitstates "$dir/trace/traces.otf2" --json -o "$work/w.csv" > "$work/w.json" \
   || fail "waitstates --json failed"
@@ -82,7 +83,8 @@ PY
 # by both, and left as it is.
 "$tracesim" run "$dir/trace/traces.otf2" -o "$work/orig" -q --report || fail "run --report failed"
 cp -r "$work/orig" "$work/copy" && cp -r "$work/orig" "$work/edited"
-"$tracesim" report "$work/copy" > /dev/null 2> "$work/err" || fail "report on a cp -r copy: $(cat "$work/err")"
+"$tracesim" report "$work/copy" > /dev/null 2> "$work/err" \
+  || fail "report on a cp -r copy: $(cat "$work/err")"
 "$tracesim" run "$dir/trace/traces.otf2" -o "$work/copy" -q 2> "$work/err" \
   || fail "run -o a cp -r copy: $(cat "$work/err")"
 python3 - "$work/edited/report.html" <<'PY' || fail "could not change a byte of the copy"
@@ -95,7 +97,8 @@ open(sys.argv[1], "wb").write(data)
 PY
 cp "$work/edited/report.html" "$work/edited.html"
 "$tracesim" report "$work/edited" > /dev/null 2> "$work/err"
-[ $? -eq 1 ] && grep -q "report.html" "$work/err" || fail "report on an edited copy: $(cat "$work/err")"
+[ $? -eq 1 ] && grep -q "report.html" "$work/err" \
+  || fail "report on an edited copy: $(cat "$work/err")"
 "$tracesim" run "$dir/trace/traces.otf2" -o "$work/edited" -q 2> "$work/err"
 [ $? -eq 1 ] && grep -q "its 'report.html' changed since tracesim wrote it" "$work/err" \
   || fail "run -o an edited copy: $(cat "$work/err")"
