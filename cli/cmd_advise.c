@@ -132,12 +132,14 @@ ts_cmd_advise (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("advise", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("advise", error);
+    return ts_cmd_option_error ("advise", error);
   if (argc != 2)
     return ts_cmd_usage_error ("advise", "give exactly one trace");
   if (jobs < 0 || jobs > 4096)
     return ts_cmd_usage_error ("advise", "-j: a number of replays at once, 1 to 4096");
   TsAdviseOptions o = { argv[1], output, factor, top < 0 ? 0 : (guint) top };
+  if (!ts_advise_check_options (&o, &error))
+    return ts_cmd_option_error ("advise", error);
   g_autofree char *tmp = NULL, *scratch = NULL;
   if (!output && !(o.output_dir = scratch = scratch_dir (&tmp, &error)))
     return ts_cmd_fail ("advise", error);

@@ -24,7 +24,7 @@ ts_cmd_calibrate (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("calibrate", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("calibrate", error);
+    return ts_cmd_option_error ("calibrate", error);
   if (argc != 2 || !output)
     return ts_cmd_usage_error ("calibrate", "usage: tracesim calibrate TRACE -o platform.xml");
   if (!(trace_speed > 0 && trace_speed < 1e18))

@@ -62,9 +62,11 @@ ts_cmd_convert (int argc, char **argv)
                    "--trace-speed must be a positive, finite number of flop/s");
       ok = FALSE;
     }
+  /* Everything refused so far is the command line's: status 2. */
+  gboolean usage = !ok;
   if (ok)
     ok = convert (argv[1], output, host_speed, quiet, &error);
   g_free (to);
   g_free (output);
-  return ok ? 0 : ts_cmd_fail ("convert", error);
+  return ok ? 0 : usage ? ts_cmd_option_error ("convert", error) : ts_cmd_fail ("convert", error);
 }

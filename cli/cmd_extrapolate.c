@@ -61,7 +61,7 @@ ts_cmd_extrapolate (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("extrapolate", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("extrapolate", error);
+    return ts_cmd_option_error ("extrapolate", error);
   const char *bad = NULL;
   if (argc < 2)
     bad = "give the traces of the program at two rank counts or more";

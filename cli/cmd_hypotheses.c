@@ -41,7 +41,7 @@ check (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("hypotheses check", NULL);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("hypotheses check", error);
+    return ts_cmd_option_error ("hypotheses check", error);
   if (argc < 3)
     return ts_cmd_usage_error ("hypotheses", "usage: tracesim hypotheses check FILE... TRACE");
   g_autoptr (TsHypotheses) h = ts_hypotheses_new ();
@@ -71,7 +71,7 @@ ts_cmd_hypotheses (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("hypotheses", NULL);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("hypotheses", error);
+    return ts_cmd_option_error ("hypotheses", error);
   return ts_cmd_usage_error ("hypotheses", argc < 2 ? "no subcommand given (hypotheses check)"
                                                     : "unknown subcommand (hypotheses check)");
 }

@@ -50,7 +50,7 @@ ts_cmd_info (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("info", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("info", error);
+    return ts_cmd_option_error ("info", error);
   if (argc != 2)
     return ts_cmd_usage_error ("info", "give exactly one trace");
   g_autoptr (TsRunShared) shared = ts_run_shared_new (argv[1], FALSE, &error);

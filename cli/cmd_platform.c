@@ -43,7 +43,7 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     {
       if (!(o->trace_speed > 0 && o->trace_speed < 1e18))
         {
-          g_set_error (error, TS_CLUSTER_ERROR, TS_CLUSTER_ERROR_INVALID,
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                        "--trace-speed: a flop rate above 0 (e.g. 2e9)");
           return FALSE;
         }
@@ -72,7 +72,7 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     }
   if (o->nodes < 0 || o->cores < 0 || o->nodes > 1000000 || o->cores > 1000000)
     {
-      g_set_error (error, TS_CLUSTER_ERROR, TS_CLUSTER_ERROR_INVALID,
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "--nodes and --cores take a whole number from 1 to 1000000");
       return FALSE;
     }
@@ -93,9 +93,14 @@ build (TsCluster *c, const PlatformOptions *o, GError **error)
     g_key_file_set_string (given, "cluster", "bw-factors", o->bw_factors);
   if (o->lat_factors)
     g_key_file_set_string (given, "cluster", "lat-factors", o->lat_factors);
+  g_autoptr (GError) bad = NULL;
   if (g_key_file_has_group (given, "cluster")
-      && !ts_cluster_load_key_file (c, given, "the options", error))
-    return FALSE;
+      && !ts_cluster_load_key_file (c, given, "the options", &bad))
+    {
+      /* A value of an option, not of a file: a usage error (status 2). */
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, bad->message);
+      return FALSE;
+    }
   /* --like on a flat cluster of no given size: a node per traced rank. */
   if (like_ranks && !c->nodes && c->topology == TS_TOPOLOGY_FLAT)
     c->nodes = like_ranks;
@@ -123,7 +128,8 @@ ts_cmd_platform (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "platform file to write", "FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "number of nodes (implied by a topology)", "N" },
     { "cores", 0, 0, G_OPTION_ARG_INT, &o.cores, "cores per node (default 1)", "N" },
-    { "speed", 0, 0, G_OPTION_ARG_STRING, &o.speed, "flop rate of a core (default 1Gf)", "SPEED" },
+    { "speed", 0, 0, G_OPTION_ARG_STRING, &o.speed,
+      "flop rate of a core: 2Gf, or 2e9 flop/s (default 1Gf)", "SPEED" },
     { "topology", 0, 0, G_OPTION_ARG_STRING, &o.topology,
       "flat (default), fat-tree:2;8,8;1,8;1,1, torus:4,4,4 or dragonfly:2,2;2,1;2,1;2", "T" },
     { "network", 0, 0, G_OPTION_ARG_STRING, &o.network,
@@ -150,7 +156,7 @@ ts_cmd_platform (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("platform", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("platform", error);
+    return ts_cmd_option_error ("platform", error);
   if (argc != 1)
     return ts_cmd_usage_error ("platform", "tracesim platform takes options only");
   if (o.describe)
@@ -160,7 +166,8 @@ ts_cmd_platform (int argc, char **argv)
   g_auto (TsCluster) c;
   ts_cluster_init (&c);
   if (!build (&c, &o, &error))
-    return ts_cmd_fail ("platform", error);
+    return error->domain == G_OPTION_ERROR ? ts_cmd_option_error ("platform", error)
+                                           : ts_cmd_fail ("platform", error);
   g_autofree char *xml = ts_cluster_to_xml (&c);
   if (!ts_output_file_write (o.output, xml, strlen (xml), TS_WRITTEN_MARK, &error))
     return ts_cmd_fail ("platform", error);

@@ -21,7 +21,7 @@ ts_cmd_report (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("report", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("report", error);
+    return ts_cmd_option_error ("report", error);
   if (argc != 2)
     return ts_cmd_usage_error ("report", "give exactly one output directory");
   TsReportKind kind;

@@ -4,7 +4,11 @@
 #include "cli/report.h"
 #include "calibrate/eager.h"
 #include "pipeline/run.h"
+#include "sim/replay.h"
 
+#include <errno.h>
+#include <gio/gio.h>
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -24,6 +28,7 @@ typedef struct {
   gboolean wait_regions;
   gboolean no_wait_states;
   gboolean report;
+  gboolean json;
   char *binomial_tree;
 } RunArgs;
 
@@ -70,6 +75,17 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
                    "--ranks-per-node");
       return FALSE;
     }
+  /* Checked here too (ts_run does), so that a malformed value is a usage
+   * error (status 2) like the others. */
+  for (guint i = 0; a->cfg && a->cfg[i]; i++)
+    if (!ts_replay_check_cfg_item (a->cfg[i], error))
+      return FALSE;
+  if (!(a->trace_speed > 0 && isfinite (a->trace_speed)))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--trace-speed must be a positive, finite number of flop/s");
+      return FALSE;
+    }
   o->simgrid_cfg = (const char *const *) a->cfg;
   o->hypotheses = (const char *const *) a->hypotheses;
   o->trace_speed = a->trace_speed;
@@ -105,6 +121,23 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
   return TRUE;
 }
 
+/* OUT/summary.json on standard output as it was written, byte for byte. */
+static gboolean
+print_summary (const char *output, GError **error)
+{
+  g_autofree char *path = g_build_filename (output, "summary.json", NULL);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (path, &text, &len, error))
+    return FALSE;
+  if (fwrite (text, 1, len, stdout) == len && fflush (stdout) == 0)
+    return TRUE;
+  int saved = errno;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+               "cannot print %s on standard output: %s", path, g_strerror (saved));
+  return FALSE;
+}
+
 static int
 run (RunArgs *a, int argc, char **argv)
 {
@@ -112,19 +145,17 @@ run (RunArgs *a, int argc, char **argv)
   if (argc != 2)
     return ts_cmd_usage_error ("run", argc < 2 ? "no trace given (tracesim run TRACE -o DIR)"
                                                 : "more than one trace given");
-  if (!a->output)
-    {
-      g_set_error (&error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "no output directory given (-o DIR)");
-      return ts_cmd_fail ("run", error);
-    }
+  if (!a->output || !*a->output)
+    return ts_cmd_usage_error ("run", "no output directory given (-o DIR)");
   TsRunOptions o;
   if (!to_options (a, argv[1], &o, &error))
-    return ts_cmd_fail ("run", error);
+    return ts_cmd_option_error ("run", error);
   g_autoptr (TsRunResult) result = ts_run (&o, &error);
   if (!result)
     return ts_cmd_fail ("run", error);
-  if (!a->quiet)
+  if (a->json && !print_summary (a->output, &error))
+    return ts_cmd_fail ("run", error);
+  if (!a->quiet && !a->json)
     ts_report_run (stdout, result);
   if (result->report_failure)
     {
@@ -180,6 +211,9 @@ ts_cmd_run (int argc, char **argv)
     { "report", 0, 0, G_OPTION_ARG_NONE, &a.report,
       "also write OUT/report.html: the timelines as traced and predicted, where the waiting "
       "went, which ranks vary (doc/report.md)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &a.json,
+      "print OUT/summary.json on standard output instead of the summary (progress and "
+      "messages go to standard error)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "print no summary or progress", NULL },
     { NULL }
   };
@@ -187,7 +221,7 @@ ts_cmd_run (int argc, char **argv)
   GError *error = NULL;
   int status = g_option_context_parse (ctx, &argc, &argv, &error)
                  ? run (&a, argc, argv)
-                 : ts_cmd_fail ("run", error);
+                 : ts_cmd_option_error ("run", error);
   run_args_clear (&a);
   return status;
 }

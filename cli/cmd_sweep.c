@@ -106,7 +106,7 @@ ts_cmd_sweep (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("sweep", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("sweep", error);
+    return ts_cmd_option_error ("sweep", error);
   if (argc != 2 || (!output && !dry_run))
     return ts_cmd_usage_error ("sweep", "usage: tracesim sweep FILE -o DIR");
   if (jobs < 0 || jobs > 4096)

@@ -4,6 +4,7 @@
 #include "cli/report.h"
 #include "analysis/waitstates.h"
 #include "output/csv.h"
+#include "output/summary.h"
 
 #include <stdio.h>
 
@@ -13,15 +14,19 @@ int
 ts_cmd_waitstates (int argc, char **argv)
 {
   char *output = NULL;
+  gboolean json = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      "also write the per-region CSV (phase,pattern,region,rank,seconds)", "FILE" },
+      "also write the per-region CSV (timeline,pattern,region,rank,seconds)", "FILE" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      "print the CSV's rows as a JSON array of objects (numbers as numbers) instead of the "
+      "table", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("waitstates", entries);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    return ts_cmd_fail ("waitstates", error);
+    return ts_cmd_option_error ("waitstates", error);
   if (argc != 2)
     return ts_cmd_usage_error ("waitstates", "give exactly one trace");
   g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
@@ -33,7 +38,16 @@ ts_cmd_waitstates (int argc, char **argv)
   g_autoptr (TsWaitStates) w = ts_wait_states_analyse (trace, calibration, &error);
   if (!w)
     return ts_cmd_fail ("waitstates", error);
-  ts_report_wait_states (stdout, trace, w);
+  if (json)
+    {
+      g_autoptr (JsonArray) rows = json_array_new ();
+      ts_csv_wait_states_to_json (rows, "original", trace, w);
+      g_autoptr (JsonNode) root = json_node_init_array (json_node_alloc (), rows);
+      g_autofree char *text = ts_json_to_text (root);
+      fputs (text, stdout);
+    }
+  else
+    ts_report_wait_states (stdout, trace, w);
   if (output)
     {
       g_autoptr (GString) csv = g_string_new (TS_WAIT_STATES_CSV_HEADER);

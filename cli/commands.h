@@ -26,8 +26,16 @@ GOptionContext *ts_cmd_context (const char *name, const GOptionEntry *entries);
 
 /* Print "tracesim <cmd>: <message>" on stderr, free @error, return 1. */
 int ts_cmd_fail (const char *cmd, GError *error);
-/* A usage error: "tracesim <cmd>: <message>", then the usage line; returns 2. */
+/* A usage error: "tracesim <cmd>: <message>", then where the usage is;
+ * returns 2. Every command's usage errors go through it (or through
+ * ts_cmd_option_error): an unknown option, a missing or extra argument, an
+ * option's value the command line alone shows is wrong. What needs the
+ * input to judge (a trace, a file, a --cfg item SimGrid refuses) fails
+ * with 1. */
 int ts_cmd_usage_error (const char *cmd, const char *message);
+/* ts_cmd_usage_error() with @error's message (GOptionContext's parse
+ * error, or a bad option value); frees @error; returns 2. */
+int ts_cmd_option_error (const char *cmd, GError *error);
 
 
 

@@ -22,9 +22,9 @@ static const Command commands[] = {
     "                          wait states, and the inputs (trace, hypothesis files with\n"
     "                          their SHA-256, platform, options, tracesim version)\n"
     "  predicted/traces.otf2   the predicted timeline, with wait-state metrics\n"
-    "  waitstates.csv          phase,pattern,region,rank,seconds (not with --no-wait-states)\n"
+    "  waitstates.csv          timeline,pattern,region,rank,seconds (not with --no-wait-states)\n"
     "  platform.xml            the platform calibrated from the trace (without -p)\n"
-    "Nothing is written if the run fails." },
+    "Nothing is written if the run fails. --json prints summary.json on standard output." },
   { "info", ts_cmd_info, "TRACE",
     "ranks, regions, MPI calls, events, span, message completeness",
     "Prints what the first pass learns of a trace: clocks, the network fit, the tree\n"
@@ -61,7 +61,8 @@ static const Command commands[] = {
     "  early_reduce, partitioned_late_sender, late_sender_wrong_order (a part of\n"
     "  late_sender), nxn_completion, barrier_completion, early_scan, init_completion,\n"
     "  finalize_wait\n"
-    "With -o FILE.csv, also writes phase,pattern,region,rank,seconds." },
+    "With -o FILE.csv, also writes timeline,pattern,region,rank,seconds; --json prints\n"
+    "those rows as a JSON array instead of the table." },
   { "advise", ts_cmd_advise, "TRACE [-o DIR] [--factor F] [--top N] [-j N]",
     "which regions to optimise first: each made faster, each balanced, ranked by saving",
     "For the regions with the most exclusive compute (MPI calls excluded; --top, default\n"
@@ -151,6 +152,14 @@ ts_cmd_usage_error (const char *cmd, const char *message)
   fprintf (stderr, "tracesim %s: %s\n", cmd, message);
   fprintf (stderr, "Try 'tracesim help %s'.\n", cmd);
   return 2;
+}
+
+int
+ts_cmd_option_error (const char *cmd, GError *error)
+{
+  int status = ts_cmd_usage_error (cmd, error ? error->message : "bad option");
+  g_clear_error (&error);
+  return status;
 }
 
 /* Help text is UTF-8 ("[OPTION…]"): print it as such, whatever the locale's

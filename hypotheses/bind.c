@@ -8,6 +8,7 @@
 
 #include "hypotheses/hypotheses.h"
 #include "hypotheses/hypotheses-private.h"
+#include "model/decode.h"
 
 #include <string.h>
 
@@ -295,11 +296,78 @@ append_ranges (GString *out, const char *what, const GArray *ranges)
     }
 }
 
+/* Add @a, a burst of a rank whose open regions are @stack, to the sum of
+ * each inclusive rule that covers it as the replay decides (hypotheses.c,
+ * inclusive_covers: a region it selects is open around the burst). */
+static void
+add_covered (const TsHypotheses *h, const GArray *stack, const TsAction *a, double *sums)
+{
+  for (guint k = 0; k < h->inclusive->len; k++)
+    {
+      guint i = g_array_index (h->inclusive, guint, k);
+      const TsRule *rule = g_ptr_array_index (h->rules, i);
+      for (guint d = 0; d < stack->len; d++)
+        if (rule->matches[g_array_index (stack, guint32, d)])
+          {
+            sums[i] += a->seconds;
+            break;
+          }
+    }
+}
+
+/* Per rule, the compute an inclusive rule changes: the bursts in a region
+ * it selects or in any region called from one, seconds summed over ranks,
+ * as traced (decoded as the first pass decodes them, so that a region
+ * calling nothing gets its own compute); 0 for the other rules. The first
+ * pass keeps only each region's own compute, hence one more pass over the
+ * actions, made only when a rule is inclusive. NULL and @error if the
+ * trace cannot be read; caller frees. */
+static double *
+inclusive_compute (const TsHypotheses *h, GError **error)
+{
+  g_autofree double *sums = g_new0 (double, h->rules->len);
+  if (!h->inclusive || h->inclusive->len == 0)
+    return g_steal_pointer (&sums);
+  g_autoptr (TsDecoder) src = ts_decoder_open (h->trace, error);
+  if (!src)
+    return NULL;
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  GError *local = NULL;
+  for (guint r = 0; r < ts_trace_n_ranks (h->trace) && !local; r++)
+    {
+      TsRankDecoder *s = ts_decoder_rank (src, r, NULL);
+      g_array_set_size (stack, 0);
+      TsAction a;
+      while (ts_rank_decoder_next (s, &a, &local))
+        if (a.kind == TS_ACTION_ENTER)
+          g_array_append_val (stack, a.region);
+        else if (a.kind == TS_ACTION_LEAVE)
+          {
+            /* Closed as the replay closes it: with what was opened inside. */
+            guint depth = stack->len;
+            while (depth > 0 && g_array_index (stack, guint32, depth - 1) != a.region)
+              depth--;
+            if (depth > 0)
+              g_array_set_size (stack, depth - 1);
+          }
+        else if (a.kind == TS_ACTION_COMPUTE)
+          add_covered (h, stack, &a, sums);
+      ts_decoder_release (src, r);
+    }
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  return g_steal_pointer (&sums);
+}
+
 /* What a rule selects: the names, then the ranges, then by the first pass
  * visits (bursts of a phase), ranks, and seconds of compute summed over
- * ranks. */
+ * ranks: its own compute, or @inclusive (what inclusive_compute() found,
+ * negative if it could not) for an inclusive rule. */
 static void
-describe_selection (const TsHypotheses *h, const TsRule *rule, GString *out)
+describe_selection (const TsHypotheses *h, const TsRule *rule, double inclusive, GString *out)
 {
   guint64 visits = 0, ranks = 0;
   double compute = 0;
@@ -342,13 +410,21 @@ describe_selection (const TsHypotheses *h, const TsRule *rule, GString *out)
                           rule->phase ? "bursts" : "visits");
   if (rule->phase)
     g_string_append_printf (out, " on %" G_GUINT64_FORMAT " rank(s)", ranks);
-  g_string_append_printf (out, ", %.6f s of %scompute as traced (summed over all ranks)", compute,
-                          rule->inclusive ? "own " : "");
+  if (rule->inclusive && inclusive >= 0)
+    g_string_append_printf (out, ", %.6f s of inclusive compute as traced (summed over all "
+                                 "ranks; %.6f s of it their own)", inclusive, compute);
+  else
+    g_string_append_printf (out, ", %.6f s of %scompute as traced (summed over all ranks)",
+                            compute, rule->inclusive ? "own " : "");
 }
 
 void
 ts_hypotheses_describe (const TsHypotheses *h, const TsTrace *trace, GString *out)
 {
+  g_autoptr (GError) unread = NULL;
+  g_autofree double *inclusive = h->calibration ? inclusive_compute (h, &unread) : NULL;
+  if (unread)
+    g_string_append_printf (out, "(inclusive compute not measured: %s)\n", unread->message);
   for (guint i = 0; i < h->rules->len; i++)
     {
       const TsRule *rule = g_ptr_array_index (h->rules, i);
@@ -363,7 +439,7 @@ ts_hypotheses_describe (const TsHypotheses *h, const TsTrace *trace, GString *ou
         g_string_append (out, " on the compute of the phase(s)");
       else
         g_string_append_printf (out, " on the %s compute of", rule->inclusive ? "inclusive" : "own");
-      describe_selection (h, rule, out);
+      describe_selection (h, rule, inclusive ? inclusive[i] : -1, out);
       g_string_append_c (out, '\n');
     }
   if (h->latency == 0)

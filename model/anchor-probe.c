@@ -23,6 +23,63 @@
 /* How the probing child ends. */
 enum { PROBE_OK, PROBE_REFUSED, PROBE_TOO_MANY, PROBE_DEFINITIONS, PROBE_MEMORY };
 
+/* The anchor files (NAME.otf2, regular files) in @dir, as "@dir/NAME.otf2",
+ * into @found; its subdirectories into @subdirs if not NULL. */
+static void
+list_anchors (const char *dir, GPtrArray *found, GPtrArray *subdirs)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      if (g_str_has_suffix (name, ".otf2") && g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        g_ptr_array_add (found, g_steal_pointer (&path));
+      else if (subdirs && g_file_test (path, G_FILE_TEST_IS_DIR))
+        g_ptr_array_add (subdirs, g_steal_pointer (&path));
+    }
+}
+
+static gint
+compare_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+char *
+ts_trace_directory_hint (const char *dir)
+{
+  g_autofree char *shown = g_strdup (dir);
+  for (gsize len = strlen (shown); len > 1 && shown[len - 1] == '/'; len--)
+    shown[len - 1] = '\0';
+  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) subdirs = g_ptr_array_new_with_free_func (g_free);
+  list_anchors (shown, found, subdirs);
+  /* An archive's anchor sits beside the directory of its event files: a
+   * directory given one level too high (the run's, holding the trace's
+   * directory) is common, so one level down is looked at too. */
+  if (found->len == 0)
+    for (guint i = 0; i < subdirs->len; i++)
+      list_anchors (g_ptr_array_index (subdirs, i), found, NULL);
+  /* Sorted for a message that does not depend on the file system's order. */
+  g_ptr_array_sort (found, compare_paths);
+  if (found->len == 0)
+    return g_strdup_printf ("%s is a directory, and neither it nor its subdirectories hold "
+                            "an OTF2 anchor file (NAME.otf2): give the anchor file of the "
+                            "trace", shown);
+  g_autoptr (GString) list = g_string_new (NULL);
+  guint listed = MIN (found->len, 5u);
+  for (guint i = 0; i < listed; i++)
+    g_string_append_printf (list, "%s%s", i == 0 ? "" : i + 1 == found->len ? " or " : ", ",
+                            (char *) g_ptr_array_index (found, i));
+  if (found->len > listed)
+    g_string_append_printf (list, " (and %u more)", found->len - listed);
+  return g_strdup_printf ("%s is a directory: give %s: %s", shown,
+                          found->len == 1 ? "the trace's anchor file" : "one of the anchor files "
+                                                                        "found",
+                          list->str);
+}
+
 /* Size of the global definitions beside @anchor ("x.otf2" -> "x.def"), or -1. */
 static gint64
 definitions_size (const char *anchor)

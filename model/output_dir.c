@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "tracesim-output"
 
 #include "model/output_dir.h"
+#include "model/output_dir-private.h"
 #include "model/fd-io.h"
 
 #include <errno.h>
@@ -334,163 +335,11 @@ output_dir_free (TsOutputDir *d)
   g_free (d);
 }
 
-static void
-set_errno_error (GError **error, int saved, const char *format, const char *path)
+void
+ts_output_dir_set_errno_error (GError **error, int saved, const char *format, const char *path)
 {
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), format, path,
                g_strerror (saved));
-}
-
-/* ---- the manifest ---------------------------------------------------------- */
-
-/* What the manifest says of one entry: its type, and for a file its size
- * and modification time, so that a file the user edited since is not taken
- * for tracesim's own. One line per entry: "f SIZE MTIME PATH" or "d - -
- * PATH", PATH below the target, escaped (g_strescape). */
-static char *
-manifest_line (const char *rel, const GStatBuf *st)
-{
-  g_autofree char *escaped = g_strescape (rel, NULL);
-  if (S_ISDIR (st->st_mode))
-    return g_strdup_printf ("d - - %s", escaped);
-  if (S_ISREG (st->st_mode))
-    return g_strdup_printf ("f %" G_GINT64_FORMAT " %" G_GINT64_FORMAT ".%09ld %s",
-                            (gint64) st->st_size, (gint64) st->st_mtim.tv_sec,
-                            (long) st->st_mtim.tv_nsec, escaped);
-  return g_strdup_printf ("other - - %s", escaped); /* never written by tracesim */
-}
-
-/* Every entry below @path (@rel its path below the target, NULL for the
- * target), depth first, as manifest lines into @lines. */
-static gboolean
-list_tree (const char *path, const char *rel, GPtrArray *lines, GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  GDir *dir = g_dir_open (path, 0, &local);
-  if (!dir)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", local->message);
-      return FALSE;
-    }
-  const char *entry;
-  gboolean ok = TRUE;
-  while (ok && (entry = g_dir_read_name (dir)) != NULL)
-    {
-      if (!rel && strcmp (entry, TS_OUTPUT_MANIFEST) == 0)
-        continue;
-      g_autofree char *sub = rel ? g_strconcat (rel, "/", entry, NULL) : g_strdup (entry);
-      g_autofree char *full = g_build_filename (path, entry, NULL);
-      GStatBuf st;
-      if (g_lstat (full, &st) != 0)
-        {
-          set_errno_error (error, errno, "%s: %s", full);
-          ok = FALSE;
-          break;
-        }
-      g_ptr_array_add (lines, manifest_line (sub, &st));
-      if (S_ISDIR (st.st_mode))
-        ok = list_tree (full, sub, lines, error);
-    }
-  g_dir_close (dir);
-  return ok;
-}
-
-/* The escaped path of a manifest line (its fourth field), or NULL. */
-static const char *
-line_path (const char *line)
-{
-  for (guint field = 0; line && field < 3; field++)
-    line = (line = strchr (line, ' ')) ? line + 1 : NULL;
-  return line;
-}
-
-/* The manifest of an earlier output in @dir: its lines by their escaped
- * path; NULL and @error when there is none or it cannot be read. */
-static GHashTable *
-read_manifest (const char *dir, const char *example, GError **error)
-{
-  g_autofree char *path = g_build_filename (dir, TS_OUTPUT_MANIFEST, NULL);
-  GStatBuf st;
-  char *text = NULL;
-  if (g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > TS_OUTPUT_MANIFEST_MAX
-      || !g_file_get_contents (path, &text, NULL, NULL))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   "%s already exists and holds '%s', and no %s: tracesim did not write it; "
-                   "refusing to replace it (remove it, or give another output directory)",
-                   dir, example, TS_OUTPUT_MANIFEST);
-      return NULL;
-    }
-  /* The keys point into the lines, which the table owns as values. */
-  GHashTable *lines = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
-  g_auto (GStrv) split = g_strsplit (text, "\n", -1);
-  g_free (text);
-  for (guint i = 0; split[i]; i++)
-    {
-      const char *rel = line_path (split[i]);
-      if (split[i][0] != '#' && rel)
-        {
-          char *line = g_strdup (split[i]);
-          g_hash_table_replace (lines, line + (rel - split[i]), line);
-        }
-    }
-  return lines;
-}
-
-/* Everything in the existing target, at every level, must be listed in
- * its manifest as tracesim wrote it: a file of the user's anywhere below,
- * or one of ours that was changed since, is refused, not deleted. */
-static gboolean
-check_tree (const TsOutputDir *d, const char *example, GError **error)
-{
-  g_autoptr (GHashTable) listed = read_manifest (d->dir, example, error);
-  if (!listed)
-    return FALSE;
-  g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
-  if (!list_tree (d->dir, NULL, found, error))
-    return FALSE;
-  for (guint i = 0; i < found->len; i++)
-    {
-      const char *line = g_ptr_array_index (found, i);
-      const char *rel = line_path (line);
-      const char *ours = g_hash_table_lookup (listed, rel);
-      if (ours && strcmp (ours, line) == 0)
-        continue;
-      g_autofree char *name = g_strcompress (rel);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   ours ? "%s already exists and its '%s' changed since tracesim wrote it; "
-                          "refusing to replace it"
-                        : "%s already exists and holds '%s', which tracesim did not write; "
-                          "refusing to replace it",
-                   d->dir, name);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* A manifest's text: its header, then @lines (char *), one a line. */
-static GString *
-manifest_text (GList *lines)
-{
-  GString *text = g_string_new ("# written by " PACKAGE_STRING ": what a later run may replace here\n");
-  for (GList *l = lines; l; l = l->next)
-    g_string_append_printf (text, "%s\n", (char *) l->data);
-  return text;
-}
-
-/* Written last into the temporary directory: what a later run may replace. */
-static gboolean
-write_manifest (const TsOutputDir *d, GError **error)
-{
-  g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
-  if (!list_tree (d->tmp_dir, NULL, lines, error))
-    return FALSE;
-  g_autoptr (GList) list = NULL;
-  for (guint i = lines->len; i > 0; i--)
-    list = g_list_prepend (list, g_ptr_array_index (lines, i - 1));
-  g_autoptr (GString) text = manifest_text (list);
-  g_autofree char *path = g_build_filename (d->tmp_dir, TS_OUTPUT_MANIFEST, NULL);
-  return ts_output_dir_write_file (path, text->str, text->len, error);
 }
 
 /* `-o $HOME` must never delete a home directory: only a target holding
@@ -504,7 +353,7 @@ check_replaceable (const TsOutputDir *d, gboolean *exists, GError **error)
     {
       if (errno == ENOENT)
         return TRUE;
-      set_errno_error (error, errno, "%s: %s", d->dir);
+      ts_output_dir_set_errno_error (error, errno, "%s: %s", d->dir);
       return FALSE;
     }
   if (!S_ISDIR (st.st_mode))
@@ -519,7 +368,7 @@ check_replaceable (const TsOutputDir *d, gboolean *exists, GError **error)
   const char *first = dir ? g_dir_read_name (dir) : NULL;
   if (dir && !first)
     return TRUE;
-  return check_tree (d, first ? first : "?", error);
+  return ts_output_manifest_check (d->dir, first ? first : "?", error);
 }
 
 /* Create the parent of the target, remembering which directories we made so
@@ -576,7 +425,8 @@ ts_output_dir_new (const char *dir, GError **error)
   char *tmpl = g_strconcat (d->dir, ".tmp-XXXXXX", NULL);
   if (g_mkdtemp_full (tmpl, 0777) == NULL)
     {
-      set_errno_error (error, errno, "cannot create a temporary directory beside %s: %s", d->dir);
+      ts_output_dir_set_errno_error (error, errno,
+                                     "cannot create a temporary directory beside %s: %s", d->dir);
       g_free (tmpl);
       goto fail;
     }
@@ -618,7 +468,8 @@ move_into_place (TsOutputDir *d, GError **error)
       /* mkdtemp reserves a unique name; rename() may replace an empty directory. */
       if (g_mkdtemp (old) == NULL || g_rename (d->dir, old) != 0)
         {
-          set_errno_error (error, errno, "%s: cannot move the old content aside: %s", d->dir);
+          ts_output_dir_set_errno_error (error, errno,
+                                         "%s: cannot move the old content aside: %s", d->dir);
           g_rmdir (old);
           return FALSE;
         }
@@ -647,7 +498,7 @@ ts_output_dir_commit (TsOutputDir *d, GError **error)
   sigset_t old;
   ts_output_dir_hold_signals (&old);
   g_autofree char *tmp = g_strdup (d->tmp_dir);
-  gboolean ok = write_manifest (d, error) && move_into_place (d, error);
+  gboolean ok = ts_output_manifest_write (d->tmp_dir, error) && move_into_place (d, error);
   if (ok)
     ts_output_dir_unguard (tmp);
   ts_output_dir_release_signals (&old);
@@ -675,14 +526,14 @@ ts_output_dir_discard (TsOutputDir *d)
 
 /* A guarded temporary file beside @path holding @data; its name (caller
  * frees), or NULL and @error. */
-static char *
-temp_beside (const char *path, const char *data, gsize len, GError **error)
+char *
+ts_output_dir_temp_beside (const char *path, const char *data, gsize len, GError **error)
 {
   char *tmp = g_strconcat (path, ".tmp-XXXXXX", NULL);
   int fd = ts_output_dir_guarded_temp (tmp, O_WRONLY);
   if (fd < 0)
     {
-      set_errno_error (error, errno, "cannot create a file beside %s: %s", path);
+      ts_output_dir_set_errno_error (error, errno, "cannot create a file beside %s: %s", path);
       g_free (tmp);
       return NULL;
     }
@@ -717,83 +568,12 @@ ts_output_file_write (const char *path, const char *data, gsize len, const char 
           return FALSE;
         }
     }
-  g_autofree char *tmp = temp_beside (path, data, len, error);
+  g_autofree char *tmp = ts_output_dir_temp_beside (path, data, len, error);
   if (!tmp)
     return FALSE;
   if (ts_output_dir_finish_temp (tmp, path, TRUE))
     return TRUE;
-  set_errno_error (error, errno, "cannot rename into %s: %s", path);
+  ts_output_dir_set_errno_error (error, errno, "cannot rename into %s: %s", path);
   return FALSE;
 }
 
-gboolean
-ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsize len,
-                        GError **error)
-{
-  g_autofree char *manifest = g_build_filename (dir, TS_OUTPUT_MANIFEST, NULL);
-  if (!g_file_test (manifest, G_FILE_TEST_IS_REGULAR))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "%s has no %s: not an output directory tracesim wrote; nothing added", dir,
-                   TS_OUTPUT_MANIFEST);
-      return FALSE;
-    }
-  g_autoptr (GHashTable) listed = read_manifest (dir, name, error);
-  if (!listed)
-    return FALSE;
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  GStatBuf st;
-  gboolean existed = g_lstat (path, &st) == 0;
-  if (existed)
-    {
-      g_autofree char *escaped = g_strescape (name, NULL);
-      g_autofree char *now = manifest_line (name, &st);
-      const char *ours = g_hash_table_lookup (listed, escaped);
-      if (!ours || strcmp (ours, now) != 0)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                       "%s already exists and tracesim did not write it as it is; refusing to "
-                       "replace it", path);
-          return FALSE;
-        }
-    }
-  /* Both written beside their targets first, then renamed in a row with
-   * the signals held: an interruption leaves the old pair or the new. */
-  g_autofree char *tmp = temp_beside (path, data, len, error);
-  if (!tmp)
-    return FALSE;
-  if (g_lstat (tmp, &st) != 0)
-    {
-      set_errno_error (error, errno, "%s: %s", tmp);
-      ts_output_dir_finish_temp (tmp, path, FALSE);
-      return FALSE;
-    }
-  char *line = manifest_line (name, &st); /* the rename keeps size and time */
-  g_hash_table_replace (listed, (char *) line_path (line), line);
-  g_autoptr (GList) lines = g_hash_table_get_values (listed);
-  lines = g_list_sort (lines, (GCompareFunc) g_strcmp0);
-  g_autoptr (GString) text = manifest_text (lines);
-  g_autofree char *manifest_tmp = temp_beside (manifest, text->str, text->len, error);
-  if (!manifest_tmp)
-    {
-      ts_output_dir_finish_temp (tmp, path, FALSE);
-      return FALSE;
-    }
-  sigset_t old;
-  ts_output_dir_hold_signals (&old);
-  gboolean ok = ts_output_dir_finish_temp (tmp, path, TRUE);
-  if (ok && !ts_output_dir_finish_temp (manifest_tmp, manifest, TRUE))
-    {
-      /* The file is in place but unlisted: it goes, unless it replaced ours. */
-      if (!existed)
-        g_unlink (path);
-      ok = FALSE;
-    }
-  else if (!ok)
-    ts_output_dir_finish_temp (manifest_tmp, manifest, FALSE);
-  int saved = errno;
-  ts_output_dir_release_signals (&old);
-  if (!ok)
-    set_errno_error (error, saved, "cannot rename into %s: %s", dir);
-  return ok;
-}

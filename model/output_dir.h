@@ -7,9 +7,11 @@
  *
  * An existing target is replaced only if everything in it, at any depth, is
  * what an earlier output wrote there, as its manifest (TS_OUTPUT_MANIFEST,
- * written with the outputs) lists it: pointing the output at a directory
- * with other files, or with a file of the user's anywhere inside, or one of
- * tracesim's files changed since, is refused rather than deleting them. An
+ * written with the outputs: each file's size and SHA-256, see
+ * output_manifest.c) lists it: pointing the output at a directory with
+ * other files, or with a file of the user's anywhere inside, or one of
+ * tracesim's files changed since, is refused rather than deleting them. A
+ * copy of an output (new inodes and times, same content) is tracesim's. An
  * empty directory is replaced.
  *
  * Error contract: functions taking GError** return FALSE/NULL and set it on
@@ -102,7 +104,7 @@ gboolean ts_output_file_write (const char *path, const char *data, gsize len, co
  * finished output directory: written all at once, then listed in its
  * manifest, so that a later run may replace the directory with it (a
  * report drawn afterwards). An existing @name is replaced only if the
- * manifest lists it as tracesim wrote it. */
+ * manifest lists it as tracesim wrote it (its content, not its time). */
 gboolean ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsize len,
                                  GError **error);
 

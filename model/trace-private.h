@@ -81,6 +81,10 @@ void ts_trace_set_otf2_error (const TsTrace *trace, OTF2_ErrorCode code,
 /* Silence OTF2's own printing of errors: tracesim reports them itself. */
 void ts_otf2_quiet (void);
 
+/* Why the directory @dir is no trace, and which anchor files to give
+ * instead: the *.otf2 files in it and one level down, or that it holds
+ * none (anchor-probe.c). Caller frees. */
+char *ts_trace_directory_hint (const char *dir);
 /* Open @path with OTF2 in a child bounded in memory and time (anchor-probe.c):
  * FALSE and @error when it is not an anchor OTF2 can open cheaply. */
 gboolean ts_trace_probe_anchor (const char *path, GError **error);

@@ -616,9 +616,8 @@ open_trace (const char *anchor_path, gboolean events, GError **error)
   ts_otf2_quiet ();
   if (g_file_test (anchor_path, G_FILE_TEST_IS_DIR))
     {
-      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
-                   "%s is a directory: give the anchor file of the OTF2 archive in it "
-                   "(e.g. %s/traces.otf2)", anchor_path, anchor_path);
+      g_autofree char *hint = ts_trace_directory_hint (anchor_path);
+      g_set_error_literal (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN, hint);
       return NULL;
     }
   if (!g_file_test (anchor_path, G_FILE_TEST_IS_REGULAR))

@@ -223,7 +223,14 @@ load_key (TsCluster *c, const char *key, const char *value, GError **error)
     return set_factors (&c->lat_factors, key, value, error);
   if (strcmp (key, "speed") == 0)
     {
-      g_autofree char *why = ts_unit_parse (TS_UNIT_SPEED, value, &c->speed);
+      /* A bare number is flop/s, as run's --trace-speed and SimGrid's own
+       * command line take it: speed has no other unit it could mean
+       * (bandwidths keep theirs: bits or bytes). */
+      char *end;
+      g_ascii_strtod (value, &end);
+      g_autofree char *flops = end != value && *end == '\0' ? g_strconcat (value, "f", NULL)
+                                                            : g_strdup (value);
+      g_autofree char *why = ts_unit_parse (TS_UNIT_SPEED, flops, &c->speed);
       return why ? invalid (error, "speed '%s': %s", value, why) : TRUE;
     }
   if (strcmp (key, "nodes") == 0 || strcmp (key, "cores") == 0)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +81,56 @@ test_missing_trace (void **state)
   g_autofree char *out = g_build_filename (work, "out", NULL);
   expect_failure (work, (const char *[]) { "run", trace, "-o", out, NULL },
                   (const char *const[]) { trace, "no such trace", NULL });
+}
+
+/* Ensure a directory given instead of the trace's anchor file names the
+ * anchor files really there, in it or one level down (an EZTrace archive's
+ * is eztrace_log.otf2, not traces.otf2), or says that there is none. */
+static void
+test_directory_names_its_anchor (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("anchordir");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  /* The archive work/trace/{traces.otf2,traces.def,traces/} renamed as
+   * EZTrace names its own. */
+  g_autofree char *dir = g_path_get_dirname (trace);
+  const char *names[][2] = { { "traces.otf2", "eztrace_log.otf2" },
+                             { "traces.def", "eztrace_log.def" },
+                             { "traces", "eztrace_log" } };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_build_filename (dir, names[i][0], NULL);
+      g_autofree char *to = g_build_filename (dir, names[i][1], NULL);
+      assert_int_equal (g_rename (from, to), 0);
+    }
+  g_autofree char *anchor = g_build_filename (dir, "eztrace_log.otf2", NULL);
+  g_autofree char *slash = g_strconcat (dir, "/", NULL);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *in_it = g_strdup_printf ("%s is a directory: give the trace's anchor file: %s",
+                                            dir, anchor);
+  /* The directory itself, with a trailing slash as a shell completes it. */
+  expect_failure (work, (const char *[]) { "run", slash, "-o", out, NULL },
+                  (const char *const[]) { in_it, NULL });
+  /* One level up: the anchor one level down. */
+  g_autofree char *above = g_strdup_printf ("%s is a directory: give the trace's anchor file: %s",
+                                            work, anchor);
+  expect_failure (work, (const char *[]) { "info", work, NULL },
+                  (const char *const[]) { above, NULL });
+  /* A second archive beside it: both named, sorted. */
+  g_autofree char *second = g_build_filename (dir, "b.otf2", NULL);
+  assert_true (g_file_set_contents (second, "x", 1, NULL));
+  g_autofree char *both = g_strdup_printf ("give one of the anchor files found: %s or %s",
+                                           second, anchor);
+  expect_failure (work, (const char *[]) { "info", dir, NULL },
+                  (const char *const[]) { both, NULL });
+  /* The event files' directory holds no anchor, nor do its subdirectories. */
+  g_autofree char *events = g_build_filename (dir, "eztrace_log", NULL);
+  expect_failure (work, (const char *[]) { "info", events, NULL },
+                  (const char *const[]) { "neither it nor its subdirectories hold an OTF2 "
+                                          "anchor file", NULL });
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "info", events, NULL });
+  assert_null (strstr (r.err, "traces.otf2"));
+  ts_tool_result_clear (&r);
 }
 
 /* Ensure that a receive nobody sends to is reported as a deadlock naming the
@@ -318,6 +369,101 @@ test_extreme_scale (void **state)
                                           NULL });
 }
 
+/* Ensure every command's usage errors exit with 2 (cli/commands.h: 0 done,
+ * 1 failed, 2 usage) and say where the usage is: an unknown option, the
+ * command without its arguments, and option values the command line alone
+ * shows are wrong; while an input that cannot be used (a trace that is not
+ * there) stays a failure, 1. */
+static void
+test_usage_errors_exit_2 (void **state)
+{
+  const char *commands[] = { "run", "info", "calibrate", "platform", "sweep", "hypotheses",
+                             "waitstates", "advise", "report", "extrapolate", "convert" };
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *try = g_strdup_printf ("Try 'tracesim help %s'", commands[i]);
+      TsToolResult r = ts_run_tracesim ((const char *[]) { commands[i], "--frobnicate", NULL });
+      if (r.status != 2 || !strstr (r.err, "--frobnicate") || !strstr (r.err, try))
+        fail_msg ("%s --frobnicate: status %d, stderr: %s", commands[i], r.status, r.err);
+      ts_tool_result_clear (&r);
+      r = ts_run_tracesim ((const char *[]) { commands[i], NULL });
+      if (r.status != 2 || !strstr (r.err, try))
+        fail_msg ("%s without arguments: status %d, stderr: %s", commands[i], r.status, r.err);
+      ts_tool_result_clear (&r);
+    }
+  g_autofree char *work = ts_test_workdir ("usage");
+  g_autofree char *trace = ts_test_generate_text (work, two_rank_ok);
+  g_autofree char *out = g_build_filename (work, "out", NULL);
+  g_autofree char *missing = g_build_filename (work, "missing.otf2", NULL);
+  const char *const *cases[] = {
+    (const char *[]) { "hypotheses", "check", "--frobnicate", NULL },
+    (const char *[]) { "hypotheses", "check", trace, NULL }, /* no hypothesis file */
+    (const char *[]) { "run", trace, NULL },                 /* no -o */
+    (const char *[]) { "run", trace, trace, "-o", out, NULL },
+    (const char *[]) { "run", trace, "--binomial-tree=ompi", "-o", out, NULL },
+    (const char *[]) { "run", trace, "--cfg=nocolon", "-o", out, NULL },
+    (const char *[]) { "run", trace, "--trace-speed=-1", "-o", out, NULL },
+    (const char *[]) { "run", trace, "--ranks-per-node=x", "-o", out, NULL },
+    (const char *[]) { "convert", trace, "--to", "dumpi", "-o", out, NULL },
+    (const char *[]) { "advise", trace, "--factor", "2", NULL },
+    (const char *[]) { "platform", "-o", out, "--nodes", "-3", NULL },
+    (const char *[]) { "platform", "-o", out, "--network", "fast", NULL },
+    (const char *[]) { "info", trace, trace, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      TsToolResult r = ts_run_tracesim ((const char **) cases[i]);
+      g_autofree char *line = g_strjoinv (" ", (char **) cases[i]);
+      if (r.status != 2 || !strstr (r.err, "Try 'tracesim help "))
+        fail_msg ("%s: status %d, stderr: %s", line, r.status, r.err);
+      assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+      ts_tool_result_clear (&r);
+    }
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "info", missing, NULL });
+  assert_int_equal (r.status, 1);
+  ts_tool_result_clear (&r);
+}
+
+/* Ensure platform takes a bare speed as flop/s, as run's --trace-speed
+ * does: --speed 2e9 writes the file --speed 2Gf writes (2e9 = 2 x 10^9
+ * flop/s = 2 Gflop/s), in the options and in a key file; a bare bandwidth
+ * (bits or bytes?) is still refused. */
+static void
+test_platform_bare_speed (void **state)
+{
+  g_autofree char *work = ts_test_workdir ("barespeed");
+  g_autofree char *with_unit = g_build_filename (work, "unit.xml", NULL);
+  g_autofree char *bare = g_build_filename (work, "bare.xml", NULL);
+  g_autofree char *keyed = g_build_filename (work, "keyed.xml", NULL);
+  g_autofree char *ini = g_build_filename (work, "c.ini", NULL);
+  assert_true (g_file_set_contents (ini, "[cluster]\nnodes = 4\nspeed = 2e9\n", -1, NULL));
+  const char *const *runs[] = {
+    (const char *[]) { "platform", "--nodes", "4", "--speed", "2Gf", "-o", with_unit, NULL },
+    (const char *[]) { "platform", "--nodes", "4", "--speed", "2e9", "-o", bare, NULL },
+    (const char *[]) { "platform", "--config", ini, "-o", keyed, NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      TsToolResult r = ts_run_tracesim ((const char **) runs[i]);
+      if (r.status != 0)
+        fail_msg ("%s: status %d, stderr: %s", runs[i][4], r.status, r.err);
+      ts_tool_result_clear (&r);
+    }
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
+  assert_true (g_file_get_contents (with_unit, &a, NULL, NULL));
+  assert_true (g_file_get_contents (bare, &b, NULL, NULL));
+  assert_true (g_file_get_contents (keyed, &c, NULL, NULL));
+  assert_non_null (strstr (a, "speed=\"2000000000f\""));
+  assert_string_equal (a, b);
+  /* The key file's platform differs only in the comment naming its source. */
+  assert_non_null (strstr (c, "speed=\"2000000000f\""));
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "platform", "--nodes", "4", "--network",
+                                                       "100,1us", "-o", bare, NULL });
+  assert_int_equal (r.status, 2);
+  assert_non_null (strstr (r.err, "has no unit"));
+  ts_tool_result_clear (&r);
+}
+
 int
 main (void)
 {
@@ -325,6 +471,7 @@ main (void)
     cmocka_unit_test (test_truncated_events),
     cmocka_unit_test (test_corrupt_anchor),
     cmocka_unit_test (test_missing_trace),
+    cmocka_unit_test (test_directory_names_its_anchor),
     cmocka_unit_test (test_unmatched_receive_deadlock),
     cmocka_unit_test (test_deadlock_names_guessed_receives),
     cmocka_unit_test (test_too_few_hosts),
@@ -336,6 +483,8 @@ main (void)
     cmocka_unit_test (test_convert_unknown_format),
     cmocka_unit_test (test_hypothesis_unknown_region),
     cmocka_unit_test (test_hypothesis_bad_value),
+    cmocka_unit_test (test_usage_errors_exit_2),
+    cmocka_unit_test (test_platform_bare_speed),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every input of tests/hostile/ (and a few generated here, too large to
-# ship) is refused cleanly: exit 1, a message naming the file (and its line
+# ship) is refused cleanly: exit 1 (2 for a bad option value: a usage
+# error, cli/commands.h), a message naming the file (and its line
 # where there is one), within 10 s and 512 MiB, no CRITICAL or WARNING line,
 # nothing left behind (no output directory, no temporary beside it, no
 # scratch in TMPDIR). A signal, a time-out or a blow-up fails the test.
@@ -63,9 +64,11 @@ fi
 mkdir "$work/out" "$work/tmp"
 failures=0
 n=0
-# hostile NAME EXPECTED-TEXT ARGS...: tracesim ARGS must fail as described.
+# hostile NAME EXPECTED-TEXT ARGS...: tracesim ARGS must fail as described,
+# with status $STATUS (default 1).
 hostile () {
-  name=$1 want=$2
+  name=$1 want=$2 want_rc=${STATUS:-1}
+  STATUS= # a shell may keep an assignment made before a function call
   shift 2
   n=$((n + 1))
   TMPDIR="$work/tmp" /usr/bin/time -f "%e %M" -o "$work/time" \
@@ -74,7 +77,7 @@ hostile () {
   seconds=$(cut -d' ' -f1 < "$work/time" | tail -1)
   kib=$(cut -d' ' -f2 < "$work/time" | tail -1)
   why=""
-  [ "$rc" -eq 1 ] || why="exit $rc, not 1"
+  [ "$rc" -eq "$want_rc" ] || why="exit $rc, not $want_rc"
   grep -qF -- "$want" "$work/err" || why="$why; message lacks '$want'"
   grep -q 'CRITICAL\|WARNING' "$work/err" && why="$why; a CRITICAL or WARNING line"
   awk -v s="$seconds" -v l="${LIMIT:-10}" -v k="$slow" 'BEGIN { exit !(s > l * k) }' \
@@ -125,14 +128,17 @@ hostile hyp-big "big.hyp: " hypotheses check "$work/big.hyp" "$T"
 # A corrupted anchor file: a clear error within 5 s.
 LIMIT=5 hostile anchor-corrupt "corrupt/traces.otf2: the anchor file is corrupt" \
   run "$work/corrupt/traces.otf2" -o "$O" -q
-# Options and files.
-hostile cfg-bwfactor "network/bandwidth-factor:0" run "$T" --cfg network/bandwidth-factor:0 -o "$O" -q
-hostile cfg-stack "contexts/stack-size:1" run "$T" --cfg contexts/stack-size:1 -o "$O" -q
-hostile cfg-precision "maxmin/precision:-1" run "$T" --cfg maxmin/precision:-1 -o "$O" -q
-hostile cfg-latfactor "network/latency-factor:-1" run "$T" --cfg network/latency-factor:-1 -o "$O" -q
-hostile trace-speed "--trace-speed" run "$T" --trace-speed=inf -o "$O" -q
-hostile eager-min "--eager-threshold" run "$T" --eager-threshold=-9223372036854775808 -o "$O" -q
-hostile output-empty "no output directory" run "$T" -o "" -q
+# Options (usage errors: status 2) and files.
+STATUS=2 hostile cfg-bwfactor "network/bandwidth-factor:0" \
+  run "$T" --cfg network/bandwidth-factor:0 -o "$O" -q
+STATUS=2 hostile cfg-stack "contexts/stack-size:1" run "$T" --cfg contexts/stack-size:1 -o "$O" -q
+STATUS=2 hostile cfg-precision "maxmin/precision:-1" run "$T" --cfg maxmin/precision:-1 -o "$O" -q
+STATUS=2 hostile cfg-latfactor "network/latency-factor:-1" \
+  run "$T" --cfg network/latency-factor:-1 -o "$O" -q
+STATUS=2 hostile trace-speed "--trace-speed" run "$T" --trace-speed=inf -o "$O" -q
+STATUS=2 hostile eager-min "--eager-threshold" \
+  run "$T" --eager-threshold=-9223372036854775808 -o "$O" -q
+STATUS=2 hostile output-empty "no output directory" run "$T" -o "" -q
 hostile trace-dir "is a directory" run "$work/trace" -o "$O" -q
 hostile hostfile-long "hostfile-long: names 6 hosts" \
   run "$T" -p "$H/platform-ok.xml" --hostfile "$H/hostfile-long" -o "$O" -q

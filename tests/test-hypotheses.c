@@ -237,6 +237,47 @@ test_check_command (void **state)
   ts_tool_result_clear (&r);
 }
 
+/* Ensure `hypotheses check` gives an inclusive rule the compute it really
+ * changes: that of the region and of everything it calls, not only the
+ * region's own. */
+static void
+test_check_inclusive (void **state)
+{
+  /* Rank 0: solver from 0 to 0.5 s calls kernel from 0.1 to 0.4 s. Own
+   * compute: solver 0.1 + 0.1 = 0.2 s, kernel 0.3 s; solver inclusive 0.2 +
+   * 0.3 = 0.5 s. Rank 1: main alone, 0.5 s own. main inclusive: rank 0's
+   * 0.5 s (main has none of its own there: solver opens at once) + rank
+   * 1's 0.5 s = 1.0 s, of which its own 0.5 s (rank 1). */
+  const char *nested =
+    "ranks 2\n"
+    "0 0.0 enter main\n0 0.0 enter solver\n0 0.1 enter kernel\n0 0.4 leave kernel\n"
+    "0 0.5 leave solver\n0 0.5 leave main\n"
+    "1 0.0 enter main\n1 0.5 leave main\n";
+  g_autofree char *work = ts_test_workdir ("hypinclusive");
+  g_autofree char *trace = ts_test_generate_text (work, nested);
+  g_autofree char *hyp = g_build_filename (work, "i.hyp", NULL);
+  g_autofree char *own = g_build_filename (work, "own.hyp", NULL);
+  assert_true (g_file_set_contents (hyp, "[region:solver]\nscale = 0.5\ninclusive = true\n\n"
+                                         "[region:main]\nremove = true\ninclusive = true\n",
+                                    -1, NULL));
+  assert_true (g_file_set_contents (own, "[region:solver]\nscale = 0.5\n", -1, NULL));
+  TsToolResult r = ts_run_tracesim ((const char *[]) { "hypotheses", "check", hyp, own, trace,
+                                                       NULL });
+  assert_int_equal (r.status, 0);
+  const char *want[] = {
+    ":1: scale 0.5 on the inclusive compute of solver: 1 visits, 0.500000 s of inclusive "
+    "compute as traced (summed over all ranks; 0.200000 s of it their own)\n",
+    ":5: remove on the inclusive compute of main: 2 visits, 1.000000 s of inclusive compute "
+    "as traced (summed over all ranks; 0.500000 s of it their own)\n",
+    "own.hyp:1: scale 0.5 on the own compute of solver: 1 visits, 0.200000 s of compute as "
+    "traced",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    if (!strstr (r.out, want[i]))
+      fail_msg ("check lacks '%s': %s", want[i], r.out);
+  ts_tool_result_clear (&r);
+}
+
 int
 main (void)
 {
@@ -246,6 +287,7 @@ main (void)
     cmocka_unit_test (test_no_match_suggests),
     cmocka_unit_test (test_rewrite_selects_rank_and_occurrence),
     cmocka_unit_test (test_check_command),
+    cmocka_unit_test (test_check_inclusive),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -97,12 +97,14 @@ test_commit_renames_into_place (void **state)
   assert_string_equal (top, "out");
   g_autofree char *inside = listing (target);
   assert_string_equal (inside, TS_OUTPUT_MANIFEST " summary.json");
-  /* The manifest lists the file with its size (2 bytes) and mtime. */
+  /* The manifest lists the file with its size (2 bytes), mtime and
+   * SHA-256: that of the two bytes "{}", from `printf '{}' | sha256sum`. */
   g_autofree char *manifest_path = g_build_filename (target, TS_OUTPUT_MANIFEST, NULL);
   g_autofree char *manifest = NULL;
   assert_true (g_file_get_contents (manifest_path, &manifest, NULL, NULL));
-  assert_non_null (strstr (manifest, "\nf 2 "));
-  assert_non_null (strstr (manifest, " summary.json\n"));
+  assert_non_null (strstr (manifest, "\nfile 2 "));
+  assert_non_null (strstr (manifest, " 44136fa355b3678a1146ad16f7e8649e94fb4fc2"
+                                     "1fe77e8310c060f61caaff8a summary.json\n"));
 }
 
 /* Ensure an earlier output is replaced as a whole: its old files are gone,
@@ -248,6 +250,120 @@ test_remove_tree_keeps_link_targets (void **state)
   assert_string_equal (kept, "precious");
 }
 
+/* `cp -r @from @to`, as a user copies a run directory: new files, new
+ * modification times. */
+static void
+copy_tree (const char *from, const char *to)
+{
+  const char *argv[] = { "cp", "-r", from, to, NULL };
+  int status = -1;
+  assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
+                             NULL, &status, NULL));
+  assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+/* Ensure a copy of an output made with `cp -r` (every mtime new) is still
+ * tracesim's: a later output may replace it, and a file may be added to
+ * it, replacing the one of that name (a report drawn again). */
+static void
+test_copy_is_still_ours (void **state)
+{
+  const char *root = *state;
+  g_autofree char *target = g_build_filename (root, "out", NULL);
+  g_autofree char *copy = g_build_filename (root, "copy", NULL);
+  write_output (target, "{}");
+  /* A report drawn afterwards, listed by add_file. */
+  assert_true (ts_output_dir_add_file (target, "report.png", "png", 3, NULL));
+  copy_tree (target, copy);
+
+  GError *error = NULL;
+  assert_true (ts_output_dir_add_file (copy, "report.png", "PNG!", 4, &error));
+  assert_null (error);
+  TsOutputDir *d = ts_output_dir_new (copy, &error);
+  assert_non_null (d);
+  put (ts_output_dir_get_tmp_path (d), "summary.json", "new");
+  assert_true (ts_output_dir_commit (d, &error));
+  g_autofree char *inside = listing (copy);
+  assert_string_equal (inside, TS_OUTPUT_MANIFEST " summary.json");
+}
+
+/* Ensure a copy with one byte changed (same size, so only the content
+ * tells) is refused, naming the file, and left as it is, whether an
+ * output would replace the directory or add a file of that name. */
+static void
+test_copy_with_one_byte_changed_is_refused (void **state)
+{
+  const char *root = *state;
+  g_autofree char *target = g_build_filename (root, "out", NULL);
+  g_autofree char *copy = g_build_filename (root, "copy", NULL);
+  write_output (target, "{}");
+  copy_tree (target, copy);
+  g_autofree char *predicted = g_build_filename (copy, "predicted", NULL);
+  put (predicted, "0.evt", "Events"); /* "events" with its first byte changed */
+
+  GError *error = NULL;
+  assert_null (ts_output_dir_new (copy, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS));
+  assert_non_null (strstr (error->message,
+                           "its 'predicted/0.evt' changed since tracesim wrote it"));
+  g_clear_error (&error);
+  g_autofree char *kept = listing (predicted);
+  assert_string_equal (kept, "0.evt");
+
+  put (copy, "summary.json", "[]"); /* "{}", both bytes changed, same size */
+  assert_false (ts_output_dir_add_file (copy, "summary.json", "{}", 2, &error));
+  assert_non_null (strstr (error->message, "did not write it as it is"));
+  g_clear_error (&error);
+  g_autofree char *summary = g_build_filename (copy, "summary.json", NULL);
+  g_autofree char *text = NULL;
+  assert_true (g_file_get_contents (summary, &text, NULL, NULL));
+  assert_string_equal (text, "[]");
+}
+
+/* The manifest an earlier tracesim (format 1: size and mtime, no hash)
+ * wrote for @target, whose files are summary.json and predicted/0.evt. */
+static void
+write_mtime_manifest (const char *target)
+{
+  g_autoptr (GString) text = g_string_new ("# written by tracesim 0.1.0: what a later run may "
+                                           "replace here\n");
+  const char *files[] = { "summary.json", "predicted/0.evt" };
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (target, files[i], NULL);
+      GStatBuf st;
+      assert_int_equal (g_lstat (path, &st), 0);
+      g_string_append_printf (text, "f %" G_GINT64_FORMAT " %" G_GINT64_FORMAT ".%09ld %s\n",
+                              (gint64) st.st_size, (gint64) st.st_mtim.tv_sec,
+                              (long) st.st_mtim.tv_nsec, files[i]);
+    }
+  g_string_append (text, "d - - predicted\n");
+  put (target, TS_OUTPUT_MANIFEST, text->str);
+}
+
+/* Ensure a manifest of the earlier format (mtimes, no hashes) is read as
+ * before: its own directory may be replaced, a copy of it is refused with
+ * a message saying why. */
+static void
+test_mtime_manifest_read_as_before (void **state)
+{
+  const char *root = *state;
+  g_autofree char *target = g_build_filename (root, "out", NULL);
+  g_autofree char *copy = g_build_filename (root, "copy", NULL);
+  write_output (target, "{}");
+  write_mtime_manifest (target);
+  copy_tree (target, copy);
+
+  GError *error = NULL;
+  assert_null (ts_output_dir_new (copy, &error));
+  assert_non_null (strstr (error->message, "recorded modification times and not content"));
+  g_clear_error (&error);
+
+  TsOutputDir *d = ts_output_dir_new (target, &error);
+  assert_non_null (d);
+  assert_true (ts_output_dir_commit (d, &error));
+}
+
 int
 main (void)
 {
@@ -259,6 +375,9 @@ main (void)
     cmocka_unit_test_setup_teardown (test_user_paths_in_errors, setup, teardown),
     cmocka_unit_test_setup_teardown (test_discard_leaves_nothing, setup, teardown),
     cmocka_unit_test_setup_teardown (test_remove_tree_keeps_link_targets, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_copy_is_still_ours, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_copy_with_one_byte_changed_is_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_mtime_manifest_read_as_before, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
 # 1. Region names and a path holding quotes, backslashes, commas and
 #    non-ASCII characters: summary.json parses with Python's json (json-glib
 #    is checked in tests/test-output.c) and gives the names back unchanged;
-#    waitstates.csv quotes the names as RFC 4180 says.
+#    waitstates.csv quotes the names as RFC 4180 says; run --json and
+#    waitstates --json print the same on stdout, and nothing else; a copy
+#    of a run directory (cp -r) stays usable, one with a byte changed not.
 # 2. A full disk (a small tmpfs in a user namespace) at every phase of the
 #    writing, and a read-only output file system: exit 1, an error naming
 #    the file and the system's reason, and nothing left behind.
@@ -51,6 +53,56 @@ PY
 # is checked on the CSV writer itself in tests/test-output.c.
 grep -q '^original,late_sender,MPI_Recv,1,1.000000000$' "$dir/out/waitstates.csv" \
   || fail "waitstates.csv: $(cat "$dir/out/waitstates.csv")"
+
+# --json prints what a script needs on stdout and nothing else: run the
+# summary.json it writes, byte for byte; waitstates the CSV's rows (1 here:
+# rank 1's late sender of 1 s in MPI_Recv, as above), numbers as numbers.
+"$tracesim" run "$dir/trace/traces.otf2" -o "$dir/json-out" --json > "$work/run.json" \
+  || fail "run --json failed"
+python3 -m json.tool "$work/run.json" > /dev/null \
+  || fail "run --json: not JSON: $(head -c 300 "$work/run.json")"
+cmp -s "$work/run.json" "$dir/json-out/summary.json" || fail "run --json differs from summary.json"
+"$tracesim" waitstates "$dir/trace/traces.otf2" --json -o "$work/w.csv" > "$work/w.json" \
+  || fail "waitstates --json failed"
+python3 - "$work/w.json" "$work/w.csv" <<'PY' || fail "waitstates --json: see above"
+import csv, json, sys
+rows = json.load(open(sys.argv[1], encoding="utf-8"))
+table = list(csv.DictReader(open(sys.argv[2], encoding="utf-8", newline="")))
+assert len(rows) == len(table) == 1, (rows, table)
+for r, t in zip(rows, table):
+    assert set(r) == set(t), (r, t)
+    assert isinstance(r["rank"], int) and isinstance(r["seconds"], float), r
+    assert [r["timeline"], r["pattern"], r["region"], r["rank"], r["seconds"]] == \
+        [t["timeline"], t["pattern"], t["region"], int(t["rank"]), float(t["seconds"])], (r, t)
+assert rows[0]["seconds"] == 1.0 and rows[0]["region"] == "MPI_Recv", rows
+PY
+
+# A run directory copied with cp -r (new mtimes) is still tracesim's: report
+# draws into the copy and run -o replaces it. A copy with one byte of
+# report.html changed (its bits flipped, and checked to differ) is refused
+# by both, and left as it is.
+"$tracesim" run "$dir/trace/traces.otf2" -o "$work/orig" -q --report || fail "run --report failed"
+cp -r "$work/orig" "$work/copy" && cp -r "$work/orig" "$work/edited"
+"$tracesim" report "$work/copy" > /dev/null 2> "$work/err" \
+  || fail "report on a cp -r copy: $(cat "$work/err")"
+"$tracesim" run "$dir/trace/traces.otf2" -o "$work/copy" -q 2> "$work/err" \
+  || fail "run -o a cp -r copy: $(cat "$work/err")"
+python3 - "$work/edited/report.html" <<'PY' || fail "could not change a byte of the copy"
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+old = data[len(data) // 2]
+data[len(data) // 2] ^= 0xFF
+assert data[len(data) // 2] != old
+open(sys.argv[1], "wb").write(data)
+PY
+cp "$work/edited/report.html" "$work/edited.html"
+"$tracesim" report "$work/edited" > /dev/null 2> "$work/err"
+[ $? -eq 1 ] && grep -q "report.html" "$work/err" \
+  || fail "report on an edited copy: $(cat "$work/err")"
+"$tracesim" run "$dir/trace/traces.otf2" -o "$work/edited" -q 2> "$work/err"
+[ $? -eq 1 ] && grep -q "its 'report.html' changed since tracesim wrote it" "$work/err" \
+  || fail "run -o an edited copy: $(cat "$work/err")"
+cmp -s "$work/edited/report.html" "$work/edited.html" || fail "the edited report.html was touched"
 
 # --- 2. full and read-only disks --------------------------------------------------
 trace=$dir/trace/traces.otf2

@@ -19,11 +19,11 @@ platform (void)
   return g_build_filename (ts_test_srcdir (), "scenarios", "platforms", "two-hosts.xml", NULL);
 }
 
-/* Sum of one phase's partitioned_late_sender rows in waitstates.csv. */
+/* Sum of one timeline's partitioned_late_sender rows in waitstates.csv. */
 static double
-partitioned_ls (const char *csv, const char *phase)
+partitioned_ls (const char *csv, const char *timeline)
 {
-  g_autofree char *prefix = g_strdup_printf ("%s,partitioned_late_sender,", phase);
+  g_autofree char *prefix = g_strdup_printf ("%s,partitioned_late_sender,", timeline);
   double sum = 0;
   g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
   for (guint i = 0; lines[i]; i++)
@@ -289,7 +289,7 @@ test_initialisation_order (void **state)
                                                  out, "waitstates.csv", &why);
   if (!csv)
     fail_msg ("%s", why);
-  assert_string_equal (csv, "phase,pattern,region,rank,seconds\n"
+  assert_string_equal (csv, "timeline,pattern,region,rank,seconds\n"
                             "original,partitioned_late_sender,MPI_Wait,1,1.000000000\n"
                             "predicted,partitioned_late_sender,MPI_Wait,1,1.000000000\n");
 }

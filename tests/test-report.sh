@@ -56,8 +56,8 @@ html=$work/out/report.html
 for f in report.html report-timelines.png report-wait-states.png report-regions.png \
          report-heat-original.png report-heat-predicted.png report-deviation.png; do
   [ -s "$work/out/$f" ] || fail "no $f"
-  grep -qE "^f [0-9]+ [0-9.]+ $(echo "$f" | sed 's/[.]/[.]/g')\$" "$work/out/.tracesim-manifest" \
-    || fail "$f is not in the manifest"
+  grep -qE "^file [0-9]+ [0-9.]+ [0-9a-f]{64} $(echo "$f" | sed 's/[.]/[.]/g')\$" \
+    "$work/out/.tracesim-manifest" || fail "$f is not in the manifest"
 done
 python3 "$srcdir/tests/png-colours.py" "$work/out/report-timelines.png" 4 0.05 \
   || fail "the timelines' PNG twin is blank"

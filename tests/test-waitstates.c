@@ -35,7 +35,7 @@ test_scenario (void **state)
   g_autofree char *csv = NULL;
   assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
   g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
-  assert_string_equal (lines[0], "phase,pattern,region,rank,seconds");
+  assert_string_equal (lines[0], "timeline,pattern,region,rank,seconds");
   guint rows = 0;
   for (guint i = 1; lines[i] && *lines[i]; i++, rows++)
     {
@@ -76,7 +76,7 @@ test_run_writes_both_phases (void **state)
   g_autofree char *csv_path = g_build_filename (out, "waitstates.csv", NULL);
   g_autofree char *csv = NULL;
   assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
-  assert_string_equal (csv, "phase,pattern,region,rank,seconds\n"
+  assert_string_equal (csv, "timeline,pattern,region,rank,seconds\n"
                             "original,late_sender,MPI_Recv,1,1.000000000\n"
                             "predicted,late_sender,MPI_Recv,1,0.500000000\n");
 
