@@ -29,7 +29,7 @@ run() {
   "$builddir/tracesim" waitstates "$work/$name/traces.otf2" -o "$work/$name.csv" \
     > "$work/$name.ws" || fail "$name: tracesim waitstates failed"
   # The CSV has a row per rank and region where the pattern occurs (none: 0 s).
-  head -1 "$work/$name.csv" | grep -q '^phase,pattern,region,rank,seconds$' \
+  head -1 "$work/$name.csv" | grep -q '^timeline,pattern,region,rank,seconds$' \
     || fail "$name: waitstates.csv header: $(head -1 "$work/$name.csv")"
   ls=$(awk -F, '$2 == "partitioned_late_sender" { s += $5 } END { printf "%.9f", s + 0 }' \
          "$work/$name.csv")
