@@ -8,6 +8,26 @@
 
 #include <stdio.h>
 
+/* Whether @path may be written: absent, or a wait-state CSV as tracesim
+ * writes it (its header line; an older one said phase where it says
+ * timeline now). Anything else there is the user's, and is never replaced. */
+static gboolean
+ours_or_absent (const char *path, GError **error)
+{
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR) && g_file_get_contents (path, &text, &len, NULL)
+      && (g_str_has_prefix (text, TS_WAIT_STATES_CSV_HEADER)
+          || g_str_has_prefix (text, "phase,pattern,region,rank,seconds\n")))
+    return TRUE;
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+               "%s exists and is not a wait-state CSV tracesim wrote: left as it is (give "
+               "another name, or remove it)", path);
+  return FALSE;
+}
+
 /* tracesim waitstates TRACE [-o FILE.csv]: the original execution's wait
  * states, without simulating. */
 int
@@ -29,6 +49,9 @@ ts_cmd_waitstates (int argc, char **argv)
     return ts_cmd_option_error ("waitstates", error);
   if (argc != 2)
     return ts_cmd_usage_error ("waitstates", "give exactly one trace");
+  /* Checked before the analysis, which may take minutes. */
+  if (output && !ours_or_absent (output, &error))
+    return ts_cmd_fail ("waitstates", error);
   g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
   if (!trace)
     return ts_cmd_fail ("waitstates", error);

@@ -76,6 +76,17 @@ for r, t in zip(rows, table):
         [t["timeline"], t["pattern"], t["region"], int(t["rank"]), float(t["seconds"])], (r, t)
 assert rows[0]["seconds"] == 1.0 and rows[0]["region"] == "MPI_Recv", rows
 PY
+# waitstates -o replaces its own CSV (written just above), never a file of
+# the user's: a notes file is refused before the analysis, and kept.
+"$tracesim" waitstates "$dir/trace/traces.otf2" -o "$work/w.csv" > /dev/null \
+  || fail "waitstates -o its own CSV again failed"
+printf 'my notes\n' > "$work/notes.csv"
+if "$tracesim" waitstates "$dir/trace/traces.otf2" -o "$work/notes.csv" > /dev/null 2> "$work/err"; then
+  fail "waitstates -o replaced a file it did not write"
+fi
+grep -q "notes.csv exists and is not a wait-state CSV tracesim wrote" "$work/err" \
+  || fail "waitstates -o a user's file: $(cat "$work/err")"
+[ "$(cat "$work/notes.csv")" = "my notes" ] || fail "the user's file changed"
 
 # A run directory copied with cp -r (new mtimes) is still tracesim's: report
 # draws into the copy and run -o replaces it. A copy with one byte of
