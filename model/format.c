@@ -68,6 +68,9 @@ ts_format_percent (double part, double whole)
   if (whole == 0 || !isfinite (part) || !isfinite (whole))
     return g_strdup ("n/a");
   double p = 100 * part / whole;
+  /* %g would print 1.2e-05%: a share this small is said to be one. */
+  if (p != 0 && fabs (p) < 0.01)
+    return g_strdup (p < 0 ? "-<0.01%" : "<0.01%");
   if (fabs (p) >= 10 || p == 0)
     return g_strdup_printf ("%.0f%%", p);
   return g_strdup_printf ("%.2g%%", p);

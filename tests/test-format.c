@@ -63,7 +63,8 @@ test_rates_and_sizes (void **state)
 }
 
 /* Ensure percentages: 0.578 of 1.41 is 40.99% -> "41%"; 0.0568 of 1.37
- * is 4.146% -> "4.1%"; a share of nothing is "n/a". */
+ * is 4.146% -> "4.1%"; a share of nothing is "n/a"; 1.87 us of 15.1 s
+ * (a report's early_reduce) is 1.24e-5% -> "<0.01%", not "1.2e-05%". */
 static void
 test_percent (void **state)
 {
@@ -73,6 +74,10 @@ test_percent (void **state)
   assert_string_equal (p2, "4.1%");
   g_autofree char *p3 = ts_format_percent (1, 0);
   assert_string_equal (p3, "n/a");
+  g_autofree char *p4 = ts_format_percent (1.87e-6, 15.1);
+  assert_string_equal (p4, "<0.01%");
+  g_autofree char *p5 = ts_format_percent (-1.87e-6, 15.1);
+  assert_string_equal (p5, "-<0.01%");
 }
 
 int
