@@ -45,6 +45,11 @@ ts_format_seconds (double seconds)
    * table): whole seconds. */
   if (isfinite (seconds) && fabs (seconds) >= 999.5)
     return g_strdup_printf ("%.0f s", seconds);
+  /* No unit below ns: a difference of two times in doubles (1e-15 s of
+   * rounding) is none, and half a ns or more is 1 ns ("2.66e-06 ns" was
+   * printed). Traces count whole ns at best. */
+  if (isfinite (seconds) && fabs (seconds) < 1e-9)
+    return g_strdup (fabs (seconds) < 0.5e-9 ? "0 s" : seconds < 0 ? "-1 ns" : "1 ns");
   return scaled (seconds, units, 4, 3);
 }
 
