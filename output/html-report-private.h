@@ -4,6 +4,7 @@
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
+#include "output/timeline.h"
 
 G_BEGIN_DECLS
 
@@ -41,9 +42,10 @@ void ts_page_rules (GString *s, const char *dir, JsonObject *summary, GPtrArray 
  * the wait state that changed most, the runtime. */
 void ts_page_story (GString *s, JsonObject *summary, const GArray *totals, gboolean both,
                     GPtrArray *targets);
-/* The regions' inclusive (summary.json) and exclusive (@totals) times,
- * with their shares. */
-void ts_page_region_table (GString *s, JsonObject *summary, const GArray *totals);
+/* The regions' inclusive (summary.json) and exclusive (@totals, from
+ * @both timelines, either NULL when not read) times, with their shares. */
+void ts_page_region_table (GString *s, JsonObject *summary, const GArray *totals,
+                           const TsTimeline *const *both);
 
 /* The page of a sweep's output directory @dir (an advise run's with
  * @advise); NULL and @error when it has no table yet. */

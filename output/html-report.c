@@ -430,7 +430,7 @@ run_page (const char *dir, JsonObject *summary, const char *original, const Wind
   ts_page_figure_close (s);
   g_string_append (s, later->str);
   region_bars (s, summary);
-  ts_page_region_table (s, summary, totals);
+  ts_page_region_table (s, summary, totals, both);
   rank_sections (s, both, totals);
   ts_page_zoom_script (s);
   ts_page_close (s);

@@ -17,7 +17,8 @@ static char *
 signed_seconds (double v)
 {
   g_autofree char *t = ts_format_seconds (v);
-  return v > 0 ? g_strconcat ("+", t, NULL) : g_steal_pointer (&t);
+  /* Rounding (2e-15 s) prints as "0 s": no sign. */
+  return v > 0 && !g_str_equal (t, "0 s") ? g_strconcat ("+", t, NULL) : g_steal_pointer (&t);
 }
 
 /* The hypothesis file of summary.json's @entry as it is now: its text, or
@@ -104,7 +105,8 @@ cause (const GArray *totals, GPtrArray *targets)
       {
         const TsRegionTotal *r = &g_array_index (totals, TsRegionTotal, i);
         double d = fabs (r->seconds[1] - r->seconds[0]);
-        if ((pass == 1 || targeted (r->name, targets)) && d > 0
+        /* Under 1 ns is rounding (a difference of sums), no change. */
+        if ((pass == 1 || targeted (r->name, targets)) && d >= 1e-9
             && (!best || d > fabs (best->seconds[1] - best->seconds[0])))
           best = r;
       }
@@ -133,7 +135,7 @@ ts_page_story (GString *s, JsonObject *summary, const GArray *totals, gboolean b
     {
       double a = ts_page_member_double (ts_page_object (w, "original"), ts_wait_pattern_name (p));
       double b = ts_page_member_double (ts_page_object (w, "predicted"), ts_wait_pattern_name (p));
-      if (!isnan (a) && !isnan (b) && fabs (b - a) > fabs (dmost))
+      if (!isnan (a) && !isnan (b) && fabs (b - a) >= 1e-9 && fabs (b - a) > fabs (dmost))
         most = (int) p, dmost = b - a;
     }
   if (most >= 0)
@@ -175,7 +177,8 @@ by_largest (gconstpointer a, gconstpointer b)
 }
 
 void
-ts_page_region_table (GString *s, JsonObject *summary, const GArray *totals)
+ts_page_region_table (GString *s, JsonObject *summary, const GArray *totals,
+                      const TsTimeline *const *both)
 {
   JsonArray *rs = ts_page_array (summary, "regions");
   double ranks = ts_page_member_double (summary, "ranks");
@@ -212,9 +215,11 @@ ts_page_region_table (GString *s, JsonObject *summary, const GArray *totals)
       for (guint e = 0; e < 2; e++)
         {
           time_cell (s, ts_page_member_double (r, e ? "predicted_s" : "original_s"), whole[e]);
-          time_cell (s, x ? x->seconds[e] : NAN, whole[e]);
+          /* Not in @totals: no time of its own where the timeline was read. */
+          time_cell (s, x ? x->seconds[e] : both[e] ? 0 : NAN, whole[e]);
         }
-      g_autofree char *d = x ? signed_seconds (x->seconds[1] - x->seconds[0]) : g_strdup ("");
+      g_autofree char *d = x && both[0] && both[1] ? signed_seconds (x->seconds[1] - x->seconds[0])
+                                                   : g_strdup ("");
       g_string_append_printf (s, "<td>%s</td></tr>\n", d);
     }
   g_string_append (s, "</table>\n<p>Inclusive: the time between a region's entry and its exit, "
