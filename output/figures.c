@@ -387,7 +387,9 @@ bar_value (const TsBars *b, guint series, double v)
   if (!b->whole || !(b->whole[series] > 0))
     return g_steal_pointer (&t);
   g_autofree char *share = ts_format_percent (v, b->whole[series]);
-  return g_strdup_printf ("%s (%s)", t, share);
+  /* Escaped: a share may be "<0.01%". */
+  g_autofree char *text = g_strdup_printf ("%s (%s)", t, share);
+  return g_markup_escape_text (text, -1);
 }
 
 #define BAR_LABEL_CHARS 60
@@ -525,7 +527,8 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
           char fill[8];
           heat_shade (most[k] > 0 ? v / most[k] : 0, fill);
           g_autofree char *value = ts_format_seconds (v);
-          g_autofree char *share = ts_format_percent (v, most[k]);
+          g_autofree char *percent = ts_format_percent (v, most[k]);
+          g_autofree char *share = g_markup_escape_text (percent, -1);
           g_string_append_printf (s, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" "
                                      "fill=\"%s\"><title>rank %u: %s (%s of the slowest)</title>"
                                      "</rect>", left + k * cell_w, y, cell_w - 1, cell_h * 0.92,

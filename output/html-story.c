@@ -145,8 +145,9 @@ ts_page_story (GString *s, JsonObject *summary, const GArray *totals, gboolean b
     }
   g_autofree char *pct = ts_format_percent (after - before, before);
   g_autofree char *b = ts_format_seconds (before), *a = ts_format_seconds (after);
-  g_string_append_printf (s, "<b>runtime %s%s</b> (%s &#8594; %s)</p>\n",
-                          after > before && before > 0 ? "+" : "", pct, b, a);
+  g_string_append_printf (s, "<b>runtime %s", after > before && before > 0 ? "+" : "");
+  ts_figure_append_text (s, pct); /* "<0.01%" */
+  g_string_append_printf (s, "</b> (%s &#8594; %s)</p>\n", b, a);
   g_string_append (s, "<p class=\"story-key\">Read: ");
   if (r)
     g_string_append_printf (s, "the %s whose own time (exclusive, all ranks) changed most, ",
@@ -166,7 +167,9 @@ time_cell (GString *s, double v, double whole)
       return;
     }
   g_autofree char *t = ts_format_seconds (v), *p = ts_format_percent (v, whole);
-  g_string_append_printf (s, "<td>%s <small>(%s)</small></td>", t, p);
+  g_string_append_printf (s, "<td>%s <small>(", t);
+  ts_figure_append_text (s, p); /* "<0.01%" */
+  g_string_append (s, ")</small></td>");
 }
 
 static gint

@@ -368,4 +368,22 @@ grep -q "narrow a run's timelines" "$work/err.txt" || fail "report --from on a s
 python3 "$srcdir/tests/page-times.py" "$work/out/report.html" "$work/wout/report.html" \
   "$work/mout/report.html" "$work/mpiout/report.html" "$work/advice/report.html" \
   "$work/swept/report.html" > "$work/times.txt" || fail "times not as N s/ms/us/ns: $(cat "$work/times.txt")"
+
+# doc/report.md's trace (tools/report-demo.py: 27 ranks, 22 regions) with
+# its what-if: the page and its PNG twins are drawn (a share below 0.01%,
+# early_reduce's 1.9 us in 15 s of rank-time, is "<0.01%", escaped: as
+# raw markup it broke the SVG), its legend names 20 regions in 20
+# colours, and its times are as above.
+python3 "$srcdir/tools/report-demo.py" > "$work/demo.script" || fail "tools/report-demo.py"
+"$builddir/ts-tracegen" script "$work/demo.script" -o "$work/demo" > /dev/null || fail "ts-tracegen (demo)"
+printf '[region:CalcForce]\nbalance = min\n' > "$work/balance.hyp"
+"$tracesim" run "$work/demo/traces.otf2" -H "$work/balance.hyp" -o "$work/demo-out" --report -q \
+  > "$work/demo.txt" 2>&1 || fail "tracesim run --report (demo): $(cat "$work/demo.txt")"
+[ -s "$work/demo-out/report-wait-states.png" ] || fail "demo: no report-wait-states.png: $(cat "$work/demo.txt")"
+grep -q '&lt;0.01%' "$work/demo-out/report.html" || fail "demo: no share below 0.01%, escaped"
+colours=$(grep -o '<g class="legend-entry" data-key="[^"]*"><rect [^>]*fill="#[0-9a-f]*"' \
+  "$work/demo-out/report.html" | grep -v 'url(#' | sed 's/.*fill="//' | sort -u | wc -l)
+[ "$colours" -eq 20 ] || fail "demo: $colours distinct colours in the legend, expected 20"
+python3 "$srcdir/tests/page-times.py" "$work/demo-out/report.html" > "$work/times.txt" \
+  || fail "demo: times not as N s/ms/us/ns: $(cat "$work/times.txt")"
 echo "PASS"
