@@ -2,8 +2,10 @@
 """page-times.py PAGE...: exit 1, naming each, when a page of tracesim's
 report prints a time other than as "N s", "N ms", "N us" or "N ns" with
 1 <= N < 1000 and at most three significant digits ("0 s" for zero), or
-a number in exponent form ("1.0138e-05") or "0.000..." anywhere in what
-a reader sees (text and tooltips; the script and the style are not read).
+a number in exponent form ("1.0138e-05"), "0.000..." or a number of 4
+decimals or more (a time printed without its unit) anywhere in what a
+reader sees (text and tooltips; the script, the style and the user's own
+hypothesis files, in <pre>, are not read).
 The standard library only."""
 import html
 import re
@@ -11,11 +13,13 @@ import sys
 
 TIME = re.compile(r"(?<![\w.])(-?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)\s?(s|ms|us|ns)\b")
 BAD = [(re.compile(r"[0-9][eE][-+]?[0-9]"), "a number in exponent form"),
-       (re.compile(r"(?<![0-9])0\.000"), "0.000...")]
+       (re.compile(r"(?<![0-9])0\.000"), "0.000..."),
+       # A table's "0.800110" under a "(s)" heading: a time without its unit.
+       (re.compile(r"(?<![\w.])[0-9]+\.[0-9]{4,}(?![\w.])"), "a number of 4 decimals or more")]
 
 
 def visible(page):
-    page = re.sub(r"(?s)<script.*?</script>|<style.*?</style>|<!--.*?-->", " ", page)
+    page = re.sub(r"(?s)<script.*?</script>|<style.*?</style>|<pre>.*?</pre>|<!--.*?-->", " ", page)
     # Data URIs (embedded plots) are no text.
     page = re.sub(r'src="data:[^"]*"', " ", page)
     return html.unescape(re.sub(r"<[^>]*>", " ", page))
