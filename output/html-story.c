@@ -95,21 +95,25 @@ targeted (const char *name, GPtrArray *targets)
 }
 
 /* The region whose exclusive time changed most: among those the rules
- * select when any does, else among all. NULL when none changed. */
+ * select when any does (*@selected), else among all. NULL when none
+ * changed. */
 static const TsRegionTotal *
-cause (const GArray *totals, GPtrArray *targets)
+cause (const GArray *totals, GPtrArray *targets, gboolean *selected)
 {
   const TsRegionTotal *best = NULL;
   for (int pass = targets->len ? 0 : 1; pass < 2 && !best; pass++)
-    for (guint i = 0; i < totals->len; i++)
-      {
-        const TsRegionTotal *r = &g_array_index (totals, TsRegionTotal, i);
-        double d = fabs (r->seconds[1] - r->seconds[0]);
-        /* Under 1 ns is rounding (a difference of sums), no change. */
-        if ((pass == 1 || targeted (r->name, targets)) && d >= 1e-9
-            && (!best || d > fabs (best->seconds[1] - best->seconds[0])))
-          best = r;
-      }
+    {
+      for (guint i = 0; i < totals->len; i++)
+        {
+          const TsRegionTotal *r = &g_array_index (totals, TsRegionTotal, i);
+          double d = fabs (r->seconds[1] - r->seconds[0]);
+          /* Under 1 ns is rounding (a difference of sums), no change. */
+          if ((pass == 1 || targeted (r->name, targets)) && d >= 1e-9
+              && (!best || d > fabs (best->seconds[1] - best->seconds[0])))
+            best = r;
+        }
+      *selected = pass == 0;
+    }
   return best;
 }
 
@@ -120,7 +124,8 @@ ts_page_story (GString *s, JsonObject *summary, const GArray *totals, gboolean b
   double before = ts_page_member_double (ts_page_object (summary, "original"), "runtime_s");
   double after = ts_page_member_double (ts_page_object (summary, "predicted"), "runtime_s");
   g_string_append (s, "<p class=\"story\">");
-  const TsRegionTotal *r = both ? cause (totals, targets) : NULL;
+  gboolean selected = FALSE;
+  const TsRegionTotal *r = both ? cause (totals, targets, &selected) : NULL;
   if (r)
     {
       g_autofree char *d = signed_seconds (r->seconds[1] - r->seconds[0]);
@@ -151,7 +156,7 @@ ts_page_story (GString *s, JsonObject *summary, const GArray *totals, gboolean b
   g_string_append (s, "<p class=\"story-key\">Read: ");
   if (r)
     g_string_append_printf (s, "the %s whose own time (exclusive, all ranks) changed most, ",
-                            targets->len ? "region of the what-if" : "region");
+                            selected ? "region of the what-if" : "region");
   if (most >= 0)
     g_string_append (s, "the wait state that changed most (all ranks), ");
   g_string_append (s, "the runtime, as traced &#8594; predicted.</p>\n");
