@@ -79,7 +79,8 @@ static const Command commands[] = {
     "timelines as traced and predicted on one time axis, the region of each pixel and\n"
     "the wait states hatched, where the waiting went, the regions before and after, and\n"
     "which ranks vary. Or a sweep's or advise's output: the changes ranked by saving,\n"
-    "the plots and the table. One file, no script, nothing fetched (doc/report.md)." },
+    "the plots and the table. One file, nothing fetched (doc/report.md). --from/--to\n"
+    "draw a run's timelines over a window (\"--from 200ms --to 1.5s\")." },
   { "extrapolate", ts_cmd_extrapolate, "TRACE TRACE... --ranks P -o DIR",
     "predict the trace at P ranks from traces of the same program at a few rank counts",
     "Writes into DIR (replaced only if it holds tracesim's own outputs):\n"

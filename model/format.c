@@ -45,6 +45,11 @@ ts_format_seconds (double seconds)
    * table): whole seconds. */
   if (isfinite (seconds) && fabs (seconds) >= 999.5)
     return g_strdup_printf ("%.0f s", seconds);
+  /* No unit below ns: a difference of two times in doubles (1e-15 s of
+   * rounding) is none, and half a ns or more is 1 ns ("2.66e-06 ns" was
+   * printed). Traces count whole ns at best. */
+  if (isfinite (seconds) && fabs (seconds) < 1e-9)
+    return g_strdup (fabs (seconds) < 0.5e-9 ? "0 s" : seconds < 0 ? "-1 ns" : "1 ns");
   return scaled (seconds, units, 4, 3);
 }
 
@@ -68,6 +73,9 @@ ts_format_percent (double part, double whole)
   if (whole == 0 || !isfinite (part) || !isfinite (whole))
     return g_strdup ("n/a");
   double p = 100 * part / whole;
+  /* %g would print 1.2e-05%: a share this small is said to be one. */
+  if (p != 0 && fabs (p) < 0.01)
+    return g_strdup (p < 0 ? "-<0.01%" : "<0.01%");
   if (fabs (p) >= 10 || p == 0)
     return g_strdup_printf ("%.0f%%", p);
   return g_strdup_printf ("%.2g%%", p);

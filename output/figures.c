@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include "output/figures.h"
+#include "model/format.h"
 
 #include <cairo.h>
 #include <librsvg/rsvg.h>
@@ -9,40 +10,52 @@
 
 /* ---- colours ---------------------------------------------------------------- */
 
-static void
-hsl_to_hex (double h, double s, double l, char out[8])
+static gint
+by_total (gconstpointer a, gconstpointer b)
 {
-  double c = (1 - fabs (2 * l - 1)) * s, hp = fmod (h, 360) / 60;
-  double x = c * (1 - fabs (fmod (hp, 2) - 1)), m = l - c / 2;
-  double r = 0, g = 0, b = 0;
-  if (hp < 1)
-    r = c, g = x;
-  else if (hp < 2)
-    r = x, g = c;
-  else if (hp < 3)
-    g = c, b = x;
-  else if (hp < 4)
-    g = x, b = c;
-  else if (hp < 5)
-    r = x, b = c;
-  else
-    r = c, b = x;
-  g_snprintf (out, 8, "#%02x%02x%02x", (int) lround ((r + m) * 255), (int) lround ((g + m) * 255),
-              (int) lround ((b + m) * 255));
+  const TsRegionTotal *x = a, *y = b;
+  double sx = x->seconds[0] + x->seconds[1], sy = y->seconds[0] + y->seconds[1];
+  return sx > sy ? -1 : sx < sy ? 1 : g_strcmp0 (x->name, y->name);
 }
 
-void
-ts_figure_region_colour (const char *name, gboolean mpi, char colour[8])
+GArray *
+ts_figure_region_totals (const TsTimeline *const *t)
 {
-  /* The name's own hash, not its place in a trace: the same in every report. */
-  /* A few well-separated hues and three lightnesses, so that names next
-   * to each other in a timeline rarely look alike. */
-  guint h = g_str_hash (name);
-  double light = (h / 9 % 3) * 0.12;
-  if (mpi)
-    hsl_to_hex ((h % 5) * 10, 0.8, 0.40 + light, colour);
-  else
-    hsl_to_hex (95 + (h % 9) * 24, 0.55, 0.36 + light, colour);
+  GArray *totals = g_array_new (FALSE, TRUE, sizeof (TsRegionTotal));
+  g_autoptr (GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < 2; i++)
+    for (guint32 r = 0; t[i] && r < ts_timeline_n_regions (t[i]); r++)
+      {
+        double sum = ts_timeline_region_total (t[i], r);
+        if (sum <= 0)
+          continue;
+        const char *name = ts_timeline_region_name (t[i], r);
+        gpointer at = g_hash_table_lookup (index, name);
+        if (!at)
+          {
+            TsRegionTotal z = { name, ts_timeline_region_is_mpi (t[i], r), { 0, 0 } };
+            g_array_append_val (totals, z);
+            at = GUINT_TO_POINTER (totals->len);
+            g_hash_table_insert (index, (gpointer) name, at);
+          }
+        g_array_index (totals, TsRegionTotal, GPOINTER_TO_UINT (at) - 1).seconds[i] += sum;
+      }
+  /* Ties by name: the same colours for the same trace, whatever the order
+   * of its definitions. */
+  g_array_sort (totals, by_total);
+  return totals;
+}
+
+TsPalette *
+ts_figure_palette (const GArray *totals)
+{
+  TsPalette *p = ts_palette_new ();
+  for (guint i = 0; i < totals->len; i++)
+    {
+      const TsRegionTotal *r = &g_array_index (totals, TsRegionTotal, i);
+      ts_palette_add (p, r->name, r->mpi);
+    }
+  return p;
 }
 
 /* Each pattern: its ink and the angle of its hatch. */
@@ -94,6 +107,23 @@ ts_figure_append_text (GString *s, const char *text)
   g_string_append (s, e);
 }
 
+/* @text cut to @chars characters with an ellipsis: a label that fits its
+ * margin (the whole name goes in a <title>). */
+static void
+append_cut (GString *s, const char *text, glong chars)
+{
+  g_autofree char *valid = g_utf8_make_valid (text ? text : "", -1);
+  if (g_utf8_strlen (valid, -1) <= chars)
+    {
+      ts_figure_append_text (s, valid);
+      return;
+    }
+  /* g_utf8_substring reads past a shorter string: cut only a longer one. */
+  g_autofree char *head = g_utf8_substring (valid, 0, chars - 1);
+  ts_figure_append_text (s, head);
+  g_string_append (s, "\u2026");
+}
+
 /* A step of 1, 2 or 5 x 10^k giving about @ticks ticks over @span. */
 static double
 nice_step (double span, int ticks)
@@ -103,29 +133,21 @@ nice_step (double span, int ticks)
   return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
+/* Ticks at the multiples of a nice step within [@from, @from + @span],
+ * labelled in seconds from the trace's start (the page's script draws the
+ * same for a zoomed window). */
 static void
-time_label (double t, double step, char *buf, gsize len)
-{
-  if (step >= 1)
-    g_snprintf (buf, len, "%g s", t);
-  else if (step >= 1e-3)
-    g_snprintf (buf, len, "%g ms", round (t * 1e6) / 1e3);
-  else
-    g_snprintf (buf, len, "%g us", round (t * 1e9) / 1e3);
-}
-
-static void
-time_axis (GString *s, double y, double span)
+time_axis (GString *s, double y, double from, double span)
 {
   double step = nice_step (span, 8);
-  g_string_append_printf (s, "<g class=\"axis\"><line x1=\"%d\" y1=\"%g\" x2=\"%d\" y2=\"%g\" "
-                             "stroke=\"#444\"/>\n", TS_FIGURE_TIMELINE_LEFT, y,
+  g_string_append_printf (s, "<g class=\"axis\" data-y=\"%g\"><line x1=\"%d\" y1=\"%g\" x2=\"%d\" "
+                             "y2=\"%g\" stroke=\"#444\"/>\n", y, TS_FIGURE_TIMELINE_LEFT, y,
                           TS_FIGURE_TIMELINE_LEFT + TS_FIGURE_TIMELINE_WIDTH, y);
-  for (int i = 0; i * step <= span * (1 + 1e-9); i++)
+  for (double k = ceil (from / step - 1e-9); k * step <= (from + span) * (1 + 1e-9); k++)
     {
-      double x = TS_FIGURE_TIMELINE_LEFT + i * step / span * TS_FIGURE_TIMELINE_WIDTH;
-      char label[32];
-      time_label (i * step, step, label, sizeof label);
+      double x = TS_FIGURE_TIMELINE_LEFT + (k * step - from) / span * TS_FIGURE_TIMELINE_WIDTH;
+      /* k x step, not a sum of steps: 0.3 is not 0.1 + 0.1 + 0.1. */
+      g_autofree char *label = ts_format_seconds (k == 0 ? 0 : k * step);
       g_string_append_printf (s, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#444\"/>"
                                  "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%s</text>\n",
                               x, y, x, y + 4, x, y + 16, label);
@@ -188,22 +210,18 @@ row_runs (const TsTimeline *t, guint row, double y, double h, CellFunc at, GArra
 
 /* One row: a path per region, then a hatched path per wait-state pattern. */
 static void
-timeline_row (GString *s, const TsTimeline *t, const char *run, guint row, double y, double h)
+timeline_row (GString *s, const TsTimeline *t, TsPalette *palette, const char *run, guint row,
+              double y, double h)
 {
   guint rank = ts_timeline_row_rank (t, row);
   g_string_append_printf (s, "<g class=\"rank-row\" data-run=\"%s\" data-rank=\"%u\">", run, rank);
-  if (h >= 7)
-    g_string_append_printf (s, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"%.0f\">%u"
-                               "</text>", TS_FIGURE_TIMELINE_LEFT - 4, y + h * 0.8, MIN (h, 11.0),
-                            rank);
   g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr (GHashTable) regions = row_runs (t, row, y, h, region_at, order);
   for (guint i = 0; i < order->len; i++)
     {
       guint32 region = g_array_index (order, guint32, i);
       const char *name = ts_timeline_region_name (t, region);
-      char colour[8];
-      ts_figure_region_colour (name, ts_timeline_region_is_mpi (t, region), colour);
+      const char *colour = ts_palette_colour (palette, name, ts_timeline_region_is_mpi (t, region));
       GString *d = g_hash_table_lookup (regions, GUINT_TO_POINTER (region + 1));
       g_string_append_printf (s, "<path fill=\"%s\" d=\"%s\"><title>", colour, d->str);
       ts_figure_append_text (s, name);
@@ -223,59 +241,134 @@ timeline_row (GString *s, const TsTimeline *t, const char *run, guint row, doubl
 }
 
 /* The messages, as lines from the sender's row to the receiver's, when the
- * trace has few (ts_timeline_messages). */
+ * trace has few (ts_timeline_messages); a zoom does not thicken them. */
 static void
-timeline_messages (GString *s, const TsTimeline *t, double top, double h, double span)
+timeline_messages (GString *s, const TsTimeline *t, double top, double h, double from, double span)
 {
   const GArray *m = ts_timeline_messages (t);
   for (guint i = 0; m && i < m->len; i++)
     {
       const TsTimelineMessage *e = &g_array_index (m, TsTimelineMessage, i);
-      gint from = ts_timeline_rank_row (t, e->src), to = ts_timeline_rank_row (t, e->dst);
-      if (from < 0 || to < 0)
+      gint src = ts_timeline_rank_row (t, e->src), dst = ts_timeline_rank_row (t, e->dst);
+      if (src < 0 || dst < 0)
         continue;
-      double x1 = TS_FIGURE_TIMELINE_LEFT + e->sent / span * TS_FIGURE_TIMELINE_WIDTH;
-      double x2 = TS_FIGURE_TIMELINE_LEFT + e->received / span * TS_FIGURE_TIMELINE_WIDTH;
+      double x1 = TS_FIGURE_TIMELINE_LEFT + (e->sent - from) / span * TS_FIGURE_TIMELINE_WIDTH;
+      double x2 = TS_FIGURE_TIMELINE_LEFT + (e->received - from) / span * TS_FIGURE_TIMELINE_WIDTH;
       g_string_append_printf (s, "<line class=\"message\" data-from=\"%u\" data-to=\"%u\" "
                                  "x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#111\" "
-                                 "stroke-width=\"0.8\"/>\n", e->src, e->dst, x1, top + (from + 0.5) * h,
-                              x2, top + (to + 0.5) * h);
+                                 "stroke-width=\"0.8\" vector-effect=\"non-scaling-stroke\"/>\n",
+                              e->src, e->dst, x1, top + (src + 0.5) * h, x2, top + (dst + 0.5) * h);
     }
 }
 
+static void
+legend_entry (GString *s, double x, double y, const char *fill, const char *name, const char *key)
+{
+  g_string_append_printf (s, "<g class=\"legend-entry\" data-key=\"%s\"><rect x=\"%.0f\" y=\"%.0f\" "
+                             "width=\"14\" height=\"11\" fill=\"%s\" stroke=\"#999\" "
+                             "stroke-width=\"0.5\"/><text x=\"%.0f\" y=\"%.0f\"><title>", key,
+                          x, y, fill, x + 18, y + 10);
+  ts_figure_append_text (s, name);
+  g_string_append (s, "</title>");
+  append_cut (s, name, 30);
+  g_string_append (s, "</text></g>\n");
+}
+
+#define LEGEND_COLUMNS 4
+#define LEGEND_COLUMN_W 220
+#define LEGEND_ROW_H 16
+
+/* The regions of the legend, then the patterns on a row of their own: in
+ * the figure, so that its PNG twin has it too (legend_height: its height). */
+static void
+timeline_legend (GString *s, const TsTimelineFigure *f, double y)
+{
+  guint n = 0;
+  g_string_append_printf (s, "<g class=\"legend\"><text x=\"%d\" y=\"%.0f\" font-weight=\"bold\">"
+                             "Regions (the largest first)</text>\n", TS_FIGURE_TIMELINE_LEFT, y + 11);
+  y += 16;
+  for (guint i = 0; i < MIN (f->totals->len, TS_FIGURE_LEGEND_REGIONS); i++, n++)
+    {
+      const TsRegionTotal *r = &g_array_index (f->totals, TsRegionTotal, i);
+      g_autofree char *key = g_markup_escape_text (r->name, -1);
+      legend_entry (s, TS_FIGURE_TIMELINE_LEFT + n % LEGEND_COLUMNS * LEGEND_COLUMN_W,
+                    y + n / LEGEND_COLUMNS * LEGEND_ROW_H,
+                    ts_palette_colour (f->palette, r->name, r->mpi), r->name, key);
+    }
+  n = (n + LEGEND_COLUMNS - 1) / LEGEND_COLUMNS * LEGEND_COLUMNS;
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    if (p != TS_WAIT_LATE_SENDER_WRONG_ORDER && f->patterns[p])
+      {
+        g_autofree char *fill = g_strdup_printf ("url(#w-%s)", ts_wait_pattern_name (p));
+        legend_entry (s, TS_FIGURE_TIMELINE_LEFT + n % LEGEND_COLUMNS * LEGEND_COLUMN_W,
+                      y + n / LEGEND_COLUMNS * LEGEND_ROW_H, fill, ts_wait_pattern_name (p),
+                      ts_wait_pattern_name (p));
+        n++;
+      }
+  g_string_append (s, "</g>\n");
+}
+
+/* The height of the legend timeline_legend draws. */
+static double
+legend_height (const TsTimelineFigure *f)
+{
+  guint n = MIN (f->totals->len, TS_FIGURE_LEGEND_REGIONS);
+  n = (n + LEGEND_COLUMNS - 1) / LEGEND_COLUMNS * LEGEND_COLUMNS;
+  for (guint p = 0; p < TS_WAIT_N_PATTERNS; p++)
+    n += p != TS_WAIT_LATE_SENDER_WRONG_ORDER && f->patterns[p];
+  return 16 + (n + LEGEND_COLUMNS - 1) / LEGEND_COLUMNS * LEGEND_ROW_H;
+}
+
 void
-ts_figure_timelines (GString *s, const TsTimeline *const *timelines, const char *const *titles,
-                     guint n, double span)
+ts_figure_timelines (GString *s, const TsTimelineFigure *f)
 {
   guint rows = 0;
-  for (guint i = 0; i < n; i++)
-    rows = MAX (rows, timelines[i] ? ts_timeline_n_rows (timelines[i]) : 0);
+  for (guint i = 0; i < f->n; i++)
+    rows = MAX (rows, f->timelines[i] ? ts_timeline_n_rows (f->timelines[i]) : 0);
   double h = CLAMP (360.0 / MAX (rows, 1), 2.0, 14.0);
   double y = 0, height = 0;
-  for (guint i = 0; i < n; i++)
-    if (timelines[i])
-      height += 22 + ts_timeline_n_rows (timelines[i]) * h + 8;
-  g_string_append_printf (s, "<svg class=\"timelines\" width=\"%d\" height=\"%.0f\" "
-                             "font-family=\"sans-serif\" font-size=\"11\">\n",
-                          TS_FIGURE_TIMELINE_LEFT + TS_FIGURE_TIMELINE_WIDTH + 20, height + 30);
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < f->n; i++)
+    if (f->timelines[i])
+      height += 22 + ts_timeline_n_rows (f->timelines[i]) * h + 8;
+  double width = MAX (TS_FIGURE_TIMELINE_LEFT + TS_FIGURE_TIMELINE_WIDTH + 20,
+                      TS_FIGURE_TIMELINE_LEFT + LEGEND_COLUMNS * LEGEND_COLUMN_W);
+  g_string_append_printf (s, "<svg class=\"timelines\" width=\"%.0f\" height=\"%.0f\" "
+                             "font-family=\"sans-serif\" font-size=\"11\" data-from=\"%.9g\" "
+                             "data-span=\"%.9g\" data-left=\"%d\" data-width=\"%d\">\n",
+                          width, height + 34 + legend_height (f), f->from, f->span,
+                          TS_FIGURE_TIMELINE_LEFT, TS_FIGURE_TIMELINE_WIDTH);
+  for (guint i = 0; i < f->n; i++)
     {
-      const TsTimeline *t = timelines[i];
+      const TsTimeline *t = f->timelines[i];
       if (!t)
         continue;
+      const char *run = i == 0 ? "original" : "predicted";
+      guint n_rows = ts_timeline_n_rows (t);
       g_string_append_printf (s, "<g class=\"timeline\" data-run=\"%s\"><text x=\"%d\" y=\"%.0f\" "
-                                 "font-weight=\"bold\">", i == 0 ? "original" : "predicted",
-                              TS_FIGURE_TIMELINE_LEFT, y + 15);
-      ts_figure_append_text (s, titles[i]);
+                                 "font-weight=\"bold\">", run, TS_FIGURE_TIMELINE_LEFT, y + 15);
+      ts_figure_append_text (s, f->titles[i]);
       g_string_append (s, "</text>\n");
       y += 22;
-      for (guint r = 0; r < ts_timeline_n_rows (t); r++)
-        timeline_row (s, t, i == 0 ? "original" : "predicted", r, y + r * h, h >= 8 ? h * 0.9 : h);
-      timeline_messages (s, t, y, h, span);
-      y += ts_timeline_n_rows (t) * h + 8;
+      double rh = h >= 8 ? h * 0.9 : h;
+      for (guint r = 0; r < n_rows && h >= 7; r++)
+        g_string_append_printf (s, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"%.0f\">"
+                                   "%u</text>", TS_FIGURE_TIMELINE_LEFT - 4, y + r * h + rh * 0.85,
+                                MIN (h, 11.0), ts_timeline_row_rank (t, r));
+      /* The rows in a viewport of their own: a zoom narrows its viewBox
+       * (stretching the columns), the labels and the axis stay. */
+      g_string_append_printf (s, "<svg class=\"plot\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
+                                 "viewBox=\"%d %.1f %d %.1f\" preserveAspectRatio=\"none\">\n",
+                              TS_FIGURE_TIMELINE_LEFT, y, TS_FIGURE_TIMELINE_WIDTH, n_rows * h,
+                              TS_FIGURE_TIMELINE_LEFT, y, TS_FIGURE_TIMELINE_WIDTH, n_rows * h);
+      for (guint r = 0; r < n_rows; r++)
+        timeline_row (s, t, f->palette, run, r, y + r * h, rh);
+      timeline_messages (s, t, y, h, f->from, f->span);
+      g_string_append (s, "</svg>\n");
+      y += n_rows * h + 8;
       g_string_append (s, "</g>\n");
     }
-  time_axis (s, y + 2, span);
+  time_axis (s, y + 2, f->from, f->span);
+  timeline_legend (s, f, y + 30);
   g_string_append (s, "</svg>\n");
 }
 
@@ -283,22 +376,45 @@ ts_figure_timelines (GString *s, const TsTimeline *const *timelines, const char 
 
 static const char *const series_colours[] = { "#8c8c8c", "#2f6fd0", "#d07a2f", "#3a9a3a" };
 
+/* A bar's value as printed: a time (and its share of its series' whole)
+ * for a unit of "s", else the number and the unit. */
+static char *
+bar_value (const TsBars *b, guint series, double v)
+{
+  if (!g_str_equal (b->unit, "s"))
+    return g_strdup_printf ("%.3g %s", v, b->unit);
+  g_autofree char *t = ts_format_seconds (v);
+  if (!b->whole || !(b->whole[series] > 0))
+    return g_steal_pointer (&t);
+  g_autofree char *share = ts_format_percent (v, b->whole[series]);
+  /* Escaped: a share may be "<0.01%". */
+  g_autofree char *text = g_strdup_printf ("%s (%s)", t, share);
+  return g_markup_escape_text (text, -1);
+}
+
+#define BAR_LABEL_CHARS 60
+
 void
 ts_figure_bars (GString *s, const TsBars *b)
 {
   /* Signed values: bars go left or right of the zero line. */
   double lo = 0, hi = 0;
+  glong longest = 8;
   for (guint i = 0; i < b->n_labels * b->n_series; i++)
     {
       lo = MIN (lo, b->values[i]);
       hi = MAX (hi, b->values[i]);
     }
-  const double bar = 12, label_w = 260, plot_w = 420;
+  for (guint i = 0; i < b->n_labels; i++)
+    longest = MAX (longest, g_utf8_strlen (b->labels[i], -1));
+  /* The labels' margin from the longest (6.2 px a character at 11 px),
+   * up to BAR_LABEL_CHARS characters; longer ones are cut. */
+  const double bar = 12, label_w = 12 + 6.2 * MIN (longest, BAR_LABEL_CHARS), plot_w = 420;
   double scale = hi > lo ? plot_w / (hi - lo) : 0, zero = label_w + -lo * scale;
   double group = b->n_series * bar + 8;
   g_string_append_printf (s, "<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" "
                              "font-family=\"sans-serif\" font-size=\"11\">\n",
-                          label_w + plot_w + 130, b->n_labels * group + 22);
+                          label_w + plot_w + 150, b->n_labels * group + 22);
   for (guint j = 0; j < b->n_series; j++)
     {
       g_string_append_printf (s, "<rect x=\"%.0f\" y=\"2\" width=\"10\" height=\"10\" fill=\"%s\"/>"
@@ -315,19 +431,22 @@ ts_figure_bars (GString *s, const TsBars *b)
       double y = 20 + i * group;
       g_string_append_printf (s, "<g class=\"%s\" data-key=\"", b->group_class);
       ts_figure_append_text (s, b->keys[i]);
-      g_string_append_printf (s, "\"><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">",
+      g_string_append_printf (s, "\"><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\"><title>",
                               label_w - 6, y + group / 2);
       ts_figure_append_text (s, b->labels[i]);
+      g_string_append (s, "</title>");
+      append_cut (s, b->labels[i], BAR_LABEL_CHARS);
       g_string_append (s, "</text>");
       for (guint j = 0; j < b->n_series; j++)
         {
           double v = b->values[i * b->n_series + j], w = fabs (v) * scale;
           double x = v < 0 ? zero - w : zero;
+          g_autofree char *value = bar_value (b, j, v);
           g_string_append_printf (s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" "
-                                     "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%.6g %s</text>",
+                                     "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s</text>",
                                   x, y + j * bar, w, bar - 2,
                                   series_colours[j % G_N_ELEMENTS (series_colours)],
-                                  MAX (zero, x + w) + 4, y + j * bar + bar - 3, v, b->unit);
+                                  MAX (zero, x + w) + 4, y + j * bar + bar - 3, value);
         }
       g_string_append (s, "</g>\n");
     }
@@ -336,11 +455,44 @@ ts_figure_bars (GString *s, const TsBars *b)
 
 /* ---- heat map --------------------------------------------------------------- */
 
+#define HEAT_NAME_CHARS 28
+
+static void
+heat_shade (double f, char out[8])
+{
+  int shade = (int) lround (255 - f * 200);
+  g_snprintf (out, 8, "#%02x%02xff", shade, shade);
+}
+
+/* The scale of the shades: a ramp from 0 to the column's slowest rank. */
+static void
+heat_scale (GString *s, double x, double y)
+{
+  g_string_append_printf (s, "<g class=\"heat-scale\"><text x=\"%.0f\" y=\"%.0f\">share of the "
+                             "column's slowest rank</text>", x, y);
+  for (int i = 0; i <= 10; i++)
+    {
+      char c[8];
+      heat_shade (i / 10.0, c);
+      g_string_append_printf (s, "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" fill=\"%s\" "
+                                 "stroke=\"#ccc\" stroke-width=\"0.5\"/>", x + i * 14, y + 5, c);
+    }
+  g_string_append_printf (s, "<text x=\"%.0f\" y=\"%.0f\">0%%</text><text x=\"%.0f\" y=\"%.0f\" "
+                             "text-anchor=\"end\">100%%</text></g>\n", x, y + 27, x + 154, y + 27);
+}
+
 void
 ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, guint n)
 {
   guint rows = ts_timeline_n_rows (t);
-  const double cell_w = 90, left = 60, top = 70;
+  glong longest = 4;
+  for (guint k = 0; k < n; k++)
+    longest = MAX (longest, MIN (g_utf8_strlen (ts_timeline_region_name (t, regions[k]), -1),
+                                 HEAT_NAME_CHARS));
+  /* Names at -30 degrees: room above for the longest (6 px a character at
+   * 10 px), and to the right of the last column. */
+  const double cell_w = 90, left = 60, name_w = 6.0 * longest;
+  const double top = 40 + name_w * 0.5, scale_h = 40;
   double cell_h = CLAMP (320.0 / MAX (rows, 1), 2.0, 14.0);
   g_autofree double *most = g_new0 (double, MAX (n, 1));
   for (guint r = 0; r < rows; r++)
@@ -348,13 +500,18 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
       most[k] = MAX (most[k], ts_timeline_row_seconds (t, r, regions[k]));
   g_string_append_printf (s, "<svg class=\"heat-map\" width=\"%.0f\" height=\"%.0f\" "
                              "font-family=\"sans-serif\" font-size=\"10\">\n",
-                          left + n * cell_w + 80, top + rows * cell_h + 10);
+                          left + MAX (n * cell_w + name_w * 0.87, 200), top + rows * cell_h + 10 + scale_h);
   for (guint k = 0; k < n; k++)
     {
-      g_string_append_printf (s, "<text transform=\"translate(%.0f,%.0f) rotate(-25)\">",
-                              left + k * cell_w + 4, top - 6);
-      ts_figure_append_text (s, ts_timeline_region_name (t, regions[k]));
-      g_string_append (s, "</text>\n");
+      const char *name = ts_timeline_region_name (t, regions[k]);
+      g_autofree char *max = ts_format_seconds (most[k]);
+      g_string_append_printf (s, "<text transform=\"translate(%.0f,%.0f) rotate(-30)\"><title>",
+                              left + k * cell_w + 4, top - 18);
+      ts_figure_append_text (s, name);
+      g_string_append (s, "</title>");
+      append_cut (s, name, HEAT_NAME_CHARS);
+      g_string_append_printf (s, "</text><text class=\"heat-max\" x=\"%.0f\" y=\"%.0f\">max %s</text>\n",
+                              left + k * cell_w + 2, top - 4, max);
     }
   for (guint r = 0; r < rows; r++)
     {
@@ -367,15 +524,19 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
       for (guint k = 0; k < n; k++)
         {
           double v = ts_timeline_row_seconds (t, r, regions[k]);
-          double f = most[k] > 0 ? v / most[k] : 0;
-          int shade = (int) lround (255 - f * 200);
+          char fill[8];
+          heat_shade (most[k] > 0 ? v / most[k] : 0, fill);
+          g_autofree char *value = ts_format_seconds (v);
+          g_autofree char *percent = ts_format_percent (v, most[k]);
+          g_autofree char *share = g_markup_escape_text (percent, -1);
           g_string_append_printf (s, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" "
-                                     "fill=\"#%02x%02xff\"><title>rank %u: %.6f s</title></rect>",
-                                  left + k * cell_w, y, cell_w - 1, cell_h * 0.92, shade, shade,
-                                  rank, v);
+                                     "fill=\"%s\"><title>rank %u: %s (%s of the slowest)</title>"
+                                     "</rect>", left + k * cell_w, y, cell_w - 1, cell_h * 0.92,
+                                  fill, rank, value, share);
         }
       g_string_append (s, "</g>\n");
     }
+  heat_scale (s, left, top + rows * cell_h + 14);
   g_string_append (s, "</svg>\n");
 }
 

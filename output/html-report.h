@@ -1,6 +1,7 @@
 /* The visual report of a tracesim output directory: report.html, one file
- * that opens in any browser offline (figures as inline SVG, no script, no
- * font, nothing fetched; output/figures.h draws them).
+ * that opens in any browser offline (figures as inline SVG, a few lines of
+ * inline script for the timelines' zoom, no font, nothing fetched;
+ * output/figures.h draws them).
  *
  * - A run: the original and the predicted timelines on one time axis (the
  *   region of each pixel column, wait states hatched), where the waiting
@@ -30,6 +31,12 @@ typedef enum { TS_REPORT_RUN, TS_REPORT_SWEEP, TS_REPORT_ADVISE } TsReportKind;
  * page has the predicted timeline only and says why). Caller frees; NULL
  * and @error when @dir is not a finished run's output. */
 char *ts_html_report_run (const char *dir, const char *trace, GError **error);
+/* The same with its timelines drawn over [@from, @to) only, seconds from
+ * the trace's start (NAN: the run's start, its end; a @to past the end is
+ * the end): tracesim report --from --to. The numbers, bars and heat maps
+ * stay the whole run's. NULL and @error for a window outside the run. */
+char *ts_html_report_run_window (const char *dir, const char *trace, double from, double to,
+                                 GError **error);
 
 /* Write @dir/report.html for the tracesim output in @dir, whose kind goes
  * to @kind: an output directory (@trace as for ts_html_report_run) or a
@@ -40,6 +47,11 @@ char *ts_html_report_run (const char *dir, const char *trace, GError **error);
  * replace them; in a sweep's, a report-*.png is replaced only by another. */
 gboolean ts_html_report_write (const char *dir, const char *trace, TsReportKind *kind,
                                GError **error);
+/* The same, a run's timelines drawn over [@from, @to) as for
+ * ts_html_report_run_window; a window given for a sweep's directory is an
+ * error (its page has no timelines). */
+gboolean ts_html_report_write_window (const char *dir, const char *trace, double from, double to,
+                                      TsReportKind *kind, GError **error);
 
 /* The PNG twin of a figure of a page: written as @file (report-NAME.png)
  * beside report.html. */

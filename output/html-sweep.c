@@ -32,8 +32,8 @@ sweep_table (GString *s, JsonArray *rows)
       ts_figure_append_text (s, l->data);
       g_string_append (s, "</th>");
     }
-  g_string_append_printf (s, "<th>predicted runtime (s)</th><th>speed-up</th>%s<th>error</th></tr>\n",
-                          saving ? "<th>saving (s)</th>" : "");
+  g_string_append_printf (s, "<th>predicted runtime</th><th>speed-up</th>%s<th>error</th></tr>\n",
+                          saving ? "<th>saving</th>" : "");
   for (guint i = 0; i < json_array_get_length (rows); i++)
     {
       JsonObject *r = ts_page_element (rows, i);
@@ -47,10 +47,11 @@ sweep_table (GString *s, JsonArray *rows)
                                       || g_str_equal (l->data, "platform") ? base : value);
           g_string_append (s, "</td>");
         }
-      g_string_append_printf (s, "<td>%.6f</td><td>%.3f</td>", ts_page_member_double (r, "predicted_runtime_s"),
-                              ts_page_member_double (r, "speedup"));
+      g_autofree char *runtime = ts_format_seconds (ts_page_member_double (r, "predicted_runtime_s"));
+      g_autofree char *saved = ts_format_seconds (ts_page_member_double (r, "saving_s"));
+      g_string_append_printf (s, "<td>%s</td><td>%.3g</td>", runtime, ts_page_member_double (r, "speedup"));
       if (saving)
-        g_string_append_printf (s, "<td>%.6f</td>", ts_page_member_double (r, "saving_s"));
+        g_string_append_printf (s, "<td>%s</td>", saved);
       const char *err = ts_page_string (r, "error");
       g_string_append (s, "<td style=\"text-align:left\">");
       ts_figure_append_text (s, err ? err : "");

@@ -1,6 +1,7 @@
 #include <config.h>
 
 #include "output/plot.h"
+#include "model/format.h"
 #include "model/output_dir.h"
 
 #include <cairo.h>
@@ -67,8 +68,8 @@ draw_axes (cairo_t *cr, const TsPlot *p, double y0, double y1, double x0, double
       cairo_move_to (cr, LEFT - 4, y);
       cairo_line_to (cr, LEFT, y);
       cairo_stroke (cr);
-      char label[32];
-      g_snprintf (label, sizeof label, "%g", v);
+      g_autofree char *label = p->y_seconds ? ts_format_seconds (fabs (v) < step * 1e-9 ? 0 : v)
+                                            : g_strdup_printf ("%g", v);
       text (cr, LEFT - 6, y + 4, label, 1);
     }
   for (guint i = 0; i < p->n_x; i++)

@@ -18,6 +18,8 @@ typedef struct {
   guint n_series;
   const char *const *series;    /* n_series names */
   const double *y;              /* [series * n_x + x]; NAN: no point there */
+  gboolean y_seconds;           /* y is a time: ticks as model/format.h prints
+                                 * times ("800 ms"), not "0.8" */
 } TsPlot;
 
 #define TS_PLOT_WIDTH 800

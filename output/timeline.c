@@ -26,14 +26,14 @@ struct TsTimeline {
   TsTimelineOptions o;
   guint n_ranks, n_rows, stride;
   double start;
-  guint n_regions;
+  guint n_regions;   /* the trace's; the key n_regions is the time outside them */
   guint32 *cells;    /* [row * width + col] */
   gint8 *waits;      /* the same */
   /* The wait states' shares of each cell, [(row * width + col) * patterns +
    * pattern]: spans come in no order a column could be closed by (a
    * collective's are found when its last member arrives). */
   float *wait_shares;
-  double *seconds;   /* [row * n_regions + region]: the rows' ranks only */
+  double *seconds;   /* [row * (n_regions + 1) + region]: the rows' ranks only */
   double *totals;    /* [region]: over every rank */
   /* Message ends while there are few (else both NULL): a send's time is its
    * call's entry; a receive's is the end of the call completing it, NAN
@@ -103,7 +103,7 @@ paint (TsTimeline *t, Filling *f, guint row, guint32 key, double t0, double t1)
   if (!isfinite (t0) || !isfinite (t1) || !(t1 > t0))
     return;
   double w = t->o.span / t->o.width;
-  double x0 = MAX (t0 / w, 0), x1 = MIN (t1 / w, (double) t->o.width);
+  double x0 = MAX ((t0 - t->o.from) / w, 0), x1 = MIN ((t1 - t->o.from) / w, (double) t->o.width);
   if (!(x1 > x0))
     return;
   guint c0 = (guint) floor (x0), c1 = (guint) ceil (x1); /* columns [c0, c1) touched */
@@ -218,7 +218,8 @@ match_messages (TsTimeline *t)
             continue;
           if (seen++ == k)
             {
-              if (!isnan (r->time))
+              /* Drawn only when both ends are in the window. */
+              if (!isnan (r->time) && s->time >= t->o.from && r->time <= t->o.from + t->o.span)
                 {
                   TsTimelineMessage m = { s->src, s->dst, s->time, r->time };
                   g_array_append_val (t->messages, m);
@@ -252,15 +253,18 @@ read_rank (TsTimeline *t, TsActionStream *s, guint rank, GError **error)
           note_endpoint (t, rank, &a, now, &ends);
           continue;
         }
-      if (stack->len > 0 && !isnan (previous) && now > previous)
+      if (!isnan (previous) && now > previous)
         {
-          guint32 top = g_array_index (stack, guint32, stack->len - 1);
-          if (top < n_regions)
+          /* No region open: the time outside every region (key n_regions),
+           * a trace of MPI calls only's compute, which would be drawn as
+           * the page's white. */
+          guint32 top = stack->len > 0 ? g_array_index (stack, guint32, stack->len - 1) : n_regions;
+          if (top <= n_regions)
             {
               t->totals[top] += now - previous;
               if (row >= 0)
                 {
-                  t->seconds[(gsize) row * n_regions + top] += now - previous;
+                  t->seconds[(gsize) row * (n_regions + 1) + top] += now - previous;
                   paint (t, &f, (guint) row, top, previous, now);
                 }
             }
@@ -301,7 +305,7 @@ on_span (TsWaitPattern p, guint rank, guint region, double start, double seconds
       || !(t1 > t0))
     return;
   double w = t->o.span / t->o.width;
-  double x0 = MAX (t0 / w, 0), x1 = MIN (t1 / w, (double) t->o.width);
+  double x0 = MAX ((t0 - t->o.from) / w, 0), x1 = MIN ((t1 - t->o.from) / w, (double) t->o.width);
   for (guint c = (guint) floor (x0); x1 > x0 && c < (guint) ceil (x1); c++)
     t->wait_shares[((gsize) row * t->o.width + c) * TS_WAIT_N_PATTERNS + p]
       += (float) (MIN (x1, c + 1.0) - MAX (x0, (double) c));
@@ -341,8 +345,8 @@ read_archive (TsTimeline *t, const char *anchor, GError **error)
   t->waits = g_new (gint8, n_cells);
   memset (t->waits, TS_TIMELINE_NO_WAIT, n_cells);
   t->n_regions = ts_trace_n_regions (t->trace);
-  t->seconds = g_new0 (double, (gsize) t->n_rows * t->n_regions);
-  t->totals = g_new0 (double, MAX (t->n_regions, 1));
+  t->seconds = g_new0 (double, (gsize) t->n_rows * (t->n_regions + 1));
+  t->totals = g_new0 (double, t->n_regions + 1);
   g_autoptr (TsActionStream) s = ts_calibration_stream_open (t->calibration, t->trace, error);
   if (!s)
     return FALSE;
@@ -397,7 +401,7 @@ ts_timeline_free (TsTimeline *t)
 guint ts_timeline_n_ranks (const TsTimeline *t) { return t->n_ranks; }
 guint ts_timeline_n_rows (const TsTimeline *t) { return t->n_rows; }
 guint ts_timeline_row_rank (const TsTimeline *t, guint row) { return row * t->stride; }
-guint ts_timeline_n_regions (const TsTimeline *t) { return t->n_regions; }
+guint ts_timeline_n_regions (const TsTimeline *t) { return t->n_regions + 1; }
 
 guint32
 ts_timeline_cell (const TsTimeline *t, guint row, guint col)
@@ -414,12 +418,14 @@ ts_timeline_wait (const TsTimeline *t, guint row, guint col)
 const char *
 ts_timeline_region_name (const TsTimeline *t, guint32 region)
 {
-  return ts_trace_region_name (t->trace, region);
+  return region == t->n_regions ? TS_TIMELINE_OUTSIDE_NAME : ts_trace_region_name (t->trace, region);
 }
 
 guint32
 ts_timeline_region_by_name (const TsTimeline *t, const char *name)
 {
+  if (g_str_equal (name, TS_TIMELINE_OUTSIDE_NAME))
+    return t->n_regions;
   gint r = ts_trace_region_by_name (t->trace, name);
   return r < 0 ? TS_TIMELINE_NONE : (guint32) r;
 }
@@ -427,13 +433,13 @@ ts_timeline_region_by_name (const TsTimeline *t, const char *name)
 gboolean
 ts_timeline_region_is_mpi (const TsTimeline *t, guint32 region)
 {
-  return ts_trace_region_call (t->trace, region) != TS_CALL_USER;
+  return region < t->n_regions && ts_trace_region_call (t->trace, region) != TS_CALL_USER;
 }
 
 double
 ts_timeline_row_seconds (const TsTimeline *t, guint row, guint32 region)
 {
-  return t->seconds[(gsize) row * t->n_regions + region];
+  return t->seconds[(gsize) row * (t->n_regions + 1) + region];
 }
 
 double

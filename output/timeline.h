@@ -25,7 +25,14 @@ typedef struct {
   double span;     /* seconds the columns cover, from the trace's start; > 0 */
   guint max_rows;  /* more ranks than this: every k-th rank gets a row */
   gboolean wait_states; /* hatch them (one more pass: the wait-state analysis) */
+  double from;     /* seconds from the trace's start where the columns begin
+                    * (a window: tracesim report --from); 0 for the whole run */
 } TsTimelineOptions;
+
+/* The time of a rank between its first and its last event that no region
+ * holds (in a trace of MPI calls only, the program's compute) is a region
+ * of its own, named so; it is no MPI call. */
+#define TS_TIMELINE_OUTSIDE_NAME "compute (no region)"
 
 /* Read the OTF2 archive @anchor (its first pass, its actions and its wait
  * states); NULL and @error naming the file when it cannot be read. */
@@ -44,13 +51,16 @@ gint ts_timeline_rank_row (const TsTimeline *t, guint rank);
 guint32 ts_timeline_cell (const TsTimeline *t, guint row, guint col);
 gint ts_timeline_wait (const TsTimeline *t, guint row, guint col);
 
+/* The trace's regions and, last, the time outside them
+ * (TS_TIMELINE_OUTSIDE_NAME). */
 guint ts_timeline_n_regions (const TsTimeline *t);
 const char *ts_timeline_region_name (const TsTimeline *t, guint32 region);
 /* The region named @name, or TS_TIMELINE_NONE. */
 guint32 ts_timeline_region_by_name (const TsTimeline *t, const char *name);
 gboolean ts_timeline_region_is_mpi (const TsTimeline *t, guint32 region);
 /* Seconds the rank of @row spent in @region itself (not in regions it
- * entered), and all ranks together. */
+ * entered: its exclusive time), and all ranks together; the whole run's,
+ * whatever the window. */
 double ts_timeline_row_seconds (const TsTimeline *t, guint row, guint32 region);
 double ts_timeline_region_total (const TsTimeline *t, guint32 region);
 guint ts_timeline_width (const TsTimeline *t);
@@ -58,7 +68,8 @@ guint ts_timeline_width (const TsTimeline *t);
 /* Point-to-point messages, drawn as lines when there are few: from the
  * send's call entry to the end of the call that completed the receive,
  * seconds from the trace's start, matched in order per sender, receiver,
- * communicator and tag (MPI's non-overtaking rule). */
+ * communicator and tag (MPI's non-overtaking rule). Those not wholly in
+ * the window are left out. */
 typedef struct {
   guint src, dst;
   double sent, received;

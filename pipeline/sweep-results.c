@@ -285,9 +285,9 @@ plot_parameter (const TsSweep *s, const char *out, guint k, const double *runtim
   g_autofree char *title = g_strdup_printf ("Predicted runtime against %s", ts_sweep_parameter (s, k));
   g_ptr_array_add (xs, NULL);
   g_ptr_array_add (series, NULL);
-  TsPlot plot = { title, ts_sweep_parameter (s, k), "predicted runtime (s)", xs->len - 1,
+  TsPlot plot = { title, ts_sweep_parameter (s, k), "predicted runtime", xs->len - 1,
                   (const char *const *) xs->pdata, numeric ? xv : NULL, series->len - 1,
-                  (const char *const *) series->pdata, y };
+                  (const char *const *) series->pdata, y, TRUE };
   g_autofree char *stem = g_strdelimit (g_strdup (ts_sweep_parameter (s, k)), "/\\ ", '_');
   g_autofree char *svg = g_strdup_printf ("%s/plot-%s.svg", out, stem);
   g_autofree char *png = g_strdup_printf ("%s/plot-%s.png", out, stem);

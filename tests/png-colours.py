@@ -2,7 +2,10 @@
 """png-colours.py PNG MIN_COLOURS MIN_INK: exit 0 when the PNG (8-bit RGB or
 RGBA, as chromium writes screenshots) has at least MIN_COLOURS distinct
 colours and at least MIN_INK of its pixels are not white: a page that drew
-something, not a blank one. The standard library only (zlib, struct)."""
+something, not a blank one.
+png-colours.py PNG --has RRGGBB --below Y: exit 0 when a pixel of that
+colour is at row Y or below (a legend's swatch under a figure's axis).
+The standard library only (zlib, struct)."""
 import struct
 import sys
 import zlib
@@ -45,13 +48,22 @@ def pixels(path):
                 row[i] = (row[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         previous = row
         for x in range(0, stride, bpp):
-            yield bytes(row[x:x + 3])
+            yield y, bytes(row[x:x + 3])
+
+
+def has(path, colour, below):
+    want = bytes.fromhex(colour)
+    rows = sum(1 for y, p in pixels(path) if y >= below and p == want)
+    print("%s: %d pixels of #%s at row %d or below" % (path, rows, colour, below))
+    sys.exit(0 if rows else 1)
 
 
 def main():
+    if len(sys.argv) == 6 and sys.argv[2] == "--has" and sys.argv[4] == "--below":
+        has(sys.argv[1], sys.argv[3], int(sys.argv[5]))
     path, least, ink = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
     colours, total, inked = set(), 0, 0
-    for p in pixels(path):
+    for _, p in pixels(path):
         total += 1
         if p != b"\xff\xff\xff":
             inked += 1

@@ -35,7 +35,10 @@ test_seconds_units (void **state)
 
 /* Ensure that a value that rounds up to 1000 of a unit moves to the next:
  * 999.96 us is 0.99996 ms, three digits "1 ms"; 999.7 s and 1234.4 s are
- * whole seconds, there being no unit above. */
+ * whole seconds, there being no unit above. Below a ns there is no unit:
+ * 2.66e-15 s (the exclusive-time change of a region a report computed as
+ * a difference of two sums) is rounding, "0 s", not "2.66e-06 ns"; 0.7 ns
+ * rounds to "1 ns", -0.7 ns to "-1 ns". */
 static void
 test_seconds_rounding (void **state)
 {
@@ -44,6 +47,10 @@ test_seconds_rounding (void **state)
   expect_seconds (999.7, "1000 s");
   expect_seconds (1234.4, "1234 s");
   expect_seconds (NAN, "n/a");
+  expect_seconds (2.66e-15, "0 s");
+  expect_seconds (-1.39e-15, "0 s");
+  expect_seconds (0.7e-9, "1 ns");
+  expect_seconds (-0.7e-9, "-1 ns");
 }
 
 /* Ensure rates and sizes use decimal prefixes: 200 Gb/s is 25e9 B/s,
@@ -63,7 +70,8 @@ test_rates_and_sizes (void **state)
 }
 
 /* Ensure percentages: 0.578 of 1.41 is 40.99% -> "41%"; 0.0568 of 1.37
- * is 4.146% -> "4.1%"; a share of nothing is "n/a". */
+ * is 4.146% -> "4.1%"; a share of nothing is "n/a"; 1.87 us of 15.1 s
+ * (a report's early_reduce) is 1.24e-5% -> "<0.01%", not "1.2e-05%". */
 static void
 test_percent (void **state)
 {
@@ -73,6 +81,10 @@ test_percent (void **state)
   assert_string_equal (p2, "4.1%");
   g_autofree char *p3 = ts_format_percent (1, 0);
   assert_string_equal (p3, "n/a");
+  g_autofree char *p4 = ts_format_percent (1.87e-6, 15.1);
+  assert_string_equal (p4, "<0.01%");
+  g_autofree char *p5 = ts_format_percent (-1.87e-6, 15.1);
+  assert_string_equal (p5, "-<0.01%");
 }
 
 int

@@ -10,7 +10,13 @@
 #   its changes;
 # - bad input: no directory, no summary.json, an older summary.json, an
 #   interrupted run's temporary directory, an unfinished sweep: a clear
-#   error, non-zero, and no report.html.
+#   error, non-zero, and no report.html;
+# - the sentence at the top and the what-if's rules, on a what-if whose
+#   numbers are derived below; the legend inside the timelines' figure and
+#   its PNG twin; compute outside any region drawn, not white;
+# - a window: tracesim report --from/--to (and its bad values), and the
+#   page's zoom run by chromium;
+# - every time on the run, sweep and advise pages as N s/ms/us/ns.
 set -u
 builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
@@ -196,6 +202,144 @@ rows=$(grep -o '<tr class="result">' "$work/swept/report.html" | wc -l)
 grep -q '<img class="plot" alt="plot-eager_threshold.svg" src="data:image/svg+xml;base64,' \
   "$work/swept/report.html" || fail "sweep report: no embedded plot of eager_threshold"
 
+# The sentence and the rules. Rank 0 works 0.6 s, rank 1 0.2 s, then both
+# meet in an MPI_Allreduce that ends at 0.6002 s: rank 1 waits 0.4 s
+# (Wait at NxN). work made 2x faster: rank 0 works 0.3 s, rank 1 0.1 s,
+# rank 1 waits 0.2 s. So work's exclusive time over ranks goes from 0.8 s
+# to 0.4 s (-400 ms), wait_nxn from 0.4 s to 0.2 s (-200 ms), and the
+# runtime from 0.6002 s to 0.3 s + the replayed allreduce: -50% (0.3001 s
+# in summary.json: 0.3001 / 0.6002 - 1 = -0.49999).
+cat > "$work/w.script" <<'EOS'
+ranks 2
+0 0.0 enter main
+0 0.0 enter work
+0 0.6 leave work
+0 0.6 enter MPI_Allreduce
+0 0.6 coll_begin
+0 0.6002 coll_end allreduce comm=world root=none sent=8 recv=8
+0 0.6002 leave MPI_Allreduce
+0 0.6002 leave main
+1 0.0 enter main
+1 0.0 enter work
+1 0.2 leave work
+1 0.2 enter MPI_Allreduce
+1 0.2 coll_begin
+1 0.6002 coll_end allreduce comm=world root=none sent=8 recv=8
+1 0.6002 leave MPI_Allreduce
+1 0.6002 leave main
+EOS
+printf '[region:work]\nscale = 0.5   # twice as fast\n' > "$work/half.hyp"
+"$builddir/ts-tracegen" script "$work/w.script" -o "$work/w" > /dev/null || fail "ts-tracegen (w)"
+"$tracesim" run "$work/w/traces.otf2" -p "$srcdir/scenarios/platforms/two-hosts.xml" \
+  -H "$work/half.hyp" -o "$work/wout" --report -q || fail "tracesim run --report (w)"
+story=$(grep -o '<p class="story">.*</p>' "$work/wout/report.html")
+[ "$story" = '<p class="story"><b>work</b> -400 ms &#8594; <b>wait_nxn</b> -200 ms &#8594; <b>runtime -50%</b> (600 ms &#8594; 300 ms)</p>' ] \
+  || fail "the sentence is '$story'"
+# The rules as written, the comment too, escaped as text.
+tr '\n' '~' < "$work/wout/report.html" \
+  | grep -qF '<pre>[region:work]~scale = 0.5   # twice as fast~</pre>' || fail "the rules are not shown"
+# Exclusive beside inclusive: main holds 0.6002 + 0.6002 s inclusive as
+# traced, 100% of the rank-time, and 0 s of its own (work and
+# MPI_Allreduce fill it): its row reads 1.2 s (100%), then 0 s (0%).
+grep -o '<tr class="region"><td[^>]*>main</td><td>[^<]*<small>[^<]*</small></td><td>[^<]*<small>[^<]*</small>' \
+  "$work/wout/report.html" | grep -qF '<td>1.2 s <small>(100%)</small></td><td>0 s <small>(0%)</small>' \
+  || fail "main's inclusive and exclusive times as traced"
+# A hypothesis file changed since the run: the page says so.
+printf '[region:work]\nscale = 0.25\n' > "$work/half.hyp"
+"$tracesim" report "$work/wout" -q || fail "tracesim report (changed rules)"
+grep -q 'changed since the run' "$work/wout/report.html" || fail "a changed hypothesis file is not said"
+
+# The ls run's page again (the run above replaced its directory).
+"$tracesim" report "$work/out" -q || fail "tracesim report (ls)"
+# The legend is in the timelines' figure (so in its PNG twin): the ls run
+# has 2 regions with time (main, MPI_Recv: MPI_Send enters and leaves at
+# 0.8 s in both executions, an eager send) and 1 pattern (late_sender).
+legend=$(sed -n '/<figure id="fig-timelines">/,/<\/figure>/p' "$html" | grep -o 'class="legend-entry"' | wc -l)
+[ "$legend" -eq 3 ] || fail "the timelines' legend has $legend entries, expected 3"
+# main, the largest region, takes the first compute colour, #229944; its
+# swatch is drawn under the axis in the PNG twin (the axis line is at the
+# data-y of the figure's <g class="axis">), where the rows are not.
+grep -q '<g class="legend-entry" data-key="main"><rect [^>]*fill="#229944"' "$html" \
+  || fail "main's legend swatch is not #229944"
+axis=$(grep -o '<g class="axis" data-y="[0-9.]*"' "$html" | head -1 | sed 's/.*data-y="\([0-9.]*\)"/\1/')
+python3 "$srcdir/tests/png-colours.py" "$work/out/report-timelines.png" --has 229944 \
+  --below "$(printf '%.0f' "$axis")" > /dev/null || fail "no legend in the PNG twin below y = $axis"
+# No two regions of the legend share a colour.
+dups=$(grep -o '<g class="legend-entry" data-key="[^"]*"><rect [^>]*fill="#[0-9a-f]*"' "$html" \
+  | sed 's/.*fill="//' | sort | uniq -d)
+[ -z "$dups" ] || fail "legend colours used twice: $dups"
+
+# A trace of MPI calls only: between them the rank computes outside any
+# region, drawn in a colour of its own, not the page's white. Rank 0:
+# MPI_Send [0, 0.1), then 0.4 s outside, MPI_Barrier [0.5, 0.6).
+cat > "$work/mpi.script" <<'EOS'
+ranks 2
+0 0.0 enter MPI_Send
+0 0.0 send 1 tag=0 bytes=8
+0 0.1 leave MPI_Send
+0 0.5 enter MPI_Barrier
+0 0.5 coll_begin
+0 0.6 coll_end barrier comm=world root=none
+0 0.6 leave MPI_Barrier
+1 0.0 enter MPI_Recv
+1 0.1 recv 0 tag=0 bytes=8
+1 0.1 leave MPI_Recv
+1 0.5 enter MPI_Barrier
+1 0.5 coll_begin
+1 0.6 coll_end barrier comm=world root=none
+1 0.6 leave MPI_Barrier
+EOS
+"$builddir/ts-tracegen" script "$work/mpi.script" -o "$work/mpi" > /dev/null || fail "ts-tracegen (mpi)"
+"$tracesim" run "$work/mpi/traces.otf2" -p "$srcdir/scenarios/platforms/two-hosts.xml" \
+  -o "$work/mpiout" --report -q || fail "tracesim run --report (mpi)"
+fill=$(grep -o '<path fill="#[0-9a-f]*" d="[^"]*"><title>compute (no region)</title>' \
+  "$work/mpiout/report.html" | head -1 | sed 's/<path fill="\(#[0-9a-f]*\)".*/\1/')
+[ -n "$fill" ] || fail "MPI-only trace: the compute between calls is not drawn"
+[ "$fill" != "#ffffff" ] || fail "MPI-only trace: compute drawn white"
+
+# A window: --from 300ms --to 500ms of the ls run (T = 0.80011 s). A
+# column is 0.2 s / 800 = 0.25 ms; rank 1's Late Sender [0.3, 0.8) fills
+# the window: x = 60, width 800, in both timelines. The message (0.8 s to
+# 0.80011 s) is outside it: no line. The axis starts at 300 ms.
+"$tracesim" report "$work/out" --from 300ms --to '500 ms' -q || fail "tracesim report --from --to"
+for run in original predicted; do
+  d=$(wait_path "$html" "$run" 1 late_sender)
+  echo "$d" | grep -Eq '^M60 [0-9.]+h800v[0-9.]+h-800z$' \
+    || fail "window, $run: Late Sender drawn as '$d', expected x = 60, width 800"
+done
+grep -q '<line class="message"' "$html" && fail "window: a message outside it is drawn"
+grep -q '<span id="window">300 ms to 500 ms</span> of 800 ms' "$html" || fail "window: not in the header"
+grep -q 'text-anchor="middle">300 ms</text>' "$html" || fail "window: the axis does not start at 300 ms"
+# Bad windows: a clear error, non-zero, the page left as it was.
+before=$(cksum < "$html")
+bad_window() { # WORDS ARGS...
+  words=$1
+  shift
+  if "$tracesim" report "$work/out" "$@" > /dev/null 2> "$work/err.txt"; then
+    fail "report $* succeeded"
+  fi
+  grep -q -- "$words" "$work/err.txt" || fail "report $*: expected '$words' in: $(cat "$work/err.txt")"
+  [ "$(cksum < "$html")" = "$before" ] || fail "report $* changed report.html"
+}
+bad_window "span 0 s to 800 ms" --from 2s
+bad_window "is not after --from 500 ms" --from 500ms --to 300ms
+bad_window "no unit" --from 200
+
+# The page's zoom, run by chromium: #zoom=0.3,0.5 narrows the plots'
+# viewBox to columns 0.3 / T x 800 = 299.96 to 0.5 / T x 800 = 499.93 of
+# the whole run (x = 60 + 299.96 = 359.96, width 199.97) and says the
+# window as the page prints times.
+"$tracesim" report "$work/out" -q || fail "tracesim report (whole run again)"
+# shellcheck disable=SC2086
+"$chromium" $chromium_flags --dump-dom "file://$(cd "$work/out" && pwd)/report.html#zoom=0.3,0.5" \
+  > "$work/zdom.html" 2> /dev/null || fail "chromium --dump-dom (zoom)"
+grep -q '<span id="window">300 ms to 500 ms</span>' "$work/zdom.html" || fail "zoom: the window is not said"
+vb=$(grep -o '<svg class="plot"[^>]*viewBox="[^"]*"' "$work/zdom.html" | head -1 | sed 's/.*viewBox="\([^"]*\)"/\1/')
+python3 -c 'import sys
+x, y, w, h = (float(v) for v in sys.argv[1].split())
+sys.exit(0 if abs(x - 359.96) < 0.05 and abs(w - 199.97) < 0.05 else 1)' "$vb" \
+  || fail "zoom: the plots' viewBox is '$vb', expected x 359.96, width 199.97"
+
 # Bad input: an error that says what, non-zero, nothing written.
 expect_refusal() { # DIR WORDS
   if "$tracesim" report "$1" > "$work/err.out" 2> "$work/err.txt"; then
@@ -214,4 +358,32 @@ mkdir -p "$work/out2.tmp-AbC123"
 expect_refusal "$work/out2.tmp-AbC123" "did not finish"
 mkdir -p "$work/sweep" && : > "$work/sweep/.tracesim-sweep"
 expect_refusal "$work/sweep" "the sweep did not finish"
+if "$tracesim" report "$work/swept" --from 0 > /dev/null 2> "$work/err.txt"; then
+  fail "report --from on a sweep succeeded"
+fi
+grep -q "narrow a run's timelines" "$work/err.txt" || fail "report --from on a sweep: $(cat "$work/err.txt")"
+
+# Every time a reader sees on the run, sweep and advise pages: N s, ms,
+# us or ns with 1 <= N < 1000, no exponent, no 0.000.
+python3 "$srcdir/tests/page-times.py" "$work/out/report.html" "$work/wout/report.html" \
+  "$work/mout/report.html" "$work/mpiout/report.html" "$work/advice/report.html" \
+  "$work/swept/report.html" > "$work/times.txt" || fail "times not as N s/ms/us/ns: $(cat "$work/times.txt")"
+
+# doc/report.md's trace (tools/report-demo.py: 27 ranks, 22 regions) with
+# its what-if: the page and its PNG twins are drawn (a share below 0.01%,
+# early_reduce's 1.9 us in 15 s of rank-time, is "<0.01%", escaped: as
+# raw markup it broke the SVG), its legend names 20 regions in 20
+# colours, and its times are as above.
+python3 "$srcdir/tools/report-demo.py" > "$work/demo.script" || fail "tools/report-demo.py"
+"$builddir/ts-tracegen" script "$work/demo.script" -o "$work/demo" > /dev/null || fail "ts-tracegen (demo)"
+printf '[region:CalcForce]\nbalance = min\n' > "$work/balance.hyp"
+"$tracesim" run "$work/demo/traces.otf2" -H "$work/balance.hyp" -o "$work/demo-out" --report -q \
+  > "$work/demo.txt" 2>&1 || fail "tracesim run --report (demo): $(cat "$work/demo.txt")"
+[ -s "$work/demo-out/report-wait-states.png" ] || fail "demo: no report-wait-states.png: $(cat "$work/demo.txt")"
+grep -q '&lt;0.01%' "$work/demo-out/report.html" || fail "demo: no share below 0.01%, escaped"
+colours=$(grep -o '<g class="legend-entry" data-key="[^"]*"><rect [^>]*fill="#[0-9a-f]*"' \
+  "$work/demo-out/report.html" | grep -v 'url(#' | sed 's/.*fill="//' | sort -u | wc -l)
+[ "$colours" -eq 20 ] || fail "demo: $colours distinct colours in the legend, expected 20"
+python3 "$srcdir/tests/page-times.py" "$work/demo-out/report.html" > "$work/times.txt" \
+  || fail "demo: times not as N s/ms/us/ns: $(cat "$work/times.txt")"
 echo "PASS"
