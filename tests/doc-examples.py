@@ -55,6 +55,8 @@ SUBSTITUTIONS = [
     (r"^(tracesim sweep ranks\.sweep .*)$", r"\1 --dry-run",
      "a sweep to 1,024 ranks: its points listed, not run"),
     (r"^sbatch ", "{bin}/sbatch ", "sbatch: the array's tasks run here one after the other"),
+    (r"--from 290ms --to 420ms", "--from 10ms --to 20ms",
+     "a time window: the documents' is the demo trace's, inside the 40 ms of app/traces.otf2"),
 ]
 
 # (document, regular expression on the command as written, why not run).
