@@ -548,8 +548,7 @@ ts_output_dir_temp_beside (const char *path, const char *data, gsize len, GError
 }
 
 gboolean
-ts_output_file_write (const char *path, const char *data, gsize len, const char *mark,
-                      GError **error)
+ts_output_file_may_write (const char *path, const char *mark, GError **error)
 {
   GStatBuf st;
   if (mark && g_lstat (path, &st) == 0)
@@ -568,6 +567,15 @@ ts_output_file_write (const char *path, const char *data, gsize len, const char 
           return FALSE;
         }
     }
+  return TRUE;
+}
+
+gboolean
+ts_output_file_write (const char *path, const char *data, gsize len, const char *mark,
+                      GError **error)
+{
+  if (!ts_output_file_may_write (path, mark, error))
+    return FALSE;
   g_autofree char *tmp = ts_output_dir_temp_beside (path, data, len, error);
   if (!tmp)
     return FALSE;

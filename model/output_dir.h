@@ -99,6 +99,9 @@ gboolean ts_output_dir_write_file (const char *path, const char *data, gsize len
  * A NULL @mark replaces it unread: for callers that know it is theirs. */
 gboolean ts_output_file_write (const char *path, const char *data, gsize len, const char *mark,
                                GError **error);
+/* Whether ts_output_file_write() would replace @path: absent, or holding
+ * @mark. For a writer of several files that checks them all first. */
+gboolean ts_output_file_may_write (const char *path, const char *mark, GError **error);
 
 /* Add the file @name (in the directory itself, not below) to @dir, a
  * finished output directory: written all at once, then listed in its
@@ -107,6 +110,10 @@ gboolean ts_output_file_write (const char *path, const char *data, gsize len, co
  * manifest lists it as tracesim wrote it (its content, not its time). */
 gboolean ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsize len,
                                  GError **error);
+/* Whether ts_output_dir_add_file() would add @name to @dir (the same
+ * checks, nothing written): for a writer of several files, so that one it
+ * may not replace stops it before the first is written. */
+gboolean ts_output_dir_may_add (const char *dir, const char *name, GError **error);
 
 /* Remove @path and everything below it without following symbolic links.
  * Returns FALSE if something could not be removed. */

@@ -299,9 +299,10 @@ ts_output_manifest_write (const char *dir, GError **error)
   return ts_output_dir_write_file (path, text->str, text->len, error);
 }
 
-gboolean
-ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsize len,
-                        GError **error)
+/* The manifest of @dir read (NULL and @error when @name may not be added):
+ * @name absent, or listed there as tracesim wrote it. Sets @existed. */
+static GHashTable *
+check_add (const char *dir, const char *name, gboolean *existed, GError **error)
 {
   g_autofree char *manifest = g_build_filename (dir, TS_OUTPUT_MANIFEST, NULL);
   if (!g_file_test (manifest, G_FILE_TEST_IS_REGULAR))
@@ -309,15 +310,15 @@ ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsi
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                    "%s has no %s: not an output directory tracesim wrote; nothing added", dir,
                    TS_OUTPUT_MANIFEST);
-      return FALSE;
+      return NULL;
     }
   g_autoptr (GHashTable) listed = read_manifest (dir, name, error);
   if (!listed)
-    return FALSE;
+    return NULL;
   g_autofree char *path = g_build_filename (dir, name, NULL);
   GStatBuf st;
-  gboolean existed = g_lstat (path, &st) == 0;
-  if (existed)
+  *existed = g_lstat (path, &st) == 0;
+  if (*existed)
     {
       g_autofree char *escaped = g_strescape (name, NULL);
       const char *ours = g_hash_table_lookup (listed, escaped);
@@ -326,9 +327,31 @@ ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsi
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
                        "%s already exists and tracesim did not write it as it is; refusing to "
                        "replace it", path);
-          return FALSE;
+          return NULL;
         }
     }
+  return g_steal_pointer (&listed);
+}
+
+gboolean
+ts_output_dir_may_add (const char *dir, const char *name, GError **error)
+{
+  gboolean existed;
+  g_autoptr (GHashTable) listed = check_add (dir, name, &existed, error);
+  return listed != NULL;
+}
+
+gboolean
+ts_output_dir_add_file (const char *dir, const char *name, const char *data, gsize len,
+                        GError **error)
+{
+  gboolean existed;
+  g_autoptr (GHashTable) listed = check_add (dir, name, &existed, error);
+  if (!listed)
+    return FALSE;
+  g_autofree char *manifest = g_build_filename (dir, TS_OUTPUT_MANIFEST, NULL);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  GStatBuf st;
   /* Both written beside their targets first, then renamed in a row with
    * the signals held: an interruption leaves the old pair or the new. */
   g_autofree char *tmp = ts_output_dir_temp_beside (path, data, len, error);

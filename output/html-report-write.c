@@ -122,12 +122,33 @@ write_one (const char *dir, const char *name, const char *data, gsize len, TsRep
     }
 }
 
+/* Whether every file of the report may be written into @dir, as @how
+ * says: checked for all before the first is written, so that a report
+ * refused for one file (a user's, or a copy edited) leaves the others as
+ * they were. NEW writes into a directory being made: nothing to check. */
+static gboolean
+may_write_all (const char *dir, GPtrArray *figures, TsReportInto how, GError **error)
+{
+  for (guint i = 0; i <= figures->len; i++)
+    {
+      const char *name = i < figures->len
+                           ? ((const TsReportFigure *) figures->pdata[i])->file : TS_REPORT_FILE;
+      const char *mark = i < figures->len ? "\x89PNG" : TS_WRITTEN_MARK;
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      if (how == TS_REPORT_INTO_RUN && !ts_output_dir_may_add (dir, name, error))
+        return FALSE;
+      if (how == TS_REPORT_INTO_SWEEP && !ts_output_file_may_write (path, mark, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 ts_html_report_write_files (const char *dir, const char *html, TsReportInto how,
                             GPtrArray *written, GError **error)
 {
   g_autoptr (GPtrArray) figures = ts_html_report_figures (html, error);
-  if (!figures)
+  if (!figures || !may_write_all (dir, figures, how, error))
     return FALSE;
   for (guint i = 0; i < figures->len; i++)
     {

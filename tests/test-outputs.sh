@@ -107,6 +107,9 @@ assert data[len(data) // 2] != old
 open(sys.argv[1], "wb").write(data)
 PY
 cp "$work/edited/report.html" "$work/edited.html"
+# Every file of the report is checked before the first is written: the
+# refusal leaves the PNG twins too as they were (same bytes and times).
+ls -l --time-style=full-iso "$work/edited"/*.png > "$work/pngs-before"
 "$tracesim" report "$work/edited" > /dev/null 2> "$work/err"
 [ $? -eq 1 ] && grep -q "report.html" "$work/err" \
   || fail "report on an edited copy: $(cat "$work/err")"
@@ -114,6 +117,8 @@ cp "$work/edited/report.html" "$work/edited.html"
 [ $? -eq 1 ] && grep -q "its 'report.html' changed since tracesim wrote it" "$work/err" \
   || fail "run -o an edited copy: $(cat "$work/err")"
 cmp -s "$work/edited/report.html" "$work/edited.html" || fail "the edited report.html was touched"
+ls -l --time-style=full-iso "$work/edited"/*.png | cmp -s - "$work/pngs-before" \
+  || fail "a refused report rewrote its PNGs: $(ls -l --time-style=full-iso "$work/edited"/*.png)"
 
 # --- 2. full and read-only disks --------------------------------------------------
 trace=$dir/trace/traces.otf2
