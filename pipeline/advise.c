@@ -5,6 +5,7 @@
 #include "analysis/waitstates.h"
 #include "model/format.h"
 #include "model/output_dir.h"
+#include "output/summary.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -516,11 +517,7 @@ ts_advise_write_json (const TsAdviseOptions *o, const TsRunShared *shared, const
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autoptr (JsonNode) root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  g_autofree char *text = json_generator_to_data (gen, NULL);
   g_autofree char *path = g_build_filename (o->output_dir, "advise.json", NULL);
-  return ts_output_dir_write_file (path, text, strlen (text), error);
+  return ts_json_write_file (root, path, error);
 }
