@@ -8,6 +8,7 @@
 
 #include "hypotheses/hypotheses.h"
 #include "hypotheses/hypotheses-private.h"
+#include "model/format.h"
 #include "model/decode.h"
 
 #include <string.h>
@@ -116,6 +117,14 @@ index_rules (TsHypotheses *h, guint n_regions)
         if (rule->matches[r])
           h->by_region[fill[r]++] = i;
     }
+}
+
+gboolean
+ts_hypotheses_selects_region (const TsHypotheses *h, guint region)
+{
+  g_return_val_if_fail (h != NULL, FALSE);
+  return h->region_start && h->trace && region < ts_trace_n_regions (h->trace)
+         && h->region_start[region + 1] > h->region_start[region];
 }
 
 static guint64
@@ -410,12 +419,14 @@ describe_selection (const TsHypotheses *h, const TsRule *rule, double inclusive,
                           rule->phase ? "bursts" : "visits");
   if (rule->phase)
     g_string_append_printf (out, " on %" G_GUINT64_FORMAT " rank(s)", ranks);
+  g_autofree char *inclusive_s = ts_format_seconds (inclusive);
+  g_autofree char *compute_s = ts_format_seconds (compute);
   if (rule->inclusive && inclusive >= 0)
-    g_string_append_printf (out, ", %.6f s of inclusive compute as traced (summed over all "
-                                 "ranks; %.6f s of it their own)", inclusive, compute);
+    g_string_append_printf (out, ", %s of inclusive compute as traced (summed over all "
+                                 "ranks; %s of it their own)", inclusive_s, compute_s);
   else
-    g_string_append_printf (out, ", %.6f s of %scompute as traced (summed over all ranks)",
-                            compute, rule->inclusive ? "own " : "");
+    g_string_append_printf (out, ", %s of %scompute as traced (summed over all ranks)",
+                            compute_s, rule->inclusive ? "own " : "");
 }
 
 void

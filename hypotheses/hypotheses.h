@@ -63,6 +63,10 @@ gboolean ts_hypotheses_prepare (TsHypotheses *h, const TsTrace *trace, const TsC
                                 GError **error);
 
 guint ts_hypotheses_n_rules (const TsHypotheses *h);
+/* After bind: whether a [region:...] rule selects the trace's @region, by
+ * whatever selector it was written with (a glob, a "quoted" name, a
+ * regular expression). Phase rules select phases, not regions. */
+gboolean ts_hypotheses_selects_region (const TsHypotheses *h, guint region);
 /* Machine changes, multiplied over every file: factors on link bandwidth and
  * latency, and on host speed (1 when not given). */
 double ts_hypotheses_bandwidth_factor (const TsHypotheses *h);

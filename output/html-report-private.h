@@ -33,15 +33,12 @@ char *ts_page_input_path (const char *dir, const char *named);
 void ts_page_zoom_script (GString *s);
 
 /* output/html-story.c. The what-if's rules as written, each hypothesis
- * file of @summary read again (and said when it changed since the run);
- * the region patterns its sections select are added to @targets (freed
- * by the caller's free function). */
-void ts_page_rules (GString *s, const char *dir, JsonObject *summary, GPtrArray *targets);
+ * file of @summary read again (and said when it changed since the run). */
+void ts_page_rules (GString *s, const char *dir, JsonObject *summary);
 /* One sentence of what changed and why: the region of the what-if whose
  * exclusive time changed most (@totals, when @both executions were read),
  * the wait state that changed most, the runtime. */
-void ts_page_story (GString *s, JsonObject *summary, const GArray *totals, gboolean both,
-                    GPtrArray *targets);
+void ts_page_story (GString *s, JsonObject *summary, const GArray *totals, gboolean both);
 /* The regions' inclusive (summary.json) and exclusive (@totals, from
  * @both timelines, either NULL when not read) times, with their shares. */
 void ts_page_region_table (GString *s, JsonObject *summary, const GArray *totals,

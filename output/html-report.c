@@ -403,13 +403,12 @@ run_page (const char *dir, JsonObject *summary, const char *original, const Wind
 {
   g_autoptr (GArray) totals = ts_figure_region_totals (both);
   g_autoptr (TsPalette) palette = ts_figure_palette (totals);
-  g_autoptr (GPtrArray) targets = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GString) rules = g_string_new (NULL);
-  ts_page_rules (rules, dir, summary, targets);
+  ts_page_rules (rules, dir, summary);
   g_autoptr (GString) s = g_string_new (NULL);
   ts_page_open (s, "tracesim report");
   g_string_append (s, "<h1>tracesim: the run as traced and as predicted</h1>\n");
-  ts_page_story (s, summary, totals, both[0] != NULL, targets);
+  ts_page_story (s, summary, totals, both[0] != NULL);
   run_header (s, summary, original, w, note);
   g_string_append (s, "<h2>The what-if</h2>\n");
   g_string_append (s, rules->len ? rules->str : "<p>None: the run as traced, replayed.</p>\n");

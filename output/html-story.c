@@ -42,20 +42,8 @@ rules_text (const char *dir, JsonObject *entry, gboolean *changed, char **why)
   return text;
 }
 
-/* The region names or patterns the rules' sections select
- * ([region:PATTERN], [phase:PATTERN]), added to @targets. */
-static void
-rule_targets (const char *text, GPtrArray *targets)
-{
-  g_autoptr (GRegex) re = g_regex_new ("^\\s*\\[(?:region|phase):([^\\]]+)\\]", G_REGEX_MULTILINE,
-                                       0, NULL);
-  g_autoptr (GMatchInfo) m = NULL;
-  for (g_regex_match (re, text, 0, &m); g_match_info_matches (m); g_match_info_next (m, NULL))
-    g_ptr_array_add (targets, g_strstrip (g_match_info_fetch (m, 1)));
-}
-
 void
-ts_page_rules (GString *s, const char *dir, JsonObject *summary, GPtrArray *targets)
+ts_page_rules (GString *s, const char *dir, JsonObject *summary)
 {
   JsonArray *h = ts_page_array (ts_page_object (summary, "inputs"), "hypotheses");
   for (guint i = 0; h && i < json_array_get_length (h); i++)
@@ -81,34 +69,44 @@ ts_page_rules (GString *s, const char *dir, JsonObject *summary, GPtrArray *targ
       g_string_append (s, "<pre>");
       ts_figure_append_text (s, text);
       g_string_append (s, "</pre></div>\n");
-      rule_targets (text, targets);
     }
 }
 
-static gboolean
-targeted (const char *name, GPtrArray *targets)
+/* The names of the regions the what-if's rules select, as the run bound
+ * them (summary.json's regions[].what_if: the hypotheses module read the
+ * selectors, quoted names and regular expressions included); an older
+ * summary.json without it selects none. */
+static GHashTable *
+what_if_regions (JsonObject *summary)
 {
-  for (guint i = 0; i < targets->len; i++)
-    if (g_pattern_match_simple (targets->pdata[i], name))
-      return TRUE;
-  return FALSE;
+  GHashTable *names = g_hash_table_new (g_str_hash, g_str_equal);
+  JsonArray *regions = ts_page_array (summary, "regions");
+  for (guint i = 0; regions && i < json_array_get_length (regions); i++)
+    {
+      JsonObject *r = ts_page_element (regions, i);
+      const char *name = ts_page_string (r, "name");
+      if (name && json_object_has_member (r, "what_if")
+          && json_object_get_boolean_member (r, "what_if"))
+        g_hash_table_add (names, (gpointer) name);
+    }
+  return names;
 }
 
 /* The region whose exclusive time changed most: among those the rules
  * select when any does (*@selected), else among all. NULL when none
  * changed. */
 static const TsRegionTotal *
-cause (const GArray *totals, GPtrArray *targets, gboolean *selected)
+cause (const GArray *totals, GHashTable *targets, gboolean *selected)
 {
   const TsRegionTotal *best = NULL;
-  for (int pass = targets->len ? 0 : 1; pass < 2 && !best; pass++)
+  for (int pass = g_hash_table_size (targets) ? 0 : 1; pass < 2 && !best; pass++)
     {
       for (guint i = 0; i < totals->len; i++)
         {
           const TsRegionTotal *r = &g_array_index (totals, TsRegionTotal, i);
           double d = fabs (r->seconds[1] - r->seconds[0]);
           /* Under 1 ns is rounding (a difference of sums), no change. */
-          if ((pass == 1 || targeted (r->name, targets)) && d >= 1e-9
+          if ((pass == 1 || g_hash_table_contains (targets, r->name)) && d >= 1e-9
               && (!best || d > fabs (best->seconds[1] - best->seconds[0])))
             best = r;
         }
@@ -118,9 +116,9 @@ cause (const GArray *totals, GPtrArray *targets, gboolean *selected)
 }
 
 void
-ts_page_story (GString *s, JsonObject *summary, const GArray *totals, gboolean both,
-               GPtrArray *targets)
+ts_page_story (GString *s, JsonObject *summary, const GArray *totals, gboolean both)
 {
+  g_autoptr (GHashTable) targets = what_if_regions (summary);
   double before = ts_page_member_double (ts_page_object (summary, "original"), "runtime_s");
   double after = ts_page_member_double (ts_page_object (summary, "predicted"), "runtime_s");
   g_string_append (s, "<p class=\"story\">");

@@ -20,6 +20,7 @@ typedef struct {
   guint64 visits;
   double original_s;
   double predicted_s;
+  gboolean what_if;     /* a [region:...] rule of the what-if selects it */
 } TsRegionResult;
 
 /* A hypothesis file as it was read: its path and the SHA-256 of its bytes,

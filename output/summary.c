@@ -105,6 +105,8 @@ add_regions (JsonBuilder *b, const TsRunResult *r)
       json_builder_add_int_value (b, (gint64) x->visits);
       ts_json_add_double (b, "original_s", x->original_s);
       ts_json_add_double (b, "predicted_s", x->predicted_s);
+      json_builder_set_member_name (b, "what_if");
+      json_builder_add_boolean_value (b, x->what_if);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -311,7 +311,8 @@ fill_result (Run *run)
       TsRegionResult x = { g_strdup (ts_trace_region_name (run->trace, i)),
                            ts_calibration_region_visits (cal, i),
                            ts_calibration_region_seconds (cal, i),
-                           run->replayed.region_seconds[i] };
+                           run->replayed.region_seconds[i],
+                           run->hypotheses && ts_hypotheses_selects_region (run->hypotheses, i) };
       g_array_append_val (r->regions, x);
     }
   r->has_wait_states = run->original_waits != NULL;
