@@ -3,30 +3,16 @@
 #include "cli/commands.h"
 #include "cli/report.h"
 #include "analysis/waitstates.h"
+#include "model/output_dir.h"
 #include "output/csv.h"
 #include "output/summary.h"
 
 #include <stdio.h>
 
-/* Whether @path may be written: absent, or a wait-state CSV as tracesim
- * writes it (its header line; an older one said phase where it says
- * timeline now). Anything else there is the user's, and is never replaced. */
-static gboolean
-ours_or_absent (const char *path, GError **error)
-{
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return TRUE;
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  if (g_file_test (path, G_FILE_TEST_IS_REGULAR) && g_file_get_contents (path, &text, &len, NULL)
-      && (g_str_has_prefix (text, TS_WAIT_STATES_CSV_HEADER)
-          || g_str_has_prefix (text, "phase,pattern,region,rank,seconds\n")))
-    return TRUE;
-  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
-               "%s exists and is not a wait-state CSV tracesim wrote: left as it is (give "
-               "another name, or remove it)", path);
-  return FALSE;
-}
+/* What opens every wait-state CSV tracesim writes, before and after its
+ * first column was renamed (phase, then timeline): the mark that lets -o
+ * replace such a file and nothing else (ts_output_file_write). */
+#define CSV_MARK "pattern,region,rank,seconds\n"
 
 /* tracesim waitstates TRACE [-o FILE.csv]: the original execution's wait
  * states, without simulating. */
@@ -50,7 +36,7 @@ ts_cmd_waitstates (int argc, char **argv)
   if (argc != 2)
     return ts_cmd_usage_error ("waitstates", "give exactly one trace");
   /* Checked before the analysis, which may take minutes. */
-  if (output && !ours_or_absent (output, &error))
+  if (output && !ts_output_file_may_write (output, CSV_MARK, &error))
     return ts_cmd_fail ("waitstates", error);
   g_autoptr (TsTrace) trace = ts_trace_open (argv[1], &error);
   if (!trace)
@@ -61,6 +47,14 @@ ts_cmd_waitstates (int argc, char **argv)
   g_autoptr (TsWaitStates) w = ts_wait_states_analyse (trace, calibration, &error);
   if (!w)
     return ts_cmd_fail ("waitstates", error);
+  /* The file first: a failure leaves nothing on standard output. */
+  if (output)
+    {
+      g_autoptr (GString) csv = g_string_new (TS_WAIT_STATES_CSV_HEADER);
+      ts_csv_append_wait_states (csv, "original", trace, w);
+      if (!ts_output_file_write (output, csv->str, csv->len, CSV_MARK, &error))
+        return ts_cmd_fail ("waitstates", error);
+    }
   if (json)
     {
       g_autoptr (JsonArray) rows = json_array_new ();
@@ -71,13 +65,6 @@ ts_cmd_waitstates (int argc, char **argv)
     }
   else
     ts_report_wait_states (stdout, trace, w);
-  if (output)
-    {
-      g_autoptr (GString) csv = g_string_new (TS_WAIT_STATES_CSV_HEADER);
-      ts_csv_append_wait_states (csv, "original", trace, w);
-      if (!g_file_set_contents (output, csv->str, csv->len, &error))
-        return ts_cmd_fail ("waitstates", error);
-    }
   g_free (output);
   return 0;
 }

@@ -84,7 +84,7 @@ printf 'my notes\n' > "$work/notes.csv"
 if "$tracesim" waitstates "$dir/trace/traces.otf2" -o "$work/notes.csv" > /dev/null 2> "$work/err"; then
   fail "waitstates -o replaced a file it did not write"
 fi
-grep -q "notes.csv exists and is not a wait-state CSV tracesim wrote" "$work/err" \
+grep -q "notes.csv already exists and tracesim did not write it" "$work/err" \
   || fail "waitstates -o a user's file: $(cat "$work/err")"
 [ "$(cat "$work/notes.csv")" = "my notes" ] || fail "the user's file changed"
 
