@@ -3,7 +3,9 @@
  * outputs never mix "1.0138e-05 s", "0.000120353 s", "Gb/s" and "Bps".
  *
  * Times are "N s", "N ms", "N us" or "N ns" with 1 <= N < 1000 and three
- * significant digits ("10.1 us", "120 us", "1.37 s"); zero is "0 s".
+ * significant digits ("10.1 us", "120 us", "1.37 s"); zero is "0 s", and
+ * from 1000 s on, whole seconds ("1234 s": no larger unit adds up in a
+ * table of seconds; Vampir and Cube print seconds too).
  * Rates are bytes per second with decimal prefixes ("12.5 GB/s"), sizes
  * bytes ("8 B", "135 kB", "2.1 GB"), as SI and the MPI benchmarks (OSU,
  * IMB) print them. Every function returns a newly allocated string: the

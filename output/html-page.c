@@ -116,7 +116,11 @@ ts_page_zoom_script (GString *s)
     "var f = document.querySelector('svg.timelines'); if (!f) return;\n"
     "var L = +f.dataset.left, W = +f.dataset.width, F = +f.dataset.from, S = +f.dataset.span;\n"
     "var NS = 'http://www.w3.org/2000/svg', v = [0, W], down = null;\n"
-    "function fmt(t) { if (t == 0) return '0 s'; var u = ['ns', 'us', 'ms', 's'], i = 3, a = Math.abs(t);\n"
+    /* As ts_format_seconds (model/format.c): whole seconds from 1000 s,
+     * "0 s" below half a ns. */
+    "function fmt(t) { var u = ['ns', 'us', 'ms', 's'], i = 3, a = Math.abs(t);\n"
+    "  if (a < 0.5e-9) return '0 s'; if (a < 1e-9) return (t < 0 ? '-' : '') + '1 ns';\n"
+    "  if (a >= 999.5) return Math.round(t) + ' s';\n"
     "  while (a < 1 && i > 0) { a *= 1000; i--; }\n"
     "  var d = +a.toPrecision(3); if (d >= 1000 && i < 3) { d = +(a / 1000).toPrecision(3); i++; }\n"
     "  return (t < 0 ? '-' : '') + d + ' ' + u[i]; }\n"

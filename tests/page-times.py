@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """page-times.py PAGE...: exit 1, naming each, when a page of tracesim's
 report prints a time other than as "N s", "N ms", "N us" or "N ns" with
-1 <= N < 1000 and at most three significant digits ("0 s" for zero), or
+1 <= N < 1000 and at most three significant digits ("0 s" for zero;
+from 1000 s on, whole seconds: there is no larger unit), or
 a number in exponent form ("1.0138e-05"), "0.000..." or a number of 4
 decimals or more (a time printed without its unit) anywhere in what a
 reader sees (text and tooltips; the script, the style and the user's own
@@ -25,10 +26,12 @@ def visible(page):
     return html.unescape(re.sub(r"<[^>]*>", " ", page))
 
 
-def wrong(number):
+def wrong(number, unit):
     if re.search(r"[eE]", number):
         return "exponent"
     value = abs(float(number))
+    if unit == "s" and value >= 1000:
+        return None if re.fullmatch(r"-?[1-9][0-9]{3,}", number) else "not whole seconds from 1000 s"
     if value == 0:
         return None if re.fullmatch(r"-?0", number) else "zero written as " + number
     if not 1 <= value < 1000:
@@ -48,7 +51,7 @@ def main():
         times = 0
         for m in TIME.finditer(text):
             times += 1
-            why = wrong(m.group(1))
+            why = wrong(m.group(1), m.group(2))
             if why:
                 failed += 1
                 print("%s: '%s %s': %s" % (path, m.group(1), m.group(2), why))

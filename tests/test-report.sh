@@ -386,4 +386,35 @@ colours=$(grep -o '<g class="legend-entry" data-key="[^"]*"><rect [^>]*fill="#[0
 [ "$colours" -eq 20 ] || fail "demo: $colours distinct colours in the legend, expected 20"
 python3 "$srcdir/tests/page-times.py" "$work/demo-out/report.html" > "$work/times.txt" \
   || fail "demo: times not as N s/ms/us/ns: $(cat "$work/times.txt")"
+
+# A run of 20 minutes: past 1000 s, times are whole seconds (no larger
+# unit), and only there. Two ranks compute 1200 s and 1199.5 s, then meet
+# in a barrier: the runtime is 1200 s, as traced and as predicted; rank 1
+# waits 0.5 s, "500 ms".
+cat > "$work/long.script" <<'EOS'
+ranks 2
+0 0 enter main
+0 0 enter work
+0 1200 leave work
+0 1200 enter MPI_Barrier
+0 1200 coll_begin
+0 1200 coll_end barrier
+0 1200 leave MPI_Barrier
+0 1200 leave main
+1 0 enter main
+1 0 enter work
+1 1199.5 leave work
+1 1199.5 enter MPI_Barrier
+1 1199.5 coll_begin
+1 1200 coll_end barrier
+1 1200 leave MPI_Barrier
+1 1200 leave main
+EOS
+"$builddir/ts-tracegen" script "$work/long.script" -o "$work/long" > /dev/null || fail "ts-tracegen (long)"
+"$tracesim" run "$work/long/traces.otf2" -o "$work/long-out" --report -q > "$work/long.txt" 2>&1 \
+  || fail "run --report (long): $(cat "$work/long.txt")"
+grep -q "<th>runtime as traced</th><td style=\"text-align:left\">1200 s</td>" "$work/long-out/report.html" \
+  || fail "long: the runtime as traced is not '1200 s': $(grep -o '<th>runtime as traced</th><td>[^<]*' "$work/long-out/report.html")"
+python3 "$srcdir/tests/page-times.py" "$work/long-out/report.html" > "$work/times.txt" \
+  || fail "long: times not as N s/ms/us/ns or whole seconds: $(cat "$work/times.txt")"
 echo "PASS"
