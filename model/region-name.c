@@ -5,6 +5,7 @@
 #include "model/trace-private.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The C++ runtime's demangler (libstdc++'s, the Itanium C++ ABI's
  * abi::__cxa_demangle, declared extern "C" there), as the recorder uses
@@ -20,6 +21,11 @@ ts_name_demangle (const char *name)
    * names a tracer demangled already) is no mangled name, even where the
    * demangler would read it as a type ("i" is "int"). */
   if (!g_str_has_prefix (name, "_Z"))
+    return NULL;
+  /* The demangler recurses on nested names: a trace is untrusted input
+   * (the fuzzers feed it), and no real function's mangled name nears
+   * 4 KiB (Score-P's longest LULESH name is under 200 bytes). */
+  if (strlen (name) > 4096)
     return NULL;
   int status = 0;
   char *plain = __cxa_demangle (name, NULL, NULL, &status);

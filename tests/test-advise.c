@@ -358,10 +358,10 @@ test_ranks_phases_without_regions (void **state)
                       find (rows, "(as traced)", "none")->runtime - 0.4, 1e-6);
   g_array_unref (rows);
 
-  /* hypotheses check lists the phases: MPI_Allreduce 2 bursts, 0.8 s. */
+  /* hypotheses check lists the phases: MPI_Allreduce 2 bursts, 0.8 s (800 ms). */
   r = ts_run_tracesim ((const char *[]) { "hypotheses", "check", hyp, trace, NULL });
   assert_int_equal (r.status, 0);
-  if (!strstr (r.out, "phase(s) MPI_Allreduce: 2 bursts on 2 rank(s), 0.800000 s of compute"))
+  if (!strstr (r.out, "phase(s) MPI_Allreduce: 2 bursts on 2 rank(s), 800 ms of compute"))
     fail_msg ("hypotheses check: %s", r.out);
   ts_tool_result_clear (&r);
   ts_test_rmtree (work);

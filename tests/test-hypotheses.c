@@ -229,7 +229,7 @@ test_check_command (void **state)
   assert_int_equal (r.status, 0);
   /* physics_a and physics_b: one visit each, on rank 0, of 1 s each. */
   g_autofree char *want = g_strdup_printf ("%s:1: balance max on the own compute of physics_a, "
-                                           "physics_b, ranks 1-: 2 visits, 2.000000 s of "
+                                           "physics_b, ranks 1-: 2 visits, 2 s of "
                                            "compute as traced (summed over all ranks)\n"
                                            "1 rule(s)", hyp);
   if (!strstr (r.out, want))
@@ -265,11 +265,11 @@ test_check_inclusive (void **state)
                                                        NULL });
   assert_int_equal (r.status, 0);
   const char *want[] = {
-    ":1: scale 0.5 on the inclusive compute of solver: 1 visits, 0.500000 s of inclusive "
-    "compute as traced (summed over all ranks; 0.200000 s of it their own)\n",
-    ":5: remove on the inclusive compute of main: 2 visits, 1.000000 s of inclusive compute "
-    "as traced (summed over all ranks; 0.500000 s of it their own)\n",
-    "own.hyp:1: scale 0.5 on the own compute of solver: 1 visits, 0.200000 s of compute as "
+    ":1: scale 0.5 on the inclusive compute of solver: 1 visits, 500 ms of inclusive "
+    "compute as traced (summed over all ranks; 200 ms of it their own)\n",
+    ":5: remove on the inclusive compute of main: 2 visits, 1 s of inclusive compute "
+    "as traced (summed over all ranks; 500 ms of it their own)\n",
+    "own.hyp:1: scale 0.5 on the own compute of solver: 1 visits, 200 ms of compute as "
     "traced",
   };
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
