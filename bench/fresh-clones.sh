@@ -13,7 +13,7 @@ commit=${2:-$(git -C "$repo" rev-parse HEAD)}
 base=/x
 mkdir -p "$base" 2>/dev/null || base=${TMPDIR:-/tmp}/x
 long60=$(printf '%0.sd' $(seq 1 50))
-long150=$(printf '%0.se' $(seq 1 140))
+long150=$(printf '%0.se' $(seq 1 145))
 status=0
 for path in "$base/t" "$base/$long60/tracesim" "$base/$long150/ts"; do
   rm -rf "$path"

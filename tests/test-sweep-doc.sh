@@ -10,6 +10,7 @@ set -u
 builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
 fail() { echo "FAIL: $*"; exit 1; }
+command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
 work=$builddir/tests/work/sweep-doc
 mkdir -p "$work" && work=$(cd "$work" && pwd)
 python3 "$srcdir/tests/doc-examples.py" "$srcdir" "$builddir" --doc doc/sweeps.md --keep "$work" \
