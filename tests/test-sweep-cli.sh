@@ -61,6 +61,20 @@ tail -n +2 "$work/out/results.csv" | while IFS=, read -r platform factor placeme
   i=$((i + 1))
 done || exit 1
 
+# The same sweep given by another path is the same points: run from its
+# directory as where.sweep, then as an absolute path from /, the second run
+# runs none of its 2 (a list's files, and the trace, count as the sweep file
+# writes them; resolved from the path typed, both differed and all ran).
+abs_work=$(cd "$work" && pwd)
+abs_tracesim=$(cd "$builddir" && pwd)/tracesim
+printf '[sweep]\ntrace = trace/traces.otf2\nhypothesis = kernel.hyp.in\nplatform = flat.xml, torus.xml\n[parameters]\nfactor = 0.5\n' > "$work/where.sweep"
+(cd "$work" && "$abs_tracesim" sweep where.sweep -o where-out -q) > "$work/log" 2>&1 || fail "where.sweep: $(cat "$work/log")"
+grep -q "2 points: 2 run, 0 reused, 0 failed" "$work/log" || fail "where.sweep: $(cat "$work/log")"
+(cd / && "$abs_tracesim" sweep "$abs_work/where.sweep" -o "$abs_work/where-out" -q) > "$work/log" 2>&1 \
+  || fail "where.sweep by its absolute path: $(cat "$work/log")"
+grep -q "2 points: 0 run, 2 reused, 0 failed" "$work/log" \
+  || fail "the sweep file given by another path ran points again: $(cat "$work/log")"
+
 # As a Slurm array would: --slurm measures point 0 and writes the script;
 # each task runs one point (--point K); --collect gathers the same table as
 # the local run, to the byte. (tests/test-slurm.sh does it on a real Slurm.)
