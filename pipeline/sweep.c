@@ -335,6 +335,47 @@ load_ranks (TsSweep *s, const char *text, GError **error)
   return TRUE;
 }
 
+static const char *key_value (const TsSweep *s, guint point, guint i);
+
+/* Two points of the same values would be one directory (a point's name is
+ * its values; run at once, both would write it): refused, naming the
+ * first parameter whose place differs between them, whose list repeats the
+ * value (zipped lists each repeat theirs). */
+static gboolean
+check_distinct (const TsSweep *s, const char *text, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n = s->values->len;
+  g_autofree guint *counts = g_new (guint, MAX (n, 1));
+  g_autofree guint *at = g_new (guint, MAX (n, 1));
+  g_autofree guint *first_at = g_new (guint, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    counts[i] = g_strv_length (g_ptr_array_index (s->values, i));
+  for (guint p = 0; p < s->n_points; p++)
+    {
+      char *name = ts_sweep_point_name (s, p);
+      gpointer first;
+      if (!g_hash_table_lookup_extended (seen, name, NULL, &first))
+        {
+          g_hash_table_insert (seen, name, GUINT_TO_POINTER (p));
+          continue;
+        }
+      g_free (name);
+      ts_sweep_point (counts, n, s->zip, GPOINTER_TO_UINT (first), first_at);
+      ts_sweep_point (counts, n, s->zip, p, at);
+      guint i = 0;
+      while (i + 1 < n && at[i] == first_at[i])
+        i++;
+      const char *param = s->names->pdata[i];
+      gboolean listed = g_str_equal (param, "hypothesis") || g_str_equal (param, "platform");
+      g_autofree char *label = ts_sweep_point_label (s, p);
+      return fail_at (error, s, text, listed ? "sweep" : "parameters", param,
+                      "%s = %s twice: points %u and %u would be one (%s); give each value once",
+                      param, key_value (s, p, i), GPOINTER_TO_UINT (first), p, label);
+    }
+  return TRUE;
+}
+
 static gboolean
 load_text (TsSweep *s, const char *text, gsize len, GError **error)
 {
@@ -399,7 +440,7 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
                     s->n_points - 1);
   if (baseline)
     s->baseline = (guint) b;
-  return TRUE;
+  return check_distinct (s, text, error);
 }
 
 TsSweep *

@@ -230,4 +230,14 @@ expect_error "$work/b2.sweep" "b2.sweep:2: $work/missing/traces.otf2: no such tr
 printf '[region:compute_kernel]\n\nscale = ${facter}\n' > "$work/typo.hyp.in"
 printf '[sweep]\ntrace = trace/traces.otf2\nhypothesis = typo.hyp.in\n[parameters]\nfactor = 1, 2\n' > "$work/b3.sweep"
 expect_error "$work/b3.sweep" "typo.hyp.in:3: \${facter} names no parameter of $work/b3.sweep"
+# Two points of the same values (one directory): refused, naming the line
+# and the value. a x tag = 2 x 2 points, the last varies fastest: points 0
+# (a=1 tag=x) and 1 (a=1 tag=x) are one; zipped, points 1 and 2 are both
+# (nodes=2 tag=y); a list of files given the same file twice, points 0, 1.
+printf '[sweep]\ntrace = trace/traces.otf2\nlabels = a; tag\n[parameters]\na = 1, 2\ntag = x, x\n' > "$work/b4.sweep"
+expect_error "$work/b4.sweep" "b4.sweep:6: tag = x twice: points 0 and 1 would be one (a=1 tag=x)"
+printf '[sweep]\ntrace = trace/traces.otf2\nzip = true\nlabels = nodes; tag\n[parameters]\nnodes = 1, 2, 2\ntag = x, y, y\n' > "$work/b5.sweep"
+expect_error "$work/b5.sweep" "b5.sweep:6: nodes = 2 twice: points 1 and 2 would be one (nodes=2 tag=y)"
+printf '[sweep]\ntrace = trace/traces.otf2\nplatform = flat.xml, flat.xml\n' > "$work/b6.sweep"
+expect_error "$work/b6.sweep" "b6.sweep:3: platform = flat.xml twice: points 0 and 1 would be one"
 echo "sweep: 12 rows equal separate runs; resume, change, failures, SIGINT and errors as expected"
