@@ -96,6 +96,15 @@ run_tasks() { # first, last + 1
 }
 run_tasks 1 10
 [ ! -e "$work/tasks/results.csv" ] || fail "a task wrote the table"
+# A point out of the sweep is a usage error (2), naming the range, as a
+# negative one is (-5 was taken as no --point and ran every point).
+for k in 12 -5; do
+  "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --point "$k" > /dev/null 2> "$work/err"
+  status=$?
+  [ $status -eq 2 ] || fail "--point $k: exit $status, not 2: $(cat "$work/err")"
+  grep -qF -- "--point $k: the sweep has points 0 to 11" "$work/err" || fail "--point $k: $(cat "$work/err")"
+done
+[ ! -e "$work/tasks/results.csv" ] || fail "--point -5 ran the sweep"
 # Points 10 and 11 not run yet: --collect counts them as missing, apart from
 # failures (none), names them (the last two of platform x factor x
 # placement: tree.xml, 1.0, block and cyclic) and exits 1.
