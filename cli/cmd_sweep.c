@@ -82,10 +82,30 @@ write_slurm (const TsSweep *sweep, const char *path, const char *output, int par
   return 0;
 }
 
+/* --point K (@text, NULL if not given) in @point (-1: not given); 0, or
+ * the usage error's status when K is no point of the sweep. Taken as a
+ * string: as an int, "-5" read as no --point and ran every point, and the
+ * range is known only once the sweep file is read. */
+static int
+point_of (const TsSweep *sweep, const char *text, int *point)
+{
+  guint64 k = 0;
+  guint n = ts_sweep_n_points (sweep);
+  *point = -1;
+  if (text && !g_ascii_string_to_unsigned (text, 10, 0, n - 1, &k, NULL))
+    {
+      g_autofree char *bad = g_strdup_printf ("--point %s: the sweep has points 0 to %u", text,
+                                              n - 1);
+      return ts_cmd_usage_error ("sweep", bad);
+    }
+  *point = text ? (int) k : -1;
+  return 0;
+}
+
 int
 ts_cmd_sweep (int argc, char **argv)
 {
-  g_autofree char *output = NULL;
+  g_autofree char *output = NULL, *point_text = NULL;
   int jobs = 0, point = -1, parallel = 0;
   gboolean dry_run = FALSE, quiet = FALSE, slurm = FALSE, collect = FALSE, report = FALSE;
   GOptionEntry entries[] = {
@@ -96,7 +116,8 @@ ts_cmd_sweep (int argc, char **argv)
       "write DIR/sweep.sbatch, a Slurm job array of one task a point", NULL },
     { "array-parallel", 0, 0, G_OPTION_ARG_INT, &parallel,
       "with --slurm: tasks at once (--array=...%M; default: no limit)", "M" },
-    { "point", 0, 0, G_OPTION_ARG_INT, &point, "run this point only, write no table (a task)", "K" },
+    { "point", 0, 0, G_OPTION_ARG_STRING, &point_text,
+      "run this point only, write no table (a task)", "K" },
     { "collect", 0, 0, G_OPTION_ARG_NONE, &collect, "run nothing: the table of the points done", NULL },
     { "report", 0, 0, G_OPTION_ARG_NONE, &report,
       "also write DIR/report.html (redrawn by every run once there)", NULL },
@@ -114,6 +135,9 @@ ts_cmd_sweep (int argc, char **argv)
   g_autoptr (TsSweep) sweep = ts_sweep_load (argv[1], &error);
   if (!sweep)
     return ts_cmd_fail ("sweep", error);
+  int bad_point = point_of (sweep, point_text, &point);
+  if (bad_point)
+    return bad_point;
   if (dry_run)
     return print_points (sweep, output);
   if ((slurm + collect + (point >= 0)) > 1 || parallel < 0)

@@ -5,6 +5,7 @@
 #include "pipeline/sweep-ranks.h"
 #include "model/output_dir.h"
 #include "output/csv.h"
+#include "output/summary.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -157,8 +158,11 @@ legacy_scan (const char *out)
   const char *entry;
   while (d && (entry = g_dir_read_name (d)))
     {
+      /* Exactly pNNNN, pNNNN.key or pNNNN.error: nothing else is taken. */
       gsize digits = strspn (entry + 1, "0123456789");
-      if (entry[0] != 'p' || digits < 4)
+      const char *rest = entry + 1 + digits;
+      if (entry[0] != 'p' || digits < 4
+          || (*rest && strcmp (rest, ".key") != 0 && strcmp (rest, ".error") != 0))
         continue;
       g_autofree char *stem = g_strndup (entry, digits + 1);
       if (g_hash_table_contains (found, stem))
@@ -186,6 +190,60 @@ legacy_remove (const char *out, const char *stem)
   g_unlink (err);
 }
 
+/* Each string of @node naming a file in OUT/inputs/@stem/ made to name it
+ * in @now; whether one did. */
+static gboolean
+repoint (JsonNode *node, const char *stem, const char *now)
+{
+  gboolean changed = FALSE;
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *o = json_node_get_object (node);
+      g_autoptr (GList) members = json_object_get_members (o);
+      for (GList *m = members; m; m = m->next)
+        changed |= repoint (json_object_get_member (o, m->data), stem, now);
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *a = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        changed |= repoint (json_array_get_element (a, i), stem, now);
+    }
+  else if (json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      const char *path = json_node_get_string (node);
+      g_autofree char *dir = g_path_get_dirname (path), *up = g_path_get_dirname (dir);
+      g_autofree char *dir_name = g_path_get_basename (dir), *up_name = g_path_get_basename (up);
+      if (!g_str_equal (dir_name, stem) || !g_str_equal (up_name, "inputs"))
+        return FALSE;
+      g_autofree char *file = g_path_get_basename (path);
+      g_autofree char *moved = g_build_filename (now, file, NULL);
+      json_node_set_string (node, moved);
+      changed = TRUE;
+    }
+  return changed;
+}
+
+/* A carried point's summary.json names its inputs in OUT/inputs/@stem/,
+ * which go with the old layout: it names them in OUT/inputs/NAME/ now,
+ * where the point's inputs were just written (its key matched: the same
+ * files). Rewritten as tracesim's own (its manifest follows). */
+static gboolean
+legacy_summary (const char *out, const char *stem, const Point *p)
+{
+  g_autofree char *path = g_build_filename (p->dir, "summary.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_file (parser, path, NULL))
+    return FALSE;
+  g_autofree char *name = g_path_get_basename (p->dir);
+  g_autofree char *now = g_build_filename (out, "inputs", name, NULL);
+  JsonNode *root = json_parser_get_root (parser);
+  if (!root || !repoint (root, stem, now))
+    return TRUE;
+  g_autofree char *text = ts_json_to_text (root);
+  return ts_output_dir_add_file (p->dir, "summary.json", text, strlen (text), NULL);
+}
+
 /* Carry the old points of @old over to @points' names where their keys
  * match, and remove the rest; counts into @tally. @dry: only count, and
  * mark in @done the points that would be carried. */
@@ -210,7 +268,7 @@ legacy_carry (const char *out, GHashTable *old, GPtrArray *points, gboolean *don
           g_autofree char *line = g_strconcat (p->key, "\n", NULL);
           if (!dry)
             ts_output_dir_remove_tree (p->dir);
-          moved = dry || (g_rename (dir, p->dir) == 0
+          moved = dry || (g_rename (dir, p->dir) == 0 && legacy_summary (out, stem, p)
                           && ts_output_file_write (p->key_path, line, strlen (line), NULL, NULL));
           done[i] = moved;
           break;

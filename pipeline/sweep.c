@@ -38,6 +38,9 @@ struct TsSweep {
   GPtrArray *names;   /* char*: parameters in the file's order, lists of files included */
   GPtrArray *values;  /* GStrv per parameter */
   guint n_points;
+  /* A resolved path -> the path as the file writes it: what names and keys
+   * hold, so that they do not depend on how the sweep file was named. */
+  GHashTable *as_written;
 };
 
 /* Parameters passed to `run` options, by name ('-' may stand for '_'). */
@@ -65,6 +68,7 @@ ts_sweep_free (TsSweep *s)
   g_strfreev (s->labels);
   g_ptr_array_unref (s->names);
   g_ptr_array_unref (s->values);
+  g_hash_table_unref (s->as_written);
   g_free (s);
 }
 
@@ -112,9 +116,19 @@ fail_at (GError **error, const TsSweep *s, const char *text, const char *group, 
 }
 
 static char *
-resolve (const TsSweep *s, const char *rel)
+resolve (TsSweep *s, const char *rel)
 {
-  return g_path_is_absolute (rel) ? g_strdup (rel) : g_build_filename (s->dir, rel, NULL);
+  char *path = g_path_is_absolute (rel) ? g_strdup (rel) : g_build_filename (s->dir, rel, NULL);
+  g_hash_table_replace (s->as_written, g_strdup (path), g_strdup (rel));
+  return path;
+}
+
+/* @path (resolved) as the sweep file writes it. */
+static const char *
+as_written (const TsSweep *s, const char *path)
+{
+  const char *written = g_hash_table_lookup (s->as_written, path);
+  return written ? written : path;
 }
 
 static gboolean
@@ -321,6 +335,47 @@ load_ranks (TsSweep *s, const char *text, GError **error)
   return TRUE;
 }
 
+static const char *key_value (const TsSweep *s, guint point, guint i);
+
+/* Two points of the same values would be one directory (a point's name is
+ * its values; run at once, both would write it): refused, naming the
+ * first parameter whose place differs between them, whose list repeats the
+ * value (zipped lists each repeat theirs). */
+static gboolean
+check_distinct (const TsSweep *s, const char *text, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n = s->values->len;
+  g_autofree guint *counts = g_new (guint, MAX (n, 1));
+  g_autofree guint *at = g_new (guint, MAX (n, 1));
+  g_autofree guint *first_at = g_new (guint, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    counts[i] = g_strv_length (g_ptr_array_index (s->values, i));
+  for (guint p = 0; p < s->n_points; p++)
+    {
+      char *name = ts_sweep_point_name (s, p);
+      gpointer first;
+      if (!g_hash_table_lookup_extended (seen, name, NULL, &first))
+        {
+          g_hash_table_insert (seen, name, GUINT_TO_POINTER (p));
+          continue;
+        }
+      g_free (name);
+      ts_sweep_point (counts, n, s->zip, GPOINTER_TO_UINT (first), first_at);
+      ts_sweep_point (counts, n, s->zip, p, at);
+      guint i = 0;
+      while (i + 1 < n && at[i] == first_at[i])
+        i++;
+      const char *param = s->names->pdata[i];
+      gboolean listed = g_str_equal (param, "hypothesis") || g_str_equal (param, "platform");
+      g_autofree char *label = ts_sweep_point_label (s, p);
+      return fail_at (error, s, text, listed ? "sweep" : "parameters", param,
+                      "%s = %s twice: points %u and %u would be one (%s); give each value once",
+                      param, key_value (s, p, i), GPOINTER_TO_UINT (first), p, label);
+    }
+  return TRUE;
+}
+
 static gboolean
 load_text (TsSweep *s, const char *text, gsize len, GError **error)
 {
@@ -385,7 +440,7 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
                     s->n_points - 1);
   if (baseline)
     s->baseline = (guint) b;
-  return TRUE;
+  return check_distinct (s, text, error);
 }
 
 TsSweep *
@@ -396,6 +451,7 @@ ts_sweep_load (const char *path, GError **error)
   s->dir = g_path_get_dirname (path);
   s->names = g_ptr_array_new_with_free_func (g_free);
   s->values = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  s->as_written = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   GStatBuf st;
   g_autofree char *text = NULL;
   gsize len = 0;
@@ -453,6 +509,16 @@ ts_sweep_value (const TsSweep *s, guint point, guint i)
   return ((char **) g_ptr_array_index (s->values, i))[index[i]];
 }
 
+/* Parameter @i's value at @point as names and keys hold it: a list's file
+ * as the sweep file writes it (relative to the sweep file, or absolute). */
+static const char *
+key_value (const TsSweep *s, guint point, guint i)
+{
+  const char *name = s->names->pdata[i], *value = ts_sweep_value (s, point, i);
+  gboolean file = g_str_equal (name, "hypothesis") || g_str_equal (name, "platform");
+  return file ? as_written (s, value) : value;
+}
+
 /* A template filled for the point, or a platform template turned into a
  * SimGrid platform: a [cluster] key file goes through the generator. */
 static char *
@@ -484,12 +550,20 @@ typedef struct {
   GChecksum *now, *legacy;
 } Keys;
 
+/* @now to the key, @legacy to the legacy key (which holds paths as they
+ * were resolved, the sweep file's directory as typed). */
+static void
+keys_add_each (Keys *k, const char *now, const char *legacy)
+{
+  g_checksum_update (k->now, (const guchar *) now, -1);
+  if (k->legacy)
+    g_checksum_update (k->legacy, (const guchar *) legacy, -1);
+}
+
 static void
 keys_add (Keys *k, const char *text)
 {
-  g_checksum_update (k->now, (const guchar *) text, -1);
-  if (k->legacy)
-    g_checksum_update (k->legacy, (const guchar *) text, -1);
+  keys_add_each (k, text, text);
 }
 
 /* The point's file for @in: the file itself, or the filled template written
@@ -548,7 +622,7 @@ ts_sweep_point_name (const TsSweep *s, guint point)
   /* Each name and value with its NUL: no two points hash the same text. */
   for (guint i = 0; i < s->names->len; i++)
     {
-      const char *name = s->names->pdata[order[i]], *value = ts_sweep_value (s, point, order[i]);
+      const char *name = s->names->pdata[order[i]], *value = key_value (s, point, order[i]);
       g_checksum_update (sum, (const guchar *) name, strlen (name) + 1);
       g_checksum_update (sum, (const guchar *) value, strlen (value) + 1);
     }
@@ -598,19 +672,22 @@ static void
 key_head (const TsSweep *s, guint point, Keys *k)
 {
   if (s->trace)
-    keys_add (k, s->trace);
+    keys_add_each (k, as_written (s, s->trace), s->trace);
   for (guint i = 0; s->inputs && s->inputs[i]; i++)
     {
       /* all-to-all only when set: keys made before it existed stay valid. */
-      g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d%s\n", s->inputs[i],
-                                               s->boundaries, s->all_to_all ? " all-to-all" : "");
-      keys_add (k, item);
+      const char *all = s->all_to_all ? " all-to-all" : "";
+      g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d%s\n",
+                                               as_written (s, s->inputs[i]), s->boundaries, all);
+      g_autofree char *legacy = g_strdup_printf ("extrapolate %s boundaries %d%s\n", s->inputs[i],
+                                                 s->boundaries, all);
+      keys_add_each (k, item, legacy);
     }
   g_autofree guint *order = sorted_parameters (s);
   for (guint i = 0; i < s->names->len; i++)
     {
       g_autofree char *sorted = g_strdup_printf ("\n%s=%s", (char *) s->names->pdata[order[i]],
-                                                 ts_sweep_value (s, point, order[i]));
+                                                 key_value (s, point, order[i]));
       g_autofree char *item = g_strdup_printf ("\n%s=%s", (char *) s->names->pdata[i],
                                                ts_sweep_value (s, point, i));
       g_checksum_update (k->now, (const guchar *) sorted, -1);

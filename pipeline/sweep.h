@@ -71,7 +71,9 @@ const char *ts_sweep_value (const TsSweep *sweep, guint point, guint parameter);
  * OUT/inputs/NAME/. The first TS_SWEEP_NAME_LENGTH hex digits of a
  * SHA-256 of its parameters' names and values, sorted by name: a point is
  * its values, so that a sweep grown by a value, or with its parameters in
- * another order, finds its points done where they were. Caller frees. */
+ * another order, finds its points done where they were. A list's files
+ * count as the sweep file writes them (relative to it), not as resolved
+ * from the path the sweep file was given by. Caller frees. */
 char *ts_sweep_point_name (const TsSweep *sweep, guint point);
 /* Point @point's values for a person: "factor=0.5 placement=block" (the
  * parameters in the file's order). Caller frees. */
@@ -83,7 +85,9 @@ char *ts_sweep_point_label (const TsSweep *sweep, guint point);
  * points to belong to @keep, freed by the caller).
  * Fills @key with what identifies the point's inputs (a SHA-256 of the
  * trace, the parameters sorted by name, the templates filled, the files of
- * lists and what the points compute): a point whose key is unchanged need
+ * lists and what the points compute; paths as the sweep file writes them,
+ * so that the sweep file given by another path has the same keys): a
+ * point whose key is unchanged need
  * not run again. @legacy_key, if not NULL, gets the key the same inputs
  * had when points were named by their index (the parameters in the file's
  * order), to carry such points over. Both are the caller's to free. */

@@ -61,6 +61,20 @@ tail -n +2 "$work/out/results.csv" | while IFS=, read -r platform factor placeme
   i=$((i + 1))
 done || exit 1
 
+# The same sweep given by another path is the same points: run from its
+# directory as where.sweep, then as an absolute path from /, the second run
+# runs none of its 2 (a list's files, and the trace, count as the sweep file
+# writes them; resolved from the path typed, both differed and all ran).
+abs_work=$(cd "$work" && pwd)
+abs_tracesim=$(cd "$builddir" && pwd)/tracesim
+printf '[sweep]\ntrace = trace/traces.otf2\nhypothesis = kernel.hyp.in\nplatform = flat.xml, torus.xml\n[parameters]\nfactor = 0.5\n' > "$work/where.sweep"
+(cd "$work" && "$abs_tracesim" sweep where.sweep -o where-out -q) > "$work/log" 2>&1 || fail "where.sweep: $(cat "$work/log")"
+grep -q "2 points: 2 run, 0 reused, 0 failed" "$work/log" || fail "where.sweep: $(cat "$work/log")"
+(cd / && "$abs_tracesim" sweep "$abs_work/where.sweep" -o "$abs_work/where-out" -q) > "$work/log" 2>&1 \
+  || fail "where.sweep by its absolute path: $(cat "$work/log")"
+grep -q "2 points: 0 run, 2 reused, 0 failed" "$work/log" \
+  || fail "the sweep file given by another path ran points again: $(cat "$work/log")"
+
 # As a Slurm array would: --slurm measures point 0 and writes the script;
 # each task runs one point (--point K); --collect gathers the same table as
 # the local run, to the byte. (tests/test-slurm.sh does it on a real Slurm.)
@@ -82,6 +96,15 @@ run_tasks() { # first, last + 1
 }
 run_tasks 1 10
 [ ! -e "$work/tasks/results.csv" ] || fail "a task wrote the table"
+# A point out of the sweep is a usage error (2), naming the range, as a
+# negative one is (-5 was taken as no --point and ran every point).
+for k in 12 -5; do
+  "$tracesim" sweep "$work/a.sweep" -o "$work/tasks" --point "$k" > /dev/null 2> "$work/err"
+  status=$?
+  [ $status -eq 2 ] || fail "--point $k: exit $status, not 2: $(cat "$work/err")"
+  grep -qF -- "--point $k: the sweep has points 0 to 11" "$work/err" || fail "--point $k: $(cat "$work/err")"
+done
+[ ! -e "$work/tasks/results.csv" ] || fail "--point -5 ran the sweep"
 # Points 10 and 11 not run yet: --collect counts them as missing, apart from
 # failures (none), names them (the last two of platform x factor x
 # placement: tree.xml, 1.0, block and cyclic) and exits 1.
@@ -181,27 +204,81 @@ grep -q "^sweep: first pass computed (the cache there was damaged: its checksum 
 cmp -s "$work/out3/results.csv" "$work/results3.csv" || fail "the table changed after a damaged cache"
 
 # A sweep's directory of the layout before points had names (points/pNNNN,
-# numbered in the sweep's order): its points are carried over to their
-# names, not run again, and its out-of-date ones removed. Made here from
-# out3 by renaming (its parameters factor, placement, repeat_ are in sorted
-# order, so that its keys are those the layout before wrote), with a stale
-# p0099 (a key of nothing) and a failed p0098 (an error only) beside them.
-i=0
-for name in $(python3 -c 'import json, sys; print(" ".join(r["point"] for r in json.load(open(sys.argv[1]))))' "$work/out3/results.json"); do
-  old=$(printf 'p%04u' "$i")
-  mv "$work/out3/points/$name" "$work/out3/points/$old" && mv "$work/out3/points/$name.key" "$work/out3/points/$old.key" \
-    && mv "$work/out3/inputs/$name" "$work/out3/inputs/$old" || fail "renaming $name"
-  i=$((i + 1))
-done
-[ $i -eq 16 ] || fail "16 points expected in results.json, got $i"
+# numbered in the sweep's order, inputs in inputs/pNNNN/ and named so by its
+# summary.json, the key over the parameters in the file's order): its points
+# are carried over to their names, not run again, its out-of-date ones
+# removed, and what the carried summaries name exists. The parameters are
+# put out of sorted order first (factor last: the same points, 0 run), so
+# that the old keys are not today's and the legacy key is what carries.
+sed -i '/^factor = /{h;d}; /^repeat_ = /G' "$work/a.sweep"
+"$tracesim" sweep "$work/a.sweep" -o "$work/out3" -q > "$work/log" 2>&1 || fail "reordered: $(cat "$work/log")"
+grep -q "16 points: 0 run, 16 reused, 0 failed" "$work/log" || fail "reordered: $(cat "$work/log")"
+cp "$work/out3/results.csv" "$work/results3.csv"
+# Each old key as the layout before made it (pipeline/sweep.c, key_head,
+# point_input, and sweep-run.c, with_trace): the SHA-256 of the trace's path
+# as resolved, "\nNAME=VALUE" per parameter in the file's order, the
+# template, the filled template and the platform file; then the SHA-256 of
+# that digest, "\n" and the trace's state, which the first-pass cache's key
+# holds, less its last line ("wait states").
+python3 - "$work/a.sweep" "$work/out3" <<'EOF' || fail "making the old layout"
+import hashlib, json, os, re, sys
+sweep, out = sys.argv[1], sys.argv[2]
+d = os.path.dirname(sweep)
+template = open(os.path.join(d, "kernel.hyp.in")).read()
+platform = open(os.path.join(d, "flat.xml")).read()
+cache = open(os.path.join(out, "inputs", "first-pass.cache"), "rb").read()
+key = re.search(rb"tracesim [^\x00]*?wait states\n(?=\x00)", cache).group(0).decode()
+state = re.sub(r"(no )?wait states\n$", "", key)
+sha = lambda text: hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
+for i, row in enumerate(json.load(open(os.path.join(out, "results.json")))):
+    name, old, params = row["point"], "p%04u" % i, row["parameters"]
+    filled = template
+    for n, v in params.items():
+        filled = filled.replace("${%s}" % n, v)
+    inner = sha(os.path.join(d, "trace/traces.otf2") + "".join("\n%s=%s" % nv for nv in params.items())
+                + template + filled + platform)
+    points = os.path.join(out, "points")
+    os.rename(os.path.join(points, name), os.path.join(points, old))
+    os.remove(os.path.join(points, name + ".key"))
+    open(os.path.join(points, old + ".key"), "w").write(sha(inner + "\n" + state) + "\n")
+    os.rename(os.path.join(out, "inputs", name), os.path.join(out, "inputs", old))
+    # Its summary names its inputs in inputs/pNNNN/, its manifest lists it so.
+    path = os.path.join(points, old, "summary.json")
+    text = open(path).read().replace("/inputs/%s/" % name, "/inputs/%s/" % old).encode()
+    open(path, "wb").write(text)
+    st = os.stat(path)
+    manifest = os.path.join(points, old, ".tracesim-manifest")
+    lines = open(manifest).read().split("\n")
+    for j, line in enumerate(lines):
+        f = line.split(" ")
+        if f[-1] == "summary.json" and f[0] == "file":
+            lines[j] = " ".join(["file", str(len(text)), f[2], sha(text), "summary.json"])
+        elif f[-1] == "summary.json" and f[0] == "f":
+            lines[j] = "f %d %d.%09d summary.json" % ((len(text),) + divmod(st.st_mtime_ns, 10**9))
+    open(manifest, "w").write("\n".join(lines))
+EOF
 cp -r "$work/out3/points/p0000" "$work/out3/points/p0099" && echo stale > "$work/out3/points/p0099.key"
 echo "it failed" > "$work/out3/points/p0098.error"
+echo "not tracesim's" > "$work/out3/points/p0097.notes"
 "$tracesim" sweep "$work/a.sweep" -o "$work/out3" > "$work/log" 2>&1 || fail "old layout: $(cat "$work/log")"
 grep -q "16 points: 0 run, 16 reused, 0 failed" "$work/log" || fail "old layout: $(cat "$work/log")"
 grep -q "16 points of the old layout (pNNNN) carried over, 2 out of date removed" "$work/log" \
   || fail "old layout: $(cat "$work/log")"
-if ls "$work/out3/points" "$work/out3/inputs" | grep -q '^p[0-9]'; then fail "left: $(ls "$work/out3/points")"; fi
+if ls "$work/out3/points" "$work/out3/inputs" | grep -v '^p0097.notes$' | grep -q '^p[0-9]'; then
+  fail "left: $(ls "$work/out3/points")"
+fi
+[ -f "$work/out3/points/p0097.notes" ] || fail "a file not of the old layout was removed"
 cmp -s "$work/out3/results.csv" "$work/results3.csv" || fail "the table changed after carrying over"
+# What each carried summary names is there, as its SHA-256 says.
+python3 - "$work/out3" <<'EOF' || fail "a carried point names inputs that are gone"
+import hashlib, json, os, sys
+out = sys.argv[1]
+for row in json.load(open(os.path.join(out, "results.json"))):
+    s = json.load(open(os.path.join(out, "points", row["point"], "summary.json")))
+    for f in s["inputs"]["hypotheses"] + [s["inputs"]["platform"]]:
+        if not os.path.isfile(f["path"]) or hashlib.sha256(open(f["path"], "rb").read()).hexdigest() != f["sha256"]:
+            sys.exit("%s names %s" % (row["point"], f["path"]))
+EOF
 
 # Errors in the sweep file: file and line, nothing run.
 expect_error() { # file, message
@@ -216,4 +293,14 @@ expect_error "$work/b2.sweep" "b2.sweep:2: $work/missing/traces.otf2: no such tr
 printf '[region:compute_kernel]\n\nscale = ${facter}\n' > "$work/typo.hyp.in"
 printf '[sweep]\ntrace = trace/traces.otf2\nhypothesis = typo.hyp.in\n[parameters]\nfactor = 1, 2\n' > "$work/b3.sweep"
 expect_error "$work/b3.sweep" "typo.hyp.in:3: \${facter} names no parameter of $work/b3.sweep"
+# Two points of the same values (one directory): refused, naming the line
+# and the value. a x tag = 2 x 2 points, the last varies fastest: points 0
+# (a=1 tag=x) and 1 (a=1 tag=x) are one; zipped, points 1 and 2 are both
+# (nodes=2 tag=y); a list of files given the same file twice, points 0, 1.
+printf '[sweep]\ntrace = trace/traces.otf2\nlabels = a; tag\n[parameters]\na = 1, 2\ntag = x, x\n' > "$work/b4.sweep"
+expect_error "$work/b4.sweep" "b4.sweep:6: tag = x twice: points 0 and 1 would be one (a=1 tag=x)"
+printf '[sweep]\ntrace = trace/traces.otf2\nzip = true\nlabels = nodes; tag\n[parameters]\nnodes = 1, 2, 2\ntag = x, y, y\n' > "$work/b5.sweep"
+expect_error "$work/b5.sweep" "b5.sweep:6: nodes = 2 twice: points 1 and 2 would be one (nodes=2 tag=y)"
+printf '[sweep]\ntrace = trace/traces.otf2\nplatform = flat.xml, flat.xml\n' > "$work/b6.sweep"
+expect_error "$work/b6.sweep" "b6.sweep:3: platform = flat.xml twice: points 0 and 1 would be one"
 echo "sweep: 12 rows equal separate runs; resume, change, failures, SIGINT and errors as expected"
