@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,11 +102,21 @@ ts_rec_dir_prepare (const char *dir, char **moved_to)
     return g_strdup_printf ("%s holds an OTF2 archive without %s: not a recording of this "
                             "tracesim-record, left as it is (name another directory)",
                             dir, TS_REC_MARKER);
-  g_autofree char *aside = aside_name (dir);
-  if (!aside || g_rename (dir, aside) != 0)
-    return g_strdup_printf ("cannot move the earlier recording %s aside%s%s", dir,
+  /* -o a symbolic link (trace -> /scratch/me/trace): the recording is the
+   * link's target, moved aside beside it and made again, so that the new
+   * one lands there too and the path the user named still leads to it. */
+  GStatBuf lst;
+  g_autofree char *target = g_lstat (dir, &lst) == 0 && S_ISLNK (lst.st_mode)
+                              ? realpath (dir, NULL) : NULL;
+  const char *moved = target ? target : dir;
+  g_autofree char *aside = aside_name (moved);
+  if (!aside || g_rename (moved, aside) != 0)
+    return g_strdup_printf ("cannot move the earlier recording %s aside%s%s", moved,
                             aside ? ": " : "", aside ? g_strerror (errno) : "");
   *moved_to = g_steal_pointer (&aside);
+  if (target && g_mkdir (target, st.st_mode & 07777) != 0)
+    return g_strdup_printf ("cannot make %s again (where %s leads): %s", target, dir,
+                            g_strerror (errno));
   return NULL;
 }
 
