@@ -121,15 +121,8 @@ ts_rec_dir_prepare (const char *dir, char **moved_to)
 }
 
 char *
-ts_rec_dir_failure (const char *dir, gboolean probe)
+ts_rec_dir_failure (const char *dir)
 {
-  g_autofree char *anchor = g_build_filename (dir, "traces.otf2", NULL);
-  g_autofree char *locations = g_build_filename (dir, "traces", NULL);
-  if (g_file_test (anchor, G_FILE_TEST_EXISTS) || g_file_test (locations, G_FILE_TEST_EXISTS))
-    return g_strdup_printf ("cannot create the OTF2 archive: %s already holds one (traces.otf2 "
-                            "or traces/); name another directory or move it away", dir);
-  if (!probe)
-    return g_strdup_printf ("cannot create the OTF2 archive in %s", dir);
   /* OTF2 does not say why: the system does, when asked to do the same
    * (make the directory, a file in it). What the probe made, it removes. */
   gboolean made = !g_file_test (dir, G_FILE_TEST_EXISTS);
