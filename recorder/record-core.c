@@ -13,6 +13,7 @@
 #include "recorder/record-private.h"
 #include "model/trace.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <stdarg.h>
@@ -151,6 +152,31 @@ open_archive (const char *dir)
          && (ts_rec.evt = OTF2_Archive_GetEvtWriter (ts_rec.archive, ts_rec.rank));
 }
 
+static void remove_archive (const char *dir);
+
+/* This rank's one line on why nothing is recorded, @err its errno where its
+ * own open failed. Rank 0 then removes what this run began of the archive:
+ * ts_rec_dir_prepare left none in @dir, so what is there now is this run's
+ * own, which a next recording into @dir would refuse (an archive without
+ * the marker). Every rank's open is over: the caller's MPI_Allreduce. */
+static void
+not_recording (const char *dir, const char *refused, gboolean ready, gboolean ok,
+               gboolean rank0_ok, int err)
+{
+  g_autofree char *why =
+    refused            ? g_strdup (refused)
+    : !ready           ? g_strdup_printf ("rank 0 cannot use %s", dir)
+    : ok               ? g_strdup ("another rank cannot create the OTF2 archive")
+    : ts_rec.rank == 0 ? ts_rec_dir_failure (dir)
+    : !rank0_ok        ? g_strdup_printf ("rank 0 cannot create the OTF2 archive in %s", dir)
+                       : g_strdup_printf ("cannot create the OTF2 archive in %s%s%s", dir,
+                                          err ? ": " : "", err ? g_strerror (err) : "");
+  fprintf (stderr, "tracesim-record: rank %d: %s; recording stops, the program runs on\n",
+           ts_rec.rank, why);
+  if (ready && ts_rec.rank == 0)
+    remove_archive (dir);
+}
+
 static void
 start (void)
 {
@@ -179,21 +205,24 @@ start (void)
     {
       refused = ts_rec_dir_prepare (dir, &moved_to);
       ready = refused == NULL;
+      /* Said now, whatever follows: the earlier recording is no longer at -o. */
+      if (moved_to)
+        fprintf (stderr, "tracesim-record: %s held an earlier recording: moved to %s\n", dir,
+                 moved_to);
     }
   PMPI_Bcast (&ready, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  errno = 0;
   gboolean ok = ready && open_archive (dir);
+  int err = ok ? 0 : errno;
   /* Either every rank records or none does: the archive is written and
-   * closed collectively, so a rank that cannot must stop the others. */
-  int mine = ok, all = 0;
-  PMPI_Allreduce (&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!all)
+   * closed collectively, so a rank that cannot must stop the others. The
+   * second: whether rank 0 opened it, so that the others know whose
+   * failure theirs is (OTF2's rank 0 makes the directories for all). */
+  int mine[2] = { ok, ts_rec.rank != 0 || ok }, all[2] = { 0, 0 };
+  PMPI_Allreduce (mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all[0])
     {
-      g_autofree char *why = refused     ? g_strdup (refused)
-                             : !ready    ? g_strdup_printf ("rank 0 cannot use %s", dir)
-                             : ok        ? g_strdup ("another rank cannot create the OTF2 archive")
-                                         : ts_rec_dir_failure (dir, ts_rec.rank == 0);
-      fprintf (stderr, "tracesim-record: rank %d: %s; recording stops, the program runs on\n",
-               ts_rec.rank, why);
+      not_recording (dir, refused, ready, ok, all[1], err);
       /* Abandoned, not closed: closing is collective among all ranks. */
       ts_rec.archive = NULL;
       ts_rec.depth--;
@@ -203,12 +232,7 @@ start (void)
   if (*library)
     OTF2_Archive_SetProperty (ts_rec.archive, TS_MPI_LIBRARY_PROPERTY, library, true);
   if (ts_rec.rank == 0)
-    {
-      if (moved_to)
-        fprintf (stderr, "tracesim-record: %s held an earlier recording: moved to %s\n", dir,
-                 moved_to);
-      ts_rec_dir_write_marker (dir, ts_rec.size, library);
-    }
+    ts_rec_dir_write_marker (dir, ts_rec.size, library);
   ts_rec.open = ts_rec.on = TRUE;
   const char *cpu = g_getenv ("TS_RECORD_CPU_TIME");
   ts_rec.cpu_time = cpu && (strcmp (cpu, "1") == 0 || g_ascii_strcasecmp (cpu, "yes") == 0);

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,24 +102,27 @@ ts_rec_dir_prepare (const char *dir, char **moved_to)
     return g_strdup_printf ("%s holds an OTF2 archive without %s: not a recording of this "
                             "tracesim-record, left as it is (name another directory)",
                             dir, TS_REC_MARKER);
-  g_autofree char *aside = aside_name (dir);
-  if (!aside || g_rename (dir, aside) != 0)
-    return g_strdup_printf ("cannot move the earlier recording %s aside%s%s", dir,
+  /* -o a symbolic link (trace -> /scratch/me/trace): the recording is the
+   * link's target, moved aside beside it and made again, so that the new
+   * one lands there too and the path the user named still leads to it. */
+  GStatBuf lst;
+  g_autofree char *target = g_lstat (dir, &lst) == 0 && S_ISLNK (lst.st_mode)
+                              ? realpath (dir, NULL) : NULL;
+  const char *moved = target ? target : dir;
+  g_autofree char *aside = aside_name (moved);
+  if (!aside || g_rename (moved, aside) != 0)
+    return g_strdup_printf ("cannot move the earlier recording %s aside%s%s", moved,
                             aside ? ": " : "", aside ? g_strerror (errno) : "");
   *moved_to = g_steal_pointer (&aside);
+  if (target && g_mkdir (target, st.st_mode & 07777) != 0)
+    return g_strdup_printf ("cannot make %s again (where %s leads): %s", target, dir,
+                            g_strerror (errno));
   return NULL;
 }
 
 char *
-ts_rec_dir_failure (const char *dir, gboolean probe)
+ts_rec_dir_failure (const char *dir)
 {
-  g_autofree char *anchor = g_build_filename (dir, "traces.otf2", NULL);
-  g_autofree char *locations = g_build_filename (dir, "traces", NULL);
-  if (g_file_test (anchor, G_FILE_TEST_EXISTS) || g_file_test (locations, G_FILE_TEST_EXISTS))
-    return g_strdup_printf ("cannot create the OTF2 archive: %s already holds one (traces.otf2 "
-                            "or traces/); name another directory or move it away", dir);
-  if (!probe)
-    return g_strdup_printf ("cannot create the OTF2 archive in %s", dir);
   /* OTF2 does not say why: the system does, when asked to do the same
    * (make the directory, a file in it). What the probe made, it removes. */
   gboolean made = !g_file_test (dir, G_FILE_TEST_EXISTS);

@@ -253,14 +253,15 @@ void ts_rec_user_free (void);
  * recording. Absent or empty, it is; holding tracesim-record's own earlier
  * recording (the archive's files and the marker, nothing else), it is
  * moved aside to @dir-YYYYMMDD_HHMMSS (the old recording's start; -2, -3...
- * where taken), named in *@moved_to (caller frees). Returns NULL when
- * ready, else why @dir cannot be used (caller frees); nothing is moved or
- * removed then. */
+ * where taken), named in *@moved_to (caller frees); where @dir is a
+ * symbolic link, its target is what moves, and is made again, empty.
+ * Returns NULL when ready, else why @dir cannot be used (caller frees);
+ * nothing is moved or removed then, unless *@moved_to says so. */
 char *ts_rec_dir_prepare (const char *dir, char **moved_to);
-/* Why the archive could not be created in @dir: an archive already there,
- * or, with @probe (one rank only: it makes and removes a file there), the
- * system's answer to making the directory or a file in it (caller frees). */
-char *ts_rec_dir_failure (const char *dir, gboolean probe);
+/* Rank 0, when the archive could not be created in @dir (which
+ * ts_rec_dir_prepare left without one): the system's answer to making the
+ * directory or a file in it, made and removed again (caller frees). */
+char *ts_rec_dir_failure (const char *dir);
 /* Rank 0, once the archive is open: the marker, saying what recorded @dir,
  * when, on how many @ranks, under @mpi_library. A failure to write it is
  * said on stderr; recording goes on. */

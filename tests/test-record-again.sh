@@ -5,17 +5,22 @@
 # program, then failed "cannot create the OTF2 archive (is the directory
 # writable?)"); a directory holding anything else is refused on every rank
 # before the program starts and left as it was; the library alone (no
-# script) leaves it too and says why. Skipped (77) without MPI.
+# script) leaves it too and says why. A start that fails after the move
+# says where the earlier recording went and leaves no archive behind; a -o
+# that is a symbolic link keeps leading to the new recording. Skipped (77)
+# without MPI.
 . "${top_srcdir:-.}/tests/test-record-lib.sh"
 prog=$builddir/tests/mpi-halo
 [ -x "$prog" ] || { echo "SKIP: tests/mpi-halo not built"; exit 77; }
-# launch NAME [ENV...]: halo under tracesim-record into $work/t; its exit
-# status in $work/NAME.rc, output and errors in .out and .err.
+# launch NAME [ENV...]: halo under tracesim-record into $to ($work/t
+# unless set); its exit status in $work/NAME.rc, output and errors in .out
+# and .err.
+to=$work/t
 launch() {
   name=$1
   shift
   env TS_RECORD_LIB="$lib" "$@" "$MPIEXEC" -n 2 sh "$builddir/recorder/tracesim-record" \
-    -o "$work/t" "$prog" > "$work/$name.out" 2> "$work/$name.err"
+    -o "$to" "$prog" > "$work/$name.out" 2> "$work/$name.err"
   echo $? > "$work/$name.rc"
 }
 # sums DIR: a checksum of every file under DIR, by name.
@@ -82,4 +87,63 @@ grep -q "holds an OTF2 archive (traces[.a-z0-9]*) without tracesim-record.txt" "
 TS_RECORD_DIR=$work/t LD_PRELOAD=$lib "$MPIEXEC" -n 2 "$prog" > "$work/lib2.out" 2> "$work/lib2.err"
 grep -q "rank 0: $work/t holds an OTF2 archive without tracesim-record.txt" "$work/lib2.err" \
   || fail "the library on an unmarked archive: $(cat "$work/lib2.err")"
+
+# Opening the archive fails after the move: tests/mpi/fail-open.c makes
+# rank 1's last step of it fail (EMFILE, strerror "Too many open files")
+# once rank 0 has made f/ and f/traces/. Rank 0 still says where the
+# earlier recording went; rank 1 gives its own reason, not "already holds
+# one" for the traces/ rank 0 made in this same run; and rank 0 removes
+# what the run made of the archive, so that the next recording into f is
+# not refused as an archive without the marker.
+shim=$builddir/tests/.libs/libts-fail-open.so
+[ -f "$shim" ] || fail "$shim is not built (make check builds it)"
+to=$work/f
+launch fail1
+[ "$(cat "$work/fail1.rc")" -eq 0 ] || fail "into f: $(cat "$work/fail1.err")"
+sums "$work/f" > "$work/fail1.sums"
+faside=$work/f-$(date -r "$work/f/tracesim-record.txt" +%Y%m%d_%H%M%S)
+launch fail2 LD_PRELOAD="$shim" TS_TEST_FAIL_OPEN_RANK=1 LC_ALL=C
+# The program ran and succeeded, no trace was written: 3 (the script's).
+[ "$(cat "$work/fail2.rc")" -eq 3 ] || fail "a failed open: rc $(cat "$work/fail2.rc"): $(cat "$work/fail2.err")"
+grep -q "^sum " "$work/fail2.out" || fail "the program did not run after a failed open"
+[ "$(grep -c "tracesim-record: $work/f held an earlier recording: moved to $faside$" "$work/fail2.err")" -eq 1 ] \
+  || fail "a failed open does not say where the earlier recording went: $(cat "$work/fail2.err")"
+sums "$faside" | cmp -s - "$work/fail1.sums" || fail "the earlier recording changed when moved aside"
+grep -q "^tracesim-record: rank 1: cannot create the OTF2 archive in $work/f: Too many open files;" \
+  "$work/fail2.err" || fail "rank 1 does not give its reason: $(cat "$work/fail2.err")"
+grep -q "already holds" "$work/fail2.err" && fail "blamed an archive of this run: $(cat "$work/fail2.err")"
+grep -q "^tracesim-record: rank 0: another rank cannot create the OTF2 archive;" "$work/fail2.err" \
+  || fail "rank 0: $(cat "$work/fail2.err")"
+[ -d "$work/f" ] && [ -z "$(ls -A "$work/f")" ] \
+  || fail "the failed open left its archive: $(ls -AR "$work/f")"
+launch fail3
+[ "$(cat "$work/fail3.rc")" -eq 0 ] || fail "recording after a failed open: $(cat "$work/fail3.err")"
+[ -f "$work/f/traces.otf2" ] || fail "no archive after a failed open"
+[ "$(ls -d "$work"/f-* | wc -l)" -eq 1 ] || fail "f (empty) was moved: $(ls "$work")"
+
+# -o a symbolic link to a directory (trace -> /scratch/me/trace): the
+# recording it leads to is moved aside beside the target (real-STAMP), not
+# the link, and the new one lands in the target again, where the link
+# still leads.
+mkdir "$work/real"
+ln -s real "$work/link"
+to=$work/link
+launch link1
+[ "$(cat "$work/link1.rc")" -eq 0 ] || fail "into a linked directory: $(cat "$work/link1.err")"
+[ -f "$work/real/traces.otf2" ] || fail "the first recording is not in the link's target"
+sums "$work/real" > "$work/link1.sums"
+# The target's own path (pwd -P: $work's may lead through links too),
+# stamped with the first recording's start, as above.
+raside=$(cd "$work/real" && pwd -P)-$(date -r "$work/real/tracesim-record.txt" +%Y%m%d_%H%M%S)
+launch link2
+[ "$(cat "$work/link2.rc")" -eq 0 ] || fail "again into a linked directory: $(cat "$work/link2.err")"
+[ -L "$work/link" ] && [ "$(readlink "$work/link")" = real ] \
+  || fail "the link was moved or replaced: $(ls -l "$work")"
+[ -z "$(ls -d "$work"/link-* 2> /dev/null)" ] || fail "the link was moved aside: $(ls -l "$work")"
+[ -d "$raside" ] || fail "expected the first recording in $raside: $(ls -l "$work")"
+sums "$raside" | cmp -s - "$work/link1.sums" || fail "the first recording changed when moved aside"
+[ -f "$work/real/traces.otf2" ] || fail "the new recording is not in the link's target"
+sums "$work/real" | cmp -s - "$work/link1.sums" && fail "the link's target holds the first recording"
+[ "$(grep -c "held an earlier recording: moved to $raside$" "$work/link2.err")" -eq 1 ] \
+  || fail "the move is not said once: $(cat "$work/link2.err")"
 echo "PASS"
