@@ -306,21 +306,16 @@ append_ranges (GString *out, const char *what, const GArray *ranges)
 }
 
 /* Add @a, a burst of a rank whose open regions are @stack, to the sum of
- * each inclusive rule that covers it as the replay decides (hypotheses.c,
- * inclusive_covers: a region it selects is open around the burst). */
+ * each inclusive rule that covers it, by the replay's own rule
+ * (ts_rule_covers). */
 static void
 add_covered (const TsHypotheses *h, const GArray *stack, const TsAction *a, double *sums)
 {
   for (guint k = 0; k < h->inclusive->len; k++)
     {
       guint i = g_array_index (h->inclusive, guint, k);
-      const TsRule *rule = g_ptr_array_index (h->rules, i);
-      for (guint d = 0; d < stack->len; d++)
-        if (rule->matches[g_array_index (stack, guint32, d)])
-          {
-            sums[i] += a->seconds;
-            break;
-          }
+      if (ts_rule_covers (g_ptr_array_index (h->rules, i), stack))
+        sums[i] += a->seconds;
     }
 }
 
@@ -351,14 +346,7 @@ inclusive_compute (const TsHypotheses *h, GError **error)
         if (a.kind == TS_ACTION_ENTER)
           g_array_append_val (stack, a.region);
         else if (a.kind == TS_ACTION_LEAVE)
-          {
-            /* Closed as the replay closes it: with what was opened inside. */
-            guint depth = stack->len;
-            while (depth > 0 && g_array_index (stack, guint32, depth - 1) != a.region)
-              depth--;
-            if (depth > 0)
-              g_array_set_size (stack, depth - 1);
-          }
+          ts_region_stack_leave (stack, a.region);
         else if (a.kind == TS_ACTION_COMPUTE)
           add_covered (h, stack, &a, sums);
       ts_decoder_release (src, r);

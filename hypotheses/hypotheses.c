@@ -148,15 +148,6 @@ ts_hypothesis_rank_free (TsHypothesisRank *hr)
   g_free (hr);
 }
 
-static gboolean
-inclusive_covers (const TsRule *rule, const TsHypothesisRank *hr)
-{
-  for (guint d = 0; d < hr->stack->len; d++)
-    if (rule->matches[g_array_index (hr->stack, guint32, d)])
-      return TRUE;
-  return FALSE;
-}
-
 static void
 close_measure (TsHypothesisRank *hr, RuleState *st)
 {
@@ -269,7 +260,7 @@ apply_to_burst (TsHypothesisRank *hr, guint32 region, gint phase, double *burst,
         }
       else
         {
-          if (inclusive_covers (g_ptr_array_index (h->rules, i), hr))
+          if (ts_rule_covers (g_ptr_array_index (h->rules, i), hr->stack))
             seconds = rule_on_burst (hr, i, seconds);
           j++;
         }
@@ -296,14 +287,8 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
         }
       return TRUE;
     case TS_ACTION_LEAVE:
-      {
-        guint depth = hr->stack->len;
-        while (depth > 0 && g_array_index (hr->stack, guint32, depth - 1) != a->region)
-          depth--;
-        if (depth > 0)
-          g_array_set_size (hr->stack, depth - 1);
-        return TRUE;
-      }
+      ts_region_stack_leave (hr->stack, a->region);
+      return TRUE;
     case TS_ACTION_COMPUTE:
       if (!apply_to_burst (hr, a->region, h->phase_rules->len ? ts_hypotheses_phase_of (h, a) : -1,
                            &a->seconds, error))

@@ -69,6 +69,22 @@ gboolean ts_rule_compile (TsRule *rule, GError **error);
 int ts_rule_selects (const TsRule *rule, const char *name, GError **error);
 void ts_rule_free_code (TsRule *rule);
 
+/* The open regions of a rank (guint32 region ids, outermost first), as the
+ * replay's hypotheses keep them and `hypotheses check` measures with them:
+ * a LEAVE closes its region and whatever was opened inside it (a trace's
+ * crossed regions); a LEAVE of no open region changes nothing. */
+void ts_region_stack_leave (GArray *stack, guint32 region);
+/* Whether an inclusive @rule covers a burst under @stack: a region it
+ * selects is open around it. Inline: the replay asks it for every burst. */
+static inline gboolean
+ts_rule_covers (const TsRule *rule, const GArray *stack)
+{
+  for (guint d = 0; d < stack->len; d++)
+    if (rule->matches[g_array_index (stack, guint32, d)])
+      return TRUE;
+  return FALSE;
+}
+
 gboolean ts_range_list_parse (const char *text, GArray **ranges, GError **error);
 gboolean ts_range_list_contains (const GArray *ranges, guint64 v);
 

@@ -312,3 +312,13 @@ ts_range_list_contains (const GArray *ranges, guint64 v)
     }
   return FALSE;
 }
+
+void
+ts_region_stack_leave (GArray *stack, guint32 region)
+{
+  guint depth = stack->len;
+  while (depth > 0 && g_array_index (stack, guint32, depth - 1) != region)
+    depth--;
+  if (depth > 0)
+    g_array_set_size (stack, depth - 1);
+}
