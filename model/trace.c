@@ -608,6 +608,18 @@ ts_trace_open_definitions (const char *anchor_path, GError **error)
   return open_trace (anchor_path, FALSE, error);
 }
 
+/* Replace *@field with @value, a string OTF2's reader allocated (NULL:
+ * kept), which is freed. */
+static void
+take_otf2_string (char **field, char *value)
+{
+  if (!value)
+    return;
+  g_free (*field);
+  *field = g_strdup (value);
+  free (value);
+}
+
 static TsTrace *
 open_trace (const char *anchor_path, gboolean events, GError **error)
 {
@@ -640,20 +652,11 @@ open_trace (const char *anchor_path, gboolean events, GError **error)
     }
   TsTrace *t = trace_new (anchor_path);
   OTF2_Reader_SetSerialCollectiveCallbacks (reader);
-  char *creator = NULL;
-  if (OTF2_Reader_GetCreator (reader, &creator) == OTF2_SUCCESS && creator)
-    {
-      g_free (t->creator);
-      t->creator = g_strdup (creator);
-      free (creator);
-    }
-  char *library = NULL;
-  if (OTF2_Reader_GetProperty (reader, TS_MPI_LIBRARY_PROPERTY, &library) == OTF2_SUCCESS && library)
-    {
-      g_free (t->mpi_library);
-      t->mpi_library = g_strdup (library);
-      free (library);
-    }
+  char *creator = NULL, *library = NULL;
+  if (OTF2_Reader_GetCreator (reader, &creator) == OTF2_SUCCESS)
+    take_otf2_string (&t->creator, creator);
+  if (OTF2_Reader_GetProperty (reader, TS_MPI_LIBRARY_PROPERTY, &library) == OTF2_SUCCESS)
+    take_otf2_string (&t->mpi_library, library);
 
   DefState st;
   def_state_init (&st, t);
