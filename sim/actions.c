@@ -8,7 +8,7 @@
 
 #define G_LOG_DOMAIN "ts-replay"
 
-#include "sim/replay-private.h"
+#include "sim/progress.h"
 
 #include <math.h>
 
@@ -20,7 +20,10 @@ void
 ts_request_free (gpointer p)
 {
   TsRequest *r = p;
-  g_free (r->job);
+  TsIcollJob *job = r->job;
+  if (job)
+    ts_progress_clear (&job->x);
+  g_free (job);
   g_free (r);
 }
 
@@ -81,7 +84,18 @@ ts_rank_close_regions (TsRank *rk)
 
 /* ---- action handlers ----------------------------------------------------- */
 
-typedef void (*ActionHandler) (TsRank *rk, const TsAction *a);
+/* Each handler is a step function of the rank's own progress on the action
+ * x->a (sim/progress.h): its named states are where it can stop. */
+typedef gboolean (*ActionHandler) (TsProgress *x);
+
+/* Leave a step function, done: its next call starts anew. */
+#define TS_DONE(pc) \
+  do               \
+    {              \
+      (pc) = 0;    \
+      return TRUE; \
+    }              \
+  while (0)
 
 /* What an MPI call that can wait costs, charged as CPU time when it ends:
  * its recorded duration (on its LEAVE action) minus the wait the trace shows
@@ -145,73 +159,100 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
     rk->pending_compute += extra;
 }
 
-static void
-do_marker (TsRank *rk, const TsAction *a)
+enum { MARK_START, MARK_SENDRECV_FLUSH, MARK_SENDRECV_WAIT };
+
+static gboolean
+do_marker (TsProgress *x)
 {
+  TsRank *rk = x->rk;
+  const TsAction *a = x->a;
   gboolean mpi = ts_trace_region_call (rk->sim->trace, a->region) != TS_CALL_USER;
-  if (mpi && a->kind == TS_ACTION_ENTER && !rk->in_call)
+  switch (x->pc)
     {
-      rk->in_call = TRUE;
-      rk->call_enter = rk->causal = a->time;
-      rk->call_class = 0;
-      rk->call_is_root = FALSE;
-      rk->call_collective = FALSE;
-      rk->call_waited_for_receiver = FALSE;
-      rk->receiver_post = NAN;
-      rk->call_bytes = 0;
-      rk->call_place = -1;
-      rk->call_upfront = 0;
-    }
-  else if (mpi && a->kind == TS_ACTION_LEAVE && rk->in_call)
-    {
-      if (rk->sendrecv_send)
+    case MARK_START:
+      if (mpi && a->kind == TS_ACTION_ENTER && !rk->in_call)
         {
-          sg_comm_t c = rk->sendrecv_send;
-          rk->sendrecv_send = NULL;
-          ts_rank_flush (rk);
-          ts_rank_wait (rk, c, &rk->sendrecv_on);
-          ts_rank_take_receiver_post (rk, &rk->sendrecv_on);
+          rk->in_call = TRUE;
+          rk->call_enter = rk->causal = a->time;
+          rk->call_class = 0;
+          rk->call_is_root = FALSE;
+          rk->call_collective = FALSE;
+          rk->call_waited_for_receiver = FALSE;
+          rk->receiver_post = NAN;
+          rk->call_bytes = 0;
+          rk->call_place = -1;
+          rk->call_upfront = 0;
         }
-      /* Only calls that replayed something carry their duration here; the
-       * others were replayed as a compute burst of that duration. */
-      if (a->seconds > 0)
-        charge_call_cost (rk, a);
-      if (rk->coll_end_pending)
-        write_collective_end (rk);
-      rk->in_call = FALSE;
+      else if (mpi && a->kind == TS_ACTION_LEAVE && rk->in_call)
+        {
+          if (rk->sendrecv_send)
+            {
+              x->comm = rk->sendrecv_send;
+              rk->sendrecv_send = NULL;
+              TS_AT (x->pc, MARK_SENDRECV_FLUSH);
+              if (!ts_step_flush (x))
+                return FALSE;
+              TS_AT (x->pc, MARK_SENDRECV_WAIT);
+              if (!ts_step_wait (x, x->comm, &rk->sendrecv_on))
+                return FALSE;
+              ts_rank_take_receiver_post (rk, &rk->sendrecv_on);
+            }
+          /* Only calls that replayed something carry their duration here;
+           * the others were replayed as a compute burst of that duration. */
+          if (a->seconds > 0)
+            charge_call_cost (rk, a);
+          if (rk->coll_end_pending)
+            write_collective_end (rk);
+          rk->in_call = FALSE;
+        }
     }
+  x->pc = MARK_START;
   write_marker (rk, a);
+  return TRUE;
 }
 
-static void
-do_compute (TsRank *rk, const TsAction *a)
+static gboolean
+do_compute (TsProgress *x)
 {
-  rk->pending_compute += a->seconds;
+  x->rk->pending_compute += x->a->seconds;
+  return TRUE;
 }
 
 static void charge_overhead (TsRank *rk, const TsAction *a);
 static void write_completion (TsRank *rk, const TsRequest *r);
+
+enum { TEST_START, TEST_FLUSH };
 
 /* A test that failed in the trace (OTF2 MpiRequestTest). The application
  * looked at the request here: if it is complete in the simulated world by
  * now, it completes here, and the later wait (or successful test) of the
  * trace returns at once. If not, nothing happens: the trace's completion
  * point blocks until it is (do_wait). */
-static void
-do_test (TsRank *rk, const TsAction *a)
+static gboolean
+do_test (TsProgress *x)
 {
-  charge_overhead (rk, a);
-  TsRequest *r = g_hash_table_lookup (rk->requests, &a->req);
-  if (!r || !r->comm)
-    return;
-  ts_rank_flush (rk); /* the test happens at this simulated time */
-  rk->simcalls++;
-  if (!sg_comm_test (r->comm))
-    return;
-  r->comm = NULL; /* sg_comm_test released it */
-  ts_rank_absorb (rk, r->payload);
-  write_completion (rk, r);
-  r->post.kind = TS_ACTION_N_KINDS; /* its completion is written */
+  TsRank *rk = x->rk;
+  const TsAction *a = x->a;
+  switch (x->pc)
+    {
+    case TEST_START:
+      charge_overhead (rk, a);
+      x->request = g_hash_table_lookup (rk->requests, &a->req);
+      if (!x->request || !x->request->comm)
+        TS_DONE (x->pc);
+      /* The test happens at this simulated time. */
+      TS_AT (x->pc, TEST_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      rk->simcalls++;
+      if (!sg_comm_test (x->request->comm))
+        TS_DONE (x->pc);
+      x->request->comm = NULL; /* sg_comm_test released it */
+      ts_progress_absorb (x, x->request->payload);
+      write_completion (rk, x->request);
+      x->request->post.kind = TS_ACTION_N_KINDS; /* its completion is written */
+    }
+  TS_DONE (x->pc);
 }
 
 static void
@@ -224,77 +265,125 @@ charge_overhead (TsRank *rk, const TsAction *a)
   rk->call_bytes = MAX (rk->call_bytes, a->bytes);
 }
 
-static void
-do_send (TsRank *rk, const TsAction *a)
+enum { SEND_START, SEND_FLUSH, SEND_WAIT };
+
+static gboolean
+do_send (TsProgress *x)
 {
-  charge_overhead (rk, a);
-  double t0 = ts_rank_now (rk);
-  ts_rank_flush (rk);
-  if (rk->sim->writer)
-    ts_archive_writer_send (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag, a->bytes);
-  guint dst = ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer);
-  sg_comm_t c = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes,
-                               ts_rank_send_buffered (rk, dst, a->bytes));
-  gboolean sendrecv = ts_trace_region_call (rk->sim->trace, a->call) == TS_CALL_SENDRECV;
-  rk->call_waited_for_receiver |= c != NULL;
-  TsBlockedOn on = { "send to", (gint32) dst, a->comm, a->tag, a->bytes, c != NULL };
-  /* MPI_Sendrecv's send completes with the call, after its receive: a ring
-   * of rendezvous Sendrecvs would deadlock if the send blocked first. */
-  if (c && sendrecv && !rk->sendrecv_send)
+  TsRank *rk = x->rk;
+  const TsAction *a = x->a;
+  switch (x->pc)
     {
-      rk->sendrecv_send = c;
-      rk->sendrecv_on = on;
-      return;
+    case SEND_START:
+      charge_overhead (rk, a);
+      x->t0 = ts_rank_now (rk);
+      TS_AT (x->pc, SEND_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      if (rk->sim->writer)
+        ts_archive_writer_send (rk->sim->writer, rk->rank, x->t0, a->peer, a->comm, a->tag,
+                                a->bytes);
+      guint dst = ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer);
+      x->comm = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes,
+                               ts_rank_send_buffered (rk, dst, a->bytes));
+      gboolean sendrecv = ts_trace_region_call (rk->sim->trace, a->call) == TS_CALL_SENDRECV;
+      rk->call_waited_for_receiver |= x->comm != NULL;
+      x->on = (TsBlockedOn) { "send to", (gint32) dst, a->comm, a->tag, a->bytes, x->comm != NULL };
+      /* MPI_Sendrecv's send completes with the call, after its receive: a
+       * ring of rendezvous Sendrecvs would deadlock if the send blocked
+       * first. */
+      if (x->comm && sendrecv && !rk->sendrecv_send)
+        {
+          rk->sendrecv_send = x->comm;
+          rk->sendrecv_on = x->on;
+          TS_DONE (x->pc);
+        }
+      TS_AT (x->pc, SEND_WAIT);
+      if (!ts_step_wait (x, x->comm, &x->on))
+        return FALSE;
+      if (x->comm)
+        ts_rank_take_receiver_post (rk, &x->on);
     }
-  ts_rank_wait (rk, c, &on);
-  if (c)
-    ts_rank_take_receiver_post (rk, &on);
+  TS_DONE (x->pc);
 }
 
-static void
-do_recv (TsRank *rk, const TsAction *a)
+enum { RECV_START, RECV_FLUSH, RECV_WAIT };
+
+static gboolean
+do_recv (TsProgress *x)
 {
-  if (a->flags & TS_ACTION_MISSING)
-    return;
-  charge_overhead (rk, a);
-  ts_rank_flush (rk);
-  TsBlockedOn on = { "receive from", (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer),
-                     a->comm, a->tag, a->bytes };
-  if (on.peer >= 0)
-    rk->call_place = ts_trace_ranks_apart (rk->sim->trace, rk->rank, (guint) on.peer);
-  ts_rank_note_receive_post (rk, a);
-  ts_rank_recv (rk, a->comm, a->peer, a->tag, &on);
-  if (rk->sim->writer)
-    ts_archive_writer_recv (rk->sim->writer, rk->rank, ts_rank_now (rk), a->peer, a->comm,
-                            a->tag, a->bytes);
+  TsRank *rk = x->rk;
+  const TsAction *a = x->a;
+  switch (x->pc)
+    {
+    case RECV_START:
+      if (a->flags & TS_ACTION_MISSING)
+        TS_DONE (x->pc);
+      charge_overhead (rk, a);
+      TS_AT (x->pc, RECV_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      x->on = (TsBlockedOn) { "receive from",
+                              (gint32) ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank,
+                                                                 a->peer),
+                              a->comm, a->tag, a->bytes };
+      if (x->on.peer >= 0)
+        rk->call_place = ts_trace_ranks_apart (rk->sim->trace, rk->rank, (guint) x->on.peer);
+      ts_rank_note_receive_post (rk, a);
+      TS_AT (x->pc, RECV_WAIT);
+      if (!ts_step_recv (x, a->comm, a->peer, a->tag, &x->on))
+        return FALSE;
+      if (rk->sim->writer)
+        ts_archive_writer_recv (rk->sim->writer, rk->rank, ts_rank_now (rk), a->peer, a->comm,
+                                a->tag, a->bytes);
+    }
+  TS_DONE (x->pc);
 }
+
+enum { SETTLE_START, SETTLE_JOIN_FLUSH, SETTLE_JOIN, SETTLE_WAIT_FLUSH, SETTLE_WAIT };
 
 /* A request id posted again while its request is in flight: the trace
- * completed the old one unseen (in a Test loop, say) before this post, so the
- * replay completes it now. SimGrid cannot drop a pending receive anyway. */
-static void
-settle_superseded (TsRank *rk, guint64 req)
+ * completed the old one unseen (in a Test loop, say) before this post, so
+ * the replay completes it now. SimGrid cannot drop a pending receive
+ * anyway. A step function of its own (x->pc_settle), inside the handlers
+ * that post. */
+static gboolean
+settle_superseded (TsProgress *x, guint64 req)
 {
-  TsRequest *old = g_hash_table_lookup (rk->requests, &req);
-  if (!old)
-    return;
-  if (old->helper)
+  TsRank *rk = x->rk;
+  switch (x->pc_settle)
     {
-      ts_rank_flush (rk);
-      sg_actor_join (old->helper, -1);
-      sg_actor_unref (old->helper);
-      old->helper = NULL;
+    case SETTLE_START:
+      x->request = g_hash_table_lookup (rk->requests, &req);
+      if (!x->request)
+        TS_DONE (x->pc_settle);
+      if (x->request->helper)
+        {
+          TS_AT (x->pc_settle, SETTLE_JOIN_FLUSH);
+          if (!ts_step_flush (x))
+            return FALSE;
+          TS_AT (x->pc_settle, SETTLE_JOIN);
+          if (!ts_step_join (x, x->request->helper))
+            return FALSE;
+          sg_actor_unref (x->request->helper);
+          x->request->helper = NULL;
+        }
+      if (x->request->comm)
+        {
+          x->comm = x->request->comm;
+          x->request->comm = NULL;
+          TS_AT (x->pc_settle, SETTLE_WAIT_FLUSH);
+          if (!ts_step_flush (x))
+            return FALSE;
+          TS_AT (x->pc_settle, SETTLE_WAIT);
+          if (!ts_step_wait (x, x->comm, &x->request->on))
+            return FALSE;
+          ts_progress_absorb (x, x->request->payload);
+        }
+      write_completion (rk, x->request);
+      x->request->post.kind = TS_ACTION_N_KINDS; /* completed: no second event */
     }
-  if (old->comm)
-    {
-      sg_comm_t c = old->comm;
-      old->comm = NULL;
-      ts_rank_flush (rk);
-      ts_rank_wait (rk, c, &old->on);
-      ts_rank_absorb (rk, old->payload);
-    }
-  write_completion (rk, old);
-  old->post.kind = TS_ACTION_N_KINDS; /* completed: no second event */
+  TS_DONE (x->pc_settle);
 }
 
 /* A request of the trace, in the table before it is posted: a receive's
@@ -312,45 +401,46 @@ request_new (TsRank *rk, guint64 req, const TsBlockedOn *on)
   return r;
 }
 
-static void
-do_isend (TsRank *rk, const TsAction *a)
+enum { ISEND_START, ISEND_FLUSH, ISEND_SETTLE };
+
+static gboolean
+do_isend (TsProgress *x)
 {
-  charge_overhead (rk, a);
-  ts_rank_flush (rk);
-  settle_superseded (rk, a->req);
-  double t0 = ts_rank_now (rk);
-  if (rk->sim->writer)
-    ts_archive_writer_isend (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag, a->bytes,
-                             a->req);
-  guint dst = ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer);
-  TsBlockedOn on = { "wait for its isend to", (gint32) dst, a->comm, a->tag, a->bytes, TRUE };
-  TsRequest *r = request_new (rk, a->req, &on);
-  r->post = *a;
-  r->comm = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes,
-                           ts_rank_send_buffered (rk, dst, a->bytes));
+  TsRank *rk = x->rk;
+  const TsAction *a = x->a;
+  switch (x->pc)
+    {
+    case ISEND_START:
+      charge_overhead (rk, a);
+      TS_AT (x->pc, ISEND_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      TS_AT (x->pc, ISEND_SETTLE);
+      if (!settle_superseded (x, a->req))
+        return FALSE;
+      double t0 = ts_rank_now (rk);
+      if (rk->sim->writer)
+        ts_archive_writer_isend (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag,
+                                 a->bytes, a->req);
+      guint dst = ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer);
+      TsBlockedOn on = { "wait for its isend to", (gint32) dst, a->comm, a->tag, a->bytes, TRUE };
+      TsRequest *r = request_new (rk, a->req, &on);
+      r->post = *a;
+      r->comm = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes,
+                               ts_rank_send_buffered (rk, dst, a->bytes));
+    }
+  TS_DONE (x->pc);
 }
 
+/* Post an irecv (do_irecv, once any earlier request of its id is settled). */
 static void
-do_irecv (TsRank *rk, const TsAction *a)
+post_irecv (TsRank *rk, const TsAction *a)
 {
   /* Receives of guessed envelopes, and after a further revision those
    * MPI_Waitany & co. gave an envelope (sim/revise.c), may take their
-   * messages as they arrive. A receive the inference found no message for
-   * is not posted, also when receives take their messages as they arrive:
-   * the inference leaves one
-   * empty only where the rank has more receives than messages (calibrate/
-   * envelopes.c), so it would take a message a later receive needs. */
+   * messages as they arrive. */
   gboolean as_arrived = (rk->sim->guessed_as_arrived && (a->flags & TS_ACTION_INFERRED))
                         || (rk->sim->status_as_arrived && (a->flags & TS_ACTION_STATUS));
-  if (a->flags & TS_ACTION_MISSING)
-    {
-      settle_superseded (rk, a->req);
-      g_hash_table_remove (rk->requests, &a->req);
-      return;
-    }
-  charge_overhead (rk, a);
-  ts_rank_flush (rk);
-  settle_superseded (rk, a->req);
   double t0 = ts_rank_now (rk);
   if (rk->sim->writer)
     ts_archive_writer_irecv_request (rk->sim->writer, rk->rank, t0, a->req);
@@ -373,6 +463,41 @@ do_irecv (TsRank *rk, const TsAction *a)
     r->comm = ts_rank_irecv (rk, a->comm, a->peer, a->tag, a->bytes, &r->payload);
 }
 
+enum { IRECV_START, IRECV_MISSING_SETTLE, IRECV_FLUSH, IRECV_SETTLE };
+
+static gboolean
+do_irecv (TsProgress *x)
+{
+  TsRank *rk = x->rk;
+  const TsAction *a = x->a;
+  switch (x->pc)
+    {
+    case IRECV_START:
+      /* A receive the inference found no message for is not posted, also
+       * when receives take their messages as they arrive: the inference
+       * leaves one empty only where the rank has more receives than
+       * messages (calibrate/envelopes.c), so it would take a message a
+       * later receive needs. */
+      if (a->flags & TS_ACTION_MISSING)
+        {
+          TS_AT (x->pc, IRECV_MISSING_SETTLE);
+          if (!settle_superseded (x, a->req))
+            return FALSE;
+          g_hash_table_remove (rk->requests, &a->req);
+          TS_DONE (x->pc);
+        }
+      charge_overhead (rk, a);
+      TS_AT (x->pc, IRECV_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      TS_AT (x->pc, IRECV_SETTLE);
+      if (!settle_superseded (x, a->req))
+        return FALSE;
+      post_irecv (rk, a);
+    }
+  TS_DONE (x->pc);
+}
+
 /* The completion event of a point-to-point request in the predicted
  * timeline (so that the archive can be analysed like any trace). */
 static void
@@ -389,107 +514,149 @@ write_completion (TsRank *rk, const TsRequest *r)
     ts_archive_writer_isend_complete (w, rk->rank, ts_rank_now (rk), p->req);
 }
 
+/* The wait of a non-blocking collective joined: the wait depended on
+ * whatever the collective depended on. */
 static void
-do_wait (TsRank *rk, const TsAction *a)
+icoll_joined (TsProgress *x, TsRequest *r)
 {
-  charge_overhead (rk, a);
-  TsRequest *r = g_hash_table_lookup (rk->requests, &a->req);
-  if (r && r->helper)
-    {
-      ts_rank_flush (rk);
-      rk->blocked = r->on;
-      rk->blocked_now = TRUE;
-      sg_actor_join (r->helper, -1);
-      rk->simcalls++;
-      rk->blocked_now = FALSE;
-      sg_actor_unref (r->helper);
-      r->helper = NULL;
-      /* The wait depended on whatever the collective depended on. */
-      rk->causal = MAX (rk->causal, ((IcollJob *) r->job)->causal);
-      if (rk->sim->writer)
-        ts_archive_writer_nbc_complete (rk->sim->writer, rk->rank, ts_rank_now (rk), r->coll.op,
-                                        r->coll.comm, r->coll.peer, r->coll.bytes,
-                                        r->coll.bytes_recv, r->coll.req);
-    }
-  else if (r)
-    {
-      /* Only a request still in flight costs a simcall. */
-      if (r->comm)
-        {
-          rk->call_waited_for_receiver |= r->post.kind == TS_ACTION_ISEND;
-          ts_rank_flush (rk);
-          sg_comm_t c = r->comm;
-          r->comm = NULL;
-          ts_rank_wait (rk, c, &r->on);
-          if (r->post.kind == TS_ACTION_ISEND)
-            ts_rank_take_receiver_post (rk, &r->on);
-          else
-            ts_rank_absorb (rk, r->payload);
-        }
-      write_completion (rk, r);
-    }
-  g_hash_table_remove (rk->requests, &a->req);
-}
-
-/* The actor that progresses one non-blocking collective of a rank, on the
- * rank's host, while the rank goes on: MPI libraries progress them in the
- * background (or in every MPI call), and the wait joins the actor. */
-
-static void
-icoll_main (int argc, char **argv)
-{
-  IcollJob *job = sg_actor_self_get_data ();
-  ts_replay_collective (job->rk, &job->a, job->tag);
-}
-
-static void
-do_icollective (TsRank *rk, const TsAction *a)
-{
-  if (a->flags & TS_ACTION_MISSING)
-    return;
-  charge_overhead (rk, a);
-  ts_rank_flush (rk);
-  settle_superseded (rk, a->req);
-  if (rk->sim->writer)
-    ts_archive_writer_nbc_request (rk->sim->writer, rk->rank, ts_rank_now (rk), a->req);
-  /* Collectives on one communicator start in the same order on every rank,
-   * so the k-th non-blocking one gets the same tag everywhere; tags apart
-   * from blocking collectives keep concurrent ones from matching each other
-   * (up to TS_ICOLL_TAGS outstanding per communicator). */
-  guint32 seq = rk->icoll_seq[a->comm]++;
-  IcollJob *job = g_new (IcollJob, 1);
-  *job = (IcollJob) { rk, *a, TS_COLLECTIVE_TAG - 1 - (gint32) (seq % TS_ICOLL_TAGS), a->time };
-  TsBlockedOn on = { "wait for its non-blocking", TS_NO_RANK, a->comm, job->tag,
-                     MAX (a->bytes, a->bytes_recv) };
-  TsRequest *r = request_new (rk, a->req, &on);
-  r->coll = *a;
-  r->job = job;
-  char name[48];
-  g_snprintf (name, sizeof name, "rank-%u-%s", rk->rank, ts_collective_name (a->op));
-  r->helper = sg_actor_init (name, rk->host);
-  sg_actor_ref (r->helper);
-  sg_actor_set_data (r->helper, job);
-  sg_actor_start (r->helper, icoll_main, 0, NULL);
+  TsRank *rk = x->rk;
   rk->simcalls++;
+  rk->blocked_now = FALSE;
+  sg_actor_unref (r->helper);
+  r->helper = NULL;
+  rk->causal = MAX (rk->causal, ((TsIcollJob *) r->job)->causal);
+  if (rk->sim->writer)
+    ts_archive_writer_nbc_complete (rk->sim->writer, rk->rank, ts_rank_now (rk), r->coll.op,
+                                    r->coll.comm, r->coll.peer, r->coll.bytes, r->coll.bytes_recv,
+                                    r->coll.req);
 }
 
-static void
-do_collective (TsRank *rk, const TsAction *a)
+enum { WAIT_START, WAIT_JOIN_FLUSH, WAIT_JOIN, WAIT_FLUSH, WAIT_COMM };
+
+static gboolean
+do_wait (TsProgress *x)
 {
-  rk->call_is_root = a->peer != TS_NO_RANK
-                     && ts_trace_comm_local_rank (rk->sim->trace, a->comm, rk->rank) == a->peer;
-  rk->call_collective = TRUE;
-  rk->call_transfer = ts_collective_transfer (rk, a);
-  charge_overhead (rk, a);
-  ts_rank_flush (rk);
-  if (rk->sim->writer)
-    ts_archive_writer_collective_begin (rk->sim->writer, rk->rank, ts_rank_now (rk));
-  ts_replay_collective (rk, a, TS_COLLECTIVE_TAG);
-  /* Its MPI_COLLECTIVE_END is written when the call leaves, after what the
-   * call costs beyond the transfers: as tracers write it, and where
-   * Scalasca's completion patterns end. */
-  rk->coll_end = *a;
-  rk->coll_end_pending = TRUE;
+  TsRank *rk = x->rk;
+  const TsAction *a = x->a;
+  switch (x->pc)
+    {
+    case WAIT_START:
+      charge_overhead (rk, a);
+      x->request = g_hash_table_lookup (rk->requests, &a->req);
+      if (x->request && x->request->helper)
+        {
+          TS_AT (x->pc, WAIT_JOIN_FLUSH);
+          if (!ts_step_flush (x))
+            return FALSE;
+          rk->blocked = x->request->on;
+          rk->blocked_now = TRUE;
+          TS_AT (x->pc, WAIT_JOIN);
+          if (!ts_step_join (x, x->request->helper))
+            return FALSE;
+          icoll_joined (x, x->request);
+        }
+      else if (x->request)
+        {
+          /* Only a request still in flight costs a simcall. */
+          if (x->request->comm)
+            {
+              rk->call_waited_for_receiver |= x->request->post.kind == TS_ACTION_ISEND;
+              TS_AT (x->pc, WAIT_FLUSH);
+              if (!ts_step_flush (x))
+                return FALSE;
+              x->comm = x->request->comm;
+              x->request->comm = NULL;
+              TS_AT (x->pc, WAIT_COMM);
+              if (!ts_step_wait (x, x->comm, &x->request->on))
+                return FALSE;
+              if (x->request->post.kind == TS_ACTION_ISEND)
+                ts_rank_take_receiver_post (rk, &x->request->on);
+              else
+                ts_progress_absorb (x, x->request->payload);
+            }
+          write_completion (rk, x->request);
+        }
+      g_hash_table_remove (rk->requests, &a->req);
+    }
+  TS_DONE (x->pc);
+}
+
+enum { ICOLL_START, ICOLL_FLUSH, ICOLL_SETTLE };
+
+/* A non-blocking collective: its own progress, on an actor of its own
+ * (sim/engine-actors.c), runs the collective while the rank goes on. */
+static gboolean
+do_icollective (TsProgress *x)
+{
+  TsRank *rk = x->rk;
+  const TsAction *a = x->a;
+  switch (x->pc)
+    {
+    case ICOLL_START:
+      if (a->flags & TS_ACTION_MISSING)
+        TS_DONE (x->pc);
+      charge_overhead (rk, a);
+      TS_AT (x->pc, ICOLL_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      TS_AT (x->pc, ICOLL_SETTLE);
+      if (!settle_superseded (x, a->req))
+        return FALSE;
+      if (rk->sim->writer)
+        ts_archive_writer_nbc_request (rk->sim->writer, rk->rank, ts_rank_now (rk), a->req);
+      /* Collectives on one communicator start in the same order on every
+       * rank, so the k-th non-blocking one gets the same tag everywhere;
+       * tags apart from blocking collectives keep concurrent ones from
+       * matching each other (up to TS_ICOLL_TAGS outstanding per
+       * communicator). */
+      guint32 seq = rk->icoll_seq[a->comm]++;
+      TsIcollJob *job = g_new0 (TsIcollJob, 1);
+      job->a = *a;
+      job->causal = a->time;
+      ts_progress_init (&job->x, rk, FALSE, &job->causal, &job->a,
+                        TS_COLLECTIVE_TAG - 1 - (gint32) (seq % TS_ICOLL_TAGS));
+      TsBlockedOn on = { "wait for its non-blocking", TS_NO_RANK, a->comm, job->x.tag,
+                         MAX (a->bytes, a->bytes_recv) };
+      TsRequest *r = request_new (rk, a->req, &on);
+      r->coll = *a;
+      r->job = job;
+      r->helper = ts_actors_start_icoll (rk, job);
+      rk->simcalls++;
+    }
+  TS_DONE (x->pc);
+}
+
+enum { COLL_START, COLL_FLUSH, COLL_RUN };
+
+static gboolean
+do_collective (TsProgress *x)
+{
+  TsRank *rk = x->rk;
+  const TsAction *a = x->a;
+  switch (x->pc)
+    {
+    case COLL_START:
+      rk->call_is_root = a->peer != TS_NO_RANK
+                         && ts_trace_comm_local_rank (rk->sim->trace, a->comm, rk->rank) == a->peer;
+      rk->call_collective = TRUE;
+      rk->call_transfer = ts_collective_transfer (rk, a);
+      charge_overhead (rk, a);
+      TS_AT (x->pc, COLL_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      if (rk->sim->writer)
+        ts_archive_writer_collective_begin (rk->sim->writer, rk->rank, ts_rank_now (rk));
+      x->tag = TS_COLLECTIVE_TAG;
+      TS_AT (x->pc, COLL_RUN);
+      if (!ts_collective_step (x))
+        return FALSE;
+      /* Its MPI_COLLECTIVE_END is written when the call leaves, after what
+       * the call costs beyond the transfers: as tracers write it, and where
+       * Scalasca's completion patterns end. */
+      rk->coll_end = *a;
+      rk->coll_end_pending = TRUE;
+    }
+  TS_DONE (x->pc);
 }
 
 /* The pending MPI_COLLECTIVE_END of the collective call now leaving. */
@@ -503,33 +670,20 @@ write_collective_end (TsRank *rk)
                                       a->peer, a->bytes, a->bytes_recv);
 }
 
-static void
-do_partitioned (TsRank *rk, const TsAction *a)
+enum { PART_START, PART_RUN };
+
+static gboolean
+do_partitioned (TsProgress *x)
 {
-  charge_overhead (rk, a);
-  switch ((TsActionKind) a->kind)
+  switch (x->pc)
     {
-    case TS_ACTION_PINIT:
-      ts_partitioned_init (rk, a);
-      break;
-    case TS_ACTION_PSTART:
-      ts_partitioned_start (rk, a);
-      break;
-    case TS_ACTION_PREADY:
-      ts_partitioned_ready (rk, a);
-      break;
-    case TS_ACTION_PARRIVED:
-      ts_partitioned_arrived (rk, a);
-      break;
-    case TS_ACTION_PTESTED:
-      ts_partitioned_tested (rk, a);
-      break;
-    case TS_ACTION_PCOMPLETE:
-      ts_partitioned_complete (rk, a);
-      break;
-    default:
-      g_assert_not_reached ();
+    case PART_START:
+      charge_overhead (x->rk, x->a);
+      TS_AT (x->pc, PART_RUN);
+      if (!ts_partitioned_step (x))
+        return FALSE;
     }
+  TS_DONE (x->pc);
 }
 
 static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
@@ -552,8 +706,8 @@ static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
   [TS_ACTION_PCOMPLETE] = do_partitioned,
 };
 
-void
-ts_rank_do (TsRank *rk, const TsAction *a)
+gboolean
+ts_rank_do (TsProgress *x)
 {
-  handlers[a->kind](rk, a);
+  return handlers[x->a->kind](x);
 }

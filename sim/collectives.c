@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "ts-replay"
 
-#include "sim/replay-private.h"
+#include "sim/progress.h"
 
 #include <math.h>
 
@@ -20,202 +20,314 @@
  *   scan, exscan            linear chain
  * Message sizes follow the per-rank byte counts of the trace. */
 
-typedef struct {
-  TsRank *rk;
-  const TsAction *a;
-  guint32 comm;
-  guint n, me;
-  gint32 tag;                /* negative: apart from point-to-point messages */
-  TsBlockedOn on;
-} Coll;
+/* Each algorithm is a step function of the progress running the collective
+ * (x->coll.pc_algo): its loops keep their position in the frame
+ * (TsCollFrame), and every message goes through exchange(). Their named
+ * states are the exchanges they can stop in. */
 
 /* A member's receives are posted when its part of the collective began in
- * the trace: its call's entry, or a non-blocking collective's post (then a
- * helper actor progresses it). Rendezvous-sized ones are noted for their
+ * the trace: its call's entry, or a non-blocking collective's post (then
+ * its own progress runs it). Rendezvous-sized ones are noted for their
  * senders, as point-to-point receives are: a member whose send waited for
  * a late receiver in the trace waits for it anew in the simulation, so that
  * share of its call is not CPU time (charge_call_cost in actions.c). */
 static void
-note_post (Coll *c, gint32 src, guint64 bytes)
+note_post (TsProgress *x, gint32 src, guint64 bytes)
 {
-  gboolean own = sg_actor_self_get_data () == c->rk;
-  ts_rank_note_post (c->rk, (guint) src, c->comm, c->tag, bytes,
-                     own ? c->rk->call_enter : c->a->time);
+  TsCollFrame *c = &x->coll;
+  ts_rank_note_post (x->rk, (guint) src, c->comm, x->tag, bytes,
+                     x->own ? x->rk->call_enter : x->a->time);
 }
 
 /* A rendezvous send of the collective completed: when did its receiver post? */
 static void
-take_post (Coll *c)
+take_post (TsProgress *x)
 {
-  if (sg_actor_self_get_data () != c->rk)
+  if (!x->own)
     {
-      ts_rank_pop_post (c->rk, &c->on);
+      ts_rank_pop_post (x->rk, &x->coll.on);
       return;
     }
-  ts_rank_take_receiver_post (c->rk, &c->on);
-  c->rk->call_waited_for_receiver |= !isnan (c->rk->receiver_post);
+  ts_rank_take_receiver_post (x->rk, &x->coll.on);
+  x->rk->call_waited_for_receiver |= !isnan (x->rk->receiver_post);
 }
 
-static void
-exchange (Coll *c, gint send_to, guint64 send_bytes, gint recv_from, guint64 recv_bytes)
+static gint32
+world (TsProgress *x, guint local)
 {
-  /* The send is posted first so that the receive can block in one simcall;
-   * both are posted at the same simulated instant either way. */
-  sg_comm_t s = NULL;
-  if (send_to >= 0)
-    s = ts_rank_isend (c->rk, c->comm, send_to, c->tag, send_bytes, FALSE);
-  if (recv_from >= 0)
+  return (gint32) ts_trace_comm_world_rank (x->rk->sim->trace, x->coll.comm, x->rk->rank, local);
+}
+
+/* The next exchange: send @send_bytes to local rank @send_to and receive
+ * @recv_bytes from @recv_from (-1: no such side). */
+static void
+next_exchange (TsProgress *x, gint send_to, guint64 send_bytes, gint recv_from, guint64 recv_bytes)
+{
+  x->coll.ex = (TsExchange) { send_to, recv_from, send_bytes, recv_bytes, NULL };
+}
+
+enum { EX_POST, EX_RECV, EX_SEND };
+
+/* Run x->coll.ex, a step function of its own (x->coll.pc_exchange). */
+static gboolean
+exchange (TsProgress *x)
+{
+  TsCollFrame *c = &x->coll;
+  TsExchange *e = &c->ex;
+  switch (c->pc_exchange)
     {
-      c->on.peer = (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank,
-                                                      recv_from);
-      note_post (c, c->on.peer, recv_bytes);
-      ts_rank_recv (c->rk, c->comm, recv_from, c->tag, &c->on);
-    }
-  if (s)
-    {
-      c->on.peer = (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank,
-                                                      send_to);
-      ts_rank_wait (c->rk, s, &c->on);
-      take_post (c);
-    }
-}
-
-static void
-send_to (Coll *c, guint peer, guint64 bytes)
-{
-  exchange (c, peer, bytes, -1, 0);
-}
-
-static void
-recv_from (Coll *c, guint peer, guint64 bytes)
-{
-  exchange (c, -1, 0, peer, bytes);
-}
-
-static void
-barrier (Coll *c)
-{
-  for (guint k = 1; k < c->n; k <<= 1)
-    exchange (c, (c->me + k) % c->n, 0, (c->me + c->n - k) % c->n, 0);
-}
-
-static void
-bcast (Coll *c, guint root, guint64 bytes)
-{
-  TsBinomialTree tree = c->rk->sim->binomial_tree;
-  guint vr = (c->me + c->n - root) % c->n;
-  guint children[TS_BINOMIAL_MAX_CHILDREN];
-  guint n_children = ts_binomial_children (tree, vr, c->n, children);
-  if (vr > 0)
-    recv_from (c, (ts_binomial_parent (tree, vr) + root) % c->n, bytes);
-  for (guint i = 0; i < n_children; i++)
-    send_to (c, (children[i] + root) % c->n, bytes);
-}
-
-static void
-reduce (Coll *c, guint root, guint64 bytes)
-{
-  TsBinomialTree tree = c->rk->sim->binomial_tree;
-  guint vr = (c->me + c->n - root) % c->n;
-  guint children[TS_BINOMIAL_MAX_CHILDREN];
-  guint n_children = ts_binomial_children (tree, vr, c->n, children);
-  /* The smallest subtree is ready first. */
-  for (guint i = n_children; i-- > 0;)
-    recv_from (c, (children[i] + root) % c->n, bytes);
-  if (vr > 0)
-    send_to (c, (ts_binomial_parent (tree, vr) + root) % c->n, bytes);
-}
-
-static void
-allreduce (Coll *c, guint64 bytes)
-{
-  guint pof2 = 1;
-  while (pof2 * 2 <= c->n)
-    pof2 *= 2;
-  guint rem = c->n - pof2;
-  gint newrank;
-  if (c->me < 2 * rem)
-    {
-      if (c->me % 2 == 0)
+    case EX_POST:
+      /* The send is posted first so that the receive can block in one
+       * call; both are posted at the same simulated instant either way. */
+      if (e->send_to >= 0)
+        e->sent = ts_rank_isend (x->rk, c->comm, (guint) e->send_to, x->tag, e->send_bytes, FALSE);
+      if (e->recv_from >= 0)
         {
-          send_to (c, c->me + 1, bytes);
-          newrank = -1;
+          c->on.peer = world (x, (guint) e->recv_from);
+          note_post (x, c->on.peer, e->recv_bytes);
+          TS_AT (c->pc_exchange, EX_RECV);
+          if (!ts_step_recv (x, c->comm, (guint) e->recv_from, x->tag, &c->on))
+            return FALSE;
         }
-      else
+      if (e->sent)
         {
-          recv_from (c, c->me - 1, bytes);
-          newrank = c->me / 2;
+          c->on.peer = world (x, (guint) e->send_to);
+          TS_AT (c->pc_exchange, EX_SEND);
+          if (!ts_step_wait (x, e->sent, &c->on))
+            return FALSE;
+          take_post (x);
         }
     }
-  else
-    newrank = c->me - rem;
-  if (newrank >= 0)
-    for (guint mask = 1; mask < pof2; mask <<= 1)
-      {
-        guint np = newrank ^ mask;
-        guint peer = np < rem ? np * 2 + 1 : np + rem;
-        exchange (c, peer, bytes, peer, bytes);
-      }
-  if (c->me < 2 * rem)
+  c->pc_exchange = EX_POST;
+  return TRUE;
+}
+
+/* Run the exchange just set up, in state @state of the algorithm. */
+#define EXCHANGE_AT(x, state)        \
+  TS_AT ((x)->coll.pc_algo, state);  \
+  if (!exchange (x))                 \
+    return FALSE
+
+enum {
+  ALGO_START,
+  BARRIER_ROUND,
+  TREE_FROM_PARENT, TREE_TO_CHILD, TREE_FROM_CHILD, TREE_TO_PARENT,
+  FOLD_IN, DOUBLING, FOLD_OUT,
+  RING_STEP, PAIRWISE_STEP,
+  GATHER_SEND, GATHER_WAIT,
+  CHAIN_FROM, CHAIN_TO,
+};
+
+/* Dissemination: ceil(log2 n) rounds. */
+static gboolean
+barrier (TsProgress *x)
+{
+  TsCollFrame *c = &x->coll;
+  switch (c->pc_algo)
     {
-      if (c->me % 2)
-        send_to (c, c->me - 1, bytes);
+    case ALGO_START:
+      for (c->k = 1; c->k < c->n; c->k <<= 1)
+        {
+          next_exchange (x, (gint) ((c->me + c->k) % c->n), 0, (gint) ((c->me + c->n - c->k) % c->n), 0);
+          EXCHANGE_AT (x, BARRIER_ROUND);
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+bcast (TsProgress *x)
+{
+  TsCollFrame *c = &x->coll;
+  TsBinomialTree tree = x->rk->sim->binomial_tree;
+  switch (c->pc_algo)
+    {
+    case ALGO_START:
+      c->vr = (c->me + c->n - c->root) % c->n;
+      c->n_children = ts_binomial_children (tree, c->vr, c->n, c->children);
+      if (c->vr > 0)
+        {
+          next_exchange (x, -1, 0, (gint) ((ts_binomial_parent (tree, c->vr) + c->root) % c->n),
+                         c->block);
+          EXCHANGE_AT (x, TREE_FROM_PARENT);
+        }
+      for (c->i = 0; c->i < c->n_children; c->i++)
+        {
+          next_exchange (x, (gint) ((c->children[c->i] + c->root) % c->n), c->block, -1, 0);
+          EXCHANGE_AT (x, TREE_TO_CHILD);
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+reduce (TsProgress *x)
+{
+  TsCollFrame *c = &x->coll;
+  TsBinomialTree tree = x->rk->sim->binomial_tree;
+  switch (c->pc_algo)
+    {
+    case ALGO_START:
+      c->vr = (c->me + c->n - c->root) % c->n;
+      c->n_children = ts_binomial_children (tree, c->vr, c->n, c->children);
+      /* The smallest subtree is ready first. */
+      for (c->i = c->n_children; c->i-- > 0;)
+        {
+          next_exchange (x, -1, 0, (gint) ((c->children[c->i] + c->root) % c->n), c->block);
+          EXCHANGE_AT (x, TREE_FROM_CHILD);
+        }
+      if (c->vr > 0)
+        {
+          next_exchange (x, (gint) ((ts_binomial_parent (tree, c->vr) + c->root) % c->n), c->block,
+                         -1, 0);
+          EXCHANGE_AT (x, TREE_TO_PARENT);
+        }
+    }
+  return TRUE;
+}
+
+/* Recursive doubling; non-powers of two fold the extra ranks in first and
+ * out last. */
+static gboolean
+allreduce (TsProgress *x)
+{
+  TsCollFrame *c = &x->coll;
+  switch (c->pc_algo)
+    {
+    case ALGO_START:
+      c->pof2 = 1;
+      while (c->pof2 * 2 <= c->n)
+        c->pof2 *= 2;
+      c->rem = c->n - c->pof2;
+      if (c->me < 2 * c->rem)
+        {
+          if (c->me % 2 == 0)
+            {
+              next_exchange (x, (gint) (c->me + 1), c->block, -1, 0);
+              c->newrank = -1;
+            }
+          else
+            {
+              next_exchange (x, -1, 0, (gint) (c->me - 1), c->block);
+              c->newrank = (gint) (c->me / 2);
+            }
+          EXCHANGE_AT (x, FOLD_IN);
+        }
       else
-        recv_from (c, c->me + 1, bytes);
+        c->newrank = (gint) (c->me - c->rem);
+      if (c->newrank >= 0)
+        for (c->k = 1; c->k < c->pof2; c->k <<= 1)
+          {
+            guint np = (guint) c->newrank ^ c->k;
+            gint peer = (gint) (np < c->rem ? np * 2 + 1 : np + c->rem);
+            next_exchange (x, peer, c->block, peer, c->block);
+            EXCHANGE_AT (x, DOUBLING);
+          }
+      if (c->me < 2 * c->rem)
+        {
+          if (c->me % 2)
+            next_exchange (x, (gint) (c->me - 1), c->block, -1, 0);
+          else
+            next_exchange (x, -1, 0, (gint) (c->me + 1), c->block);
+          EXCHANGE_AT (x, FOLD_OUT);
+        }
     }
+  return TRUE;
 }
 
-static void
-ring_allgather (Coll *c, guint64 chunk)
+/* Ring (allgather) and pairwise exchange (alltoall): n-1 steps. */
+static gboolean
+ring_allgather (TsProgress *x)
 {
-  guint right = (c->me + 1) % c->n, left = (c->me + c->n - 1) % c->n;
-  for (guint step = 1; step < c->n; step++)
-    exchange (c, right, chunk, left, chunk);
-}
-
-static void
-pairwise_alltoall (Coll *c, guint64 chunk)
-{
-  for (guint step = 1; step < c->n; step++)
-    exchange (c, (c->me + step) % c->n, chunk, (c->me + c->n - step) % c->n, chunk);
-}
-
-static void
-linear_to_root (Coll *c, guint root, guint64 bytes)
-{
-  if (c->me != root)
+  TsCollFrame *c = &x->coll;
+  switch (c->pc_algo)
     {
-      send_to (c, root, bytes);
-      return;
+    case ALGO_START:
+      for (c->k = 1; c->k < c->n; c->k++)
+        {
+          next_exchange (x, (gint) ((c->me + 1) % c->n), c->block, (gint) ((c->me + c->n - 1) % c->n),
+                         c->block);
+          EXCHANGE_AT (x, RING_STEP);
+        }
     }
-  /* The root posts every receive first, then waits for them all. */
-  sg_comm_t *comms = g_new0 (sg_comm_t, c->n);
-  void **landing = g_new0 (void *, c->n);
-  for (guint p = 0; p < c->n; p++)
-    if (p != root)
-      {
-        note_post (c, (gint32) ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank,
-                                                         p), bytes);
-        comms[p] = ts_rank_irecv (c->rk, c->comm, p, c->tag, bytes, &landing[p]);
-      }
-  for (guint p = 0; p < c->n; p++)
-    if (comms[p])
-      {
-        c->on.peer = ts_trace_comm_world_rank (c->rk->sim->trace, c->comm, c->rk->rank, p);
-        ts_rank_wait (c->rk, comms[p], &c->on);
-        ts_rank_absorb (c->rk, landing[p]);
-      }
-  g_free (landing);
-  g_free (comms);
+  return TRUE;
 }
 
-static void
-chain (Coll *c, guint64 bytes)
+static gboolean
+pairwise_alltoall (TsProgress *x)
 {
-  if (c->me > 0)
-    recv_from (c, c->me - 1, bytes);
-  if (c->me + 1 < c->n)
-    send_to (c, c->me + 1, bytes);
+  TsCollFrame *c = &x->coll;
+  switch (c->pc_algo)
+    {
+    case ALGO_START:
+      for (c->k = 1; c->k < c->n; c->k++)
+        {
+          next_exchange (x, (gint) ((c->me + c->k) % c->n), c->block,
+                         (gint) ((c->me + c->n - c->k) % c->n), c->block);
+          EXCHANGE_AT (x, PAIRWISE_STEP);
+        }
+    }
+  return TRUE;
+}
+
+/* Gather: every rank to the root, which posts every receive first, then
+ * waits for them in rank order. */
+static gboolean
+linear_to_root (TsProgress *x)
+{
+  TsCollFrame *c = &x->coll;
+  switch (c->pc_algo)
+    {
+    case ALGO_START:
+      if (c->me != c->root)
+        {
+          next_exchange (x, (gint) c->root, c->block, -1, 0);
+          EXCHANGE_AT (x, GATHER_SEND);
+          return TRUE;
+        }
+      c->comms = g_new0 (sg_comm_t, c->n);
+      c->landing = g_new0 (void *, c->n);
+      for (guint p = 0; p < c->n; p++)
+        if (p != c->root)
+          {
+            note_post (x, world (x, p), c->block);
+            c->comms[p] = ts_rank_irecv (x->rk, c->comm, p, x->tag, c->block, &c->landing[p]);
+          }
+      for (c->i = 0; c->i < c->n; c->i++)
+        if (c->comms[c->i])
+          {
+            c->on.peer = world (x, c->i);
+            TS_AT (c->pc_algo, GATHER_WAIT);
+            if (!ts_step_wait (x, c->comms[c->i], &c->on))
+              return FALSE;
+            ts_progress_absorb (x, c->landing[c->i]);
+          }
+      g_clear_pointer (&c->landing, g_free);
+      g_clear_pointer (&c->comms, g_free);
+    }
+  return TRUE;
+}
+
+/* Scan: a linear chain. */
+static gboolean
+chain (TsProgress *x)
+{
+  TsCollFrame *c = &x->coll;
+  switch (c->pc_algo)
+    {
+    case ALGO_START:
+      if (c->me > 0)
+        {
+          next_exchange (x, -1, 0, (gint) (c->me - 1), c->block);
+          EXCHANGE_AT (x, CHAIN_FROM);
+        }
+      if (c->me + 1 < c->n)
+        {
+          next_exchange (x, (gint) (c->me + 1), c->block, -1, 0);
+          EXCHANGE_AT (x, CHAIN_TO);
+        }
+    }
+  return TRUE;
 }
 
 static guint
@@ -303,59 +415,75 @@ ts_collective_transfer (const TsRank *rk, const TsAction *a)
   return chain_length (a->op, n) * ts_calibration_transfer (p, block);
 }
 
-void
-ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag)
-{
-  const TsTrace *t = rk->sim->trace;
-  Coll c = { rk, a, a->comm, ts_trace_comm_size (t, a->comm), 0, tag, { "collective", TS_NO_RANK, a->comm, tag, 0 } };
-  gint me = ts_trace_comm_local_rank (t, a->comm, rk->rank);
-  if (c.n <= 1 || me < 0 || ts_collective_is_empty (a->op, a->bytes, a->bytes_recv))
-    return;
-  c.me = me;
-  c.on.what = ts_collective_name (a->op);
-  guint root = a->peer == TS_NO_RANK ? 0 : (guint) a->peer;
-  guint64 block = ts_collective_block (a->op, ts_trace_collective_bytes_total (t), c.n, c.me,
-                                       me == (gint) root, a->bytes, a->bytes_recv);
-  c.on.bytes = block;
+typedef gboolean (*Algorithm) (TsProgress *x);
 
-  switch ((TsCollectiveOp) a->op)
+static Algorithm
+algorithm (TsCollectiveOp op)
+{
+  switch (op)
     {
     case TS_COLL_BARRIER:
-      barrier (&c);
-      break;
+      return barrier;
     case TS_COLL_BCAST:
-      bcast (&c, root, block);
-      break;
     case TS_COLL_SCATTER:
     case TS_COLL_SCATTERV:
-      bcast (&c, root, block);
-      break;
+      return bcast;
     case TS_COLL_REDUCE:
-      reduce (&c, root, block);
-      break;
+      return reduce;
     case TS_COLL_GATHER:
     case TS_COLL_GATHERV:
-      linear_to_root (&c, root, block);
-      break;
+      return linear_to_root;
     case TS_COLL_ALLREDUCE:
     case TS_COLL_REDUCE_SCATTER:
     case TS_COLL_REDUCE_SCATTER_BLOCK:
-      allreduce (&c, block);
-      break;
+      return allreduce;
     case TS_COLL_ALLGATHER:
     case TS_COLL_ALLGATHERV:
-      ring_allgather (&c, block);
-      break;
+      return ring_allgather;
     case TS_COLL_ALLTOALL:
     case TS_COLL_ALLTOALLV:
     case TS_COLL_ALLTOALLW:
-      pairwise_alltoall (&c, block);
-      break;
+      return pairwise_alltoall;
     case TS_COLL_SCAN:
     case TS_COLL_EXSCAN:
-      chain (&c, block);
-      break;
+      return chain;
     case TS_COLL_N_OPS:
       break;
     }
+  return NULL;
+}
+
+enum { COLL_SET_UP, COLL_RUN };
+
+gboolean
+ts_collective_step (TsProgress *x)
+{
+  const TsTrace *t = x->rk->sim->trace;
+  const TsAction *a = x->a;
+  TsCollFrame *c = &x->coll;
+  Algorithm run = algorithm ((TsCollectiveOp) a->op);
+  switch (c->pc)
+    {
+    case COLL_SET_UP:
+      {
+        gint me = ts_trace_comm_local_rank (t, a->comm, x->rk->rank);
+        guint n = ts_trace_comm_size (t, a->comm);
+        if (n <= 1 || me < 0 || ts_collective_is_empty (a->op, a->bytes, a->bytes_recv) || !run)
+          return TRUE;
+        c->comm = a->comm;
+        c->n = n;
+        c->me = (guint) me;
+        c->root = a->peer == TS_NO_RANK ? 0 : (guint) a->peer;
+        c->block = ts_collective_block (a->op, ts_trace_collective_bytes_total (t), c->n, c->me,
+                                        c->me == c->root, a->bytes, a->bytes_recv);
+        c->on = (TsBlockedOn) { ts_collective_name (a->op), TS_NO_RANK, a->comm, x->tag, c->block };
+        c->pc_algo = ALGO_START;
+      }
+      TS_AT (c->pc, COLL_RUN);
+      if (!run (x))
+        return FALSE;
+    }
+  c->pc = COLL_SET_UP;
+  c->pc_algo = ALGO_START;
+  return TRUE;
 }

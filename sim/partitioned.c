@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "ts-replay"
 
-#include "sim/replay-private.h"
+#include "sim/progress.h"
 #include "model/partitioned.h"
 
 #include <math.h>
@@ -84,8 +84,8 @@ write_event (TsRank *rk, TsPartitionedEvent e, const PRequest *pr, guint64 req, 
                                  init ? pr->bytes : 0, init ? pr->own_partitions : 0);
 }
 
-void
-ts_partitioned_init (TsRank *rk, const TsAction *a)
+static void
+partitioned_init (TsRank *rk, const TsAction *a)
 {
   const TsTrace *t = rk->sim->trace;
   gboolean send = a->direction == TS_PARTITIONED_SEND;
@@ -117,125 +117,214 @@ ts_partitioned_init (TsRank *rk, const TsAction *a)
   write_event (rk, send ? TS_P_PSEND_INIT : TS_P_PRECV_INIT, pr, a->req, 0);
 }
 
-static PRequest *
-lookup (TsRank *rk, guint64 req)
-{
-  return g_hash_table_lookup (rk->prequests, &req);
-}
+enum { PSTART_POST, PSTART_FLUSH };
 
-void
-ts_partitioned_start (TsRank *rk, const TsAction *a)
+static gboolean
+partitioned_start (TsProgress *x, PRequest *pr)
 {
-  PRequest *pr = lookup (rk, a->req);
-  if (!pr)
-    return;
-  write_event (rk, pr->send ? TS_P_PSEND_REQUEST : TS_P_PRECV_REQUEST, pr, a->req, 0);
-  for (guint i = 0; i < pr->s; i++)
+  TsRank *rk = x->rk;
+  switch (x->pc_part)
     {
-      pr->done[i] = FALSE;
-      if (pr->comms[i])
-        sg_comm_unref (pr->comms[i]); /* a previous round the trace never completed */
-      pr->comms[i] = NULL;
-      if (!pr->send)
+    case PSTART_POST:
+      write_event (rk, pr->send ? TS_P_PSEND_REQUEST : TS_P_PRECV_REQUEST, pr, x->a->req, 0);
+      for (x->part_i = 0; x->part_i < pr->s; x->part_i++)
         {
-          /* The receive is posted for every send partition at once. */
-          ts_rank_flush (rk);
-          pr->payloads[i] = NULL;
-          pr->comms[i] = sg_mailbox_get_async (partition_mailbox (pr, i), &pr->payloads[i]);
-          rk->simcalls++;
+          guint i = x->part_i;
+          pr->done[i] = FALSE;
+          if (pr->comms[i])
+            sg_comm_unref (pr->comms[i]); /* a previous round the trace never completed */
+          pr->comms[i] = NULL;
+          if (!pr->send)
+            {
+              /* The receive is posted for every send partition at once. */
+              TS_AT (x->pc_part, PSTART_FLUSH);
+              if (!ts_step_flush (x))
+                return FALSE;
+              i = x->part_i;
+              pr->payloads[i] = NULL;
+              pr->comms[i] = sg_mailbox_get_async (partition_mailbox (pr, i), &pr->payloads[i]);
+              rk->simcalls++;
+            }
         }
     }
+  return TRUE;
 }
 
-void
-ts_partitioned_ready (TsRank *rk, const TsAction *a)
+enum { PREADY_START, PREADY_FLUSH };
+
+static gboolean
+partitioned_ready (TsProgress *x, PRequest *pr)
 {
-  PRequest *pr = lookup (rk, a->req);
-  guint i = (guint) a->partition;
-  if (!pr || i >= pr->s)
-    return;
-  ts_rank_flush (rk);
-  write_event (rk, TS_P_PREADY, pr, a->req, i);
-  /* The message carries the original MPI_Pready entry (the call's causal
-   * time), for the receiver's call-cost accounting. */
-  pr->comms[i] = sg_mailbox_put_async (partition_mailbox (pr, i), ts_rank_payload (rk),
-                                       (long) ts_rank_wire_bytes (rk, partition_bytes (pr, i)));
-  rk->simcalls++;
+  TsRank *rk = x->rk;
+  guint i = (guint) x->a->partition;
+  switch (x->pc_part)
+    {
+    case PREADY_START:
+      if (i >= pr->s)
+        return TRUE;
+      TS_AT (x->pc_part, PREADY_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      write_event (rk, TS_P_PREADY, pr, x->a->req, i);
+      /* The message carries the original MPI_Pready entry (the call's
+       * causal time), for the receiver's call-cost accounting. */
+      pr->comms[i] = sg_mailbox_put_async (partition_mailbox (pr, i), ts_rank_payload (rk),
+                                           (long) ts_rank_wire_bytes (rk, partition_bytes (pr, i)));
+      rk->simcalls++;
+    }
+  return TRUE;
 }
 
-/* Wait for send partition @i on the receiving side. */
-static void
-await (TsRank *rk, PRequest *pr, guint i)
+/* Wait for send partition @i (a step of the caller's loop): on the
+ * receiving side, for its message; on the sending side, for its delivery. */
+static gboolean
+await (TsProgress *x, PRequest *pr, guint i)
 {
-  if (pr->done[i] || !pr->comms[i])
-    return;
-  TsBlockedOn on = { pr->send ? "wait for a send partition to" : "wait for partition of",
-                     (gint32) (pr->send ? pr->channel.dst : pr->channel.src), (guint32) pr->comm,
-                     pr->tag, partition_bytes (pr, i) };
-  ts_rank_wait (rk, pr->comms[i], &on);
+  if (!x->stopped)
+    {
+      if (pr->done[i] || !pr->comms[i])
+        return TRUE;
+      x->on = (TsBlockedOn) { pr->send ? "wait for a send partition to" : "wait for partition of",
+                              (gint32) (pr->send ? pr->channel.dst : pr->channel.src),
+                              (guint32) pr->comm, pr->tag, partition_bytes (pr, i) };
+    }
+  if (!ts_step_wait (x, pr->comms[i], &x->on))
+    return FALSE;
   pr->comms[i] = NULL;
   if (!pr->send)
-    ts_rank_absorb (rk, pr->payloads[i]);
+    ts_progress_absorb (x, pr->payloads[i]);
   pr->done[i] = TRUE;
+  return TRUE;
 }
+
+enum { PARRIVED_START, PARRIVED_FLUSH, PARRIVED_AWAIT };
 
 /* A receive partition the application sees as arrived (a successful
  * MPI_Parrived in the trace): it needs every send partition of I(j). */
-void
-ts_partitioned_arrived (TsRank *rk, const TsAction *a)
+static gboolean
+partitioned_arrived (TsProgress *x, PRequest *pr)
 {
-  PRequest *pr = lookup (rk, a->req);
-  if (!pr || (guint) a->partition >= pr->r)
-    return;
-  ts_rank_flush (rk);
-  guint last, first = ts_partitioned_i ((guint) a->partition, pr->s, pr->r, &last);
-  for (guint i = first; i <= last; i++)
-    await (rk, pr, i);
-  write_event (rk, TS_P_PARRIVED, pr, a->req, (guint32) a->partition);
+  guint j = (guint) x->a->partition;
+  switch (x->pc_part)
+    {
+    case PARRIVED_START:
+      if (j >= pr->r)
+        return TRUE;
+      TS_AT (x->pc_part, PARRIVED_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      for (x->part_i = ts_partitioned_i (j, pr->s, pr->r, &x->part_last); x->part_i <= x->part_last;
+           x->part_i++)
+        {
+          TS_AT (x->pc_part, PARRIVED_AWAIT);
+          if (!await (x, pr, x->part_i))
+            return FALSE;
+        }
+      write_event (x->rk, TS_P_PARRIVED, pr, x->a->req, j);
+    }
+  return TRUE;
 }
+
+enum { PTESTED_START, PTESTED_FLUSH };
 
 /* An unsuccessful MPI_Parrived in the trace: in the simulated world the
  * partition may be there by now (then it arrives here), like a failed test. */
-void
-ts_partitioned_tested (TsRank *rk, const TsAction *a)
+static gboolean
+partitioned_tested (TsProgress *x, PRequest *pr)
 {
-  PRequest *pr = lookup (rk, a->req);
-  if (!pr || (guint) a->partition >= pr->r)
-    return;
-  ts_rank_flush (rk);
-  guint last, first = ts_partitioned_i ((guint) a->partition, pr->s, pr->r, &last);
-  gboolean all = TRUE;
-  for (guint i = first; i <= last; i++)
+  TsRank *rk = x->rk;
+  guint j = (guint) x->a->partition;
+  switch (x->pc_part)
     {
-      if (pr->done[i] || !pr->comms[i])
+    case PTESTED_START:
+      if (j >= pr->r)
+        return TRUE;
+      TS_AT (x->pc_part, PTESTED_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      guint last, first = ts_partitioned_i (j, pr->s, pr->r, &last);
+      gboolean all = TRUE;
+      for (guint i = first; i <= last; i++)
         {
-          all &= pr->done[i];
-          continue;
+          if (pr->done[i] || !pr->comms[i])
+            {
+              all &= pr->done[i];
+              continue;
+            }
+          rk->simcalls++;
+          if (sg_comm_test (pr->comms[i]))
+            {
+              pr->comms[i] = NULL; /* released by the successful test */
+              ts_progress_absorb (x, pr->payloads[i]);
+              pr->done[i] = TRUE;
+            }
+          else
+            all = FALSE;
         }
-      rk->simcalls++;
-      if (sg_comm_test (pr->comms[i]))
-        {
-          pr->comms[i] = NULL; /* released by the successful test */
-          ts_rank_absorb (rk, pr->payloads[i]);
-          pr->done[i] = TRUE;
-        }
-      else
-        all = FALSE;
+      write_event (rk, all ? TS_P_PARRIVED : TS_P_PTESTED, pr, x->a->req, j);
     }
-  write_event (rk, all ? TS_P_PARRIVED : TS_P_PTESTED, pr, a->req, (guint32) a->partition);
+  return TRUE;
 }
+
+enum { PCOMPLETE_START, PCOMPLETE_FLUSH, PCOMPLETE_AWAIT };
 
 /* The wait (or successful test) completing the request: a receive needs
  * every partition, a send needs every partition delivered. */
-void
-ts_partitioned_complete (TsRank *rk, const TsAction *a)
+static gboolean
+partitioned_complete (TsProgress *x, PRequest *pr)
 {
-  PRequest *pr = lookup (rk, a->req);
+  switch (x->pc_part)
+    {
+    case PCOMPLETE_START:
+      TS_AT (x->pc_part, PCOMPLETE_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      for (x->part_i = 0; x->part_i < pr->s; x->part_i++)
+        {
+          TS_AT (x->pc_part, PCOMPLETE_AWAIT);
+          if (!await (x, pr, x->part_i))
+            return FALSE;
+        }
+      x->rk->call_waited_for_receiver |= pr->send;
+      write_event (x->rk, pr->send ? TS_P_PSEND_COMPLETE : TS_P_PRECV_COMPLETE, pr, x->a->req, 0);
+    }
+  return TRUE;
+}
+
+gboolean
+ts_partitioned_step (TsProgress *x)
+{
+  const TsAction *a = x->a;
+  if (a->kind == TS_ACTION_PINIT)
+    {
+      partitioned_init (x->rk, a);
+      return TRUE;
+    }
+  PRequest *pr = g_hash_table_lookup (x->rk->prequests, &a->req);
   if (!pr)
-    return;
-  ts_rank_flush (rk);
-  for (guint i = 0; i < pr->s; i++)
-    await (rk, pr, i);
-  rk->call_waited_for_receiver |= pr->send;
-  write_event (rk, pr->send ? TS_P_PSEND_COMPLETE : TS_P_PRECV_COMPLETE, pr, a->req, 0);
+    return TRUE;
+  gboolean done;
+  switch ((TsActionKind) a->kind)
+    {
+    case TS_ACTION_PSTART:
+      done = partitioned_start (x, pr);
+      break;
+    case TS_ACTION_PREADY:
+      done = partitioned_ready (x, pr);
+      break;
+    case TS_ACTION_PARRIVED:
+      done = partitioned_arrived (x, pr);
+      break;
+    case TS_ACTION_PTESTED:
+      done = partitioned_tested (x, pr);
+      break;
+    case TS_ACTION_PCOMPLETE:
+      done = partitioned_complete (x, pr);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  if (done)
+    x->pc_part = 0;
+  return done;
 }

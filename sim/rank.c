@@ -5,7 +5,7 @@
 
 #define G_LOG_DOMAIN "ts-replay"
 
-#include "sim/replay-private.h"
+#include "sim/progress.h"
 
 #include <simgrid/engine.h>
 #include <math.h>
@@ -22,36 +22,55 @@ ts_rank_now (TsRank *rk)
          + rk->pending_compute * rk->sim->options->trace_speed / rk->speed;
 }
 
-void
-ts_rank_flush (TsRank *rk)
+gboolean
+ts_step_flush (TsProgress *x)
 {
+  TsRank *rk = x->rk;
+  if (x->stopped)
+    {
+      x->stopped = FALSE;
+      rk->simcalls++;
+      rk->pending_compute = 0;
+      return TRUE;
+    }
   /* CPU time below the trace's clock resolution is rounding noise of the
    * durations it was derived from: it waits for the next burst rather than
    * cost a simulated step of its own (ts_rank_now still counts it, so
    * nothing is lost). */
-  if (rk->pending_compute >= rk->sim->clock_tick)
+  if (rk->pending_compute < rk->sim->clock_tick)
+    return TRUE;
+  double flops = rk->pending_compute * rk->sim->options->trace_speed;
+  double seconds = flops / rk->speed;
+  if (!(seconds <= TS_MAX_SIMULATED_SECONDS))
     {
-      double flops = rk->pending_compute * rk->sim->options->trace_speed;
-      double seconds = flops / rk->speed;
-      if (!(seconds <= TS_MAX_SIMULATED_SECONDS))
-        {
-          if (!rk->sim->error)
-            g_set_error (&rk->sim->error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_TRACE,
-                         "rank %u: a compute burst of %.3g s on its host (%.3g s in the trace "
-                         "after the hypotheses) is beyond what the simulated clock resolves "
-                         "(%.3g s, a microsecond in a double): check the hypotheses' factors "
-                         "and the host speeds", rk->rank, seconds, rk->pending_compute,
-                         TS_MAX_SIMULATED_SECONDS);
-          rk->pending_compute = 0;
-          return;
-        }
-      if (rk->exclusive_cpu)
-        sg_actor_sleep_for (seconds);
-      else
-        sg_actor_execute (flops);
-      rk->simcalls++;
+      if (!rk->sim->error)
+        g_set_error (&rk->sim->error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_TRACE,
+                     "rank %u: a compute burst of %.3g s on its host (%.3g s in the trace "
+                     "after the hypotheses) is beyond what the simulated clock resolves "
+                     "(%.3g s, a microsecond in a double): check the hypotheses' factors "
+                     "and the host speeds", rk->rank, seconds, rk->pending_compute,
+                     TS_MAX_SIMULATED_SECONDS);
       rk->pending_compute = 0;
+      return TRUE;
     }
+  x->stop = (TsStop) { .kind = TS_STOP_BURST, .exclusive = rk->exclusive_cpu,
+                       .seconds = seconds, .flops = flops };
+  x->stopped = TRUE;
+  return FALSE;
+}
+
+gboolean
+ts_step_sleep (TsProgress *x, double seconds)
+{
+  if (x->stopped)
+    {
+      x->stopped = FALSE;
+      x->rk->simcalls++;
+      return TRUE;
+    }
+  x->stop = (TsStop) { .kind = TS_STOP_BURST, .exclusive = TRUE, .seconds = seconds };
+  x->stopped = TRUE;
+  return FALSE;
 }
 
 sg_mailbox_t
@@ -100,15 +119,11 @@ ts_rank_payload (TsRank *rk)
 }
 
 void
-ts_rank_absorb (TsRank *rk, void *landing)
+ts_progress_absorb (TsProgress *x, void *landing)
 {
-  /* The rank's own actor tracks its call; an actor progressing one of its
-   * non-blocking collectives tracks that collective, for the wait. */
-  void *self = sg_actor_self_get_data ();
-  double *causal = self == rk ? &rk->causal : &((IcollJob *) self)->causal;
   double t = payload_time (landing);
-  if (t > *causal)
-    *causal = t;
+  if (t > *x->causal)
+    *x->causal = t;
 }
 
 guint64
@@ -255,49 +270,93 @@ ts_rank_take_receiver_post (TsRank *rk, const TsBlockedOn *send)
   rk->receiver_post = isnan (rk->receiver_post) ? t : MAX (rk->receiver_post, t);
 }
 
-/* What the rank's own actor blocks on, for the deadlock report (helper
- * actors of non-blocking collectives are not reported). Returns whether it
- * was recorded, for blocked_end(). */
-static gboolean
-blocked_begin (TsRank *rk, const TsBlockedOn *on)
+/* What the rank's own replay blocks on, for the deadlock report (the
+ * progress of its non-blocking collectives is not reported). Every wait
+ * counts as an operation on the simulated world. */
+static void
+blocked_begin (TsProgress *x, const TsBlockedOn *on)
 {
-  gboolean own = sg_actor_self_get_data () == rk;
-  if (own)
+  if (x->own)
     {
-      rk->blocked = *on;
-      rk->blocked_now = TRUE;
+      x->rk->blocked = *on;
+      x->rk->blocked_now = TRUE;
     }
-  rk->simcalls++;
-  return own;
+  x->rk->simcalls++;
 }
 
 static void
-blocked_end (TsRank *rk, gboolean own)
+blocked_end (TsProgress *x)
 {
-  if (own)
-    rk->blocked_now = FALSE;
+  if (x->own)
+    x->rk->blocked_now = FALSE;
 }
 
-/* A blocking receive in one simcall (SimGrid posts and waits together),
- * where an irecv and its wait would take two. */
-void
-ts_rank_recv (TsRank *rk, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on)
+/* A blocking receive is one call (SimGrid posts and waits together), where
+ * an irecv and its wait would take two. */
+gboolean
+ts_step_recv (TsProgress *x, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on)
 {
-  const TsTrace *t = rk->sim->trace;
-  guint src = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
+  TsRank *rk = x->rk;
+  if (x->stopped)
+    {
+      x->stopped = FALSE;
+      blocked_end (x);
+      ts_progress_absorb (x, x->stop.landing);
+      return TRUE;
+    }
+  guint src = ts_trace_comm_world_rank (rk->sim->trace, comm, rk->rank, peer);
   sg_mailbox_t mb = ts_rank_mailbox (rk, src, rk->rank, comm, tag);
-  gboolean own = blocked_begin (rk, on);
-  void *landing = sg_mailbox_get (mb);
-  blocked_end (rk, own);
-  ts_rank_absorb (rk, landing);
+  blocked_begin (x, on);
+  x->stop = (TsStop) { .kind = TS_STOP_RECV, .mailbox = mb };
+  x->stopped = TRUE;
+  return FALSE;
+}
+
+gboolean
+ts_step_wait (TsProgress *x, sg_comm_t comm, const TsBlockedOn *on)
+{
+  if (x->stopped)
+    {
+      x->stopped = FALSE;
+      blocked_end (x);
+      return TRUE;
+    }
+  if (!comm)
+    return TRUE;
+  blocked_begin (x, on);
+  x->stop = (TsStop) { .kind = TS_STOP_WAIT, .comm = comm };
+  x->stopped = TRUE;
+  return FALSE;
+}
+
+gboolean
+ts_step_join (TsProgress *x, sg_actor_t helper)
+{
+  if (x->stopped)
+    {
+      x->stopped = FALSE;
+      return TRUE;
+    }
+  x->stop = (TsStop) { .kind = TS_STOP_JOIN, .helper = helper };
+  x->stopped = TRUE;
+  return FALSE;
 }
 
 void
-ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on)
+ts_progress_init (TsProgress *x, TsRank *rk, gboolean own, double *causal, const TsAction *a,
+                  gint32 tag)
 {
-  if (!comm)
-    return;
-  gboolean own = blocked_begin (rk, on);
-  sg_comm_wait (comm);
-  blocked_end (rk, own);
+  memset (x, 0, sizeof *x);
+  x->rk = rk;
+  x->own = own;
+  x->causal = causal;
+  x->a = a;
+  x->tag = tag;
+}
+
+void
+ts_progress_clear (TsProgress *x)
+{
+  g_clear_pointer (&x->coll.comms, g_free);
+  g_clear_pointer (&x->coll.landing, g_free);
 }

@@ -24,6 +24,7 @@
 #define TS_MAX_SIMULATED_SECONDS 9.007199254740992e9
 
 typedef struct TsSimulation TsSimulation;
+typedef struct TsProgress TsProgress; /* sim/progress.h */
 
 typedef struct {
   guint32 region;
@@ -54,7 +55,7 @@ typedef struct {
   guint64 id;                /* the trace's request id: the table's key */
   sg_comm_t comm;            /* NULL once complete */
   TsBlockedOn on;            /* what waiting for it means, for deadlock reports */
-  void *payload;             /* a receive's landing slot (see ts_rank_absorb) */
+  void *payload;             /* a receive's landing slot (see ts_progress_absorb) */
   sg_actor_t helper;         /* a non-blocking collective's actor, joined by the wait */
   TsAction coll;             /* and its action, for the completion event */
   TsAction post;             /* the isend/irecv that posted it, for its completion event */
@@ -77,6 +78,12 @@ typedef struct {
   gboolean blocked_now;
   guint64 actions;
   guint64 simcalls;
+  /* Its replay as a step machine (sim/progress.h): the action it is on,
+   * where its replay stopped, and the state of its life around the actions
+   * (ts_rank_step). */
+  TsAction action;
+  TsProgress *progress;
+  guint8 life;
   /* The MPI call being replayed, to charge what its trace shows beyond
    * waiting and transfer (see charge_call_cost in actions.c). */
   gboolean in_call;
@@ -144,16 +151,9 @@ struct TsSimulation {
   GArray *blocked_sends;
 };
 
-/* What an actor progressing a non-blocking collective of a rank works on. */
-typedef struct {
-  TsRank *rk;
-  TsAction a;
-  gint32 tag;
-  double causal;             /* as TsRank's, for the collective alone */
-} IcollJob;
-
-/* Replay one action of the rank's stream (actions.c). */
-void ts_rank_do (TsRank *rk, const TsAction *a);
+/* Replay one action of the rank's stream, rk->action (actions.c): a step
+ * function of its own progress (sim/progress.h). */
+gboolean ts_rank_do (TsProgress *x);
 /* Close the regions still open at the end of the rank's actions (a trace
  * cut short, or nesting the trace broke), at its current time (actions.c). */
 void ts_rank_close_regions (TsRank *rk);
@@ -162,9 +162,6 @@ void ts_request_free (gpointer request);
 
 /* Current simulated time of @rank including compute not yet executed. */
 double ts_rank_now (TsRank *rk);
-/* Execute the pending compute burst, if it lasts at least one tick of the
- * trace's clock (less stays pending, and ts_rank_now() counts it). */
-void ts_rank_flush (TsRank *rk);
 /* Mailbox for messages from world rank @src to world rank @dst. */
 sg_mailbox_t ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag);
 /* The bytes a message of @bytes puts on the simulated links: fewer on the
@@ -183,9 +180,6 @@ sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint
  * reaches this rank first, so that no wrong guess can hold a sender
  * forever. Its senders know (ts_calibration_to_guessed_receive). */
 sg_comm_t ts_rank_irecv_guessed (TsRank *rk, void **landing);
-/* Messages carry the original time their sender's call depended on; after a
- * receive completes, fold its @landing value into the rank's call. */
-void ts_rank_absorb (TsRank *rk, void *landing);
 /* A receive (recv or irecv action) is posted now: if its size goes by
  * rendezvous, remember its original post time for its sender (FIFO per
  * channel, as MPI matches). */
@@ -205,9 +199,6 @@ void ts_rank_take_receiver_post (TsRank *rk, const TsBlockedOn *send);
 /* Whether a send of @bytes from the rank to world rank @dst is one to buffer
  * whatever the eager threshold (TsSimulation.buffered_sends). */
 gboolean ts_rank_send_buffered (const TsRank *rk, guint dst, guint64 bytes);
-/* Wait for a communication, recording what the rank is blocked on. */
-void ts_rank_wait (TsRank *rk, sg_comm_t comm, const TsBlockedOn *on);
-void ts_rank_recv (TsRank *rk, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on);
 
 /* The payload of a message this rank sends now: its call's causal time. */
 void *ts_rank_payload (TsRank *rk);
@@ -218,15 +209,7 @@ void *ts_time_payload (double t);
 /* Partitioned communication (partitioned.c). */
 void ts_partitioned_rank_init (TsRank *rk);
 void ts_partitioned_rank_clear (TsRank *rk);
-void ts_partitioned_init (TsRank *rk, const TsAction *a);
-void ts_partitioned_start (TsRank *rk, const TsAction *a);
-void ts_partitioned_ready (TsRank *rk, const TsAction *a);
-void ts_partitioned_arrived (TsRank *rk, const TsAction *a);
-void ts_partitioned_tested (TsRank *rk, const TsAction *a);
-void ts_partitioned_complete (TsRank *rk, const TsAction *a);
 
-/* Replay a collective action (collectives.c). */
-void ts_replay_collective (TsRank *rk, const TsAction *a, gint32 tag);
 /* What the network fitted to the trace (TsCalibration latency, bandwidth) took
  * for the messages on the longest chain of a collective's algorithm, had
  * nobody waited: 0 for a collective without data (ts_collective_is_empty),

@@ -2,7 +2,7 @@
 
 #define G_LOG_DOMAIN "ts-replay"
 
-#include "sim/replay-private.h"
+#include "sim/progress.h"
 #include "sim/platform.h"
 #include "model/output_dir.h"
 #include "calibrate/eager.h"
@@ -57,38 +57,11 @@ progress (TsSimulation *sim)
     fputc ('\n', stderr);
 }
 
+/* The end of a rank's actions: what the trace left in flight is let go,
+ * and its open regions are closed at its end. */
 static void
-rank_main (int argc, char **argv)
+rank_end (TsRank *rk)
 {
-  TsRank *rk = sg_actor_self_get_data ();
-  TsSimulation *sim = rk->sim;
-  TsAction a;
-  GError *error = NULL;
-
-  /* Ranks did not start together (MPI_Init returns at different times):
-   * each starts at its first event's time after the earliest rank's. */
-  const TsCalibration *pr = sim->calibration;
-  double late = ts_calibration_rank_stats (pr, rk->rank)->first_time - ts_calibration_start (pr);
-  rk->start_time = simgrid_get_clock ();
-  if (late > 0 && isfinite (late))
-    {
-      sg_actor_sleep_for (late);
-      rk->simcalls++;
-    }
-  while (sim->error == NULL && ts_action_stream_next (sim->stream, rk->rank, &a, &error))
-    {
-      if (rk->hypotheses && !ts_hypothesis_rank_apply (rk->hypotheses, &a, &error))
-        break;
-      ts_rank_do (rk, &a);
-      rk->actions++;
-      if ((++sim->actions_done & 0xfff) == 0)
-        progress (sim);
-    }
-  if (error && sim->error == NULL)
-    sim->error = error;
-  else
-    g_clear_error (&error);
-  ts_rank_flush (rk);
   /* A trace cut inside an MPI_Sendrecv: its send was not waited for. */
   if (rk->sendrecv_send)
     sg_comm_unref (g_steal_pointer (&rk->sendrecv_send));
@@ -109,6 +82,65 @@ rank_main (int argc, char **argv)
   ts_rank_close_regions (rk);
   rk->end_time = ts_rank_now (rk); /* with a sub-tick remainder */
   rk->done = TRUE;
+}
+
+/* Take the rank's next action, with the hypotheses applied; FALSE at the
+ * end of its stream or on an error (the simulation's first error is kept). */
+static gboolean
+next_action (TsRank *rk)
+{
+  TsSimulation *sim = rk->sim;
+  GError *error = NULL;
+  if (sim->error == NULL && ts_action_stream_next (sim->stream, rk->rank, &rk->action, &error)
+      && (!rk->hypotheses || ts_hypothesis_rank_apply (rk->hypotheses, &rk->action, &error)))
+    return TRUE;
+  if (error && sim->error == NULL)
+    sim->error = error;
+  else
+    g_clear_error (&error);
+  return FALSE;
+}
+
+enum { LIFE_START, LIFE_LATE, LIFE_ACTION, LIFE_END, LIFE_DONE };
+
+gboolean
+ts_rank_step (TsProgress *x)
+{
+  TsRank *rk = x->rk;
+  TsSimulation *sim = rk->sim;
+  switch (rk->life)
+    {
+    case LIFE_START:
+      {
+        /* Ranks did not start together (MPI_Init returns at different
+         * times): each starts at its first event's time after the earliest
+         * rank's. */
+        const TsCalibration *pr = sim->calibration;
+        x->t0 = ts_calibration_rank_stats (pr, rk->rank)->first_time - ts_calibration_start (pr);
+        rk->start_time = simgrid_get_clock ();
+      }
+      if (x->t0 > 0 && isfinite (x->t0))
+        {
+          TS_AT (rk->life, LIFE_LATE);
+          if (!ts_step_sleep (x, x->t0))
+            return FALSE;
+        }
+      while (next_action (rk))
+        {
+          TS_AT (rk->life, LIFE_ACTION);
+          if (!ts_rank_do (x))
+            return FALSE;
+          rk->actions++;
+          if ((++sim->actions_done & 0xfff) == 0)
+            progress (sim);
+        }
+      TS_AT (rk->life, LIFE_END);
+      if (!ts_step_flush (x))
+        return FALSE;
+      rank_end (rk);
+    }
+  rk->life = LIFE_DONE;
+  return TRUE;
 }
 
 /* ---- set-up ---------------------------------------------------------------- */
@@ -353,7 +385,7 @@ open_writer (TsSimulation *sim, GError **error)
   return TRUE;
 }
 
-/* One actor per rank, on the host map_ranks() gave it. */
+/* Each rank's replay, on the host map_ranks() gave it. */
 static void
 start_ranks (TsSimulation *sim)
 {
@@ -377,11 +409,9 @@ start_ranks (TsSimulation *sim)
       if (o->hypotheses)
         rk->hypotheses = ts_hypothesis_rank_new (o->hypotheses, r, G_MAXUINT);
       rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, ts_request_free);
-      char name[32];
-      g_snprintf (name, sizeof name, "rank-%u", r);
-      sg_actor_t actor = sg_actor_init (name, rk->host);
-      sg_actor_set_data (actor, rk);
-      sg_actor_start (actor, rank_main, 0, NULL);
+      rk->progress = g_new (TsProgress, 1);
+      ts_progress_init (rk->progress, rk, TRUE, &rk->causal, &rk->action, TS_COLLECTIVE_TAG);
+      ts_actors_start_rank (rk);
     }
 }
 
@@ -459,6 +489,9 @@ simulation_clear (TsSimulation *sim)
       g_clear_pointer (&rk->sent_on, g_hash_table_unref);
       ts_partitioned_rank_clear (rk);
       g_clear_pointer (&rk->hypotheses, ts_hypothesis_rank_free);
+      if (rk->progress)
+        ts_progress_clear (rk->progress);
+      g_clear_pointer (&rk->progress, g_free);
     }
   g_clear_pointer (&sim->stream, ts_action_stream_free);
   g_clear_pointer (&sim->receiver_posts, g_hash_table_unref);
