@@ -245,9 +245,9 @@ do_test (TsProgress *x)
       if (!ts_step_flush (x))
         return FALSE;
       rk->simcalls++;
-      if (!sg_comm_test (x->request->comm))
+      if (!rk->sim->world->test (rk, x->request->comm))
         TS_DONE (x->pc);
-      x->request->comm = NULL; /* sg_comm_test released it */
+      x->request->comm = NULL; /* the successful test released it */
       ts_progress_absorb (x, x->request->payload);
       write_completion (rk, x->request);
       x->request->post.kind = TS_ACTION_N_KINDS; /* its completion is written */
@@ -365,7 +365,7 @@ settle_superseded (TsProgress *x, guint64 req)
           TS_AT (x->pc_settle, SETTLE_JOIN);
           if (!ts_step_join (x, x->request->helper))
             return FALSE;
-          sg_actor_unref (x->request->helper);
+          rk->sim->world->release_icoll (x->request->helper);
           x->request->helper = NULL;
         }
       if (x->request->comm)
@@ -522,7 +522,7 @@ icoll_joined (TsProgress *x, TsRequest *r)
   TsRank *rk = x->rk;
   rk->simcalls++;
   rk->blocked_now = FALSE;
-  sg_actor_unref (r->helper);
+  rk->sim->world->release_icoll (r->helper);
   r->helper = NULL;
   rk->causal = MAX (rk->causal, ((TsIcollJob *) r->job)->causal);
   if (rk->sim->writer)
@@ -583,8 +583,8 @@ do_wait (TsProgress *x)
 
 enum { ICOLL_START, ICOLL_FLUSH, ICOLL_SETTLE };
 
-/* A non-blocking collective: its own progress, on an actor of its own
- * (sim/engine-actors.c), runs the collective while the rank goes on. */
+/* A non-blocking collective: a progress of its own runs the collective
+ * while the rank goes on. */
 static gboolean
 do_icollective (TsProgress *x)
 {
@@ -620,7 +620,7 @@ do_icollective (TsProgress *x)
       TsRequest *r = request_new (rk, a->req, &on);
       r->coll = *a;
       r->job = job;
-      r->helper = ts_actors_start_icoll (rk, job);
+      r->helper = rk->sim->world->start_icoll (rk, job);
       rk->simcalls++;
     }
   TS_DONE (x->pc);

@@ -285,7 +285,7 @@ linear_to_root (TsProgress *x)
           EXCHANGE_AT (x, GATHER_SEND);
           return TRUE;
         }
-      c->comms = g_new0 (sg_comm_t, c->n);
+      c->comms = g_new0 (TsComm *, c->n);
       c->landing = g_new0 (void *, c->n);
       for (guint p = 0; p < c->n; p++)
         if (p != c->root)

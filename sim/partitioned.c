@@ -19,7 +19,8 @@ typedef struct {
   guint32 k;
   guint s, r;                /* send and receive partitions of the pair */
   guint64 bytes;             /* whole message */
-  sg_comm_t *comms;          /* per send partition, NULL once done (or not started) */
+  TsComm **comms;            /* per send partition, NULL once done (or not started) */
+  const TsWorldOps *world;
   void **payloads;           /* receive side: each partition's landing slot */
   gboolean *done;            /* per send partition: delivered (and, receiving, waited for) */
   gint32 comm;               /* for the events */
@@ -34,7 +35,7 @@ prequest_free (gpointer p)
   PRequest *pr = p;
   for (guint i = 0; i < pr->s; i++)
     if (pr->comms[i])
-      sg_comm_unref (pr->comms[i]);
+      pr->world->release (pr->comms[i]);
   g_free (pr->comms);
   g_free (pr->payloads);
   g_free (pr->done);
@@ -56,13 +57,11 @@ ts_partitioned_rank_clear (TsRank *rk)
   g_clear_pointer (&rk->pinit_count, g_hash_table_unref);
 }
 
-static sg_mailbox_t
+/* Each send partition travels on a mailbox of its own. */
+static TsMailbox
 partition_mailbox (const PRequest *pr, guint i)
 {
-  char name[112];
-  g_snprintf (name, sizeof name, "p%u>%u:%u:%d:%u:%u", pr->channel.src, pr->channel.dst,
-              pr->channel.comm, pr->channel.tag, pr->k, i);
-  return sg_mailbox_by_name (name);
+  return (TsMailbox) { pr->channel.src, pr->channel.dst, pr->channel.comm, pr->channel.tag, pr->k, i };
 }
 
 static guint64
@@ -106,7 +105,8 @@ partitioned_init (TsRank *rk, const TsAction *a)
   pr->s = pair->send_partitions;
   pr->r = pair->recv_partitions;
   pr->bytes = pair->bytes;
-  pr->comms = g_new0 (sg_comm_t, pr->s);
+  pr->comms = g_new0 (TsComm *, pr->s);
+  pr->world = rk->sim->world;
   pr->payloads = g_new0 (void *, pr->s);
   pr->done = g_new0 (gboolean, pr->s);
   pr->comm = a->comm;
@@ -132,7 +132,7 @@ partitioned_start (TsProgress *x, PRequest *pr)
           guint i = x->part_i;
           pr->done[i] = FALSE;
           if (pr->comms[i])
-            sg_comm_unref (pr->comms[i]); /* a previous round the trace never completed */
+            rk->sim->world->release (pr->comms[i]); /* a previous round the trace never completed */
           pr->comms[i] = NULL;
           if (!pr->send)
             {
@@ -142,7 +142,8 @@ partitioned_start (TsProgress *x, PRequest *pr)
                 return FALSE;
               i = x->part_i;
               pr->payloads[i] = NULL;
-              pr->comms[i] = sg_mailbox_get_async (partition_mailbox (pr, i), &pr->payloads[i]);
+              TsMailbox mb = partition_mailbox (pr, i);
+              pr->comms[i] = rk->sim->world->post_recv (rk, &mb, &pr->payloads[i]);
               rk->simcalls++;
             }
         }
@@ -168,8 +169,9 @@ partitioned_ready (TsProgress *x, PRequest *pr)
       write_event (rk, TS_P_PREADY, pr, x->a->req, i);
       /* The message carries the original MPI_Pready entry (the call's
        * causal time), for the receiver's call-cost accounting. */
-      pr->comms[i] = sg_mailbox_put_async (partition_mailbox (pr, i), ts_rank_payload (rk),
-                                           (long) ts_rank_wire_bytes (rk, partition_bytes (pr, i)));
+      TsMailbox mb = partition_mailbox (pr, i);
+      pr->comms[i] = rk->sim->world->post_send (rk, &mb, ts_rank_wire_bytes (rk, partition_bytes (pr, i)),
+                                                ts_rank_payload (rk), FALSE);
       rk->simcalls++;
     }
   return TRUE;
@@ -252,7 +254,7 @@ partitioned_tested (TsProgress *x, PRequest *pr)
               continue;
             }
           rk->simcalls++;
-          if (sg_comm_test (pr->comms[i]))
+          if (rk->sim->world->test (rk, pr->comms[i]))
             {
               pr->comms[i] = NULL; /* released by the successful test */
               ts_progress_absorb (x, pr->payloads[i]);

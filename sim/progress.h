@@ -37,6 +37,7 @@
 #define TS_PROGRESS_H
 
 #include "sim/replay-private.h"
+#include "sim/world.h"
 
 /* Name a state of a step function and enter it. */
 #define TS_AT(pc, state) \
@@ -50,7 +51,7 @@ typedef enum {
   TS_STOP_WAIT,              /* @comm to complete */
   TS_STOP_RECV,              /* a blocking receive on @mailbox, post and wait in one: the
                               * engine puts the message's payload in @landing */
-  TS_STOP_JOIN,              /* the actor progressing a non-blocking collective to end */
+  TS_STOP_JOIN,              /* a non-blocking collective's progress (@helper) to end */
 } TsStopKind;
 
 typedef struct {
@@ -58,17 +59,17 @@ typedef struct {
   gboolean exclusive;
   double seconds;
   double flops;
-  sg_comm_t comm;
-  sg_mailbox_t mailbox;
+  TsComm *comm;
+  TsMailbox mailbox;
   void *landing;
-  sg_actor_t helper;
+  gpointer helper;
 } TsStop;
 
 /* One exchange of a collective: a send and a receive posted together. */
 typedef struct {
   gint send_to, recv_from;   /* local ranks; -1: none */
   guint64 send_bytes, recv_bytes;
-  sg_comm_t sent;            /* the send in flight (NULL: eager or none) */
+  TsComm *sent;              /* the send in flight (NULL: eager or none) */
 } TsExchange;
 
 /* A collective's algorithm in progress (collectives.c): the cursor of its
@@ -87,7 +88,7 @@ typedef struct {
   guint children[TS_BINOMIAL_MAX_CHILDREN];
   guint pof2, rem;
   gint newrank;
-  sg_comm_t *comms;          /* gather root: one receive per member (owned) */
+  TsComm **comms;            /* gather root: one receive per member (owned) */
   void **landing;            /* and their landing slots (owned) */
 } TsCollFrame;
 
@@ -109,7 +110,7 @@ typedef struct TsProgress {
    * they keep across a stop. */
   guint8 pc, pc_settle, pc_part;
   double t0;                 /* an event's time read before a flush */
-  sg_comm_t comm;            /* a send or request being waited for */
+  TsComm *comm;              /* a send or request being waited for */
   TsBlockedOn on;
   TsRequest *request;        /* the request being waited for or settled */
   guint part_i, part_last;   /* partitions being awaited */
@@ -121,11 +122,11 @@ typedef struct TsProgress {
 /* A non-blocking collective of a rank: an actor of its own progresses it
  * while the rank goes on (MPI libraries progress them in the background, or
  * in every MPI call), and the wait joins that actor. */
-typedef struct {
+struct TsIcollJob {
   TsAction a;
   double causal;             /* as TsRank's, for the collective alone */
   TsProgress x;
-} TsIcollJob;
+};
 
 /* Initialise @x for @rk's own replay, or for one of its non-blocking
  * collectives (@causal its own time, @a its action, @tag its tag). */
@@ -142,12 +143,12 @@ gboolean ts_step_flush (TsProgress *x);
 /* Sleep @seconds (a late start). */
 gboolean ts_step_sleep (TsProgress *x, double seconds);
 /* Wait for @comm (none: done), reporting @on if the rank deadlocks there. */
-gboolean ts_step_wait (TsProgress *x, sg_comm_t comm, const TsBlockedOn *on);
+gboolean ts_step_wait (TsProgress *x, TsComm *comm, const TsBlockedOn *on);
 /* Receive from local rank @peer of @comm, in one blocking call, and fold
  * the message's causal time into x->causal. */
 gboolean ts_step_recv (TsProgress *x, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on);
 /* Wait for the actor of a non-blocking collective to end. */
-gboolean ts_step_join (TsProgress *x, sg_actor_t helper);
+gboolean ts_step_join (TsProgress *x, gpointer helper);
 
 /* Fold a completed receive's @landing value into x->causal. */
 void ts_progress_absorb (TsProgress *x, void *landing);
@@ -160,11 +161,12 @@ gboolean ts_collective_step (TsProgress *x);
 /* The partitioned action x->a (partitioned.c). */
 gboolean ts_partitioned_step (TsProgress *x);
 
-/* The engine (engine-actors.c): one SimGrid actor per progress. */
-/* Start @rk's replay (rk->progress, ts_rank_step) on an actor of its host. */
-void ts_actors_start_rank (TsRank *rk);
-/* Start a non-blocking collective's progress on an actor of @rk's host;
- * returns the actor, referenced for the wait that joins it. */
-sg_actor_t ts_actors_start_icoll (TsRank *rk, TsIcollJob *job);
+/* Advance @x: the rank's replay if it is the rank's own progress, else its
+ * non-blocking collective. */
+static inline gboolean
+ts_progress_advance (TsProgress *x)
+{
+  return x->own ? ts_rank_step (x) : ts_collective_step (x);
+}
 
 #endif

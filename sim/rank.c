@@ -7,7 +7,6 @@
 
 #include "sim/progress.h"
 
-#include <simgrid/engine.h>
 #include <math.h>
 #include <string.h>
 #include "model/channel.h"
@@ -18,7 +17,7 @@ ts_rank_now (TsRank *rk)
   /* Markers inside a merged burst are stamped before it runs: at the time it
    * will take on an unshared core (a shared one can only make it later, and
    * the archive writer then keeps the events in order). */
-  return simgrid_get_clock ()
+  return rk->sim->world->now (rk->sim)
          + rk->pending_compute * rk->sim->options->trace_speed / rk->speed;
 }
 
@@ -73,21 +72,6 @@ ts_step_sleep (TsProgress *x, double seconds)
   return FALSE;
 }
 
-sg_mailbox_t
-ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag)
-{
-  TsChannel key = { src, dst, comm, tag };
-  sg_mailbox_t mb = g_hash_table_lookup (rk->mailboxes, &key);
-  if (!mb)
-    {
-      char name[96];
-      g_snprintf (name, sizeof name, "%u>%u:%u:%d", src, dst, comm, tag);
-      mb = sg_mailbox_by_name (name);
-      g_hash_table_insert (rk->mailboxes, g_memdup2 (&key, sizeof key), mb);
-    }
-  return mb;
-}
-
 /* The payload of a message is a time (double) carried in the pointer itself:
  * no allocation per message. */
 G_STATIC_ASSERT (sizeof (void *) == sizeof (double));
@@ -136,10 +120,10 @@ ts_rank_wire_bytes (const TsRank *rk, guint64 bytes)
 }
 
 /* The mailbox where rank @dst's guessed receives listen. */
-static sg_mailbox_t
-guessed_mailbox (TsRank *rk, guint dst)
+static TsMailbox
+guessed_mailbox (guint dst)
 {
-  return ts_rank_mailbox (rk, G_MAXUINT32, dst, G_MAXUINT32, 0);
+  return (TsMailbox) { G_MAXUINT32, dst, G_MAXUINT32, 0, TS_MAILBOX_P2P, TS_MAILBOX_P2P };
 }
 
 /* Where a point-to-point message goes: its channel's mailbox, or, when
@@ -147,7 +131,7 @@ guessed_mailbox (TsRank *rk, guint dst)
  * receiver's guessed mailbox if the calibration found that this message (the
  * k-th on its channel) went to such a receive. @unreceived: no receive of
  * the trace took it. */
-static sg_mailbox_t
+static TsMailbox
 send_mailbox (TsRank *rk, guint dst, guint32 comm, gint32 tag, gboolean *unreceived)
 {
   *unreceived = FALSE;
@@ -168,9 +152,9 @@ send_mailbox (TsRank *rk, guint dst, guint32 comm, gint32 tag, gboolean *unrecei
       gboolean status = rk->sim->status_as_arrived
                         && (*unreceived || ts_calibration_to_status_receive (cal, &ch, k));
       if (guessed || status)
-        return guessed_mailbox (rk, dst);
+        return guessed_mailbox (dst);
     }
-  return ts_rank_mailbox (rk, rk->rank, dst, comm, tag);
+  return (TsMailbox) { rk->rank, dst, comm, tag, TS_MAILBOX_P2P, TS_MAILBOX_P2P };
 }
 
 gboolean
@@ -183,46 +167,41 @@ ts_rank_send_buffered (const TsRank *rk, guint dst, guint64 bytes)
   return upto && bytes <= *upto;
 }
 
-sg_comm_t
+TsComm *
 ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, gboolean buffered)
 {
   const TsTrace *t = rk->sim->trace;
   guint dst = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
   gboolean unreceived;
-  sg_mailbox_t mb = send_mailbox (rk, dst, comm, tag, &unreceived);
-  /* SimGrid needs a payload to tell sender from receiver; none is read. */
+  TsMailbox mb = send_mailbox (rk, dst, comm, tag, &unreceived);
   rk->simcalls++;
   /* A message no receive took in the trace cannot wait for one here; nor
    * can one whose waiting deadlocked an earlier replay (the program ended,
-   * so the library buffered it). */
-  if (bytes < rk->sim->options->eager_threshold || unreceived || buffered)
-    {
-      /* Eager: the sender is done once the message is handed over. */
-      sg_comm_detach (sg_mailbox_put_init (mb, ts_time_payload (rk->causal),
-                                           (long) ts_rank_wire_bytes (rk, bytes)),
-                      NULL);
-      return NULL;
-    }
-  return sg_mailbox_put_async (mb, ts_time_payload (rk->causal), (long) ts_rank_wire_bytes (rk, bytes));
+   * so the library buffered it). Eager: the sender is done once the
+   * message is handed over. */
+  gboolean eager = bytes < rk->sim->options->eager_threshold || unreceived || buffered;
+  return rk->sim->world->post_send (rk, &mb, ts_rank_wire_bytes (rk, bytes),
+                                    ts_time_payload (rk->causal), eager);
 }
 
-sg_comm_t
+TsComm *
 ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, void **landing)
 {
   const TsTrace *t = rk->sim->trace;
   guint src = ts_trace_comm_world_rank (t, comm, rk->rank, peer);
-  sg_mailbox_t mb = ts_rank_mailbox (rk, src, rk->rank, comm, tag);
+  TsMailbox mb = { src, rk->rank, comm, tag, TS_MAILBOX_P2P, TS_MAILBOX_P2P };
   rk->simcalls++;
   *landing = ts_time_payload (-INFINITY);
-  return sg_mailbox_get_async (mb, landing);
+  return rk->sim->world->post_recv (rk, &mb, landing);
 }
 
-sg_comm_t
+TsComm *
 ts_rank_irecv_guessed (TsRank *rk, void **landing)
 {
   rk->simcalls++;
   *landing = ts_time_payload (-INFINITY);
-  return sg_mailbox_get_async (guessed_mailbox (rk, rk->rank), landing);
+  TsMailbox mb = guessed_mailbox (rk->rank);
+  return rk->sim->world->post_recv (rk, &mb, landing);
 }
 
 void
@@ -305,15 +284,15 @@ ts_step_recv (TsProgress *x, guint32 comm, guint peer, gint32 tag, const TsBlock
       return TRUE;
     }
   guint src = ts_trace_comm_world_rank (rk->sim->trace, comm, rk->rank, peer);
-  sg_mailbox_t mb = ts_rank_mailbox (rk, src, rk->rank, comm, tag);
   blocked_begin (x, on);
-  x->stop = (TsStop) { .kind = TS_STOP_RECV, .mailbox = mb };
+  x->stop = (TsStop) { .kind = TS_STOP_RECV,
+                       .mailbox = { src, rk->rank, comm, tag, TS_MAILBOX_P2P, TS_MAILBOX_P2P } };
   x->stopped = TRUE;
   return FALSE;
 }
 
 gboolean
-ts_step_wait (TsProgress *x, sg_comm_t comm, const TsBlockedOn *on)
+ts_step_wait (TsProgress *x, TsComm *comm, const TsBlockedOn *on)
 {
   if (x->stopped)
     {
@@ -330,7 +309,7 @@ ts_step_wait (TsProgress *x, sg_comm_t comm, const TsBlockedOn *on)
 }
 
 gboolean
-ts_step_join (TsProgress *x, sg_actor_t helper)
+ts_step_join (TsProgress *x, gpointer helper)
 {
   if (x->stopped)
     {

@@ -25,6 +25,9 @@
 
 typedef struct TsSimulation TsSimulation;
 typedef struct TsProgress TsProgress; /* sim/progress.h */
+typedef struct TsIcollJob TsIcollJob; /* sim/progress.h */
+typedef struct TsComm TsComm;       /* sim/world.h */
+typedef struct TsWorldOps TsWorldOps; /* sim/world.h */
 
 typedef struct {
   guint32 region;
@@ -53,10 +56,10 @@ ts_send_pair (guint src, guint dst)
 
 typedef struct {
   guint64 id;                /* the trace's request id: the table's key */
-  sg_comm_t comm;            /* NULL once complete */
+  TsComm *comm;              /* NULL once complete */
   TsBlockedOn on;            /* what waiting for it means, for deadlock reports */
   void *payload;             /* a receive's landing slot (see ts_progress_absorb) */
-  sg_actor_t helper;         /* a non-blocking collective's actor, joined by the wait */
+  gpointer helper;           /* a non-blocking collective's progress, joined by the wait */
   TsAction coll;             /* and its action, for the completion event */
   TsAction post;             /* the isend/irecv that posted it, for its completion event */
   void *job;                 /* what the helper works on; freed with the request */
@@ -70,7 +73,7 @@ typedef struct {
   double speed;              /* flops per second of the host */
   gboolean exclusive_cpu;    /* alone on its core: compute may sleep */
   double pending_compute;    /* seconds not yet executed (merged bursts) */
-  GHashTable *mailboxes;     /* channel key -> sg_mailbox_t */
+  GHashTable *mailboxes;     /* the engine's: channel -> its mailbox (engine-actors.c) */
   GHashTable *requests;      /* req id -> TsRequest */
   double start_time, end_time;
   gboolean done;
@@ -96,7 +99,7 @@ typedef struct {
   gboolean call_waited_for_receiver;
   double receiver_post;      /* latest original post time of the receives the call's
                               * rendezvous sends went to; NaN if unknown */
-  sg_comm_t sendrecv_send;   /* the rendezvous send of the MPI_Sendrecv in progress */
+  TsComm *sendrecv_send;     /* the rendezvous send of the MPI_Sendrecv in progress */
   TsBlockedOn sendrecv_on;
   guint64 call_bytes;        /* largest message of the call */
   gint call_place;           /* its receive from this node (0), another (1), or -1 */
@@ -113,6 +116,8 @@ typedef struct {
 } TsRank;
 
 struct TsSimulation {
+  const TsWorldOps *world;   /* the engine it runs on (sim/world.h) */
+  gpointer engine;           /* and that engine's state */
   const TsTrace *trace;
   const TsCalibration *calibration;
   const TsReplayOptions *options;
@@ -162,8 +167,6 @@ void ts_request_free (gpointer request);
 
 /* Current simulated time of @rank including compute not yet executed. */
 double ts_rank_now (TsRank *rk);
-/* Mailbox for messages from world rank @src to world rank @dst. */
-sg_mailbox_t ts_rank_mailbox (TsRank *rk, guint src, guint dst, guint32 comm, gint32 tag);
 /* The bytes a message of @bytes puts on the simulated links: fewer on the
  * calibrated platform, by its size class's bandwidth factor (calibration.h), so
  * that it takes ts_calibration_transfer() there. */
@@ -171,15 +174,15 @@ guint64 ts_rank_wire_bytes (const TsRank *rk, guint64 bytes);
 /* Start sending / receiving @bytes to / from local rank @peer of @comm.
  * A send below the eager threshold, or @buffered, is detached and returns
  * NULL. */
-sg_comm_t ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
-                         gboolean buffered);
-sg_comm_t ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
-                         void **landing);
+TsComm *ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
+                       gboolean buffered);
+TsComm *ts_rank_irecv (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes,
+                       void **landing);
 /* A receive whose envelope the trace did not record (its envelope is the
  * calibration's guess): it takes whichever message for such a receive
  * reaches this rank first, so that no wrong guess can hold a sender
  * forever. Its senders know (ts_calibration_to_guessed_receive). */
-sg_comm_t ts_rank_irecv_guessed (TsRank *rk, void **landing);
+TsComm *ts_rank_irecv_guessed (TsRank *rk, void **landing);
 /* A receive (recv or irecv action) is posted now: if its size goes by
  * rendezvous, remember its original post time for its sender (FIFO per
  * channel, as MPI matches). */

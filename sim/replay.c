@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "ts-replay"
 
 #include "sim/progress.h"
+#include "sim/world.h"
 #include "sim/platform.h"
 #include "model/output_dir.h"
 #include "calibrate/eager.h"
@@ -64,7 +65,7 @@ rank_end (TsRank *rk)
 {
   /* A trace cut inside an MPI_Sendrecv: its send was not waited for. */
   if (rk->sendrecv_send)
-    sg_comm_unref (g_steal_pointer (&rk->sendrecv_send));
+    rk->sim->world->release (g_steal_pointer (&rk->sendrecv_send));
   /* Requests never waited for: the program did not wait either. */
   GHashTableIter it;
   gpointer value;
@@ -73,10 +74,10 @@ rank_end (TsRank *rk)
     {
       TsRequest *r = value;
       if (r->comm)
-        sg_comm_unref (r->comm);
+        rk->sim->world->release (r->comm);
       r->comm = NULL;
       if (r->helper)
-        sg_actor_unref (r->helper); /* it finishes on its own */
+        rk->sim->world->release_icoll (r->helper); /* it finishes on its own */
       r->helper = NULL;
     }
   ts_rank_close_regions (rk);
@@ -117,7 +118,7 @@ ts_rank_step (TsProgress *x)
          * rank's. */
         const TsCalibration *pr = sim->calibration;
         x->t0 = ts_calibration_rank_stats (pr, rk->rank)->first_time - ts_calibration_start (pr);
-        rk->start_time = simgrid_get_clock ();
+        rk->start_time = sim->world->now (sim);
       }
       if (x->t0 > 0 && isfinite (x->t0))
         {
@@ -301,7 +302,7 @@ report_deadlock (TsSimulation *sim, GError **error)
     if (!sim->ranks[r].done)
       blocked++;
   g_string_append_printf (msg, "%u of %u ranks are blocked forever at t=%.9f s:", blocked,
-                          sim->n_ranks, simgrid_get_clock ());
+                          sim->n_ranks, sim->world->now (sim));
   for (guint r = 0; r < sim->n_ranks; r++)
     {
       TsRank *rk = &sim->ranks[r];
@@ -396,7 +397,6 @@ start_ranks (TsSimulation *sim)
       rk->sim = sim;
       rk->rank = r;
       rk->speed = sg_host_get_speed (rk->host);
-      rk->mailboxes = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, NULL);
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (sim->trace));
       rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
       /* Senders tell which of their messages go to receives taking them as
@@ -411,7 +411,6 @@ start_ranks (TsSimulation *sim)
       rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, ts_request_free);
       rk->progress = g_new (TsProgress, 1);
       ts_progress_init (rk->progress, rk, TRUE, &rk->causal, &rk->action, TS_COLLECTIVE_TAG);
-      ts_actors_start_rank (rk);
     }
 }
 
@@ -421,8 +420,13 @@ static gboolean
 simulate (TsSimulation *sim, GError **error)
 {
   gint64 t_run = g_get_monotonic_time ();
-  simgrid_run ();
-  g_debug ("simulation: %.3f s wall", (g_get_monotonic_time () - t_run) / 1e6);
+  GError *failed = NULL;
+  if (!sim->world->run (sim, &failed) && !sim->error)
+    sim->error = failed;
+  else
+    g_clear_error (&failed);
+  g_debug ("simulation on %s: %.3f s wall", sim->world->name,
+           (g_get_monotonic_time () - t_run) / 1e6);
   if (sim->error)
     {
       g_propagate_error (error, g_steal_pointer (&sim->error));
@@ -517,6 +521,7 @@ ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const Ts
   sim.trace = trace;
   sim.calibration = calibration;
   sim.options = o;
+  sim.world = &ts_world_actors;
   sim.n_ranks = ts_trace_n_ranks (trace);
   sim.ranks = g_new0 (TsRank, sim.n_ranks);
   sim.region_seconds = g_new0 (double, ts_trace_n_regions (trace));

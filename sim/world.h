@@ -1,0 +1,58 @@
+/* The simulated world as the replay's decisions see it: messages posted on
+ * mailboxes, tested and released, and non-blocking collectives started.
+ * Two engines implement it (TsWorldOps): one SimGrid actor per progress
+ * (engine-actors.c), and the maestro engine (engine-maestro.c), which
+ * matches messages itself and moves them as host-to-host transfers. What
+ * blocks (a burst, a wait, a receive, a join) is not here: it is a stop of
+ * a progress (sim/progress.h), which the engine makes happen. */
+#ifndef TS_WORLD_H
+#define TS_WORLD_H
+
+#include "sim/replay-private.h"
+
+/* A send or a receive in flight, owned by the engine; the poster holds a
+ * handle until it releases it (a successful test releases it too). */
+
+/* Where a message goes: a channel (src, dst, comm, tag) of world ranks, the
+ * guessed mailbox of a receiver (src = comm = G_MAXUINT32, tag 0), or one
+ * send partition @i of the @k-th initialisation of a partitioned channel.
+ * Messages on one mailbox match in order. */
+typedef struct {
+  guint32 src, dst, comm;
+  gint32 tag;
+  guint32 k, i;              /* TS_MAILBOX_P2P for point-to-point */
+} TsMailbox;
+
+#define TS_MAILBOX_P2P G_MAXUINT32
+
+struct TsWorldOps {
+  const char *name;
+  /* The simulated clock. */
+  double (*now) (TsSimulation *sim);
+  /* Post a send of @wire_bytes from @rk carrying the causal time @payload.
+   * @detached: the sender does not wait for it (NULL is returned). */
+  TsComm *(*post_send) (TsRank *rk, const TsMailbox *mb, guint64 wire_bytes, void *payload,
+                        gboolean detached);
+  /* Post a receive for @rk; the matched send's payload lands in *@landing
+   * (which must stay valid until the receive completes or is released). */
+  TsComm *(*post_recv) (TsRank *rk, const TsMailbox *mb, void **landing);
+  /* Whether @comm completed; if so it is released. Counts as the rank's
+   * look at the world at its current time. */
+  gboolean (*test) (TsRank *rk, TsComm *comm);
+  /* The poster lets go of @comm (complete or not: a request the trace never
+   * waited for). */
+  void (*release) (TsComm *comm);
+  /* Start @job's progress (a non-blocking collective of @rk): returns the
+   * handle a JOIN stop waits for, held until release_icoll(). */
+  gpointer (*start_icoll) (TsRank *rk, TsIcollJob *job);
+  void (*release_icoll) (gpointer handle);
+  /* Run every rank's replay (sim->ranks[r].progress, ts_rank_step) until
+   * all ended or nothing can move any more (a deadlock, which the caller
+   * reports). FALSE and @error only if the engine itself failed. */
+  gboolean (*run) (TsSimulation *sim, GError **error);
+};
+
+/* The engine: one SimGrid actor per progress (engine-actors.c). */
+extern const TsWorldOps ts_world_actors;
+
+#endif
