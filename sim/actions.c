@@ -36,7 +36,7 @@ close_innermost (TsRank *rk, double now)
 {
   GArray *open = rk->open_regions;
   TsOpenRegion *o = &g_array_index (open, TsOpenRegion, open->len - 1);
-  rk->sim->region_seconds[o->region] += now - o->since;
+  ts_fsum_add (&rk->sim->region_seconds[o->region], now - o->since);
   if (rk->sim->writer)
     ts_archive_writer_leave (rk->sim->writer, rk->rank, now, o->region);
   g_array_set_size (open, open->len - 1);

@@ -126,6 +126,9 @@ struct TsIcollJob {
   TsAction a;
   double causal;             /* as TsRank's, for the collective alone */
   TsProgress x;
+  /* The maestro engine's: the collective ended, and who waits for it. */
+  gboolean ended;
+  TsProgress *joiner;
 };
 
 /* Initialise @x for @rk's own replay, or for one of its non-blocking

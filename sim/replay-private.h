@@ -6,6 +6,7 @@
 #include "model/archive_writer.h"
 #include "model/stream.h"
 #include "hypotheses/hypotheses.h"
+#include "model/fsum.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
@@ -128,7 +129,9 @@ struct TsSimulation {
   GError *error;             /* first error any actor met */
   guint64 actions_total;     /* for the progress bar */
   guint64 actions_done;
-  double *region_seconds;    /* per trace region, predicted inclusive, all ranks */
+  /* Per trace region, predicted inclusive, all ranks: exact sums, so that
+   * the order ranks close regions in does not show. */
+  TsFsum *region_seconds;
   guint progress_shown;
   double clock_tick;         /* seconds per tick of the trace's clock */
   /* The traced network is known: fitted to the trace, or the platform is

@@ -459,7 +459,9 @@ collect_result (TsSimulation *sim, TsReplayResult *result)
     }
   result->runtime = end - start;
   result->n_regions = ts_trace_n_regions (sim->trace);
-  result->region_seconds = g_steal_pointer (&sim->region_seconds);
+  result->region_seconds = g_new (double, result->n_regions);
+  for (guint i = 0; i < result->n_regions; i++)
+    result->region_seconds[i] = ts_fsum_result (&sim->region_seconds[i]);
 }
 
 /* Close the predicted archive after the caller's last word (before_close)
@@ -500,6 +502,9 @@ simulation_clear (TsSimulation *sim)
   g_clear_pointer (&sim->stream, ts_action_stream_free);
   g_clear_pointer (&sim->receiver_posts, g_hash_table_unref);
   g_clear_pointer (&sim->ranks, g_free);
+  if (sim->region_seconds)
+    for (guint i = 0; i < ts_trace_n_regions (sim->trace); i++)
+      ts_fsum_clear (&sim->region_seconds[i]);
   g_clear_pointer (&sim->region_seconds, g_free);
   g_clear_error (&sim->error);
 }
@@ -521,10 +526,14 @@ ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const Ts
   sim.trace = trace;
   sim.calibration = calibration;
   sim.options = o;
-  sim.world = &ts_world_actors;
+  /* The replay runs from maestro; TS_ENGINE=actors runs it on one actor
+   * per rank as before, to compare the two until the actors go (issue
+   * 41). */
+  sim.world = g_strcmp0 (g_getenv ("TS_ENGINE"), "actors") == 0 ? &ts_world_actors
+                                                                 : &ts_world_maestro;
   sim.n_ranks = ts_trace_n_ranks (trace);
   sim.ranks = g_new0 (TsRank, sim.n_ranks);
-  sim.region_seconds = g_new0 (double, ts_trace_n_regions (trace));
+  sim.region_seconds = g_new0 (TsFsum, ts_trace_n_regions (trace));
   sim.actions_total = ts_calibration_actions (calibration);
   sim.clock_tick = 1.0 / (double) ts_trace_timer_resolution (trace);
   sim.platform_is_traced

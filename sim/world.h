@@ -52,7 +52,9 @@ struct TsWorldOps {
   gboolean (*run) (TsSimulation *sim, GError **error);
 };
 
-/* The engine: one SimGrid actor per progress (engine-actors.c). */
+/* The engines: one SimGrid actor per progress (engine-actors.c); driven
+ * from SimGrid's maestro, no actor (engine-maestro.c). */
 extern const TsWorldOps ts_world_actors;
+extern const TsWorldOps ts_world_maestro;
 
 #endif

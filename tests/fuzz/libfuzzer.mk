@@ -2,14 +2,17 @@
 # Automake cannot build one set of sources with a second compiler, so the
 # top Makefile runs this one with:
 #   srcdir, FUZZ_CC, FUZZ_CPPFLAGS (includes and defines of the library),
-#   FUZZ_SOURCES (the library's and the generator's .c files), FUZZ_LIBS.
+#   FUZZ_SOURCES (the library's and the generator's .c and .cpp files), FUZZ_LIBS.
 # Objects go under tests/fuzz/libfuzzer/, one per source, rebuilt when the
 # source or a header it includes changes (-MMD).
 OUT = tests/fuzz/libfuzzer
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined -std=gnu11 -w
 TARGETS = $(OUT)/fuzz-trace $(OUT)/fuzz-hypotheses $(OUT)/fuzz-platform
-COMMON_OBJS = $(patsubst %.c,$(OUT)/%.o,$(FUZZ_SOURCES) tests/fuzz/fuzz-common.c)
+# The SimGrid adapter (sim/engine-s4u.cpp) is C++: the same clang, in C++.
+# The targets link in C++ mode (--driver-mode=g++), for its sanitizer runtime.
+FUZZ_CXXFLAGS = $(filter-out -std=gnu11,$(FUZZ_CFLAGS)) -x c++ -std=c++17
+COMMON_OBJS = $(patsubst %.cpp,$(OUT)/%.o,$(patsubst %.c,$(OUT)/%.o,$(FUZZ_SOURCES) tests/fuzz/fuzz-common.c))
 
 all: $(TARGETS)
 
@@ -19,9 +22,14 @@ $(OUT)/%.o: $(srcdir)/%.c
 	@$(FUZZ_CC) $(FUZZ_CPPFLAGS) -DTS_FUZZ_SRCDIR='"$(abspath $(srcdir))/tests/fuzz"' \
 		$(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
 
+$(OUT)/%.o: $(srcdir)/%.cpp
+	@mkdir -p $(@D)
+	@echo "  FUZZCXX  $@"
+	@$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CXXFLAGS) -MMD -MP -c -o $@ $<
+
 $(OUT)/fuzz-%: $(OUT)/tests/fuzz/fuzz-%.o $(COMMON_OBJS)
 	@echo "  FUZZLD   $@"
-	@$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(FUZZ_LIBS)
+	@$(FUZZ_CC) --driver-mode=g++ -fsanitize=fuzzer,address,undefined -o $@ $^ $(FUZZ_LIBS)
 
 -include $(shell find $(OUT) -name '*.d' 2>/dev/null)
 .PHONY: all

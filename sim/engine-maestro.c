@@ -1,0 +1,388 @@
+/* The maestro engine: the replay's progresses run from SimGrid's maestro,
+ * with no actor, no context switch and no stack per rank. Messages are
+ * matched here, per mailbox and in order as SimGrid's mailboxes match them,
+ * and a matched pair moves as a host-to-host transfer; compute bursts are
+ * timers where a core is the rank's alone, executions where it is shared
+ * (engine-s4u.cpp talks to SimGrid).
+ *
+ * Progresses run at the end of an instant (settled), once every completion
+ * of it has been told, so that a failed test of the trace sees whatever
+ * completed by then, as a rank's actor did. Those woken by a compute burst
+ * run before those woken by a message, as SimGrid handles its CPU model's
+ * ended actions before its network model's; each runs until it stops on
+ * something that is not done yet. */
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-replay"
+
+#include "sim/progress.h"
+#include "sim/world.h"
+#include "sim/engine-s4u.h"
+
+#include <simgrid/engine.h>
+#include <string.h>
+
+typedef enum { COMM_POSTED, COMM_MOVING, COMM_DONE } CommState;
+
+struct TsComm {
+  CommState state;
+  gboolean send;
+  gboolean held;             /* its poster still holds it (not detached nor released) */
+  TsRank *rk;                /* its poster: the transfer's end on this side */
+  guint64 bytes;             /* a send's wire bytes */
+  void *payload;             /* a send's causal time */
+  void **landing;            /* where a receive's payload goes */
+  TsComm *peer;              /* the other side, once matched */
+  TsProgress *waiter;        /* a progress stopped on it */
+  guint64 wait_seq;          /* when it stopped: waiters wake in that order */
+  TsComm *next_free;
+};
+
+typedef struct {
+  GQueue sends, recvs;       /* unmatched, in post order */
+} Channel;
+
+typedef struct {
+  TsSimulation *sim;
+  TsS4u *s4u;
+  GHashTable *channels;      /* TsMailbox -> Channel, only while something is unmatched */
+  GQueue ready;              /* progresses to run at this instant */
+  GQueue woken_cpu, woken_net; /* woken by this instant's completions, in their order */
+  guint64 wait_seq;
+  /* Communications come from chunks freed together at the end: one
+   * allocation per message showed in profiles, and a deadlocked replay
+   * leaves some held. */
+  GPtrArray *chunks;
+  TsComm *free_comms;
+} Maestro;
+
+#define CHUNK_COMMS 4096
+
+static Maestro *
+maestro (TsSimulation *sim)
+{
+  return sim->engine;
+}
+
+/* ---- mailboxes --------------------------------------------------------------- */
+
+static guint
+mailbox_hash (gconstpointer p)
+{
+  const TsMailbox *m = p;
+  guint h = m->src * 2654435761u;
+  h = (h ^ m->dst) * 2654435761u;
+  h = (h ^ m->comm) * 2654435761u;
+  h = (h ^ (guint32) m->tag) * 2654435761u;
+  h = (h ^ m->k) * 2654435761u;
+  return (h ^ m->i) * 2654435761u;
+}
+
+static gboolean
+mailbox_equal (gconstpointer a, gconstpointer b)
+{
+  return memcmp (a, b, sizeof (TsMailbox)) == 0;
+}
+
+static void
+channel_free (gpointer p)
+{
+  Channel *ch = p;
+  g_queue_clear (&ch->sends);
+  g_queue_clear (&ch->recvs);
+  g_free (ch);
+}
+
+static TsComm *
+comm_new (Maestro *m)
+{
+  if (!m->free_comms)
+    {
+      TsComm *chunk = g_new (TsComm, CHUNK_COMMS);
+      g_ptr_array_add (m->chunks, chunk);
+      for (guint i = 0; i < CHUNK_COMMS; i++)
+        chunk[i].next_free = i + 1 < CHUNK_COMMS ? &chunk[i + 1] : NULL;
+      m->free_comms = chunk;
+    }
+  TsComm *c = m->free_comms;
+  m->free_comms = c->next_free;
+  memset (c, 0, sizeof *c);
+  return c;
+}
+
+static void
+comm_free (Maestro *m, TsComm *c)
+{
+  c->next_free = m->free_comms;
+  m->free_comms = c;
+}
+
+static void
+transfer (Maestro *m, TsComm *send, TsComm *recv)
+{
+  send->state = recv->state = COMM_MOVING;
+  send->peer = recv;
+  recv->peer = send;
+  ts_s4u_transfer (m->s4u, send->rk->host, recv->rk->host, (double) send->bytes, recv);
+}
+
+/* Post @c on @mb: it matches the first unmatched one of the other side, or
+ * waits for one. */
+static void
+post (Maestro *m, const TsMailbox *mb, TsComm *c)
+{
+  Channel *ch = g_hash_table_lookup (m->channels, mb);
+  if (!ch)
+    {
+      ch = g_new0 (Channel, 1);
+      g_hash_table_insert (m->channels, g_memdup2 (mb, sizeof *mb), ch);
+    }
+  GQueue *other = c->send ? &ch->recvs : &ch->sends;
+  if (g_queue_is_empty (other))
+    {
+      g_queue_push_tail (c->send ? &ch->sends : &ch->recvs, c);
+      return;
+    }
+  TsComm *o = g_queue_pop_head (other);
+  if (g_queue_is_empty (&ch->sends) && g_queue_is_empty (&ch->recvs))
+    g_hash_table_remove (m->channels, mb);
+  if (c->send)
+    transfer (m, c, o);
+  else
+    transfer (m, o, c);
+}
+
+/* ---- the world's ops ----------------------------------------------------------- */
+
+/* SimGrid's clock, also once the run is over (a deadlock's report). */
+static double
+now (TsSimulation *sim)
+{
+  return simgrid_get_clock ();
+}
+
+static TsComm *
+post_send (TsRank *rk, const TsMailbox *mb, guint64 wire_bytes, void *payload, gboolean detached)
+{
+  Maestro *m = maestro (rk->sim);
+  TsComm *c = comm_new (m);
+  c->send = TRUE;
+  c->held = !detached;
+  c->rk = rk;
+  c->bytes = wire_bytes;
+  c->payload = payload;
+  post (m, mb, c);
+  return detached ? NULL : c;
+}
+
+static TsComm *
+post_recv (TsRank *rk, const TsMailbox *mb, void **landing)
+{
+  Maestro *m = maestro (rk->sim);
+  TsComm *c = comm_new (m);
+  c->held = TRUE;
+  c->rk = rk;
+  c->landing = landing;
+  post (m, mb, c);
+  return c;
+}
+
+static gboolean
+test (TsRank *rk, TsComm *c)
+{
+  if (c->state != COMM_DONE)
+    return FALSE;
+  comm_free (maestro (rk->sim), c);
+  return TRUE;
+}
+
+/* As SimGrid's: a released communication not matched yet stays on its
+ * mailbox and may still match (a partitioned receive posted again). */
+static void
+release_in (Maestro *m, TsComm *c)
+{
+  c->held = FALSE;
+  if (c->state == COMM_DONE)
+    comm_free (m, c);
+}
+
+static void
+release (TsComm *c)
+{
+  release_in (maestro (c->rk->sim), c);
+}
+
+static void run (Maestro *m, TsProgress *x);
+
+static gpointer
+start_icoll (TsRank *rk, TsIcollJob *job)
+{
+  /* Its first messages are posted before the rank goes on, as its actor's
+   * were, with the rank's causal time as it is now. */
+  run (maestro (rk->sim), &job->x);
+  return job;
+}
+
+static void
+release_icoll (gpointer job)
+{
+  /* The job belongs to its request. */
+}
+
+/* ---- running progresses ---------------------------------------------------------- */
+
+static gpointer
+progress_cookie (TsProgress *x)
+{
+  return (gpointer) ((guintptr) x | 1);
+}
+
+static void
+ended (Maestro *m, TsProgress *x)
+{
+  if (x->own)
+    return; /* ts_rank_step marked the rank done */
+  TsIcollJob *job = (TsIcollJob *) ((char *) x - G_STRUCT_OFFSET (TsIcollJob, x));
+  job->ended = TRUE;
+  if (job->joiner)
+    g_queue_push_tail (&m->ready, g_steal_pointer (&job->joiner));
+}
+
+/* Run @x until it stops on something not done yet (or ends). */
+static void
+run (Maestro *m, TsProgress *x)
+{
+  for (;;)
+    {
+      if (ts_progress_advance (x))
+        {
+          ended (m, x);
+          return;
+        }
+      TsStop *s = &x->stop;
+      TsComm *c;
+      switch (s->kind)
+        {
+        case TS_STOP_BURST:
+          if (s->exclusive)
+            ts_s4u_burst (m->s4u, s->seconds, progress_cookie (x));
+          else
+            ts_s4u_exec (m->s4u, x->rk->host, s->flops, progress_cookie (x));
+          return;
+        case TS_STOP_WAIT:
+          c = s->comm;
+          if (c->state == COMM_DONE)
+            continue;
+          c->waiter = x;
+          c->wait_seq = m->wait_seq++;
+          return;
+        case TS_STOP_RECV:
+          /* The receive belongs to the stop: freed once its payload landed. */
+          c = post_recv (x->rk, &s->mailbox, &s->landing);
+          c->held = FALSE;
+          c->waiter = x;
+          c->wait_seq = m->wait_seq++;
+          return;
+        case TS_STOP_JOIN:
+          {
+            TsIcollJob *job = s->helper;
+            if (job->ended)
+              continue;
+            job->joiner = x;
+            return;
+          }
+        }
+    }
+}
+
+static void
+run_ready (Maestro *m)
+{
+  TsProgress *x;
+  while ((x = g_queue_pop_head (&m->ready)))
+    run (m, x);
+}
+
+static void
+wake (GQueue *q, TsComm *c)
+{
+  if (c->waiter)
+    g_queue_push_tail (q, g_steal_pointer (&c->waiter));
+}
+
+static void
+completed (gpointer data, gpointer cookie, gboolean failed)
+{
+  Maestro *m = data;
+  if (failed && !m->sim->error)
+    g_set_error (&m->sim->error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
+                 "a host or a link of the platform failed during the replay (its availability "
+                 "profile): tracesim does not model failures");
+  if ((guintptr) cookie & 1)
+    {
+      g_queue_push_tail (&m->woken_cpu, (gpointer) ((guintptr) cookie & ~(guintptr) 1));
+      return;
+    }
+  TsComm *recv = cookie, *send = recv->peer;
+  *recv->landing = send->payload;
+  send->state = recv->state = COMM_DONE;
+  /* Those that waited first wake first, as SimGrid answers a
+   * communication's waiters. */
+  TsComm *first = send, *second = recv;
+  if (recv->waiter && (!send->waiter || recv->wait_seq < send->wait_seq))
+    first = recv, second = send;
+  wake (&m->woken_net, first);
+  wake (&m->woken_net, second);
+  if (!send->held)
+    comm_free (m, send);
+  if (!recv->held)
+    comm_free (m, recv);
+}
+
+static void
+settled (gpointer data)
+{
+  Maestro *m = data;
+  TsProgress *x;
+  while ((x = g_queue_pop_head (&m->woken_cpu)))
+    g_queue_push_tail (&m->ready, x);
+  while ((x = g_queue_pop_head (&m->woken_net)))
+    g_queue_push_tail (&m->ready, x);
+  run_ready (m);
+}
+
+static gboolean
+run_all (TsSimulation *sim, GError **error)
+{
+  Maestro m = { sim };
+  m.channels = g_hash_table_new_full (mailbox_hash, mailbox_equal, g_free, channel_free);
+  m.chunks = g_ptr_array_new_with_free_func (g_free);
+  TsS4uCallbacks cb = { completed, settled, &m };
+  m.s4u = ts_s4u_new (&cb);
+  sim->engine = &m;
+  for (guint r = 0; r < sim->n_ranks; r++)
+    g_queue_push_tail (&m.ready, sim->ranks[r].progress);
+  ts_s4u_settle_soon (m.s4u);
+  gboolean ok = ts_s4u_run (m.s4u, error);
+  ts_s4u_free (m.s4u);
+  /* What is left (a deadlock) goes with its chunks. */
+  g_queue_clear (&m.ready);
+  g_queue_clear (&m.woken_cpu);
+  g_queue_clear (&m.woken_net);
+  g_hash_table_unref (m.channels);
+  g_ptr_array_unref (m.chunks);
+  sim->engine = NULL;
+  return ok;
+}
+
+const TsWorldOps ts_world_maestro = {
+  .name = "maestro",
+  .now = now,
+  .post_send = post_send,
+  .post_recv = post_recv,
+  .test = test,
+  .release = release,
+  .start_icoll = start_icoll,
+  .release_icoll = release_icoll,
+  .run = run_all,
+};
