@@ -69,7 +69,9 @@ struct TsRankDecoder {
    * is a hash table, and every ENTER and LEAVE needs a lookup. */
   struct { OTF2_RegionRef ref; gint region; } region_cache[REGION_CACHE_SIZE];
   GHashTable *requests;     /* req -> Request* */
-  GHashTable *partitioned;  /* req -> PartitionedRequest*, from its INIT on */
+  /* req -> PartitionedRequest*, from its INIT on; made at the rank's first
+   * (most ranks of most traces have none, and all ranks are open at once) */
+  GHashTable *partitioned;
   GQueue outstanding;       /* Request* in posting order */
   /* CPU time (TS_COMPUTE_CPU, decode-cpu.c): the last reading and its
    * time; the last burst made and its span. */
