@@ -37,6 +37,12 @@ decoder_new (const TsTrace *trace)
   src->streams = g_ptr_array_new ();
   g_ptr_array_set_size (src->streams, trace->n_ranks);
   src->statuses_trusted = statuses_trusted (trace);
+  for (guint i = 0; i < REGION_CACHE_SIZE; i++)
+    {
+      /* An empty slot answers for the undefined ref, correctly: no region. */
+      src->region_cache[i].ref = OTF2_UNDEFINED_REGION;
+      src->region_cache[i].region = -1;
+    }
   return src;
 }
 
@@ -181,12 +187,6 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
   s->user_region = NO_REGION;
   s->call = NO_REGION;
   s->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
-  for (guint i = 0; i < REGION_CACHE_SIZE; i++)
-    {
-      /* An empty slot answers for the undefined ref, correctly: no region. */
-      s->region_cache[i].ref = OTF2_UNDEFINED_REGION;
-      s->region_cache[i].region = -1;
-    }
   s->first_unresolved = G_MAXUINT64;
   s->burst_first_seq = G_MAXUINT64;
   s->stats.first_time = INFINITY;
