@@ -405,6 +405,15 @@ on_partitioned (Analysis *an, Cursor *cu, const TsAction *a)
       TsPartitionedKey key = { { send ? cu->rank : peer, send ? peer : cu->rank, a->comm, a->tag }, 0 };
       struct { TsChannel c; gboolean send; } side = { key.channel, send };
       GBytes *b = g_bytes_new (&side, sizeof side);
+      if (!cu->prequests)
+        {
+          /* Made at a rank's first partitioned call: three tables per rank
+           * that has none would be most of a cursor. */
+          cu->prequests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+          cu->psend = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+          cu->pinit_count = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                   (GDestroyNotify) g_bytes_unref, NULL);
+        }
       key.k = GPOINTER_TO_UINT (g_hash_table_lookup (cu->pinit_count, b));
       g_hash_table_replace (cu->pinit_count, b, GUINT_TO_POINTER (key.k + 1));
       PPair *pp = g_hash_table_lookup (an->ppairs, &key);
@@ -420,7 +429,7 @@ on_partitioned (Analysis *an, Cursor *cu, const TsAction *a)
         g_hash_table_remove (cu->psend, &a->req);
       return;
     }
-  PPair *pp = g_hash_table_lookup (cu->prequests, &a->req);
+  PPair *pp = cu->prequests ? g_hash_table_lookup (cu->prequests, &a->req) : NULL;
   if (!pp)
     return;
   gboolean send = g_hash_table_contains (cu->psend, &a->req);
@@ -564,10 +573,6 @@ cursor_init (Cursor *cu, const TsTrace *trace, guint rank)
   cu->rank = rank;
   cu->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, release_request);
   cu->in_call = g_ptr_array_new ();
-  cu->prequests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  cu->psend = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  cu->pinit_count = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                           (GDestroyNotify) g_bytes_unref, NULL);
   cu->coll_seen = g_new0 (guint64, ts_trace_n_comms (trace));
   cu->late_senders_latest = -INFINITY;
 }

@@ -288,13 +288,14 @@ end_call (TsRankDecoder *s, double leave)
 static gint
 region_of_ref (TsRankDecoder *s, OTF2_RegionRef ref)
 {
+  TsDecoder *src = s->source;
   guint slot = ref % REGION_CACHE_SIZE;
-  if (s->region_cache[slot].ref != ref)
+  if (src->region_cache[slot].ref != ref)
     {
-      s->region_cache[slot].ref = ref;
-      s->region_cache[slot].region = ts_trace_region_of_ref (s->source->trace, ref);
+      src->region_cache[slot].ref = ref;
+      src->region_cache[slot].region = ts_trace_region_of_ref (src->trace, ref);
     }
-  return s->region_cache[slot].region;
+  return src->region_cache[slot].region;
 }
 
 TsRankDecoder *

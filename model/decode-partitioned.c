@@ -37,7 +37,7 @@ ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t po
   TsPartitionedEvent e = e1 - 1;
   guint64 req = value;
   const char *name = ts_partitioned_event_name (e);
-  PartitionedRequest *pr = g_hash_table_lookup (s->partitioned, &req);
+  PartitionedRequest *pr = s->partitioned ? g_hash_table_lookup (s->partitioned, &req) : NULL;
 
   if (e == TS_P_PSEND_INIT || e == TS_P_PRECV_INIT)
     {
@@ -62,6 +62,8 @@ ts_stream_on_parameter_uint (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t po
                      ts_trace_comm_name (tr, comm));
       PartitionedRequest *n = g_new (PartitionedRequest, 1);
       *n = (PartitionedRequest) { e == TS_P_PSEND_INIT, partitions };
+      if (!s->partitioned)
+        s->partitioned = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
       g_hash_table_replace (s->partitioned, g_memdup2 (&req, sizeof req), n);
       TsAction *a = ts_decode_call_action (s, TS_ACTION_PINIT);
       a->direction = e == TS_P_PSEND_INIT ? TS_PARTITIONED_SEND : TS_PARTITIONED_RECV;

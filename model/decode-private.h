@@ -65,11 +65,10 @@ struct TsRankDecoder {
   guint64 call_bytes;
   gboolean call_completed;  /* a completion without a message (a cancel) was seen inside */
 
-  /* Region of recently seen OTF2 refs, direct-mapped: the trace's ref table
-   * is a hash table, and every ENTER and LEAVE needs a lookup. */
-  struct { OTF2_RegionRef ref; gint region; } region_cache[REGION_CACHE_SIZE];
   GHashTable *requests;     /* req -> Request* */
-  GHashTable *partitioned;  /* req -> PartitionedRequest*, from its INIT on */
+  /* req -> PartitionedRequest*, from its INIT on; made at the rank's first
+   * (most ranks of most traces have none, and all ranks are open at once) */
+  GHashTable *partitioned;
   GQueue outstanding;       /* Request* in posting order */
   /* CPU time (TS_COMPUTE_CPU, decode-cpu.c): the last reading and its
    * time; the last burst made and its span. */
@@ -87,6 +86,12 @@ struct TsDecoder {
   TsArchiveWriter *writer;
   GPtrArray *streams;       /* TsRankDecoder* by rank, NULL until asked for */
   OTF2_EvtReaderCallbacks *callbacks;
+  /* Region of recently seen OTF2 refs, direct-mapped: the trace's ref table
+   * is a hash table, and every ENTER and LEAVE needs a lookup. One for all
+   * ranks (the mapping is the trace's, and a source is read by one thread
+   * at a time): one per rank was 512 of a stream's 904 bytes, with every
+   * rank open at once. */
+  struct { OTF2_RegionRef ref; gint region; } region_cache[REGION_CACHE_SIZE];
   /* The tracer reads the statuses of MPI_Waitany & co. right (Score-P,
    * tracesim-record): their envelopes need no revising (TS_ACTION_STATUS). */
   gboolean statuses_trusted;

@@ -37,6 +37,12 @@ decoder_new (const TsTrace *trace)
   src->streams = g_ptr_array_new ();
   g_ptr_array_set_size (src->streams, trace->n_ranks);
   src->statuses_trusted = statuses_trusted (trace);
+  for (guint i = 0; i < REGION_CACHE_SIZE; i++)
+    {
+      /* An empty slot answers for the undefined ref, correctly: no region. */
+      src->region_cache[i].ref = OTF2_UNDEFINED_REGION;
+      src->region_cache[i].region = -1;
+    }
   return src;
 }
 
@@ -126,11 +132,16 @@ stream_free (TsRankDecoder *s)
   g_array_unref (s->stack);
   g_queue_clear (&s->outstanding);
   g_hash_table_unref (s->requests);
-  g_hash_table_unref (s->partitioned);
+  g_clear_pointer (&s->partitioned, g_hash_table_unref);
   ts_archive_feed_free (s->feed);
   g_clear_error (&s->error);
   g_free (s);
 }
+
+/* A released rank's place in TsDecoder.streams: not NULL, so that it is not
+ * opened again, and no stream. */
+static const char released;
+#define RELEASED ((gpointer) &released)
 
 void
 ts_decoder_free (TsDecoder *src)
@@ -140,6 +151,8 @@ ts_decoder_free (TsDecoder *src)
   for (guint r = 0; r < src->streams->len; r++)
     {
       TsRankDecoder *s = src->streams->pdata[r];
+      if (s == RELEASED)
+        continue;
       if (s && s->reader)
         OTF2_Reader_CloseEvtReader (src->reader, s->reader);
       stream_free (s);
@@ -165,19 +178,15 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
   s->rank = rank;
   if (options)
     s->options = *options;
-  s->pending = g_array_sized_new (FALSE, FALSE, sizeof (TsAction),
-                                  src->writer ? CHUNK_FED * 2 : CHUNK_EVENTS * 2);
+  /* From a writer's events every rank is open at once: pending grows with
+   * what the rank holds (4 KiB reserved per rank was 512 MiB at 131,072
+   * ranks). From OTF2 a refill brings a chunk at once. */
+  s->pending = src->writer ? g_array_new (FALSE, FALSE, sizeof (TsAction))
+                           : g_array_sized_new (FALSE, FALSE, sizeof (TsAction), CHUNK_EVENTS * 2);
   s->stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   s->user_region = NO_REGION;
   s->call = NO_REGION;
   s->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
-  s->partitioned = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  for (guint i = 0; i < REGION_CACHE_SIZE; i++)
-    {
-      /* An empty slot answers for the undefined ref, correctly: no region. */
-      s->region_cache[i].ref = OTF2_UNDEFINED_REGION;
-      s->region_cache[i].region = -1;
-    }
   s->first_unresolved = G_MAXUINT64;
   s->burst_first_seq = G_MAXUINT64;
   s->stats.first_time = INFINITY;
@@ -291,15 +300,15 @@ ts_decoder_release (TsDecoder *src, guint rank)
 {
   g_return_if_fail (rank < src->streams->len);
   TsRankDecoder *s = src->streams->pdata[rank];
-  if (!s || (!s->reader && !s->feed))
+  if (!s || s == RELEASED)
     return;
   if (s->reader)
     OTF2_Reader_CloseEvtReader (src->reader, s->reader);
-  s->reader = NULL;
-  g_clear_pointer (&s->feed, ts_archive_feed_free);
-  s->eof = TRUE;
-  g_array_set_size (s->pending, 0);
-  s->head = 0;
+  /* All of it: a pass over the ranks one at a time (calibration) would
+   * otherwise keep a chunk of actions and a stream per rank it has read,
+   * 64 KiB and 1 KiB at every rank. */
+  stream_free (s);
+  src->streams->pdata[rank] = RELEASED;
 }
 
 const TsDecodeStats *

@@ -83,8 +83,8 @@ TsRankDecoder *ts_decoder_rank (TsDecoder *source, guint rank,
  * end of the stream (error unset) or on a read error (error set, naming the
  * trace, rank and event position). */
 gboolean ts_rank_decoder_next (TsRankDecoder *stream, TsAction *action, GError **error);
-/* Done with the stream of @rank: close its OTF2 reader and free its buffers.
- * Its stats stay readable until the source is freed. */
+/* Done with the stream of @rank: close its OTF2 reader and free the stream
+ * (read its stats before). The rank cannot be asked for again. */
 void ts_decoder_release (TsDecoder *source, guint rank);
 const TsDecodeStats *ts_rank_decoder_stats (const TsRankDecoder *stream);
 

@@ -28,6 +28,15 @@
 /* A word is written with one unaligned 8-byte store, of which only the
  * needed bytes count: buffers carry this much slack after their end. */
 #define SLACK WORD
+/* What the blocks of all ranks together may hold, per spool: a rank's blocks
+ * (its append buffer and what a reader holds) are at most this divided by
+ * the ranks, and at most the block size asked for. Up to 2,048 ranks this
+ * leaves 16 KiB blocks as they were; at 131,072 ranks a block is 256 bytes
+ * (or two worst records, whichever is more), where 16 KiB per rank and
+ * buffer were 2 GiB each. Smaller blocks cost more, smaller writes and
+ * reads only; where records are packed and which base they are packed
+ * against do not depend on blocks. */
+#define BUDGET (32u << 20)
 
 typedef struct {
   guint64 offset;
@@ -38,6 +47,7 @@ typedef struct {
   guint8 *buffer;      /* append buffer, NULL until the first append */
   guint8 *previous;    /* the last record appended (the packing's base) */
   gsize fill;          /* bytes in buffer */
+  gsize capacity;      /* bytes buffer holds (plus SLACK), up to block_bytes */
   GArray *blocks;      /* Block: where this rank's blocks are, in order (lock) */
   guint64 count;
 } RankPart;
@@ -48,7 +58,7 @@ struct TsSpool {
   gsize record_size;
   guint words;         /* record_size / WORD */
   gsize header_size;   /* a nibble per word */
-  gsize block_bytes;   /* what a block holds, at least one record's worst case */
+  gsize block_bytes;   /* the most a block holds, at least two records' worst case */
   guint64 file_end;
   guint n_ranks;
   RankPart *parts;
@@ -63,7 +73,8 @@ struct TsSpool {
 struct TsSpoolReader {
   const TsSpool *log;
   const RankPart *part;
-  guint8 *buffer;
+  guint8 *buffer;      /* the block being read, NULL before the first and after the last */
+  gsize capacity;      /* what buffer holds (plus a worst record and SLACK) */
   guint8 *record;      /* the last record read, the base of the next */
   guint64 next;        /* index of the next record */
   guint block;         /* index of the next block to load */
@@ -77,6 +88,15 @@ static gsize
 worst_record (const TsSpool *log)
 {
   return log->header_size + log->record_size;
+}
+
+/* The block size of a spool of @n_ranks: at most @asked, at most a share of
+ * BUDGET, and at least two worst records. */
+static gsize
+block_size (const TsSpool *log, guint n_ranks, gsize asked)
+{
+  gsize share = BUDGET / n_ranks;
+  return MAX (MIN (asked, share), 2 * worst_record (log));
 }
 
 TsSpool *
@@ -111,7 +131,7 @@ ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **erro
   log->record_size = record_size;
   log->words = (guint) (record_size / WORD);
   log->header_size = (log->words + 1) / 2;
-  log->block_bytes = MAX (block_bytes, worst_record (log));
+  log->block_bytes = block_size (log, n_ranks, block_bytes);
   log->n_ranks = n_ranks;
   log->parts = g_new0 (RankPart, n_ranks);
   for (guint r = 0; r < n_ranks; r++)
@@ -240,19 +260,31 @@ write_block (TsSpool *log, RankPart *part)
   part->fill = 0;
 }
 
+/* Room in @part's buffer for a worst record: the buffer starts at two worst
+ * records and doubles up to a block, so that a rank with few records holds
+ * little; a full block is written out. */
+static void
+make_room (TsSpool *log, RankPart *part)
+{
+  if (part->capacity < log->block_bytes)
+    {
+      part->capacity = part->capacity ? MIN (2 * part->capacity, log->block_bytes)
+                                      : 2 * worst_record (log);
+      part->buffer = g_realloc (part->buffer, part->capacity + SLACK);
+      if (!part->previous)
+        part->previous = g_malloc0 (log->record_size);
+    }
+  else
+    write_block (log, part);
+}
+
 void
 ts_spool_append (TsSpool *log, guint rank, const void *record)
 {
   g_return_if_fail (rank < log->n_ranks && !log->finished);
   RankPart *part = &log->parts[rank];
-  if (!part->buffer)
-    {
-      part->buffer = g_malloc (log->block_bytes + SLACK);
-      if (!part->previous)
-        part->previous = g_malloc0 (log->record_size);
-    }
-  if (part->fill + worst_record (log) > log->block_bytes)
-    write_block (log, part);
+  if (part->fill + worst_record (log) > part->capacity)
+    make_room (log, part);
   part->fill += pack (log, part->previous, record, part->buffer + part->fill);
   part->count++;
 }
@@ -267,6 +299,7 @@ ts_spool_finish (TsSpool *log, GError **error)
           write_block (log, &log->parts[r]);
           g_clear_pointer (&log->parts[r].buffer, g_free);
           g_clear_pointer (&log->parts[r].previous, g_free);
+          log->parts[r].capacity = 0;
         }
       g_mutex_lock (&log->lock);
       log->finished = TRUE;
@@ -286,6 +319,15 @@ ts_spool_count (const TsSpool *log, guint rank)
 {
   g_return_val_if_fail (rank < log->n_ranks, 0);
   return log->parts[rank].count;
+}
+
+gsize
+ts_spool_buffer_bytes (const TsSpool *log)
+{
+  gsize sum = 0;
+  for (guint r = 0; r < log->n_ranks; r++)
+    sum += log->parts[r].buffer ? log->parts[r].capacity + SLACK : 0;
+  return sum;
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -328,9 +370,21 @@ load_block (TsSpoolReader *rd, GError **error)
       return FALSE;
     }
   if (!have)
-    return FALSE;
-  if (!rd->buffer)
-    rd->buffer = g_malloc (log->block_bytes + worst_record (log) + SLACK);
+    {
+      /* The end: a reader kept open (the replay keeps one per rank) holds
+       * nothing more. */
+      g_clear_pointer (&rd->buffer, g_free);
+      rd->capacity = 0;
+      return FALSE;
+    }
+  /* As large as the largest block read so far: a rank's blocks are all
+   * full but its last, so this is a block or the rank's few records. */
+  if (b.len > rd->capacity)
+    {
+      rd->capacity = b.len;
+      g_free (rd->buffer);
+      rd->buffer = g_malloc (rd->capacity + worst_record (log) + SLACK);
+    }
   if (!ts_fd_read_all (log->fd, (gint64) b.offset, rd->buffer, b.len))
     {
       int saved = errno;
@@ -351,7 +405,11 @@ ts_spool_reader_next (TsSpoolReader *rd, GError **error)
   const TsSpool *log = rd->log;
   /* The blocks may hold more than the count says only if damaged. */
   if (rd->counted && rd->next >= rd->count)
-    return NULL;
+    {
+      g_clear_pointer (&rd->buffer, g_free);
+      rd->capacity = 0;
+      return NULL;
+    }
   if (rd->block_pos == rd->block_len && !load_block (rd, error))
     return NULL;
   if (!rd->record)
@@ -367,6 +425,12 @@ ts_spool_reader_next (TsSpoolReader *rd, GError **error)
   rd->block_pos += used;
   rd->next++;
   return rd->record;
+}
+
+gsize
+ts_spool_reader_buffer_bytes (const TsSpoolReader *rd)
+{
+  return rd->buffer ? rd->capacity + worst_record (rd->log) + SLACK : 0;
 }
 
 void

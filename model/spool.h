@@ -4,10 +4,15 @@
  * The replay produces and consumes records rank by rank but interleaved
  * across ranks (the simulation runs all ranks together), while readers and
  * writers of OTF2 want one rank at a time. A spool bridges the two with a
- * small, fixed memory: each rank has one block buffer for appending and one
- * for reading; full blocks go to the end of a single temporary file (unlinked
- * at once, so nothing is left behind even on a crash) and are read back with
- * pread(). Memory is ranks x 2 blocks, whatever the number of records.
+ * small memory: each rank has one block buffer for appending and each reader
+ * one for reading; full blocks go to the end of a single temporary file
+ * (unlinked at once, so nothing is left behind even on a crash) and are read
+ * back with pread(). Whatever the number of records, memory is bounded, and
+ * sized from what the ranks hold: an append buffer starts at two records
+ * and doubles up to a block, a reader's holds the block it reads (nothing
+ * once it has read the last), and a block is at most 32 MiB divided by the
+ * ranks (at least two records), so that all ranks' buffers together stay
+ * near 32 MiB however many ranks there are.
  *
  * Write errors are sticky: appends never fail visibly, ts_spool_finish()
  * reports the first one. */
@@ -22,8 +27,8 @@ typedef struct TsSpool TsSpool;
 typedef struct TsSpoolReader TsSpoolReader;
 
 /* A log for @n_ranks ranks of records of @record_size bytes (a multiple of
- * 8), buffered in blocks of about @block_bytes (at most 16 MiB). The file
- * goes to g_get_tmp_dir(). */
+ * 8), buffered in blocks of at most @block_bytes (at most 16 MiB; less with
+ * many ranks, see above). The file goes to g_get_tmp_dir(). */
 TsSpool *ts_spool_new (guint n_ranks, gsize record_size, gsize block_bytes, GError **error);
 void ts_spool_free (TsSpool *log);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSpool, ts_spool_free)
@@ -36,6 +41,9 @@ void ts_spool_append (TsSpool *log, guint rank, const void *record);
  * the log is read-only. Returns FALSE and sets @error if any write failed. */
 gboolean ts_spool_finish (TsSpool *log, GError **error);
 guint64 ts_spool_count (const TsSpool *log, guint rank);
+/* For tests and benchmarks: the bytes the append buffers of all ranks hold
+ * now (not while ranks are appended to). */
+gsize ts_spool_buffer_bytes (const TsSpool *log);
 
 /* Read @rank's records in order. Several readers may be open at once, on
  * the same or different ranks. A reader may also read while another thread
@@ -47,6 +55,8 @@ TsSpoolReader *ts_spool_reader_new (const TsSpool *log, guint rank);
  * or on a read error (error set). */
 const void *ts_spool_reader_next (TsSpoolReader *reader, GError **error);
 void ts_spool_reader_free (TsSpoolReader *reader);
+/* For tests and benchmarks: the bytes @reader's block buffer holds now. */
+gsize ts_spool_reader_buffer_bytes (const TsSpoolReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSpoolReader, ts_spool_reader_free)
 
 /* Keeping a finished spool in a file of the caller's (a cache that outlives

@@ -245,6 +245,163 @@ test_reading_while_appended (void **state)
   assert_true (lr.in_order);
 }
 
+/* Ensure that a rank holds a buffer for what it has, not a block: 300
+ * records of one rank, in blocks of at most 272 bytes, whose append buffer
+ * grows from two worst records by doubling, and whose records come back
+ * across the growths and the blocks.
+ *
+ * A Record is 2 words: a header of 1 byte (a nibble per word) and at worst
+ * 16 bytes, so a worst record is 17 bytes and the first buffer 34. Record
+ * k (k = 0, 1, ...) is {0, k}: the first packs against zeros into its
+ * header alone (1 byte), each next into its header and the seq's
+ * difference 1, zigzagged to 2, in 1 byte (2 bytes). After k records the
+ * buffer holds 2k - 1 bytes; it grows (or, at 272, is written out) when the
+ * next worst record would not fit: fill + 17 > capacity. */
+static void
+test_buffers_fit_the_rank (void **state)
+{
+  GError *error = NULL;
+  g_autoptr (TsSpool) log = ts_spool_new (2, sizeof (Record), 16 * 17, &error);
+  assert_non_null (log);
+  /* Nothing appended: nothing held. */
+  assert_int_equal (ts_spool_buffer_bytes (log), 0);
+  guint64 k = 0;
+  /* Bytes held after n records, with the 8 bytes of slack a buffer has:
+   * 34 up to 10 records (fill 19 > 34 - 17 when the 11th comes), 68 up to
+   * 27 (fill 53 > 51), 136 up to 61 (fill 121 > 119), then 272. Before the
+   * buffer grew, one record held a whole block: 280. */
+  const struct { guint64 records; gsize held; } steps[] = {
+    { 1, 34 + 8 }, { 10, 34 + 8 }, { 11, 68 + 8 }, { 27, 68 + 8 }, { 28, 136 + 8 },
+    { 61, 136 + 8 }, { 62, 272 + 8 }, { 300, 272 + 8 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      for (; k < steps[i].records; k++)
+        ts_spool_append (log, 0, &(Record) { 0, k });
+      assert_int_equal (ts_spool_buffer_bytes (log), steps[i].held);
+    }
+  /* Rank 1, one record: its own first buffer beside rank 0's. */
+  ts_spool_append (log, 1, &(Record) { 1, 0 });
+  assert_int_equal (ts_spool_buffer_bytes (log), 272 + 8 + 34 + 8);
+  assert_true (ts_spool_finish (log, &error));
+  assert_int_equal (ts_spool_buffer_bytes (log), 0);
+
+  /* Rank 1's reader holds its one block of 2 bytes ({1, 0} against zeros:
+   * the header and the rank's difference 1, zigzagged to 2, in 1 byte),
+   * with a worst record and slack beyond it (2 + 17 + 8), and nothing once
+   * it has seen the end; before, it held 272 + 17 + 8 from the first
+   * record on. */
+  g_autoptr (TsSpoolReader) one = ts_spool_reader_new (log, 1);
+  assert_int_equal (ts_spool_reader_buffer_bytes (one), 0);
+  const Record *rec = ts_spool_reader_next (one, &error);
+  assert_non_null (rec);
+  assert_int_equal (rec->rank, 1);
+  assert_int_equal (ts_spool_reader_buffer_bytes (one), 2 + 17 + 8);
+  assert_null (ts_spool_reader_next (one, &error));
+  assert_null (error);
+  assert_int_equal (ts_spool_reader_buffer_bytes (one), 0);
+
+  /* Rank 0's blocks: the first written when the 130th record came (fill
+   * 2 x 129 - 1 = 257 > 272 - 17, where 255 after 128 still left room),
+   * then 128 records of 2 bytes (256 > 255 when the 129th of the block
+   * came) and the last 43 (86 bytes). Its reader holds the first, the
+   * largest, from the first record on: 257 + 17 + 8. */
+  g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (log, 0);
+  for (guint64 j = 0; j < 300; j++)
+    {
+      rec = ts_spool_reader_next (rd, &error);
+      assert_non_null (rec);
+      assert_int_equal (rec->rank, 0);
+      assert_int_equal (rec->seq, j);
+      assert_int_equal (ts_spool_reader_buffer_bytes (rd), 257 + 17 + 8);
+    }
+  assert_null (ts_spool_reader_next (rd, &error));
+  assert_null (error);
+
+  char path[] = "/tmp/tracesim-test-spool-XXXXXX";
+  int fd = g_mkstemp (path);
+  assert_true (fd >= 0);
+  g_unlink (path);
+  guint64 end = 0;
+  g_autoptr (GVariant) index = g_variant_ref_sink (ts_spool_export (log, fd, &end, &error));
+  close (fd);
+  assert_non_null (index);
+  g_autoptr (GVariant) ranks = g_variant_get_child_value (index, 2);
+  g_autoptr (GVariant) rank0 = g_variant_get_child_value (ranks, 0);
+  g_autoptr (GVariant) lens_v = g_variant_get_child_value (rank0, 2);
+  gsize n = 0;
+  const guint32 *lens = g_variant_get_fixed_array (lens_v, &n, sizeof (guint32));
+  assert_int_equal (n, 3);
+  assert_int_equal (lens[0], 257);
+  assert_int_equal (lens[1], 256);
+  assert_int_equal (lens[2], 86);
+  /* 257 + 256 + 86 for rank 0, 2 for rank 1. */
+  assert_int_equal (end, 601);
+}
+
+/* Ensure that many ranks share a budget: at 131,072 ranks a block of the
+ * 16 KiB asked for would be 2 GiB of buffers. 32 MiB / 131,072 = 256
+ * bytes, more than two worst records of 8 words (2 x (4 + 64) = 136):
+ * blocks of 256 bytes. With 4 ranks the budget leaves the 16 KiB asked for,
+ * and with 2^24 ranks (a share of 2 bytes) blocks hold two worst records. */
+typedef struct {
+  guint64 w[8];
+} Action;
+
+static guint32
+block_bytes_of (guint n_ranks)
+{
+  GError *error = NULL;
+  g_autoptr (TsSpool) log = ts_spool_new (n_ranks, sizeof (Action), 16384, &error);
+  assert_non_null (log);
+  assert_true (ts_spool_finish (log, &error));
+  char path[] = "/tmp/tracesim-test-spool-XXXXXX";
+  int fd = g_mkstemp (path);
+  assert_true (fd >= 0);
+  g_unlink (path);
+  guint64 end = 0;
+  g_autoptr (GVariant) index = g_variant_ref_sink (ts_spool_export (log, fd, &end, &error));
+  close (fd);
+  assert_non_null (index);
+  guint64 size;
+  guint32 block;
+  g_variant_get (index, "(tu@a(tatau))", &size, &block, NULL);
+  return block;
+}
+
+static void
+test_blocks_share_a_budget (void **state)
+{
+  assert_int_equal (block_bytes_of (4), 16384);
+  assert_int_equal (block_bytes_of (131072), 256);
+  assert_int_equal (block_bytes_of (1u << 24), 136);
+
+  /* And a rank's records come back across blocks that small: each action
+   * has a word that changes by a large amount, so packing needs more than
+   * one block for 100 of them. */
+  GError *error = NULL;
+  g_autoptr (TsSpool) log = ts_spool_new (131072, sizeof (Action), 16384, &error);
+  for (guint64 i = 0; i < 100; i++)
+    {
+      Action a = { { i, i * 0x9e3779b97f4a7c15ull, 7, i % 3 } };
+      ts_spool_append (log, 131071, &a);
+    }
+  /* One rank's buffer: at most a block (256) and its slack. */
+  assert_true (ts_spool_buffer_bytes (log) <= 256 + 8);
+  assert_true (ts_spool_finish (log, &error));
+  g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (log, 131071);
+  for (guint64 i = 0; i < 100; i++)
+    {
+      const Action *got = ts_spool_reader_next (rd, &error);
+      assert_non_null (got);
+      Action want = { { i, i * 0x9e3779b97f4a7c15ull, 7, i % 3 } };
+      assert_memory_equal (got, &want, sizeof want);
+      assert_true (ts_spool_reader_buffer_bytes (rd) <= 256 + 68 + 8);
+    }
+  assert_null (ts_spool_reader_next (rd, &error));
+  assert_null (error);
+}
+
 int
 main (void)
 {
@@ -254,6 +411,8 @@ main (void)
     cmocka_unit_test (test_damage_is_an_error),
     cmocka_unit_test (test_reading_while_appended),
     cmocka_unit_test (test_count_checked),
+    cmocka_unit_test (test_buffers_fit_the_rank),
+    cmocka_unit_test (test_blocks_share_a_budget),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
