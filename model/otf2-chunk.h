@@ -11,11 +11,15 @@
 
 #include <glib.h>
 
+/* The largest group ts_otf2_def_chunk_size can size a chunk for: the most
+ * ranks an archive tracesim writes can have. */
+#define TS_OTF2_MAX_GROUP_MEMBERS 4194291u
+
 /* The smallest definition chunk size, a multiple of OTF2_CHUNK_SIZE_MIN
  * (256 KiB) and at least that, that holds a Group definition of
  * @max_group_members members whose values (world ranks, location ids) are
  * below @max_group_members. 0 when even OTF2_CHUNK_SIZE_MAX (16 MiB) cannot
- * hold it (more than 4,194,291 members): the caller reports it. */
+ * hold it (more than TS_OTF2_MAX_GROUP_MEMBERS): the caller reports it. */
 guint64 ts_otf2_def_chunk_size (guint64 max_group_members);
 
 #endif

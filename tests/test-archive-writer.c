@@ -592,6 +592,7 @@ test_def_chunk_sized_for_largest_group (void **state)
   assert_int_equal (ts_otf2_def_chunk_size (1048576), 17 * 262144);
   /* 4,194,291 x 4 + 52 = 16,777,216: exactly OTF2_CHUNK_SIZE_MAX; one
    * member more is more than OTF2 allows. */
+  assert_int_equal (TS_OTF2_MAX_GROUP_MEMBERS, 4194291);
   assert_int_equal (ts_otf2_def_chunk_size (4194291), 16777216);
   assert_int_equal (ts_otf2_def_chunk_size (4194292), 0);
 }
