@@ -91,6 +91,13 @@ void ts_archive_files_join (TsArchiveWriter *w, gboolean stop);
  * afterwards, whatever happened. */
 void ts_archive_files_install (TsArchiveWriter *w);
 
+/* The definition chunk size for the largest group an archive of @n_ranks
+ * defines: the locations, or a communicator of @comms (TsCommDef; NULL:
+ * none yet). See model/otf2-chunk.h. 0 with @error set, naming @dir, when
+ * no chunk OTF2 allows can hold it. */
+guint64 ts_archive_def_chunk_size (guint n_ranks, const GPtrArray *comms, const char *dir,
+                                   GError **error);
+
 /* Write the global definitions of @w's archive, with @n_events[rank] events
  * per location, and with @with_events the empty local definition files
  * readers expect. Without, the definitions alone: a copy to read the

@@ -7,6 +7,7 @@
 #define G_LOG_DOMAIN "tracesim-archive"
 
 #include "model/archive-private.h"
+#include "model/otf2-chunk.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -69,6 +70,23 @@ def_group (DefCtx *c, guint32 id, const char *name, OTF2_GroupType type, GArray 
                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                                  members->len, m),
              "Group definition");
+}
+
+guint64
+ts_archive_def_chunk_size (guint n_ranks, const GPtrArray *comms, const char *dir, GError **error)
+{
+  /* Group 0 lists the n_ranks locations; each communicator its members. */
+  guint64 largest = n_ranks;
+  for (guint id = 0; comms && id < comms->len; id++)
+    largest = MAX (largest, ((TsCommDef *) g_ptr_array_index (comms, id))->members->len);
+  guint64 size = ts_otf2_def_chunk_size (largest);
+  g_autofree char *shown = size == 0 ? ts_output_dir_user_path (dir) : NULL;
+  if (size == 0)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                 "%s: a communicator of %" G_GUINT64_FORMAT " ranks is more than an OTF2 "
+                 "archive can define (OTF2's largest definition chunk, 16 MiB, holds a group "
+                 "of at most 4,194,291 ranks)", shown, largest);
+  return size;
 }
 
 /* The clock, the one paradigm, one machine and a process and a location per rank. */

@@ -17,7 +17,7 @@
  * also the fastest here: callgrind showed a third of a 64-rank replay in
  * memset with the 1 MiB / 4 MiB defaults. */
 #define TS_EVT_CHUNK OTF2_CHUNK_SIZE_MIN
-#define TS_DEF_CHUNK OTF2_CHUNK_SIZE_MIN
+/* Definition chunks are sized for the largest group (ts_archive_def_chunk_size). */
 static void
 region_def_free (gpointer p)
 {
@@ -186,6 +186,9 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
       return NULL;
     }
 
+  /* Refused before anything is made, not after the run. */
+  if (ts_archive_def_chunk_size (n_ranks, NULL, dir, error) == 0)
+    return NULL;
   TsOutputDir *out = ts_output_dir_new (dir, error);
   if (!out)
     return NULL;
@@ -225,8 +228,11 @@ fail:
 static OTF2_Archive *
 open_archive (TsArchiveWriter *w, const char *dir, GError **error)
 {
+  guint64 def_chunk = ts_archive_def_chunk_size (w->n_ranks, w->comms, dir, error);
+  if (def_chunk == 0)
+    return NULL;
   OTF2_Archive *archive = OTF2_Archive_Open (dir, w->name, OTF2_FILEMODE_WRITE, TS_EVT_CHUNK,
-                                             TS_DEF_CHUNK, OTF2_SUBSTRATE_POSIX,
+                                             def_chunk, OTF2_SUBSTRATE_POSIX,
                                              OTF2_COMPRESSION_NONE);
   if (!archive)
     {

@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include "recorder/record-private.h"
+#include "model/otf2-chunk.h"
 #include "model/trace.h"
 
 #include <errno.h>
@@ -136,12 +137,19 @@ quiet (void *user_data, const char *file, uint64_t line, const char *function,
 
 /* ---- set-up ------------------------------------------------------------------ */
 
+/* OTF2's default chunks; definition chunks larger where MPI_COMM_WORLD's
+ * group needs it (from 1,065,014 ranks on: model/otf2-chunk.h). The 4 MiB
+ * default stays the floor: each rank's definitions also hold a mapping
+ * table with an entry per communicator the program will create, unknown
+ * here. start() refuses a world no chunk can hold. */
 static gboolean
 open_archive (const char *dir)
 {
-  ts_rec.archive = OTF2_Archive_Open (dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                      4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                                      OTF2_COMPRESSION_NONE);
+  guint64 def_chunk = MAX (OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
+                           ts_otf2_def_chunk_size ((guint64) ts_rec.size));
+  ts_rec.archive = OTF2_Archive_Open (dir, "traces", OTF2_FILEMODE_WRITE,
+                                      OTF2_CHUNK_SIZE_EVENTS_DEFAULT, def_chunk,
+                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   return ts_rec.archive
          && OTF2_Archive_SetFlushCallbacks (ts_rec.archive, &flush_callbacks, NULL) == OTF2_SUCCESS
          && OTF2_MPI_Archive_SetCollectiveCallbacks (ts_rec.archive, MPI_COMM_WORLD,
@@ -203,7 +211,10 @@ start (void)
   PMPI_Barrier (MPI_COMM_WORLD);
   if (ts_rec.rank == 0)
     {
-      refused = ts_rec_dir_prepare (dir, &moved_to);
+      refused = ts_otf2_def_chunk_size ((guint64) ts_rec.size) == 0
+                  ? g_strdup_printf ("%d ranks are more than an OTF2 archive can define "
+                                     "(a group of at most 4,194,291 members)", ts_rec.size)
+                  : ts_rec_dir_prepare (dir, &moved_to);
       ready = refused == NULL;
       /* Said now, whatever follows: the earlier recording is no longer at -o. */
       if (moved_to)

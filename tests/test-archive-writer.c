@@ -8,7 +8,9 @@
 #include <cmocka.h>
 
 #include "model/archive_writer.h"
+#include "model/otf2-chunk.h"
 #include "model/output_dir.h"
+#include "model/trace.h"
 #include "tests/readback.h"
 
 #include <gio/gio.h>
@@ -555,6 +557,108 @@ test_otf2_print_has_no_warning (void **state)
   assert_non_null (strstr (out, "3000000000"));
 }
 
+/* ---- groups larger than OTF2's smallest definition chunk ---- */
+
+/* The smallest world that OTF2's smallest definition chunk (OTF2_CHUNK_SIZE_MIN,
+ * 262,144 bytes) cannot define, from OTF2 3.0's encoding
+ * (OTF2_GlobalDefWriter_WriteGroup, OTF2_Buffer.h). The Group of the
+ * locations (self 0, members 0 .. N-1), for 65,536 < N < 2^24:
+ *   record type 1, record length 1 + 8 (its data is 255 bytes or more);
+ *   data: self 0 -> 1, name (a string id near 2N: "MPI Rank r" and "rank r"
+ *   come first, so between 2^16 and 2^24) -> 4, pre-1.2 type 1, N -> 4,
+ *   groupType 1, paradigm 1, flags 0 -> 1: 13 bytes; and the members, each a
+ *   length byte and its significant bytes: 0 -> 1, 1..255 -> 2 (255 of them),
+ *   256..65,535 -> 3 (65,280), 65,536..N-1 -> 4 (N - 65,536), in all
+ *   1 + 510 + 195,840 + 4N - 262,144 = 4N - 65,793;
+ *   record = 1 + 9 + 13 + 4N - 65,793 = 4N - 65,770 bytes.
+ * A chunk begins with an 18-byte header and keeps 1 byte for its end mark:
+ * the record fits if 4N - 65,770 <= 262,144 - 19, i.e. N <= 81,973. With
+ * 81,974 ranks OTF2 said "Requested size (262126) to large for chunksize
+ * (262144)": 4 x 81,974 - 65,770 = 262,126. */
+#define FIRST_WORLD_OVER_MIN_CHUNK 81974u
+
+/* Ensure that the definition chunk holds the largest group and no more
+ * than it needs, in whole 256 KiB, between OTF2's bounds. Bound used:
+ * 4 bytes a member below 2^24 (length byte and 3 significant bytes), 33 for
+ * the rest of the record at most, 19 for the chunk's header and end mark. */
+static void
+test_def_chunk_sized_for_largest_group (void **state)
+{
+  /* 1 x 2 + 52 = 54 bytes: the minimum. */
+  assert_int_equal (ts_otf2_def_chunk_size (1), 262144);
+  /* 81,974 x 4 + 52 = 327,948 bytes: two 256 KiB. */
+  assert_int_equal (ts_otf2_def_chunk_size (FIRST_WORLD_OVER_MIN_CHUNK), 2 * 262144);
+  /* 1,048,576 x 4 + 52 = 4,194,356 bytes, 52 more than 16 x 256 KiB: 17. */
+  assert_int_equal (ts_otf2_def_chunk_size (1048576), 17 * 262144);
+  /* 4,194,291 x 4 + 52 = 16,777,216: exactly OTF2_CHUNK_SIZE_MAX; one
+   * member more is more than OTF2 allows. */
+  assert_int_equal (TS_OTF2_MAX_GROUP_MEMBERS, 4194291);
+  assert_int_equal (ts_otf2_def_chunk_size (4194291), 16777216);
+  assert_int_equal (ts_otf2_def_chunk_size (4194292), 0);
+}
+
+/* Ensure that a world larger than the smallest chunk can hold is written
+ * and read back: its locations, MPI_COMM_WORLD and a communicator of all
+ * ranks in reverse order, by tracesim's reader and in a chunk OTF2 reports.
+ * The definitions alone: the same Group records, without the 2 x 81,974
+ * files of the locations. */
+static void
+test_world_over_smallest_chunk_read_back (void **state)
+{
+  Fixture *f = *state;
+  const guint n = FIRST_WORLD_OVER_MIN_CHUNK;
+  g_autoptr (GError) error = NULL;
+  TsArchiveWriter *w = ts_archive_writer_new (f->dir, "traces", n, &error);
+  assert_non_null (w);
+  g_autofree guint32 *reversed = g_new (guint32, n);
+  for (guint i = 0; i < n; i++)
+    reversed[i] = n - 1 - i;
+  assert_int_equal (ts_archive_writer_define_comm (w, "reversed", n, reversed), 1);
+  g_autofree char *defs = g_build_filename (f->base, "defs", NULL);
+  gboolean ok = ts_archive_writer_write_definitions (w, defs, &error);
+  ts_archive_writer_abort (w);
+  if (!ok)
+    fail_msg ("%s", error->message);
+
+  g_autofree char *anchor = g_build_filename (defs, "traces.otf2", NULL);
+  g_autoptr (TsTrace) t = ts_trace_open_definitions (anchor, &error);
+  if (!t)
+    fail_msg ("%s", error->message);
+  assert_int_equal (ts_trace_n_ranks (t), n);
+  assert_int_equal (ts_trace_comm_size (t, ts_trace_world_comm (t)), n);
+  gint rev = -1;
+  for (guint c = 0; c < ts_trace_n_comms (t); c++)
+    if (strcmp (ts_trace_comm_name (t, c), "reversed") == 0)
+      rev = (gint) c;
+  assert_true (rev >= 0);
+  assert_int_equal (ts_trace_comm_size (t, rev), n);
+  assert_int_equal (ts_trace_comm_members (t, rev)[0], n - 1);
+  assert_int_equal (ts_trace_comm_members (t, rev)[n - 1], 0);
+
+  /* 81,974 x 4 + 52 bytes: two 256 KiB (test above). */
+  OTF2_Reader *reader = OTF2_Reader_Open (anchor);
+  assert_non_null (reader);
+  uint64_t evt_chunk = 0, def_chunk = 0;
+  assert_int_equal (OTF2_Reader_GetChunkSize (reader, &evt_chunk, &def_chunk), OTF2_SUCCESS);
+  OTF2_Reader_Close (reader);
+  assert_int_equal (def_chunk, 2 * 262144);
+  assert_int_equal (evt_chunk, 262144);
+}
+
+/* Ensure that a world no OTF2 chunk can define is refused at once, with
+ * the reason, and nothing made: 4,194,292 ranks (test above). */
+static void
+test_world_over_largest_chunk_is_an_error (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr (GError) error = NULL;
+  assert_null (ts_archive_writer_new (f->dir, "traces", 4194292, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED));
+  assert_non_null (strstr (error->message, "4194292 ranks"));
+  g_autofree char *left = list_dir (f->base);
+  assert_string_equal (left, "");
+}
+
 int
 main (void)
 {
@@ -577,6 +681,9 @@ main (void)
     cmocka_unit_test_setup_teardown (test_bad_name_is_an_error, setup, teardown),
     cmocka_unit_test_setup_teardown (test_otf2_print_has_no_warning, setup, teardown),
     cmocka_unit_test_setup_teardown (test_files_made_in_advance, setup, teardown),
+    cmocka_unit_test (test_def_chunk_sized_for_largest_group),
+    cmocka_unit_test_setup_teardown (test_world_over_smallest_chunk_read_back, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_world_over_largest_chunk_is_an_error, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -7,11 +7,13 @@
 
 #include "extrap/pattern.h"
 #include "model/archive_writer.h"
+#include "model/otf2-chunk.h"
 
 #include <gio/gio.h>
 #include <math.h>
 
-#define TS_GRID_MAX_RANKS 1000000
+/* As many as an OTF2 archive can define (model/otf2-chunk.h). */
+#define TS_GRID_MAX_RANKS TS_OTF2_MAX_GROUP_MEMBERS
 
 /* One rank's view of the grid: slot 2k + (dir > 0) is its neighbour one step
  * down (dir -1) or up along dimension k; -1 where there is none or it is the
@@ -143,7 +145,7 @@ check_params (const TsGridParams *p, GError **error)
 {
   const char *bad = NULL;
   if (p->n_ranks == 0 || p->n_ranks > TS_GRID_MAX_RANKS)
-    bad = "--ranks must be from 1 to 1000000";
+    bad = "--ranks must be from 1 to 4194291";
   else if (p->n_dims < 1 || p->n_dims > TS_PATTERN_MAX_DIMS)
     bad = "--dims must be 1, 2 or 3";
   else if (!isfinite (p->compute) || p->compute < 0)

@@ -5,13 +5,15 @@
 #include "tools/tracegen/script.h"
 
 #include "model/archive_writer.h"
+#include "model/otf2-chunk.h"
 
 #include <gio/gio.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
-#define TS_SCRIPT_MAX_RANKS 1000000
+/* As many as an OTF2 archive can define (model/otf2-chunk.h). */
+#define TS_SCRIPT_MAX_RANKS TS_OTF2_MAX_GROUP_MEMBERS
 
 /* Optional `key=value` words; the enum indexes TsArgs.val. */
 typedef enum {

@@ -5,11 +5,13 @@
 #include "tools/tracegen/stencil.h"
 
 #include "model/archive_writer.h"
+#include "model/otf2-chunk.h"
 
 #include <gio/gio.h>
 #include <math.h>
 
-#define TS_STENCIL_MAX_RANKS 1000000
+/* As many as an OTF2 archive can define (model/otf2-chunk.h). */
+#define TS_STENCIL_MAX_RANKS TS_OTF2_MAX_GROUP_MEMBERS
 
 void
 ts_stencil_define_regions (TsArchiveWriter *w, TsStencilRegions *reg)
@@ -43,7 +45,7 @@ check_params (const TsStencilParams *p, GError **error)
 {
   const char *bad = NULL;
   if (p->n_ranks == 0 || p->n_ranks > TS_STENCIL_MAX_RANKS)
-    bad = "--ranks must be from 1 to 1000000";
+    bad = "--ranks must be from 1 to 4194291";
   else if (!isfinite (p->compute) || p->compute < 0)
     bad = "--compute must be a number of seconds >= 0";
   else if (!isfinite (p->imbalance) || p->imbalance < 0)
