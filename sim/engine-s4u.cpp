@@ -205,7 +205,8 @@ static void abandon(TsS4u* e)
     flight.activity->set_data(nullptr);
     try {
       flight.activity->cancel();
-    } catch (const std::exception&) { // NOLINT: it ended meanwhile
+    } catch (const std::exception&) {
+      /* it ended meanwhile: nothing to cancel */
     }
   }
   e->flying.clear();
@@ -261,6 +262,8 @@ double ts_s4u_now(TsS4u*)
 
 void ts_s4u_burst(TsS4u* e, double seconds, gpointer cookie)
 {
+  if (e->failed)
+    return;
   if (not(std::isfinite(seconds) && seconds >= 0)) {
     g_autofree char* what = g_strdup_printf("a burst of %g s (a duration must be finite and not negative)", seconds);
     fail(e, what);
@@ -275,12 +278,15 @@ void ts_s4u_burst(TsS4u* e, double seconds, gpointer cookie)
     Timer* timer = nullptr;
     if (date > now)
       timer = Timer::set(date, [e, key] {
-        /* Never expected: on_time_advance ended the burst at this step. */
+        /* Not expected: on_time_advance ends a burst at the step that
+         * reaches its date, and removes its timer. */
         auto it = e->bursts.find(key);
         if (it != e->bursts.end())
           it->second.timer = nullptr; // execute_all() deletes it
-        if (release_due(e))
-          settle_soon(e);
+        guarded(e, [e] {
+          if (release_due(e))
+            settle_soon(e);
+        });
       });
     e->bursts.emplace(key, Burst{cookie, timer});
     if (date <= now)
@@ -290,6 +296,8 @@ void ts_s4u_burst(TsS4u* e, double seconds, gpointer cookie)
 
 void ts_s4u_exec(TsS4u* e, sg_host_t host, double flops, gpointer cookie)
 {
+  if (e->failed)
+    return;
   if (host == nullptr || not(std::isfinite(flops) && flops >= 0)) {
     g_autofree char* what = g_strdup_printf("an execution of %g flops on %s", flops,
                                             host != nullptr ? host->get_cname() : "no host");
@@ -305,6 +313,8 @@ void ts_s4u_exec(TsS4u* e, sg_host_t host, double flops, gpointer cookie)
 
 void ts_s4u_transfer(TsS4u* e, sg_host_t src, sg_host_t dst, double bytes, gpointer cookie)
 {
+  if (e->failed)
+    return;
   if (src == nullptr || dst == nullptr || not(std::isfinite(bytes) && bytes >= 0)) {
     g_autofree char* what = g_strdup_printf("a transfer of %g bytes from %s to %s", bytes,
                                             src != nullptr ? src->get_cname() : "no host",

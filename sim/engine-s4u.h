@@ -34,7 +34,9 @@ typedef struct {
 } TsS4uCallbacks;
 
 /* The adapter of this process's SimGrid engine (initialised, platform
- * loaded). @callbacks is copied. Free with ts_s4u_free(). */
+ * loaded). @callbacks is copied. Free with ts_s4u_free(). One at a time in
+ * a process (SimGrid's signals are process-wide): NULL, with a critical
+ * warning, while another is alive. */
 TsS4u *ts_s4u_new (const TsS4uCallbacks *callbacks);
 void ts_s4u_free (TsS4u *engine);
 
@@ -43,7 +45,10 @@ double ts_s4u_now (TsS4u *engine);
 
 /* A compute burst on a core of its own: completed at now + MAX (@seconds,
  * surf/precision) (@seconds > 0), or earlier at an instant within
- * surf/precision of that date. A kernel timer, not an activity. */
+ * surf/precision of that date. A kernel timer, not an activity. @seconds 0:
+ * completed at the current instant, before its next settled() (SimGrid's
+ * 0-second sleep returns at once). A negative or infinite @seconds fails
+ * the run, as any bad argument here does (ts_s4u_run says which). */
 void ts_s4u_burst (TsS4u *engine, double seconds, gpointer cookie);
 /* @flops executed on @host, sharing its cores with its other executions. */
 void ts_s4u_exec (TsS4u *engine, sg_host_t host, double flops, gpointer cookie);

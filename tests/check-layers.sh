@@ -10,7 +10,7 @@ for dir in $order; do
   i=$((i + 1))
   later=$(echo "$order" | tr ' ' '\n' | tail -n +$((i + 1)) | tr '\n' '|' | sed 's/|$//')
   [ -n "$later" ] || continue
-  hits=$(grep -nE "#include \"($later)/" "$srcdir/$dir"/*.c "$srcdir/$dir"/*.h 2>/dev/null)
+  hits=$(grep -nE "#include \"($later)/" "$srcdir/$dir"/*.c "$srcdir/$dir"/*.cpp "$srcdir/$dir"/*.h 2>/dev/null)
   if [ -n "$hits" ]; then
     echo "$dir/ includes a later stage:"
     echo "$hits"

@@ -3,11 +3,12 @@
 # trace generator over 80 lines and no file over 800, unless a comment with
 # "size-ok:" in the 3 lines before the function (or anywhere in the file)
 # says why. Functions are found as written here (GNU style: the name at
-# column 0, the braces at column 0). Fails naming every one too long.
+# column 0, the braces at column 0; in C++, SimGrid's style: the type before
+# the name on its line). Fails naming every one too long.
 srcdir=${top_srcdir:-$(dirname "$0")/..}
 status=0
 for f in "$srcdir"/model/*.c "$srcdir"/calibrate/*.c "$srcdir"/hypotheses/*.c \
-         "$srcdir"/sim/*.c "$srcdir"/analysis/*.c "$srcdir"/output/*.c \
+         "$srcdir"/sim/*.c "$srcdir"/sim/*.cpp "$srcdir"/analysis/*.c "$srcdir"/output/*.c \
          "$srcdir"/extrap/*.c "$srcdir"/pipeline/*.c "$srcdir"/cli/*.c "$srcdir"/recorder/*.c \
          "$srcdir"/tools/tracegen/*.c; do
   [ -f "$f" ] || continue
@@ -19,8 +20,8 @@ for f in "$srcdir"/model/*.c "$srcdir"/calibrate/*.c "$srcdir"/hypotheses/*.c \
   fi
   long=$(awk -v file="$name" '
     { recent[NR % 4] = $0 }
-    /^[a-zA-Z_][a-zA-Z0-9_]* *\(/ {
-      fn = $1; sub(/\(.*/, "", fn)
+    /^[a-zA-Z_][a-zA-Z0-9_]* *\(/ || (file ~ /\.cpp$/ && /^[a-zA-Z_][^;]*[a-zA-Z0-9_] *\(/) {
+      fn = $0; sub(/ *\(.*/, "", fn); sub(/.*[ *&]/, "", fn)
       ok = 0; for (i = 1; i <= 3; i++) if (recent[(NR - i) % 4] ~ /size-ok:/) ok = 1
     }
     /^\{/ { start = NR }
