@@ -23,6 +23,7 @@
 
 #include "calibrate/calibration.h"
 #include "hypotheses/hypotheses.h"
+#include "sim/engine-ops.h"
 #include "sim/replay-queue.h"
 #include "tests/scripted.h"
 
@@ -289,10 +290,90 @@ test_same_replay_twice (void **state)
     }
 }
 
+/* The queue alone, under callbacks that write a transcript: "S<t>" for
+ * settled() at t, "<cookie><t>" for a completion. */
+typedef struct {
+  TsEngine *e;
+  GString *log;
+  guint settles;
+  double bad_burst;          /* started at the first settle if not 0 */
+} Transcript;
+
+static void
+transcript_completed (gpointer data, gpointer cookie, gboolean failed)
+{
+  Transcript *t = data;
+  assert_false (failed);
+  g_string_append_printf (t->log, "%s%g ", (const char *) cookie, ts_engine_queue.now (t->e));
+}
+
+static void
+transcript_settled (gpointer data)
+{
+  Transcript *t = data;
+  g_string_append_printf (t->log, "S%g ", ts_engine_queue.now (t->e));
+  if (t->settles++ > 0)
+    return;
+  if (t->bad_burst != 0)
+    {
+      ts_engine_queue.burst (t->e, t->bad_burst, "x");
+      return;
+    }
+  ts_engine_queue.burst (t->e, 1.0, "a");
+  ts_engine_queue.exec (t->e, (sg_host_t) ts_queue_host (&world, 1), 1e9, "b");
+  ts_engine_queue.transfer (t->e, (sg_host_t) ts_queue_host (&world, 0),
+                            (sg_host_t) ts_queue_host (&world, 1), 999.0, "e");
+  ts_engine_queue.burst (t->e, 0.5, "c");
+  ts_engine_queue.burst (t->e, 0, "d");
+}
+
+/* Ensure the queue's order and instants, started at 0 from the first
+ * settled(): a 1 s burst (a), 1e9 flops at 1e9 flop/s (b, 1 s), 999 B
+ * (e, 1 ms + 999 B / 1e6 B/s = 1 ms + 0.999 ms = 0.001999 s, printed with
+ * %g's 6 digits), a 0.5 s burst (c)
+ * and a 0 s one (d). d ends at 0 itself, after that settled() returned, and
+ * is settled at 0 again; then e at 0.001999, c at 0.5, and a and b at 1 in the
+ * order they were started, settled once after both; then nothing is left
+ * and the clock stays at 1. */
+static void
+test_queue_order (void **state)
+{
+  Transcript t = { NULL, g_string_new (NULL), 0, 0 };
+  TsEngineCallbacks cb = { transcript_completed, transcript_settled, &t };
+  t.e = ts_engine_queue.create (&world, &cb);
+  ts_engine_queue.settle_soon (t.e);
+  ts_engine_queue.settle_soon (t.e); /* asked twice: settled once */
+  GError *error = NULL;
+  assert_true (ts_engine_queue.run (t.e, &error));
+  assert_string_equal (t.log->str, "S0 d0 S0 e0.001999 S0.001999 c0.5 S0.5 a1 b1 S1 ");
+  assert_float_equal (ts_engine_queue.now (t.e), 1.0, 0);
+  ts_engine_queue.free (t.e);
+  g_string_free (t.log, TRUE);
+}
+
+/* Ensure that a bad duration fails the run with what was wrong. */
+static void
+test_queue_bad_burst (void **state)
+{
+  Transcript t = { NULL, g_string_new (NULL), 0, -1.0 };
+  TsEngineCallbacks cb = { transcript_completed, transcript_settled, &t };
+  t.e = ts_engine_queue.create (&world, &cb);
+  ts_engine_queue.settle_soon (t.e);
+  GError *error = NULL;
+  assert_false (ts_engine_queue.run (t.e, &error));
+  assert_non_null (error);
+  assert_non_null (strstr (error->message, "a burst of -1"));
+  g_error_free (error);
+  ts_engine_queue.free (t.e);
+  g_string_free (t.log, TRUE);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_queue_order),
+    cmocka_unit_test (test_queue_bad_burst),
     cmocka_unit_test (test_eager_ping),
     cmocka_unit_test (test_ping_as_executions),
     cmocka_unit_test (test_hypothesis_moves_prediction),
