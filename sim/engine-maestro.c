@@ -2,8 +2,10 @@
  * with no actor, no context switch and no stack per rank. Messages are
  * matched here, per mailbox and in order as SimGrid's mailboxes match them,
  * and a matched pair moves as a host-to-host transfer; compute bursts are
- * timers where a core is the rank's alone, executions where it is shared
- * (engine-s4u.cpp talks to SimGrid).
+ * timers where a core is the rank's alone, executions where it is shared.
+ * It calls no SimGrid function: the engine under it is an ops table
+ * (engine-ops.h), SimGrid's (engine-s4u.cpp talks to SimGrid) or a pure-C
+ * event queue for tests (engine-queue.c), as sim->engine_ops says.
  *
  * Progresses run at the end of an instant (settled), once every completion
  * of it has been told, so that a failed test of the trace sees whatever
@@ -17,9 +19,8 @@
 
 #include "sim/progress.h"
 #include "sim/world.h"
-#include "sim/engine-s4u.h"
+#include "sim/engine-ops.h"
 
-#include <simgrid/engine.h>
 #include <string.h>
 
 typedef enum { COMM_POSTED, COMM_MOVING, COMM_DONE } CommState;
@@ -44,7 +45,8 @@ typedef struct {
 
 typedef struct {
   TsSimulation *sim;
-  TsS4u *s4u;
+  const TsEngineOps *ops;
+  TsEngine *e;
   GHashTable *channels;      /* TsMailbox -> Channel, only while something is unmatched */
   GQueue ready;              /* progresses to run at this instant */
   GQueue woken_cpu, woken_net; /* woken by this instant's completions, in their order */
@@ -123,7 +125,7 @@ transfer (Maestro *m, TsComm *send, TsComm *recv)
   send->state = recv->state = COMM_MOVING;
   send->peer = recv;
   recv->peer = send;
-  ts_s4u_transfer (m->s4u, send->rk->host, recv->rk->host, (double) send->bytes, recv);
+  m->ops->transfer (m->e, send->rk->host, recv->rk->host, (double) send->bytes, recv);
 }
 
 /* Post @c on @mb: it matches the first unmatched one of the other side, or
@@ -154,11 +156,12 @@ post (Maestro *m, const TsMailbox *mb, TsComm *c)
 
 /* ---- the world's ops ----------------------------------------------------------- */
 
-/* SimGrid's clock, also once the run is over (a deadlock's report). */
+/* The engine's clock, also once the run is over (a deadlock's report). */
 static double
 now (TsSimulation *sim)
 {
-  return simgrid_get_clock ();
+  Maestro *m = maestro (sim);
+  return m ? m->ops->now (m->e) : sim->clock_end;
 }
 
 static TsComm *
@@ -265,9 +268,9 @@ run (Maestro *m, TsProgress *x)
         {
         case TS_STOP_BURST:
           if (s->exclusive)
-            ts_s4u_burst (m->s4u, s->seconds, progress_cookie (x));
+            m->ops->burst (m->e, s->seconds, progress_cookie (x));
           else
-            ts_s4u_exec (m->s4u, x->rk->host, s->flops, progress_cookie (x));
+            m->ops->exec (m->e, x->rk->host, s->flops, progress_cookie (x));
           return;
         case TS_STOP_WAIT:
           c = s->comm;
@@ -357,21 +360,23 @@ run_all (TsSimulation *sim, GError **error)
   Maestro m = { sim };
   m.channels = g_hash_table_new_full (mailbox_hash, mailbox_equal, g_free, channel_free);
   m.chunks = g_ptr_array_new_with_free_func (g_free);
-  TsS4uCallbacks cb = { completed, settled, &m };
-  m.s4u = ts_s4u_new (&cb);
+  TsEngineCallbacks cb = { completed, settled, &m };
+  m.ops = sim->engine_ops;
+  m.e = m.ops->create (sim->engine_config, &cb);
   sim->engine = &m;
   for (guint r = 0; r < sim->n_ranks; r++)
     g_queue_push_tail (&m.ready, sim->ranks[r].progress);
-  ts_s4u_settle_soon (m.s4u);
-  gboolean ok = ts_s4u_run (m.s4u, error);
-  ts_s4u_free (m.s4u);
+  m.ops->settle_soon (m.e);
+  gboolean ok = m.ops->run (m.e, error);
+  sim->clock_end = m.ops->now (m.e);
+  sim->engine = NULL;
+  m.ops->free (m.e);
   /* What is left (a deadlock) goes with its chunks. */
   g_queue_clear (&m.ready);
   g_queue_clear (&m.woken_cpu);
   g_queue_clear (&m.woken_net);
   g_hash_table_unref (m.channels);
   g_ptr_array_unref (m.chunks);
-  sim->engine = NULL;
   return ok;
 }
 

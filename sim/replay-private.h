@@ -29,6 +29,7 @@ typedef struct TsProgress TsProgress; /* sim/progress.h */
 typedef struct TsIcollJob TsIcollJob; /* sim/progress.h */
 typedef struct TsComm TsComm;       /* sim/world.h */
 typedef struct TsWorldOps TsWorldOps; /* sim/world.h */
+typedef struct TsEngineOps TsEngineOps; /* sim/engine-ops.h */
 
 typedef struct {
   guint32 region;
@@ -118,7 +119,12 @@ typedef struct {
 
 struct TsSimulation {
   const TsWorldOps *world;   /* the engine it runs on (sim/world.h) */
-  gpointer engine;           /* and that engine's state */
+  gpointer engine;           /* and that engine's state, while it runs */
+  /* What the maestro engine runs on (sim/engine-ops.h), with its config, and
+   * that engine's clock when it stopped (a deadlock is reported after). */
+  const TsEngineOps *engine_ops;
+  gconstpointer engine_config;
+  double clock_end;
   const TsTrace *trace;
   const TsCalibration *calibration;
   const TsReplayOptions *options;
@@ -251,6 +257,19 @@ typedef struct {
 gboolean ts_replay_once (const TsTrace *trace, const TsCalibration *calibration,
                          const TsReplayOptions *o, const TsReplayChoices *choices,
                          TsReplayResult *result, GArray *blocked_sends, GError **error);
+/* The engine-neutral halves of a replay (replay.c), which ts_replay_once
+ * and ts_replay_on_queue (sim/replay-queue.h) share. Init fills @sim for a
+ * replay of @trace on the maestro engine over SimGrid (sim->world,
+ * sim->engine_ops: the caller may change them), the trace's network as
+ * known if the calibration fitted it; nothing of @sim's ranks but their
+ * count. The caller then places every rank (host, speed, exclusive_cpu)
+ * and calls run with whether it could (FALSE: @error is set): run replays,
+ * fills @result on success, and clears @sim in every case. */
+void ts_simulation_init (TsSimulation *sim, const TsTrace *trace,
+                         const TsCalibration *calibration, const TsReplayOptions *o,
+                         const TsReplayChoices *choices, GArray *blocked_sends);
+gboolean ts_simulation_run (TsSimulation *sim, gboolean placed, TsReplayResult *result,
+                            GError **error);
 /* Whether this process has started its SimGrid engine (it can run one). */
 gboolean ts_replay_engine_started (void);
 

@@ -4,6 +4,7 @@
 
 #include "sim/progress.h"
 #include "sim/world.h"
+#include "sim/engine-ops.h"
 #include "sim/platform.h"
 #include "model/output_dir.h"
 #include "calibrate/eager.h"
@@ -275,6 +276,8 @@ map_ranks (TsSimulation *sim, GError **error)
   qsort (hosts, n_hosts, sizeof *hosts, (int (*) (const void *, const void *)) compare_hosts);
   gboolean ok = o->hostfile ? map_by_hostfile (sim, error) : place_ranks (sim, hosts, n_hosts, error);
   free (hosts);
+  for (guint r = 0; ok && r < sim->n_ranks; r++)
+    sim->ranks[r].speed = sg_host_get_speed (sim->ranks[r].host);
   if (ok && !o->exact_cpu)
     {
       /* Ranks that never share a core compute at the host's full speed. */
@@ -386,7 +389,7 @@ open_writer (TsSimulation *sim, GError **error)
   return TRUE;
 }
 
-/* Each rank's replay, on the host map_ranks() gave it. */
+/* Each rank's replay, on the host (and speed) its set-up gave it. */
 static void
 start_ranks (TsSimulation *sim)
 {
@@ -396,7 +399,6 @@ start_ranks (TsSimulation *sim)
       TsRank *rk = &sim->ranks[r];
       rk->sim = sim;
       rk->rank = r;
-      rk->speed = sg_host_get_speed (rk->host);
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (sim->trace));
       rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
       /* Senders tell which of their messages go to receives taking them as
@@ -509,6 +511,62 @@ simulation_clear (TsSimulation *sim)
   g_clear_error (&sim->error);
 }
 
+void
+ts_simulation_init (TsSimulation *sim, const TsTrace *trace, const TsCalibration *calibration,
+                    const TsReplayOptions *o, const TsReplayChoices *choices,
+                    GArray *blocked_sends)
+{
+  memset (sim, 0, sizeof *sim);
+  sim->trace = trace;
+  sim->calibration = calibration;
+  sim->options = o;
+  sim->world = &ts_world_maestro;
+  sim->engine_ops = &ts_engine_s4u;
+  sim->n_ranks = ts_trace_n_ranks (trace);
+  sim->ranks = g_new0 (TsRank, sim->n_ranks);
+  sim->region_seconds = g_new0 (TsFsum, ts_trace_n_regions (trace));
+  sim->actions_total = ts_calibration_actions (calibration);
+  sim->clock_tick = 1.0 / (double) ts_trace_timer_resolution (trace);
+  sim->traced_network_known = ts_calibration_network (calibration).samples > 0;
+  sim->binomial_tree = o->binomial_tree;
+  sim->guessed_as_arrived = choices->guessed_as_arrived;
+  sim->status_as_arrived = choices->status_as_arrived;
+  sim->buffered_sends = choices->buffered_sends;
+  sim->blocked_sends = blocked_sends;
+  sim->receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
+                                               (GDestroyNotify) g_queue_free);
+}
+
+gboolean
+ts_simulation_run (TsSimulation *sim, gboolean placed, TsReplayResult *result, GError **error)
+{
+  const TsReplayOptions *o = sim->options;
+  gboolean ok = placed;
+  if (ok)
+    {
+      sim->stream = ts_calibration_stream_open (sim->calibration, sim->trace, error);
+      ok = sim->stream != NULL;
+    }
+  if (ok && o->predicted_dir)
+    ok = open_writer (sim, error);
+  if (ok)
+    {
+      if (o->beside)
+        o->beside (sim->writer, o->beside_data);
+      /* After beside, which may fork a probe: threads do not follow. */
+      if (sim->writer)
+        ts_archive_writer_create_files_beside (sim->writer);
+      start_ranks (sim);
+      ok = simulate (sim, error);
+    }
+  if (ok)
+    collect_result (sim, result);
+  if (sim->writer)
+    ok = finish_writer (sim, ok, error);
+  simulation_clear (sim);
+  return ok;
+}
+
 /* The replay itself, in this process's one SimGrid engine. */
 gboolean
 ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const TsReplayOptions *o,
@@ -522,53 +580,15 @@ ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const Ts
   /* A file SimGrid cannot load was refused by ts_replay_check_config(). */
   simgrid_load_platform (o->platform_path);
 
-  TsSimulation sim = { 0 };
-  sim.trace = trace;
-  sim.calibration = calibration;
-  sim.options = o;
+  TsSimulation sim;
+  ts_simulation_init (&sim, trace, calibration, o, choices, blocked_sends);
   /* The replay runs from maestro; TS_ENGINE=actors runs it on one actor
    * per rank as before, to compare the two until the actors go (issue
    * 41). */
-  sim.world = g_strcmp0 (g_getenv ("TS_ENGINE"), "actors") == 0 ? &ts_world_actors
-                                                                 : &ts_world_maestro;
-  sim.n_ranks = ts_trace_n_ranks (trace);
-  sim.ranks = g_new0 (TsRank, sim.n_ranks);
-  sim.region_seconds = g_new0 (TsFsum, ts_trace_n_regions (trace));
-  sim.actions_total = ts_calibration_actions (calibration);
-  sim.clock_tick = 1.0 / (double) ts_trace_timer_resolution (trace);
+  if (g_strcmp0 (g_getenv ("TS_ENGINE"), "actors") == 0)
+    sim.world = &ts_world_actors;
   sim.platform_is_traced
     = sg_zone_get_property_value (sg_zone_get_root (), TS_PLATFORM_TRACED_NETWORK) != NULL;
-  sim.traced_network_known = ts_calibration_network (calibration).samples > 0 || sim.platform_is_traced;
-  sim.binomial_tree = o->binomial_tree;
-  sim.guessed_as_arrived = choices->guessed_as_arrived;
-  sim.status_as_arrived = choices->status_as_arrived;
-  sim.buffered_sends = choices->buffered_sends;
-  sim.blocked_sends = blocked_sends;
-  sim.receiver_posts = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free,
-                                              (GDestroyNotify) g_queue_free);
-
-  gboolean ok = map_ranks (&sim, error);
-  if (ok)
-    {
-      sim.stream = ts_calibration_stream_open (calibration, trace, error);
-      ok = sim.stream != NULL;
-    }
-  if (ok && o->predicted_dir)
-    ok = open_writer (&sim, error);
-  if (ok)
-    {
-      if (o->beside)
-        o->beside (sim.writer, o->beside_data);
-      /* After beside, which may fork a probe: threads do not follow. */
-      if (sim.writer)
-        ts_archive_writer_create_files_beside (sim.writer);
-      start_ranks (&sim);
-      ok = simulate (&sim, error);
-    }
-  if (ok)
-    collect_result (&sim, result);
-  if (sim.writer)
-    ok = finish_writer (&sim, ok, error);
-  simulation_clear (&sim);
-  return ok;
+  sim.traced_network_known = sim.traced_network_known || sim.platform_is_traced;
+  return ts_simulation_run (&sim, map_ranks (&sim, error), result, error);
 }
