@@ -135,20 +135,30 @@ barrier (TsProgress *x)
   return TRUE;
 }
 
+/* The member's place in the binomial tree rooted at c->root: its rank
+ * relative to the root and its children; returns its parent (local rank),
+ * or -1 at the root. */
+static gint
+tree_place (TsProgress *x)
+{
+  TsCollFrame *c = &x->coll;
+  TsBinomialTree tree = x->rk->sim->binomial_tree;
+  c->vr = (c->me + c->n - c->root) % c->n;
+  c->n_children = ts_binomial_children (tree, c->vr, c->n, c->children);
+  return c->vr > 0 ? (gint) ((ts_binomial_parent (tree, c->vr) + c->root) % c->n) : -1;
+}
+
 static gboolean
 bcast (TsProgress *x)
 {
   TsCollFrame *c = &x->coll;
-  TsBinomialTree tree = x->rk->sim->binomial_tree;
   switch (c->pc_algo)
     {
     case ALGO_START:
-      c->vr = (c->me + c->n - c->root) % c->n;
-      c->n_children = ts_binomial_children (tree, c->vr, c->n, c->children);
-      if (c->vr > 0)
+      c->parent = tree_place (x);
+      if (c->parent >= 0)
         {
-          next_exchange (x, -1, 0, (gint) ((ts_binomial_parent (tree, c->vr) + c->root) % c->n),
-                         c->block);
+          next_exchange (x, -1, 0, c->parent, c->block);
           EXCHANGE_AT (x, TREE_FROM_PARENT);
         }
       for (c->i = 0; c->i < c->n_children; c->i++)
@@ -164,22 +174,19 @@ static gboolean
 reduce (TsProgress *x)
 {
   TsCollFrame *c = &x->coll;
-  TsBinomialTree tree = x->rk->sim->binomial_tree;
   switch (c->pc_algo)
     {
     case ALGO_START:
-      c->vr = (c->me + c->n - c->root) % c->n;
-      c->n_children = ts_binomial_children (tree, c->vr, c->n, c->children);
+      c->parent = tree_place (x);
       /* The smallest subtree is ready first. */
       for (c->i = c->n_children; c->i-- > 0;)
         {
           next_exchange (x, -1, 0, (gint) ((c->children[c->i] + c->root) % c->n), c->block);
           EXCHANGE_AT (x, TREE_FROM_CHILD);
         }
-      if (c->vr > 0)
+      if (c->parent >= 0)
         {
-          next_exchange (x, (gint) ((ts_binomial_parent (tree, c->vr) + c->root) % c->n), c->block,
-                         -1, 0);
+          next_exchange (x, c->parent, c->block, -1, 0);
           EXCHANGE_AT (x, TREE_TO_PARENT);
         }
     }

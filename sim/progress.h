@@ -84,6 +84,7 @@ typedef struct {
   guint k;                   /* barrier distance, allreduce mask, ring/pairwise step */
   guint i;                   /* child, or gather peer */
   guint vr;                  /* rank relative to the root */
+  gint parent;               /* its parent in a tree, -1 at the root */
   guint n_children;
   guint children[TS_BINOMIAL_MAX_CHILDREN];
   guint pof2, rem;
