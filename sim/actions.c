@@ -2,8 +2,9 @@
  * markers that bracket MPI calls and charge what the calls cost beyond the
  * modelled network, compute bursts, point-to-point messages and their
  * requests, tests and waits, and the dispatch to collectives
- * (collectives.c) and partitioned operations (partitioned.c). The engine
- * around them (replay.c) feeds each rank's actor its stream. */
+ * (collectives.c) and partitioned operations (partitioned.c). Each handler
+ * is a step function of the rank's progress (sim/progress.h), which the
+ * engine resumes until the rank's stream ends (ts_rank_step in replay.c). */
 #include <config.h>
 
 #define G_LOG_DOMAIN "ts-replay"

@@ -12,7 +12,10 @@
 #include "sim/world.h"
 #include "model/channel.h"
 
+#include <simgrid/actor.h>
+#include <simgrid/comm.h>
 #include <simgrid/engine.h>
+#include <simgrid/mailbox.h>
 
 /* SimGrid's mailbox for @mb, as named since the first replays (the names
  * are a mailbox's identity in SimGrid). Point-to-point ones are kept by the

@@ -8,10 +8,7 @@
 #include "hypotheses/hypotheses.h"
 #include "model/fsum.h"
 
-#include <simgrid/actor.h>
-#include <simgrid/comm.h>
 #include <simgrid/host.h>
-#include <simgrid/mailbox.h>
 
 /* Collective messages travel on their own tag so they never match user
  * point-to-point messages (MPI tags are non-negative). */
@@ -132,7 +129,7 @@ struct TsSimulation {
   TsArchiveWriter *writer;
   TsRank *ranks;
   guint n_ranks;
-  GError *error;             /* first error any actor met */
+  GError *error;             /* first error any rank met */
   guint64 actions_total;     /* for the progress bar */
   guint64 actions_done;
   /* Per trace region, predicted inclusive, all ranks: exact sums, so that

@@ -1,11 +1,12 @@
 /* Replaying action streams on a SimGrid platform.
  *
- * One SimGrid actor per rank pulls its rank's actions from a TsActionStream
- * and performs them in the simulated world: compute bursts become executions
- * on the rank's host, messages become SimGrid communications on mailboxes
- * named after their MPI envelope (so matching is MPI's non-overtaking order per
- * source, tag and communicator), collectives become point-to-point algorithms
- * on their own communicator (doc/architecture.md names them).
+ * Each rank's actions, pulled from a TsActionStream, are performed in the
+ * simulated world by step functions run from SimGrid's maestro (no actor per
+ * rank): compute bursts become timers or executions on the rank's host,
+ * messages are matched per MPI envelope (MPI's non-overtaking order per
+ * source, tag and communicator) and move as host-to-host transfers,
+ * collectives become point-to-point algorithms on their own communicator
+ * (doc/architecture.md, "The replay engine").
  *
  * SimGrid's engine can be initialised once per process: a process runs one
  * replay. Sweeps run one process per point. */
