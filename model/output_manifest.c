@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <nettle/sha2.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -86,14 +87,18 @@ entry_line (const char *rel, const GStatBuf *st, const char *sha256)
 }
 
 /* The SHA-256 of the file at @path as hex (caller frees), read in blocks
- * (an archive may be larger than memory); NULL with errno set. */
+ * (an archive may be larger than memory); NULL with errno set. Nettle's,
+ * not GChecksum's: it uses the CPU's SHA extensions where there are some,
+ * about 7 times GChecksum's 180 MB/s here, and a run hashes every file of
+ * its predicted archive. */
 static char *
 file_sha256 (const char *path)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     return NULL;
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  struct sha256_ctx sum;
+  sha256_init (&sum);
   gsize size = 1 << 17;
   g_autofree guchar *block = g_malloc (size);
   ssize_t got;
@@ -108,10 +113,15 @@ file_sha256 (const char *path)
           errno = saved;
           return NULL;
         }
-      g_checksum_update (sum, block, got);
+      sha256_update (&sum, (size_t) got, block);
     }
   close (fd);
-  return g_strdup (g_checksum_get_string (sum));
+  guint8 digest[SHA256_DIGEST_SIZE];
+  sha256_digest (&sum, sizeof digest, digest);
+  char *hex = g_malloc (2 * sizeof digest + 1);
+  for (gsize i = 0; i < sizeof digest; i++)
+    g_snprintf (hex + 2 * i, 3, "%02x", digest[i]);
+  return hex;
 }
 
 /* Whether the entry @rel (at @full, as @st) is what @listed, its line in
@@ -273,17 +283,67 @@ manifest_text (GList *lines)
   return text;
 }
 
+/* The lines of the manifest in @dir, a directory below the target at @rel
+ * (an output written inside this one, such as a run's predicted archive),
+ * added to @known under their paths below the target. None if it has no
+ * readable manifest. */
+static void
+add_nested (GHashTable *known, const char *dir, const char *rel)
+{
+  g_autoptr (GHashTable) lines = read_manifest (dir, "", NULL);
+  if (!lines)
+    return;
+  g_autofree char *prefix = g_strescape (rel, NULL);
+  GHashTableIter it;
+  gpointer key, line;
+  g_hash_table_iter_init (&it, lines);
+  while (g_hash_table_iter_next (&it, &key, &line))
+    if (line_is_hashed (line))
+      g_hash_table_replace (known, g_strconcat (prefix, "/", key, NULL), g_strdup (line));
+}
+
+/* The SHA-256 that @listed, a line of a nested manifest, gives the file
+ * @st if its size and modification time are still those listed (the
+ * shortcut the check takes), as the file's own; otherwise NULL. */
+static char *
+listed_sha256 (const char *listed, const GStatBuf *st)
+{
+  g_auto (GStrv) field = g_strsplit (listed, " ", 5);
+  if (g_strv_length (field) < 5 || strcmp (field[0], "file") != 0)
+    return NULL;
+  g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) st->st_size);
+  g_autofree char *mtime = mtime_text (st);
+  if (strcmp (field[1], size) != 0 || strcmp (field[2], mtime) != 0)
+    return NULL;
+  return g_strdup (field[3]);
+}
+
+/* An output written inside this one (the run's predicted archive) hashed
+ * its files a moment ago: its manifest gives their SHA-256 where a file is
+ * unchanged since (size and modification time), instead of reading them
+ * all again. */
 gboolean
 ts_output_manifest_write (const char *dir, GError **error)
 {
   g_autoptr (GPtrArray) found = g_ptr_array_new_with_free_func (entry_free);
   if (!list_tree (dir, NULL, found, error))
     return FALSE;
+  g_autoptr (GHashTable) known = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < found->len; i++)
     {
       const Entry *e = g_ptr_array_index (found, i);
-      g_autofree char *sha256 = S_ISREG (e->st.st_mode) ? file_sha256 (e->full) : NULL;
+      if (S_ISDIR (e->st.st_mode))
+        add_nested (known, e->full, e->rel);
+      g_autofree char *sha256 = NULL;
+      if (S_ISREG (e->st.st_mode))
+        {
+          g_autofree char *escaped = g_strescape (e->rel, NULL);
+          const char *listed = g_hash_table_lookup (known, escaped);
+          sha256 = listed ? listed_sha256 (listed, &e->st) : NULL;
+          if (!sha256)
+            sha256 = file_sha256 (e->full);
+        }
       if (S_ISREG (e->st.st_mode) && !sha256)
         {
           ts_output_dir_set_errno_error (error, errno, "%s: cannot read it back: %s", e->full);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include "model/output_dir.h"
 
@@ -364,6 +365,76 @@ test_mtime_manifest_read_as_before (void **state)
   assert_true (ts_output_dir_commit (d, &error));
 }
 
+/* The line @manifest (the text of one) gives @rel, or NULL. Caller frees. */
+static char *
+manifest_line (const char *manifest, const char *rel)
+{
+  g_auto (GStrv) lines = g_strsplit (manifest, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (g_str_has_suffix (lines[i], rel) && lines[i][strlen (lines[i]) - strlen (rel) - 1] == ' ')
+      return g_strdup (lines[i]);
+  return NULL;
+}
+
+static char *
+read_text (const char *dir, const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  char *text = NULL;
+  assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+/* Ensure an output written inside another (a run's predicted archive)
+ * gives its files' SHA-256 to the outer manifest while each file keeps the
+ * size and mtime its own manifest lists, and that a file changed since is
+ * hashed again. The nested manifest is edited to list a hash of 64 'a's for
+ * 0.evt: the outer one lists that hash only if it took it from there (the
+ * file holds "events", whose SHA-256 is 862417b9..., from
+ * `printf events | sha256sum`). */
+static void
+test_nested_manifest_hashes_reused (void **state)
+{
+  const char *root = *state;
+  const char *fake = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  const char *real = "862417b9e7c3720bcb3263cd873b09892d787823b6f9a0f453e42824c5a4d4b6";
+  for (int touched = 0; touched < 2; touched++)
+    {
+      g_autofree char *target = g_strdup_printf ("%s/out%d", root, touched);
+      GError *error = NULL;
+      TsOutputDir *d = ts_output_dir_new (target, &error);
+      assert_non_null (d);
+      g_autofree char *nested = g_build_filename (ts_output_dir_get_tmp_path (d), "predicted",
+                                                  NULL);
+      TsOutputDir *inner = ts_output_dir_new (nested, &error);
+      assert_non_null (inner);
+      put (ts_output_dir_get_tmp_path (inner), "0.evt", "events");
+      assert_true (ts_output_dir_commit (inner, &error));
+
+      g_autofree char *manifest = read_text (nested, TS_OUTPUT_MANIFEST);
+      g_autofree char *listed = manifest_line (manifest, "0.evt");
+      assert_non_null (strstr (listed, real));
+      char *at = strstr (manifest, real);
+      memcpy (at, fake, 64);
+      put (nested, TS_OUTPUT_MANIFEST, manifest);
+      if (touched)
+        {
+          /* Its mtime moved back a second (same content): hashed again. */
+          g_autofree char *evt = g_build_filename (nested, "0.evt", NULL);
+          GStatBuf st;
+          assert_int_equal (g_lstat (evt, &st), 0);
+          struct utimbuf times = { st.st_atime, st.st_mtime - 1 };
+          assert_int_equal (g_utime (evt, &times), 0);
+        }
+      assert_true (ts_output_dir_commit (d, &error));
+
+      g_autofree char *outer = read_text (target, TS_OUTPUT_MANIFEST);
+      g_autofree char *line = manifest_line (outer, "predicted/0.evt");
+      assert_non_null (line);
+      assert_non_null (strstr (line, touched ? real : fake));
+    }
+}
+
 int
 main (void)
 {
@@ -378,6 +449,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_copy_is_still_ours, setup, teardown),
     cmocka_unit_test_setup_teardown (test_copy_with_one_byte_changed_is_refused, setup, teardown),
     cmocka_unit_test_setup_teardown (test_mtime_manifest_read_as_before, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_nested_manifest_hashes_reused, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
