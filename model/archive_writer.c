@@ -9,6 +9,12 @@
 #include <gio/gio.h>
 #include <math.h>
 #include <otf2/otf2.h>
+/* OTF2's pthread locks are static functions in its header: the reader's
+ * is not used here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include <otf2/OTF2_Pthread_Locks.h>
+#pragma GCC diagnostic pop
 #include <string.h>
 
 /* Events are buffered in chunks, one per rank (see chunk_allocate). OTF2
@@ -240,7 +246,11 @@ open_archive (TsArchiveWriter *w, const char *dir, GError **error)
                    "%s: cannot open an OTF2 archive for writing", dir);
       return NULL;
     }
-  if (ts_archive_otf2_failed (OTF2_Archive_SetFlushCallbacks (archive, &flush_callbacks, w), error, dir,
+  /* Ranks' event files are written by several threads at close
+   * (write_all_ranks): OTF2's archive-wide state needs its locks. */
+  if (ts_archive_otf2_failed (OTF2_Pthread_Archive_SetLockingCallbacks (archive, NULL), error, dir,
+                              "OTF2_Pthread_Archive_SetLockingCallbacks")
+      || ts_archive_otf2_failed (OTF2_Archive_SetFlushCallbacks (archive, &flush_callbacks, w), error, dir,
                    "OTF2_Archive_SetFlushCallbacks")
       || ts_archive_otf2_failed (OTF2_Archive_SetMemoryCallbacks (archive, &memory_callbacks, NULL), error,
                       dir, "OTF2_Archive_SetMemoryCallbacks")
@@ -699,6 +709,81 @@ ts_archive_writer_late_region (TsArchiveWriter *w, guint rank, double start, dou
 
 /* ---- close ---- */
 
+/* The ranks' event files, written by the threads of write_all_ranks(),
+ * each taking the next rank not yet taken. */
+typedef struct
+{
+  TsArchiveWriter *w;
+  OTF2_Archive *archive;
+  const char *dir;
+  guint64 *n_events;
+  gint next;
+  gint failed;
+  GMutex lock;
+  guint error_rank; /* the error of the lowest rank is the one reported */
+  GError *error;
+} RankFiles;
+
+static gpointer
+write_ranks (gpointer data)
+{
+  RankFiles *f = data;
+  while (!g_atomic_int_get (&f->failed))
+    {
+      guint r = (guint) g_atomic_int_add (&f->next, 1);
+      if (r >= f->w->n_ranks)
+        break;
+      GError *local = NULL;
+      if (write_rank_events (f->w, f->archive, f->dir, r, &f->n_events[r], &local))
+        continue;
+      g_mutex_lock (&f->lock);
+      if (!f->error || r < f->error_rank)
+        {
+          g_clear_error (&f->error);
+          f->error = local;
+          f->error_rank = r;
+        }
+      else
+        g_error_free (local);
+      g_mutex_unlock (&f->lock);
+      g_atomic_int_set (&f->failed, 1);
+    }
+  return NULL;
+}
+
+/* Every rank's event file. Writing one is decoding its spooled events and
+ * encoding them for OTF2, which a second core halves (a 64-rank replay
+ * spent a tenth of its time here, after the simulation, with the other
+ * core idle); each file is written by one thread, so the files are the
+ * same whichever writes them. Up to 4 threads: beyond, the file system is
+ * the limit. */
+static gboolean
+write_all_ranks (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, guint64 *n_events,
+                 GError **error)
+{
+  RankFiles f = { .w = w, .archive = archive, .dir = dir, .n_events = n_events };
+  g_mutex_init (&f.lock);
+  guint helpers = MIN (MIN ((guint) g_get_num_processors (), 4u) - 1, w->n_ranks - 1);
+  GThread *threads[3] = { NULL };
+  /* The signals that end a run are handled on the main thread. */
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
+  for (guint i = 0; i < helpers; i++)
+    threads[i] = g_thread_try_new ("archive events", write_ranks, &f, NULL);
+  ts_output_dir_release_signals (&old);
+  write_ranks (&f);
+  for (guint i = 0; i < helpers; i++)
+    if (threads[i])
+      g_thread_join (threads[i]);
+  g_mutex_clear (&f.lock);
+  if (f.error)
+    {
+      g_propagate_error (error, f.error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Write every rank's events (an event file even for ranks without events, so
  * that each location has its file), then the empty local definition files
  * readers expect, then the global definitions. */
@@ -714,9 +799,8 @@ finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, gboo
     return FALSE;
   /* Without events, no file per location at all: the definitions only
    * (16,384 ranks would create 32,768 files for nothing). */
-  for (guint r = 0; r < w->n_ranks && events; r++)
-    if (!write_rank_events (w, archive, dir, r, &n_events[r], error))
-      return FALSE;
+  if (events && !write_all_ranks (w, archive, dir, n_events, error))
+    return FALSE;
   if (ts_archive_otf2_failed (OTF2_Archive_CloseEvtFiles (archive), error, dir,
                               "OTF2_Archive_CloseEvtFiles"))
     return FALSE;
