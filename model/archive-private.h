@@ -110,6 +110,14 @@ gboolean ts_archive_write_definitions (TsArchiveWriter *w, OTF2_Archive *archive
 gboolean ts_archive_otf2_failed (OTF2_ErrorCode status, GError **error, const char *path,
                                  const char *what);
 
+/* Write each rank's logged events (w->events, merged with w->late) as its
+ * location's event file in @archive (opened for writing at @dir, with
+ * OTF2's locks), counting them into @n_events[rank]. Several threads
+ * write, one file each. FALSE and @error (the lowest failing rank's) if
+ * any failed. */
+gboolean ts_archive_write_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir,
+                                  guint64 *n_events, GError **error);
+
 /* A partitioned event's fields as its attributes, into the empty @attrs. */
 void ts_archive_partitioned_attributes (OTF2_AttributeList *attrs, const EventRecord *ev);
 
