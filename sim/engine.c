@@ -102,9 +102,6 @@ engine_words (const TsReplayOptions *o)
   g_ptr_array_add (args, g_strdup ("--cfg=network/crosstraffic:0"));
   g_ptr_array_add (args, g_strdup ("--log=root.thres:critical"));
   g_ptr_array_add (args, g_strdup ("--log=root.fmt:%m%n"));
-  /* Its "Oops! Deadlock detected" line: tracesim reports deadlocks itself,
-   * naming the blocked ranks. */
-  g_ptr_array_add (args, g_strdup ("--log=ker_engine.app:file:/dev/null"));
   /* Why SimGrid gives up (a platform it cannot parse, say): the reason an
    * error message passes on. */
   g_ptr_array_add (args, g_strdup ("--log=xbt_exception.thres:error"));
@@ -155,7 +152,6 @@ static const struct {
   { "maxmin/precision", 0, FALSE, "a precision" },
   { "surf/precision", 0, FALSE, "a precision" },
   { "network/TCP-gamma", 0, FALSE, "a window size" },
-  { "contexts/stack-size", 128, TRUE, "the actors' stack in KiB (tracesim's actors need 128)" },
 };
 
 gboolean

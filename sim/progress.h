@@ -120,14 +120,14 @@ typedef struct TsProgress {
   TsCollFrame coll;
 } TsProgress;
 
-/* A non-blocking collective of a rank: an actor of its own progresses it
+/* A non-blocking collective of a rank: a progress of its own moves it on
  * while the rank goes on (MPI libraries progress them in the background, or
- * in every MPI call), and the wait joins that actor. */
+ * in every MPI call), and the wait joins it. */
 struct TsIcollJob {
   TsAction a;
   double causal;             /* as TsRank's, for the collective alone */
   TsProgress x;
-  /* The maestro engine's: the collective ended, and who waits for it. */
+  /* The engine's: the collective ended, and who waits for it. */
   gboolean ended;
   TsProgress *joiner;
 };
@@ -151,7 +151,7 @@ gboolean ts_step_wait (TsProgress *x, TsComm *comm, const TsBlockedOn *on);
 /* Receive from local rank @peer of @comm, in one blocking call, and fold
  * the message's causal time into x->causal. */
 gboolean ts_step_recv (TsProgress *x, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on);
-/* Wait for the actor of a non-blocking collective to end. */
+/* Wait for the progress of a non-blocking collective to end. */
 gboolean ts_step_join (TsProgress *x, gpointer helper);
 
 /* Fold a completed receive's @landing value into x->causal. */

@@ -72,7 +72,6 @@ typedef struct {
   double speed;              /* flops per second of the host */
   gboolean exclusive_cpu;    /* alone on its core: compute may sleep */
   double pending_compute;    /* seconds not yet executed (merged bursts) */
-  GHashTable *mailboxes;     /* the engine's: channel -> its mailbox (engine-actors.c) */
   GHashTable *requests;      /* req id -> TsRequest */
   double start_time, end_time;
   gboolean done;

@@ -416,7 +416,7 @@ start_ranks (TsSimulation *sim)
     }
 }
 
-/* Run the simulation to its end: an actor's error, or ranks still blocked
+/* Run the simulation to its end: a progress's error, or ranks still blocked
  * when nothing can move any more (a deadlock), fail it. */
 static gboolean
 simulate (TsSimulation *sim, GError **error)
@@ -490,7 +490,6 @@ simulation_clear (TsSimulation *sim)
   for (guint r = 0; r < sim->n_ranks; r++)
     {
       TsRank *rk = &sim->ranks[r];
-      g_clear_pointer (&rk->mailboxes, g_hash_table_unref);
       g_clear_pointer (&rk->requests, g_hash_table_unref);
       g_clear_pointer (&rk->icoll_seq, g_free);
       g_clear_pointer (&rk->open_regions, g_array_unref);
@@ -582,11 +581,6 @@ ts_replay_once (const TsTrace *trace, const TsCalibration *calibration, const Ts
 
   TsSimulation sim;
   ts_simulation_init (&sim, trace, calibration, o, choices, blocked_sends);
-  /* The replay runs from maestro; TS_ENGINE=actors runs it on one actor
-   * per rank as before, to compare the two until the actors go (issue
-   * 41). */
-  if (g_strcmp0 (g_getenv ("TS_ENGINE"), "actors") == 0)
-    sim.world = &ts_world_actors;
   sim.platform_is_traced
     = sg_zone_get_property_value (sg_zone_get_root (), TS_PLATFORM_TRACED_NETWORK) != NULL;
   sim.traced_network_known = sim.traced_network_known || sim.platform_is_traced;

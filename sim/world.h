@@ -1,8 +1,8 @@
 /* The simulated world as the replay's decisions see it: messages posted on
  * mailboxes, tested and released, and non-blocking collectives started.
- * Two engines implement it (TsWorldOps): one SimGrid actor per progress
- * (engine-actors.c), and the maestro engine (engine-maestro.c), which
- * matches messages itself and moves them as host-to-host transfers. What
+ * The maestro engine implements it (engine-maestro.c): it matches messages
+ * itself and moves them as host-to-host transfers, on SimGrid or on the
+ * pure-C event queue of the tests (sim/engine-ops.h). What
  * blocks (a burst, a wait, a receive, a join) is not here: it is a stop of
  * a progress (sim/progress.h), which the engine makes happen. */
 #ifndef TS_WORLD_H
@@ -52,9 +52,10 @@ struct TsWorldOps {
   gboolean (*run) (TsSimulation *sim, GError **error);
 };
 
-/* The engines: one SimGrid actor per progress (engine-actors.c); driven
- * from SimGrid's maestro, no actor (engine-maestro.c). */
-extern const TsWorldOps ts_world_actors;
+/* The engine, driven from SimGrid's maestro, with no actor
+ * (engine-maestro.c). The one-actor-per-rank engine it replaced gave the
+ * same bytes on every case of bench/oracle.sh before it was removed
+ * (issue 41). */
 extern const TsWorldOps ts_world_maestro;
 
 #endif

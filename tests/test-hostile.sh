@@ -131,7 +131,6 @@ LIMIT=5 hostile anchor-corrupt "corrupt/traces.otf2: the anchor file is corrupt"
 # Options (usage errors: status 2) and files.
 STATUS=2 hostile cfg-bwfactor "network/bandwidth-factor:0" \
   run "$T" --cfg network/bandwidth-factor:0 -o "$O" -q
-STATUS=2 hostile cfg-stack "contexts/stack-size:1" run "$T" --cfg contexts/stack-size:1 -o "$O" -q
 STATUS=2 hostile cfg-precision "maxmin/precision:-1" run "$T" --cfg maxmin/precision:-1 -o "$O" -q
 STATUS=2 hostile cfg-latfactor "network/latency-factor:-1" \
   run "$T" --cfg network/latency-factor:-1 -o "$O" -q
@@ -144,6 +143,16 @@ hostile hostfile-long "hostfile-long: names 6 hosts" \
   run "$T" -p "$H/platform-ok.xml" --hostfile "$H/hostfile-long" -o "$O" -q
 hostile hostfile-bad "hostfile-bad:1: host 'h0' is not in the platform calibrated" \
   run "$T" --hostfile "$H/hostfile-bad" -o "$O" -q
+
+# contexts/stack-size was refused below 128 KiB while ranks were SimGrid
+# actors (their stacks overflowed): the replay runs no actor now, so a
+# 1 KiB stack replays the trace like any other.
+n=$((n + 1))
+if ! "$builddir/tracesim" run "$T" --cfg contexts/stack-size:1 -o "$work/stack" -q 2> "$work/err" \
+   || [ ! -s "$work/stack/summary.json" ]; then
+  echo "FAIL: cfg-stack: contexts/stack-size:1 did not replay: $(head -c 400 "$work/err")"
+  failures=$((failures + 1))
+fi
 
 echo "$n hostile inputs, $failures failures"
 [ "$failures" -eq 0 ]
