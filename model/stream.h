@@ -43,6 +43,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsActionStream, ts_action_stream_free)
 gboolean ts_action_stream_next (TsActionStream *stream, guint rank, TsAction *action,
                                 GError **error);
 
+/* For a reader that interleaves ranks (the replay): a thread decodes each
+ * rank's next actions from the spool while the reader takes the ones
+ * before, in two batches a rank using at most @budget bytes in all. Nothing
+ * happens when the actions are not spooled, or when @budget would give
+ * batches too small to be worth it (many ranks): then the reads decode, as
+ * before. The actions read are the same either way. Once started, ranks
+ * must be read from one thread. */
+void ts_action_stream_read_ahead (TsActionStream *stream, gsize budget);
+
 /* TRUE if the actions come from the spool rather than the trace. */
 gboolean ts_action_stream_is_spooled (const TsActionStream *stream);
 

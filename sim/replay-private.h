@@ -20,6 +20,10 @@
  * microseconds in a double. Longer compute is an input error (a factor of
  * 1e308), and SimGrid aborts on an infinite one. */
 #define TS_MAX_SIMULATED_SECONDS 9.007199254740992e9
+/* The actions decoded ahead of the simulation, all ranks together (two
+ * batches of up to 256 a rank: 1,024 ranks get batches of 113; from about
+ * 7,000 ranks on, none, and the simulation decodes them itself). */
+#define TS_READ_AHEAD_BUDGET (16u << 20)
 
 typedef struct TsSimulation TsSimulation;
 typedef struct TsProgress TsProgress; /* sim/progress.h */

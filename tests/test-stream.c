@@ -245,6 +245,117 @@ test_spool_equals_decode (void **state)
   fixture_close (&f);
 }
 
+/* A trace of three ranks of blocking messages (so pass 1 spools): rank 0
+ * makes @calls_0 calls of MPI_Send to rank 1, rank 1 the matching
+ * MPI_Recv, each between computes, then rank 0 alone 3 x @calls calls of a
+ * user function f; rank 2 only enters and leaves main. */
+static char *
+three_ranks (guint calls)
+{
+  GString *s = g_string_new ("ranks 3\n0 0 enter main\n1 0 enter main\n");
+  for (guint i = 0; i < calls; i++)
+    g_string_append_printf (s,
+                            "0 %u.1 enter MPI_Send\n0 %u.1 send 1 bytes=8\n0 %u.2 leave MPI_Send\n"
+                            "1 %u.1 enter MPI_Recv\n1 %u.3 recv 0 bytes=8\n1 %u.3 leave MPI_Recv\n",
+                            i, i, i, i, i, i);
+  /* Then rank 0 alone: 3 x @calls user functions. */
+  for (guint i = 0; i < 3 * calls; i++)
+    g_string_append_printf (s, "0 %u.%03u enter f\n0 %u.%03u leave f\n", calls, 2 * i + 1,
+                            calls, 2 * i + 2);
+  g_string_append_printf (s, "0 %u leave main\n1 %u leave main\n2 0 enter main\n2 1 leave main\n",
+                          calls + 1, calls + 1);
+  return g_string_free (s, FALSE);
+}
+
+/* Every action of each of @n ranks of @stream, read in the order @order
+ * gives (ranks repeat in it as often as they are read), into @out[rank]. */
+static void
+read_all (TsActionStream *stream, guint n, const guint *order, guint n_order, GArray **out)
+{
+  gboolean *more = g_new (gboolean, n);
+  for (guint r = 0; r < n; r++)
+    more[r] = TRUE;
+  gboolean any = TRUE;
+  while (any)
+    {
+      any = FALSE;
+      for (guint i = 0; i < n_order; i++)
+        {
+          guint r = order[i];
+          TsAction a;
+          GError *error = NULL;
+          if (more[r] && (more[r] = ts_action_stream_next (stream, r, &a, &error)))
+            g_array_append_val (out[r], a);
+          assert_null (error);
+          any = any || more[r];
+        }
+    }
+  g_free (more);
+}
+
+/* Ensure that reading ahead gives every rank the same actions, byte for
+ * byte, as reading directly, whatever the interleaving: rank 0 read four
+ * times as often as rank 1, rank 2 once per round. The batch length is
+ * made rank 1's action count (the budget is 2 batches x 3 ranks x that
+ * many actions), so that rank 1 ends exactly at the end of a batch (its
+ * next one is empty); rank 0 has more than twice as many (its 60 calls of
+ * f are 120 actions at least, beyond the 20 sends it shares with rank 1),
+ * so the thread fills each of its batches again; rank 2 (enter main,
+ * compute, leave main: 3 actions) ends inside its first. 20 calls of 3
+ * actions with main's enter and leave give rank 1 at least 62 actions. */
+static void
+test_read_ahead_equals_reads (void **state)
+{
+  Fixture f;
+  g_autofree char *script = three_ranks (20);
+  fixture_open (&f, script);
+  GError *error = NULL;
+  g_autoptr (TsCalibration) cal = ts_calibration_compute (f.trace, &error);
+  assert_non_null (cal);
+  const TsSpool *spool = ts_calibration_spool (cal);
+  assert_non_null (spool);
+  TsDecodeOptions opts[3];
+  for (guint r = 0; r < 3; r++)
+    opts[r] = ts_calibration_decode_options (cal, r);
+  const guint order[] = { 0, 0, 1, 0, 0, 2 };
+  GArray *direct[3], *ahead[3];
+  for (guint r = 0; r < 3; r++)
+    {
+      direct[r] = g_array_new (FALSE, FALSE, sizeof (TsAction));
+      ahead[r] = g_array_new (FALSE, FALSE, sizeof (TsAction));
+    }
+  g_autoptr (TsActionStream) plain = ts_action_stream_open (f.trace, spool, opts, &error);
+  read_all (plain, 3, order, G_N_ELEMENTS (order), direct);
+  guint batch = direct[1]->len;
+  assert_true (batch >= 60 && batch <= 256);
+  assert_int_equal (direct[2]->len, 3);
+  assert_true (direct[0]->len > 2 * batch);
+
+  g_autoptr (TsActionStream) read = ts_action_stream_open (f.trace, spool, opts, &error);
+  ts_action_stream_read_ahead (read, 2 * 3 * batch * sizeof (TsAction));
+  read_all (read, 3, order, G_N_ELEMENTS (order), ahead);
+  for (guint r = 0; r < 3; r++)
+    {
+      assert_int_equal (ahead[r]->len, direct[r]->len);
+      assert_memory_equal (ahead[r]->data, direct[r]->data, direct[r]->len * sizeof (TsAction));
+      g_array_unref (direct[r]);
+      g_array_unref (ahead[r]);
+    }
+
+  /* A budget for batches of 15 actions: not worth it, read directly (the
+   * same actions again, from a stream that never started a thread). */
+  g_autoptr (TsActionStream) small = ts_action_stream_open (f.trace, spool, opts, &error);
+  ts_action_stream_read_ahead (small, 2 * 3 * 15 * sizeof (TsAction));
+  GArray *again[3];
+  for (guint r = 0; r < 3; r++)
+    again[r] = g_array_new (FALSE, FALSE, sizeof (TsAction));
+  read_all (small, 3, order, G_N_ELEMENTS (order), again);
+  assert_int_equal (again[1]->len, batch);
+  for (guint r = 0; r < 3; r++)
+    g_array_unref (again[r]);
+  fixture_close (&f);
+}
+
 /* Ensure that a cut event file is an error naming the trace, the rank and
  * the file, found when the trace is opened: OTF2 itself may read past the
  * cut into memory it never filled and wait there forever. Rank 1's file is
@@ -336,6 +447,7 @@ main (void)
     cmocka_unit_test (test_irecv_envelope_and_missing),
     cmocka_unit_test (test_clock_offset),
     cmocka_unit_test (test_spool_equals_decode),
+    cmocka_unit_test (test_read_ahead_equals_reads),
     cmocka_unit_test (test_truncated_events),
     cmocka_unit_test (test_compute_from_cpu_time),
   };
