@@ -59,9 +59,9 @@ typedef struct {
   TsBlockedOn on;            /* what waiting for it means, for deadlock reports */
   void *payload;             /* a receive's landing slot (see ts_progress_absorb) */
   gpointer helper;           /* a non-blocking collective's progress, joined by the wait */
-  TsAction coll;             /* and its action, for the completion event */
   TsAction post;             /* the isend/irecv that posted it, for its completion event */
-  void *job;                 /* what the helper works on; freed with the request */
+  void *job;                 /* what the helper works on (its TsIcollJob, whose action the
+                              * completion event describes); freed with the request */
 } TsRequest;
 
 
