@@ -13,9 +13,13 @@
 /* Events read per refill: small enough to keep memory flat, large enough that
  * the OTF2 call overhead is amortised. */
 #define CHUNK_EVENTS 512
-/* From a writer's events there is no read to amortise: a small chunk keeps
- * every rank's pending actions small (all ranks are open at once). */
-#define CHUNK_FED 32
+/* From a writer's events there is no read to amortise: one event at a time
+ * (ts_rank_decoder_next() asks for more only while nothing can be handed
+ * out) keeps every rank's pending actions to what the rank holds, all ranks
+ * being open at once. 32 events a refill grew each rank's queue to 64
+ * actions, 4 KiB a rank, the largest share of a run's peak (issue 41); the
+ * actions handed out do not depend on the chunk. */
+#define CHUNK_FED 1
 
 /* ---- the source ---------------------------------------------------------- */
 

@@ -527,9 +527,11 @@ icoll_joined (TsProgress *x, TsRequest *r)
   r->helper = NULL;
   rk->causal = MAX (rk->causal, ((TsIcollJob *) r->job)->causal);
   if (rk->sim->writer)
-    ts_archive_writer_nbc_complete (rk->sim->writer, rk->rank, ts_rank_now (rk), r->coll.op,
-                                    r->coll.comm, r->coll.peer, r->coll.bytes, r->coll.bytes_recv,
-                                    r->coll.req);
+    {
+      const TsAction *a = &((TsIcollJob *) r->job)->a;
+      ts_archive_writer_nbc_complete (rk->sim->writer, rk->rank, ts_rank_now (rk), a->op,
+                                      a->comm, a->peer, a->bytes, a->bytes_recv, a->req);
+    }
 }
 
 enum { WAIT_START, WAIT_JOIN_FLUSH, WAIT_JOIN, WAIT_FLUSH, WAIT_COMM };
@@ -619,7 +621,6 @@ do_icollective (TsProgress *x)
       TsBlockedOn on = { "wait for its non-blocking", TS_NO_RANK, a->comm, job->x.tag,
                          MAX (a->bytes, a->bytes_recv) };
       TsRequest *r = request_new (rk, a->req, &on);
-      r->coll = *a;
       r->job = job;
       r->helper = rk->sim->world->start_icoll (rk, job);
       rk->simcalls++;

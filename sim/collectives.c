@@ -136,16 +136,30 @@ barrier (TsProgress *x)
 }
 
 /* The member's place in the binomial tree rooted at c->root: its rank
- * relative to the root and its children; returns its parent (local rank),
+ * relative to the root and how many children it has; returns its parent (local rank),
  * or -1 at the root. */
 static gint
 tree_place (TsProgress *x)
 {
   TsCollFrame *c = &x->coll;
   TsBinomialTree tree = x->rk->sim->binomial_tree;
+  guint children[TS_BINOMIAL_MAX_CHILDREN];
   c->vr = (c->me + c->n - c->root) % c->n;
-  c->n_children = ts_binomial_children (tree, c->vr, c->n, c->children);
+  c->n_children = ts_binomial_children (tree, c->vr, c->n, children);
   return c->vr > 0 ? (gint) ((ts_binomial_parent (tree, c->vr) + c->root) % c->n) : -1;
+}
+
+/* The member's child @i (local rank), found again rather than kept: every
+ * rank's frame holds a place for the children, and 32 of them were 128 of
+ * its bytes (issue 41). */
+static gint
+tree_child (TsProgress *x, guint i)
+{
+  TsCollFrame *c = &x->coll;
+  guint children[TS_BINOMIAL_MAX_CHILDREN];
+  guint n = ts_binomial_children (x->rk->sim->binomial_tree, c->vr, c->n, children);
+  g_assert (i < n);
+  return (gint) ((children[i] + c->root) % c->n);
 }
 
 static gboolean
@@ -163,7 +177,7 @@ bcast (TsProgress *x)
         }
       for (c->i = 0; c->i < c->n_children; c->i++)
         {
-          next_exchange (x, (gint) ((c->children[c->i] + c->root) % c->n), c->block, -1, 0);
+          next_exchange (x, tree_child (x, c->i), c->block, -1, 0);
           EXCHANGE_AT (x, TREE_TO_CHILD);
         }
     }
@@ -181,7 +195,7 @@ reduce (TsProgress *x)
       /* The smallest subtree is ready first. */
       for (c->i = c->n_children; c->i-- > 0;)
         {
-          next_exchange (x, -1, 0, (gint) ((c->children[c->i] + c->root) % c->n), c->block);
+          next_exchange (x, -1, 0, tree_child (x, c->i), c->block);
           EXCHANGE_AT (x, TREE_FROM_CHILD);
         }
       if (c->parent >= 0)

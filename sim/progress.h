@@ -85,8 +85,7 @@ typedef struct {
   guint i;                   /* child, or gather peer */
   guint vr;                  /* rank relative to the root */
   gint parent;               /* its parent in a tree, -1 at the root */
-  guint n_children;
-  guint children[TS_BINOMIAL_MAX_CHILDREN];
+  guint n_children;          /* its children in the tree (tree_child() finds each) */
   guint pof2, rem;
   gint newrank;
   TsComm **comms;            /* gather root: one receive per member (owned) */

@@ -63,9 +63,9 @@ typedef struct {
   TsBlockedOn on;            /* what waiting for it means, for deadlock reports */
   void *payload;             /* a receive's landing slot (see ts_progress_absorb) */
   gpointer helper;           /* a non-blocking collective's progress, joined by the wait */
-  TsAction coll;             /* and its action, for the completion event */
   TsAction post;             /* the isend/irecv that posted it, for its completion event */
-  void *job;                 /* what the helper works on; freed with the request */
+  void *job;                 /* what the helper works on (its TsIcollJob, whose action the
+                              * completion event describes); freed with the request */
 } TsRequest;
 
 
@@ -108,7 +108,8 @@ typedef struct {
   double call_upfront;       /* the call's cost charged before it (call_costs) */
   guint32 *icoll_seq;        /* per communicator: non-blocking collectives posted */
   TsHypothesisRank *hypotheses;
-  GHashTable *prequests;     /* req -> partitioned request (sim/partitioned.c) */
+  GHashTable *prequests;     /* req -> partitioned request (sim/partitioned.c); NULL
+                              * until the rank's first partitioned initialisation */
   GHashTable *pinit_count;   /* channel and side -> initialisations so far */
   GArray *open_regions;      /* TsOpenRegion: the predicted timeline's region stack */
   TsAction coll_end;         /* the collective whose MPI_COLLECTIVE_END waits for the */
@@ -218,8 +219,8 @@ void *ts_rank_payload (TsRank *rk);
  * per message); -INFINITY for a receive slot nothing has landed in. */
 void *ts_time_payload (double t);
 
-/* Partitioned communication (partitioned.c). */
-void ts_partitioned_rank_init (TsRank *rk);
+/* Partitioned communication (partitioned.c): the rank's tables are made
+ * at its first MPI_Psend_init/MPI_Precv_init; clear frees them. */
 void ts_partitioned_rank_clear (TsRank *rk);
 
 /* What the network fitted to the trace (TsCalibration latency, bandwidth) took

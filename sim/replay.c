@@ -407,7 +407,6 @@ start_ranks (TsSimulation *sim)
       if (ts_calibration_guessed_receives (sim->calibration) > 0
           || (sim->status_as_arrived && ts_calibration_status_receives (sim->calibration) > 0))
         rk->sent_on = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, g_free);
-      ts_partitioned_rank_init (rk);
       if (o->hypotheses)
         rk->hypotheses = ts_hypothesis_rank_new (o->hypotheses, r, G_MAXUINT);
       rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, ts_request_free);
