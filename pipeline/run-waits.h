@@ -5,7 +5,9 @@
  * replay simulates; the predicted execution's on another thread that reads
  * the events the replay logs as they come, so that little is left to do
  * when the simulation ends. Either falls back to running after the replay
- * where its thread cannot run (a revision's worker process starts none).
+ * where its thread cannot run (a revision's worker process starts none);
+ * the original execution's also runs after it beyond 21,845 ranks, so
+ * that its state does not add to the replay's peak memory.
  * The results are those of the analysis run after the replay, bit for bit:
  * the same module reads the same events in the same order. */
 #ifndef TS_RUN_WAITS_H
