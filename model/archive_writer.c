@@ -210,6 +210,9 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
   w->events = ts_spool_new (n_ranks, sizeof (EventRecord), 16384, error);
   if (!w->events)
     goto fail;
+  /* Packing the events took a tenth of a 64-rank replay: on another core,
+   * within 16 MiB (none from about 10,900 ranks on). */
+  ts_spool_pack_behind (w->events, 16u << 20);
   w->last_tick = g_new0 (guint64, n_ranks);
   w->regions = g_ptr_array_new_with_free_func (region_def_free);
   w->region_ids = g_hash_table_new (g_str_hash, g_str_equal);

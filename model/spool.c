@@ -68,7 +68,32 @@ struct TsSpool {
   GMutex lock;
   GCond grown;         /* a block was written, or the spool finished */
   GError *error;       /* first write error */
+  struct Behind *behind; /* packing on a thread (ts_spool_pack_behind) */
 };
+
+/* Packing on a thread: appends are copied into a batch per rank, and full
+ * batches go to a thread that packs them, in the order they came. */
+typedef struct Behind {
+  guint batch_len;     /* records a batch */
+  guint8 **stage;      /* per rank: the batch being filled, or NULL */
+  guint *fill;         /* per rank: its records */
+  GAsyncQueue *full;   /* Batch *, or the STOP batch */
+  GAsyncQueue *spare;  /* batch buffers packed, to fill again */
+  guint buffers;       /* made so far, at most max_buffers */
+  guint max_buffers;
+  GThread *thread;
+} Behind;
+
+typedef struct {
+  guint rank;
+  guint len;
+  guint8 *records;
+} Batch;
+
+static void append_now (TsSpool *log, guint rank, const void *record);
+static gpointer pack_behind (gpointer data);
+static void stop_behind (TsSpool *log);
+static void hand_over (struct Behind *b, guint rank);
 
 struct TsSpoolReader {
   const TsSpool *log;
@@ -144,6 +169,7 @@ ts_spool_free (TsSpool *log)
 {
   if (!log)
     return;
+  stop_behind (log);
   for (guint r = 0; r < log->n_ranks; r++)
     {
       g_free (log->parts[r].buffer);
@@ -282,6 +308,34 @@ void
 ts_spool_append (TsSpool *log, guint rank, const void *record)
 {
   g_return_if_fail (rank < log->n_ranks && !log->finished);
+  Behind *b = log->behind;
+  if (!b)
+    {
+      append_now (log, rank, record);
+      return;
+    }
+  /* Started by the first append, not before: a caller may fork between
+   * (the replay probes a file in a child), and threads do not follow. */
+  if (!b->thread)
+    b->thread = g_thread_new ("spool packing", pack_behind, log);
+  if (!b->stage[rank])
+    {
+      if (b->buffers < b->max_buffers)
+        {
+          b->buffers++;
+          b->stage[rank] = g_malloc (b->batch_len * log->record_size);
+        }
+      else
+        b->stage[rank] = g_async_queue_pop (b->spare);
+    }
+  memcpy (b->stage[rank] + b->fill[rank] * log->record_size, record, log->record_size);
+  if (++b->fill[rank] == b->batch_len)
+    hand_over (b, rank);
+}
+
+static void
+append_now (TsSpool *log, guint rank, const void *record)
+{
   RankPart *part = &log->parts[rank];
   if (part->fill + worst_record (log) > part->capacity)
     make_room (log, part);
@@ -289,9 +343,87 @@ ts_spool_append (TsSpool *log, guint rank, const void *record)
   part->count++;
 }
 
+/* ---- packing on a thread ------------------------------------------------- */
+
+static Batch stop_batch;
+
+static gpointer
+pack_behind (gpointer data)
+{
+  TsSpool *log = data;
+  Behind *b = log->behind;
+  Batch *batch;
+  while ((batch = g_async_queue_pop (b->full)) != &stop_batch)
+    {
+      for (guint i = 0; i < batch->len; i++)
+        append_now (log, batch->rank, batch->records + i * log->record_size);
+      g_async_queue_push (b->spare, batch->records);
+      g_free (batch);
+    }
+  return NULL;
+}
+
+void
+ts_spool_pack_behind (TsSpool *log, gsize budget)
+{
+  g_return_if_fail (log->behind == NULL && !log->finished);
+  /* Two batches a rank, or none: with fewer than 16 records a batch,
+   * handing them over would cost more than packing them. */
+  gsize len = budget / (2 * (gsize) log->n_ranks * log->record_size);
+  if (len < 16)
+    return;
+  Behind *b = g_new0 (Behind, 1);
+  b->batch_len = (guint) MIN (len, 256);
+  b->stage = g_new0 (guint8 *, log->n_ranks);
+  b->fill = g_new0 (guint, log->n_ranks);
+  b->full = g_async_queue_new ();
+  b->spare = g_async_queue_new_full (g_free);
+  b->max_buffers = 2 * log->n_ranks;
+  log->behind = b;
+}
+
+/* Hand @rank's batch to the thread, and give the rank an empty one: a
+ * spare, a new one while there are fewer than max_buffers, or else the
+ * first the thread has packed. */
+static void
+hand_over (Behind *b, guint rank)
+{
+  Batch *batch = g_new (Batch, 1);
+  *batch = (Batch) { rank, b->fill[rank], b->stage[rank] };
+  g_async_queue_push (b->full, batch);
+  b->fill[rank] = 0;
+  b->stage[rank] = g_async_queue_try_pop (b->spare);
+}
+
+/* Pack what is still staged, in rank order, and end the thread. */
+static void
+stop_behind (TsSpool *log)
+{
+  Behind *b = log->behind;
+  if (!b)
+    return;
+  for (guint r = 0; r < log->n_ranks && b->thread; r++)
+    if (b->fill[r] > 0)
+      hand_over (b, r);
+  if (b->thread)
+    {
+      g_async_queue_push (b->full, &stop_batch);
+      g_thread_join (b->thread);
+    }
+  for (guint r = 0; r < log->n_ranks; r++)
+    g_free (b->stage[r]);
+  g_free (b->stage);
+  g_free (b->fill);
+  g_async_queue_unref (b->full);
+  g_async_queue_unref (b->spare);
+  g_free (b);
+  log->behind = NULL;
+}
+
 gboolean
 ts_spool_finish (TsSpool *log, GError **error)
 {
+  stop_behind (log);
   if (!log->finished)
     {
       for (guint r = 0; r < log->n_ranks; r++)

@@ -37,6 +37,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSpool, ts_spool_free)
  * may be appended to from different threads at once; one rank's appends
  * must come from one thread at a time. */
 void ts_spool_append (TsSpool *log, guint rank, const void *record);
+/* Pack appended records on a thread of the spool's own: ts_spool_append()
+ * then only copies the record into a batch of its rank, and full batches
+ * are packed in the order they came, two batches a rank within @budget
+ * bytes (an append waits when all are full). Nothing happens where
+ * @budget gives batches of fewer than 16 records (many ranks). Readers
+ * see the records once packed; finish packs what is left first. For one
+ * appending thread only, before the first append, which starts the
+ * thread (so the caller may still fork in between). */
+void ts_spool_pack_behind (TsSpool *log, gsize budget);
 /* Write out the partial blocks and release the append buffers. After this
  * the log is read-only. Returns FALSE and sets @error if any write failed. */
 gboolean ts_spool_finish (TsSpool *log, GError **error);

@@ -545,10 +545,6 @@ ts_simulation_run (TsSimulation *sim, gboolean placed, TsReplayResult *result, G
       sim->stream = ts_calibration_stream_open (sim->calibration, sim->trace, error);
       ok = sim->stream != NULL;
     }
-  /* The actions are decoded on another core while the simulation runs:
-   * a tenth of a 64-rank replay's time was spent decoding them. */
-  if (ok)
-    ts_action_stream_read_ahead (sim->stream, TS_READ_AHEAD_BUDGET);
   if (ok && o->predicted_dir)
     ok = open_writer (sim, error);
   if (ok)
@@ -558,6 +554,9 @@ ts_simulation_run (TsSimulation *sim, gboolean placed, TsReplayResult *result, G
       /* After beside, which may fork a probe: threads do not follow. */
       if (sim->writer)
         ts_archive_writer_create_files_beside (sim->writer);
+      /* The actions are decoded on another core while the simulation
+       * runs: a tenth of a 64-rank replay's time was spent decoding them. */
+      ts_action_stream_read_ahead (sim->stream, TS_READ_AHEAD_BUDGET);
       start_ranks (sim);
       ok = simulate (sim, error);
     }

@@ -404,6 +404,63 @@ test_blocks_share_a_budget (void **state)
   assert_null (error);
 }
 
+/* Ensure that records packed on the spool's thread come back as appended:
+ * three ranks (counts 100, 17 and 0) appended in an interleaving that is
+ * not round-robin, with batches of 16 records (the budget is 2 batches x 3
+ * ranks x 16 records), so that rank 0 hands over 6 full batches and reuses
+ * packed ones (there are at most 2 x 3 buffers), rank 1 one full batch and
+ * a last record that only finish hands over, and rank 2 none; a reader of
+ * rank 0 reads while the records are appended. Blocks of 4 records. */
+static void
+test_packed_behind (void **state)
+{
+  GError *error = NULL;
+  g_autoptr (TsSpool) log = ts_spool_new (3, sizeof (Record), 4 * sizeof (Record), &error);
+  assert_non_null (log);
+  ts_spool_pack_behind (log, 2 * 3 * 16 * sizeof (Record));
+  const guint64 counts[3] = { 100, 17, 0 };
+  guint64 next[3] = { 0 };
+  g_autoptr (TsSpoolReader) live = ts_spool_reader_new (log, 0);
+  guint64 live_seen = 0;
+  for (guint step = 0; next[0] < counts[0] || next[1] < counts[1]; step++)
+    {
+      guint r = (step % 5 == 4) ? 1 : 0;
+      if (next[r] == counts[r])
+        r = 1 - r;
+      Record rec = { r, next[r]++ };
+      ts_spool_append (log, r, &rec);
+      /* Rank 0 has handed over 4 batches: the reader waits, if need be,
+       * for the thread to pack the first. */
+      if (r == 0 && next[0] == 64 && live_seen == 0)
+        {
+          const Record *got = ts_spool_reader_next (live, &error);
+          assert_non_null (got);
+          assert_int_equal (got->seq, 0);
+          live_seen = 1;
+        }
+    }
+  assert_true (ts_spool_finish (log, &error));
+  for (guint r = 0; r < 3; r++)
+    {
+      assert_int_equal (ts_spool_count (log, r), counts[r]);
+      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (log, r);
+      const Record *rec;
+      guint64 seen = 0;
+      while ((rec = ts_spool_reader_next (rd, &error)))
+        {
+          assert_int_equal (rec->rank, r);
+          assert_int_equal (rec->seq, seen);
+          seen++;
+        }
+      assert_null (error);
+      assert_int_equal (seen, counts[r]);
+    }
+  const Record *rec;
+  while ((rec = ts_spool_reader_next (live, &error)))
+    assert_int_equal (rec->seq, live_seen++);
+  assert_int_equal (live_seen, counts[0]);
+}
+
 int
 main (void)
 {
@@ -415,6 +472,7 @@ main (void)
     cmocka_unit_test (test_count_checked),
     cmocka_unit_test (test_buffers_fit_the_rank),
     cmocka_unit_test (test_blocks_share_a_budget),
+    cmocka_unit_test (test_packed_behind),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
