@@ -566,19 +566,32 @@ typedef struct {
   gint *stop;                /* shared: set when any worker failed */
 } Worker;
 
+/* A worker's ranks are read by decoders of at most this many (see
+ * ts_decoder_open_some: OTF2's cost of opening locations grows with the
+ * square of the ranks a decoder opens). */
+#define SCAN_BATCH 256
+
 static gpointer
 scan_worker (gpointer data)
 {
   Worker *w = data;
-  g_autoptr (TsDecoder) src = ts_decoder_open (w->trace, &w->error);
-  if (!src)
-    {
-      w->failed_rank = 0;
-      g_atomic_int_set (w->stop, 1);
-      return NULL;
-    }
+  g_autoptr (TsDecoder) src = NULL;
+  guint batch_end = 0;
   for (guint r = w->index; r < w->p->n_ranks && !g_atomic_int_get (w->stop); r += w->n_workers)
     {
+      if (r >= batch_end)
+        {
+          guint count = MIN (SCAN_BATCH, (w->p->n_ranks - r + w->n_workers - 1) / w->n_workers);
+          g_clear_pointer (&src, ts_decoder_free);
+          src = ts_decoder_open_some (w->trace, r, w->n_workers, count, &w->error);
+          if (!src)
+            {
+              w->failed_rank = r;
+              g_atomic_int_set (w->stop, 1);
+              return NULL;
+            }
+          batch_end = r + count * w->n_workers;
+        }
       RankScan *scan = &w->scans[r];
       scan->sync_enter = g_array_new (FALSE, FALSE, sizeof (double));
       scan->sync_leave = g_array_new (FALSE, FALSE, sizeof (double));

@@ -67,6 +67,12 @@ typedef struct {
 enum { TS_INFO_RECORDED, TS_INFO_INFERRED, TS_INFO_MISSING };
 
 TsDecoder *ts_decoder_open (const TsTrace *trace, GError **error);
+/* The same for @count ranks only: @first, @first + @step, ... Only those
+ * may be given to ts_decoder_rank(). OTF2 looks a location up in a list,
+ * so one decoder for many ranks costs the square of the ranks: a reader of
+ * the ranks one after another opens a decoder per few hundred. */
+TsDecoder *ts_decoder_open_some (const TsTrace *trace, guint first, guint step, guint count,
+                                 GError **error);
 /* The same over the events @writer logged (model/archive_writer.h), with
  * @trace its archive's definitions (a copy without events): what OTF2 would
  * read back from the archive, without writing and reading it. */

@@ -356,6 +356,60 @@ test_read_ahead_equals_reads (void **state)
   fixture_close (&f);
 }
 
+/* Ensure that the first pass, which reads each worker's ranks through
+ * decoders of at most 256 ranks (calibration.c, SCAN_BATCH: OTF2 looks
+ * locations up in a list), spools every rank's actions as one decoder of
+ * all ranks decodes them: 600 ranks read by one worker (TS_THREADS=1) are
+ * 3 decoders (256, 256, 88 ranks), each rank read from a decoder that
+ * opened it with its neighbours only. Rank
+ * r enters main at 0, calls f from r ms to 2r ms, and leaves main at 1 s:
+ * enter main, compute, enter f, compute, leave f, compute, leave main (7
+ * actions; rank 0's f takes no time, and its first compute none: 5 or
+ * more). Rank 599's f lasts 599 ms. */
+static void
+test_first_pass_in_batches (void **state)
+{
+  GString *script = g_string_new ("ranks 600\n");
+  for (guint r = 0; r < 600; r++)
+    g_string_append_printf (script, "%u 0 enter main\n%u %u.%03u enter f\n%u %u.%03u leave f\n"
+                                    "%u 1.5 leave main\n",
+                            r, r, r / 1000, r % 1000, r, 2 * r / 1000, 2 * r % 1000, r);
+  Fixture f;
+  fixture_open (&f, script->str);
+  g_string_free (script, TRUE);
+  g_setenv ("TS_THREADS", "1", TRUE);
+  GError *error = NULL;
+  g_autoptr (TsCalibration) cal = ts_calibration_compute (f.trace, &error);
+  g_unsetenv ("TS_THREADS");
+  assert_non_null (cal);
+  const TsSpool *spool = ts_calibration_spool (cal);
+  assert_non_null (spool);
+  g_autoptr (TsDecoder) all = ts_decoder_open (f.trace, &error);
+  assert_non_null (all);
+  for (guint r = 0; r < 600; r++)
+    {
+      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (spool, r);
+      TsRankDecoder *s = ts_decoder_rank (all, r, NULL);
+      TsAction want;
+      guint n = 0;
+      const TsAction *got;
+      while ((got = ts_spool_reader_next (rd, &error)))
+        {
+          assert_true (ts_rank_decoder_next (s, &want, &error));
+          assert_memory_equal (got, &want, sizeof want);
+          n++;
+        }
+      assert_null (error);
+      assert_false (ts_rank_decoder_next (s, &want, &error));
+      assert_null (error);
+      assert_true (n >= 5);
+      if (r == 599)
+        assert_int_equal (n, 7);
+      ts_decoder_release (all, r);
+    }
+  fixture_close (&f);
+}
+
 /* Ensure that a cut event file is an error naming the trace, the rank and
  * the file, found when the trace is opened: OTF2 itself may read past the
  * cut into memory it never filled and wait there forever. Rank 1's file is
@@ -448,6 +502,7 @@ main (void)
     cmocka_unit_test (test_clock_offset),
     cmocka_unit_test (test_spool_equals_decode),
     cmocka_unit_test (test_read_ahead_equals_reads),
+    cmocka_unit_test (test_first_pass_in_batches),
     cmocka_unit_test (test_truncated_events),
     cmocka_unit_test (test_compute_from_cpu_time),
   };
