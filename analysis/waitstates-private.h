@@ -14,8 +14,22 @@ struct TsWaitStates {
   gpointer span_data;
   guint n_ranks;
   double *totals;            /* [pattern * n_ranks + rank] */
-  GHashTable *cells;         /* guint64 (pattern, region, rank) -> double* */
+  GHashTable *cells;         /* a set of TsWaitCell, by key (ts_wait_cells_new) */
 };
+
+/* The seconds of one (pattern, region, rank): its key first, which the
+ * set hashes and compares, so that a cell is one allocation and the table
+ * keeps no values (a cell was two allocations and a value slot: about
+ * 40 bytes more, for every rank's every pattern and region). */
+typedef struct {
+  guint64 key;
+  double seconds;
+} TsWaitCell;
+
+/* An empty set of cells; it owns them. */
+GHashTable *ts_wait_cells_new (void);
+/* The seconds of @key's cell in @cells, made at 0 if there is none. */
+double *ts_wait_cell (GHashTable *cells, guint64 key);
 
 typedef struct CollInstance CollInstance;
 typedef struct PPair PPair;

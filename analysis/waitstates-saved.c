@@ -14,10 +14,10 @@ ts_wait_states_save (const TsWaitStates *w)
   GVariantBuilder cells;
   g_variant_builder_init (&cells, G_VARIANT_TYPE ("a(td)"));
   GHashTableIter it;
-  gpointer k, v;
+  gpointer k;
   g_hash_table_iter_init (&it, w->cells);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    g_variant_builder_add (&cells, "(td)", *(guint64 *) k, *(double *) v);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    g_variant_builder_add (&cells, "(td)", ((TsWaitCell *) k)->key, ((TsWaitCell *) k)->seconds);
   return g_variant_new ("(u@ada(td))", w->n_ranks,
                         g_variant_new_fixed_array (G_VARIANT_TYPE_DOUBLE, w->totals,
                                                    (gsize) TS_WAIT_N_PATTERNS * w->n_ranks,
@@ -41,7 +41,7 @@ ts_wait_states_load (const TsTrace *trace, GVariant *saved, GError **error)
   w->trace = trace;
   w->n_ranks = n_ranks;
   w->totals = g_new0 (double, MAX (TS_WAIT_N_PATTERNS * n_ranks, 1));
-  w->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  w->cells = ts_wait_cells_new ();
   if (ok)
     {
       memcpy (w->totals, t, n_totals * sizeof (double));
@@ -54,9 +54,7 @@ ts_wait_states_load (const TsTrace *trace, GVariant *saved, GError **error)
           /* The key packs pattern, region and rank (waitstates.c). */
           ok = (key >> 56) < TS_WAIT_N_PATTERNS && ((key >> 28) & 0xfffffff) < n_regions
                && (key & 0xfffffff) < n_ranks;
-          double *cell = g_new (double, 1);
-          *cell = seconds;
-          g_hash_table_insert (w->cells, g_memdup2 (&key, sizeof key), cell);
+          *ts_wait_cell (w->cells, key) = seconds;
         }
     }
   if (!ok)

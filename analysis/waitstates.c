@@ -37,14 +37,26 @@ ts_wait_add (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, doubl
   if (w->span_func)
     w->span_func (p, rank, region, start, seconds, w->span_data);
   w->totals[p * w->n_ranks + rank] += seconds;
-  guint64 key = cell_key (p, region, rank);
-  double *cell = g_hash_table_lookup (w->cells, &key);
+  *ts_wait_cell (w->cells, cell_key (p, region, rank)) += seconds;
+}
+
+GHashTable *
+ts_wait_cells_new (void)
+{
+  return g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+}
+
+double *
+ts_wait_cell (GHashTable *cells, guint64 key)
+{
+  TsWaitCell *cell = g_hash_table_lookup (cells, &key);
   if (!cell)
     {
-      cell = g_new0 (double, 1);
-      g_hash_table_insert (w->cells, g_memdup2 (&key, sizeof key), cell);
+      cell = g_new (TsWaitCell, 1);
+      *cell = (TsWaitCell) { key, 0 };
+      g_hash_table_add (cells, cell);
     }
-  *cell += seconds;
+  return &cell->seconds;
 }
 
 /* ---- point-to-point ---------------------------------------------------------- */
@@ -611,7 +623,7 @@ analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpan
   w->span_data = user_data;
   w->n_ranks = n_ranks;
   w->totals = g_new0 (double, TS_WAIT_N_PATTERNS * w->n_ranks);
-  w->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  w->cells = ts_wait_cells_new ();
 
   Analysis an = { w, trace };
   an.channels = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, channel_free);
@@ -762,11 +774,12 @@ ts_wait_states_foreach (const TsWaitStates *w, TsWaitFunc func, gpointer user_da
 {
   g_autoptr (GArray) cells = g_array_new (FALSE, FALSE, sizeof (Cell));
   GHashTableIter it;
-  gpointer k, v;
+  gpointer k;
   g_hash_table_iter_init (&it, w->cells);
-  while (g_hash_table_iter_next (&it, &k, &v))
+  while (g_hash_table_iter_next (&it, &k, NULL))
     {
-      Cell c = { *(guint64 *) k, *(double *) v, w->trace };
+      const TsWaitCell *wc = k;
+      Cell c = { wc->key, wc->seconds, w->trace };
       g_array_append_val (cells, c);
     }
   g_array_sort_with_data (cells, by_cell, (gpointer) w->trace);
