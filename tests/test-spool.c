@@ -21,6 +21,29 @@ typedef struct {
   guint64 seq;
 } Record;
 
+/* Ensure that each of @n ranks of the finished @log holds @counts[rank]
+ * records {rank, 0}, {rank, 1}, ... in that order. */
+static void
+check_ranks (const TsSpool *log, const guint64 *counts, guint n)
+{
+  GError *error = NULL;
+  for (guint r = 0; r < n; r++)
+    {
+      assert_int_equal (ts_spool_count (log, r), counts[r]);
+      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (log, r);
+      const Record *rec;
+      guint64 seen = 0;
+      while ((rec = ts_spool_reader_next (rd, &error)))
+        {
+          assert_int_equal (rec->rank, r);
+          assert_int_equal (rec->seq, seen);
+          seen++;
+        }
+      assert_null (error);
+      assert_int_equal (seen, counts[r]);
+    }
+}
+
 /* Three ranks appended to in an interleaving that is not round-robin, with
  * blocks of 4 records, so that ranks own several blocks, the last ones
  * partial, and one rank has no record at all. */
@@ -50,21 +73,7 @@ test_interleaved_ranks (void **state)
 
   /* Two readers of the same rank are independent. */
   g_autoptr (TsSpoolReader) again = ts_spool_reader_new (log, 0);
-  for (guint r = 0; r < 4; r++)
-    {
-      assert_int_equal (ts_spool_count (log, r), counts[r]);
-      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (log, r);
-      const Record *rec;
-      guint64 seen = 0;
-      while ((rec = ts_spool_reader_next (rd, &error)))
-        {
-          assert_int_equal (rec->rank, r);
-          assert_int_equal (rec->seq, seen);
-          seen++;
-        }
-      assert_null (error);
-      assert_int_equal (seen, counts[r]);
-    }
+  check_ranks (log, counts, 4);
   const Record *first = ts_spool_reader_next (again, &error);
   assert_non_null (first);
   assert_int_equal (first->seq, 0);
@@ -440,21 +449,7 @@ test_packed_behind (void **state)
         }
     }
   assert_true (ts_spool_finish (log, &error));
-  for (guint r = 0; r < 3; r++)
-    {
-      assert_int_equal (ts_spool_count (log, r), counts[r]);
-      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (log, r);
-      const Record *rec;
-      guint64 seen = 0;
-      while ((rec = ts_spool_reader_next (rd, &error)))
-        {
-          assert_int_equal (rec->rank, r);
-          assert_int_equal (rec->seq, seen);
-          seen++;
-        }
-      assert_null (error);
-      assert_int_equal (seen, counts[r]);
-    }
+  check_ranks (log, counts, 3);
   const Record *rec;
   while ((rec = ts_spool_reader_next (live, &error)))
     assert_int_equal (rec->seq, live_seen++);
