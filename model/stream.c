@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "ts-stream"
 
 #include "model/stream.h"
+#include "model/output_dir.h"
 
 /* Reading ahead (ts_action_stream_read_ahead): each rank has two batches
  * of actions; the reader takes from one while a thread fills the other. A
@@ -175,7 +176,12 @@ ts_action_stream_read_ahead (TsActionStream *f, gsize budget)
   for (guint i = 0; i < 2; i++)
     for (guint r = 0; r < f->n_ranks; r++)
       request (f, r, i);
+  /* The signals that end a run are handled on the thread that writes the
+   * outputs (output_dir.h), not here. */
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
   f->reader = g_thread_new ("read ahead", read_ahead, f);
+  ts_output_dir_release_signals (&old);
 }
 
 static void
