@@ -562,13 +562,9 @@ ts_simulation_run (TsSimulation *sim, gboolean placed, TsReplayResult *result, G
     }
   if (ok)
     collect_result (sim, result);
-  /* The ranks' state goes before the archive is finished: finishing waits
-   * for the predicted wait states, which see a rank's last events only
-   * once the simulation ends and then catch up on them (at 131,072 ranks
-   * 170 MB of theirs came on top of the ranks' for a minute). */
-  simulation_clear (sim);
   if (sim->writer)
     ok = finish_writer (sim, ok, error);
+  simulation_clear (sim);
   return ok;
 }
 

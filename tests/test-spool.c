@@ -21,6 +21,23 @@ typedef struct {
   guint64 seq;
 } Record;
 
+/* The index of @log exported into a temporary file (removed at once),
+ * and in *@end the bytes written. */
+static GVariant *
+export_index (const TsSpool *log, guint64 *end)
+{
+  GError *error = NULL;
+  char path[] = "/tmp/tracesim-test-spool-XXXXXX";
+  int fd = g_mkstemp (path);
+  assert_true (fd >= 0);
+  g_unlink (path);
+  GVariant *index = ts_spool_export (log, fd, end, &error);
+  close (fd);
+  assert_null (error);
+  assert_non_null (index);
+  return g_variant_ref_sink (index);
+}
+
 /* Ensure that each of @n ranks of the finished @log holds @counts[rank]
  * records {rank, 0}, {rank, 1}, ... in that order. */
 static void
@@ -327,14 +344,8 @@ test_buffers_fit_the_rank (void **state)
   assert_null (ts_spool_reader_next (rd, &error));
   assert_null (error);
 
-  char path[] = "/tmp/tracesim-test-spool-XXXXXX";
-  int fd = g_mkstemp (path);
-  assert_true (fd >= 0);
-  g_unlink (path);
   guint64 end = 0;
-  g_autoptr (GVariant) index = g_variant_ref_sink (ts_spool_export (log, fd, &end, &error));
-  close (fd);
-  assert_non_null (index);
+  g_autoptr (GVariant) index = export_index (log, &end);
   g_autoptr (GVariant) ranks = g_variant_get_child_value (index, 2);
   g_autoptr (GVariant) rank0 = g_variant_get_child_value (ranks, 0);
   g_autoptr (GVariant) lens_v = g_variant_get_child_value (rank0, 2);
@@ -366,14 +377,8 @@ block_bytes_of (guint n_ranks)
   g_autoptr (TsSpool) log = ts_spool_new (n_ranks, sizeof (Action), 16384, &error);
   assert_non_null (log);
   assert_true (ts_spool_finish (log, &error));
-  char path[] = "/tmp/tracesim-test-spool-XXXXXX";
-  int fd = g_mkstemp (path);
-  assert_true (fd >= 0);
-  g_unlink (path);
   guint64 end = 0;
-  g_autoptr (GVariant) index = g_variant_ref_sink (ts_spool_export (log, fd, &end, &error));
-  close (fd);
-  assert_non_null (index);
+  g_autoptr (GVariant) index = export_index (log, &end);
   guint64 size;
   guint32 block;
   g_variant_get (index, "(tu@a(tatau))", &size, &block, NULL);
