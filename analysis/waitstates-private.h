@@ -60,6 +60,7 @@ typedef struct {
   GHashTable *colls;         /* CollKey -> CollInstance */
   GHashTable *ppairs;        /* TsPartitionedKey -> PPair */
   guint8 *lifecycle;         /* per region: TS_WAIT_LIFECYCLE_* */
+  gboolean tests_wait;       /* a predicted execution: a test that completes a receive waited for it */
 } Analysis;
 
 /* MPI_Init (and _thread) and MPI_Finalize: every rank calls them once, and

@@ -244,7 +244,10 @@ late_receiver_counts (Analysis *an, guint32 region, double late_sender)
 
 /* When an MPI call ends, its waiting, as Scalasca 2.6 defines it
  * (doc/waitstates.md). Late Sender: from its entry until the latest send it
- * received from began, at most until it left; not in tests. Late Receiver:
+ * received from began, at most until it left; not in tests of a recording
+ * (a test that completes a receive returned at once), but in those of a
+ * predicted execution, where the replay blocks a test that completed in the
+ * trace until its message arrives in the changed world. Late Receiver:
  * a send still in its call when its receive was posted waited from the
  * call's entry until then. A call completing several messages (MPI_Waitall)
  * waited once, for the latest. By then the partner's entry has been read:
@@ -277,7 +280,7 @@ on_call_end (Analysis *an, Cursor *cu, guint32 region, double end)
             {
               check_wrong_order (an, cu, r->send_enter);
               double ls = MIN (r->send_enter, end) - r->block;
-              if (!test && ls > late_sender)
+              if ((!test || an->tests_wait) && ls > late_sender)
                 {
                   late_sender = ls;
                   ls_send = r->send_enter;
@@ -626,6 +629,7 @@ analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpan
   w->cells = ts_wait_cells_new ();
 
   Analysis an = { w, trace };
+  an.tests_wait = ts_trace_is_prediction (trace);
   an.channels = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, channel_free);
   an.colls = ts_wait_colls_new ();
   an.lifecycle = g_new0 (guint8, ts_trace_n_regions (trace));

@@ -61,6 +61,7 @@ struct TsArchiveWriter {
   const char *tmp_dir;  /* where OTF2 writes until close renames it; owned by out */
   char *name;
   char *creator;
+  gboolean prediction;       /* TS_PREDICTION_PROPERTY written */
   guint n_ranks;
   TsSpool *events;          /* EventRecord per rank, written out by close */
   TsSpool *late;            /* events added after the replay (wait-state metrics) */

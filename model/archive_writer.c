@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "tracesim-archive"
 
 #include "model/archive-private.h"
+#include "model/trace.h"
 
 #include <errno.h>
 #include <sys/statvfs.h>
@@ -263,6 +264,10 @@ open_archive (TsArchiveWriter *w, const char *dir, GError **error)
                       "OTF2_Archive_SetCreator")
       || ts_archive_otf2_failed (OTF2_Archive_SetDescription (archive, "MPI trace written by tracesim"),
                       error, dir, "OTF2_Archive_SetDescription")
+      || (w->prediction
+          && ts_archive_otf2_failed (OTF2_Archive_SetProperty (archive, TS_PREDICTION_PROPERTY,
+                                                               "true", true),
+                                     error, dir, "OTF2_Archive_SetProperty"))
       || ts_archive_otf2_failed (OTF2_Archive_OpenEvtFiles (archive), error, dir,
                       "OTF2_Archive_OpenEvtFiles"))
     {
@@ -291,6 +296,13 @@ ts_archive_writer_set_origin (TsArchiveWriter *w, const char *origin)
   g_free (w->creator);
   w->creator = *origin ? g_strdup_printf ("%s (from %s)", PACKAGE_STRING, origin)
                        : g_strdup (PACKAGE_STRING);
+}
+
+void
+ts_archive_writer_set_prediction (TsArchiveWriter *w)
+{
+  g_return_if_fail (w != NULL);
+  w->prediction = TRUE;
 }
 
 guint32

@@ -36,6 +36,10 @@ TsArchiveWriter *ts_archive_writer_new (const char *dir, const char *name,
  * the archive's creator becomes "tracesim X (from @origin)", so that a
  * reader counts its collective bytes as @origin did. */
 void ts_archive_writer_set_origin (TsArchiveWriter *w, const char *origin);
+/* The archive is a predicted execution (a replay's timeline, not a
+ * recording): it carries TS_PREDICTION_PROPERTY, by which readers analyse
+ * its waiting as predicted (ts_trace_is_prediction). */
+void ts_archive_writer_set_prediction (TsArchiveWriter *w);
 /* The node (host) @rank ran on, written as a system tree node of class
  * "node" as Score-P does; set for every rank or for none. */
 void ts_archive_writer_set_node (TsArchiveWriter *w, guint rank, const char *node);

@@ -22,6 +22,7 @@ typedef struct {
 struct TsTrace {
   char *path;
   char *creator;
+  gboolean prediction;       /* TS_PREDICTION_PROPERTY is "true" */
   char *mpi_library;         /* TS_MPI_LIBRARY_PROPERTY, "" if absent */
   guint n_ranks;
   guint64 timer_resolution;

@@ -657,6 +657,12 @@ open_trace (const char *anchor_path, gboolean events, GError **error)
     take_otf2_string (&t->creator, creator);
   if (OTF2_Reader_GetProperty (reader, TS_MPI_LIBRARY_PROPERTY, &library) == OTF2_SUCCESS)
     take_otf2_string (&t->mpi_library, library);
+  char *prediction = NULL;
+  if (OTF2_Reader_GetProperty (reader, TS_PREDICTION_PROPERTY, &prediction) == OTF2_SUCCESS)
+    {
+      t->prediction = g_strcmp0 (prediction, "true") == 0;
+      free (prediction);
+    }
 
   DefState st;
   def_state_init (&st, t);
@@ -702,6 +708,7 @@ guint ts_trace_n_ranks (const TsTrace *t) { return t->n_ranks; }
 guint64 ts_trace_timer_resolution (const TsTrace *t) { return t->timer_resolution; }
 const char *ts_trace_creator (const TsTrace *t) { return t->creator; }
 const char *ts_trace_mpi_library (const TsTrace *t) { return t->mpi_library; }
+gboolean ts_trace_is_prediction (const TsTrace *t) { return t->prediction; }
 
 gboolean
 ts_trace_collective_bytes_total (const TsTrace *t)

@@ -78,6 +78,11 @@ const char *ts_trace_creator (const TsTrace *trace);
  * "" where the trace does not say. Owned by the trace. */
 #define TS_MPI_LIBRARY_PROPERTY "TRACESIM::MPI_LIBRARY"
 const char *ts_trace_mpi_library (const TsTrace *trace);
+/* TRUE if the archive is an execution tracesim predicted (a replay's
+ * timeline, property TS_PREDICTION_PROPERTY = "true"), not a recording: its
+ * calls waited where the simulation made them wait, tests included. */
+#define TS_PREDICTION_PROPERTY "TRACESIM::PREDICTION"
+gboolean ts_trace_is_prediction (const TsTrace *trace);
 /* TRUE if the tracer counted a collective's bytes as Score-P does (every
  * block a rank sends and receives): Score-P and tracesim-record, and
  * tracesim's predictions of their traces (see ts_collective_block). */

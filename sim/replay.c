@@ -367,6 +367,7 @@ open_writer (TsSimulation *sim, GError **error)
   if (!sim->writer)
     return FALSE;
   ts_archive_writer_set_origin (sim->writer, ts_trace_creator (trace));
+  ts_archive_writer_set_prediction (sim->writer);
   for (guint i = 0; i < ts_trace_n_regions (trace); i++)
     {
       guint32 id = ts_archive_writer_define_region (sim->writer, ts_trace_region_name (trace, i),
