@@ -72,7 +72,7 @@ advise (const TsAdviseOptions *o, guint jobs, gboolean quiet, gboolean scratch)
   g_autofree char *cache = g_build_filename (o->output_dir, "inputs", "first-pass.cache", NULL);
   gboolean loaded = FALSE;
   g_autofree char *note = NULL;
-  g_autoptr (TsRunShared) shared = ts_run_shared_cached (o->trace, TRUE, cache, &loaded, &note,
+  g_autoptr (TsRunShared) shared = ts_run_shared_cached (o->trace, TRUE, o->cpu_time, cache, &loaded, &note,
                                                          &error);
   /* Without -o the first pass is removed with the rest: say so, not
    * where it is "kept". */
@@ -116,7 +116,7 @@ ts_cmd_advise (int argc, char **argv)
   g_autofree char *output = NULL;
   double factor = 0.5;
   int top = 10, jobs = 0;
-  gboolean quiet = FALSE;
+  gboolean quiet = FALSE, cpu_time = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "keep the sweep here (results.csv, a run per point; a rerun resumes); default: a "
@@ -126,6 +126,9 @@ ts_cmd_advise (int argc, char **argv)
     { "top", 0, 0, G_OPTION_ARG_INT, &top,
       "the regions with the most exclusive compute to try (default 10)", "N" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "replays at once (default: the number of cores)", "N" },
+    { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &cpu_time,
+      "take compute from the trace's CPU time, as run --cpu-time (a trace recorded with more "
+      "ranks than cores: tracesim-record --cpu-time)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress on stderr", NULL },
     { NULL }
   };
@@ -137,7 +140,7 @@ ts_cmd_advise (int argc, char **argv)
     return ts_cmd_usage_error ("advise", "give exactly one trace");
   if (jobs < 0 || jobs > 4096)
     return ts_cmd_usage_error ("advise", "-j: a number of replays at once, 1 to 4096");
-  TsAdviseOptions o = { argv[1], output, factor, top < 0 ? 0 : (guint) top };
+  TsAdviseOptions o = { argv[1], output, factor, top < 0 ? 0 : (guint) top, cpu_time };
   if (!ts_advise_check_options (&o, &error))
     return ts_cmd_option_error ("advise", error);
   g_autofree char *tmp = NULL, *scratch = NULL;

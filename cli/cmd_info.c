@@ -53,7 +53,7 @@ ts_cmd_info (int argc, char **argv)
     return ts_cmd_option_error ("info", error);
   if (argc != 2)
     return ts_cmd_usage_error ("info", "give exactly one trace");
-  g_autoptr (TsRunShared) shared = ts_run_shared_new (argv[1], FALSE, &error);
+  g_autoptr (TsRunShared) shared = ts_run_shared_new (argv[1], FALSE, FALSE, &error);
   if (!shared)
     return ts_cmd_fail ("info", error);
   const TsTrace *trace = ts_run_shared_trace (shared);

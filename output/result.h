@@ -41,6 +41,7 @@ typedef struct {
   gboolean eager_inferred;   /* eager threshold taken from the trace */
   double trace_speed;
   gboolean exact_cpu;
+  gboolean cpu_time;         /* compute from the trace's CPU time (--cpu-time) */
   gboolean wait_states;
   gboolean wait_regions;
   gboolean binomial_tree_given;

@@ -77,6 +77,8 @@ add_inputs (JsonBuilder *b, const TsRunInputs *in)
   ts_json_add_double (b, "trace_speed", in->trace_speed);
   json_builder_set_member_name (b, "exact_cpu");
   json_builder_add_boolean_value (b, in->exact_cpu);
+  json_builder_set_member_name (b, "cpu_time");
+  json_builder_add_boolean_value (b, in->cpu_time);
   json_builder_set_member_name (b, "wait_states");
   json_builder_add_boolean_value (b, in->wait_states);
   json_builder_set_member_name (b, "wait_regions");

@@ -146,7 +146,7 @@ add_region (Points *p, const Candidate *k, double factor, GError **error)
  * they are found), else neither. Returns its path (caller frees). */
 static char *
 write_sweep (const char *dir, const char *name, const char *trace, const Points *p,
-             gboolean wait_states, GError **error)
+             gboolean wait_states, gboolean cpu_time, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autofree char *trace_path = g_canonicalize_filename (trace, NULL);
@@ -157,6 +157,8 @@ write_sweep (const char *dir, const char *name, const char *trace, const Points 
   g_key_file_set_string (kf, "sweep", "baseline", "0");
   g_key_file_set_boolean (kf, "sweep", "wait_states", wait_states);
   g_key_file_set_boolean (kf, "sweep", "archive", wait_states);
+  if (cpu_time)
+    g_key_file_set_boolean (kf, "sweep", "cpu_time", TRUE);
   g_key_file_set_string (kf, "parameters", "region", p->regions->str);
   g_key_file_set_string (kf, "parameters", "change", p->changes->str);
   g_autofree char *text = g_key_file_to_data (kf, NULL, NULL);
@@ -228,7 +230,7 @@ ts_advise_write_sweep (const TsAdviseOptions *o, const TsRunShared *shared, GErr
     return NULL;
   /* The points need their runtimes only: explaining a few of them
    * (ts_advise_explain) is cheaper than every point's wait states. */
-  return write_sweep (dir, "advise.sweep", o->trace, &p, FALSE, error);
+  return write_sweep (dir, "advise.sweep", o->trace, &p, FALSE, o->cpu_time, error);
 }
 
 /* ---- reading the points back ------------------------------------------- */
@@ -401,7 +403,7 @@ ts_advise_explain (const TsAdviseOptions *o, const TsRunShared *shared, GPtrArra
       g_unlink (path);
       return TRUE;
     }
-  g_autofree char *written = write_sweep (dir, "explain.sweep", o->trace, &p, TRUE, error);
+  g_autofree char *written = write_sweep (dir, "explain.sweep", o->trace, &p, TRUE, o->cpu_time, error);
   g_autoptr (TsSweep) sweep = written ? ts_sweep_load (written, error) : NULL;
   TsSweepTally tally;
   if (!sweep || !ts_sweep_run (sweep, out, run, &tally, error))

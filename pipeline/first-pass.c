@@ -44,10 +44,12 @@
 #define MAX_VARIANT (1u << 30)
 
 TsRunShared *
-ts_run_shared_new (const char *trace, gboolean wait_states, GError **error)
+ts_run_shared_new (const char *trace, gboolean wait_states, gboolean cpu_time, GError **error)
 {
   TsRunShared *s = g_new0 (TsRunShared, 1);
+  s->cpu_time = cpu_time;
   if (!(s->trace = ts_trace_open (trace, error))
+      || (cpu_time && !ts_trace_set_compute_clock (s->trace, TS_COMPUTE_CPU, error))
       || !(s->calibration = ts_calibration_compute (s->trace, error))
       || (wait_states
           && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))
@@ -79,6 +81,12 @@ const TsCalibration *
 ts_run_shared_calibration (const TsRunShared *s)
 {
   return s->calibration;
+}
+
+gboolean
+ts_run_shared_cpu_time (const TsRunShared *s)
+{
+  return s->cpu_time;
 }
 
 /* ---- the key ------------------------------------------------------------- */
@@ -132,10 +140,12 @@ ts_run_trace_state (const char *trace)
 }
 
 static char *
-cache_key (const char *trace, gboolean wait_states)
+cache_key (const char *trace, gboolean wait_states, gboolean cpu_time)
 {
   g_autofree char *state = ts_run_trace_state (trace);
-  return g_strconcat (state, wait_states ? "wait states\n" : "no wait states\n", NULL);
+  /* Caches of wall-clock compute keep the key they had. */
+  return g_strconcat (state, wait_states ? "wait states\n" : "no wait states\n",
+                      cpu_time ? "cpu time\n" : "", NULL);
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -296,8 +306,8 @@ read_cache (TsTrace *trace, const char *key, const char *cache, gboolean wait_st
 /* ---- both ---------------------------------------------------------------- */
 
 TsRunShared *
-ts_run_shared_cached (const char *trace, gboolean wait_states, const char *cache,
-                      gboolean *loaded, char **note, GError **error)
+ts_run_shared_cached (const char *trace, gboolean wait_states, gboolean cpu_time,
+                      const char *cache, gboolean *loaded, char **note, GError **error)
 {
   *loaded = FALSE;
   /* Tasks of one Slurm array start together: one makes the first pass,
@@ -307,9 +317,13 @@ ts_run_shared_cached (const char *trace, gboolean wait_states, const char *cache
   while (lock >= 0 && flock (lock, LOCK_EX) != 0 && errno == EINTR)
     ;
   TsTrace *opened = ts_trace_open (trace, error);
-  g_autofree char *key = opened ? cache_key (trace, wait_states) : NULL;
+  if (opened && cpu_time && !ts_trace_set_compute_clock (opened, TS_COMPUTE_CPU, error))
+    g_clear_pointer (&opened, ts_trace_free);
+  g_autofree char *key = opened ? cache_key (trace, wait_states, cpu_time) : NULL;
   const char *why = NULL;
   TsRunShared *s = opened ? read_cache (opened, key, cache, wait_states, &why) : NULL;
+  if (s)
+    s->cpu_time = cpu_time;
   if (s)
     {
       *loaded = TRUE;
@@ -319,6 +333,7 @@ ts_run_shared_cached (const char *trace, gboolean wait_states, const char *cache
     {
       s = g_new0 (TsRunShared, 1);
       s->trace = opened;
+      s->cpu_time = cpu_time;
       if (!(s->calibration = ts_calibration_compute (s->trace, error))
           || (wait_states
               && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))

@@ -11,6 +11,7 @@ struct TsRunShared {
   TsTrace *trace;
   TsCalibration *calibration;
   TsWaitStates *original_waits;  /* NULL without wait states */
+  gboolean cpu_time;             /* compute taken from the trace's CPU time */
 };
 
 #endif

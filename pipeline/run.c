@@ -280,6 +280,7 @@ record_inputs (Run *run, GError **error)
   in->eager_inferred = !o->eager_given;
   in->trace_speed = o->trace_speed;
   in->exact_cpu = o->exact_cpu;
+  in->cpu_time = o->cpu_time;
   in->wait_states = o->wait_states;
   in->wait_regions = o->wait_regions;
   in->binomial_tree_given = o->binomial_tree_given;
@@ -387,6 +388,15 @@ prepare (Run *run, GError **error)
 {
   if (!check_options (run->o, error))
     return FALSE;
+  if (run->o->shared && run->o->shared->cpu_time != run->o->cpu_time)
+    {
+      /* A caller's mistake, said rather than replayed with the other clock. */
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "%s: the first pass given was made %s CPU time, the run asks %s it",
+                   run->o->trace, run->o->shared->cpu_time ? "with" : "without",
+                   run->o->cpu_time ? "with" : "without");
+      return FALSE;
+    }
   if (run->o->shared)
     {
       run->trace = run->o->shared->trace;

@@ -38,7 +38,7 @@ typedef struct {
   gboolean exact_cpu;
   /* Compute bursts take the trace's CPU time metric, not their wall time
    * (ts_trace_set_compute_clock): a trace recorded with more ranks than
-   * cores. Not with @shared (whose trace is opened as it is). */
+   * cores. With @shared, it must be the one the first pass was made with. */
   gboolean cpu_time;
   gboolean wait_states;          /* analyse both executions (TRUE) */
   /* Write no predicted archive (OUT/predicted): for callers that want the
@@ -58,9 +58,13 @@ typedef struct {
 void ts_run_options_init (TsRunOptions *options);
 
 /* Open @trace and make its first pass, and with @wait_states its original
- * wait states; NULL and @error as ts_run() would fail. Free with
+ * wait states, taking compute from its CPU time with @cpu_time (as run
+ * --cpu-time); NULL and @error as ts_run() would fail. Free with
  * ts_run_shared_free(). */
-TsRunShared *ts_run_shared_new (const char *trace, gboolean wait_states, GError **error);
+TsRunShared *ts_run_shared_new (const char *trace, gboolean wait_states, gboolean cpu_time,
+                                GError **error);
+/* Whether @shared's compute is the trace's CPU time. */
+gboolean ts_run_shared_cpu_time (const TsRunShared *shared);
 void ts_run_shared_free (TsRunShared *shared);
 /* The opened trace and its first pass, owned by @shared. */
 const TsTrace *ts_run_shared_trace (const TsRunShared *shared);
@@ -78,8 +82,9 @@ char *ts_run_trace_state (const char *trace);
  * one computes, the others read. *@loaded says which happened, and *@note
  * (caller frees) in a line for the user. A cache that cannot be written is
  * said in @note, not an error: the first pass is still returned. */
-TsRunShared *ts_run_shared_cached (const char *trace, gboolean wait_states, const char *cache,
-                                   gboolean *loaded, char **note, GError **error);
+TsRunShared *ts_run_shared_cached (const char *trace, gboolean wait_states, gboolean cpu_time,
+                                   const char *cache, gboolean *loaded, char **note,
+                                   GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsRunShared, ts_run_shared_free)
 
 /* Predict the run @options describe and write its output directory. Returns

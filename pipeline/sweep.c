@@ -35,6 +35,9 @@ struct TsSweep {
   /* What each point computes besides its runtime ([sweep] wait_states,
    * archive): a sweep that wants numbers only skips both. */
   gboolean wait_states, archive;
+  /* [sweep] cpu_time: compute from the trace's CPU time (run --cpu-time),
+   * or the inputs' (extrapolate --cpu-time). */
+  gboolean cpu_time;
   GPtrArray *names;   /* char*: parameters in the file's order, lists of files included */
   GPtrArray *values;  /* GStrv per parameter */
   guint n_points;
@@ -394,19 +397,22 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
                       groups[i]);
   static const char *const sweep_keys[] = { "trace", "extrapolate", "boundaries", "all_to_all",
                                             "hypothesis", "platform", "zip", "labels",
-                                            "baseline", "wait_states", "archive", NULL };
+                                            "baseline", "wait_states", "archive", "cpu_time",
+                                            NULL };
   g_auto (GStrv) keys = g_key_file_get_keys (kf, "sweep", NULL, NULL);
   for (guint i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (sweep_keys, keys[i]))
       return fail_at (error, s, text, "sweep", keys[i],
                       "unknown key '%s' in [sweep] (trace, extrapolate, boundaries, all_to_all, "
-                      "hypothesis, platform, zip, labels, baseline, wait_states, archive)",
+                      "hypothesis, platform, zip, labels, baseline, wait_states, archive, "
+                      "cpu_time)",
                       keys[i]);
   if (!load_traces (s, kf, text, error))
     return FALSE;
   s->zip = g_key_file_get_boolean (kf, "sweep", "zip", NULL);
   if (!get_flag (s, kf, text, "wait_states", TRUE, &s->wait_states, error)
-      || !get_flag (s, kf, text, "archive", TRUE, &s->archive, error))
+      || !get_flag (s, kf, text, "archive", TRUE, &s->archive, error)
+      || !get_flag (s, kf, text, "cpu_time", FALSE, &s->cpu_time, error))
     return FALSE;
   if (s->wait_states && !s->archive)
     return fail_at (error, s, text, "sweep", "archive",
@@ -476,6 +482,7 @@ const char *const *ts_sweep_extrapolation_inputs (const TsSweep *s)
 }
 TsBoundaries ts_sweep_boundaries (const TsSweep *s) { return s->boundaries; }
 gboolean ts_sweep_all_to_all (const TsSweep *s) { return s->all_to_all; }
+gboolean ts_sweep_cpu_time (const TsSweep *s) { return s->cpu_time; }
 
 guint
 ts_sweep_point_ranks (const TsSweep *s, guint point)
@@ -702,6 +709,9 @@ key_head (const TsSweep *s, guint point, Keys *k)
                                                s->archive);
       keys_add (k, item);
     }
+  /* Only when set, likewise. */
+  if (s->cpu_time)
+    keys_add (k, "\ncpu_time=1");
 }
 
 /* The options the point's parameters give: lists of files, run options. */
@@ -750,6 +760,9 @@ ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOpt
   o->trace = s->trace;
   o->wait_states = s->wait_states;
   o->no_archive = !s->archive;
+  /* An extrapolated trace took its compute from the inputs' CPU time and
+   * carries none of its own. */
+  o->cpu_time = s->cpu_time && s->trace;
   char *hyp = point_input (&s->hypothesis, dir, "hypothesis.hyp", names, values, FALSE, &k, error);
   char *platform = hyp ? point_input (&s->platform, dir, "platform.xml", names, values, TRUE, &k,
                                       error)
