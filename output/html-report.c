@@ -412,6 +412,14 @@ run_page (const char *dir, JsonObject *summary, const char *original, const Wind
   run_header (s, summary, original, w, note);
   g_string_append (s, "<h2>The what-if</h2>\n");
   g_string_append (s, rules->len ? rules->str : "<p>None: the run as traced, replayed.</p>\n");
+  /* run --cpu-time: what the rank's compute is, which a reader of a
+   * time-shared recording needs to weigh the prediction. */
+  JsonObject *options = ts_page_object (ts_page_object (summary, "inputs"), "options");
+  if (options && json_object_has_member (options, "cpu_time")
+      && json_object_get_boolean_member (options, "cpu_time"))
+    g_string_append (s, "<p>Compute was taken from the trace's CPU time (<code>--cpu-time</code>): "
+                        "the time a rank spent descheduled in the recording is not replayed as "
+                        "its work.</p>\n");
   double waits[2 * TS_WAIT_N_PATTERNS];
   gboolean patterns[TS_WAIT_N_PATTERNS];
   g_autoptr (GString) later = g_string_new (NULL);

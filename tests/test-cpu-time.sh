@@ -1,7 +1,8 @@
 #!/bin/sh
 # --cpu-time wherever run has it: sweeps ([sweep] cpu_time = true) and
 # advise (--cpu-time) take compute from the trace's CPU time as
-# `run --cpu-time` does, and refuse a trace without it, naming it.
+# `run --cpu-time` does, and refuse a trace without it, naming it; the
+# report of such a run says so.
 #
 # The trace (a script, derived by hand): two ranks, each in main: in
 # MPI_Init from 0 to 0.001 s (CPU time 0 -> 0.0005 s), then in region
@@ -69,6 +70,10 @@ cpu=$(runtime "$work/cpu/summary.json")
 near "$(python3 -c "print($wall - $cpu)")" 0.5 1e-6 \
   || fail "run: wall-clock $wall s, CPU time $cpu s: 0.5 s apart expected"
 grep -q '"cpu_time" : true' "$work/cpu/summary.json" || fail "summary.json does not say --cpu-time"
+# The report says which clock the compute came from, and only then.
+for d in cpu wall; do "$tracesim" report "$work/$d" -q || fail "report $d"; done
+grep -q "taken from the trace's CPU time" "$work/cpu/report.html" || fail "the report of run --cpu-time does not say it"
+grep -q "taken from the trace's CPU time" "$work/wall/report.html" && fail "the report of a wall-clock run says CPU time"
 
 # A sweep: cpu_time = true gives run --cpu-time's runtime; without it, run's.
 printf '[region:work]\nscale = ${factor}\n' > "$work/work.hyp.in"
