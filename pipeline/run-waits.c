@@ -220,15 +220,19 @@ predicted_analyse (TsRunWaits *rw, GError **error)
   return rw->predicted != NULL;
 }
 
-/* The original execution's analysis holds about 1.5 KiB a rank while it
- * runs (its cursors, totals and request tables, its spool readers). Beside
- * the replay that adds to the replay's own peak, after it not: 16,384
- * stencil ranks peaked at 195 MB beside, 172 MB after. It runs beside the
- * replay (costing no wall time on a spare core) while that state stays
- * within 32 MiB, up to 21,845 ranks, and after it beyond, where memory is
- * what decides whether a run fits the machine. */
-#define ORIGINAL_BESIDE_BYTES (32u << 20)
-#define ORIGINAL_BYTES_PER_RANK 1536u
+/* An analysis holds about 1.5 KiB a rank while it runs (its cursors,
+ * totals and request tables, its spool readers; the predicted one also its
+ * decoders of the writer's events and their pending actions). Beside the
+ * replay that adds to the replay's own peak, after it not: 16,384 stencil
+ * ranks peaked at 195 MB with the original's beside, 172 MB after; at
+ * 131,072 ranks the predicted one's came to 210 MB of a 970 MB heap
+ * (heaptrack). Each runs beside the replay (costing no wall time on a spare
+ * core) while that state stays within 32 MiB, up to 21,845 ranks, and after
+ * it beyond, where memory is what decides whether a run fits the machine
+ * (and where the predicted one waited for the ranks' last blocks anyway:
+ * at 256 bytes a block, a rank's events come to it in a few). */
+#define BESIDE_BYTES (32u << 20)
+#define BYTES_PER_RANK 1536u
 
 /* TsReplayOptions.beside: the simulation is about to start. */
 static void
@@ -238,14 +242,15 @@ start_beside (TsArchiveWriter *writer, gpointer data)
   /* Opening the definitions copy probes it in a child process: before any
    * thread runs. */
   g_autoptr (GError) error = NULL;
-  gboolean opened = writer && predicted_open (rw, writer, &error);
+  gboolean beside = rw->n_ranks <= BESIDE_BYTES / BYTES_PER_RANK;
+  gboolean opened = writer && beside && predicted_open (rw, writer, &error);
   if (error)
     g_debug ("predicted wait states: %s; analysed after the replay", error->message);
-  if (rw->want_original && rw->n_ranks <= ORIGINAL_BESIDE_BYTES / ORIGINAL_BYTES_PER_RANK)
+  if (!beside)
+    g_debug ("wait states: after the replay (%u ranks: their state would add to the "
+             "replay's peak)", rw->n_ranks);
+  if (rw->want_original && beside)
     beside_start (&rw->original_thread, "original wait states", original_analyse, rw);
-  else if (rw->want_original)
-    g_debug ("original wait states: after the replay (%u ranks: their state would add to "
-             "the replay's peak)", rw->n_ranks);
   if (opened)
     beside_start (&rw->predicted_thread, "predicted wait states", predicted_analyse, rw);
   if (!rw->predicted_thread.thread)

@@ -563,9 +563,13 @@ ts_simulation_run (TsSimulation *sim, gboolean placed, TsReplayResult *result, G
     }
   if (ok)
     collect_result (sim, result);
+  /* The ranks' state goes before the archive is finished, which may first
+   * analyse the predicted wait states (beyond 21,845 ranks they run after
+   * the replay, pipeline/run-waits.c): their state then takes the place of
+   * the ranks'. */
+  simulation_clear (sim);
   if (sim->writer)
     ok = finish_writer (sim, ok, error);
-  simulation_clear (sim);
   return ok;
 }
 
