@@ -234,6 +234,17 @@ predicted_analyse (TsRunWaits *rw, GError **error)
 #define BESIDE_BYTES (32u << 20)
 #define BYTES_PER_RANK 1536u
 
+/* The most ranks whose analyses run beside the replay: the budget's, or
+ * TS_WAIT_STATES_BESIDE_RANKS (0: every analysis after the replay), which
+ * lets a test take the path of large runs on a small trace. */
+static guint
+beside_max_ranks (void)
+{
+  const char *env = g_getenv ("TS_WAIT_STATES_BESIDE_RANKS");
+  return env ? (guint) MIN (g_ascii_strtoull (env, NULL, 10), G_MAXUINT)
+             : BESIDE_BYTES / BYTES_PER_RANK;
+}
+
 /* TsReplayOptions.beside: the simulation is about to start. */
 static void
 start_beside (TsArchiveWriter *writer, gpointer data)
@@ -242,7 +253,7 @@ start_beside (TsArchiveWriter *writer, gpointer data)
   /* Opening the definitions copy probes it in a child process: before any
    * thread runs. */
   g_autoptr (GError) error = NULL;
-  gboolean beside = rw->n_ranks <= BESIDE_BYTES / BYTES_PER_RANK;
+  gboolean beside = rw->n_ranks <= beside_max_ranks ();
   gboolean opened = writer && beside && predicted_open (rw, writer, &error);
   if (error)
     g_debug ("predicted wait states: %s; analysed after the replay", error->message);
