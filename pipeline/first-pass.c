@@ -83,12 +83,6 @@ ts_run_shared_calibration (const TsRunShared *s)
   return s->calibration;
 }
 
-gboolean
-ts_run_shared_cpu_time (const TsRunShared *s)
-{
-  return s->cpu_time;
-}
-
 /* ---- the key ------------------------------------------------------------- */
 
 static gint
@@ -323,9 +317,8 @@ ts_run_shared_cached (const char *trace, gboolean wait_states, gboolean cpu_time
   const char *why = NULL;
   TsRunShared *s = opened ? read_cache (opened, key, cache, wait_states, &why) : NULL;
   if (s)
-    s->cpu_time = cpu_time;
-  if (s)
     {
+      s->cpu_time = cpu_time;
       *loaded = TRUE;
       *note = g_strdup_printf ("first pass read from %s", cache);
     }

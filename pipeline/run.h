@@ -63,8 +63,6 @@ void ts_run_options_init (TsRunOptions *options);
  * ts_run_shared_free(). */
 TsRunShared *ts_run_shared_new (const char *trace, gboolean wait_states, gboolean cpu_time,
                                 GError **error);
-/* Whether @shared's compute is the trace's CPU time. */
-gboolean ts_run_shared_cpu_time (const TsRunShared *shared);
 void ts_run_shared_free (TsRunShared *shared);
 /* The opened trace and its first pass, owned by @shared. */
 const TsTrace *ts_run_shared_trace (const TsRunShared *shared);
