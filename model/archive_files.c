@@ -17,7 +17,6 @@
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
-#include <signal.h>
 #include <unistd.h>
 
 static char *
@@ -57,11 +56,7 @@ void
 ts_archive_writer_create_files_beside (TsArchiveWriter *w)
 {
   g_return_if_fail (w != NULL && w->files == NULL);
-  /* The signals that end a run are handled on the main thread. */
-  sigset_t old;
-  ts_output_dir_hold_signals (&old);
-  w->files = g_thread_try_new ("archive files", create_files, w, NULL);
-  ts_output_dir_release_signals (&old);
+  w->files = ts_output_dir_thread_try_new ("archive files", create_files, w, NULL);
 }
 
 void

@@ -47,6 +47,26 @@ ts_output_dir_hold_signals (sigset_t *old)
   pthread_sigmask (SIG_BLOCK, &set, old);
 }
 
+GThread *
+ts_output_dir_thread_try_new (const char *name, GThreadFunc func, gpointer data, GError **error)
+{
+  sigset_t old;
+  ts_output_dir_hold_signals (&old);
+  GThread *thread = g_thread_try_new (name, func, data, error);
+  ts_output_dir_release_signals (&old);
+  return thread;
+}
+
+GThread *
+ts_output_dir_thread_new (const char *name, GThreadFunc func, gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  GThread *thread = ts_output_dir_thread_try_new (name, func, data, &error);
+  if (!thread)
+    g_error ("creating thread '%s': %s", name, error->message);
+  return thread;
+}
+
 void
 ts_output_dir_release_signals (const sigset_t *old)
 {

@@ -68,6 +68,12 @@ void ts_output_dir_drop_cleanup (void);
  * them, or threads that must leave them to the one writing the output. */
 void ts_output_dir_hold_signals (sigset_t *old);
 void ts_output_dir_release_signals (const sigset_t *old);
+/* A thread that leaves those signals to the thread handling them (the one
+ * writing the output): started with them held, which it inherits. As
+ * g_thread_try_new(), and g_thread_new(), which aborts if it cannot. */
+GThread *ts_output_dir_thread_try_new (const char *name, GThreadFunc func, gpointer data,
+                                       GError **error);
+GThread *ts_output_dir_thread_new (const char *name, GThreadFunc func, gpointer data);
 /* Remove @path too if the process is interrupted, until unguarded. */
 void ts_output_dir_guard (const char *path);
 void ts_output_dir_unguard (const char *path);

@@ -317,13 +317,7 @@ ts_spool_append (TsSpool *log, guint rank, const void *record)
   /* Started by the first append, not before: a caller may fork between
    * (the replay probes a file in a child), and threads do not follow. */
   if (!b->thread)
-    {
-      /* The signals that end a run are handled by the appending thread. */
-      sigset_t old;
-      ts_output_dir_hold_signals (&old);
-      b->thread = g_thread_new ("spool packing", pack_behind, log);
-      ts_output_dir_release_signals (&old);
-    }
+    b->thread = ts_output_dir_thread_new ("spool packing", pack_behind, log);
   if (!b->stage[rank])
     {
       if (b->buffers < b->max_buffers)

@@ -176,12 +176,7 @@ ts_action_stream_read_ahead (TsActionStream *f, gsize budget)
   for (guint i = 0; i < 2; i++)
     for (guint r = 0; r < f->n_ranks; r++)
       request (f, r, i);
-  /* The signals that end a run are handled on the thread that writes the
-   * outputs (output_dir.h), not here. */
-  sigset_t old;
-  ts_output_dir_hold_signals (&old);
-  f->reader = g_thread_new ("read ahead", read_ahead, f);
-  ts_output_dir_release_signals (&old);
+  f->reader = ts_output_dir_thread_new ("read ahead", read_ahead, f);
 }
 
 static void

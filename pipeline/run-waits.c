@@ -7,7 +7,6 @@
 #include "model/output_dir.h"
 #include "model/stream.h"
 
-#include <signal.h>
 
 /* One analysis on a thread of its own: @work's result, its error and wall
  * time once joined. */
@@ -94,13 +93,7 @@ beside_start (Beside *b, const char *name, gboolean (*work) (TsRunWaits *, GErro
   g_autoptr (GError) error = NULL;
   b->work = work;
   b->rw = rw;
-  /* The signals that end a run are handled on the main thread, whose
-   * guard of the output directories holds them while it changes them: the
-   * thread inherits the mask. */
-  sigset_t old;
-  ts_output_dir_hold_signals (&old);
-  b->thread = g_thread_try_new (name, beside_main, b, &error);
-  ts_output_dir_release_signals (&old);
+  b->thread = ts_output_dir_thread_try_new (name, beside_main, b, &error);
   if (!b->thread)
     g_debug ("%s: no thread (%s), analysed after the replay", name, error->message);
 }
