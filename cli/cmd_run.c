@@ -30,6 +30,8 @@ typedef struct {
   gboolean report;
   gboolean json;
   char *binomial_tree;
+  char *residual;
+  gint64 seed;
 } RunArgs;
 
 static void
@@ -43,6 +45,27 @@ run_args_clear (RunArgs *a)
   g_strfreev (a->cfg);
   g_strfreev (a->hypotheses);
   g_free (a->binomial_tree);
+  g_free (a->residual);
+}
+
+/* --residual and --seed into @o; FALSE with @error on a bad value. */
+static gboolean
+residual_options (const RunArgs *a, TsRunOptions *o, GError **error)
+{
+  if (a->residual && !ts_residual_parse (a->residual, &o->residual))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--residual '%.40s': expected pinned, noise or none", a->residual);
+      return FALSE;
+    }
+  if (a->seed < 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--seed %" G_GINT64_FORMAT ": give a whole number, 0 or more", a->seed);
+      return FALSE;
+    }
+  o->seed = (guint64) a->seed;
+  return TRUE;
 }
 
 /* The arguments as ts_run() takes them; FALSE with @error on a bad value. */
@@ -118,7 +141,7 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
         }
       o->binomial_tree_given = TRUE;
     }
-  return TRUE;
+  return residual_options (a, o, error);
 }
 
 /* OUT/summary.json on standard output as it was written, byte for byte. */
@@ -198,6 +221,13 @@ ts_cmd_run (int argc, char **argv)
     { "exact-cpu", 0, 0, G_OPTION_ARG_NONE, &a.exact_cpu,
       "model every compute burst as a SimGrid execution, even on unshared cores (needed "
       "with host speed profiles)", NULL },
+    { "residual", 0, 0, G_OPTION_ARG_STRING, &a.residual,
+      "what the time an MPI call spent beyond its cost, its waiting and its transfer (a "
+      "descheduled rank, noise) does: pinned (charged where the trace had it; default), "
+      "noise (drawn from the rank's own detours, seeded), none (the run without noise)",
+      "MODE" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &a.seed,
+      "seed of --residual noise's draws (default 0): the same seed, the same noise", "N" },
     { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a.cpu_time,
       "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
       "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core",

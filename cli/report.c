@@ -116,6 +116,12 @@ ts_report_run (FILE *out, const TsRunResult *res)
   if (res->original_runtime > 0 && res->predicted_runtime > 0)
     fprintf (out, "  speed-up           %12.4f x (prediction / original %.4f)\n",
              ts_run_result_speedup (res), res->predicted_runtime / res->original_runtime);
+  TsRankTime t = ts_run_result_time (res);
+  fprintf (out, "  predicted time: work %.6f s, simulated %.6f s, residual %.6f s (all ranks; "
+           "the residual %s)\n", t.work, t.simulated, t.residual,
+           g_str_equal (res->inputs.residual, "pinned") ? "where the trace had it"
+           : g_str_equal (res->inputs.residual, "noise") ? "redrawn as noise"
+                                                          : "left out");
   if (res->clocks.aligned)
     fprintf (out, "  clocks aligned: %u synchronising collectives were not causal, "
              "%u collectives after the first estimate\n", res->clocks.sync_violations,
@@ -285,6 +291,39 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolea
   top_regions (out, trace, p, 20);
 }
 
+/* The identity replay's time by kind, and why a what-if moves only part of
+ * it (doc/architecture.md, "Three kinds of time"). */
+static void
+report_time_kinds (FILE *out, const TsRunResult *r)
+{
+  TsRankTime t = ts_run_result_time (r);
+  double all = t.work + t.simulated + t.residual;
+  if (!(all > 0))
+    return;
+  fprintf (out, "time:       all ranks: work %.6f s (%.1f%%), simulated %.6f s (%.1f%%), "
+           "residual %.6f s (%.1f%%)\n", t.work, 100 * t.work / all, t.simulated,
+           100 * t.simulated / all, t.residual, 100 * t.residual / all);
+  fprintf (out, "            work (compute, each call's own cost) moves with [region] and "
+           "[hosts] rules; simulated\n"
+           "            (waiting, transfers, shared cores) is recomputed, and moves with any "
+           "change;\n"
+           "            the residual (time calls spent beyond both: a descheduled rank, "
+           "noise) is replayed\n"
+           "            where the trace had it (--residual pinned): no what-if moves it; "
+           "--residual none\n"
+           "            predicts the run without it, noise redraws it\n");
+  g_autoptr (GPtrArray) calls = ts_run_result_residual_calls (r, 3);
+  if (calls->len == 0)
+    return;
+  fprintf (out, "            residual by call:");
+  for (guint i = 0; i < calls->len; i++)
+    {
+      const TsRegionResult *x = g_ptr_array_index (calls, i);
+      fprintf (out, "%s %s %.6f s", i ? "," : "", x->name, x->residual_s);
+    }
+  fputc ('\n', out);
+}
+
 void
 ts_report_info_replay (FILE *out, const TsRunResult *r, const GError *failure)
 {
@@ -298,6 +337,7 @@ ts_report_info_replay (FILE *out, const TsRunResult *r, const GError *failure)
   fprintf (out, "replay:     identity, on the cluster calibrated from the trace: %s predicted, "
            "%s traced (%+.1f%%)\n", predicted, traced, r->original_runtime > 0
              ? 100 * (r->predicted_runtime - r->original_runtime) / r->original_runtime : 0.0);
+  report_time_kinds (out, r);
   fprintf (out, "choices:    %u matches guessed; eager threshold %" G_GUINT64_FORMAT
            " bytes (%s)\n", r->guessed_receives, r->eager_threshold,
            r->inputs.eager_inferred ? "inferred from the trace" : "given");

@@ -165,6 +165,26 @@ ts_info_add_replay (JsonNode *root, const TsRunResult *r, const GError *failure)
       json_builder_set_member_name (b, "eager_threshold_bytes");
       json_builder_add_int_value (b, (gint64) r->eager_threshold);
       ts_summary_add_matching (b, r);
+      TsRankTime t = ts_run_result_time (r);
+      json_builder_set_member_name (b, "time");
+      json_builder_begin_object (b);
+      ts_json_add_double (b, "work_s", t.work);
+      ts_json_add_double (b, "simulated_s", t.simulated);
+      ts_json_add_double (b, "residual_s", t.residual);
+      json_builder_set_member_name (b, "residual_calls");
+      json_builder_begin_array (b);
+      g_autoptr (GPtrArray) calls = ts_run_result_residual_calls (r, 5);
+      for (guint i = 0; i < calls->len; i++)
+        {
+          const TsRegionResult *x = g_ptr_array_index (calls, i);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "name");
+          json_builder_add_string_value (b, x->name);
+          ts_json_add_double (b, "residual_s", x->residual_s);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
     }
   json_builder_end_object (b);
   json_object_set_member (json_node_get_object (root), "replay", json_builder_get_root (b));

@@ -24,6 +24,7 @@ ts_run_result_new (guint n_ranks)
   r->original_rank_end = g_new0 (double, n_ranks);
   r->clock_offset = g_new0 (double, n_ranks);
   r->predicted_rank_end = g_new0 (double, n_ranks);
+  r->predicted_rank_time = g_new0 (TsRankTime, n_ranks);
   r->regions = g_array_new (FALSE, TRUE, sizeof (TsRegionResult));
   g_array_set_clear_func (r->regions, region_clear);
   r->inputs.hypotheses = g_array_new (FALSE, TRUE, sizeof (TsInputFile));
@@ -45,6 +46,7 @@ ts_run_result_free (TsRunResult *r)
   g_free (r->original_rank_end);
   g_free (r->clock_offset);
   g_free (r->predicted_rank_end);
+  g_free (r->predicted_rank_time);
   g_array_unref (r->regions);
   g_free (r->output_dir);
   g_ptr_array_unref (r->written);
@@ -56,4 +58,40 @@ double
 ts_run_result_speedup (const TsRunResult *r)
 {
   return r->predicted_runtime > 0 ? r->original_runtime / r->predicted_runtime : 0;
+}
+
+TsRankTime
+ts_run_result_time (const TsRunResult *r)
+{
+  TsRankTime t = { 0, 0, 0 };
+  for (guint i = 0; i < r->n_ranks; i++)
+    {
+      t.work += r->predicted_rank_time[i].work;
+      t.simulated += r->predicted_rank_time[i].simulated;
+      t.residual += r->predicted_rank_time[i].residual;
+    }
+  return t;
+}
+
+static gint
+by_residual (gconstpointer a, gconstpointer b)
+{
+  const TsRegionResult *x = *(TsRegionResult *const *) a, *y = *(TsRegionResult *const *) b;
+  return (x->residual_s < y->residual_s) - (x->residual_s > y->residual_s);
+}
+
+GPtrArray *
+ts_run_result_residual_calls (const TsRunResult *r, guint max)
+{
+  GPtrArray *calls = g_ptr_array_new ();
+  for (guint i = 0; i < r->regions->len; i++)
+    {
+      TsRegionResult *x = &g_array_index (r->regions, TsRegionResult, i);
+      if (x->residual_s > 0)
+        g_ptr_array_add (calls, x);
+    }
+  g_ptr_array_sort (calls, by_residual);
+  if (calls->len > max)
+    g_ptr_array_set_size (calls, max);
+  return calls;
 }

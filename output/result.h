@@ -10,6 +10,7 @@
 #include <glib.h>
 #include "analysis/waitstates.h"
 #include "calibrate/calibration.h"
+#include "sim/replay.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,7 @@ typedef struct {
   guint64 visits;
   double original_s;
   double predicted_s;
+  double residual_s;    /* of its MPI calls, charged by the replay (TsRankTime) */
   gboolean what_if;     /* a [region:...] rule of the what-if selects it */
 } TsRegionResult;
 
@@ -45,6 +47,8 @@ typedef struct {
   gboolean wait_states;
   gboolean wait_regions;
   gboolean binomial_tree_given;
+  const char *residual;      /* ts_residual_name (static string) */
+  guint64 seed;
   char **simgrid_cfg;        /* ITEM:VALUE items, NULL-terminated; may be NULL */
 } TsRunInputs;
 
@@ -57,6 +61,7 @@ typedef struct {
   TsClockAlignment clocks;
   double predicted_runtime;
   double *predicted_rank_end;  /* n_ranks */
+  TsRankTime *predicted_rank_time; /* n_ranks: work, simulated, residual */
   guint64 eager_threshold;
   TsBinomialTree binomial_tree;
   GArray *regions;             /* TsRegionResult, in trace order */
@@ -94,6 +99,13 @@ typedef struct {
 TsRunResult *ts_run_result_new (guint n_ranks);
 void ts_run_result_free (TsRunResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsRunResult, ts_run_result_free)
+
+/* The predicted time of all ranks by kind (TsRankTime summed). */
+TsRankTime ts_run_result_time (const TsRunResult *result);
+/* Up to @max regions (TsRegionResult*) with a residual, largest first:
+ * the calls that carry it. Free with g_ptr_array_unref; the items are the
+ * result's. */
+GPtrArray *ts_run_result_residual_calls (const TsRunResult *result, guint max);
 
 /* Original / predicted runtime, 0 where the prediction took no time. */
 double ts_run_result_speedup (const TsRunResult *result);

@@ -26,6 +26,25 @@ add_double_array (JsonBuilder *b, const char *name, const double *v, guint n)
   json_builder_end_array (b);
 }
 
+/* Each rank's predicted time by kind (doc/architecture.md, "Three kinds of
+ * time"): work_s[r] + simulated_s[r] + residual_s[r] = rank_end_s[r]. */
+static void
+add_rank_time (JsonBuilder *b, const TsRunResult *r)
+{
+  static const char *const names[3] = { "work_s", "simulated_s", "residual_s" };
+  for (guint k = 0; k < 3; k++)
+    {
+      json_builder_set_member_name (b, names[k]);
+      json_builder_begin_array (b);
+      for (guint i = 0; i < r->n_ranks; i++)
+        {
+          const TsRankTime *t = &r->predicted_rank_time[i];
+          ts_json_add_double (b, NULL, k == 0 ? t->work : k == 1 ? t->simulated : t->residual);
+        }
+      json_builder_end_array (b);
+    }
+}
+
 static void
 add_input_file (JsonBuilder *b, const TsInputFile *f)
 {
@@ -79,6 +98,10 @@ add_inputs (JsonBuilder *b, const TsRunInputs *in)
   json_builder_add_boolean_value (b, in->exact_cpu);
   json_builder_set_member_name (b, "cpu_time");
   json_builder_add_boolean_value (b, in->cpu_time);
+  json_builder_set_member_name (b, "residual");
+  json_builder_add_string_value (b, in->residual);
+  json_builder_set_member_name (b, "seed");
+  json_builder_add_int_value (b, (gint64) in->seed);
   json_builder_set_member_name (b, "wait_states");
   json_builder_add_boolean_value (b, in->wait_states);
   json_builder_set_member_name (b, "wait_regions");
@@ -107,6 +130,7 @@ add_regions (JsonBuilder *b, const TsRunResult *r)
       json_builder_add_int_value (b, (gint64) x->visits);
       ts_json_add_double (b, "original_s", x->original_s);
       ts_json_add_double (b, "predicted_s", x->predicted_s);
+      ts_json_add_double (b, "residual_s", x->residual_s);
       json_builder_set_member_name (b, "what_if");
       json_builder_add_boolean_value (b, x->what_if);
       json_builder_end_object (b);
@@ -195,6 +219,7 @@ ts_summary_to_json (const TsRunResult *r)
   json_builder_begin_object (b);
   ts_json_add_double (b, "runtime_s", r->predicted_runtime);
   add_double_array (b, "rank_end_s", r->predicted_rank_end, r->n_ranks);
+  add_rank_time (b, r);
   json_builder_end_object (b);
   ts_json_add_double (b, "speedup", ts_run_result_speedup (r));
   json_builder_set_member_name (b, "eager_threshold_bytes");

@@ -124,6 +124,8 @@ configure_replay (Run *run, GError **error)
   run->replay.trace_speed = o->trace_speed;
   run->replay.exact_cpu = o->exact_cpu;
   run->replay.progress = o->progress;
+  run->replay.residual = o->residual;
+  run->replay.seed = o->seed;
   run->replay.binomial_tree = o->binomial_tree_given
                                 ? o->binomial_tree
                                 : ts_calibration_binomial_tree (run->calibration);
@@ -284,6 +286,8 @@ record_inputs (Run *run, GError **error)
   in->wait_states = o->wait_states;
   in->wait_regions = o->wait_regions;
   in->binomial_tree_given = o->binomial_tree_given;
+  in->residual = ts_residual_name (o->residual);
+  in->seed = o->seed;
   in->simgrid_cfg = g_strdupv ((char **) o->simgrid_cfg);
   run->result->output_dir = g_strdup (o->output_dir);
   return TRUE;
@@ -303,6 +307,7 @@ fill_result (Run *run)
   r->clocks = *ts_calibration_clocks (cal);
   r->predicted_runtime = run->replayed.runtime;
   memcpy (r->predicted_rank_end, run->replayed.rank_end->data, r->n_ranks * sizeof (double));
+  memcpy (r->predicted_rank_time, run->replayed.rank_time->data, r->n_ranks * sizeof (TsRankTime));
   r->eager_threshold = run->replay.eager_threshold;
   r->binomial_tree = run->replay.binomial_tree;
   for (guint i = 0; i < run->replayed.n_regions; i++)
@@ -313,6 +318,7 @@ fill_result (Run *run)
                            ts_calibration_region_visits (cal, i),
                            ts_calibration_region_seconds (cal, i),
                            run->replayed.region_seconds[i],
+                           run->replayed.region_residual[i],
                            run->hypotheses && ts_hypotheses_selects_region (run->hypotheses, i) };
       g_array_append_val (r->regions, x);
     }

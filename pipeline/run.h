@@ -48,6 +48,8 @@ typedef struct {
   gboolean wait_regions;         /* nest a region per pattern in the predicted archive */
   gboolean binomial_tree_given;  /* FALSE: the tree shape the trace shows */
   TsBinomialTree binomial_tree;
+  TsResidual residual;           /* what MPI calls' residual does (TS_RESIDUAL_PINNED) */
+  guint64 seed;                  /* of TS_RESIDUAL_NOISE (0) */
   gboolean report;               /* also write OUT/report.html (output/html-report.h) */
   gboolean progress;             /* progress bar on stderr */
   /* The trace's shared first pass (ts_run_shared_new() of the same trace),

@@ -156,8 +156,24 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
   double extra = leave->seconds - wait - network - rk->call_upfront;
   if (rk->call_waited_for_receiver && isnan (rk->receiver_post))
     extra = MIN (extra, fastest - network);
-  if (extra > 0)
-    rk->pending_compute += extra;
+  gboolean pinned = rk->sim->options->residual == TS_RESIDUAL_PINNED;
+  /* Noise is drawn at every call, those without a residual too: a call
+   * with one is no likelier than another to draw a detour. */
+  if (!(extra > 0) && pinned)
+    return;
+  extra = MAX (extra, 0);
+  /* Of that, the call's work is what the fastest call of its class spent
+   * beyond the network and what was charged before it (nothing more for a
+   * call that cannot wait, whose fastest instance was charged up front);
+   * the rest is its residual (TsResidual). Pinned, the sum is charged as
+   * one, so that an identity replay stays exact to the last bit. */
+  double work = MIN (extra, MAX (0, fastest - network - rk->call_upfront));
+  double residual = extra - work;
+  rk->charged_work += work;
+  double charged = pinned ? residual : ts_rank_residual (rk, residual);
+  rk->charged_residual += charged;
+  rk->sim->region_residual[leave->region] += charged * rk->sim->options->trace_speed / rk->speed;
+  rk->pending_compute += pinned ? extra : work + charged;
 }
 
 enum { MARK_START, MARK_SENDRECV_FLUSH, MARK_SENDRECV_WAIT };
@@ -216,6 +232,7 @@ static gboolean
 do_compute (TsProgress *x)
 {
   x->rk->pending_compute += x->a->seconds;
+  x->rk->charged_work += x->a->seconds;
   return TRUE;
 }
 
@@ -260,6 +277,7 @@ static void
 charge_overhead (TsRank *rk, const TsAction *a)
 {
   rk->pending_compute += a->seconds;
+  rk->charged_work += a->seconds;
   rk->call_upfront += a->seconds;
   if (a->flags & TS_ACTION_CALL_FIRST)
     rk->call_class = a->size_class;

@@ -105,6 +105,8 @@ typedef struct TsProgress {
 
   TsStop stop;               /* valid while stopped */
   gboolean stopped;          /* a leaf stopped: its next call completes it */
+  double stopped_at;         /* when, and the burst's unshared length */
+  double burst_seconds;
 
   /* The named states of each level of step functions (actions.c) and what
    * they keep across a stop. */

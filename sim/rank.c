@@ -21,13 +21,42 @@ ts_rank_now (TsRank *rk)
          + rk->pending_compute * rk->sim->options->trace_speed / rk->speed;
 }
 
+/* A leaf stops: when, so that resuming tells how long it was stopped. */
+static void
+stop_now (TsProgress *x)
+{
+  x->stopped = TRUE;
+  x->stopped_at = x->rk->sim->world->now (x->rk->sim);
+}
+
+/* A leaf resumes after its stop: the seconds it was stopped. */
+static double
+resume (TsProgress *x)
+{
+  x->stopped = FALSE;
+  return x->rk->sim->world->now (x->rk->sim) - x->stopped_at;
+}
+
+/* Time a rank's own replay spent stopped on the simulated world (waiting,
+ * transfers) is simulated time; a non-blocking collective's progress runs
+ * beside it and is not the rank's. */
+static void
+resume_simulated (TsProgress *x)
+{
+  double seconds = resume (x);
+  if (x->own)
+    x->rk->simulated += seconds;
+}
+
 gboolean
 ts_step_flush (TsProgress *x)
 {
   TsRank *rk = x->rk;
   if (x->stopped)
     {
-      x->stopped = FALSE;
+      /* A burst on a shared core takes longer than alone on it: that
+       * stretch is the simulation's (TsRankTime). */
+      rk->simulated += resume (x) - x->burst_seconds;
       rk->simcalls++;
       rk->pending_compute = 0;
       return TRUE;
@@ -54,7 +83,8 @@ ts_step_flush (TsProgress *x)
     }
   x->stop = (TsStop) { .kind = TS_STOP_BURST, .exclusive = rk->exclusive_cpu,
                        .seconds = seconds, .flops = flops };
-  x->stopped = TRUE;
+  x->burst_seconds = seconds;
+  stop_now (x);
   return FALSE;
 }
 
@@ -63,12 +93,12 @@ ts_step_sleep (TsProgress *x, double seconds)
 {
   if (x->stopped)
     {
-      x->stopped = FALSE;
+      x->rk->late_start += resume (x);
       x->rk->simcalls++;
       return TRUE;
     }
   x->stop = (TsStop) { .kind = TS_STOP_BURST, .exclusive = TRUE, .seconds = seconds };
-  x->stopped = TRUE;
+  stop_now (x);
   return FALSE;
 }
 
@@ -278,7 +308,7 @@ ts_step_recv (TsProgress *x, guint32 comm, guint peer, gint32 tag, const TsBlock
   TsRank *rk = x->rk;
   if (x->stopped)
     {
-      x->stopped = FALSE;
+      resume_simulated (x);
       blocked_end (x);
       ts_progress_absorb (x, x->stop.landing);
       return TRUE;
@@ -287,7 +317,7 @@ ts_step_recv (TsProgress *x, guint32 comm, guint peer, gint32 tag, const TsBlock
   blocked_begin (x, on);
   x->stop = (TsStop) { .kind = TS_STOP_RECV,
                        .mailbox = { src, rk->rank, comm, tag, TS_MAILBOX_P2P, TS_MAILBOX_P2P } };
-  x->stopped = TRUE;
+  stop_now (x);
   return FALSE;
 }
 
@@ -296,7 +326,7 @@ ts_step_wait (TsProgress *x, TsComm *comm, const TsBlockedOn *on)
 {
   if (x->stopped)
     {
-      x->stopped = FALSE;
+      resume_simulated (x);
       blocked_end (x);
       return TRUE;
     }
@@ -304,7 +334,7 @@ ts_step_wait (TsProgress *x, TsComm *comm, const TsBlockedOn *on)
     return TRUE;
   blocked_begin (x, on);
   x->stop = (TsStop) { .kind = TS_STOP_WAIT, .comm = comm };
-  x->stopped = TRUE;
+  stop_now (x);
   return FALSE;
 }
 
@@ -313,11 +343,11 @@ ts_step_join (TsProgress *x, gpointer helper)
 {
   if (x->stopped)
     {
-      x->stopped = FALSE;
+      resume_simulated (x);
       return TRUE;
     }
   x->stop = (TsStop) { .kind = TS_STOP_JOIN, .helper = helper };
-  x->stopped = TRUE;
+  stop_now (x);
   return FALSE;
 }
 

@@ -76,6 +76,15 @@ typedef struct {
   double speed;              /* flops per second of the host */
   gboolean exclusive_cpu;    /* alone on its core: compute may sleep */
   double pending_compute;    /* seconds not yet executed (merged bursts) */
+  /* Its time by kind (TsRankTime): work and residual as charged, in the
+   * trace's CPU seconds (pending_compute's unit); simulated in seconds. */
+  double charged_work, charged_residual, simulated;
+  double late_start;         /* seconds slept before its first event (residual) */
+  /* TS_RESIDUAL_NOISE: its residuals so far, split at TS_NOISE_DETOUR into
+   * the small ones (their sum) and detours (how many, their sum), and how
+   * many draws it made. */
+  guint64 noise_calls, noise_detours, noise_draws;
+  double noise_small, noise_detour_sum;
   GHashTable *requests;      /* req id -> TsRequest */
   double start_time, end_time;
   gboolean done;
@@ -139,6 +148,9 @@ struct TsSimulation {
   /* Per trace region, predicted inclusive, all ranks: exact sums, so that
    * the order ranks close regions in does not show. */
   TsFsum *region_seconds;
+  /* Per trace region (the MPI call), the residual charged to its calls, all
+   * ranks, in seconds (TsRankTime). */
+  double *region_residual;
   guint progress_shown;
   double clock_tick;         /* seconds per tick of the trace's clock */
   /* The traced network is known: fitted to the trace, or the platform is
@@ -174,6 +186,10 @@ gboolean ts_rank_do (TsProgress *x);
 void ts_rank_close_regions (TsRank *rk);
 /* Free a TsRequest (the value destroyer of TsRank's requests). */
 void ts_request_free (gpointer request);
+
+/* What to charge, under the replay's TsResidual, for a call whose residual
+ * in the trace was @residual CPU seconds (sim/residual.c). */
+double ts_rank_residual (TsRank *rk, double residual);
 
 /* Current simulated time of @rank including compute not yet executed. */
 double ts_rank_now (TsRank *rk);

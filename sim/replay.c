@@ -36,7 +36,9 @@ void
 ts_replay_result_clear (TsReplayResult *r)
 {
   g_clear_pointer (&r->rank_end, g_array_unref);
+  g_clear_pointer (&r->rank_time, g_array_unref);
   g_clear_pointer (&r->region_seconds, g_free);
+  g_clear_pointer (&r->region_residual, g_free);
 }
 
 static void
@@ -121,7 +123,8 @@ ts_rank_step (TsProgress *x)
         x->t0 = ts_calibration_rank_stats (pr, rk->rank)->first_time - ts_calibration_start (pr);
         rk->start_time = sim->world->now (sim);
       }
-      if (x->t0 > 0 && isfinite (x->t0))
+      /* A late start is residual: the run without noise starts together. */
+      if (x->t0 > 0 && isfinite (x->t0) && sim->options->residual != TS_RESIDUAL_NONE)
         {
           TS_AT (rk->life, LIFE_LATE);
           if (!ts_step_sleep (x, x->t0))
@@ -448,6 +451,7 @@ collect_result (TsSimulation *sim, TsReplayResult *result)
 {
   result->n_ranks = sim->n_ranks;
   result->rank_end = g_array_sized_new (FALSE, FALSE, sizeof (double), sim->n_ranks);
+  result->rank_time = g_array_sized_new (FALSE, FALSE, sizeof (TsRankTime), sim->n_ranks);
   double start = INFINITY, end = -INFINITY;
   for (guint r = 0; r < sim->n_ranks; r++)
     start = MIN (start, sim->ranks[r].start_time);
@@ -455,6 +459,11 @@ collect_result (TsSimulation *sim, TsReplayResult *result)
     {
       double e = sim->ranks[r].end_time - start;
       g_array_append_val (result->rank_end, e);
+      const TsRank *rk = &sim->ranks[r];
+      double k = sim->options->trace_speed / rk->speed; /* CPU seconds to seconds */
+      TsRankTime t = { rk->charged_work * k, rk->simulated,
+                       rk->charged_residual * k + rk->late_start };
+      g_array_append_val (result->rank_time, t);
       end = MAX (end, sim->ranks[r].end_time);
       result->actions_replayed += sim->ranks[r].actions;
       result->simcalls += sim->ranks[r].simcalls;
@@ -462,6 +471,7 @@ collect_result (TsSimulation *sim, TsReplayResult *result)
   result->runtime = end - start;
   result->n_regions = ts_trace_n_regions (sim->trace);
   result->region_seconds = g_new (double, result->n_regions);
+  result->region_residual = g_memdup2 (sim->region_residual, result->n_regions * sizeof (double));
   for (guint i = 0; i < result->n_regions; i++)
     result->region_seconds[i] = ts_fsum_result (&sim->region_seconds[i]);
 }
@@ -507,6 +517,7 @@ simulation_clear (TsSimulation *sim)
     for (guint i = 0; i < ts_trace_n_regions (sim->trace); i++)
       ts_fsum_clear (&sim->region_seconds[i]);
   g_clear_pointer (&sim->region_seconds, g_free);
+  g_clear_pointer (&sim->region_residual, g_free);
   g_clear_error (&sim->error);
 }
 
@@ -524,6 +535,7 @@ ts_simulation_init (TsSimulation *sim, const TsTrace *trace, const TsCalibration
   sim->n_ranks = ts_trace_n_ranks (trace);
   sim->ranks = g_new0 (TsRank, sim->n_ranks);
   sim->region_seconds = g_new0 (TsFsum, ts_trace_n_regions (trace));
+  sim->region_residual = g_new0 (double, ts_trace_n_regions (trace));
   sim->actions_total = ts_calibration_actions (calibration);
   sim->clock_tick = 1.0 / (double) ts_trace_timer_resolution (trace);
   sim->traced_network_known = ts_calibration_network (calibration).samples > 0;

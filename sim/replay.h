@@ -34,6 +34,27 @@ typedef enum {
  * first node, cyclic deals them out one per node in turn (Slurm's
  * --distribution=block and cyclic). */
 typedef enum { TS_PLACEMENT_BLOCK, TS_PLACEMENT_CYCLIC } TsPlacement;
+
+/* What the replay does with a call's residual: the time the trace shows in
+ * an MPI call beyond its work (the fastest call of its class) that neither
+ * waiting nor the network explains (a descheduled rank, OS noise, a stall;
+ * doc/architecture.md, "Three kinds of time"). PINNED charges it where the
+ * trace had it (what an identity replay needs to reproduce the trace);
+ * NOISE charges each call a draw from the rank's own residual statistics so
+ * far (its detours' rate and mean size, seeded per rank); NONE charges
+ * nothing, nor the late starts of ranks: the run without noise. */
+typedef enum { TS_RESIDUAL_PINNED, TS_RESIDUAL_NOISE, TS_RESIDUAL_NONE } TsResidual;
+/* "pinned", "noise" or "none"; FALSE if neither. */
+gboolean ts_residual_parse (const char *text, TsResidual *residual);
+const char *ts_residual_name (TsResidual residual);
+
+/* A rank's predicted time, of three kinds that add up to its runtime (from
+ * the common start to its end). */
+typedef struct {
+  double work;       /* compute, and each MPI call's own cost (its class's fastest) */
+  double simulated;  /* waiting, transfers, and compute stretched by a shared core */
+  double residual;   /* charged under TsResidual, and late starts */
+} TsRankTime;
 /* "block" or "cyclic"; FALSE if neither. */
 gboolean ts_placement_parse (const char *text, TsPlacement *placement);
 
@@ -61,6 +82,8 @@ typedef struct {
   /* The shape of the binomial trees of broadcasts and reductions
    * (calibrate/binomial.h); usually the calibration's binomial_tree. */
   TsBinomialTree binomial_tree;
+  TsResidual residual;
+  guint64 seed;                /* of TS_RESIDUAL_NOISE's draws */
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;
   /* Called once the replay ended, before its predicted archive is written
@@ -83,9 +106,11 @@ typedef struct {
   guint n_ranks;
   double runtime;              /* predicted: latest rank end - earliest rank start */
   GArray *rank_end;            /* double per rank, from the common start */
+  GArray *rank_time;           /* TsRankTime per rank */
   guint64 actions_replayed;
   guint64 simcalls;            /* actions that touched the simulated world */
   double *region_seconds;      /* per trace region: predicted inclusive seconds, all ranks */
+  double *region_residual;     /* per trace region: the residual its calls were charged */
   guint n_regions;
   /* The replay deadlocked and was made again with revised choices
    * (sim/revise.c), this many times; the last one, in another process,

@@ -62,7 +62,9 @@ send_outcome (int fd, gboolean ok, const TsReplayResult *r, const GError *error,
       ts_fd_write_all (fd, -1, counts, sizeof counts);
       ts_fd_write_all (fd, -1, &r->runtime, sizeof r->runtime);
       ts_fd_write_all (fd, -1, r->rank_end->data, r->n_ranks * sizeof (double));
+      ts_fd_write_all (fd, -1, r->rank_time->data, r->n_ranks * sizeof (TsRankTime));
       ts_fd_write_all (fd, -1, r->region_seconds, r->n_regions * sizeof (double));
+      ts_fd_write_all (fd, -1, r->region_residual, r->n_regions * sizeof (double));
       return;
     }
   const char *domain = error ? g_quark_to_string (error->domain) : "";
@@ -90,9 +92,14 @@ receive_result (int fd, TsReplayResult *r)
   r->simcalls = counts[1];
   r->rank_end = g_array_sized_new (FALSE, FALSE, sizeof (double), n[0]);
   g_array_set_size (r->rank_end, n[0]);
+  r->rank_time = g_array_sized_new (FALSE, FALSE, sizeof (TsRankTime), n[0]);
+  g_array_set_size (r->rank_time, n[0]);
   r->region_seconds = g_new0 (double, n[1]);
+  r->region_residual = g_new0 (double, n[1]);
   return ts_fd_read_all (fd, -1, r->rank_end->data, n[0] * sizeof (double))
-         && ts_fd_read_all (fd, -1, r->region_seconds, n[1] * sizeof (double));
+         && ts_fd_read_all (fd, -1, r->rank_time->data, n[0] * sizeof (TsRankTime))
+         && ts_fd_read_all (fd, -1, r->region_seconds, n[1] * sizeof (double))
+         && ts_fd_read_all (fd, -1, r->region_residual, n[1] * sizeof (double));
 }
 
 static gboolean

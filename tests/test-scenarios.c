@@ -29,7 +29,9 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "eager-send-cost", "test-completes", "openmpi-reduce",
                                          "pingpong-one-node", "pingpong-two-nodes", "halo-block",
                                          "halo-cyclic", "uplink-fat-tree", "uplink-flat",
-                                         "pingpong-factors", "pingpong-factors-faster", NULL };
+                                         "pingpong-factors", "pingpong-factors-faster",
+                                         "noise-gone", "residual-balance",
+                                         "residual-balance-pinned", NULL };
 
 /* The "matching" object of a summary.json or a `tracesim info --json`
  * text, parsed by @parser (which keeps it). */
@@ -154,6 +156,21 @@ test_scenario (void **state)
                     g_array_index (got, double, i), want[i]);
       g_array_unref (got);
       g_free (want);
+    }
+  /* Every rank's time is work, simulated or residual, and nothing else: the
+   * three add up to its end (all ranks start at 0). */
+  g_autoptr (GArray) ends = summary_values (json, "predicted.rank_end_s");
+  g_autoptr (GArray) work_s = summary_values (json, "predicted.work_s");
+  g_autoptr (GArray) simulated_s = summary_values (json, "predicted.simulated_s");
+  g_autoptr (GArray) residual_s = summary_values (json, "predicted.residual_s");
+  assert_int_equal (work_s->len, ends->len);
+  for (guint r = 0; r < ends->len; r++)
+    {
+      double sum = g_array_index (work_s, double, r) + g_array_index (simulated_s, double, r)
+                   + g_array_index (residual_s, double, r);
+      if (fabs (sum - g_array_index (ends, double, r)) > TOLERANCE)
+        fail_msg ("%s: rank %u: work + simulated + residual = %.9f, but it ends at %.9f", name,
+                  r, sum, g_array_index (ends, double, r));
     }
   ts_test_rmtree (work);
 }

@@ -1,0 +1,108 @@
+#!/bin/sh
+# --residual: what the replay does with the time MPI calls spent beyond
+# their cost, waiting and transfer (doc/architecture.md, "Three kinds of
+# time").
+#
+# The trace (generated below, derived by hand): rank 0 makes 4000 eager
+# 8-byte MPI_Isend to rank 1, each followed by an MPI_Wait of no duration
+# and 1e-4 s in region "work". An MPI_Isend takes 1e-6 s, except every
+# tenth (k = 9, 19, ...), which takes 1.001e-3 s: 400 detours of
+# 1.001e-3 - 1e-6 = 1e-3 s beyond the fastest MPI_Isend (1e-6, its work,
+# charged before every call). Rank 1 receives each message as it comes.
+# - Rank 0's work: 4000 x 1e-6 + 4000 x 1e-4 = 0.404 s; its residual
+#   400 x 1e-3 = 0.4 s; nothing simulated (it never waits). It ends at
+#   0.804 s, the runtime (pinned, the default).
+# - none: the residual is gone: 0.404 s, 0.4 s earlier.
+# - noise: every MPI_Isend draws a detour at the rank's detour rate so far
+#   (1 in 10 once warm) with their mean length (1e-3 s): expected
+#   sum_j floor(j/10)/j x 1e-3 over j = 1..4000 = 0.3965 s, standard
+#   deviation about 0.03 s (16 seeds: mean 0.394, sd 0.033): within 0.1 s.
+#   The detours no longer fall on every tenth call. The same seed gives
+#   the same prediction; another seed another.
+set -u
+builddir=${top_builddir:-.}
+tracesim=$builddir/tracesim
+work=$builddir/tests/work/residual
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+# value FILE EXPR: a Python expression of the summary s
+value() { python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print(repr(eval(sys.argv[2])))' "$1" "$2"; }
+near() { python3 -c 'import sys; a, b, t = map(float, sys.argv[1:]); sys.exit(abs(a - b) > t)' "$1" "$2" "$3"; }
+
+python3 - "$work/trace.script" <<'PY'
+import sys
+r0, r1 = ["0 0.0 enter main"], ["1 0.0 enter main"]
+t = t1 = 0.0
+for k in range(4000):
+    d = 1.001e-3 if k % 10 == 9 else 1e-6
+    r0 += ["0 %.9f enter MPI_Isend" % t, "0 %.9f isend 1 bytes=8 req=%d" % (t, k + 1)]
+    sent, t = t, t + d
+    r0 += ["0 %.9f leave MPI_Isend" % t, "0 %.9f enter MPI_Wait" % t,
+           "0 %.9f isend_complete req=%d" % (t, k + 1), "0 %.9f leave MPI_Wait" % t,
+           "0 %.9f enter work" % t]
+    t += 1e-4
+    r0.append("0 %.9f leave work" % t)
+    arrived = max(t1, sent + 2e-6)
+    r1 += ["1 %.9f enter MPI_Recv" % t1, "1 %.9f recv 0 bytes=8" % arrived,
+           "1 %.9f leave MPI_Recv" % arrived]
+    t1 = arrived
+r0.append("0 %.9f leave main" % t)
+r1.append("1 %.9f leave main" % t1)
+open(sys.argv[1], "w").write("ranks 2\n" + "\n".join(r0 + r1) + "\n")
+PY
+"$builddir/ts-tracegen" script "$work/trace.script" -o "$work/t" > /dev/null || fail "ts-tracegen"
+trace=$work/t/traces.otf2
+for m in pinned none noise; do
+  "$tracesim" run "$trace" -o "$work/$m" -q --no-wait-states --residual $m || fail "run --residual $m"
+done
+"$tracesim" run "$trace" -o "$work/noise-again" -q --no-wait-states --residual noise \
+  || fail "run --residual noise again"
+"$tracesim" run "$trace" -o "$work/noise-seed" -q --no-wait-states --residual noise --seed 7 \
+  || fail "run --residual noise --seed 7"
+
+# Every rank's three kinds add up to its end, in every mode.
+for m in pinned none noise noise-seed; do
+  python3 - "$work/$m/summary.json" <<'PY' || fail "$m: the kinds do not add up"
+import json, sys
+p = json.load(open(sys.argv[1]))["predicted"]
+for r, end in enumerate(p["rank_end_s"]):
+    total = p["work_s"][r] + p["simulated_s"][r] + p["residual_s"][r]
+    if abs(total - end) > 1e-9:
+        sys.exit("rank %d: %r + %r + %r != %r" % (r, p["work_s"][r], p["simulated_s"][r],
+                                                  p["residual_s"][r], end))
+PY
+done
+
+s=$work/pinned/summary.json
+near "$(value "$s" 's["predicted"]["work_s"][0]')" 0.404 1e-6 || fail "pinned: rank 0's work is not 0.404 s"
+near "$(value "$s" 's["predicted"]["residual_s"][0]')" 0.4 1e-6 || fail "pinned: rank 0's residual is not 0.4 s"
+near "$(value "$s" 's["predicted"]["runtime_s"]')" 0.804 1e-6 || fail "pinned: runtime is not 0.804 s"
+near "$(value "$s" '[r["residual_s"] for r in s["regions"] if r["name"] == "MPI_Isend"][0]')" 0.4 1e-6 \
+  || fail "pinned: MPI_Isend does not carry the residual"
+[ "$(value "$s" 's["inputs"]["options"]["residual"]')" = "'pinned'" ] || fail "summary does not say pinned"
+
+s=$work/none/summary.json
+near "$(value "$s" 's["predicted"]["residual_s"][0]')" 0 1e-9 || fail "none: a residual is left"
+near "$(value "$s" 's["predicted"]["runtime_s"]')" 0.404 1e-6 || fail "none: runtime is not 0.404 s"
+
+s=$work/noise/summary.json
+near "$(value "$s" 's["predicted"]["residual_s"][0]')" 0.3965 0.1 \
+  || fail "noise: rank 0's residual $(value "$s" 's["predicted"]["residual_s"][0]') is not near 0.3965 s"
+python3 - "$work/noise/summary.json" "$work/noise-again/summary.json" "$work/noise-seed/summary.json" <<'PY' \
+  || fail "noise: not reproducible, or the seed changes nothing"
+import json, sys
+a, b, c = (json.load(open(f))["predicted"] for f in sys.argv[1:])
+sys.exit(a != b or a["residual_s"] == c["residual_s"])
+PY
+# Where the detours fell: MPI_Isend calls of rank 0 that took over 0.1 ms in
+# the predicted timeline, by their number. Pinned, exactly the tenth ones.
+detours() {
+  otf2-print "$1/predicted/traces.otf2" | awk '
+    $2 == 0 && $1 == "ENTER" && /"MPI_Isend"/ { t = $3 }
+    $2 == 0 && $1 == "LEAVE" && /"MPI_Isend"/ { if ($3 - t > 100000) print k; k++ }'
+}
+[ "$(detours "$work/pinned" | awk '$1 % 10 != 9' | wc -l)" -eq 0 ] || fail "pinned: a detour moved"
+[ "$(detours "$work/pinned" | wc -l)" -eq 400 ] || fail "pinned: not 400 detours"
+moved=$(detours "$work/noise" | awk '$1 % 10 != 9' | wc -l)
+[ "$moved" -gt 100 ] || fail "noise: only $moved detours away from the calls that had them"
+echo "residual: pinned, none and noise as derived ($moved noise detours on other calls)"
