@@ -286,6 +286,21 @@ run (Maestro *m, TsProgress *x)
           c->waiter = x;
           c->wait_seq = m->wait_seq++;
           return;
+        case TS_STOP_WAIT_ANY:
+          {
+            gboolean any = FALSE;
+            for (guint i = 0; i < s->n_comms && !any; i++)
+              any = s->comms[i]->state == COMM_DONE;
+            if (any)
+              continue;
+            guint64 seq = m->wait_seq++;
+            for (guint i = 0; i < s->n_comms; i++)
+              {
+                s->comms[i]->waiter = x;
+                s->comms[i]->wait_seq = seq;
+              }
+            return;
+          }
         case TS_STOP_JOIN:
           {
             TsIcollJob *job = s->helper;
@@ -309,8 +324,15 @@ run_ready (Maestro *m)
 static void
 wake (GQueue *q, TsComm *c)
 {
-  if (c->waiter)
-    g_queue_push_tail (q, g_steal_pointer (&c->waiter));
+  TsProgress *x = g_steal_pointer (&c->waiter);
+  if (!x)
+    return;
+  /* The first of a wait-any's communications wakes it; the others forget
+   * it, so that they do not wake it again. */
+  if (x->stop.kind == TS_STOP_WAIT_ANY)
+    for (guint i = 0; i < x->stop.n_comms; i++)
+      x->stop.comms[i]->waiter = NULL;
+  g_queue_push_tail (q, x);
 }
 
 static void
@@ -380,9 +402,16 @@ run_all (TsSimulation *sim, GError **error)
   return ok;
 }
 
+static gboolean
+done (TsComm *c)
+{
+  return c->state == COMM_DONE;
+}
+
 const TsWorldOps ts_world_maestro = {
   .name = "maestro",
   .now = now,
+  .done = done,
   .post_send = post_send,
   .post_recv = post_recv,
   .test = test,

@@ -52,6 +52,7 @@ typedef enum {
   TS_STOP_RECV,              /* a blocking receive on @mailbox, post and wait in one: the
                               * engine puts the message's payload in @landing */
   TS_STOP_JOIN,              /* a non-blocking collective's progress (@helper) to end */
+  TS_STOP_WAIT_ANY,          /* the first of @n_comms @comms to complete */
 } TsStopKind;
 
 typedef struct {
@@ -60,6 +61,8 @@ typedef struct {
   double seconds;
   double flops;
   TsComm *comm;
+  TsComm **comms;
+  guint n_comms;
   TsMailbox mailbox;
   void *landing;
   gpointer helper;
@@ -152,6 +155,10 @@ gboolean ts_step_wait (TsProgress *x, TsComm *comm, const TsBlockedOn *on);
 /* Receive from local rank @peer of @comm, in one blocking call, and fold
  * the message's causal time into x->causal. */
 gboolean ts_step_recv (TsProgress *x, guint32 comm, guint peer, gint32 tag, const TsBlockedOn *on);
+/* Wait until the first of @n @comms completes (all in flight, none
+ * released), reporting @on if the rank deadlocks there; the world's
+ * done() then tells which. @comms must stay valid until it returns TRUE. */
+gboolean ts_step_wait_any (TsProgress *x, TsComm **comms, guint n, const TsBlockedOn *on);
 /* Wait for the progress of a non-blocking collective to end. */
 gboolean ts_step_join (TsProgress *x, gpointer helper);
 

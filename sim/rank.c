@@ -339,6 +339,21 @@ ts_step_wait (TsProgress *x, TsComm *comm, const TsBlockedOn *on)
 }
 
 gboolean
+ts_step_wait_any (TsProgress *x, TsComm **comms, guint n, const TsBlockedOn *on)
+{
+  if (x->stopped)
+    {
+      resume_simulated (x);
+      blocked_end (x);
+      return TRUE;
+    }
+  blocked_begin (x, on);
+  x->stop = (TsStop) { .kind = TS_STOP_WAIT_ANY, .comms = comms, .n_comms = n };
+  stop_now (x);
+  return FALSE;
+}
+
+gboolean
 ts_step_join (TsProgress *x, gpointer helper)
 {
   if (x->stopped)

@@ -86,6 +86,12 @@ typedef struct {
   guint64 noise_calls, noise_detours, noise_draws;
   double noise_small, noise_detour_sum;
   GHashTable *requests;      /* req id -> TsRequest */
+  /* MPI_Waitany (actions.c): req id -> req id of the trace's completions
+   * that complete another request, since a Waitany completed theirs in
+   * its place; and its candidates (TsRequest*, their TsComm*). NULL until
+   * the rank's first swap, or first Waitany. */
+  GHashTable *swapped;
+  GPtrArray *any, *any_comms;
   double start_time, end_time;
   gboolean done;
   TsBlockedOn blocked;

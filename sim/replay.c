@@ -501,6 +501,9 @@ simulation_clear (TsSimulation *sim)
     {
       TsRank *rk = &sim->ranks[r];
       g_clear_pointer (&rk->requests, g_hash_table_unref);
+      g_clear_pointer (&rk->swapped, g_hash_table_unref);
+      g_clear_pointer (&rk->any, g_ptr_array_unref);
+      g_clear_pointer (&rk->any_comms, g_ptr_array_unref);
       g_clear_pointer (&rk->icoll_seq, g_free);
       g_clear_pointer (&rk->open_regions, g_array_unref);
       g_clear_pointer (&rk->sent_on, g_hash_table_unref);

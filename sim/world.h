@@ -39,6 +39,9 @@ struct TsWorldOps {
   /* Whether @comm completed; if so it is released. Counts as the rank's
    * look at the world at its current time. */
   gboolean (*test) (TsRank *rk, TsComm *comm);
+  /* Whether @comm completed, without releasing it or looking at the world
+   * on the rank's behalf (the requests MPI_Waitany chooses among). */
+  gboolean (*done) (TsComm *comm);
   /* The poster lets go of @comm (complete or not: a request the trace never
    * waited for). */
   void (*release) (TsComm *comm);

@@ -31,7 +31,7 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "halo-cyclic", "uplink-fat-tree", "uplink-flat",
                                          "pingpong-factors", "pingpong-factors-faster",
                                          "noise-gone", "residual-balance",
-                                         "residual-balance-pinned", NULL };
+                                         "residual-balance-pinned", "waitany-first", NULL };
 
 /* The "matching" object of a summary.json or a `tracesim info --json`
  * text, parsed by @parser (which keeps it). */
