@@ -237,7 +237,6 @@ do_compute (TsProgress *x)
 }
 
 static void charge_overhead (TsRank *rk, const TsAction *a);
-static guint64 request_for (TsRank *rk, guint64 req, gboolean take);
 static void write_completion (TsRank *rk, const TsRequest *r);
 
 enum { TEST_START, TEST_FLUSH };
@@ -257,7 +256,7 @@ do_test (TsProgress *x)
     case TEST_START:
       charge_overhead (rk, a);
       {
-        guint64 id = request_for (rk, a->req, FALSE);
+        guint64 id = ts_rank_request_for (rk, a->req, FALSE);
         x->request = g_hash_table_lookup (rk->requests, &id);
       }
       if (!x->request || !x->request->comm)
@@ -370,21 +369,6 @@ enum { SETTLE_START, SETTLE_JOIN_FLUSH, SETTLE_JOIN, SETTLE_WAIT_FLUSH, SETTLE_W
  * the replay completes it now. SimGrid cannot drop a pending receive
  * anyway. A step function of its own (x->pc_settle), inside the handlers
  * that post. */
-/* Request @req completed here: a completion of the trace an MPI_Waitany
- * gave it to (request_for) completes nothing more. */
-static gboolean
-swapped_to (gpointer key, gpointer value, gpointer req)
-{
-  return *(guint64 *) value == *(guint64 *) req;
-}
-
-static void
-forget_swaps_to (TsRank *rk, guint64 req)
-{
-  if (rk->swapped)
-    g_hash_table_foreach_remove (rk->swapped, swapped_to, &req);
-}
-
 static gboolean
 settle_superseded (TsProgress *x, guint64 req)
 {
@@ -420,7 +404,7 @@ settle_superseded (TsProgress *x, guint64 req)
         }
       write_completion (rk, x->request);
       x->request->post.kind = TS_ACTION_N_KINDS; /* completed: no second event */
-      forget_swaps_to (rk, req);
+      ts_rank_forget_swaps_to (rk, req);
     }
   TS_DONE (x->pc_settle);
 }
@@ -578,83 +562,6 @@ icoll_joined (TsProgress *x, TsRequest *r)
 
 enum { WAIT_START, WAIT_JOIN_FLUSH, WAIT_JOIN, WAIT_FLUSH, WAIT_COMM, WAIT_ANY_FLUSH, WAIT_ANY };
 
-/* The request a completion of the trace stands for: its own, unless an
- * MPI_Waitany completed it earlier in the simulated world in place of
- * another (choose_first), which this completion then completes (@take:
- * the swap is used up). */
-static guint64
-request_for (TsRank *rk, guint64 req, gboolean take)
-{
-  gpointer other;
-  if (!rk->swapped || !g_hash_table_lookup_extended (rk->swapped, &req, NULL, &other))
-    return req;
-  guint64 id = *(guint64 *) other;
-  if (take)
-    g_hash_table_remove (rk->swapped, &req);
-  return id;
-}
-
-/* MPI_Waitany's choice: its candidates, the requests in flight that could
- * stand in the array it was given (OTF2 records the one it completed, not
- * the array): posted by the same kind of call on the same communicator as
- * the trace's, in flight and not a non-blocking collective's. Into
- * x->any, the trace's first; their number. */
-static guint
-waitany_candidates (TsProgress *x)
-{
-  TsRank *rk = x->rk;
-  const TsRequest *mine = x->request;
-  if (!rk->any)
-    {
-      rk->any = g_ptr_array_new ();
-      rk->any_comms = g_ptr_array_new ();
-    }
-  g_ptr_array_set_size (rk->any, 0);
-  g_ptr_array_add (rk->any, x->request);
-  GHashTableIter it;
-  gpointer value;
-  g_hash_table_iter_init (&it, rk->requests);
-  while (g_hash_table_iter_next (&it, NULL, &value))
-    {
-      TsRequest *r = value;
-      if (r != mine && r->comm && !r->helper && r->post.kind == mine->post.kind
-          && r->post.comm == mine->post.comm)
-        g_ptr_array_add (rk->any, r);
-    }
-  g_ptr_array_set_size (rk->any_comms, 0);
-  for (guint i = 0; i < rk->any->len; i++)
-    g_ptr_array_add (rk->any_comms, ((TsRequest *) g_ptr_array_index (rk->any, i))->comm);
-  return rk->any->len;
-}
-
-/* The candidate MPI_Waitany completes once one is done: the trace's if it
- * is, else the one posted first (the library scans the array in order,
- * which programs fill in posting order). Another than the trace's swaps
- * places with it: the trace's completion of the one chosen will complete
- * the trace's (request_for). */
-static TsRequest *
-choose_first (TsProgress *x)
-{
-  TsRank *rk = x->rk;
-  TsRequest *pick = NULL;
-  for (guint i = 0; i < rk->any->len; i++)
-    {
-      TsRequest *r = g_ptr_array_index (rk->any, i);
-      if (!rk->sim->world->done (r->comm))
-        continue;
-      if (i == 0)
-        return r;
-      if (!pick || r->post.time < pick->post.time)
-        pick = r;
-    }
-  g_assert (pick);
-  if (!rk->swapped)
-    rk->swapped = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-  g_hash_table_replace (rk->swapped, g_memdup2 (&pick->id, sizeof pick->id),
-                        g_memdup2 (&x->request->id, sizeof x->request->id));
-  return pick;
-}
-
 static gboolean
 do_wait (TsProgress *x)
 {
@@ -665,12 +572,12 @@ do_wait (TsProgress *x)
     case WAIT_START:
       charge_overhead (rk, a);
       {
-        guint64 id = request_for (rk, a->req, TRUE);
+        guint64 id = ts_rank_request_for (rk, a->req, TRUE);
         x->request = g_hash_table_lookup (rk->requests, &id);
       }
       if (x->request && x->request->comm && !x->request->helper
           && ts_trace_region_call (rk->sim->trace, a->call) == TS_CALL_WAITANY
-          && waitany_candidates (x) > 1)
+          && ts_waitany_candidates (x) > 1)
         {
           TS_AT (x->pc, WAIT_ANY_FLUSH);
           if (!ts_step_flush (x))
@@ -679,7 +586,7 @@ do_wait (TsProgress *x)
           if (!ts_step_wait_any (x, (TsComm **) rk->any_comms->pdata, rk->any_comms->len,
                                  &x->request->on))
             return FALSE;
-          x->request = choose_first (x);
+          x->request = ts_waitany_choose (x);
           rk->call_waited_for_receiver |= x->request->post.kind == TS_ACTION_ISEND;
           x->request->comm = NULL;
           if (x->request->post.kind == TS_ACTION_ISEND)

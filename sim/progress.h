@@ -165,6 +165,11 @@ gboolean ts_step_join (TsProgress *x, gpointer helper);
 /* Fold a completed receive's @landing value into x->causal. */
 void ts_progress_absorb (TsProgress *x, void *landing);
 
+/* MPI_Waitany of x->request (waitany.c): gather its candidates into
+ * rk->any and rk->any_comms, the trace's first, and return how many; once
+ * one completed, the one it returns (a swap if not the trace's). */
+guint ts_waitany_candidates (TsProgress *x);
+TsRequest *ts_waitany_choose (TsProgress *x);
 /* The step functions the engine drives. */
 /* The rank's replay, from its start to its end (actions.c). */
 gboolean ts_rank_step (TsProgress *x);

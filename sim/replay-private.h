@@ -193,6 +193,14 @@ void ts_rank_close_regions (TsRank *rk);
 /* Free a TsRequest (the value destroyer of TsRank's requests). */
 void ts_request_free (gpointer request);
 
+/* MPI_Waitany (waitany.c). The request the trace's completion of @req
+ * completes: its own, or the one a Waitany returned in its place (@take:
+ * that swap is used up). */
+guint64 ts_rank_request_for (TsRank *rk, guint64 req, gboolean take);
+/* Request @req completed outside any swap (a request id posted again): the
+ * swaps to it are forgotten. */
+void ts_rank_forget_swaps_to (TsRank *rk, guint64 req);
+
 /* What to charge, under the replay's TsResidual, for a call whose residual
  * in the trace was @residual CPU seconds (sim/residual.c). */
 double ts_rank_residual (TsRank *rk, double residual);
