@@ -81,15 +81,15 @@ grep -q "^sum " "$work/out2" || fail "the program's output is missing"
   || fail "expected one warning per rank: $(cat "$work/err2")"
 [ "$(grep -c "finished but wrote no trace in /proc/nowhere/trace" "$work/err2")" -eq 2 ] \
   || fail "expected one 'no trace' line per rank: $(cat "$work/err2")"
-# A full disk: a 64 KiB tmpfs, too small for bench/halo-whatif's 200
-# iterations (about 58 KB of events per rank). One warning per rank, the
+# A full disk: a 64 KiB tmpfs, too small for 200 iterations of
+# bench/apps/whatif's ring halo (about 58 KB of events per rank). One warning per rank, the
 # program's output intact, and no incomplete archive left behind. Needs
 # the right to mount (root): skipped, and said so, without it.
 full=$work/full
 mkdir -p "$full"
-if [ -x "$builddir/bench/halo-whatif" ] && mount -t tmpfs -o size=64k tmpfs "$full" 2> /dev/null; then
+if [ -x "$builddir/bench/apps/whatif" ] && mount -t tmpfs -o size=64k tmpfs "$full" 2> /dev/null; then
   TS_RECORD_LIB=$lib "$MPIEXEC" -n 2 sh "$builddir/recorder/tracesim-record" -o "$full/trace" \
-    "$builddir/bench/halo-whatif" 0.1 200 > "$work/out3" 2> "$work/err3"
+    "$builddir/bench/apps/whatif" halo 0.1 0 200 > "$work/out3" 2> "$work/err3"
   rc=$?
   leftover=$(find "$full/trace" -type f 2> /dev/null | wc -l)
   umount "$full"
