@@ -30,7 +30,9 @@
 # (default Open MPI's launcher where tracesim was built for it too: it
 # yields the core when a rank waits with more ranks than cores; MPICH's
 # ranks spin, and an oversubscribed run then measures that spinning),
-# WORK (default a new directory under /dev/shm; kept, with every trace).
+# WORK (default a new directory under /dev/shm; kept, with every trace),
+# PREDICT_OPTIONS (more options of every prediction's tracesim run, e.g.
+# "--residual none": doc/architecture.md, "Three kinds of time").
 # Run it on a quiet machine: the script measures the machine it runs on.
 set -eu
 BUILD=$(cd "${BUILD:-.}" && pwd)
@@ -92,7 +94,9 @@ predict() {
   trace=$1 file=$2
   shift 2
   rm -rf "$WORK/pred"
-  "$BUILD/tracesim" run "$trace" "$@" -o "$WORK/pred" -q || die "tracesim run $trace $* failed"
+  # shellcheck disable=SC2086 # PREDICT_OPTIONS is a list of words
+  "$BUILD/tracesim" run "$trace" "$@" ${PREDICT_OPTIONS:-} -o "$WORK/pred" -q \
+    || die "tracesim run $trace $* ${PREDICT_OPTIONS:-} failed"
   python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -142,7 +146,8 @@ stats() {
 }
 range() { printf '%.3f [%.3f, %.3f]' "$1" "$2" "$3"; }
 
-echo "bench/apps/whatif, $mpi ($MPIEXEC), $cores cores, $ITERATIONS iterations, $RUNS rounds;" \
+echo "bench/apps/whatif, $mpi ($MPIEXEC), $cores cores, $ITERATIONS iterations, $RUNS rounds," \
+  "predicted with: ${PREDICT_OPTIONS:-(defaults)};" \
   "loop seconds: median [min, max]"
 printf '%-9s %2s %-9s %-22s | %-22s %7s %-7s | %-22s %7s %s\n' pattern NP variant real \
   "predicted (wall)" err verdict "predicted (--cpu-time)" err verdict
