@@ -52,6 +52,7 @@ run_args_clear (RunArgs *a)
 static gboolean
 residual_options (const RunArgs *a, TsRunOptions *o, GError **error)
 {
+  o->residual_given = a->residual != NULL;
   if (a->residual && !ts_residual_parse (a->residual, &o->residual))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

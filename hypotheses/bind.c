@@ -448,5 +448,8 @@ ts_hypotheses_describe (const TsHypotheses *h, const TsTrace *trace, GString *ou
                             h->latency);
   if (h->speed != 1)
     g_string_append_printf (out, "hosts: compute %g x faster\n", h->speed);
+  if (h->residual)
+    g_string_append_printf (out, "residual: %s (what MPI calls spent beyond their cost, waiting "
+                            "and transfer)\n", h->residual);
 }
 

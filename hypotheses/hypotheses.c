@@ -104,6 +104,12 @@ ts_hypotheses_latency_factor (const TsHypotheses *h)
   return h->latency;
 }
 
+const char *
+ts_hypotheses_residual (const TsHypotheses *h)
+{
+  return h->residual;
+}
+
 double
 ts_hypotheses_speed_factor (const TsHypotheses *h)
 {

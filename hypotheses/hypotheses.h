@@ -72,6 +72,10 @@ gboolean ts_hypotheses_selects_region (const TsHypotheses *h, guint region);
 double ts_hypotheses_bandwidth_factor (const TsHypotheses *h);
 double ts_hypotheses_latency_factor (const TsHypotheses *h);
 double ts_hypotheses_speed_factor (const TsHypotheses *h);
+/* [residual] mode = pinned | noise | none: what the replay does with the
+ * residual of MPI calls (sim/replay.h, TsResidual), the last file's; NULL
+ * when no file says. "What if the noise were gone" is mode = none. */
+const char *ts_hypotheses_residual (const TsHypotheses *h);
 
 /* What every rule selects in the bound trace, one line per rule, for
  * `tracesim hypotheses check`. */

@@ -232,6 +232,34 @@ read_ideal (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id, co
   return TRUE;
 }
 
+/* [residual] mode = pinned | noise | none (the names of sim/residual.c's
+ * TsResidual, which the replay parses again: tests/test-residual.sh runs
+ * each through a hypothesis file). */
+static gboolean
+parse_residual (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id,
+                const char *group, GError **error)
+{
+  static const char *const modes[] = { "pinned", "noise", "none", NULL };
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, id, NULL, NULL);
+  for (guint k = 0; keys && keys[k]; k++)
+    {
+      guint line = line_of (src, group, keys[k]);
+      if (strcmp (keys[k], "mode") != 0)
+        return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "unknown key '%s' in [%s] (known: mode)", keys[k], group);
+      g_autofree char *value = g_key_file_get_value (kf, id, keys[k], NULL);
+      g_strstrip (value);
+      guint m = 0;
+      while (modes[m] && strcmp (modes[m], value) != 0)
+        m++;
+      if (!modes[m])
+        return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "[%s] mode takes pinned, noise or none, not '%s'", group, value);
+      h->residual = modes[m];
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_machine (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id,
                const char *group, const char *const *known, double *const *into, GError **error)
@@ -484,10 +512,12 @@ load_text (TsHypotheses *h, const char *text, gsize len, const char *origin, GEr
       else if (strcmp (g, "hosts") == 0)
         ok = parse_machine (h, kf, &src, id, g, (const char *const[]) { "speed", NULL },
                             (double *const[]) { &h->speed }, error);
+      else if (strcmp (g, "residual") == 0)
+        ok = parse_residual (h, kf, &src, id, g, error);
       else
         ok = fail_at (error, &src, line_of (&src, g, NULL), TS_HYPOTHESES_ERROR_SYNTAX,
                       "unknown section [%s] (known: [region:NAME], [phase:NAME], [network], "
-                      "[hosts])", g);
+                      "[hosts], [residual])", g);
     }
   g_hash_table_unref (src.lines);
   g_ptr_array_unref (src.groups);

@@ -105,6 +105,18 @@ check_options (const TsRunOptions *o, GError **error)
 }
 
 
+/* What the residual does: --residual if given, else the hypotheses'
+ * [residual] mode, else pinned. */
+static TsResidual
+residual_mode (const Run *run)
+{
+  TsResidual mode = run->o->residual;
+  const char *said = run->hypotheses ? ts_hypotheses_residual (run->hypotheses) : NULL;
+  if (!run->o->residual_given && said && !ts_residual_parse (said, &mode))
+    g_assert_not_reached (); /* the hypotheses accept the replay's names only */
+  return mode;
+}
+
 /* The SimGrid configuration, checked in a child before anything is written
  * when the user gave items (tracesim's own are known good). */
 static gboolean
@@ -124,7 +136,7 @@ configure_replay (Run *run, GError **error)
   run->replay.trace_speed = o->trace_speed;
   run->replay.exact_cpu = o->exact_cpu;
   run->replay.progress = o->progress;
-  run->replay.residual = o->residual;
+  run->replay.residual = residual_mode (run);
   run->replay.seed = o->seed;
   run->replay.binomial_tree = o->binomial_tree_given
                                 ? o->binomial_tree
@@ -286,7 +298,7 @@ record_inputs (Run *run, GError **error)
   in->wait_states = o->wait_states;
   in->wait_regions = o->wait_regions;
   in->binomial_tree_given = o->binomial_tree_given;
-  in->residual = ts_residual_name (o->residual);
+  in->residual = ts_residual_name (residual_mode (run));
   in->seed = o->seed;
   in->simgrid_cfg = g_strdupv ((char **) o->simgrid_cfg);
   run->result->output_dir = g_strdup (o->output_dir);

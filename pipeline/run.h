@@ -49,6 +49,7 @@ typedef struct {
   gboolean binomial_tree_given;  /* FALSE: the tree shape the trace shows */
   TsBinomialTree binomial_tree;
   TsResidual residual;           /* what MPI calls' residual does (TS_RESIDUAL_PINNED) */
+  gboolean residual_given;       /* FALSE: the hypotheses' [residual] mode, if any, decides */
   guint64 seed;                  /* of TS_RESIDUAL_NOISE (0) */
   gboolean report;               /* also write OUT/report.html (output/html-report.h) */
   gboolean progress;             /* progress bar on stderr */

@@ -19,6 +19,8 @@
 #   deviation about 0.03 s (16 seeds: mean 0.394, sd 0.033): within 0.1 s.
 #   The detours no longer fall on every tenth call. The same seed gives
 #   the same prediction; another seed another.
+# - A hypothesis file's [residual] mode does the same, unless --residual
+#   says otherwise.
 set -u
 builddir=${top_builddir:-.}
 tracesim=$builddir/tracesim
@@ -105,4 +107,30 @@ detours() {
 [ "$(detours "$work/pinned" | wc -l)" -eq 400 ] || fail "pinned: not 400 detours"
 moved=$(detours "$work/noise" | awk '$1 % 10 != 9' | wc -l)
 [ "$moved" -gt 100 ] || fail "noise: only $moved detours away from the calls that had them"
+# The same as a what-if: a hypothesis file's [residual] mode, which
+# --residual overrides; a mode it does not know is refused at its line.
+printf '# what if the noise were gone\n[residual]\nmode = none\n' > "$work/quiet.hyp"
+printf '[residual]\nmode = noise\n' > "$work/noisy.hyp"
+printf '[residual]\nmode = silent\n' > "$work/bad.hyp"
+"$tracesim" run "$trace" -H "$work/quiet.hyp" -o "$work/hyp-none" -q --no-wait-states \
+  || fail "run -H quiet.hyp"
+near "$(value "$work/hyp-none/summary.json" 's["predicted"]["runtime_s"]')" 0.404 1e-6 \
+  || fail "[residual] mode = none: runtime is not 0.404 s"
+[ "$(value "$work/hyp-none/summary.json" 's["inputs"]["options"]["residual"]')" = "'none'" ] \
+  || fail "summary does not say none for [residual] mode = none"
+"$tracesim" run "$trace" -H "$work/quiet.hyp" --residual pinned -o "$work/hyp-pinned" -q \
+  --no-wait-states || fail "run -H quiet.hyp --residual pinned"
+near "$(value "$work/hyp-pinned/summary.json" 's["predicted"]["runtime_s"]')" 0.804 1e-6 \
+  || fail "--residual pinned does not override [residual] mode = none"
+"$tracesim" run "$trace" -H "$work/noisy.hyp" -o "$work/hyp-noise" -q --no-wait-states \
+  || fail "run -H noisy.hyp"
+[ "$(value "$work/hyp-noise/summary.json" 's["predicted"]["residual_s"]')" \
+  = "$(value "$work/noise/summary.json" 's["predicted"]["residual_s"]')" ] \
+  || fail "[residual] mode = noise differs from --residual noise"
+if "$tracesim" run "$trace" -H "$work/bad.hyp" -o "$work/hyp-bad" -q 2> "$work/bad.err"; then
+  fail "mode = silent accepted"
+fi
+grep -q "bad.hyp:2: \[residual\] mode takes pinned, noise or none, not 'silent'" "$work/bad.err" \
+  || fail "mode = silent: $(cat "$work/bad.err")"
+[ ! -e "$work/hyp-bad" ] || fail "a refused run wrote its output directory"
 echo "residual: pinned, none and noise as derived ($moved noise detours on other calls)"
