@@ -87,7 +87,9 @@ ts_run_result_residual_calls (const TsRunResult *r, guint max)
   for (guint i = 0; i < r->regions->len; i++)
     {
       TsRegionResult *x = &g_array_index (r->regions, TsRegionResult, i);
-      if (x->residual_s > 0)
+      /* Below half a microsecond it is the rounding of a subtraction
+       * (a call's duration less its wait and transfer), not a residual. */
+      if (x->residual_s >= 5e-7)
         g_ptr_array_add (calls, x);
     }
   g_ptr_array_sort (calls, by_residual);
