@@ -6,6 +6,7 @@
 #include "output/info.h"
 #include "output/summary.h"
 #include "pipeline/run.h"
+#include "sim/replay.h"
 
 #include <stdio.h>
 
@@ -16,7 +17,8 @@
  * threshold) and what it revised after a deadlock are known only once it
  * ran. NULL with @error when it fails. */
 static TsRunResult *
-identity_replay (const char *trace, const TsRunShared *shared, GError **error)
+identity_replay (const char *trace, const TsRunShared *shared, const TsMpiProgress *mpi_progress,
+                 GError **error)
 {
   g_autofree char *tmp = g_dir_make_tmp ("tracesim-info-XXXXXX", error);
   if (!tmp)
@@ -30,6 +32,9 @@ identity_replay (const char *trace, const TsRunShared *shared, GError **error)
   o.wait_states = FALSE;
   o.no_archive = TRUE;
   o.shared = shared;
+  o.mpi_progress_given = mpi_progress != NULL;
+  if (mpi_progress)
+    o.mpi_progress = *mpi_progress;
   TsRunResult *result = ts_run (&o, error);
   ts_output_dir_remove_tree (tmp);
   ts_output_dir_unguard (tmp);
@@ -40,11 +45,15 @@ int
 ts_cmd_info (int argc, char **argv)
 {
   gboolean json = FALSE, no_replay = FALSE;
+  g_autofree char *mpi_progress = NULL;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON object instead of text", NULL },
     { "no-replay", 0, 0, G_OPTION_ARG_NONE, &no_replay,
       "only read the trace: no identity replay (which tells how closely it reproduces the "
       "trace and which of its choices a deadlock made it revise)", NULL },
+    { "mpi-progress", 0, 0, G_OPTION_ARG_STRING, &mpi_progress,
+      "the identity replay's MPI progress, as `tracesim run --mpi-progress` (in-calls, the "
+      "default, or async)", "MODE" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("info", entries);
@@ -53,6 +62,9 @@ ts_cmd_info (int argc, char **argv)
     return ts_cmd_option_error ("info", error);
   if (argc != 2)
     return ts_cmd_usage_error ("info", "give exactly one trace");
+  TsMpiProgress progress = TS_MPI_PROGRESS_IN_CALLS;
+  if (mpi_progress && !ts_mpi_progress_parse (mpi_progress, &progress))
+    return ts_cmd_usage_error ("info", "--mpi-progress: expected in-calls or async");
   g_autoptr (TsRunShared) shared = ts_run_shared_new (argv[1], FALSE, FALSE, &error);
   if (!shared)
     return ts_cmd_fail ("info", error);
@@ -61,7 +73,8 @@ ts_cmd_info (int argc, char **argv)
   /* A replay that fails is a finding about the trace, reported as such. */
   g_autoptr (GError) replay_error = NULL;
   g_autoptr (TsRunResult) replay = no_replay ? NULL
-                                             : identity_replay (argv[1], shared, &replay_error);
+                                             : identity_replay (argv[1], shared, mpi_progress ? &progress : NULL,
+                                                               &replay_error);
   if (!json)
     {
       ts_report_info (stdout, trace, calibration, !no_replay);

@@ -32,6 +32,7 @@ typedef struct {
   char *binomial_tree;
   char *residual;
   gint64 seed;
+  char *mpi_progress;
 } RunArgs;
 
 static void
@@ -46,6 +47,7 @@ run_args_clear (RunArgs *a)
   g_strfreev (a->hypotheses);
   g_free (a->binomial_tree);
   g_free (a->residual);
+  g_free (a->mpi_progress);
 }
 
 /* --residual and --seed into @o; FALSE with @error on a bad value. */
@@ -66,6 +68,13 @@ residual_options (const RunArgs *a, TsRunOptions *o, GError **error)
       return FALSE;
     }
   o->seed = (guint64) a->seed;
+  o->mpi_progress_given = a->mpi_progress != NULL;
+  if (a->mpi_progress && !ts_mpi_progress_parse (a->mpi_progress, &o->mpi_progress))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--mpi-progress '%.40s': expected in-calls or async", a->mpi_progress);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -229,6 +238,10 @@ ts_cmd_run (int argc, char **argv)
       "MODE" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &a.seed,
       "seed of --residual noise's draws (default 0): the same seed, the same noise", "N" },
+    { "mpi-progress", 0, 0, G_OPTION_ARG_STRING, &a.mpi_progress,
+      "when a rendezvous message (above the eager threshold) moves: in-calls (once its "
+      "receiver is inside an MPI call: Open MPI's and MPICH's default without a progress "
+      "thread; default), async (as soon as both sides posted: a progress thread)", "MODE" },
     { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a.cpu_time,
       "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
       "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core",

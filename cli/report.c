@@ -338,6 +338,12 @@ ts_report_info_replay (FILE *out, const TsRunResult *r, const GError *failure)
            "%s traced (%+.1f%%)\n", predicted, traced, r->original_runtime > 0
              ? 100 * (r->predicted_runtime - r->original_runtime) / r->original_runtime : 0.0);
   report_time_kinds (out, r);
+  fprintf (out, "progress:   MPI progress %s: %s\n", r->inputs.mpi_progress,
+           g_str_equal (r->inputs.mpi_progress, "async")
+             ? "a rendezvous message moves once both sides posted (a progress thread)"
+             : "a rendezvous message moves once both sides posted and its receiver is\n"
+               "            inside an MPI call (Open MPI and MPICH by default); "
+               "--mpi-progress async for a\n            library with a progress thread");
   fprintf (out, "choices:    %u matches guessed; eager threshold %" G_GUINT64_FORMAT
            " bytes (%s)\n", r->guessed_receives, r->eager_threshold,
            r->inputs.eager_inferred ? "inferred from the trace" : "given");

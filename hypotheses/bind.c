@@ -451,5 +451,8 @@ ts_hypotheses_describe (const TsHypotheses *h, const TsTrace *trace, GString *ou
   if (h->residual)
     g_string_append_printf (out, "residual: %s (what MPI calls spent beyond their cost, waiting "
                             "and transfer)\n", h->residual);
+  if (h->mpi_progress)
+    g_string_append_printf (out, "MPI progress: %s (when a rendezvous message moves)\n",
+                            h->mpi_progress);
 }
 

@@ -10,6 +10,7 @@ struct TsHypotheses {
   GPtrArray *rules;          /* TsRule*, in file order, files in load order */
   double bandwidth, latency, speed;
   const char *residual;      /* [residual] mode (a static string), or NULL; the last file's */
+  const char *mpi_progress;  /* [mpi] progress, the same way */
   /* After bind: per region, the rules matching it, in rule order (CSR:
    * region r's are by_region[region_start[r] .. region_start[r+1]-1]), so
    * that an action costs what the rules on its region cost, not all rules. */

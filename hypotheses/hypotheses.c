@@ -110,6 +110,12 @@ ts_hypotheses_residual (const TsHypotheses *h)
   return h->residual;
 }
 
+const char *
+ts_hypotheses_mpi_progress (const TsHypotheses *h)
+{
+  return h->mpi_progress;
+}
+
 double
 ts_hypotheses_speed_factor (const TsHypotheses *h)
 {

@@ -76,6 +76,10 @@ double ts_hypotheses_speed_factor (const TsHypotheses *h);
  * residual of MPI calls (sim/replay.h, TsResidual), the last file's; NULL
  * when no file says. "What if the noise were gone" is mode = none. */
 const char *ts_hypotheses_residual (const TsHypotheses *h);
+/* [mpi] progress = in-calls | async: how the MPI library moves rendezvous
+ * messages (sim/replay.h, TsMpiProgress), the last file's; NULL if none
+ * said. */
+const char *ts_hypotheses_mpi_progress (const TsHypotheses *h);
 
 /* What every rule selects in the bound trace, one line per rule, for
  * `tracesim hypotheses check`. */

@@ -232,30 +232,40 @@ read_ideal (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id, co
   return TRUE;
 }
 
-/* [residual] mode = pinned | noise | none (the names of sim/residual.c's
- * TsResidual, which the replay parses again: tests/test-residual.sh runs
- * each through a hypothesis file). */
+/* A section of one key that names a mode of the replay: [residual] mode =
+ * pinned | noise | none, [mpi] progress = in-calls | async (the names of
+ * sim/replay.h's TsResidual and TsMpiProgress, which the replay parses
+ * again: tests/test-residual.sh and test-progress.sh run each through a
+ * hypothesis file). */
 static gboolean
-parse_residual (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id,
-                const char *group, GError **error)
+parse_mode (GKeyFile *kf, const Source *src, const char *id, const char *group,
+            const char *key, const char *const *modes, const char **into, GError **error)
 {
-  static const char *const modes[] = { "pinned", "noise", "none", NULL };
   g_auto (GStrv) keys = g_key_file_get_keys (kf, id, NULL, NULL);
   for (guint k = 0; keys && keys[k]; k++)
     {
       guint line = line_of (src, group, keys[k]);
-      if (strcmp (keys[k], "mode") != 0)
+      if (strcmp (keys[k], key) != 0)
         return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-                        "unknown key '%s' in [%s] (known: mode)", keys[k], group);
+                        "unknown key '%s' in [%s] (known: %s)", keys[k], group, key);
       g_autofree char *value = g_key_file_get_value (kf, id, keys[k], NULL);
       g_strstrip (value);
       guint m = 0;
       while (modes[m] && strcmp (modes[m], value) != 0)
         m++;
       if (!modes[m])
-        return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-                        "[%s] mode takes pinned, noise or none, not '%s'", group, value);
-      h->residual = modes[m];
+        {
+          /* "a, b or c" */
+          guint n = g_strv_length ((char **) modes);
+          g_autofree char *head = g_strjoinv (", ", (char **) modes);
+          char *comma = n > 1 ? g_strrstr (head, ", ") : NULL;
+          g_autofree char *known = comma ? g_strdup_printf ("%.*s or %s", (int) (comma - head),
+                                                            head, comma + 2)
+                                         : g_strdup (head);
+          return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                          "[%s] %s takes %s, not '%s'", group, key, known, value);
+        }
+      *into = modes[m];
     }
   return TRUE;
 }
@@ -513,11 +523,17 @@ load_text (TsHypotheses *h, const char *text, gsize len, const char *origin, GEr
         ok = parse_machine (h, kf, &src, id, g, (const char *const[]) { "speed", NULL },
                             (double *const[]) { &h->speed }, error);
       else if (strcmp (g, "residual") == 0)
-        ok = parse_residual (h, kf, &src, id, g, error);
+        ok = parse_mode (kf, &src, id, g, "mode",
+                         (const char *const[]) { "pinned", "noise", "none", NULL },
+                         &h->residual, error);
+      else if (strcmp (g, "mpi") == 0)
+        ok = parse_mode (kf, &src, id, g, "progress",
+                         (const char *const[]) { "in-calls", "async", NULL }, &h->mpi_progress,
+                         error);
       else
         ok = fail_at (error, &src, line_of (&src, g, NULL), TS_HYPOTHESES_ERROR_SYNTAX,
                       "unknown section [%s] (known: [region:NAME], [phase:NAME], [network], "
-                      "[hosts], [residual])", g);
+                      "[hosts], [residual], [mpi])", g);
     }
   g_hash_table_unref (src.lines);
   g_ptr_array_unref (src.groups);

@@ -48,6 +48,7 @@ typedef struct {
   gboolean wait_regions;
   gboolean binomial_tree_given;
   const char *residual;      /* ts_residual_name (static string) */
+  const char *mpi_progress;  /* ts_mpi_progress_name (static string) */
   guint64 seed;
   char **simgrid_cfg;        /* ITEM:VALUE items, NULL-terminated; may be NULL */
 } TsRunInputs;

@@ -100,6 +100,8 @@ add_inputs (JsonBuilder *b, const TsRunInputs *in)
   json_builder_add_boolean_value (b, in->cpu_time);
   json_builder_set_member_name (b, "residual");
   json_builder_add_string_value (b, in->residual);
+  json_builder_set_member_name (b, "mpi_progress");
+  json_builder_add_string_value (b, in->mpi_progress);
   json_builder_set_member_name (b, "seed");
   json_builder_add_int_value (b, (gint64) in->seed);
   json_builder_set_member_name (b, "wait_states");

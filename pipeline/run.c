@@ -117,6 +117,18 @@ residual_mode (const Run *run)
   return mode;
 }
 
+/* How rendezvous messages move: --mpi-progress if given, else the
+ * hypotheses' [mpi] progress, else in calls. */
+static TsMpiProgress
+mpi_progress (const Run *run)
+{
+  TsMpiProgress mode = run->o->mpi_progress;
+  const char *said = run->hypotheses ? ts_hypotheses_mpi_progress (run->hypotheses) : NULL;
+  if (!run->o->mpi_progress_given && said && !ts_mpi_progress_parse (said, &mode))
+    g_assert_not_reached (); /* the hypotheses accept the replay's names only */
+  return mode;
+}
+
 /* The SimGrid configuration, checked in a child before anything is written
  * when the user gave items (tracesim's own are known good). */
 static gboolean
@@ -137,6 +149,7 @@ configure_replay (Run *run, GError **error)
   run->replay.exact_cpu = o->exact_cpu;
   run->replay.progress = o->progress;
   run->replay.residual = residual_mode (run);
+  run->replay.mpi_progress = mpi_progress (run);
   run->replay.seed = o->seed;
   run->replay.binomial_tree = o->binomial_tree_given
                                 ? o->binomial_tree
@@ -299,6 +312,7 @@ record_inputs (Run *run, GError **error)
   in->wait_regions = o->wait_regions;
   in->binomial_tree_given = o->binomial_tree_given;
   in->residual = ts_residual_name (residual_mode (run));
+  in->mpi_progress = ts_mpi_progress_name (mpi_progress (run));
   in->seed = o->seed;
   in->simgrid_cfg = g_strdupv ((char **) o->simgrid_cfg);
   run->result->output_dir = g_strdup (o->output_dir);

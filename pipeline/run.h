@@ -51,6 +51,8 @@ typedef struct {
   TsResidual residual;           /* what MPI calls' residual does (TS_RESIDUAL_PINNED) */
   gboolean residual_given;       /* FALSE: the hypotheses' [residual] mode, if any, decides */
   guint64 seed;                  /* of TS_RESIDUAL_NOISE (0) */
+  TsMpiProgress mpi_progress;    /* how rendezvous messages move (TS_MPI_PROGRESS_IN_CALLS) */
+  gboolean mpi_progress_given;   /* FALSE: the hypotheses' [mpi] progress, if any, decides */
   gboolean report;               /* also write OUT/report.html (output/html-report.h) */
   gboolean progress;             /* progress bar on stderr */
   /* The trace's shared first pass (ts_run_shared_new() of the same trace),

@@ -21,9 +21,13 @@
 #include "sim/world.h"
 #include "sim/engine-ops.h"
 
+#include <math.h>
 #include <string.h>
 
-typedef enum { COMM_POSTED, COMM_MOVING, COMM_DONE } CommState;
+/* MATCHED: a rendezvous pair whose receiver's library has not seen the
+ * sender's request yet (TS_MPI_PROGRESS_IN_CALLS): it moves once the
+ * receiver is inside an MPI call. */
+typedef enum { COMM_POSTED, COMM_MATCHED, COMM_MOVING, COMM_DONE } CommState;
 
 struct TsComm {
   CommState state;
@@ -33,6 +37,8 @@ struct TsComm {
   guint64 bytes;             /* a send's wire bytes */
   void *payload;             /* a send's causal time */
   void **landing;            /* where a receive's payload goes */
+  TsSendProtocol protocol;   /* a send's */
+  double progressed;         /* a moving send: its receiver's progress (receiver_progress) */
   TsComm *peer;              /* the other side, once matched */
   TsProgress *waiter;        /* a progress stopped on it */
   guint64 wait_seq;          /* when it stopped: waiters wake in that order */
@@ -56,6 +62,9 @@ typedef struct {
    * leaves some held. */
   GPtrArray *chunks;
   TsComm *free_comms;
+  /* Per rank, the receives of rendezvous pairs waiting for it to enter an
+   * MPI call (COMM_MATCHED), in match order. */
+  GQueue *deferred;
 } Maestro;
 
 #define CHUNK_COMMS 4096
@@ -123,9 +132,53 @@ static void
 transfer (Maestro *m, TsComm *send, TsComm *recv)
 {
   send->state = recv->state = COMM_MOVING;
+  TsRank *rk = recv->rk;
+  send->progressed = send->protocol == TS_SEND_RENDEZVOUS
+                        && m->sim->options->mpi_progress == TS_MPI_PROGRESS_IN_CALLS && rk->in_call
+                      ? rk->call_enter : NAN;
+  m->ops->transfer (m->e, send->rk->host, rk->host, (double) send->bytes, recv);
+}
+
+/* Whether @rk's MPI library makes progress now: past its end (MPI_Finalize
+ * progresses what is left), or stopped on the world inside a call (a wait;
+ * only a call waits on the world), or running inside one. Stopped on a
+ * burst it computes, even when its markers already entered the call that
+ * follows: a rank reads its markers ahead of its pending compute, so
+ * in_call alone says nothing of now. */
+static gboolean
+in_mpi (const TsRank *rk)
+{
+  const TsProgress *x = rk->progress;
+  if (rk->done)
+    return TRUE;
+  if (x && x->stopped)
+    return x->stop.kind != TS_STOP_BURST;
+  return rk->in_call;
+}
+
+/* A matched pair: it moves now, or once its receiver makes progress. */
+static void
+matched (Maestro *m, TsComm *send, TsComm *recv)
+{
   send->peer = recv;
   recv->peer = send;
-  m->ops->transfer (m->e, send->rk->host, recv->rk->host, (double) send->bytes, recv);
+  if (send->protocol != TS_SEND_RENDEZVOUS || m->sim->options->mpi_progress == TS_MPI_PROGRESS_ASYNC
+      || in_mpi (recv->rk))
+    {
+      transfer (m, send, recv);
+      return;
+    }
+  send->state = recv->state = COMM_MATCHED;
+  g_queue_push_tail (&m->deferred[recv->rk->rank], recv);
+}
+
+/* @rk makes progress: the rendezvous messages that waited for it move. */
+static void
+kick (Maestro *m, TsRank *rk)
+{
+  TsComm *recv;
+  while ((recv = g_queue_pop_head (&m->deferred[rk->rank])))
+    transfer (m, recv->peer, recv);
 }
 
 /* Post @c on @mb: it matches the first unmatched one of the other side, or
@@ -149,9 +202,9 @@ post (Maestro *m, const TsMailbox *mb, TsComm *c)
   if (g_queue_is_empty (&ch->sends) && g_queue_is_empty (&ch->recvs))
     g_hash_table_remove (m->channels, mb);
   if (c->send)
-    transfer (m, c, o);
+    matched (m, c, o);
   else
-    transfer (m, o, c);
+    matched (m, o, c);
 }
 
 /* ---- the world's ops ----------------------------------------------------------- */
@@ -164,13 +217,26 @@ now (TsSimulation *sim)
   return m ? m->ops->now (m->e) : sim->clock_end;
 }
 
-static TsComm *
-post_send (TsRank *rk, const TsMailbox *mb, guint64 wire_bytes, void *payload, gboolean detached)
+/* @rk runs at its own simulated time (posts and tests flush its pending
+ * compute first): inside a call, its library progresses what waited. */
+static void
+progress_point (Maestro *m, TsRank *rk)
 {
+  if (rk->in_call)
+    kick (m, rk);
+}
+
+static TsComm *
+post_send (TsRank *rk, const TsMailbox *mb, guint64 wire_bytes, void *payload,
+           TsSendProtocol protocol)
+{
+  gboolean detached = protocol == TS_SEND_EAGER;
   Maestro *m = maestro (rk->sim);
+  progress_point (m, rk);
   TsComm *c = comm_new (m);
   c->send = TRUE;
   c->held = !detached;
+  c->protocol = protocol;
   c->rk = rk;
   c->bytes = wire_bytes;
   c->payload = payload;
@@ -182,6 +248,7 @@ static TsComm *
 post_recv (TsRank *rk, const TsMailbox *mb, void **landing)
 {
   Maestro *m = maestro (rk->sim);
+  progress_point (m, rk);
   TsComm *c = comm_new (m);
   c->held = TRUE;
   c->rk = rk;
@@ -193,6 +260,7 @@ post_recv (TsRank *rk, const TsMailbox *mb, void **landing)
 static gboolean
 test (TsRank *rk, TsComm *c)
 {
+  progress_point (maestro (rk->sim), rk);
   if (c->state != COMM_DONE)
     return FALSE;
   comm_free (maestro (rk->sim), c);
@@ -213,6 +281,12 @@ static void
 release (TsComm *c)
 {
   release_in (maestro (c->rk->sim), c);
+}
+
+static double
+receiver_progress (TsComm *send)
+{
+  return send->send && send->state == COMM_DONE ? send->progressed : NAN;
 }
 
 static void run (Maestro *m, TsProgress *x);
@@ -244,7 +318,10 @@ static void
 ended (Maestro *m, TsProgress *x)
 {
   if (x->own)
-    return; /* ts_rank_step marked the rank done */
+    {
+      kick (m, x->rk); /* ts_rank_step marked the rank done */
+      return;
+    }
   TsIcollJob *job = (TsIcollJob *) ((char *) x - G_STRUCT_OFFSET (TsIcollJob, x));
   job->ended = TRUE;
   if (job->joiner)
@@ -264,6 +341,9 @@ run (Maestro *m, TsProgress *x)
         }
       TsStop *s = &x->stop;
       TsComm *c;
+      /* Only a call waits on the world: the rank's library progresses. */
+      if (x->own && s->kind != TS_STOP_BURST)
+        kick (m, x->rk);
       switch (s->kind)
         {
         case TS_STOP_BURST:
@@ -382,6 +462,7 @@ run_all (TsSimulation *sim, GError **error)
   Maestro m = { sim };
   m.channels = g_hash_table_new_full (mailbox_hash, mailbox_equal, g_free, channel_free);
   m.chunks = g_ptr_array_new_with_free_func (g_free);
+  m.deferred = g_new0 (GQueue, sim->n_ranks);
   TsEngineCallbacks cb = { completed, settled, &m };
   m.ops = sim->engine_ops;
   m.e = m.ops->create (sim->engine_config, &cb);
@@ -397,6 +478,9 @@ run_all (TsSimulation *sim, GError **error)
   g_queue_clear (&m.ready);
   g_queue_clear (&m.woken_cpu);
   g_queue_clear (&m.woken_net);
+  for (guint r = 0; r < sim->n_ranks; r++)
+    g_queue_clear (&m.deferred[r]);
+  g_free (m.deferred);
   g_hash_table_unref (m.channels);
   g_ptr_array_unref (m.chunks);
   return ok;
@@ -416,6 +500,7 @@ const TsWorldOps ts_world_maestro = {
   .post_recv = post_recv,
   .test = test,
   .release = release,
+  .receiver_progress = receiver_progress,
   .start_icoll = start_icoll,
   .release_icoll = release_icoll,
   .run = run_all,

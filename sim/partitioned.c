@@ -176,7 +176,7 @@ partitioned_ready (TsProgress *x, PRequest *pr)
        * causal time), for the receiver's call-cost accounting. */
       TsMailbox mb = partition_mailbox (pr, i);
       pr->comms[i] = rk->sim->world->post_send (rk, &mb, ts_rank_wire_bytes (rk, partition_bytes (pr, i)),
-                                                ts_rank_payload (rk), FALSE);
+                                                ts_rank_payload (rk), TS_SEND_PARTITION);
       rk->simcalls++;
     }
   return TRUE;

@@ -211,7 +211,8 @@ ts_rank_isend (TsRank *rk, guint32 comm, guint peer, gint32 tag, guint64 bytes, 
    * message is handed over. */
   gboolean eager = bytes < rk->sim->options->eager_threshold || unreceived || buffered;
   return rk->sim->world->post_send (rk, &mb, ts_rank_wire_bytes (rk, bytes),
-                                    ts_time_payload (rk->causal), eager);
+                                    ts_time_payload (rk->causal),
+                                    eager ? TS_SEND_EAGER : TS_SEND_RENDEZVOUS);
 }
 
 TsComm *
@@ -328,6 +329,11 @@ ts_step_wait (TsProgress *x, TsComm *comm, const TsBlockedOn *on)
     {
       resume_simulated (x);
       blocked_end (x);
+      /* A rendezvous send waited in the trace, at least, until its
+       * receiver's call in which it moved here began. */
+      double t = x->rk->sim->world->receiver_progress (x->stop.comm);
+      if (!isnan (t))
+        x->rk->receiver_post = isnan (x->rk->receiver_post) ? t : MAX (x->rk->receiver_post, t);
       return TRUE;
     }
   if (!comm)

@@ -32,6 +32,26 @@ ts_replay_options_init (TsReplayOptions *o)
   o->trace_speed = 1e9;
 }
 
+static const char *const mpi_progress_names[] = { "in-calls", "async" };
+
+gboolean
+ts_mpi_progress_parse (const char *text, TsMpiProgress *progress)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (mpi_progress_names); i++)
+    if (g_str_equal (text, mpi_progress_names[i]))
+      {
+        *progress = (TsMpiProgress) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+ts_mpi_progress_name (TsMpiProgress progress)
+{
+  return mpi_progress_names[progress];
+}
+
 void
 ts_replay_result_clear (TsReplayResult *r)
 {

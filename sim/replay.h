@@ -48,6 +48,19 @@ typedef enum { TS_RESIDUAL_PINNED, TS_RESIDUAL_NOISE, TS_RESIDUAL_NONE } TsResid
 gboolean ts_residual_parse (const char *text, TsResidual *residual);
 const char *ts_residual_name (TsResidual residual);
 
+/* How an MPI library moves a rendezvous message (one the sender cannot hand
+ * over at once: above the eager threshold). IN_CALLS: its data moves only
+ * once the receiver's library has seen the sender's request to send, which
+ * it does only inside an MPI call: the transfer starts when both are posted
+ * and the receiver is inside a call (Open MPI's ob1 and MPICH's CH4 without
+ * a progress thread, their default; the receiver's match then fetches the
+ * data). ASYNC: it starts as soon as both are posted (a progress thread,
+ * or hardware matching). */
+typedef enum { TS_MPI_PROGRESS_IN_CALLS, TS_MPI_PROGRESS_ASYNC } TsMpiProgress;
+/* "in-calls" or "async"; FALSE if neither. */
+gboolean ts_mpi_progress_parse (const char *text, TsMpiProgress *progress);
+const char *ts_mpi_progress_name (TsMpiProgress progress);
+
 /* A rank's predicted time, of three kinds that add up to its runtime (from
  * the common start to its end). */
 typedef struct {
@@ -83,6 +96,7 @@ typedef struct {
    * (calibrate/binomial.h); usually the calibration's binomial_tree. */
   TsBinomialTree binomial_tree;
   TsResidual residual;
+  TsMpiProgress mpi_progress;
   guint64 seed;                /* of TS_RESIDUAL_NOISE's draws */
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;

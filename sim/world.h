@@ -25,14 +25,28 @@ typedef struct {
 
 #define TS_MAILBOX_P2P G_MAXUINT32
 
+/* How a send's data moves. */
+typedef enum {
+  /* Handed over at once; the sender is done (below the eager threshold). */
+  TS_SEND_EAGER,
+  /* Once both sides posted and, with TS_MPI_PROGRESS_IN_CALLS, the
+   * receiver's library looks (it is inside an MPI call). */
+  TS_SEND_RENDEZVOUS,
+  /* A partition (MPI_Pready): moves once both sides posted, whatever the
+   * receiver does, as seed 000's event model has it (partitioned
+   * communication exists to let partitions move early). */
+  TS_SEND_PARTITION,
+} TsSendProtocol;
+
 struct TsWorldOps {
   const char *name;
   /* The simulated clock. */
   double (*now) (TsSimulation *sim);
-  /* Post a send of @wire_bytes from @rk carrying the causal time @payload.
-   * @detached: the sender does not wait for it (NULL is returned). */
+  /* Post a send of @wire_bytes from @rk carrying the causal time @payload,
+   * by @protocol (TS_SEND_EAGER: the sender does not wait for it, and NULL
+   * is returned). */
   TsComm *(*post_send) (TsRank *rk, const TsMailbox *mb, guint64 wire_bytes, void *payload,
-                        gboolean detached);
+                        TsSendProtocol protocol);
   /* Post a receive for @rk; the matched send's payload lands in *@landing
    * (which must stay valid until the receive completes or is released). */
   TsComm *(*post_recv) (TsRank *rk, const TsMailbox *mb, void **landing);
@@ -42,6 +56,11 @@ struct TsWorldOps {
   /* Whether @comm completed, without releasing it or looking at the world
    * on the rank's behalf (the requests MPI_Waitany chooses among). */
   gboolean (*done) (TsComm *comm);
+  /* For a completed rendezvous send: the original entry time of the
+   * receiver's MPI call in which its transfer started (when, in the trace,
+   * the sender could no longer have been waiting for its receiver), or NaN
+   * if unknown (no such call, or TS_MPI_PROGRESS_ASYNC). */
+  double (*receiver_progress) (TsComm *send);
   /* The poster lets go of @comm (complete or not: a request the trace never
    * waited for). */
   void (*release) (TsComm *comm);

@@ -31,7 +31,9 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "halo-cyclic", "uplink-fat-tree", "uplink-flat",
                                          "pingpong-factors", "pingpong-factors-faster",
                                          "noise-gone", "residual-balance",
-                                         "residual-balance-pinned", "waitany-first", NULL };
+                                         "residual-balance-pinned", "waitany-first", "rendezvous-in-calls",
+                                         "rendezvous-in-calls-faster",
+                                         "rendezvous-async-faster", NULL };
 
 /* The "matching" object of a summary.json or a `tracesim info --json`
  * text, parsed by @parser (which keeps it). */
