@@ -48,7 +48,7 @@ struct TsSweep {
 
 /* Parameters passed to `run` options, by name ('-' may stand for '_'). */
 static const char *const run_options[] = { "ranks_per_node", "placement", "trace_speed",
-                                           "eager_threshold", NULL };
+                                           "eager_threshold", "residual", "mpi_progress", NULL };
 
 static void
 input_clear (Input *in)
@@ -197,6 +197,9 @@ load_parameters (TsSweep *s, GKeyFile *kf, const char *text, GError **error)
   return TRUE;
 }
 
+static gboolean set_option (TsRunOptions *o, const char *name, const char *value,
+                            GError **error);
+
 /* Every parameter goes somewhere, and every ${name} of a template is one. */
 static gboolean
 check_uses (TsSweep *s, const char *text, GError **error)
@@ -230,8 +233,18 @@ check_uses (TsSweep *s, const char *text, GError **error)
       if (!used)
         ok = fail_at (error, s, text, "parameters", names[i],
                       "%s is neither a run option (ranks_per_node, placement, trace_speed, "
-                      "eager_threshold) nor used by a template as ${%s} nor one of the "
-                      "[sweep] labels", names[i], names[i]);
+                      "eager_threshold, residual, mpi_progress) nor used by a template as "
+                      "${%s} nor one of the [sweep] labels", names[i], names[i]);
+      /* A run option's values are checked now, not when their point runs. */
+      const char *const *values = s->values->pdata[i];
+      for (guint v = 0; ok && is_run_option (names[i]) && values[v]; v++)
+        {
+          TsRunOptions scratch;
+          ts_run_options_init (&scratch);
+          g_autoptr (GError) local = NULL;
+          if (!set_option (&scratch, names[i], values[v], &local))
+            ok = fail_at (error, s, text, "parameters", names[i], "%s", local->message);
+        }
     }
   g_ptr_array_remove_index (s->names, s->names->len - 1);
   return ok;
@@ -666,6 +679,10 @@ set_option (TsRunOptions *o, const char *name, const char *value, GError **error
   else if (g_str_equal (name, "eager_threshold"))
     ok = g_ascii_string_to_unsigned (value, 10, 0, G_MAXINT64, &n, NULL)
          && ((o->eager_threshold = n), (o->eager_given = TRUE));
+  else if (g_str_equal (name, "residual"))
+    ok = (o->residual_given = ts_residual_parse (value, &o->residual));
+  else if (g_str_equal (name, "mpi_progress"))
+    ok = (o->mpi_progress_given = ts_mpi_progress_parse (value, &o->mpi_progress));
   if (!ok)
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                  "%s = %s: not a value of run's option", name, value);

@@ -45,6 +45,25 @@ near "$(runtime "$work/hyp-async")" 1.0011 1e-6 || fail "[mpi] progress = async 
 run hyp-override -H "$work/thread.hyp" --mpi-progress in-calls || fail "run -H thread.hyp --mpi-progress in-calls"
 near "$(runtime "$work/hyp-override")" 0.5021 1e-6 || fail "--mpi-progress in-calls does not override the file"
 
+# A sweep over the mode: "what if the library had a progress thread".
+cp "$platform" "$work/four-hosts.xml"
+cp "$faster" "$work/work-faster.hyp"
+printf '[sweep]\ntrace = t/traces.otf2\nhypothesis = work-faster.hyp\nplatform = four-hosts.xml\n[parameters]\nmpi_progress = in-calls, async\n' \
+  > "$work/progress.sweep"
+"$tracesim" sweep "$work/progress.sweep" -o "$work/sweep" -q > /dev/null 2> "$work/sweep.err" \
+  || fail "sweep over mpi_progress: $(cat "$work/sweep.err")"
+python3 - "$work/sweep/results.csv" <<'PY' || fail "sweep: mpi_progress not applied per point"
+import csv, sys
+rows = {r["mpi_progress"]: float(r["predicted_runtime_s"]) for r in csv.DictReader(open(sys.argv[1]))}
+want = {"in-calls": 0.5021, "async": 1.0011}
+sys.exit(any(abs(rows.get(k, -1) - v) > 1e-6 for k, v in want.items()))
+PY
+printf '[sweep]\ntrace = t/traces.otf2\n[parameters]\nmpi_progress = in-calls, soon\n' > "$work/bad.sweep"
+if "$tracesim" sweep "$work/bad.sweep" -o "$work/bad-sweep" -q > /dev/null 2> "$work/bad-sweep.err"; then
+  fail "sweep with mpi_progress = soon accepted"
+fi
+grep -q "mpi_progress = soon" "$work/bad-sweep.err" || fail "sweep mpi_progress = soon: $(cat "$work/bad-sweep.err")"
+
 # What is not a mode is refused, by the option and at the file's line.
 if run bad-option --mpi-progress eventually 2> "$work/bad-option.err"; then
   fail "--mpi-progress eventually accepted"
@@ -63,7 +82,7 @@ if run bad-key -H "$work/key.hyp" 2> "$work/bad-key.err"; then
 fi
 grep -q "key.hyp:2: unknown key 'thread' in \[mpi\] (known: progress)" "$work/bad-key.err" \
   || fail "[mpi] thread: $(cat "$work/bad-key.err")"
-for d in bad-option bad-file bad-key; do
+for d in bad-option bad-file bad-key bad-sweep; do
   [ ! -e "$work/$d" ] || fail "a refused run wrote $d"
 done
 
