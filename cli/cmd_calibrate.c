@@ -38,7 +38,7 @@ ts_cmd_calibrate (int argc, char **argv)
   TsClusterSpec spec = ts_platform_spec_from_calibration (calibration, trace_speed);
   /* The platform run calibrates: ranks that shared a node share a host, and
    * the hostfile beside it places them as traced (run --hostfile). */
-  g_autofree char *hosts = ts_platform_place_as_traced (&spec, trace);
+  g_autofree char *hosts = ts_platform_place_as_traced (&spec, trace, FALSE);
   g_autofree char *hostfile = g_strconcat (output, ".hostfile", NULL);
   if (!ts_platform_write_cluster (&spec, output, &error)
       || (hosts && !ts_output_file_write (hostfile, hosts, strlen (hosts), TS_WRITTEN_MARK, &error)))

@@ -33,6 +33,7 @@ typedef struct {
   char *residual;
   gint64 seed;
   char *mpi_progress;
+  char *mpi_wait;
 } RunArgs;
 
 static void
@@ -48,6 +49,7 @@ run_args_clear (RunArgs *a)
   g_free (a->binomial_tree);
   g_free (a->residual);
   g_free (a->mpi_progress);
+  g_free (a->mpi_wait);
 }
 
 /* --residual and --seed into @o; FALSE with @error on a bad value. */
@@ -73,6 +75,12 @@ residual_options (const RunArgs *a, TsRunOptions *o, GError **error)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "--mpi-progress '%.40s': expected in-calls or async", a->mpi_progress);
+      return FALSE;
+    }
+  if (a->mpi_wait && !ts_mpi_wait_parse (a->mpi_wait, &o->mpi_wait))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--mpi-wait '%.40s': expected busy or blocking", a->mpi_wait);
       return FALSE;
     }
   return TRUE;
@@ -242,6 +250,10 @@ ts_cmd_run (int argc, char **argv)
       "when a rendezvous message (above the eager threshold) moves: in-calls (once its "
       "receiver is inside an MPI call: Open MPI's and MPICH's default without a progress "
       "thread; default), async (as soon as both sides posted: a progress thread)", "MODE" },
+    { "mpi-wait", 0, 0, G_OPTION_ARG_STRING, &a.mpi_wait,
+      "how a rank waits in an MPI call on a core it shares with other ranks: busy (it "
+      "polls and takes its share of the core: Open MPI's and MPICH's default) or blocking "
+      "(it leaves the core to the others)", "MODE" },
     { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a.cpu_time,
       "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
       "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core",

@@ -122,6 +122,11 @@ ts_report_run (FILE *out, const TsRunResult *res)
            g_str_equal (res->inputs.residual, "pinned") ? "where the trace had it"
            : g_str_equal (res->inputs.residual, "noise") ? "redrawn as noise"
                                                           : "left out");
+  if (res->inputs.shared_cores)
+    fprintf (out, "  cores shared as traced: more ranks than cores on a node, their CPU time "
+             "time-shares the node's cores (waits: %s)%s\n", res->inputs.mpi_wait,
+             g_str_equal (res->inputs.residual, "none") ? "; the recording's residual was that "
+             "sharing, replayed as such (--residual none)" : "");
   if (res->clocks.aligned)
     fprintf (out, "  clocks aligned: %u synchronising collectives were not causal, "
              "%u collectives after the first estimate\n", res->clocks.sync_violations,
@@ -237,9 +242,25 @@ report_nodes (FILE *out, const TsTrace *trace)
     ranks[ts_trace_rank_node (trace, r)]++;
   fprintf (out, "nodes:      %u (", n);
   for (guint i = 0; i < n && i < 8; i++)
-    fprintf (out, "%s%s: %u rank%s", i ? ", " : "", ts_trace_node_name (trace, i), ranks[i],
-             ranks[i] == 1 ? "" : "s");
+    {
+      fprintf (out, "%s%s: %u rank%s", i ? ", " : "", ts_trace_node_name (trace, i), ranks[i],
+               ranks[i] == 1 ? "" : "s");
+      if (ts_trace_node_cores (trace, i))
+        fprintf (out, " on %u core%s", ts_trace_node_cores (trace, i),
+                 ts_trace_node_cores (trace, i) == 1 ? "" : "s");
+    }
   fprintf (out, "%s)\n", n > 8 ? ", ..." : "");
+  if (!ts_trace_time_shared (trace))
+    return;
+  /* What a time-shared recording means for its replays. */
+  if (ts_trace_has_cpu_time (trace))
+    fprintf (out, "            time-shared: more ranks than cores on a node; `run --cpu-time` "
+             "replays their CPU time\n            on the node's cores, time-shared as "
+             "recorded (doc/architecture.md, \"Shared cores\")\n");
+  else
+    fprintf (out, "            time-shared, without CPU time: the compute's wall time holds "
+             "the sharing, and is\n            replayed on a core per rank (record with "
+             "tracesim-record --cpu-time to simulate it)\n");
 }
 
 void

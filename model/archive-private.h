@@ -79,6 +79,7 @@ struct TsArchiveWriter {
   GPtrArray *comms;           /* TsCommDef*, index = id, 0 = world */
   GPtrArray *metrics;         /* TsMetricDef*, index = id */
   char **rank_nodes;          /* host name per rank, or NULL: none recorded */
+  GHashTable *node_cores;     /* host name -> its cores (guint), or NULL: none recorded */
 
   GThread *files;             /* creating the archive's files (archive_files.c) */
   gint files_stop;            /* atomic: the writer is discarded, stop creating */

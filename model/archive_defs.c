@@ -8,6 +8,7 @@
 
 #include "model/archive-private.h"
 #include "model/otf2-chunk.h"
+#include "model/trace.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -117,6 +118,12 @@ write_system (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
       def_check (c, OTF2_GlobalDefWriter_WriteSystemTreeNode (c->gdw, id, def_string (c, host),
                                                               def_string (c, "node"), 0),
                  "SystemTreeNode definition");
+      guint cores = w->node_cores ? GPOINTER_TO_UINT (g_hash_table_lookup (w->node_cores, host)) : 0;
+      if (cores)
+        def_check (c, OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty (
+                        c->gdw, id, def_string (c, TS_TRACE_NODE_CORES), OTF2_TYPE_UINT32,
+                        (OTF2_AttributeValue) { .uint32 = cores }),
+                   "SystemTreeNodeProperty definition");
     }
   for (guint r = 0; r < w->n_ranks; r++)
     {

@@ -73,6 +73,7 @@ writer_free (TsArchiveWriter *w)
     for (guint r = 0; r < w->n_ranks; r++)
       g_free (w->rank_nodes[r]);
   g_clear_pointer (&w->rank_nodes, g_free);
+  g_clear_pointer (&w->node_cores, g_hash_table_unref);
   g_free (w);
 }
 
@@ -287,6 +288,15 @@ ts_archive_writer_set_node (TsArchiveWriter *w, guint rank, const char *node)
     w->rank_nodes = g_new0 (char *, w->n_ranks + 1);
   g_free (w->rank_nodes[rank]);
   w->rank_nodes[rank] = g_strdup (node);
+}
+
+void
+ts_archive_writer_set_node_cores (TsArchiveWriter *w, const char *node, guint cores)
+{
+  g_return_if_fail (w != NULL && node != NULL);
+  if (!w->node_cores)
+    w->node_cores = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_hash_table_insert (w->node_cores, g_strdup (node), GUINT_TO_POINTER (cores));
 }
 
 void

@@ -43,6 +43,9 @@ void ts_archive_writer_set_prediction (TsArchiveWriter *w);
 /* The node (host) @rank ran on, written as a system tree node of class
  * "node" as Score-P does; set for every rank or for none. */
 void ts_archive_writer_set_node (TsArchiveWriter *w, guint rank, const char *node);
+/* The cores of host @node (given to set_node), written as its
+ * TS_TRACE_NODE_CORES property as tracesim-record writes it. */
+void ts_archive_writer_set_node_cores (TsArchiveWriter *w, const char *node, guint cores);
 
 /* Definitions. Return the new id (0, 1, ...). Names are copied. The same name
  * given twice returns the same id. */

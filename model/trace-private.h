@@ -39,6 +39,7 @@ struct TsTrace {
   OTF2_AttributeRef caller_attribute;  /* TS_CALLER_ATTRIBUTE, if defined */
   GPtrArray *node_names;     /* char*, the nodes ranks ran on; empty: unknown */
   guint *rank_node;          /* node index per rank; NULL: unknown */
+  guint32 *node_cores;       /* per node, its cores; 0: unknown */
   /* The CPU time metric (trace-metrics.c): its class, the member's place in
    * it, the seconds a unit is worth; OTF2_UNDEFINED_METRIC: none. */
   OTF2_MetricRef cpu_metric;
@@ -61,7 +62,14 @@ void ts_raw_metrics_resolve (TsRawMetrics *metrics, TsTrace *trace, GHashTable *
 typedef struct {
   OTF2_StringRef name, klass;
   OTF2_SystemTreeNodeRef parent;
+  guint32 cores;             /* its TS_TRACE_NODE_CORES property; 0: none */
 } TsRawTreeNode;
+
+/* The system tree's callbacks (trace-nodes.c): nodes into the table of
+ * TsRawTreeNode that ts_def_state_tree_nodes() gives (ref + 1 -> node;
+ * @strings: the string table, ref + 1 -> name), with their cores. */
+void ts_raw_nodes_register (OTF2_GlobalDefReaderCallbacks *cbs);
+GHashTable *ts_def_state_tree_nodes (void *def_state, GHashTable **strings);
 
 /* Which node each rank ran on (trace-nodes.c): the nearest system tree node
  * of class "node" above its location group (Score-P and tracesim-record name

@@ -55,6 +55,13 @@ ts_def_state_metrics (void *def_state)
   return ((DefState *) def_state)->metrics;
 }
 
+GHashTable *
+ts_def_state_tree_nodes (void *def_state, GHashTable **strings)
+{
+  *strings = ((DefState *) def_state)->strings;
+  return ((DefState *) def_state)->tree_nodes;
+}
+
 /* A parameter or attribute definition, named once the strings are read. */
 typedef struct {
   gboolean attribute;
@@ -99,17 +106,6 @@ on_location_group (void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name,
   if (parent != OTF2_UNDEFINED_SYSTEM_TREE_NODE)
     g_hash_table_insert (st->group_parents, GUINT_TO_POINTER (self + 1),
                          GUINT_TO_POINTER (parent + 1));
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode
-on_tree_node (void *ud, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef klass,
-              OTF2_SystemTreeNodeRef parent)
-{
-  DefState *st = ud;
-  TsRawTreeNode *n = g_new (TsRawTreeNode, 1);
-  *n = (TsRawTreeNode) { name, klass, parent };
-  g_hash_table_insert (st->tree_nodes, GUINT_TO_POINTER (self + 1), n);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -567,7 +563,7 @@ read_global_defs (OTF2_Reader *reader, DefState *st, GError **error)
   OTF2_GlobalDefReaderCallbacks_SetStringCallback (cbs, on_string);
   OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback (cbs, on_clock);
   OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback (cbs, on_location_group);
-  OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback (cbs, on_tree_node);
+  ts_raw_nodes_register (cbs);
   OTF2_GlobalDefReaderCallbacks_SetLocationCallback (cbs, on_location);
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback (cbs, on_group);
   OTF2_GlobalDefReaderCallbacks_SetCommCallback (cbs, on_comm);
@@ -694,6 +690,7 @@ ts_trace_free (TsTrace *t)
     g_array_unref (t->rank_location);
   g_ptr_array_unref (t->node_names);
   g_free (t->rank_node);
+  g_free (t->node_cores);
   g_ptr_array_unref (t->regions);
   g_hash_table_unref (t->region_by_name);
   g_hash_table_unref (t->region_of_ref);

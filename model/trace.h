@@ -131,6 +131,14 @@ guint ts_trace_n_nodes (const TsTrace *trace);
 const char *ts_trace_node_name (const TsTrace *trace, guint node);
 /* Node index of @rank; only when ts_trace_n_nodes() > 0. */
 guint ts_trace_rank_node (const TsTrace *trace, guint rank);
+/* The cores of @node, when the trace says (tracesim-record's node property
+ * TS_TRACE_NODE_CORES, or Score-P's system tree nodes of class "core" under
+ * it); 0 when it does not. */
+guint ts_trace_node_cores (const TsTrace *trace, guint node);
+#define TS_TRACE_NODE_CORES "cores"
+/* Whether a node held more ranks than the trace says it had cores: the
+ * recording time-shared them. */
+gboolean ts_trace_time_shared (const TsTrace *trace);
 /* Whether ranks @a and @b (world) ran on different nodes: 1, the same: 0,
  * or -1 when the trace does not say (or a rank is out of range). */
 gint ts_trace_ranks_apart (const TsTrace *trace, guint a, guint b);

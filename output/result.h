@@ -49,6 +49,10 @@ typedef struct {
   gboolean binomial_tree_given;
   const char *residual;      /* ts_residual_name (static string) */
   const char *mpi_progress;  /* ts_mpi_progress_name (static string) */
+  const char *mpi_wait;      /* ts_mpi_wait_name (static string) */
+  /* The calibrated cluster has the trace's cores, fewer than the ranks on a
+   * node: the replay time-shares them as the recording did. */
+  gboolean shared_cores;
   guint64 seed;
   char **simgrid_cfg;        /* ITEM:VALUE items, NULL-terminated; may be NULL */
 } TsRunInputs;

@@ -105,12 +105,25 @@ check_options (const TsRunOptions *o, GError **error)
 }
 
 
+/* Whether the replay time-shares cores as the recording did: compute in
+ * CPU time (--cpu-time), on the calibrated cluster placed as traced, from a
+ * trace that says its nodes' cores and shows more ranks than cores on one. */
+static gboolean
+shares_cores (const Run *run)
+{
+  const TsRunOptions *o = run->o;
+  return o->cpu_time && !o->platform && !o->hostfile && !o->ranks_per_node
+         && !o->placement_given && ts_trace_time_shared (run->trace);
+}
+
 /* What the residual does: --residual if given, else the hypotheses'
- * [residual] mode, else pinned. */
+ * [residual] mode, else pinned; none where the replay shares cores, whose
+ * sharing is what a time-shared recording's residual was. */
 static TsResidual
 residual_mode (const Run *run)
 {
-  TsResidual mode = run->o->residual;
+  TsResidual mode = !run->o->residual_given && shares_cores (run) ? TS_RESIDUAL_NONE
+                                                                   : run->o->residual;
   const char *said = run->hypotheses ? ts_hypotheses_residual (run->hypotheses) : NULL;
   if (!run->o->residual_given && said && !ts_residual_parse (said, &mode))
     g_assert_not_reached (); /* the hypotheses accept the replay's names only */
@@ -150,6 +163,7 @@ configure_replay (Run *run, GError **error)
   run->replay.progress = o->progress;
   run->replay.residual = residual_mode (run);
   run->replay.mpi_progress = mpi_progress (run);
+  run->replay.mpi_wait = o->mpi_wait;
   run->replay.seed = o->seed;
   run->replay.binomial_tree = o->binomial_tree_given
                                 ? o->binomial_tree
@@ -167,7 +181,7 @@ place_as_traced (Run *run, TsClusterSpec *spec, GError **error)
   const TsRunOptions *o = run->o;
   if (o->hostfile || o->ranks_per_node || o->placement_given)
     return TRUE;
-  g_autofree char *lines = ts_platform_place_as_traced (spec, run->trace);
+  g_autofree char *lines = ts_platform_place_as_traced (spec, run->trace, shares_cores (run));
   if (!lines)
     return TRUE;
   run->hostfile = g_build_filename (ts_output_dir_get_tmp_path (run->out), "hostfile", NULL);
@@ -313,6 +327,8 @@ record_inputs (Run *run, GError **error)
   in->binomial_tree_given = o->binomial_tree_given;
   in->residual = ts_residual_name (residual_mode (run));
   in->mpi_progress = ts_mpi_progress_name (mpi_progress (run));
+  in->mpi_wait = ts_mpi_wait_name (o->mpi_wait);
+  in->shared_cores = shares_cores (run);
   in->seed = o->seed;
   in->simgrid_cfg = g_strdupv ((char **) o->simgrid_cfg);
   run->result->output_dir = g_strdup (o->output_dir);

@@ -197,8 +197,34 @@ load_parameters (TsSweep *s, GKeyFile *kf, const char *text, GError **error)
   return TRUE;
 }
 
-static gboolean set_option (TsRunOptions *o, const char *name, const char *value,
-                            GError **error);
+/* A run option from a parameter's value. */
+static gboolean
+set_option (TsRunOptions *o, const char *name, const char *value, GError **error)
+{
+  guint64 n;
+  double d;
+  char *end;
+  gboolean ok = TRUE;
+  if (g_str_equal (name, "ranks_per_node"))
+    ok = g_ascii_string_to_unsigned (value, 10, 1, 1000000, &n, NULL)
+         && (o->ranks_per_node = (guint) n);
+  else if (g_str_equal (name, "placement"))
+    ok = (o->placement_given = ts_placement_parse (value, &o->placement));
+  else if (g_str_equal (name, "trace_speed"))
+    ok = (d = g_ascii_strtod (value, &end), *end == '\0' && d > 0 && d < 1e18)
+         && (o->trace_speed = d) > 0;
+  else if (g_str_equal (name, "eager_threshold"))
+    ok = g_ascii_string_to_unsigned (value, 10, 0, G_MAXINT64, &n, NULL)
+         && ((o->eager_threshold = n), (o->eager_given = TRUE));
+  else if (g_str_equal (name, "residual"))
+    ok = (o->residual_given = ts_residual_parse (value, &o->residual));
+  else if (g_str_equal (name, "mpi_progress"))
+    ok = (o->mpi_progress_given = ts_mpi_progress_parse (value, &o->mpi_progress));
+  if (!ok)
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+                 "%s = %s: not a value of run's option", name, value);
+  return ok;
+}
 
 /* Every parameter goes somewhere, and every ${name} of a template is one. */
 static gboolean
@@ -237,14 +263,11 @@ check_uses (TsSweep *s, const char *text, GError **error)
                       "${%s} nor one of the [sweep] labels", names[i], names[i]);
       /* A run option's values are checked now, not when their point runs. */
       const char *const *values = s->values->pdata[i];
+      TsRunOptions scratch;
+      g_autoptr (GError) local = NULL;
       for (guint v = 0; ok && is_run_option (names[i]) && values[v]; v++)
-        {
-          TsRunOptions scratch;
-          ts_run_options_init (&scratch);
-          g_autoptr (GError) local = NULL;
-          if (!set_option (&scratch, names[i], values[v], &local))
-            ok = fail_at (error, s, text, "parameters", names[i], "%s", local->message);
-        }
+        if ((ts_run_options_init (&scratch), !set_option (&scratch, names[i], values[v], &local)))
+          ok = fail_at (error, s, text, "parameters", names[i], "%s", local->message);
     }
   g_ptr_array_remove_index (s->names, s->names->len - 1);
   return ok;
@@ -658,35 +681,6 @@ ts_sweep_point_label (const TsSweep *s, guint point)
     g_string_append_printf (label, "%s%s=%s", i ? " " : "", (char *) s->names->pdata[i],
                             ts_sweep_value (s, point, i));
   return g_string_free (label, FALSE);
-}
-
-/* A run option from a parameter's value. */
-static gboolean
-set_option (TsRunOptions *o, const char *name, const char *value, GError **error)
-{
-  guint64 n;
-  double d;
-  char *end;
-  gboolean ok = TRUE;
-  if (g_str_equal (name, "ranks_per_node"))
-    ok = g_ascii_string_to_unsigned (value, 10, 1, 1000000, &n, NULL)
-         && (o->ranks_per_node = (guint) n);
-  else if (g_str_equal (name, "placement"))
-    ok = (o->placement_given = ts_placement_parse (value, &o->placement));
-  else if (g_str_equal (name, "trace_speed"))
-    ok = (d = g_ascii_strtod (value, &end), *end == '\0' && d > 0 && d < 1e18)
-         && (o->trace_speed = d) > 0;
-  else if (g_str_equal (name, "eager_threshold"))
-    ok = g_ascii_string_to_unsigned (value, 10, 0, G_MAXINT64, &n, NULL)
-         && ((o->eager_threshold = n), (o->eager_given = TRUE));
-  else if (g_str_equal (name, "residual"))
-    ok = (o->residual_given = ts_residual_parse (value, &o->residual));
-  else if (g_str_equal (name, "mpi_progress"))
-    ok = (o->mpi_progress_given = ts_mpi_progress_parse (value, &o->mpi_progress));
-  if (!ok)
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-                 "%s = %s: not a value of run's option", name, value);
-  return ok;
 }
 
 /* What a point's key holds before its inputs: the trace or the traces

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 TsRecorder ts_rec;
 __thread const void *ts_rec_caller;
@@ -267,10 +268,16 @@ write_string (OTF2_GlobalDefWriter *g, guint32 ref, const char *s)
 
 /* The machine, and under it one node (class "node", as Score-P writes
  * them) per host the ranks ran on: @hosts holds each rank's processor name
- * in MPI_MAX_PROCESSOR_NAME bytes. Sets each rank's node in @rank_node. */
+ * in MPI_MAX_PROCESSOR_NAME bytes, @cores the CPUs its node had online
+ * (written as the node's property TS_TRACE_NODE_CORES: whether ranks
+ * outnumbered them, and so time-shared them). Sets each rank's node in
+ * @rank_node. */
 static void
-write_system_tree (OTF2_GlobalDefWriter *g, guint32 *s, const char *hosts, guint32 *rank_node)
+write_system_tree (OTF2_GlobalDefWriter *g, guint32 *s, const char *hosts, const guint32 *cores,
+                   guint32 *rank_node)
 {
+  guint32 cores_name = (*s)++;
+  write_string (g, cores_name, TS_TRACE_NODE_CORES);
   write_string (g, *s, "machine");
   OTF2_GlobalDefWriter_WriteSystemTreeNode (g, 0, *s, *s, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
   guint32 node_class = ++(*s);
@@ -288,6 +295,9 @@ write_system_tree (OTF2_GlobalDefWriter *g, guint32 *s, const char *hosts, guint
           g_hash_table_insert (node_of, (gpointer) host, node);
           write_string (g, *s, *host ? host : "localhost");
           OTF2_GlobalDefWriter_WriteSystemTreeNode (g, n_nodes, (*s)++, node_class, 0);
+          if (cores[r] > 0)
+            OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty (g, n_nodes, cores_name, OTF2_TYPE_UINT32,
+                                                              (OTF2_AttributeValue) { .uint32 = cores[r] });
         }
       rank_node[r] = GPOINTER_TO_UINT (node);
     }
@@ -296,7 +306,8 @@ write_system_tree (OTF2_GlobalDefWriter *g, guint32 *s, const char *hosts, guint
 /* Clock, paradigm, machine, MPI regions and the ranks' locations. */
 static void
 write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *events,
-                        const char *hosts, OTF2_TimeStamp first, OTF2_TimeStamp last)
+                        const char *hosts, const guint32 *cores, OTF2_TimeStamp first,
+                        OTF2_TimeStamp last)
 {
   OTF2_GlobalDefWriter_WriteClockProperties (g, 1000000000, first, last - first + 1,
                                              OTF2_UNDEFINED_TIMESTAMP);
@@ -305,7 +316,7 @@ write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *even
   write_string (g, *s, "MPI");
   OTF2_GlobalDefWriter_WriteParadigm (g, OTF2_PARADIGM_MPI, (*s)++, OTF2_PARADIGM_CLASS_PROCESS);
   g_autofree guint32 *rank_node = g_new (guint32, ts_rec.size);
-  write_system_tree (g, s, hosts, rank_node);
+  write_system_tree (g, s, hosts, cores, rank_node);
   for (guint32 r = 0; r < TS_R_N_MPI; r++)
     {
       write_string (g, *s, mpi_region_names[r]);
@@ -396,6 +407,10 @@ stop (void)
                                             : NULL;
   PMPI_Gather (host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
                MPI_COMM_WORLD);
+  long online = sysconf (_SC_NPROCESSORS_ONLN);
+  guint32 my_cores = online > 0 && online < G_MAXUINT32 ? (guint32) online : 0;
+  g_autofree guint32 *cores = g_new0 (guint32, ts_rec.size);
+  PMPI_Gather (&my_cores, 1, MPI_UINT32_T, cores, 1, MPI_UINT32_T, 0, MPI_COMM_WORLD);
   /* The trace's span on the corrected clock. */
   guint64 first = ts_rec_clock_corrected (ts_rec.first_time), first_all = 0;
   guint64 last = ts_rec_clock_corrected (ts_rec.last_time), last_all = 0;
@@ -408,7 +423,7 @@ stop (void)
                                              : NULL;
   guint32 s = 0;
   if (g)
-    write_base_definitions (g, &s, events, hosts, first_all, last_all);
+    write_base_definitions (g, &s, events, hosts, cores, first_all, last_all);
   /* Collective on MPI_COMM_WORLD: every rank calls them, in this order. */
   ts_rec_user_write_definitions (g, &s, dw);
   ts_rec_comm_write_definitions (g, &s, dw);

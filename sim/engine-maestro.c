@@ -65,6 +65,14 @@ typedef struct {
   /* Per rank, the receives of rendezvous pairs waiting for it to enter an
    * MPI call (COMM_MATCHED), in match order. */
   GQueue *deferred;
+  /* Per rank, its poll while it waits on a shared core (TS_MPI_WAIT_BUSY);
+   * NULL when it does not poll. */
+  gpointer *polls;
+  guint n_polls;
+  /* Activities started and not completed yet (bursts, executions,
+   * transfers; polls are not): none left with polls running means nothing
+   * can end any more, and the polls stop so that the run ends there. */
+  guint64 flying;
 } Maestro;
 
 #define CHUNK_COMMS 4096
@@ -136,6 +144,7 @@ transfer (Maestro *m, TsComm *send, TsComm *recv)
   send->progressed = send->protocol == TS_SEND_RENDEZVOUS
                         && m->sim->options->mpi_progress == TS_MPI_PROGRESS_IN_CALLS && rk->in_call
                       ? rk->call_enter : NAN;
+  m->flying++;
   m->ops->transfer (m->e, send->rk->host, rk->host, (double) send->bytes, recv);
 }
 
@@ -328,10 +337,35 @@ ended (Maestro *m, TsProgress *x)
     g_queue_push_tail (&m->ready, g_steal_pointer (&job->joiner));
 }
 
+/* @x's rank waits inside a call: on a core it shares, a busy-polling
+ * library keeps taking its share (TS_MPI_WAIT_BUSY). */
+static void
+poll (Maestro *m, TsProgress *x)
+{
+  TsRank *rk = x->rk;
+  if (!x->own || rk->exclusive_cpu || m->sim->options->mpi_wait != TS_MPI_WAIT_BUSY
+      || m->polls[rk->rank])
+    return;
+  m->polls[rk->rank] = m->ops->poll (m->e, rk->host);
+  m->n_polls += m->polls[rk->rank] != NULL;
+}
+
+static void
+unpoll (Maestro *m, TsRank *rk)
+{
+  gpointer p = g_steal_pointer (&m->polls[rk->rank]);
+  if (!p)
+    return;
+  m->ops->unpoll (m->e, p);
+  m->n_polls--;
+}
+
 /* Run @x until it stops on something not done yet (or ends). */
 static void
 run (Maestro *m, TsProgress *x)
 {
+  if (x->own)
+    unpoll (m, x->rk);
   for (;;)
     {
       if (ts_progress_advance (x))
@@ -347,6 +381,7 @@ run (Maestro *m, TsProgress *x)
       switch (s->kind)
         {
         case TS_STOP_BURST:
+          m->flying++;
           if (s->exclusive)
             m->ops->burst (m->e, s->seconds, progress_cookie (x));
           else
@@ -358,6 +393,7 @@ run (Maestro *m, TsProgress *x)
             continue;
           c->waiter = x;
           c->wait_seq = m->wait_seq++;
+          poll (m, x);
           return;
         case TS_STOP_RECV:
           /* The receive belongs to the stop: freed once its payload landed. */
@@ -365,6 +401,7 @@ run (Maestro *m, TsProgress *x)
           c->held = FALSE;
           c->waiter = x;
           c->wait_seq = m->wait_seq++;
+          poll (m, x);
           return;
         case TS_STOP_WAIT_ANY:
           {
@@ -379,6 +416,7 @@ run (Maestro *m, TsProgress *x)
                 s->comms[i]->waiter = x;
                 s->comms[i]->wait_seq = seq;
               }
+            poll (m, x);
             return;
           }
         case TS_STOP_JOIN:
@@ -387,6 +425,7 @@ run (Maestro *m, TsProgress *x)
             if (job->ended)
               continue;
             job->joiner = x;
+            poll (m, x);
             return;
           }
         }
@@ -419,6 +458,7 @@ static void
 completed (gpointer data, gpointer cookie, gboolean failed)
 {
   Maestro *m = data;
+  m->flying--;
   if (failed && !m->sim->error)
     g_set_error (&m->sim->error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
                  "a host or a link of the platform failed during the replay (its availability "
@@ -454,6 +494,10 @@ settled (gpointer data)
   while ((x = g_queue_pop_head (&m->woken_net)))
     g_queue_push_tail (&m->ready, x);
   run_ready (m);
+  /* Only polls left: the ranks wait for each other forever (a deadlock,
+   * reported once the engine stops, at this instant). */
+  for (guint r = 0; m->flying == 0 && m->n_polls > 0 && r < m->sim->n_ranks; r++)
+    unpoll (m, &m->sim->ranks[r]);
 }
 
 static gboolean
@@ -463,6 +507,7 @@ run_all (TsSimulation *sim, GError **error)
   m.channels = g_hash_table_new_full (mailbox_hash, mailbox_equal, g_free, channel_free);
   m.chunks = g_ptr_array_new_with_free_func (g_free);
   m.deferred = g_new0 (GQueue, sim->n_ranks);
+  m.polls = g_new0 (gpointer, sim->n_ranks);
   TsEngineCallbacks cb = { completed, settled, &m };
   m.ops = sim->engine_ops;
   m.e = m.ops->create (sim->engine_config, &cb);
@@ -471,6 +516,9 @@ run_all (TsSimulation *sim, GError **error)
     g_queue_push_tail (&m.ready, sim->ranks[r].progress);
   m.ops->settle_soon (m.e);
   gboolean ok = m.ops->run (m.e, error);
+  for (guint r = 0; r < sim->n_ranks; r++)
+    unpoll (&m, &sim->ranks[r]); /* a failed run's */
+  g_free (m.polls);
   sim->clock_end = m.ops->now (m.e);
   sim->engine = NULL;
   m.ops->free (m.e);

@@ -42,6 +42,10 @@ typedef struct TsEngineOps {
   void (*burst) (TsEngine *e, double seconds, gpointer cookie);
   /* @flops executed on @host. */
   void (*exec) (TsEngine *e, sg_host_t host, double flops, gpointer cookie);
+  /* A rank polling on @host, from now until unpoll(): an execution that
+   * takes its share of a core and never ends by itself (no callback). */
+  gpointer (*poll) (TsEngine *e, sg_host_t host);
+  void (*unpoll) (TsEngine *e, gpointer poll);
   /* @bytes from @src to @dst, starting now. */
   void (*transfer) (TsEngine *e, sg_host_t src, sg_host_t dst, double bytes, gpointer cookie);
   /* Call settled() at the current instant, after its last completion; once,

@@ -147,6 +147,18 @@ exec (TsEngine *e, sg_host_t host, double flops, gpointer cookie)
     after (e, flops / speed, cookie);
 }
 
+/* The queue has no cores to share: a poll takes nothing. */
+static gpointer
+poll (TsEngine *e, sg_host_t host)
+{
+  return e;
+}
+
+static void
+unpoll (TsEngine *e, gpointer handle)
+{
+}
+
 static void
 transfer (TsEngine *e, sg_host_t src, sg_host_t dst, double bytes, gpointer cookie)
 {
@@ -204,6 +216,8 @@ const TsEngineOps ts_engine_queue = {
   .now = now,
   .burst = burst,
   .exec = exec,
+  .poll = poll,
+  .unpoll = unpoll,
   .transfer = transfer,
   .settle_soon = settle_soon,
   .run = run,

@@ -37,6 +37,18 @@ exec (TsEngine *e, sg_host_t host, double flops, gpointer cookie)
   ts_s4u_exec ((TsS4u *) e, host, flops, cookie);
 }
 
+static gpointer
+poll (TsEngine *e, sg_host_t host)
+{
+  return ts_s4u_poll ((TsS4u *) e, host);
+}
+
+static void
+unpoll (TsEngine *e, gpointer handle)
+{
+  ts_s4u_unpoll ((TsS4u *) e, handle);
+}
+
 static void
 transfer (TsEngine *e, sg_host_t src, sg_host_t dst, double bytes, gpointer cookie)
 {
@@ -62,6 +74,8 @@ const TsEngineOps ts_engine_s4u = {
   .now = now,
   .burst = burst,
   .exec = exec,
+  .poll = poll,
+  .unpoll = unpoll,
   .transfer = transfer,
   .settle_soon = settle_soon,
   .run = run,

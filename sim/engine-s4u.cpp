@@ -311,6 +311,36 @@ void ts_s4u_exec(TsS4u* e, sg_host_t host, double flops, gpointer cookie)
   });
 }
 
+/* Flops of a poll: far beyond any replay (1e9 s on a 1 Gflop/s core), and
+ * finite, which SimGrid's solver needs. */
+constexpr double POLL_FLOPS = 1e18;
+
+gpointer ts_s4u_poll(TsS4u* e, sg_host_t host)
+{
+  if (e->failed || host == nullptr)
+    return nullptr;
+  auto* poll = new sg4::ExecPtr();
+  guarded(e, [host, poll] {
+    *poll = sg4::Exec::init();
+    (*poll)->set_host(host)->set_flops_amount(POLL_FLOPS);
+    (*poll)->start();
+  });
+  return poll;
+}
+
+void ts_s4u_unpoll(TsS4u* e, gpointer handle)
+{
+  auto* poll = static_cast<sg4::ExecPtr*>(handle);
+  if (poll == nullptr)
+    return;
+  if (*poll != nullptr)
+    guarded(e, [e, poll] {
+      (*poll)->cancel();
+      e->graveyard.push_back(std::move(*poll)); // as an ended activity: dropped at the flush
+    });
+  delete poll;
+}
+
 void ts_s4u_transfer(TsS4u* e, sg_host_t src, sg_host_t dst, double bytes, gpointer cookie)
 {
   if (e->failed)

@@ -52,6 +52,11 @@ double ts_s4u_now (TsS4u *engine);
 void ts_s4u_burst (TsS4u *engine, double seconds, gpointer cookie);
 /* @flops executed on @host, sharing its cores with its other executions. */
 void ts_s4u_exec (TsS4u *engine, sg_host_t host, double flops, gpointer cookie);
+/* An execution on @host that never ends by itself and is never reported: a
+ * rank polling, which takes its share of the host's cores until
+ * ts_s4u_unpoll() cancels it. NULL once the engine failed. */
+gpointer ts_s4u_poll (TsS4u *engine, sg_host_t host);
+void ts_s4u_unpoll (TsS4u *engine, gpointer poll);
 /* @bytes from @src to @dst over the platform's route, starting now. */
 void ts_s4u_transfer (TsS4u *engine, sg_host_t src, sg_host_t dst, double bytes, gpointer cookie);
 /* Call settled() at the current instant, once every completion of it has

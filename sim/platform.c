@@ -71,7 +71,7 @@ ts_platform_cluster_like (TsCluster *c, const TsCalibration *calibration, double
 }
 
 char *
-ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace)
+ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace, gboolean traced_cores)
 {
   guint n_nodes = ts_trace_n_nodes (trace), n_ranks = ts_trace_n_ranks (trace);
   if (n_nodes == 0 || n_nodes >= n_ranks)
@@ -85,6 +85,16 @@ ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace)
       spec->cores = MAX (spec->cores, ranks[node]);
       g_string_append_printf (lines, "node-%u\n", node);
     }
+  /* The traced cores, only where every node's are known. */
+  guint cores = 0;
+  gboolean known = traced_cores;
+  for (guint i = 0; known && i < n_nodes; i++)
+    {
+      known = ts_trace_node_cores (trace, i) > 0;
+      cores = MAX (cores, ts_trace_node_cores (trace, i));
+    }
+  if (known)
+    spec->cores = cores;
   spec->n_hosts = n_nodes;
   return g_string_free (lines, FALSE);
 }

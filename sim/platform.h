@@ -46,11 +46,14 @@ TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibratio
 #define TS_PLATFORM_MARK "Written by tracesim:"
 
 /* Where the trace shows ranks sharing nodes: @spec gets one host per traced
- * node, with cores for the most ranks one held, and the result is a
- * hostfile putting each rank on its node's host (caller frees); NULL, and
- * @spec untouched, where the trace does not say or every rank had a node
- * of its own. */
-char *ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace);
+ * node, with cores for the most ranks one held (@traced_cores: the most
+ * cores the trace says a node had, where it says so for every node, so
+ * that ranks time-share them as they did), and the result is a hostfile
+ * putting each rank on its node's host (caller frees); NULL, and @spec
+ * untouched, where the trace does not say or every rank had a node of its
+ * own. */
+char *ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace,
+                                   gboolean traced_cores);
 
 /* Start @cluster from what the trace shows (`tracesim platform --like`):
  * cores at @trace_speed, and the calibrated network end to end (between

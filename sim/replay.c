@@ -52,6 +52,26 @@ ts_mpi_progress_name (TsMpiProgress progress)
   return mpi_progress_names[progress];
 }
 
+static const char *const mpi_wait_names[] = { "busy", "blocking" };
+
+gboolean
+ts_mpi_wait_parse (const char *text, TsMpiWait *wait)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (mpi_wait_names); i++)
+    if (g_str_equal (text, mpi_wait_names[i]))
+      {
+        *wait = (TsMpiWait) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+ts_mpi_wait_name (TsMpiWait wait)
+{
+  return mpi_wait_names[wait];
+}
+
 void
 ts_replay_result_clear (TsReplayResult *r)
 {

@@ -61,6 +61,17 @@ typedef enum { TS_MPI_PROGRESS_IN_CALLS, TS_MPI_PROGRESS_ASYNC } TsMpiProgress;
 gboolean ts_mpi_progress_parse (const char *text, TsMpiProgress *progress);
 const char *ts_mpi_progress_name (TsMpiProgress progress);
 
+/* How a rank waits inside an MPI call, where it shares its core with other
+ * ranks (more ranks than cores on its host). BUSY: it polls, and takes its
+ * share of the core while it waits (Open MPI's and MPICH's default);
+ * BLOCKING: it sleeps and leaves the core to the others (a library told to
+ * block, e.g. MPICH's ch4:ofi with an interrupt-driven netmod). A rank with
+ * a core of its own waits alike either way. */
+typedef enum { TS_MPI_WAIT_BUSY, TS_MPI_WAIT_BLOCKING } TsMpiWait;
+/* "busy" or "blocking"; FALSE if neither. */
+gboolean ts_mpi_wait_parse (const char *text, TsMpiWait *wait);
+const char *ts_mpi_wait_name (TsMpiWait wait);
+
 /* A rank's predicted time, of three kinds that add up to its runtime (from
  * the common start to its end). */
 typedef struct {
@@ -97,6 +108,7 @@ typedef struct {
   TsBinomialTree binomial_tree;
   TsResidual residual;
   TsMpiProgress mpi_progress;
+  TsMpiWait mpi_wait;
   guint64 seed;                /* of TS_RESIDUAL_NOISE's draws */
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;

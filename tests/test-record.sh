@@ -27,9 +27,12 @@ grep -q "^sum " "$work/out" || fail "the program's output is missing: $(cat "$wo
 [ -f "$work/trace/traces.otf2" ] || fail "no archive: $(cat "$work/err")"
 
 "$builddir/tracesim" info "$work/trace/traces.otf2" > "$work/info" || fail "tracesim info failed"
-# Both ranks ran on this machine: one node, named as MPI names the host.
-grep -q "^nodes:      1 ($(hostname): 2 ranks)" "$work/info" \
-  || fail "the ranks' node is not recorded: $(grep '^nodes' "$work/info")"
+# Both ranks ran on this machine: one node, named as MPI names the host,
+# with the CPUs this machine has online (getconf, as the recorder's sysconf).
+cores=$(getconf _NPROCESSORS_ONLN)
+[ "$cores" = 1 ] && plural="" || plural=s
+grep -q "^nodes:      1 ($(hostname): 2 ranks on $cores core$plural)" "$work/info" \
+  || fail "the ranks' node and its cores are not recorded: $(grep '^nodes' "$work/info")"
 # Every MPI call with a message has it recorded: nothing inferred or missing.
 grep -Eq "inferred +0 calls" "$work/info" || fail "inferred calls: $(cat "$work/info")"
 grep -Eq "missing +0 calls" "$work/info" || fail "missing calls: $(cat "$work/info")"

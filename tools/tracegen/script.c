@@ -91,13 +91,21 @@ parse_time (TsParser *p, const char *word, double *out, GError **error)
   return TRUE;
 }
 
-/* "node NAME RANK..." : those ranks ran on host NAME (recorded as Score-P
- * records it). */
+/* "node NAME RANK... [cores=N]" : those ranks ran on host NAME (recorded
+ * as Score-P records it), which had N cores (as tracesim-record says). */
 static gboolean
 directive_node (TsParser *p, char **w, guint n, GError **error)
 {
+  if (n > 3 && g_str_has_prefix (w[n - 1], "cores="))
+    {
+      guint64 cores;
+      if (!g_ascii_string_to_unsigned (w[n - 1] + 6, 10, 1, G_MAXUINT32, &cores, NULL))
+        return fail (p, error, "node %s: '%s' is not a count of cores", w[1], w[n - 1]);
+      ts_archive_writer_set_node_cores (p->w, w[1], (guint) cores);
+      n--;
+    }
   if (n < 3)
-    return fail (p, error, "expected 'node NAME RANK...'");
+    return fail (p, error, "expected 'node NAME RANK... [cores=N]'");
   for (guint i = 2; i < n; i++)
     {
       guint64 rank;

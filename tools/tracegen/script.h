@@ -6,8 +6,9 @@
  *
  *   ranks 2                   first line: the number of ranks (world communicator)
  *   comm row 0 1              communicator "row" of world ranks 0 1; ids 1, 2, ...
- *   node vm-a 0 1             ranks 0 1 ran on host "vm-a" (a system tree node of
- *                             class "node", as Score-P writes; all ranks or none)
+ *   node vm-a 0 1 [cores=2]   ranks 0 1 ran on host "vm-a" (a system tree node of
+ *                             class "node", as Score-P writes; all ranks or none),
+ *                             which had 2 cores (as tracesim-record writes it)
  *                             in order of definition, "world" is id 0
  *   metric waiting s          metric "waiting" with unit "s" (unit optional)
  *   creator Score-P 8.0       the tracer imitated: collective bytes count as it
