@@ -80,7 +80,7 @@ residual_options (const RunArgs *a, TsRunOptions *o, GError **error)
   if (a->mpi_wait && !ts_mpi_wait_parse (a->mpi_wait, &o->mpi_wait))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--mpi-wait '%.40s': expected busy or blocking", a->mpi_wait);
+                   "--mpi-wait '%.40s': expected recorded, busy or blocking", a->mpi_wait);
       return FALSE;
     }
   return TRUE;
@@ -251,9 +251,9 @@ ts_cmd_run (int argc, char **argv)
       "receiver is inside an MPI call: Open MPI's and MPICH's default without a progress "
       "thread; default), async (as soon as both sides posted: a progress thread)", "MODE" },
     { "mpi-wait", 0, 0, G_OPTION_ARG_STRING, &a.mpi_wait,
-      "how a rank waits in an MPI call on a core it shares with other ranks: busy (it "
-      "polls and takes its share of the core: Open MPI's and MPICH's default) or blocking "
-      "(it leaves the core to the others)", "MODE" },
+      "how a rank waits in an MPI call on a core it shares with other ranks: recorded (it "
+      "takes the share of a core the trace's MPI calls took, from their CPU time; default), "
+      "busy (a full share: a polling library) or blocking (none)", "MODE" },
     { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a.cpu_time,
       "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
       "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core",

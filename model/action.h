@@ -92,6 +92,8 @@ typedef struct {
     guint64 req;      /* request id (trace-local, unique per outstanding request) */
     double end;       /* COLLECTIVE: time of its MPI_COLLECTIVE_END record, seconds,
                        * clock-aligned (Scalasca's completion patterns end there) */
+    double cpu;       /* LEAVE: the MPI call's CPU seconds where the trace's CPU
+                       * time gives them (TS_COMPUTE_CPU), else NaN */
   };
   double time;      /* original time of the action, seconds, clock-aligned */
   double seconds;   /* COMPUTE: duration; MPI actions: CPU overhead to charge */

@@ -381,6 +381,7 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
       s->call_first_seq = G_MAXUINT64;
       s->call_bytes = 0;
       s->call_completed = FALSE;
+      s->call_cpu_enter = s->cpu_known && s->cpu_time == now ? s->cpu_value : NAN;
     }
   else if (kind == TS_CALL_USER && s->call == NO_REGION)
     s->user_region = region;
@@ -426,21 +427,23 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
     return OTF2_CALLBACK_SUCCESS;
 
   ts_decode_account_gap (s, now);
-  double call_seconds = 0;
+  double call_seconds = 0, call_cpu = NAN;
   if (s->call != NO_REGION && depth - 1 <= s->call_depth)
     {
       end_call (s, now);
       if (s->call_first_seq != G_MAXUINT64)
         call_seconds = now - s->call_enter;
+      if (s->cpu_known && s->cpu_time == now) /* read just before this LEAVE; NaN: unknown */
+        call_cpu = MAX (0, s->cpu_value - s->call_cpu_enter);
     }
   g_array_set_size (s->stack, depth - 1);
   refresh_user_region (s);
   TsAction *a = push (s, TS_ACTION_LEAVE, now);
   a->region = region;
-  /* The LEAVE of an MPI call that replays actions carries the call's
-   * recorded duration: the replay charges what waiting and transfer do not
-   * explain (sim/actions.c, charge_call_cost). */
+  /* An MPI call's LEAVE carries its recorded duration, where it replays
+   * actions (charged beyond waiting and transfer: charge_call_cost), and its CPU time. */
   a->seconds = call_seconds;
+  a->cpu = call_cpu;
   if (now > s->last_time)
     s->last_time = now;
   return OTF2_CALLBACK_SUCCESS;

@@ -64,6 +64,7 @@ struct TsRankDecoder {
   guint64 call_first_seq;   /* first action the call emitted, or G_MAXUINT64 */
   guint64 call_bytes;
   gboolean call_completed;  /* a completion without a message (a cancel) was seen inside */
+  double call_cpu_enter;    /* the CPU time read at its ENTER (decode-cpu.c), or NaN */
 
   GHashTable *requests;     /* req -> Request* */
   /* req -> PartitionedRequest*, from its INIT on; made at the rank's first

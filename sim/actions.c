@@ -220,6 +220,11 @@ do_marker (TsProgress *x)
             charge_call_cost (rk, a);
           if (rk->coll_end_pending)
             write_collective_end (rk);
+          if (!isnan (a->cpu) && a->time > rk->call_enter)
+            {
+              rk->calls_cpu += MIN (a->cpu, a->time - rk->call_enter);
+              rk->calls_wall += a->time - rk->call_enter;
+            }
           rk->in_call = FALSE;
         }
     }

@@ -343,10 +343,17 @@ static void
 poll (Maestro *m, TsProgress *x)
 {
   TsRank *rk = x->rk;
-  if (!x->own || rk->exclusive_cpu || m->sim->options->mpi_wait != TS_MPI_WAIT_BUSY
-      || m->polls[rk->rank])
+  TsMpiWait mode = m->sim->options->mpi_wait;
+  if (!x->own || rk->exclusive_cpu || mode == TS_MPI_WAIT_BLOCKING || m->polls[rk->rank])
     return;
-  m->polls[rk->rank] = m->ops->poll (m->e, rk->host);
+  /* RECORDED: the share of a core its calls took so far (a full one until
+   * the trace tells); none is no poll at all. */
+  double share = mode == TS_MPI_WAIT_RECORDED && rk->calls_wall > 0
+                   ? rk->calls_cpu / rk->calls_wall : 1;
+  if (!(share > 0))
+    return;
+  double bound = share < 1 ? share * rk->speed : 0;
+  m->polls[rk->rank] = m->ops->poll (m->e, rk->host, bound);
   m->n_polls += m->polls[rk->rank] != NULL;
 }
 

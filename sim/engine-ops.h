@@ -43,8 +43,9 @@ typedef struct TsEngineOps {
   /* @flops executed on @host. */
   void (*exec) (TsEngine *e, sg_host_t host, double flops, gpointer cookie);
   /* A rank polling on @host, from now until unpoll(): an execution that
-   * takes its share of a core and never ends by itself (no callback). */
-  gpointer (*poll) (TsEngine *e, sg_host_t host);
+   * takes its share of a core, at most @bound flop/s (0: no bound), and
+   * never ends by itself (no callback). */
+  gpointer (*poll) (TsEngine *e, sg_host_t host, double bound);
   void (*unpoll) (TsEngine *e, gpointer poll);
   /* @bytes from @src to @dst, starting now. */
   void (*transfer) (TsEngine *e, sg_host_t src, sg_host_t dst, double bytes, gpointer cookie);

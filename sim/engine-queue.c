@@ -149,7 +149,7 @@ exec (TsEngine *e, sg_host_t host, double flops, gpointer cookie)
 
 /* The queue has no cores to share: a poll takes nothing. */
 static gpointer
-poll (TsEngine *e, sg_host_t host)
+poll (TsEngine *e, sg_host_t host, double bound)
 {
   return e;
 }

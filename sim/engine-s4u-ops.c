@@ -38,9 +38,9 @@ exec (TsEngine *e, sg_host_t host, double flops, gpointer cookie)
 }
 
 static gpointer
-poll (TsEngine *e, sg_host_t host)
+poll (TsEngine *e, sg_host_t host, double bound)
 {
-  return ts_s4u_poll ((TsS4u *) e, host);
+  return ts_s4u_poll ((TsS4u *) e, host, bound);
 }
 
 static void

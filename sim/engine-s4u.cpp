@@ -315,14 +315,16 @@ void ts_s4u_exec(TsS4u* e, sg_host_t host, double flops, gpointer cookie)
  * finite, which SimGrid's solver needs. */
 constexpr double POLL_FLOPS = 1e18;
 
-gpointer ts_s4u_poll(TsS4u* e, sg_host_t host)
+gpointer ts_s4u_poll(TsS4u* e, sg_host_t host, double bound)
 {
   if (e->failed || host == nullptr)
     return nullptr;
   auto* poll = new sg4::ExecPtr();
-  guarded(e, [host, poll] {
+  guarded(e, [host, poll, bound] {
     *poll = sg4::Exec::init();
     (*poll)->set_host(host)->set_flops_amount(POLL_FLOPS);
+    if (bound > 0)
+      (*poll)->set_bound(bound);
     (*poll)->start();
   });
   return poll;

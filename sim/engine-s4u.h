@@ -53,9 +53,10 @@ void ts_s4u_burst (TsS4u *engine, double seconds, gpointer cookie);
 /* @flops executed on @host, sharing its cores with its other executions. */
 void ts_s4u_exec (TsS4u *engine, sg_host_t host, double flops, gpointer cookie);
 /* An execution on @host that never ends by itself and is never reported: a
- * rank polling, which takes its share of the host's cores until
+ * rank polling, which takes its share of the host's cores (at most @bound
+ * flop/s; 0: unbounded) until
  * ts_s4u_unpoll() cancels it. NULL once the engine failed. */
-gpointer ts_s4u_poll (TsS4u *engine, sg_host_t host);
+gpointer ts_s4u_poll (TsS4u *engine, sg_host_t host, double bound);
 void ts_s4u_unpoll (TsS4u *engine, gpointer poll);
 /* @bytes from @src to @dst over the platform's route, starting now. */
 void ts_s4u_transfer (TsS4u *engine, sg_host_t src, sg_host_t dst, double bytes, gpointer cookie);

@@ -107,6 +107,10 @@ typedef struct {
   /* The MPI call being replayed, to charge what its trace shows beyond
    * waiting and transfer (see charge_call_cost in actions.c). */
   gboolean in_call;
+  /* The CPU time and wall time of its MPI calls so far, where the trace
+   * gives their CPU time: the share of a core a wait takes
+   * (TS_MPI_WAIT_RECORDED). */
+  double calls_cpu, calls_wall;
   double call_enter;         /* original (aligned) entry time of the call */
   double causal;             /* latest original entry time this call depended on */
   guint8 call_class;         /* size class of the call's message */

@@ -52,7 +52,7 @@ ts_mpi_progress_name (TsMpiProgress progress)
   return mpi_progress_names[progress];
 }
 
-static const char *const mpi_wait_names[] = { "busy", "blocking" };
+static const char *const mpi_wait_names[] = { "recorded", "busy", "blocking" };
 
 gboolean
 ts_mpi_wait_parse (const char *text, TsMpiWait *wait)

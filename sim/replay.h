@@ -63,12 +63,16 @@ const char *ts_mpi_progress_name (TsMpiProgress progress);
 
 /* How a rank waits inside an MPI call, where it shares its core with other
  * ranks (more ranks than cores on its host). BUSY: it polls, and takes its
- * share of the core while it waits (Open MPI's and MPICH's default);
- * BLOCKING: it sleeps and leaves the core to the others (a library told to
- * block, e.g. MPICH's ch4:ofi with an interrupt-driven netmod). A rank with
- * a core of its own waits alike either way. */
-typedef enum { TS_MPI_WAIT_BUSY, TS_MPI_WAIT_BLOCKING } TsMpiWait;
-/* "busy" or "blocking"; FALSE if neither. */
+ * full share of the core while it waits (Open MPI's and MPICH's progress
+ * loop); BLOCKING: it sleeps and leaves the core to the others; RECORDED
+ * (the default): it takes at most the share of a core its MPI calls took
+ * in the recording so far (their CPU time over their wall time, with
+ * --cpu-time; a library that yields the core while it polls, as Open MPI
+ * does when it knows the node is oversubscribed, takes less than a full
+ * share), and a full share until the trace has told. A rank with a core of
+ * its own waits alike in every mode. */
+typedef enum { TS_MPI_WAIT_RECORDED, TS_MPI_WAIT_BUSY, TS_MPI_WAIT_BLOCKING } TsMpiWait;
+/* "recorded", "busy" or "blocking"; FALSE if none. */
 gboolean ts_mpi_wait_parse (const char *text, TsMpiWait *wait);
 const char *ts_mpi_wait_name (TsMpiWait wait);
 

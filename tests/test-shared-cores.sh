@@ -16,9 +16,16 @@
 # 1.0 s); then ranks 0, 1 and rank 2's polling share 2 cores, 2/3 each:
 # the 0.5 s of CPU time ranks 0 and 1 have left take 0.75 s, to t = 1.75.
 # Rank 2 receives the message at 1.75 (plus its transfer). A first message
-# of 8 bytes from rank 1 to rank 3 at t = 0 gives the calibration a receive
+# of 8 bytes from rank 3 to rank 2 at t = 0 gives the calibration a receive
 # that did not wait (1 us: the latency); it delays nothing by more than that
-# (tolerance 1e-5 s).
+# (tolerance 1e-5 s). Rank 2's receives took half a core: 0.5 us of CPU
+# time in the first (1 us), 0.375 s in the second (0.75 s).
+# Those rows are --mpi-wait busy (a full share). The default, recorded,
+# gives rank 2's polling the share its calls took before (0.5, from the
+# first receive): ranks 0 and 1 then get (2 - 0.5) / 2 = 0.75 of a core
+# each once ranks 2 and 3 are done:
+# - identity: 0.5 s left at 0.75 from t = 1.0: t = 1.6667;
+# - solve 2x: 0.75 s left at 0.75 from t = 0.5: t = 1.5.
 # What if "solve" were 2x faster (ranks 2 and 3: 0.25 s of CPU time):
 # - busy (default): 4 share until t = 0.5, when ranks 2 and 3 are done;
 #   ranks 0 and 1 have 1.0 - 0.25 = 0.75 s left at 2/3: 1.125 s, to
@@ -53,28 +60,28 @@ metric cpu_time s
 0 1.75 leave
 1 0 metric cpu_time 0
 1 0 enter main
-1 0 enter MPI_Send
-1 0 send 3 bytes=8
-1 0.000001 metric cpu_time 0
-1 0.000001 leave
-1 0.000001 enter physics
+1 0 enter physics
 1 1.75 metric cpu_time 1.0
 1 1.75 leave
 1 1.75 leave
 2 0 metric cpu_time 0
 2 0 enter main
-2 0 enter solve
-2 1.0 metric cpu_time 0.5
+2 0 enter MPI_Recv
+2 0.000001 recv 3 bytes=8
+2 0.000001 metric cpu_time 0.0000005
+2 0.000001 leave
+2 0.000001 enter solve
+2 1.0 metric cpu_time 0.5000005
 2 1.0 leave
 2 1.0 enter MPI_Recv
 2 1.750001 recv 0 bytes=8
-2 1.750001 metric cpu_time 0.875
+2 1.750001 metric cpu_time 0.8750005
 2 1.750001 leave
 2 1.750001 leave
 3 0 metric cpu_time 0
 3 0 enter main
-3 0 enter MPI_Recv
-3 0.000001 recv 1 bytes=8
+3 0 enter MPI_Send
+3 0 send 2 bytes=8
 3 0.000001 metric cpu_time 0
 3 0.000001 leave
 3 0.000001 enter solve
@@ -91,9 +98,11 @@ grep -q "vm: 4 ranks on 2 cores" "$work/info.txt" || fail "info does not give th
 grep -q "time-shared: more ranks than cores" "$work/info.txt" || fail "info does not say the run was time-shared"
 
 run() { out=$1; shift; "$tracesim" run "$trace" -o "$work/$out" -q --no-wait-states "$@" || fail "run $out"; }
-run identity --cpu-time
-run busy --cpu-time -H "$work/solve.hyp"
+run identity --cpu-time --mpi-wait busy
+run busy --cpu-time -H "$work/solve.hyp" --mpi-wait busy
 run blocking --cpu-time -H "$work/solve.hyp" --mpi-wait blocking
+run recorded-identity --cpu-time
+run recorded --cpu-time -H "$work/solve.hyp"
 run wall -H "$work/solve.hyp"
 
 [ "$(value "$work/identity/summary.json" 's["inputs"]["options"]["shared_cores"]')" = True ] \
@@ -105,6 +114,9 @@ for r in 0 1; do
   near "$(end_of "$work/busy" $r)" 1.625 1e-5 || fail "busy: rank $r ends at $(end_of "$work/busy" $r), not 1.625"
   near "$(end_of "$work/blocking" $r)" 1.25 1e-5 || fail "blocking: rank $r ends at $(end_of "$work/blocking" $r), not 1.25"
   near "$(end_of "$work/wall" $r)" 1.75 1e-5 || fail "wall: rank $r ends at $(end_of "$work/wall" $r), not 1.75"
+  near "$(end_of "$work/recorded-identity" $r)" 1.666667 1e-5 \
+    || fail "recorded identity: rank $r ends at $(end_of "$work/recorded-identity" $r), not 1.6667"
+  near "$(end_of "$work/recorded" $r)" 1.5 1e-5 || fail "recorded: rank $r ends at $(end_of "$work/recorded" $r), not 1.5"
 done
 near "$(end_of "$work/identity" 3)" 1.0 1e-5 || fail "identity: rank 3 ends at $(end_of "$work/identity" 3), not 1.0"
 near "$(end_of "$work/busy" 3)" 0.5 1e-5 || fail "busy: rank 3 ends at $(end_of "$work/busy" 3), not 0.5"
@@ -115,6 +127,6 @@ near "$(end_of "$work/blocking" 2)" 1.25 1e-5 || fail "blocking: rank 2 ends at 
 if "$tracesim" run "$trace" -o "$work/bad" -q --cpu-time --mpi-wait spin 2> "$work/bad.err"; then
   fail "--mpi-wait spin accepted"
 fi
-grep -q "mpi-wait 'spin': expected busy or blocking" "$work/bad.err" || fail "--mpi-wait spin: $(cat "$work/bad.err")"
+grep -q "mpi-wait 'spin': expected recorded, busy or blocking" "$work/bad.err" || fail "--mpi-wait spin: $(cat "$work/bad.err")"
 [ ! -e "$work/bad" ] || fail "a refused run wrote its output"
-echo "shared cores: identity $(ends "$work/identity"), solve 2x: busy $(ends "$work/busy"), blocking $(ends "$work/blocking"), wall $(ends "$work/wall")"
+echo "shared cores: identity $(ends "$work/identity"), solve 2x: busy $(ends "$work/busy"), blocking $(ends "$work/blocking"), recorded $(ends "$work/recorded"), wall $(ends "$work/wall")"
