@@ -118,6 +118,21 @@ typedef struct {
  * broadcasts and reductions show (clock_offset, sync_violations,
  * coll_repairs, clocks_drift, clocks_aligned, binomial_*). */
 void ts_calibration_read_collectives (const TsTrace *trace, TsCalibration *p, RankScan *scans);
+/* The fastest calls of one kind and size class (calibration.c's sums). */
+typedef struct {
+  double min;        /* shortest call of this kind and size class */
+  guint64 bytes;     /* its size */
+  guint64 count;
+} CallSample;
+/* No link moves a message faster (bytes/s, 100 GB/s): a call faster than
+ * its bytes at this rate moved no data. */
+#define TS_CALIBRATION_FASTEST_LINK 1e11
+/* The network fit (network-fit.c) of @moved (the fastest blocking receive
+ * or rendezvous send of each size class), the bandwidth factors from
+ * @samples' receives ([kind][size class]), and the fits within a node and
+ * between nodes (@placed: [2][size class]). */
+void ts_calibration_fit_network (TsCalibration *p, const CallSample *samples,
+                                 const CallSample *moved, const CallSample *placed);
 /* Fill @p->inferred: the envelope each unresolved receive took (envelopes.c). */
 gboolean ts_calibration_infer_envelopes (const TsTrace *trace, TsCalibration *p,
                                          GError **error);

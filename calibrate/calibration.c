@@ -4,6 +4,7 @@
 
 #include "calibrate/calibration.h"
 #include "calibrate/calibration-private.h"
+#include "calibrate/eager.h"
 #include "model/output_dir.h"
 
 #include <math.h>
@@ -15,11 +16,6 @@
 #define SPOOL_BLOCK_BYTES (16 * 1024)
 
 
-typedef struct {
-  double min;        /* shortest call of this kind and size class */
-  guint64 bytes;     /* its size */
-  guint64 count;
-} CallSample;
 
 
 /* A partitioned initialisation seen by the first pass. */
@@ -49,9 +45,12 @@ typedef struct {
   TsPhaseTable *phases;
   double *call_min;          /* as TsCalibration's */
   CallSample *samples;       /* [TsCallKind * TS_N_SIZE_CLASSES + size class] */
-  /* Blocking receives from a rank of the same node (0) or another (1), by
-   * size class, where the trace says which node each rank ran on. */
+  /* Blocking receives and rendezvous sends (sample_call) with a rank of the
+   * same node (0) or another (1), by size class, where the trace says which
+   * node each rank ran on. */
   CallSample *placed;        /* [2 * TS_N_SIZE_CLASSES] */
+  /* The same of all blocking receives and rendezvous sends: the network fit. */
+  CallSample *moved;         /* [TS_N_SIZE_CLASSES] */
   guint64 largest_blocking_send;
 } Sums;
 
@@ -69,6 +68,7 @@ sums_init (Sums *u, guint n_regions)
     u->call_min[i] = INFINITY;
   u->samples = g_new0 (CallSample, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
   u->placed = g_new0 (CallSample, 2 * TS_N_SIZE_CLASSES);
+  u->moved = g_new0 (CallSample, TS_N_SIZE_CLASSES);
   u->largest_blocking_send = 0;
 }
 
@@ -83,6 +83,7 @@ sums_clear (Sums *u)
   g_free (u->call_min);
   g_free (u->samples);
   g_free (u->placed);
+  g_free (u->moved);
 }
 
 /* @into[i] takes the faster of @into[i] and @from[i], and the counts add up. */
@@ -120,6 +121,7 @@ sums_merge (Sums *into, const Sums *from, guint n_regions)
     into->call_min[i] = MIN (into->call_min[i], from->call_min[i]);
   merge_samples (into->samples, from->samples, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
   merge_samples (into->placed, from->placed, 2 * TS_N_SIZE_CLASSES);
+  merge_samples (into->moved, from->moved, TS_N_SIZE_CLASSES);
   into->largest_blocking_send = MAX (into->largest_blocking_send, from->largest_blocking_send);
 }
 
@@ -182,7 +184,18 @@ sample_call (CallScan *c, double leave)
   *fastest = MIN (*fastest, duration);
   CallSample one = { duration, c->call_bytes, 1 };
   merge_samples (cs, &one, 1);
-  if (kind == TS_CALL_RECV && c->call_place >= 0)
+  /* What bounds a message's transfer from above: a blocking receive (the
+   * fastest did not wait), and a blocking send of a size every library
+   * sends by rendezvous (it ends once its data moved: the fastest is the
+   * one whose receiver was waiting). A reduction tree's receives all wait
+   * for the slower child; its sends show the transfer. A send faster than
+   * any link handed its message over (a library's larger eager limit). */
+  gboolean moved = kind == TS_CALL_RECV
+                   || (kind == TS_CALL_SEND && c->call_bytes >= TS_EAGER_DEFAULT_THRESHOLD
+                       && duration >= c->call_bytes / TS_CALIBRATION_FASTEST_LINK);
+  if (moved)
+    merge_samples (&c->sums->moved[cls], &one, 1);
+  if (moved && c->call_place >= 0)
     merge_samples (&c->sums->placed[c->call_place * TS_N_SIZE_CLASSES + cls], &one, 1);
   if (c->coll_comm < 0)
     return;
@@ -307,6 +320,9 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
           break;
         case TS_ACTION_SEND:
           sums->largest_blocking_send = MAX (sums->largest_blocking_send, a.bytes);
+          if (a.peer != TS_NO_RANK)
+            c.call_place = ts_trace_ranks_apart (trace, rank,
+                                                 ts_trace_comm_world_rank (trace, a.comm, rank, a.peer));
           c.call_bytes = MAX (c.call_bytes, a.bytes);
           break;
         case TS_ACTION_RECV:
@@ -332,106 +348,6 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
   g_array_unref (c.stack);
   g_array_unref (c.stack_regions);
   return error == NULL || *error == NULL;
-}
-
-/* Fit seconds = latency + bytes / bandwidth through the fastest of @recv,
- * blocking receives by size class: over many calls the fastest did not
- * wait. Fills @envelope (the time each class is taken to need); returns how
- * many classes were fitted (0: nothing, *latency and *bandwidth left 0). */
-static guint
-fit_line (const CallSample *recv, double *envelope, double *latency, double *bandwidth)
-{
-  /* The fastest receive of each size class, made monotone: a message is
-   * never slower to transfer than a larger one, so a class whose few calls
-   * all waited (an oversubscribed run) takes the next larger class's time
-   * instead of pulling the line up. */
-  double faster = INFINITY;
-  for (gint c = TS_N_SIZE_CLASSES - 1; c >= 0; c--)
-    {
-      if (recv[c].count > 0)
-        faster = MIN (faster, recv[c].min);
-      envelope[c] = faster;
-    }
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  guint n = 0;
-  double min_small = INFINITY;
-  for (guint c = 0; c < TS_N_SIZE_CLASSES; c++)
-    {
-      const CallSample *cs = &recv[c];
-      if (cs->count == 0)
-        continue;
-      double x = (double) cs->bytes, y = envelope[c];
-      g_debug ("network fit: size class %u: %" G_GUINT64_FORMAT " receives, fastest %g s "
-               "(%g bytes), envelope %g s", c, (guint64) cs->count, cs->min, x, y);
-      sx += x; sy += y; sxx += x * x; sxy += x * y;
-      n++;
-      min_small = MIN (min_small, y);
-    }
-  if (n == 0)
-    return 0;
-  double slope = 0, intercept = min_small;
-  double den = n * sxx - sx * sx;
-  if (n >= 2 && den > 0)
-    {
-      slope = (n * sxy - sx * sy) / den;
-      intercept = (sy - slope * sx) / n;
-    }
-  /* A message of any size takes at least the latency, and some message of
-   * every sampled size took no longer than its class's fastest receive: the
-   * latency is at most the smallest of those. Least squares can put the
-   * intercept far above it when a few mid-sized classes all waited (HPCC:
-   * 13.6 us against a fastest receive of 0.24 us), and the replay then adds
-   * that to every small message. */
-  *latency = intercept > 0 ? MIN (intercept, min_small) : MAX (min_small, 1e-9);
-  *bandwidth = slope > 1e-15 ? 1.0 / slope : 0;
-  return n;
-}
-
-/* The network fit of all blocking receives, its bandwidth factors, and
- * where the trace says where ranks ran, the fits within a node and
- * between nodes (@placed: [2][size class]). */
-static void
-fit_network (TsCalibration *p, const CallSample *samples, const CallSample *placed)
-{
-  for (guint k = 0; k < 2; k++)
-    {
-      TsNetworkFit *f = &p->placed_fit[k];
-      f->samples = fit_line (placed + k * TS_N_SIZE_CLASSES, p->placed_min[k], &f->latency,
-                             &f->bandwidth);
-    }
-  double envelope[TS_N_SIZE_CLASSES];
-  p->fit_samples = fit_line (samples + TS_CALL_RECV * TS_N_SIZE_CLASSES, envelope, &p->latency,
-                             &p->bandwidth);
-  if (p->fit_samples == 0)
-    return;
-  if (p->bandwidth <= 0)
-    return;
-  /* With both kinds of link fitted apart, the calibrated platform simulates
-   * each on its own line; factors learnt against the line of all receives
-   * would correct the wrong one. */
-  if (p->placed_fit[0].samples && p->placed_fit[1].samples)
-    return;
-  /* A class whose fastest receive beat the line moved its message faster
-   * than the fitted bandwidth, as MPI libraries do below their eager limit
-   * (MUMPS, Open MPI on one node: 39720 B in 9.4 us where the line, pulled
-   * by larger rendezvous messages, says 30 us). The replay deducts at most
-   * that fastest call as network time, so simulating the line's 30 us made
-   * each such receive 21 us longer than recorded. */
-  for (guint c = 0; c < TS_N_SIZE_CLASSES; c++)
-    {
-      const CallSample *cs = &samples[TS_CALL_RECV * TS_N_SIZE_CLASSES + c];
-      if (cs->count == 0 || cs->bytes == 0)
-        continue;
-      double on_line = cs->bytes / p->bandwidth;
-      double beyond_latency = envelope[c] - p->latency;
-      if (p->latency + on_line <= envelope[c])
-        continue;
-      p->bandwidth_factor[c] = beyond_latency > on_line / TS_CALIBRATION_MAX_BANDWIDTH_FACTOR
-                                 ? on_line / beyond_latency
-                                 : TS_CALIBRATION_MAX_BANDWIDTH_FACTOR;
-      g_debug ("network fit: size class %u moves %g times faster than the line", c,
-               p->bandwidth_factor[c]);
-    }
 }
 
 static void
@@ -747,7 +663,7 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
   rank_scans_free (scans, n);
   if (ok)
     {
-      fit_network (p, samples, sums.placed);
+      ts_calibration_fit_network (p, samples, sums.moved, sums.placed);
       fill_costs (p, samples);
       p->start = INFINITY;
       double end = -INFINITY;

@@ -119,6 +119,34 @@ static const char *two_sizes =
   "1 0.6 enter MPI_Recv\n1 0.601001 recv 0 bytes=1000000\n1 0.601001 leave MPI_Recv\n"
   "1 1 leave main\n";
 
+/* A reduction tree's receive waits for its slower child every time: rank 0
+ * enters MPI_Recv at 0.1 and 1.1, rank 1 sends 1,000,000 bytes (above every
+ * library's eager limit: rendezvous) at 0.5 and 1.5, each send taking
+ * 1001 us while rank 0 waits. The fastest receive (0.401001 s) waited; the
+ * fastest send moved the data: one size class, the latency is its 1001 us
+ * (bandwidth not measurable), not 0.4 s. */
+static const char *waiting_receives =
+  "ranks 2\n"
+  "0 0 enter main\n"
+  "0 0.1 enter MPI_Recv\n0 0.501001 recv 1 bytes=1000000\n0 0.501001 leave MPI_Recv\n"
+  "0 1.1 enter MPI_Recv\n0 1.501001 recv 1 bytes=1000000\n0 1.501001 leave MPI_Recv\n"
+  "0 2 leave main\n"
+  "1 0 enter main\n"
+  "1 0.5 enter MPI_Send\n1 0.5 send 0 bytes=1000000\n1 0.501001 leave MPI_Send\n"
+  "1 1.5 enter MPI_Send\n1 1.5 send 0 bytes=1000000\n1 1.501001 leave MPI_Send\n"
+  "1 2 leave main\n";
+
+static void
+test_network_fit_from_sends (void **state)
+{
+  Fixture f;
+  fixture_open (&f, waiting_receives);
+  TsNetworkFit fit = ts_calibration_network (f.cal);
+  assert_int_equal (fit.samples, 1);
+  assert_float_equal (fit.latency, 1.001e-3, 1e-12);
+  fixture_close (&f);
+}
+
 /* Ensure that the network is fitted through the fastest receive of each
  * size class: two classes, exactly on the line, give latency 1 us and
  * bandwidth 1e9 B/s; the 1000-byte class is on the line, so its bandwidth
@@ -273,6 +301,7 @@ main (void)
     cmocka_unit_test (test_clock_alignment),
     cmocka_unit_test (test_original_timing_and_regions),
     cmocka_unit_test (test_network_fit),
+    cmocka_unit_test (test_network_fit_from_sends),
     cmocka_unit_test (test_eager_from_early_sender),
     cmocka_unit_test (test_eager_from_waiting_senders),
     cmocka_unit_test (test_saved_round_trip),
