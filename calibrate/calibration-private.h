@@ -127,12 +127,12 @@ typedef struct {
 /* No link moves a message faster (bytes/s, 100 GB/s): a call faster than
  * its bytes at this rate moved no data. */
 #define TS_CALIBRATION_FASTEST_LINK 1e11
-/* The network fit (network-fit.c) of @moved (the fastest blocking receive
- * or rendezvous send of each size class), the bandwidth factors from
- * @samples' receives ([kind][size class]), and the fits within a node and
- * between nodes (@placed: [2][size class]). */
+/* The network fit (network-fit.c) of the fastest blocking receives
+ * (@samples: [kind][size class]), within a node and between nodes
+ * (@placed: [2][size class]), each class's refined by the fastest
+ * rendezvous send (@sends: [all, same node, another][size class]). */
 void ts_calibration_fit_network (TsCalibration *p, const CallSample *samples,
-                                 const CallSample *moved, const CallSample *placed);
+                                 const CallSample *sends, const CallSample *placed);
 /* Fill @p->inferred: the envelope each unresolved receive took (envelopes.c). */
 gboolean ts_calibration_infer_envelopes (const TsTrace *trace, TsCalibration *p,
                                          GError **error);

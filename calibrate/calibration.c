@@ -45,12 +45,12 @@ typedef struct {
   TsPhaseTable *phases;
   double *call_min;          /* as TsCalibration's */
   CallSample *samples;       /* [TsCallKind * TS_N_SIZE_CLASSES + size class] */
-  /* Blocking receives and rendezvous sends (sample_call) with a rank of the
-   * same node (0) or another (1), by size class, where the trace says which
-   * node each rank ran on. */
+  /* Blocking receives from a rank of the same node (0) or another (1), by
+   * size class, where the trace says which node each rank ran on. */
   CallSample *placed;        /* [2 * TS_N_SIZE_CLASSES] */
-  /* The same of all blocking receives and rendezvous sends: the network fit. */
-  CallSample *moved;         /* [TS_N_SIZE_CLASSES] */
+  /* Blocking sends of rendezvous sizes (sample_call): all, then to a rank
+   * of the same node, then of another. */
+  CallSample *rdv_sends;     /* [3 * TS_N_SIZE_CLASSES] */
   guint64 largest_blocking_send;
 } Sums;
 
@@ -68,7 +68,7 @@ sums_init (Sums *u, guint n_regions)
     u->call_min[i] = INFINITY;
   u->samples = g_new0 (CallSample, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
   u->placed = g_new0 (CallSample, 2 * TS_N_SIZE_CLASSES);
-  u->moved = g_new0 (CallSample, TS_N_SIZE_CLASSES);
+  u->rdv_sends = g_new0 (CallSample, 3 * TS_N_SIZE_CLASSES);
   u->largest_blocking_send = 0;
 }
 
@@ -83,7 +83,7 @@ sums_clear (Sums *u)
   g_free (u->call_min);
   g_free (u->samples);
   g_free (u->placed);
-  g_free (u->moved);
+  g_free (u->rdv_sends);
 }
 
 /* @into[i] takes the faster of @into[i] and @from[i], and the counts add up. */
@@ -121,7 +121,7 @@ sums_merge (Sums *into, const Sums *from, guint n_regions)
     into->call_min[i] = MIN (into->call_min[i], from->call_min[i]);
   merge_samples (into->samples, from->samples, TS_CALL_N_KINDS * TS_N_SIZE_CLASSES);
   merge_samples (into->placed, from->placed, 2 * TS_N_SIZE_CLASSES);
-  merge_samples (into->moved, from->moved, TS_N_SIZE_CLASSES);
+  merge_samples (into->rdv_sends, from->rdv_sends, 3 * TS_N_SIZE_CLASSES);
   into->largest_blocking_send = MAX (into->largest_blocking_send, from->largest_blocking_send);
 }
 
@@ -184,19 +184,18 @@ sample_call (CallScan *c, double leave)
   *fastest = MIN (*fastest, duration);
   CallSample one = { duration, c->call_bytes, 1 };
   merge_samples (cs, &one, 1);
-  /* What bounds a message's transfer from above: a blocking receive (the
-   * fastest did not wait), and a blocking send of a size every library
-   * sends by rendezvous (it ends once its data moved: the fastest is the
-   * one whose receiver was waiting). A reduction tree's receives all wait
-   * for the slower child; its sends show the transfer. A send faster than
-   * any link handed its message over (a library's larger eager limit). */
-  gboolean moved = kind == TS_CALL_RECV
-                   || (kind == TS_CALL_SEND && c->call_bytes >= TS_EAGER_DEFAULT_THRESHOLD
-                       && duration >= c->call_bytes / TS_CALIBRATION_FASTEST_LINK);
-  if (moved)
-    merge_samples (&c->sums->moved[cls], &one, 1);
-  if (moved && c->call_place >= 0)
+  if (kind == TS_CALL_RECV && c->call_place >= 0)
     merge_samples (&c->sums->placed[c->call_place * TS_N_SIZE_CLASSES + cls], &one, 1);
+  /* A blocking send of a size every library sends by rendezvous ends once
+   * its data moved (one faster than any link handed it over: a larger
+   * eager limit): ts_calibration_fit_network weighs it against receives. */
+  if (kind == TS_CALL_SEND && c->call_bytes >= TS_EAGER_DEFAULT_THRESHOLD
+      && duration >= c->call_bytes / TS_CALIBRATION_FASTEST_LINK)
+    {
+      merge_samples (&c->sums->rdv_sends[cls], &one, 1);
+      if (c->call_place >= 0)
+        merge_samples (&c->sums->rdv_sends[(1 + c->call_place) * TS_N_SIZE_CLASSES + cls], &one, 1);
+    }
   if (c->coll_comm < 0)
     return;
   /* Samples from one communicator that spans every rank (the first such one
@@ -663,7 +662,7 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
   rank_scans_free (scans, n);
   if (ok)
     {
-      ts_calibration_fit_network (p, samples, sums.moved, sums.placed);
+      ts_calibration_fit_network (p, samples, sums.rdv_sends, sums.placed);
       fill_costs (p, samples);
       p->start = INFINITY;
       double end = -INFINITY;

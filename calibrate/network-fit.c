@@ -60,22 +60,37 @@ fit_line (const CallSample *recv, double *envelope, double *latency, double *ban
   return n;
 }
 
-/* The network fit of @moved (the fastest blocking receive or rendezvous
- * send of each size class), its bandwidth factors from @samples' receives,
- * and where the trace says where ranks ran, the fits within a node and
- * between nodes (@placed: [2][size class]). */
+/* @recv's classes, each refined by @sends' fastest: a class's receives may
+ * all have waited (a reduction tree's parent always waits for its slower
+ * child), and a rendezvous send whose receiver waited shows the transfer.
+ * A class of sends alone is not taken: every one of them may have waited
+ * for its receiver (a pipeline's busy consumer). */
+static void
+refine (const CallSample *recv, const CallSample *sends, CallSample *out)
+{
+  for (guint c = 0; c < TS_N_SIZE_CLASSES; c++)
+    {
+      out[c] = recv[c];
+      if (recv[c].count > 0 && sends[c].count > 0 && sends[c].min < recv[c].min)
+        out[c].min = sends[c].min, out[c].bytes = sends[c].bytes;
+    }
+}
+
 void
-ts_calibration_fit_network (TsCalibration *p, const CallSample *samples, const CallSample *moved,
+ts_calibration_fit_network (TsCalibration *p, const CallSample *samples, const CallSample *sends,
                             const CallSample *placed)
 {
   for (guint k = 0; k < 2; k++)
     {
       TsNetworkFit *f = &p->placed_fit[k];
-      f->samples = fit_line (placed + k * TS_N_SIZE_CLASSES, p->placed_min[k], &f->latency,
-                             &f->bandwidth);
+      CallSample fastest[TS_N_SIZE_CLASSES];
+      refine (placed + k * TS_N_SIZE_CLASSES, sends + (1 + k) * TS_N_SIZE_CLASSES, fastest);
+      f->samples = fit_line (fastest, p->placed_min[k], &f->latency, &f->bandwidth);
     }
   double envelope[TS_N_SIZE_CLASSES];
-  p->fit_samples = fit_line (moved, envelope, &p->latency, &p->bandwidth);
+  CallSample fastest[TS_N_SIZE_CLASSES];
+  refine (samples + TS_CALL_RECV * TS_N_SIZE_CLASSES, sends, fastest);
+  p->fit_samples = fit_line (fastest, envelope, &p->latency, &p->bandwidth);
   if (p->fit_samples == 0)
     return;
   if (p->bandwidth <= 0)
