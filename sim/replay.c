@@ -32,18 +32,40 @@ ts_replay_options_init (TsReplayOptions *o)
   o->trace_speed = 1e9;
 }
 
-static const char *const mpi_progress_names[] = { "in-calls", "async" };
+/* The replay's modes by name (TsResidual, TsMpiProgress, TsMpiWait), in
+ * their enums' order. */
+static const char *const residual_names[] = { "pinned", "noise", "none", NULL };
+static const char *const mpi_progress_names[] = { "in-calls", "async", NULL };
+static const char *const mpi_wait_names[] = { "recorded", "busy", "blocking", NULL };
+
+/* Index of @text in @names into *@index; FALSE if it is not there. */
+static gboolean
+mode_parse (const char *const *names, const char *text, int *index)
+{
+  for (int i = 0; names[i]; i++)
+    if (g_str_equal (text, names[i]))
+      return (*index = i), TRUE;
+  return FALSE;
+}
+
+gboolean
+ts_residual_parse (const char *text, TsResidual *residual)
+{
+  int i;
+  return mode_parse (residual_names, text, &i) && ((*residual = (TsResidual) i), TRUE);
+}
+
+const char *
+ts_residual_name (TsResidual residual)
+{
+  return residual_names[residual];
+}
 
 gboolean
 ts_mpi_progress_parse (const char *text, TsMpiProgress *progress)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (mpi_progress_names); i++)
-    if (g_str_equal (text, mpi_progress_names[i]))
-      {
-        *progress = (TsMpiProgress) i;
-        return TRUE;
-      }
-  return FALSE;
+  int i;
+  return mode_parse (mpi_progress_names, text, &i) && ((*progress = (TsMpiProgress) i), TRUE);
 }
 
 const char *
@@ -52,18 +74,11 @@ ts_mpi_progress_name (TsMpiProgress progress)
   return mpi_progress_names[progress];
 }
 
-static const char *const mpi_wait_names[] = { "recorded", "busy", "blocking" };
-
 gboolean
 ts_mpi_wait_parse (const char *text, TsMpiWait *wait)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (mpi_wait_names); i++)
-    if (g_str_equal (text, mpi_wait_names[i]))
-      {
-        *wait = (TsMpiWait) i;
-        return TRUE;
-      }
-  return FALSE;
+  int i;
+  return mode_parse (mpi_wait_names, text, &i) && ((*wait = (TsMpiWait) i), TRUE);
 }
 
 const char *

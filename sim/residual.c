@@ -30,26 +30,6 @@
  * slices of a descheduled rank (ms) and Linux's noise detours (tens of us). */
 #define TS_NOISE_DETOUR 10e-6
 
-static const char *const residual_names[] = { "pinned", "noise", "none" };
-
-gboolean
-ts_residual_parse (const char *text, TsResidual *residual)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (residual_names); i++)
-    if (g_str_equal (text, residual_names[i]))
-      {
-        *residual = (TsResidual) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
-const char *
-ts_residual_name (TsResidual residual)
-{
-  return residual_names[residual];
-}
-
 /* SplitMix64's mixer (Steele, Lea, Flood 2014). Its generator is the mix
  * of a counter stepped by the golden gamma: here the counter is the rank's
  * draws, started at a point set by the seed and the rank. */
