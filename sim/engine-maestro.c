@@ -65,8 +65,8 @@ typedef struct {
   /* Per rank, the receives of rendezvous pairs waiting for it to enter an
    * MPI call (COMM_MATCHED), in match order. */
   GQueue *deferred;
-  /* Per rank, its poll while it waits on a shared core (TS_MPI_WAIT_BUSY);
-   * NULL when it does not poll. */
+  /* Per rank, its poll while it waits on a shared core (TsMpiWait); NULL
+   * when it does not poll. */
   gpointer *polls;
   guint n_polls;
   /* Activities started and not completed yet (bursts, executions,
@@ -337,8 +337,8 @@ ended (Maestro *m, TsProgress *x)
     g_queue_push_tail (&m->ready, g_steal_pointer (&job->joiner));
 }
 
-/* @x's rank waits inside a call: on a core it shares, a busy-polling
- * library keeps taking its share (TS_MPI_WAIT_BUSY). */
+/* @x's rank waits inside a call: on a core it shares, its library keeps
+ * polling, and takes a share of the core as --mpi-wait says (TsMpiWait). */
 static void
 poll (Maestro *m, TsProgress *x)
 {
