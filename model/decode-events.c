@@ -574,11 +574,7 @@ in_status_array_call (TsRankDecoder *s)
    * that would prepare it). */
   if (s->call == NO_REGION || s->source->statuses_trusted)
     return FALSE;
-  TsCallKind kind = ts_trace_region_call (s->source->trace, s->call);
-  const char *name = ts_trace_region_name (s->source->trace, s->call);
-  return kind == TS_CALL_WAITANY || kind == TS_CALL_WAITSOME
-         || (kind == TS_CALL_TEST && !g_str_equal (name, "MPI_Test")
-             && !g_str_equal (name, "MPI_Testall"));
+  return ts_trace_region_completes_one_of (s->source->trace, s->call);
 }
 
 static OTF2_CallbackCode

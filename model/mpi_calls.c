@@ -2,7 +2,7 @@
  * region names map onto them, whichever binding recorded them. */
 #include <config.h>
 
-#include "model/trace.h"
+#include "model/trace-private.h"
 
 #include <string.h>
 
@@ -51,4 +51,22 @@ ts_mpi_call_kind (const char *normalised_name)
     if (strcmp (mpi_call_table[i].name, normalised_name) == 0)
       return mpi_call_table[i].kind;
   return g_str_has_prefix (normalised_name, "MPI_") ? TS_CALL_LOCAL : TS_CALL_USER;
+}
+
+gboolean
+ts_mpi_call_completes_one_of (const char *normalised_name)
+{
+  static const char *const names[] = { "MPI_Waitany", "MPI_Waitsome", "MPI_Testany",
+                                       "MPI_Testsome" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (names[i], normalised_name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+ts_trace_region_completes_one_of (const TsTrace *t, guint region)
+{
+  g_return_val_if_fail (region < t->regions->len, FALSE);
+  return ((TsRegion *) t->regions->pdata[region])->one_of;
 }

@@ -10,6 +10,7 @@ typedef struct {
   char *name;          /* as normalised and demangled */
   char *canonical;     /* as the trace wrote it, where that differs; else NULL */
   TsCallKind call;
+  gboolean one_of; /* completes one or some of several requests */
 } TsRegion;
 
 typedef struct {

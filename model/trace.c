@@ -452,6 +452,7 @@ resolve_regions (DefState *st)
           region->name = g_strdup (name);
           region->canonical = g_strcmp0 (name, written) != 0 ? g_strdup (written) : NULL;
           region->call = ts_mpi_call_kind (name);
+          region->one_of = ts_mpi_call_completes_one_of (name);
           if (region->call == TS_CALL_USER && rr->paradigm == OTF2_PARADIGM_MPI)
             region->call = TS_CALL_LOCAL;
           g_ptr_array_add (t->regions, region);

@@ -100,6 +100,10 @@ const char *ts_trace_region_name (const TsTrace *trace, guint region);
  * demangle alike; else ts_trace_region_name(). Owned by the trace. */
 const char *ts_trace_region_canonical_name (const TsTrace *trace, guint region);
 TsCallKind ts_trace_region_call (const TsTrace *trace, guint region);
+/* Whether @region is an MPI call that completes one or some of several
+ * requests (MPI_Waitany, MPI_Waitsome, MPI_Testany, MPI_Testsome): which
+ * ones depends on which finished first. */
+gboolean ts_trace_region_completes_one_of (const TsTrace *trace, guint region);
 /* The name of a compute burst's phase (ts_action_phase): the MPI call that
  * ends it, "@" and the function that made the call where the trace knows
  * it ("MPI_Allreduce@Verlet::run", else "MPI_Allreduce"); "(end)" for a
@@ -150,6 +154,7 @@ char *ts_mpi_name_normalise (const char *name);
  * C++ runtime can read; NULL otherwise. Caller frees with g_free. */
 char *ts_name_demangle (const char *name);
 TsCallKind ts_mpi_call_kind (const char *normalised_name);
+gboolean ts_mpi_call_completes_one_of (const char *normalised_name);
 const char *ts_call_kind_name (TsCallKind kind);
 
 G_END_DECLS

@@ -581,7 +581,7 @@ do_wait (TsProgress *x)
         x->request = g_hash_table_lookup (rk->requests, &id);
       }
       if (x->request && x->request->comm && !x->request->helper
-          && ts_trace_region_call (rk->sim->trace, a->call) == TS_CALL_WAITANY
+          && ts_trace_region_completes_one_of (rk->sim->trace, a->call)
           && ts_waitany_candidates (x) > 1)
         {
           TS_AT (x->pc, WAIT_ANY_FLUSH);

@@ -31,7 +31,8 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "halo-cyclic", "uplink-fat-tree", "uplink-flat",
                                          "pingpong-factors", "pingpong-factors-faster",
                                          "noise-gone", "residual-balance",
-                                         "residual-balance-pinned", "waitany-first", "rendezvous-in-calls",
+                                         "residual-balance-pinned", "waitany-first", "waitsome-first",
+                                         "testany-first", "rendezvous-in-calls",
                                          "rendezvous-in-calls-faster",
                                          "rendezvous-async-faster", NULL };
 
