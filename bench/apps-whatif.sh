@@ -32,7 +32,10 @@
 # ranks spin, and an oversubscribed run then measures that spinning),
 # WORK (default a new directory under /dev/shm; kept, with every trace),
 # PREDICT_OPTIONS (more options of every prediction's tracesim run, e.g.
-# "--residual none": doc/architecture.md, "Three kinds of time").
+# "--residual none": doc/architecture.md, "Three kinds of time"),
+# REPREDICT=1 (record and run nothing: predict again, with this build and
+# PREDICT_OPTIONS, from the traces a previous run kept in WORK, against the
+# real runs it measured).
 # Run it on a quiet machine: the script measures the machine it runs on.
 set -eu
 BUILD=$(cd "${BUILD:-.}" && pwd)
@@ -46,6 +49,8 @@ if [ -z "${MPIEXEC:-}" ]; then
   MPIEXEC=$(configured MPIEXEC_OPENMPI)
   [ -n "$MPIEXEC" ] && [ -x "$BUILD/bench/apps/whatif-openmpi" ] || MPIEXEC=$(configured MPIEXEC)
 fi
+REPREDICT=${REPREDICT:-}
+[ -z "$REPREDICT" ] || [ -n "${WORK:-}" ] || { echo "apps-whatif: REPREDICT needs the WORK of a previous run" >&2; exit 1; }
 WORK=${WORK:-$(mktemp -d /dev/shm/tracesim-apps-whatif.XXXXXX)}
 mkdir -p "$WORK"
 H=$SRC/bench/apps
@@ -112,18 +117,28 @@ hyp() {
 }
 
 start=$(date +%s)
+if [ -n "$REPREDICT" ]; then
+  for p in $PATTERNS; do
+    for np in $NPS; do
+      [ -f "$WORK/$p-$np/trace-$RUNS/traces.otf2" ] || die "REPREDICT: no $WORK/$p-$np/trace-$RUNS"
+      rm -f "$WORK/$p-$np"/pred-*
+    done
+  done
+fi
 r=1
 while [ "$r" -le "$RUNS" ]; do
   for p in $PATTERNS; do
     for np in $NPS; do
       d=$WORK/$p-$np
-      mkdir -p "$d"
-      rm -rf "$d/trace-$r"
-      run "$np" "$d/real-recorded" -o "$d/trace-$r" --cpu-time -- "$p" 1 0 "$ITERATIONS"
-      run "$np" "$d/real-base" -- "$p" 1 0 "$ITERATIONS"
-      run "$np" "$d/real-fast" -- "$p" 0.5 0 "$ITERATIONS"
-      run "$np" "$d/real-balanced" -- "$p" 1 1 "$ITERATIONS"
-      run "$np" "$d/real-both" -- "$p" 0.5 1 "$ITERATIONS"
+      if [ -z "$REPREDICT" ]; then
+        mkdir -p "$d"
+        rm -rf "$d/trace-$r"
+        run "$np" "$d/real-recorded" -o "$d/trace-$r" --cpu-time -- "$p" 1 0 "$ITERATIONS"
+        run "$np" "$d/real-base" -- "$p" 1 0 "$ITERATIONS"
+        run "$np" "$d/real-fast" -- "$p" 0.5 0 "$ITERATIONS"
+        run "$np" "$d/real-balanced" -- "$p" 1 1 "$ITERATIONS"
+        run "$np" "$d/real-both" -- "$p" 0.5 1 "$ITERATIONS"
+      fi
       for v in base fast balanced both; do
         # shellcheck disable=SC2046
         predict "$d/trace-$r/traces.otf2" "$d/pred-$v-wall" $(hyp $v)

@@ -79,7 +79,7 @@ ts_cmd_info (int argc, char **argv)
     {
       ts_report_info (stdout, trace, calibration, !no_replay);
       if (!no_replay)
-        ts_report_info_replay (stdout, replay, replay_error);
+        ts_report_info_replay (stdout, trace, replay, replay_error);
       return 0;
     }
   g_autoptr (JsonNode) root = ts_info_to_json (trace, calibration);

@@ -60,7 +60,7 @@ residual_options (const RunArgs *a, TsRunOptions *o, GError **error)
   if (a->residual && !ts_residual_parse (a->residual, &o->residual))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--residual '%.40s': expected pinned, noise or none", a->residual);
+                   "--residual '%.40s': expected pinned, noise, none or scaled", a->residual);
       return FALSE;
     }
   if (a->seed < 0)
@@ -241,8 +241,10 @@ ts_cmd_run (int argc, char **argv)
       "with host speed profiles)", NULL },
     { "residual", 0, 0, G_OPTION_ARG_STRING, &a.residual,
       "what the time an MPI call spent beyond its cost, its waiting and its transfer (a "
-      "descheduled rank, noise) does: pinned (charged where the trace had it; default), "
-      "noise (drawn from the rank's own detours, seeded), none (the run without noise)",
+      "descheduled rank, noise) does: pinned (charged where the trace had it), scaled "
+      "(follows each rank's work), noise (drawn from the rank's own detours, seeded), none "
+      "(the run without noise). Default: pinned; scaled in a what-if of a trace whose ranks "
+      "had cores of their own; none where --cpu-time simulates shared cores",
       "MODE" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &a.seed,
       "seed of --residual noise's draws (default 0): the same seed, the same noise", "N" },

@@ -312,10 +312,29 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolea
   top_regions (out, trace, p, 20);
 }
 
+/* What a what-if does with @trace's residual by default (pipeline/run.c's
+ * residual_mode), and why. */
+static const char *
+changed_residual (const TsTrace *trace)
+{
+  if (ts_trace_cores_own (trace))
+    return "a what-if scales it with each rank's work (--residual scaled): the trace says\n"
+           "            its ranks had cores of their own, so it is noise and descheduling, "
+           "which follow\n            what a rank does";
+  if (ts_trace_time_shared (trace))
+    return "a what-if keeps it where the trace had it: the recording time-shared its cores,\n"
+           "            and the residual is that sharing (run --cpu-time simulates it where "
+           "the trace\n            has CPU time; tracesim-record --cpu-time records it)";
+  return "a what-if keeps it where the trace had it: the trace does not say whether its\n"
+         "            ranks had cores of their own, and a residual that is the sharing of "
+         "cores, moved\n            elsewhere, meets the other ranks' at every collective "
+         "(--residual scaled if they\n            had)";
+}
+
 /* The identity replay's time by kind, and why a what-if moves only part of
  * it (doc/architecture.md, "Three kinds of time"). */
 static void
-report_time_kinds (FILE *out, const TsRunResult *r)
+report_time_kinds (FILE *out, const TsTrace *trace, const TsRunResult *r)
 {
   TsRankTime t = ts_run_result_time (r);
   double all = t.work + t.simulated + t.residual;
@@ -329,10 +348,13 @@ report_time_kinds (FILE *out, const TsRunResult *r)
            "            (waiting, transfers, shared cores) is recomputed, and moves with any "
            "change;\n"
            "            the residual (time calls spent beyond both: a descheduled rank, "
-           "noise) is replayed\n"
-           "            where the trace had it (--residual pinned): no what-if moves it; "
-           "--residual none\n"
-           "            predicts the run without it, noise redraws it\n");
+           "noise) is %s;\n            %s;\n            --residual none predicts the run "
+           "without it, noise redraws it\n",
+           g_str_equal (r->inputs.residual, "none")
+             ? "not\n            replayed (--residual none: the shared cores are simulated)"
+             : "replayed\n            where the trace had it (--residual pinned), which keeps "
+               "this replay exact",
+           changed_residual (trace));
   g_autoptr (GPtrArray) calls = ts_run_result_residual_calls (r, 3);
   if (calls->len == 0)
     return;
@@ -346,7 +368,8 @@ report_time_kinds (FILE *out, const TsRunResult *r)
 }
 
 void
-ts_report_info_replay (FILE *out, const TsRunResult *r, const GError *failure)
+ts_report_info_replay (FILE *out, const TsTrace *trace, const TsRunResult *r,
+                       const GError *failure)
 {
   if (!r)
     {
@@ -358,7 +381,7 @@ ts_report_info_replay (FILE *out, const TsRunResult *r, const GError *failure)
   fprintf (out, "replay:     identity, on the cluster calibrated from the trace: %s predicted, "
            "%s traced (%+.1f%%)\n", predicted, traced, r->original_runtime > 0
              ? 100 * (r->predicted_runtime - r->original_runtime) / r->original_runtime : 0.0);
-  report_time_kinds (out, r);
+  report_time_kinds (out, trace, r);
   fprintf (out, "progress:   MPI progress %s: %s\n", r->inputs.mpi_progress,
            g_str_equal (r->inputs.mpi_progress, "async")
              ? "a rendezvous message moves once both sides posted (a progress thread)"

@@ -20,7 +20,8 @@ void ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *calib
 /* The identity replay of `tracesim info`: its runtime against the trace's,
  * the choices it made where the trace does not tell, and which of them a
  * deadlock made it revise; or why it failed (@failure, @result NULL). */
-void ts_report_info_replay (FILE *out, const TsRunResult *result, const GError *failure);
+void ts_report_info_replay (FILE *out, const TsTrace *trace, const TsRunResult *result,
+                            const GError *failure);
 /* Wait states of one execution per pattern: totals, and per rank up to 16 ranks. */
 void ts_report_wait_states (FILE *out, const TsTrace *trace, const TsWaitStates *original);
 

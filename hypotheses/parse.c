@@ -524,7 +524,7 @@ load_text (TsHypotheses *h, const char *text, gsize len, const char *origin, GEr
                             (double *const[]) { &h->speed }, error);
       else if (strcmp (g, "residual") == 0)
         ok = parse_mode (kf, &src, id, g, "mode",
-                         (const char *const[]) { "pinned", "noise", "none", NULL },
+                         (const char *const[]) { "pinned", "noise", "none", "scaled", NULL },
                          &h->residual, error);
       else if (strcmp (g, "mpi") == 0)
         ok = parse_mode (kf, &src, id, g, "progress",

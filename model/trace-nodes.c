@@ -177,6 +177,18 @@ ts_trace_time_shared (const TsTrace *t)
   return FALSE;
 }
 
+gboolean
+ts_trace_cores_own (const TsTrace *t)
+{
+  guint n = ts_trace_n_nodes (t);
+  if (n == 0 || ts_trace_time_shared (t))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (!t->node_cores[i])
+      return FALSE;
+  return TRUE;
+}
+
 gint
 ts_trace_ranks_apart (const TsTrace *t, guint a, guint b)
 {

@@ -143,6 +143,9 @@ guint ts_trace_node_cores (const TsTrace *trace, guint node);
 /* Whether a node held more ranks than the trace says it had cores: the
  * recording time-shared them. */
 gboolean ts_trace_time_shared (const TsTrace *trace);
+/* Whether the trace says every rank had a core of its own: it names each
+ * rank's node and that node's cores, and none held more ranks than cores. */
+gboolean ts_trace_cores_own (const TsTrace *trace);
 /* Whether ranks @a and @b (world) ran on different nodes: 1, the same: 0,
  * or -1 when the trace does not say (or a rank is out of range). */
 gint ts_trace_ranks_apart (const TsTrace *trace, guint a, guint b);

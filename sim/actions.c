@@ -170,6 +170,7 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
   double work = MIN (extra, MAX (0, fastest - network - rk->call_upfront));
   double residual = extra - work;
   rk->charged_work += work;
+  rk->recorded_work += work;
   double charged = pinned ? residual : ts_rank_residual (rk, residual);
   rk->charged_residual += charged;
   rk->sim->region_residual[leave->region] += charged * rk->sim->options->trace_speed / rk->speed;
@@ -286,6 +287,7 @@ charge_overhead (TsRank *rk, const TsAction *a)
 {
   rk->pending_compute += a->seconds;
   rk->charged_work += a->seconds;
+  rk->recorded_work += a->seconds;
   rk->call_upfront += a->seconds;
   if (a->flags & TS_ACTION_CALL_FIRST)
     rk->call_class = a->size_class;

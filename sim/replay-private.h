@@ -85,6 +85,10 @@ typedef struct {
    * many draws it made. */
   guint64 noise_calls, noise_detours, noise_draws;
   double noise_small, noise_detour_sum;
+  /* TS_RESIDUAL_SCALED: its work as the trace recorded it (before
+   * hypotheses) and its residual so far, and charged_work at its last
+   * call. */
+  double recorded_work, recorded_residual, scaled_mark;
   GHashTable *requests;      /* req id -> TsRequest */
   /* MPI_Waitany (actions.c): req id -> req id of the trace's completions
    * that complete another request, since a Waitany completed theirs in
@@ -208,6 +212,9 @@ void ts_rank_forget_swaps_to (TsRank *rk, guint64 req);
 /* What to charge, under the replay's TsResidual, for a call whose residual
  * in the trace was @residual CPU seconds (sim/residual.c). */
 double ts_rank_residual (TsRank *rk, double residual);
+/* What the residual still owes at the rank's end (TS_RESIDUAL_SCALED; 0
+ * for the other modes). */
+double ts_rank_residual_rest (const TsRank *rk);
 
 /* Current simulated time of @rank including compute not yet executed. */
 double ts_rank_now (TsRank *rk);

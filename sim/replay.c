@@ -34,7 +34,7 @@ ts_replay_options_init (TsReplayOptions *o)
 
 /* The replay's modes by name (TsResidual, TsMpiProgress, TsMpiWait), in
  * their enums' order. */
-static const char *const residual_names[] = { "pinned", "noise", "none", NULL };
+static const char *const residual_names[] = { "pinned", "noise", "none", "scaled", NULL };
 static const char *const mpi_progress_names[] = { "in-calls", "async", NULL };
 static const char *const mpi_wait_names[] = { "recorded", "busy", "blocking", NULL };
 
@@ -150,9 +150,14 @@ next_action (TsRank *rk)
 {
   TsSimulation *sim = rk->sim;
   GError *error = NULL;
-  if (sim->error == NULL && ts_action_stream_next (sim->stream, rk->rank, &rk->action, &error)
-      && (!rk->hypotheses || ts_hypothesis_rank_apply (rk->hypotheses, &rk->action, &error)))
-    return TRUE;
+  if (sim->error == NULL && ts_action_stream_next (sim->stream, rk->rank, &rk->action, &error))
+    {
+      /* The work as recorded, which TS_RESIDUAL_SCALED's rate is per. */
+      if (rk->action.kind == TS_ACTION_COMPUTE)
+        rk->recorded_work += rk->action.seconds;
+      if (!rk->hypotheses || ts_hypothesis_rank_apply (rk->hypotheses, &rk->action, &error))
+        return TRUE;
+    }
   if (error && sim->error == NULL)
     sim->error = error;
   else
@@ -194,6 +199,11 @@ ts_rank_step (TsProgress *x)
           if ((++sim->actions_done & 0xfff) == 0)
             progress (sim);
         }
+      {
+        double rest = ts_rank_residual_rest (rk);
+        rk->charged_residual += rest;
+        rk->pending_compute += rest;
+      }
       TS_AT (rk->life, LIFE_END);
       if (!ts_step_flush (x))
         return FALSE;

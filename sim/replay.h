@@ -42,9 +42,17 @@ typedef enum { TS_PLACEMENT_BLOCK, TS_PLACEMENT_CYCLIC } TsPlacement;
  * trace had it (what an identity replay needs to reproduce the trace);
  * NOISE charges each call a draw from the rank's own residual statistics so
  * far (its detours' rate and mean size, seeded per rank); NONE charges
- * nothing, nor the late starts of ranks: the run without noise. */
-typedef enum { TS_RESIDUAL_PINNED, TS_RESIDUAL_NOISE, TS_RESIDUAL_NONE } TsResidual;
-/* "pinned", "noise" or "none"; FALSE if neither. */
+ * nothing, nor the late starts of ranks: the run without noise; SCALED
+ * charges at each call the rank's residual so far per second of its
+ * recorded work, times the work charged since its last call: the share of
+ * its time a rank lost (a descheduled rank, noise) follows what it does. */
+typedef enum {
+  TS_RESIDUAL_PINNED,
+  TS_RESIDUAL_NOISE,
+  TS_RESIDUAL_NONE,
+  TS_RESIDUAL_SCALED
+} TsResidual;
+/* "pinned", "noise", "none" or "scaled"; FALSE if neither. */
 gboolean ts_residual_parse (const char *text, TsResidual *residual);
 const char *ts_residual_name (TsResidual residual);
 

@@ -51,6 +51,42 @@ draw (TsRank *rk)
   return ((double) (bits >> 11) + 0.5) / 9007199254740992.0; /* 2^53 */
 }
 
+/* What TS_RESIDUAL_SCALED owes: the rank's residual so far in proportion
+ * to its work, charged (after hypotheses) over recorded, less what it
+ * charged already. */
+static double
+scaled_owed (const TsRank *rk)
+{
+  if (!(rk->recorded_work > 0))
+    return 0;
+  return MAX (0, rk->recorded_residual * rk->charged_work / rk->recorded_work
+                   - rk->charged_residual);
+}
+
+/* TS_RESIDUAL_SCALED: noise and descheduling take a share of what a rank
+ * does, so its residual follows its work: a what-if that halves the work
+ * halves it, one that changes only the network keeps it. A call pays what
+ * is owed (scaled_owed) at most at the rank's rate so far (residual per
+ * second of recorded work) on the work charged since its last call: a
+ * residual is spread over the work that follows it rather than pinned to
+ * the call that had it, and what is still owed at the rank's end is paid
+ * there (ts_rank_residual_rest). */
+static double
+scaled (TsRank *rk, double residual)
+{
+  rk->recorded_residual += residual;
+  double since = rk->charged_work - rk->scaled_mark;
+  rk->scaled_mark = rk->charged_work;
+  double rate = rk->recorded_work > 0 ? rk->recorded_residual / rk->recorded_work : 0;
+  return MIN (scaled_owed (rk), rate * since);
+}
+
+double
+ts_rank_residual_rest (const TsRank *rk)
+{
+  return rk->sim->options->residual == TS_RESIDUAL_SCALED ? scaled_owed (rk) : 0;
+}
+
 double
 ts_rank_residual (TsRank *rk, double residual)
 {
@@ -60,6 +96,8 @@ ts_rank_residual (TsRank *rk, double residual)
       return residual;
     case TS_RESIDUAL_NONE:
       return 0;
+    case TS_RESIDUAL_SCALED:
+      return scaled (rk, residual);
     case TS_RESIDUAL_NOISE:
       break;
     }

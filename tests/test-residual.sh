@@ -21,6 +21,17 @@
 #   the same prediction; another seed another.
 # - A hypothesis file's [residual] mode does the same, unless --residual
 #   says otherwise.
+# - The default in a changed run. This trace does not say whether its ranks
+#   had cores of their own: a what-if ("work" 2x faster) keeps the residual
+#   pinned. The same trace saying so (a node of one core per rank) scales
+#   it with the work in the what-if: rank 0 owes its residual times its
+#   work charged over recorded, 0.4 x (4000 x 1e-6 + 4000 x 0.5e-4) / 0.404
+#   = 0.4 x 0.204 / 0.404 = 0.201980 s, paid over the work as it goes
+#   (every call at most the rate so far, 0.4 / 0.404 at the end, times the
+#   0.51e-4 s of work since the last: no call pays 0.1 ms) and the rest at
+#   the end: it ends at 0.204 + 0.201980 = 0.405980 s, the runtime (rank
+#   1's last receive is earlier). Pinned it would end at 0.204 + 0.4. Its
+#   identity replay stays pinned.
 set -u
 builddir=${top_builddir:-.}
 tracesim=$builddir/tracesim
@@ -53,6 +64,8 @@ r1.append("1 %.9f leave main" % t1)
 open(sys.argv[1], "w").write("ranks 2\n" + "\n".join(r0 + r1) + "\n")
 PY
 "$builddir/ts-tracegen" script "$work/trace.script" -o "$work/t" > /dev/null || fail "ts-tracegen"
+sed '1a node a 0 cores=1\nnode b 1 cores=1' "$work/trace.script" > "$work/own.script"
+"$builddir/ts-tracegen" script "$work/own.script" -o "$work/own" > /dev/null || fail "ts-tracegen own"
 trace=$work/t/traces.otf2
 for m in pinned none noise; do
   "$tracesim" run "$trace" -o "$work/$m" -q --no-wait-states --residual $m || fail "run --residual $m"
@@ -130,7 +143,36 @@ near "$(value "$work/hyp-pinned/summary.json" 's["predicted"]["runtime_s"]')" 0.
 if "$tracesim" run "$trace" -H "$work/bad.hyp" -o "$work/hyp-bad" -q 2> "$work/bad.err"; then
   fail "mode = silent accepted"
 fi
-grep -q "bad.hyp:2: \[residual\] mode takes pinned, noise or none, not 'silent'" "$work/bad.err" \
+grep -q "bad.hyp:2: \[residual\] mode takes pinned, noise, none or scaled, not 'silent'" "$work/bad.err" \
   || fail "mode = silent: $(cat "$work/bad.err")"
 [ ! -e "$work/hyp-bad" ] || fail "a refused run wrote its output directory"
-echo "residual: pinned, none and noise as derived ($moved noise detours on other calls)"
+
+# The default in a changed run: pinned where the trace does not say whether
+# its ranks had cores of their own, scaled where it says they had.
+printf '[region:work]\nscale = 0.5\n' > "$work/faster.hyp"
+"$tracesim" run "$trace" -H "$work/faster.hyp" -o "$work/unknown-faster" -q --no-wait-states \
+  || fail "run -H faster.hyp"
+s=$work/unknown-faster/summary.json
+[ "$(value "$s" 's["inputs"]["options"]["residual"]')" = "'pinned'" ] \
+  || fail "a what-if of a trace without cores is not pinned"
+near "$(value "$s" 's["predicted"]["runtime_s"]')" 0.604 1e-6 || fail "unknown cores, faster: not 0.604 s"
+own=$work/own/traces.otf2
+"$tracesim" run "$own" -o "$work/own-identity" -q --no-wait-states || fail "run own"
+[ "$(value "$work/own-identity/summary.json" 's["inputs"]["options"]["residual"]')" = "'pinned'" ] \
+  || fail "an identity replay is not pinned"
+"$tracesim" run "$own" -H "$work/faster.hyp" -o "$work/own-faster" -q || fail "run own -H faster.hyp"
+s=$work/own-faster/summary.json
+[ "$(value "$s" 's["inputs"]["options"]["residual"]')" = "'scaled'" ] \
+  || fail "a what-if of a trace with a core per rank is not scaled"
+near "$(value "$s" 's["predicted"]["residual_s"][0]')" 0.201980 1e-6 \
+  || fail "scaled: rank 0's residual $(value "$s" 's["predicted"]["residual_s"][0]') is not 0.201980 s"
+near "$(value "$s" 's["predicted"]["runtime_s"]')" 0.405980 1e-6 \
+  || fail "scaled: runtime $(value "$s" 's["predicted"]["runtime_s"]') is not 0.405980 s"
+[ "$(detours "$work/own-faster" | wc -l)" -eq 0 ] || fail "scaled: a call still pays a detour"
+"$tracesim" info "$own" > "$work/own.info" || fail "info own"
+grep -q "a what-if scales it with each rank's work (--residual scaled)" "$work/own.info" \
+  || fail "info does not say a what-if scales the residual: $(cat "$work/own.info")"
+"$tracesim" info "$trace" > "$work/unknown.info" || fail "info"
+grep -q "a what-if keeps it where the trace had it: the trace does not say" "$work/unknown.info" \
+  || fail "info does not say why a what-if keeps the residual"
+echo "residual: pinned, none, noise and scaled as derived ($moved noise detours on other calls)"

@@ -31,7 +31,7 @@ static const char *scenario_names[] = { "late-sender", "allreduce4", "allreduce4
                                          "halo-cyclic", "uplink-fat-tree", "uplink-flat",
                                          "pingpong-factors", "pingpong-factors-faster",
                                          "noise-gone", "residual-balance",
-                                         "residual-balance-pinned", "waitany-first", "waitsome-first",
+                                         "residual-balance-pinned", "residual-scaled", "waitany-first", "waitsome-first",
                                          "testany-first", "rendezvous-in-calls",
                                          "rendezvous-in-calls-faster",
                                          "rendezvous-async-faster", NULL };
