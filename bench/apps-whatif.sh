@@ -19,8 +19,8 @@
 #   fast, balanced, both  the real changed runs against the predictions.
 # With more ranks than cores the ranks share the cores: the wall time of
 # compute in the trace is stretched by that sharing; tracesim run
-# --cpu-time takes the recorded CPU time instead. Such rows show both
-# predictions (replay of wall time, and --cpu-time). A prediction is "ok"
+# --cpu-time takes the recorded CPU time instead (run's default on such a
+# trace). Such rows show both predictions (--wall-time, and --cpu-time). A prediction is "ok"
 # when its median is within TOL % of the real median (10 with more ranks
 # than cores, 5 otherwise) or inside the real runs' range.
 #
@@ -141,7 +141,7 @@ while [ "$r" -le "$RUNS" ]; do
       fi
       for v in base fast balanced both; do
         # shellcheck disable=SC2046
-        predict "$d/trace-$r/traces.otf2" "$d/pred-$v-wall" $(hyp $v)
+        predict "$d/trace-$r/traces.otf2" "$d/pred-$v-wall" --wall-time $(hyp $v)
         if [ "$np" -gt "$cores" ]; then
           # shellcheck disable=SC2046
           predict "$d/trace-$r/traces.otf2" "$d/pred-$v-cpu" --cpu-time $(hyp $v)

@@ -116,7 +116,7 @@ ts_cmd_advise (int argc, char **argv)
   g_autofree char *output = NULL;
   double factor = 0.5;
   int top = 10, jobs = 0;
-  gboolean quiet = FALSE, cpu_time = FALSE;
+  gboolean quiet = FALSE, cpu_time = FALSE, wall_time = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "keep the sweep here (results.csv, a run per point; a rerun resumes); default: a "
@@ -127,8 +127,10 @@ ts_cmd_advise (int argc, char **argv)
       "the regions with the most exclusive compute to try (default 10)", "N" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "replays at once (default: the number of cores)", "N" },
     { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &cpu_time,
-      "take compute from the trace's CPU time, as run --cpu-time (a trace recorded with more "
-      "ranks than cores: tracesim-record --cpu-time)", NULL },
+      "take compute from the trace's CPU time, as run --cpu-time (the default for a trace "
+      "recorded with more ranks than cores that has it: tracesim-record --cpu-time)", NULL },
+    { "wall-time", 0, 0, G_OPTION_ARG_NONE, &wall_time,
+      "take compute from the trace's wall time, as run --wall-time", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress on stderr", NULL },
     { NULL }
   };
@@ -140,7 +142,10 @@ ts_cmd_advise (int argc, char **argv)
     return ts_cmd_usage_error ("advise", "give exactly one trace");
   if (jobs < 0 || jobs > 4096)
     return ts_cmd_usage_error ("advise", "-j: a number of replays at once, 1 to 4096");
-  TsAdviseOptions o = { argv[1], output, factor, top < 0 ? 0 : (guint) top, cpu_time };
+  TsCpuTime clock;
+  if (!ts_cmd_cpu_time (cpu_time, wall_time, &clock))
+    return ts_cmd_usage_error ("advise", "--cpu-time and --wall-time: give one");
+  TsAdviseOptions o = { argv[1], output, factor, top < 0 ? 0 : (guint) top, clock };
   if (!ts_advise_check_options (&o, &error))
     return ts_cmd_option_error ("advise", error);
   g_autofree char *tmp = NULL, *scratch = NULL;

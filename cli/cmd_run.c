@@ -23,7 +23,7 @@ typedef struct {
   gboolean quiet;
   double trace_speed;
   gboolean exact_cpu;
-  gboolean cpu_time;
+  gboolean cpu_time, wall_time;
   char **hypotheses;
   gboolean wait_regions;
   gboolean no_wait_states;
@@ -131,7 +131,12 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
   o->hypotheses = (const char *const *) a->hypotheses;
   o->trace_speed = a->trace_speed;
   o->exact_cpu = a->exact_cpu;
-  o->cpu_time = a->cpu_time;
+  if (!ts_cmd_cpu_time (a->cpu_time, a->wall_time, &o->cpu_time))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--cpu-time and --wall-time: give one");
+      return FALSE;
+    }
   o->wait_regions = a->wait_regions;
   o->wait_states = !a->no_wait_states;
   o->report = a->report;
@@ -258,7 +263,11 @@ ts_cmd_run (int argc, char **argv)
       "busy (a full share: a polling library) or blocking (none)", "MODE" },
     { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a.cpu_time,
       "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
-      "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core",
+      "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core "
+      "(the default where the trace says its nodes had fewer cores than ranks and has it)",
+      NULL },
+    { "wall-time", 0, 0, G_OPTION_ARG_NONE, &a.wall_time,
+      "compute takes the trace's wall time, even where --cpu-time would be the default",
       NULL },
     { "wait-regions", 0, 0, G_OPTION_ARG_NONE, &a.wait_regions,
       "nest a region named after each wait-state pattern inside the MPI call for its waiting "

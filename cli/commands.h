@@ -5,6 +5,7 @@
 #define TS_COMMANDS_H
 
 #include <glib.h>
+#include "pipeline/run.h"
 
 int ts_cmd_run (int argc, char **argv);
 int ts_cmd_info (int argc, char **argv);
@@ -36,6 +37,9 @@ int ts_cmd_usage_error (const char *cmd, const char *message);
 /* ts_cmd_usage_error() with @error's message (GOptionContext's parse
  * error, or a bad option value); frees @error; returns 2. */
 int ts_cmd_option_error (const char *cmd, GError *error);
+/* --cpu-time and --wall-time into *@clock: ON, OFF, or AUTO when neither
+ * was given. FALSE when both were. */
+gboolean ts_cmd_cpu_time (gboolean cpu_time, gboolean wall_time, TsCpuTime *clock);
 
 
 

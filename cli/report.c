@@ -254,9 +254,10 @@ report_nodes (FILE *out, const TsTrace *trace)
     return;
   /* What a time-shared recording means for its replays. */
   if (ts_trace_has_cpu_time (trace))
-    fprintf (out, "            time-shared: more ranks than cores on a node; `run --cpu-time` "
-             "replays their CPU time\n            on the node's cores, time-shared as "
-             "recorded (doc/architecture.md, \"Shared cores\")\n");
+    fprintf (out, "            time-shared: more ranks than cores on a node; `run` replays "
+             "their CPU time on the\n            node's cores, time-shared as recorded "
+             "(--cpu-time by default; --wall-time: the\n            wall time on a core per "
+             "rank; doc/architecture.md, \"Shared cores\")\n");
   else
     fprintf (out, "            time-shared, without CPU time: the compute's wall time holds "
              "the sharing, and is\n            replayed on a core per rank (record with "
@@ -323,7 +324,7 @@ changed_residual (const TsTrace *trace)
            "which follow\n            what a rank does";
   if (ts_trace_time_shared (trace))
     return "a what-if keeps it where the trace had it: the recording time-shared its cores,\n"
-           "            and the residual is that sharing (run --cpu-time simulates it where "
+           "            and the residual is that sharing (run simulates it, by default, where "
            "the trace\n            has CPU time; tracesim-record --cpu-time records it)";
   return "a what-if keeps it where the trace had it: the trace does not say whether its\n"
          "            ranks had cores of their own, and a residual that is the sharing of "

@@ -155,6 +155,13 @@ ts_cmd_usage_error (const char *cmd, const char *message)
   return 2;
 }
 
+gboolean
+ts_cmd_cpu_time (gboolean cpu_time, gboolean wall_time, TsCpuTime *clock)
+{
+  *clock = cpu_time ? TS_CPU_TIME_ON : wall_time ? TS_CPU_TIME_OFF : TS_CPU_TIME_AUTO;
+  return !(cpu_time && wall_time);
+}
+
 int
 ts_cmd_option_error (const char *cmd, GError *error)
 {

@@ -146,7 +146,7 @@ add_region (Points *p, const Candidate *k, double factor, GError **error)
  * they are found), else neither. Returns its path (caller frees). */
 static char *
 write_sweep (const char *dir, const char *name, const char *trace, const Points *p,
-             gboolean wait_states, gboolean cpu_time, GError **error)
+             gboolean wait_states, TsCpuTime cpu_time, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autofree char *trace_path = g_canonicalize_filename (trace, NULL);
@@ -157,8 +157,8 @@ write_sweep (const char *dir, const char *name, const char *trace, const Points 
   g_key_file_set_string (kf, "sweep", "baseline", "0");
   g_key_file_set_boolean (kf, "sweep", "wait_states", wait_states);
   g_key_file_set_boolean (kf, "sweep", "archive", wait_states);
-  if (cpu_time)
-    g_key_file_set_boolean (kf, "sweep", "cpu_time", TRUE);
+  if (cpu_time != TS_CPU_TIME_AUTO)
+    g_key_file_set_boolean (kf, "sweep", "cpu_time", cpu_time == TS_CPU_TIME_ON);
   g_key_file_set_string (kf, "parameters", "region", p->regions->str);
   g_key_file_set_string (kf, "parameters", "change", p->changes->str);
   g_autofree char *text = g_key_file_to_data (kf, NULL, NULL);

@@ -37,7 +37,7 @@ typedef struct {
   const char *output_dir;
   double factor;        /* compute time x factor: 0.5 is "2x faster"; in (0, 1) */
   guint top;            /* regions with the most exclusive compute, >= 1 */
-  gboolean cpu_time;    /* compute from the trace's CPU time (run --cpu-time) */
+  TsCpuTime cpu_time;   /* compute from the trace's CPU time (run --cpu-time) */
 } TsAdviseOptions;
 
 /* A factor and a top within bounds; FALSE and @error otherwise. */

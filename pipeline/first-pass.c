@@ -43,13 +43,37 @@
  * and per region. More than this is not a file tracesim wrote. */
 #define MAX_VARIANT (1u << 30)
 
+gboolean
+ts_run_cpu_time_chosen (const TsTrace *trace)
+{
+  return ts_trace_time_shared (trace) && ts_trace_has_cpu_time (trace);
+}
+
+gboolean
+ts_run_shared_cpu_time (const TsRunShared *shared)
+{
+  return shared->cpu_time;
+}
+
+/* Open @path and set its compute clock as @cpu_time says (into *@on);
+ * NULL and @error if either fails. */
+static TsTrace *
+open_with_clock (const char *path, TsCpuTime cpu_time, gboolean *on, GError **error)
+{
+  TsTrace *trace = ts_trace_open (path, error);
+  if (!trace)
+    return NULL;
+  *on = cpu_time == TS_CPU_TIME_AUTO ? ts_run_cpu_time_chosen (trace) : cpu_time == TS_CPU_TIME_ON;
+  if (*on && !ts_trace_set_compute_clock (trace, TS_COMPUTE_CPU, error))
+    g_clear_pointer (&trace, ts_trace_free);
+  return trace;
+}
+
 TsRunShared *
-ts_run_shared_new (const char *trace, gboolean wait_states, gboolean cpu_time, GError **error)
+ts_run_shared_new (const char *trace, gboolean wait_states, TsCpuTime cpu_time, GError **error)
 {
   TsRunShared *s = g_new0 (TsRunShared, 1);
-  s->cpu_time = cpu_time;
-  if (!(s->trace = ts_trace_open (trace, error))
-      || (cpu_time && !ts_trace_set_compute_clock (s->trace, TS_COMPUTE_CPU, error))
+  if (!(s->trace = open_with_clock (trace, cpu_time, &s->cpu_time, error))
       || !(s->calibration = ts_calibration_compute (s->trace, error))
       || (wait_states
           && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))
@@ -300,7 +324,7 @@ read_cache (TsTrace *trace, const char *key, const char *cache, gboolean wait_st
 /* ---- both ---------------------------------------------------------------- */
 
 TsRunShared *
-ts_run_shared_cached (const char *trace, gboolean wait_states, gboolean cpu_time,
+ts_run_shared_cached (const char *trace, gboolean wait_states, TsCpuTime cpu_choice,
                       const char *cache, gboolean *loaded, char **note, GError **error)
 {
   *loaded = FALSE;
@@ -310,9 +334,8 @@ ts_run_shared_cached (const char *trace, gboolean wait_states, gboolean cpu_time
   int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   while (lock >= 0 && flock (lock, LOCK_EX) != 0 && errno == EINTR)
     ;
-  TsTrace *opened = ts_trace_open (trace, error);
-  if (opened && cpu_time && !ts_trace_set_compute_clock (opened, TS_COMPUTE_CPU, error))
-    g_clear_pointer (&opened, ts_trace_free);
+  gboolean cpu_time = FALSE;
+  TsTrace *opened = open_with_clock (trace, cpu_choice, &cpu_time, error);
   g_autofree char *key = opened ? cache_key (trace, wait_states, cpu_time) : NULL;
   const char *why = NULL;
   TsRunShared *s = opened ? read_cache (opened, key, cache, wait_states, &why) : NULL;

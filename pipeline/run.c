@@ -37,6 +37,7 @@ typedef struct {
   gint64 t0;
   TsTrace *trace;                /* borrowed from o->shared when it is set */
   TsCalibration *calibration;    /* the same */
+  gboolean cpu_time;             /* compute from the CPU time (o->cpu_time resolved) */
   TsHypotheses *hypotheses;
   TsOutputDir *out;
   char *platform;
@@ -112,7 +113,7 @@ static gboolean
 shares_cores (const Run *run)
 {
   const TsRunOptions *o = run->o;
-  return o->cpu_time && !o->platform && !o->hostfile && !o->ranks_per_node
+  return run->cpu_time && !o->platform && !o->hostfile && !o->ranks_per_node
          && !o->placement_given && ts_trace_time_shared (run->trace);
 }
 
@@ -346,7 +347,7 @@ record_inputs (Run *run, GError **error)
   in->eager_inferred = !o->eager_given;
   in->trace_speed = o->trace_speed;
   in->exact_cpu = o->exact_cpu;
-  in->cpu_time = o->cpu_time;
+  in->cpu_time = run->cpu_time;
   in->wait_states = o->wait_states;
   in->wait_regions = o->wait_regions;
   in->binomial_tree_given = o->binomial_tree_given;
@@ -461,25 +462,32 @@ prepare (Run *run, GError **error)
 {
   if (!check_options (run->o, error))
     return FALSE;
-  if (run->o->shared && run->o->shared->cpu_time != run->o->cpu_time)
+  const TsRunShared *shared = run->o->shared;
+  if (shared && run->o->cpu_time != TS_CPU_TIME_AUTO
+      && shared->cpu_time != (run->o->cpu_time == TS_CPU_TIME_ON))
     {
       /* A caller's mistake, said rather than replayed with the other clock. */
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                    "%s: the first pass given was made %s CPU time, the run asks %s it",
-                   run->o->trace, run->o->shared->cpu_time ? "with" : "without",
-                   run->o->cpu_time ? "with" : "without");
+                   run->o->trace, shared->cpu_time ? "with" : "without",
+                   shared->cpu_time ? "without" : "with");
       return FALSE;
     }
-  if (run->o->shared)
+  if (shared)
     {
-      run->trace = run->o->shared->trace;
-      run->calibration = run->o->shared->calibration;
+      run->trace = shared->trace;
+      run->calibration = shared->calibration;
+      run->cpu_time = shared->cpu_time;
     }
-  else if (!(run->trace = ts_trace_open (run->o->trace, error))
-           || (run->o->cpu_time
-               && !ts_trace_set_compute_clock (run->trace, TS_COMPUTE_CPU, error))
-           || !(run->calibration = ts_calibration_compute (run->trace, error)))
-    return FALSE;
+  else
+    {
+      g_autoptr (TsRunShared) own = ts_run_shared_new (run->o->trace, FALSE, run->o->cpu_time, error);
+      if (!own)
+        return FALSE;
+      run->trace = g_steal_pointer (&own->trace);
+      run->calibration = g_steal_pointer (&own->calibration);
+      run->cpu_time = own->cpu_time;
+    }
   phase_done (run, "calibration (first pass)");
   run->result = ts_run_result_new (ts_calibration_n_ranks (run->calibration));
   if (!load_hypotheses (run, error) || !record_inputs (run, error))

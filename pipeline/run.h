@@ -22,6 +22,17 @@ G_BEGIN_DECLS
  * computes them once and hands them to each point's ts_run(). */
 typedef struct TsRunShared TsRunShared;
 
+/* Where compute bursts take their length from (TsRunOptions.cpu_time):
+ * the trace's wall time, its CPU time (run --cpu-time), or, unless the user
+ * says, the CPU time of a recording that time-shared its cores and has it
+ * (ts_run_cpu_time_chosen), the wall time otherwise. FALSE and TRUE stand
+ * for the first two. */
+typedef enum {
+  TS_CPU_TIME_OFF = FALSE,
+  TS_CPU_TIME_ON = TRUE,
+  TS_CPU_TIME_AUTO,
+} TsCpuTime;
+
 typedef struct {
   const char *trace;             /* anchor file; required */
   const char *output_dir;        /* required; replaced only if it is tracesim's own */
@@ -38,8 +49,9 @@ typedef struct {
   gboolean exact_cpu;
   /* Compute bursts take the trace's CPU time metric, not their wall time
    * (ts_trace_set_compute_clock): a trace recorded with more ranks than
-   * cores. With @shared, it must be the one the first pass was made with. */
-  gboolean cpu_time;
+   * cores. With @shared, ON and OFF must be what the first pass was made
+   * with, and AUTO takes the first pass's. */
+  TsCpuTime cpu_time;
   gboolean wait_states;          /* analyse both executions (TRUE) */
   /* Write no predicted archive (OUT/predicted): for callers that want the
    * numbers only (tracesim info). Ignored with wait_states, which are
@@ -67,9 +79,15 @@ void ts_run_options_init (TsRunOptions *options);
  * wait states, taking compute from its CPU time with @cpu_time (as run
  * --cpu-time); NULL and @error as ts_run() would fail. Free with
  * ts_run_shared_free(). */
-TsRunShared *ts_run_shared_new (const char *trace, gboolean wait_states, gboolean cpu_time,
+TsRunShared *ts_run_shared_new (const char *trace, gboolean wait_states, TsCpuTime cpu_time,
                                 GError **error);
 void ts_run_shared_free (TsRunShared *shared);
+/* Whether TS_CPU_TIME_AUTO takes @trace's CPU time: it says a node held
+ * more ranks than cores, and it has the CPU time to replay them as if
+ * each had one, time-shared as recorded. */
+gboolean ts_run_cpu_time_chosen (const TsTrace *trace);
+/* Whether @shared's first pass took compute from the CPU time. */
+gboolean ts_run_shared_cpu_time (const TsRunShared *shared);
 /* The opened trace and its first pass, owned by @shared. */
 const TsTrace *ts_run_shared_trace (const TsRunShared *shared);
 const TsCalibration *ts_run_shared_calibration (const TsRunShared *shared);
@@ -86,7 +104,7 @@ char *ts_run_trace_state (const char *trace);
  * one computes, the others read. *@loaded says which happened, and *@note
  * (caller frees) in a line for the user. A cache that cannot be written is
  * said in @note, not an error: the first pass is still returned. */
-TsRunShared *ts_run_shared_cached (const char *trace, gboolean wait_states, gboolean cpu_time,
+TsRunShared *ts_run_shared_cached (const char *trace, gboolean wait_states, TsCpuTime cpu_time,
                                    const char *cache, gboolean *loaded, char **note,
                                    GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsRunShared, ts_run_shared_free)

@@ -38,7 +38,7 @@ ts_sweep_ranks_key (const TsSweep *s, guint ranks)
   g_autofree char *rest = g_strdup_printf ("ranks %u boundaries %d%s%s tracesim %s", ranks,
                                            ts_sweep_boundaries (s),
                                            ts_sweep_all_to_all (s) ? " all-to-all" : "",
-                                           ts_sweep_cpu_time (s) ? " cpu-time" : "",
+                                           ts_sweep_cpu_time (s) == TS_CPU_TIME_ON ? " cpu-time" : "",
                                            PACKAGE_VERSION);
   g_checksum_update (sum, (const guchar *) rest, -1);
   return g_strdup (g_checksum_get_string (sum));
@@ -93,7 +93,7 @@ ts_sweep_ranks_prepare (const TsSweep *s, const char *out, guint ranks, char **n
       TsExtrapolateOptions o = { .ranks = ranks, .output_dir = dir,
                                  .boundaries = ts_sweep_boundaries (s),
                                  .all_to_all = ts_sweep_all_to_all (s),
-                                 .cpu_time = ts_sweep_cpu_time (s) };
+                                 .cpu_time = ts_sweep_cpu_time (s) == TS_CPU_TIME_ON };
       g_autofree char *line = g_strconcat (key, "\n", NULL);
       ok = ts_extrapolate (inputs, g_strv_length ((char **) inputs), &o, NULL, error)
            && ts_output_file_write (key_path, line, strlen (line), NULL, error);

@@ -479,7 +479,7 @@ run_groups (const TsSweep *s, const char *out, GPtrArray *todo, const TsSweepRun
       g_autoptr (TsRunShared) own
         = given ? NULL
                 : ts_run_shared_cached (trace, ts_sweep_wait_states (s),
-                                        ts_sweep_trace (s) && ts_sweep_cpu_time (s), cache, &loaded,
+                                        ts_sweep_trace (s) ? ts_sweep_cpu_time (s) : TS_CPU_TIME_OFF, cache, &loaded,
                                         &tally->first_pass, &local);
       if ((o->log || o->progress) && tally->first_pass)
         fprintf (stderr, "sweep: %s\n", tally->first_pass);

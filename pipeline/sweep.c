@@ -36,8 +36,8 @@ struct TsSweep {
    * archive): a sweep that wants numbers only skips both. */
   gboolean wait_states, archive;
   /* [sweep] cpu_time: compute from the trace's CPU time (run --cpu-time),
-   * or the inputs' (extrapolate --cpu-time). */
-  gboolean cpu_time;
+   * or the inputs' (extrapolate --cpu-time); AUTO where the file is silent. */
+  TsCpuTime cpu_time;
   GPtrArray *names;   /* char*: parameters in the file's order, lists of files included */
   GPtrArray *values;  /* GStrv per parameter */
   guint n_points;
@@ -441,15 +441,16 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
       return fail_at (error, s, text, "sweep", keys[i],
                       "unknown key '%s' in [sweep] (trace, extrapolate, boundaries, all_to_all, "
                       "hypothesis, platform, zip, labels, baseline, wait_states, archive, "
-                      "cpu_time)",
-                      keys[i]);
+                      "cpu_time)", keys[i]);
   if (!load_traces (s, kf, text, error))
     return FALSE;
   s->zip = g_key_file_get_boolean (kf, "sweep", "zip", NULL);
+  gboolean cpu; /* TS_CPU_TIME_AUTO when the file is silent */
   if (!get_flag (s, kf, text, "wait_states", TRUE, &s->wait_states, error)
       || !get_flag (s, kf, text, "archive", TRUE, &s->archive, error)
-      || !get_flag (s, kf, text, "cpu_time", FALSE, &s->cpu_time, error))
+      || !get_flag (s, kf, text, "cpu_time", TS_CPU_TIME_AUTO, &cpu, error))
     return FALSE;
+  s->cpu_time = (TsCpuTime) cpu;
   if (s->wait_states && !s->archive)
     return fail_at (error, s, text, "sweep", "archive",
                     "archive = false needs wait_states = false: the predicted wait states are "
@@ -518,7 +519,7 @@ const char *const *ts_sweep_extrapolation_inputs (const TsSweep *s)
 }
 TsBoundaries ts_sweep_boundaries (const TsSweep *s) { return s->boundaries; }
 gboolean ts_sweep_all_to_all (const TsSweep *s) { return s->all_to_all; }
-gboolean ts_sweep_cpu_time (const TsSweep *s) { return s->cpu_time; }
+TsCpuTime ts_sweep_cpu_time (const TsSweep *s) { return s->cpu_time; }
 
 guint
 ts_sweep_point_ranks (const TsSweep *s, guint point)
@@ -720,9 +721,10 @@ key_head (const TsSweep *s, guint point, Keys *k)
                                                s->archive);
       keys_add (k, item);
     }
-  /* Only when set, likewise. */
-  if (s->cpu_time)
-    keys_add (k, "\ncpu_time=1");
+  /* Only when set, likewise (AUTO only in today's keys). */
+  if (s->cpu_time != TS_CPU_TIME_OFF)
+    keys_add_each (k, s->cpu_time == TS_CPU_TIME_ON ? "\ncpu_time=1" : "\ncpu_time=auto",
+                   s->cpu_time == TS_CPU_TIME_ON ? "\ncpu_time=1" : "");
 }
 
 /* The options the point's parameters give: lists of files, run options. */
@@ -773,7 +775,7 @@ ts_sweep_point_options (const TsSweep *s, guint point, const char *dir, TsRunOpt
   o->no_archive = !s->archive;
   /* An extrapolated trace took its compute from the inputs' CPU time and
    * carries none of its own. */
-  o->cpu_time = s->cpu_time && s->trace;
+  o->cpu_time = s->trace ? ts_sweep_cpu_time (s) : TS_CPU_TIME_OFF;
   char *hyp = point_input (&s->hypothesis, dir, "hypothesis.hyp", names, values, FALSE, &k, error);
   char *platform = hyp ? point_input (&s->platform, dir, "platform.xml", names, values, TRUE, &k,
                                       error)

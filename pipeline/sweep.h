@@ -25,7 +25,10 @@
  *                                    are found in it); default true
  *   cpu_time = true                  compute from the trace's CPU time (run
  *                                    --cpu-time), or from the inputs' with
- *                                    extrapolate (extrapolate --cpu-time)
+ *                                    extrapolate (extrapolate --cpu-time);
+ *                                    false: the wall time; default: as run
+ *                                    chooses (TS_CPU_TIME_AUTO; the wall
+ *                                    time for extrapolate)
  *   [parameters]
  *   factor = 0.25, 0.5, 1.0          a list, START:STOP:STEP or START:STOP:*F
  *   ranks_per_node = 1, 4            named like a run option: passed to it
@@ -57,8 +60,8 @@ const char *ts_sweep_trace (const TsSweep *sweep);
 const char *const *ts_sweep_extrapolation_inputs (const TsSweep *sweep);
 TsBoundaries ts_sweep_boundaries (const TsSweep *sweep);
 gboolean ts_sweep_all_to_all (const TsSweep *sweep);
-/* [sweep] cpu_time. */
-gboolean ts_sweep_cpu_time (const TsSweep *sweep);
+/* [sweep] cpu_time; TS_CPU_TIME_AUTO where the file does not say. */
+TsCpuTime ts_sweep_cpu_time (const TsSweep *sweep);
 guint ts_sweep_point_ranks (const TsSweep *sweep, guint point);
 /* The point given as baseline, or G_MAXUINT. */
 guint ts_sweep_baseline (const TsSweep *sweep);

@@ -31,8 +31,11 @@
 #   ranks 0 and 1 have 1.0 - 0.25 = 0.75 s left at 2/3: 1.125 s, to
 #   t = 1.625;
 # - blocking: rank 2 leaves its core: 0.75 s at full speed, to t = 1.25;
-# - without --cpu-time (a core per rank, wall time): ranks 0 and 1 keep
+# - with --wall-time (a core per rank, wall time): ranks 0 and 1 keep
 #   their 1.75 s of "physics": nothing moves.
+# - with neither option, the trace says it was time-shared and has CPU
+#   time, so run takes --cpu-time by itself: the recorded case, 1.5; and
+#   --cpu-time with --wall-time is refused.
 set -u
 builddir=${top_builddir:-.}
 tracesim=$builddir/tracesim
@@ -103,7 +106,8 @@ run busy --cpu-time -H "$work/solve.hyp" --mpi-wait busy
 run blocking --cpu-time -H "$work/solve.hyp" --mpi-wait blocking
 run recorded-identity --cpu-time
 run recorded --cpu-time -H "$work/solve.hyp"
-run wall -H "$work/solve.hyp"
+run wall -H "$work/solve.hyp" --wall-time
+run auto -H "$work/solve.hyp"
 
 [ "$(value "$work/identity/summary.json" 's["inputs"]["options"]["shared_cores"]')" = True ] \
   || fail "identity: the summary does not say the cores are shared"
@@ -117,12 +121,38 @@ for r in 0 1; do
   near "$(end_of "$work/recorded-identity" $r)" 1.666667 1e-5 \
     || fail "recorded identity: rank $r ends at $(end_of "$work/recorded-identity" $r), not 1.6667"
   near "$(end_of "$work/recorded" $r)" 1.5 1e-5 || fail "recorded: rank $r ends at $(end_of "$work/recorded" $r), not 1.5"
+  near "$(end_of "$work/auto" $r)" 1.5 1e-5 || fail "no clock given: rank $r ends at $(end_of "$work/auto" $r), not 1.5"
 done
+[ "$(value "$work/auto/summary.json" 's["inputs"]["options"]["cpu_time"]')" = True ] \
+  || fail "no clock given: the summary does not say the CPU time was taken"
+[ "$(value "$work/wall/summary.json" 's["inputs"]["options"]["cpu_time"]')" = False ] \
+  || fail "--wall-time: the summary says the CPU time was taken"
+if "$tracesim" run "$trace" -o "$work/both" -q --cpu-time --wall-time 2> "$work/both.err"; then
+  fail "--cpu-time with --wall-time accepted"
+fi
+grep -q "\-\-cpu-time and --wall-time: give one" "$work/both.err" || fail "--cpu-time --wall-time: $(cat "$work/both.err")"
+[ ! -e "$work/both" ] || fail "a refused run wrote its output"
 near "$(end_of "$work/identity" 3)" 1.0 1e-5 || fail "identity: rank 3 ends at $(end_of "$work/identity" 3), not 1.0"
 near "$(end_of "$work/busy" 3)" 0.5 1e-5 || fail "busy: rank 3 ends at $(end_of "$work/busy" 3), not 0.5"
 # Rank 2 receives after rank 0's send, within a transfer of 8 bytes.
 near "$(end_of "$work/identity" 2)" 1.75 1e-5 || fail "identity: rank 2 ends at $(end_of "$work/identity" 2)"
 near "$(end_of "$work/blocking" 2)" 1.25 1e-5 || fail "blocking: rank 2 ends at $(end_of "$work/blocking" 2)"
+# A sweep with no cpu_time key and advise with no clock take it by
+# themselves too: the sweep's "solve 2x" point is the recorded case, and
+# advise's baseline the recorded identity.
+printf '[region:solve]\nscale = ${factor}\n' > "$work/solve.hyp.in"
+printf '[sweep]\ntrace = t/traces.otf2\nhypothesis = solve.hyp.in\n[parameters]\nfactor = 0.5\n' \
+  > "$work/auto.sweep"
+"$tracesim" sweep "$work/auto.sweep" -o "$work/sweep-auto" -q > "$work/log" 2>&1 || fail "sweep: $(cat "$work/log")"
+for s in "$work/sweep-auto/points/"*/summary.json; do
+  [ "$(value "$s" 's["inputs"]["options"]["cpu_time"]')" = True ] || fail "sweep: $s did not take the CPU time"
+  near "$(value "$s" 's["predicted"]["runtime_s"]')" "$(value "$work/recorded/summary.json" 's["predicted"]["runtime_s"]')" 1e-9 \
+    || fail "sweep: $s is not run's recorded case"
+done
+"$tracesim" advise "$trace" -o "$work/advise" -q > "$work/log" 2>&1 || fail "advise: $(cat "$work/log")"
+base=$(awk -F, '$2 == "(as traced)" { print $4 }' "$work/advise/results.csv")
+near "$base" "$(value "$work/recorded-identity/summary.json" 's["predicted"]["runtime_s"]')" 1e-9 \
+  || fail "advise: baseline $base s is not run's CPU-time identity"
 # A bad mode is refused.
 if "$tracesim" run "$trace" -o "$work/bad" -q --cpu-time --mpi-wait spin 2> "$work/bad.err"; then
   fail "--mpi-wait spin accepted"
