@@ -15,15 +15,9 @@
 # with CPU time near 0.5 s: the runtimes differ by 0.5 s (rank 0's 1.0 s of
 # work becomes 0.5 s; everything else is the same in both). With "work" 2x
 # faster under CPU time, rank 0's work is 0.25 s: 0.25 s less again.
-set -u
-builddir=${top_builddir:-.}
-tracesim=$builddir/tracesim
-work=$builddir/tests/work/cpu-time
-rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
+. "${top_srcdir:-.}/tests/lib.sh"
+fresh_work cpu-time
 runtime() { python3 -c 'import json, sys; print(repr(json.load(open(sys.argv[1]))["predicted"]["runtime_s"]))' "$1"; }
-# near A B TOL: |A - B| <= TOL
-near() { python3 -c 'import sys; a, b, t = map(float, sys.argv[1:]); sys.exit(abs(a - b) > t)' "$1" "$2" "$3"; }
 
 cat > "$work/shared.script" <<'EOS'
 ranks 2

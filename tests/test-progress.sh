@@ -11,16 +11,10 @@
 #   MPI_Wait, which now happens at 0.501: runtime 0.5021 s;
 # - async: the message moved at 0.1, and the 0.9 s rank 0 spent beyond it
 #   in the trace stays pinned: runtime 1.0011 s.
-set -u
-builddir=${top_builddir:-.}
+. "${top_srcdir:-.}/tests/lib.sh"
+fresh_work progress
 srcdir=${srcdir:-.}
-tracesim=$builddir/tracesim
 scen=$srcdir/scenarios
-work=$builddir/tests/work/progress
-rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
-value() { python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print(repr(eval(sys.argv[2])))' "$1" "$2"; }
-near() { python3 -c 'import sys; a, b, t = map(float, sys.argv[1:]); sys.exit(abs(a - b) > t)' "$1" "$2" "$3"; }
 runtime() { value "$1/summary.json" 's["predicted"]["runtime_s"]'; }
 mode() { value "$1/summary.json" 's["inputs"]["options"]["mpi_progress"]'; }
 

@@ -32,15 +32,8 @@
 #   the end: it ends at 0.204 + 0.201980 = 0.405980 s, the runtime (rank
 #   1's last receive is earlier). Pinned it would end at 0.204 + 0.4. Its
 #   identity replay stays pinned.
-set -u
-builddir=${top_builddir:-.}
-tracesim=$builddir/tracesim
-work=$builddir/tests/work/residual
-rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
-# value FILE EXPR: a Python expression of the summary s
-value() { python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print(repr(eval(sys.argv[2])))' "$1" "$2"; }
-near() { python3 -c 'import sys; a, b, t = map(float, sys.argv[1:]); sys.exit(abs(a - b) > t)' "$1" "$2" "$3"; }
+. "${top_srcdir:-.}/tests/lib.sh"
+fresh_work residual
 
 python3 - "$work/trace.script" <<'PY'
 import sys

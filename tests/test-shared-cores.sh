@@ -36,14 +36,8 @@
 # - with neither option, the trace says it was time-shared and has CPU
 #   time, so run takes --cpu-time by itself: the recorded case, 1.5; and
 #   --cpu-time with --wall-time is refused.
-set -u
-builddir=${top_builddir:-.}
-tracesim=$builddir/tracesim
-work=$builddir/tests/work/shared-cores
-rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
-value() { python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print(repr(eval(sys.argv[2])))' "$1" "$2"; }
-near() { python3 -c 'import sys; a, b, t = map(float, sys.argv[1:]); sys.exit(abs(a - b) > t)' "$1" "$2" "$3"; }
+. "${top_srcdir:-.}/tests/lib.sh"
+fresh_work shared-cores
 ends() { value "$1/summary.json" 's["predicted"]["rank_end_s"]'; }
 end_of() { value "$1/summary.json" "s[\"predicted\"][\"rank_end_s\"][$2]"; }
 

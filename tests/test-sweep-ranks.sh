@@ -21,12 +21,8 @@
 # - an exchange with every rank traced at 2 and 4 ranks is a failed row at
 #   8 unless all_to_all = true, and then equals extrapolate --all-to-all;
 # - errors in the sweep file name the file and line, and nothing runs.
-set -u
-builddir=${top_builddir:-.}
-tracesim=$builddir/tracesim
-work=$builddir/tests/work/sweep-ranks
-rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
+. "${top_srcdir:-.}/tests/lib.sh"
+fresh_work sweep-ranks
 runtime() { python3 -c 'import json, sys; print(repr(json.load(open(sys.argv[1]))["predicted"]["runtime_s"]))' "$1"; }
 
 for p in 4 9 16 64; do

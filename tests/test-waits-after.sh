@@ -8,12 +8,8 @@
 # after the replay, as at 131,072 ranks) write the same waitstates.csv,
 # summary.json (but its wall-clock and memory figures) and otf2-print of
 # the predicted archive, and each log says which path it took.
-set -u
-builddir=${top_builddir:-.}
-tracesim=$builddir/tracesim
-work=$builddir/tests/work/waits-after
-rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
+. "${top_srcdir:-.}/tests/lib.sh"
+fresh_work waits-after
 
 "$builddir/ts-tracegen" stencil -o "$work/trace" --ranks 8 --iterations 50 --imbalance 2 > /dev/null || fail "ts-tracegen"
 for mode in beside after; do
