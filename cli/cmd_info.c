@@ -11,7 +11,8 @@
 #include <stdio.h>
 
 /* The identity replay on the cluster calibrated from the trace, as `tracesim
- * run` would make it (no archive), into a temporary directory removed
+ * run` would make it (no archive; the CPU time of a time-shared recording
+ * that has it, as run takes by itself), into a temporary directory removed
  * afterwards: what
  * it had to choose where the trace does not tell (guessed matches, the eager
  * threshold) and what it revised after a deadlock are known only once it
@@ -32,6 +33,7 @@ identity_replay (const char *trace, const TsRunShared *shared, const TsMpiProgre
   o.wait_states = FALSE;
   o.no_archive = TRUE;
   o.shared = shared;
+  o.cpu_time = TS_CPU_TIME_AUTO;
   o.mpi_progress_given = mpi_progress != NULL;
   if (mpi_progress)
     o.mpi_progress = *mpi_progress;
@@ -65,7 +67,7 @@ ts_cmd_info (int argc, char **argv)
   TsMpiProgress progress = TS_MPI_PROGRESS_IN_CALLS;
   if (mpi_progress && !ts_mpi_progress_parse (mpi_progress, &progress))
     return ts_cmd_usage_error ("info", "--mpi-progress: expected in-calls or async");
-  g_autoptr (TsRunShared) shared = ts_run_shared_new (argv[1], FALSE, FALSE, &error);
+  g_autoptr (TsRunShared) shared = ts_run_shared_new (argv[1], FALSE, TS_CPU_TIME_AUTO, &error);
   if (!shared)
     return ts_cmd_fail ("info", error);
   const TsTrace *trace = ts_run_shared_trace (shared);

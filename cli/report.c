@@ -322,6 +322,9 @@ changed_residual (const TsTrace *trace)
     return "a what-if scales it with each rank's work (--residual scaled): the trace says\n"
            "            its ranks had cores of their own, so it is noise and descheduling, "
            "which follow\n            what a rank does";
+  if (ts_trace_time_shared (trace) && ts_trace_has_cpu_time (trace))
+    return "a what-if leaves it out too: the recording time-shared its cores, the residual\n"
+           "            was that sharing, and the replay simulates it (--wall-time: pinned)";
   if (ts_trace_time_shared (trace))
     return "a what-if keeps it where the trace had it: the recording time-shared its cores,\n"
            "            and the residual is that sharing (run simulates it, by default, where "
@@ -379,8 +382,10 @@ ts_report_info_replay (FILE *out, const TsTrace *trace, const TsRunResult *r,
     }
   g_autofree char *predicted = ts_format_seconds (r->predicted_runtime);
   g_autofree char *traced = ts_format_seconds (r->original_runtime);
-  fprintf (out, "replay:     identity, on the cluster calibrated from the trace: %s predicted, "
-           "%s traced (%+.1f%%)\n", predicted, traced, r->original_runtime > 0
+  fprintf (out, "replay:     identity, on the cluster calibrated from the trace%s: %s predicted, "
+           "%s traced (%+.1f%%)\n",
+           r->inputs.cpu_time ? " (compute from CPU time, cores shared as recorded)" : "",
+           predicted, traced, r->original_runtime > 0
              ? 100 * (r->predicted_runtime - r->original_runtime) / r->original_runtime : 0.0);
   report_time_kinds (out, trace, r);
   fprintf (out, "progress:   MPI progress %s: %s\n", r->inputs.mpi_progress,

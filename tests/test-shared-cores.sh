@@ -93,6 +93,12 @@ trace=$work/t/traces.otf2
 "$tracesim" info "$trace" --no-replay > "$work/info.txt" || fail "info"
 grep -q "vm: 4 ranks on 2 cores" "$work/info.txt" || fail "info does not give the node's cores: $(grep nodes "$work/info.txt")"
 grep -q "time-shared: more ranks than cores" "$work/info.txt" || fail "info does not say the run was time-shared"
+# Its identity replay is run's: the CPU time, the cores shared, no residual
+# (the recorded identity derived above, 1.6667 s).
+"$tracesim" info "$trace" > "$work/info-replay.txt" || fail "info with its replay"
+grep -q "identity, on the cluster calibrated from the trace (compute from CPU time, cores shared as recorded): 1.67 s predicted" \
+  "$work/info-replay.txt" || fail "info's identity is not run's: $(grep replay: "$work/info-replay.txt")"
+grep -q "a what-if leaves it out too" "$work/info-replay.txt" || fail "info does not say a what-if leaves the residual out"
 
 run() { out=$1; shift; "$tracesim" run "$trace" -o "$work/$out" -q --no-wait-states "$@" || fail "run $out"; }
 run identity --cpu-time --mpi-wait busy
