@@ -49,12 +49,6 @@ ts_run_cpu_time_chosen (const TsTrace *trace)
   return ts_trace_time_shared (trace) && ts_trace_has_cpu_time (trace);
 }
 
-gboolean
-ts_run_shared_cpu_time (const TsRunShared *shared)
-{
-  return shared->cpu_time;
-}
-
 /* Open @path and set its compute clock as @cpu_time says (into *@on);
  * NULL and @error if either fails. */
 static TsTrace *

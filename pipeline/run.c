@@ -137,7 +137,7 @@ changed (const Run *run)
  * - pinned in a changed run of a trace that does not say, or shares cores
  *   without the CPU time to simulate them: its residual may be the
  *   sharing, and moved onto other calls it meets other ranks' sharing at
- *   every collective (lammps_melt_np4: scaled 2.24 s, noise 2.56 s, none
+ *   every collective (lammps_melt_np4: scaled 2.34 s, noise 2.56 s, none
  *   0.51 s for a 1.61 s run). */
 static TsResidual
 residual_mode (const Run *run)

@@ -86,8 +86,6 @@ void ts_run_shared_free (TsRunShared *shared);
  * more ranks than cores, and it has the CPU time to replay them as if
  * each had one, time-shared as recorded. */
 gboolean ts_run_cpu_time_chosen (const TsTrace *trace);
-/* Whether @shared's first pass took compute from the CPU time. */
-gboolean ts_run_shared_cpu_time (const TsRunShared *shared);
 /* The opened trace and its first pass, owned by @shared. */
 const TsTrace *ts_run_shared_trace (const TsRunShared *shared);
 const TsCalibration *ts_run_shared_calibration (const TsRunShared *shared);
