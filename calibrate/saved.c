@@ -14,7 +14,7 @@
 #define ENVELOPE_TYPE "(iuit)"
 #define KEY_TYPE "(uuiuu)"
 #define PAIR_TYPE "(uuiuuuut)"
-#define STATS_TYPE "(tddtttdddt)"
+#define STATS_TYPE "(tddtttdddtt)"
 
 static GVariant *
 doubles (const double *v, gsize n)
@@ -85,7 +85,8 @@ stats (const TsDecodeStats *s, guint n)
   for (guint r = 0; r < n; r++)
     g_variant_builder_add (&b, STATS_TYPE, s[r].events, s[r].first_time, s[r].last_time,
                            s[r].calls[0], s[r].calls[1], s[r].calls[2], s[r].call_seconds[0],
-                           s[r].call_seconds[1], s[r].call_seconds[2], s[r].actions);
+                           s[r].call_seconds[1], s[r].call_seconds[2], s[r].actions,
+                           s[r].thread_events);
   return g_variant_builder_end (&b);
 }
 
@@ -274,7 +275,8 @@ load_stats (GVariantDict *d, TsCalibration *p)
       TsDecodeStats *s = &p->rank_stats[r];
       g_variant_get_child (v, r, STATS_TYPE, &s->events, &s->first_time, &s->last_time,
                            &s->calls[0], &s->calls[1], &s->calls[2], &s->call_seconds[0],
-                           &s->call_seconds[1], &s->call_seconds[2], &s->actions);
+                           &s->call_seconds[1], &s->call_seconds[2], &s->actions,
+                           &s->thread_events);
     }
   return TRUE;
 }

@@ -72,6 +72,9 @@ ts_cmd_info (int argc, char **argv)
     return ts_cmd_fail ("info", error);
   const TsTrace *trace = ts_run_shared_trace (shared);
   const TsCalibration *calibration = ts_run_shared_calibration (shared);
+  g_autoptr (TsThreadScan) threads = ts_thread_scan (trace, &error);
+  if (!threads)
+    return ts_cmd_fail ("info", error);
   /* A replay that fails is a finding about the trace, reported as such. */
   g_autoptr (GError) replay_error = NULL;
   g_autoptr (TsRunResult) replay = no_replay ? NULL
@@ -79,12 +82,12 @@ ts_cmd_info (int argc, char **argv)
                                                                &replay_error);
   if (!json)
     {
-      ts_report_info (stdout, trace, calibration, !no_replay);
+      ts_report_info (stdout, trace, calibration, threads, !no_replay);
       if (!no_replay)
         ts_report_info_replay (stdout, trace, replay, replay_error);
       return 0;
     }
-  g_autoptr (JsonNode) root = ts_info_to_json (trace, calibration);
+  g_autoptr (JsonNode) root = ts_info_to_json (trace, calibration, threads);
   if (!no_replay)
     ts_info_add_replay (root, replay, replay_error);
   g_autofree char *text = ts_json_to_text (root);

@@ -201,6 +201,9 @@ run (RunArgs *a, int argc, char **argv)
     return ts_cmd_fail ("run", error);
   if (a->json && !print_summary (a->output, &error))
     return ts_cmd_fail ("run", error);
+  /* Said even with -q: part of the trace was not used. */
+  if (result->threads_note)
+    fprintf (stderr, "tracesim run: %s\n", result->threads_note);
   if (!a->quiet && !a->json)
     ts_report_run (stdout, result);
   if (result->report_failure)

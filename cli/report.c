@@ -264,8 +264,40 @@ report_nodes (FILE *out, const TsTrace *trace)
              "tracesim-record --cpu-time to simulate it)\n");
 }
 
+/* A rank's threads, when it has more than its own location or the latter
+ * has threading events: what of them is not replayed. */
+static void
+report_rank_threads (FILE *out, const TsTrace *trace, const TsCalibration *p,
+                     const TsThreadScan *threads, guint r)
+{
+  guint n = ts_trace_rank_n_threads (trace, r);
+  guint64 own = ts_calibration_rank_stats (p, r)->thread_events;
+  if (n == 1 && own == 0)
+    return;
+  fprintf (out, "            %u thread%s: %" G_GUINT64_FORMAT " threading events (fork, join, "
+           "teams) of its own and %" G_GUINT64_FORMAT " events of %u other%s, not replayed\n",
+           n, n == 1 ? "" : "s", own, threads->rank[r].events, n - 1, n == 2 ? "" : "s");
+}
+
+/* The trace's locations beyond the ranks' own, and communicators not MPI's. */
+static void
+report_threads (FILE *out, const TsTrace *trace, const TsThreadScan *threads)
+{
+  g_autofree char *note = ts_thread_scan_describe (threads, trace);
+  if (note)
+    fprintf (out, "threads:    %s\n", note);
+  guint unplaced = ts_trace_n_unplaced_locations (trace), foreign = ts_trace_n_foreign_comms (trace);
+  if (unplaced)
+    fprintf (out, "            %u location%s of no rank (a process without events, outside the "
+             "MPI rank list, or not a CPU thread): not read\n", unplaced, unplaced == 1 ? "" : "s");
+  if (foreign)
+    fprintf (out, "            %u communicator%s not MPI's (thread teams) or without a group: not "
+             "replayed\n", foreign, foreign == 1 ? "" : "s");
+}
+
 void
-ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolean replayed)
+ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p,
+                const TsThreadScan *threads, gboolean replayed)
 {
   guint n = ts_calibration_n_ranks (p);
   fprintf (out, "trace:      %s\n", ts_trace_path (trace));
@@ -289,7 +321,9 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p, gboolea
       g_autofree char *shift = ts_format_seconds (offset);
       fprintf (out, "  rank %-4u events %10" G_GUINT64_FORMAT "  end %-8s  clock offset %s%s\n",
                r, ts_calibration_rank_stats (p, r)->events, end, offset >= 0 ? "+" : "", shift);
+      report_rank_threads (out, trace, p, threads, r);
     }
+  report_threads (out, trace, threads);
   report_clocks (out, ts_calibration_clocks (p));
   TsMessageInfo m = ts_calibration_message_info (p);
   guint64 all = m.calls[0] + m.calls[1] + m.calls[2];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "analysis/waitstates.h"
 #include "calibrate/calibration.h"
+#include "model/threads.h"
 #include "model/trace.h"
 #include "output/result.h"
 #include "pipeline/run.h"
@@ -13,10 +14,11 @@
 /* A run: runtimes, the regions that changed most, what was written, the
  * wait states of both executions. */
 void ts_report_run (FILE *out, const TsRunResult *result);
-/* What the first pass learns of a trace; @replayed: the identity replay's
- * report follows (else the matching line says how to get it). */
+/* What the first pass learns of a trace, and @threads of its threads;
+ * @replayed: the identity replay's report follows (else the matching line
+ * says how to get it). */
 void ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *calibration,
-                     gboolean replayed);
+                     const TsThreadScan *threads, gboolean replayed);
 /* The identity replay of `tracesim info`: its runtime against the trace's,
  * the choices it made where the trace does not tell, and which of them a
  * deadlock made it revise; or why it failed (@failure, @result NULL). */

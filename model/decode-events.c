@@ -460,7 +460,10 @@ gint
 ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref)
 {
   gint c = ts_trace_comm_of_ref (s->source->trace, ref);
-  if (c < 0)
+  const char *foreign = c < 0 ? ts_trace_foreign_comm (s->source->trace, ref) : NULL;
+  if (foreign)
+    ts_decode_fail (s, "an MPI event on %s", foreign);
+  else if (c < 0)
     ts_decode_fail (s, "undefined communicator %u", (guint) ref);
   return c;
 }

@@ -105,6 +105,8 @@ const TsEventSink *ts_decode_sink (void);
 void ts_decode_finish (TsRankDecoder *s);
 
 /* Helpers of decode-events.c for the readers of other event families. */
+/* Count OTF2's threading events (decode-threads.c) into the stats. */
+void ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *callbacks);
 TsRankDecoder *ts_decode_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t,
                               double *seconds);
 OTF2_CallbackCode ts_decode_fail (TsRankDecoder *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);

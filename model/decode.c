@@ -72,6 +72,7 @@ callbacks_new (void)
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback (cb, k->nbc_complete);
   OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback (cb, k->parameter_uint);
   OTF2_EvtReaderCallbacks_SetMetricCallback (cb, k->metric);
+  ts_decode_register_thread_events (cb);
   return cb;
 }
 

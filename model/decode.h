@@ -63,6 +63,7 @@ typedef struct {
   guint64 calls[3];                 /* MPI calls whose messages were recorded, inferred, missing */
   double call_seconds[3];           /* and the time spent in them */
   guint64 actions;
+  guint64 thread_events;            /* fork, join, teams, locks, tasks: not replayed */
 } TsDecodeStats;
 enum { TS_INFO_RECORDED, TS_INFO_INFERRED, TS_INFO_MISSING };
 

@@ -29,6 +29,14 @@ struct TsTrace {
   guint64 timer_resolution;
   guint64 global_offset;
   GArray *rank_location;     /* OTF2_LocationRef per rank */
+  /* The ranks' other CPU threads (trace-locations.c): those of rank r are
+   * thread_location[rank_thread_start[r] .. rank_thread_start[r + 1]). */
+  GArray *thread_location;   /* OTF2_LocationRef */
+  guint *rank_thread_start;  /* n_ranks + 1 */
+  guint n_unplaced_locations;/* defined locations that are neither */
+  /* Communicators that are not MPI's (OpenMP thread teams) or whose group is
+   * not defined: OTF2_CommRef + 1 -> why (char*). No MPI event may use one. */
+  GHashTable *foreign_comms;
   GPtrArray *regions;        /* TsRegion*, deduplicated by name */
   GHashTable *region_by_name;/* name -> index + 1 */
   GHashTable *region_of_ref; /* OTF2_RegionRef -> index + 1 */
@@ -48,6 +56,23 @@ struct TsTrace {
   double cpu_seconds_per_unit;
   TsComputeClock compute_clock;
 };
+
+/* A location as defined. */
+typedef struct {
+  OTF2_LocationGroupRef group;
+  OTF2_LocationType type;
+  guint64 n_events;          /* as the definition says (EZTrace: always 2) */
+} TsRawLocation;
+
+/* Ranks and their threads from the location definitions (trace-locations.c):
+ * @locations: OTF2_LocationRef -> TsRawLocation*; @world: the members of the
+ * MPI paradigm's COMM_LOCATIONS group, or NULL. Sets @trace's ranks and
+ * threads and returns each rank's location group (free with g_free), or
+ * NULL and @error. */
+OTF2_LocationGroupRef *ts_trace_resolve_locations (TsTrace *trace, GHashTable *locations,
+                                                   const GArray *world, GError **error);
+/* Why @ref is a communicator no MPI event may use, or NULL. */
+const char *ts_trace_foreign_comm (const TsTrace *trace, OTF2_CommRef ref);
 
 /* Metric definitions as read (trace-metrics.c), to find the CPU time. */
 typedef struct TsRawMetrics TsRawMetrics;

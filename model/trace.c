@@ -13,12 +13,8 @@ G_DEFINE_QUARK (ts-trace-error-quark, ts_trace_error)
 /* ---- reading the global definitions ----------------------------------- */
 
 typedef struct {
-  OTF2_LocationGroupRef group;
-  OTF2_LocationType type;
-} RawLocation;
-
-typedef struct {
   OTF2_GroupType type;
+  OTF2_Paradigm paradigm;
   GArray *members; /* guint64 */
 } RawGroup;
 
@@ -35,7 +31,7 @@ typedef struct {
 typedef struct {
   TsTrace *trace;
   GHashTable *strings;        /* ref + 1 -> char* */
-  GHashTable *locations;      /* ref -> RawLocation* */
+  GHashTable *locations;      /* ref -> TsRawLocation* */
   GHashTable *location_groups;/* ref -> OTF2_LocationGroupType+1 */
   GHashTable *group_parents;  /* ref + 1 -> OTF2_SystemTreeNodeRef + 1 */
   GHashTable *tree_nodes;     /* ref + 1 -> TsRawTreeNode* */
@@ -114,9 +110,10 @@ on_location (void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_Location
              uint64_t n_events, OTF2_LocationGroupRef group)
 {
   DefState *st = ud;
-  RawLocation *loc = g_new (RawLocation, 1);
+  TsRawLocation *loc = g_new (TsRawLocation, 1);
   loc->group = group;
   loc->type = type;
+  loc->n_events = n_events;
   g_hash_table_insert (st->locations, g_memdup2 (&self, sizeof self), loc);
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -128,13 +125,17 @@ on_group (void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type
   DefState *st = ud;
   RawGroup *g = g_new (RawGroup, 1);
   g->type = type;
+  g->paradigm = paradigm;
   g->members = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
   g_array_append_vals (g->members, members, n);
 
-  /* EZTrace defines group 0 twice, once per type: keep both, by type. */
+  /* EZTrace defines group 0 twice, once per type: keep both, by type.
+   * Only MPI's COMM_LOCATIONS group lists the ranks (Score-P's OpenMP one
+   * lists every thread); a writer that says no paradigm means MPI's. */
   if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
     {
-      if (st->world_locations == NULL || paradigm == OTF2_PARADIGM_MPI)
+      if ((paradigm == OTF2_PARADIGM_MPI || paradigm == OTF2_PARADIGM_UNKNOWN)
+          && (st->world_locations == NULL || paradigm == OTF2_PARADIGM_MPI))
         {
           g_clear_pointer (&st->world_locations, raw_group_free);
           st->world_locations = g;
@@ -225,85 +226,17 @@ lookup_string (DefState *st, OTF2_StringRef ref)
   return s ? s : "";
 }
 
-static gint
-compare_u64 (gconstpointer a, gconstpointer b)
-{
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* Ranks are the members of the MPI COMM_LOCATIONS group, in order. Without
- * one, each process (location group) is a rank, in location group order, and
- * its first CPU thread is the rank's location. */
+/* Ranks and their threads (trace-locations.c), then their nodes. */
 static gboolean
 resolve_ranks (DefState *st, GError **error)
 {
   TsTrace *t = st->trace;
-  GArray *locs = g_array_new (FALSE, FALSE, sizeof (OTF2_LocationRef));
-
-  if (st->world_locations && st->world_locations->members->len > 0)
-    g_array_append_vals (locs, st->world_locations->members->data,
-                         st->world_locations->members->len);
-  else
-    {
-      GHashTable *first_of_group = g_hash_table_new (g_direct_hash, g_direct_equal);
-      GHashTableIter it;
-      gpointer key, value;
-      g_hash_table_iter_init (&it, st->locations);
-      while (g_hash_table_iter_next (&it, &key, &value))
-        {
-          OTF2_LocationRef ref = *(OTF2_LocationRef *) key;
-          RawLocation *loc = value;
-          if (loc->type != OTF2_LOCATION_TYPE_CPU_THREAD)
-            continue;
-          gpointer gk = GUINT_TO_POINTER (loc->group + 1);
-          OTF2_LocationRef *prev = g_hash_table_lookup (first_of_group, gk);
-          if (!prev || *prev > ref)
-            g_hash_table_insert (first_of_group, gk, key);
-        }
-      GList *groups = g_hash_table_get_keys (first_of_group);
-      GArray *gids = g_array_new (FALSE, FALSE, sizeof (guint64));
-      for (GList *l = groups; l; l = l->next)
-        {
-          guint64 g = GPOINTER_TO_UINT (l->data);
-          g_array_append_val (gids, g);
-        }
-      g_array_sort (gids, compare_u64);
-      for (guint i = 0; i < gids->len; i++)
-        {
-          gpointer gk = GUINT_TO_POINTER ((guint) g_array_index (gids, guint64, i));
-          OTF2_LocationRef ref = *(OTF2_LocationRef *) g_hash_table_lookup (first_of_group, gk);
-          g_array_append_val (locs, ref);
-        }
-      g_list_free (groups);
-      g_array_unref (gids);
-      g_hash_table_unref (first_of_group);
-    }
-
-  for (guint r = 0; r < locs->len; r++)
-    {
-      OTF2_LocationRef ref = g_array_index (locs, OTF2_LocationRef, r);
-      if (!g_hash_table_contains (st->locations, &ref))
-        {
-          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
-                       "%s: rank %u is location %" G_GUINT64_FORMAT
-                       ", which is not defined", t->path, r, (guint64) ref);
-          g_array_unref (locs);
-          return FALSE;
-        }
-    }
-  if (locs->len == 0)
-    {
-      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
-                   "%s: no MPI rank found (no CPU thread location is defined)", t->path);
-      g_array_unref (locs);
-      return FALSE;
-    }
-  t->rank_location = locs;
-  t->n_ranks = locs->len;
-  g_autofree OTF2_LocationGroupRef *groups = g_new (OTF2_LocationGroupRef, t->n_ranks);
-  for (guint r = 0; r < t->n_ranks; r++)
-    groups[r] = ((RawLocation *) g_hash_table_lookup (st->locations, &g_array_index (locs, OTF2_LocationRef, r)))->group;
+  g_autofree OTF2_LocationGroupRef *groups
+    = ts_trace_resolve_locations (t, st->locations,
+                                  st->world_locations ? st->world_locations->members : NULL,
+                                  error);
+  if (!groups)
+    return FALSE;
   ts_trace_resolve_nodes (t, st->strings, st->tree_nodes, st->group_parents, groups);
   return TRUE;
 }
@@ -381,6 +314,29 @@ add_implicit_world (TsTrace *t)
   g_ptr_array_add (t->comms, c);
 }
 
+/* Why a group of @paradigm lists no MPI ranks (a thread team's, a GPU's),
+ * or NULL for MPI's (or a writer that says none). Free with g_free. */
+static char *
+other_paradigm (OTF2_Paradigm paradigm)
+{
+  switch (paradigm)
+    {
+    case OTF2_PARADIGM_MPI:
+    case OTF2_PARADIGM_UNKNOWN:
+    case OTF2_PARADIGM_USER:
+    case OTF2_PARADIGM_NONE:
+    case OTF2_PARADIGM_COMPILER:
+    case OTF2_PARADIGM_MEASUREMENT_SYSTEM:
+      return NULL;
+    case OTF2_PARADIGM_OPENMP:
+      return g_strdup ("an OpenMP thread team, not MPI ranks");
+    case OTF2_PARADIGM_PTHREAD:
+      return g_strdup ("POSIX threads, not MPI ranks");
+    default:
+      return g_strdup_printf ("paradigm %u, not MPI", (guint) paradigm);
+    }
+}
+
 static gboolean
 resolve_comms (DefState *st, GError **error)
 {
@@ -405,13 +361,19 @@ resolve_comms (DefState *st, GError **error)
       c->name = g_strdup (lookup_string (st, rc->name));
       if (g == NULL && rc->group == (OTF2_GroupRef) 0 && st->world_locations)
         g = st->world_locations; /* some writers point the world comm at the locations */
-      if (g == NULL)
+      /* Not an error until an MPI event uses it: EZTrace names an OpenMP
+       * team's communicator without defining its group, Score-P's teams'
+       * groups list threads, not ranks. */
+      char *foreign = g == NULL ? g_strdup_printf ("its group %u is not defined", (guint) rc->group)
+                                : other_paradigm (g->paradigm);
+      if (foreign)
         {
-          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
-                       "%s: communicator %u (%s) refers to group %u, which is not defined",
-                       t->path, (guint) ref, c->name, (guint) rc->group);
+          g_hash_table_insert (t->foreign_comms, GUINT_TO_POINTER (ref + 1),
+                               g_strdup_printf ("communicator %u (%s): %s", (guint) ref, c->name,
+                                                foreign));
+          g_free (foreign);
           comm_free (c);
-          return FALSE;
+          continue;
         }
       if (g->type == OTF2_GROUP_TYPE_COMM_SELF)
         c->self = TRUE;
@@ -508,6 +470,7 @@ trace_new (const char *anchor_path)
   t->node_names = g_ptr_array_new_with_free_func (g_free);
   t->comms = g_ptr_array_new_with_free_func (comm_free);
   t->comm_of_ref = g_hash_table_new (g_direct_hash, g_direct_equal);
+  t->foreign_comms = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   return t;
 }
 
@@ -689,6 +652,10 @@ ts_trace_free (TsTrace *t)
   g_free (t->mpi_library);
   if (t->rank_location)
     g_array_unref (t->rank_location);
+  if (t->thread_location)
+    g_array_unref (t->thread_location);
+  g_free (t->rank_thread_start);
+  g_hash_table_unref (t->foreign_comms);
   g_ptr_array_unref (t->node_names);
   g_free (t->rank_node);
   g_free (t->node_cores);

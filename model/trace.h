@@ -129,6 +129,25 @@ gint ts_trace_comm_local_rank (const TsTrace *trace, guint comm, guint world);
 /* The communicator spanning all ranks (MPI_COMM_WORLD). */
 guint ts_trace_world_comm (const TsTrace *trace);
 
+/* A rank's threads: the CPU-thread locations of its process (its OTF2
+ * location group). Thread 0 is the rank's own location, the one whose
+ * events are replayed (the MPI rank list's; without one, the process's
+ * first thread with events); the others follow in location id order and
+ * are not replayed yet (ts_thread_scan counts what they hold). */
+guint ts_trace_rank_n_threads (const TsTrace *trace, guint rank);
+/* The OTF2 location of thread @thread of @rank. */
+guint64 ts_trace_rank_thread_location (const TsTrace *trace, guint rank, guint thread);
+/* All ranks' threads, own locations included. */
+guint ts_trace_n_threads (const TsTrace *trace);
+/* Locations that are no rank's thread: CPU threads of processes without
+ * events or outside the MPI rank list, and locations of other types (GPU
+ * streams, metric locations). */
+guint ts_trace_n_unplaced_locations (const TsTrace *trace);
+/* Communicators that are not MPI's (OpenMP thread teams) or whose group
+ * the trace does not define: not replayed, and an error where an MPI event
+ * uses one. */
+guint ts_trace_n_foreign_comms (const TsTrace *trace);
+
 /* The nodes (hosts) the ranks ran on, when the trace records them (Score-P,
  * tracesim-record); 0 when it does not (EZTrace names the program there). */
 guint ts_trace_n_nodes (const TsTrace *trace);

@@ -4,7 +4,8 @@
 #include "output/summary.h"
 
 static void
-add_ranks (JsonBuilder *b, const TsCalibration *c)
+add_ranks (JsonBuilder *b, const TsTrace *trace, const TsCalibration *c,
+           const TsThreadScan *threads)
 {
   json_builder_set_member_name (b, "per_rank");
   json_builder_begin_array (b);
@@ -15,6 +16,17 @@ add_ranks (JsonBuilder *b, const TsCalibration *c)
       json_builder_add_int_value (b, (gint64) ts_calibration_rank_stats (c, r)->events);
       ts_json_add_double (b, "end_s", ts_calibration_rank_ends (c)[r]);
       ts_json_add_double (b, "clock_offset_s", ts_calibration_clock_offset (c, r));
+      /* Its CPU threads (its own location first), the threading events
+       * (fork, join, teams) on its own, and the events and MPI events of
+       * the others: none of them replayed. */
+      json_builder_set_member_name (b, "threads");
+      json_builder_add_int_value (b, ts_trace_rank_n_threads (trace, r));
+      json_builder_set_member_name (b, "thread_events");
+      json_builder_add_int_value (b, (gint64) ts_calibration_rank_stats (c, r)->thread_events);
+      json_builder_set_member_name (b, "other_threads_events");
+      json_builder_add_int_value (b, (gint64) threads->rank[r].events);
+      json_builder_set_member_name (b, "other_threads_mpi_events");
+      json_builder_add_int_value (b, (gint64) threads->rank[r].mpi);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -108,8 +120,30 @@ add_messages_and_regions (JsonBuilder *b, const TsTrace *trace, const TsCalibrat
   json_builder_end_array (b);
 }
 
+/* The trace's locations: the ranks' threads, of which the ranks' own are
+ * replayed, and what no rank holds. */
+static void
+add_threads (JsonBuilder *b, const TsTrace *trace, const TsThreadScan *threads)
+{
+  json_builder_set_member_name (b, "threads");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "locations");
+  json_builder_add_int_value (b, ts_trace_n_threads (trace));
+  json_builder_set_member_name (b, "replayed");
+  json_builder_add_int_value (b, ts_trace_n_ranks (trace));
+  json_builder_set_member_name (b, "events_not_replayed");
+  json_builder_add_int_value (b, (gint64) threads->events);
+  json_builder_set_member_name (b, "mpi_events_not_replayed");
+  json_builder_add_int_value (b, (gint64) threads->mpi);
+  json_builder_set_member_name (b, "unplaced_locations");
+  json_builder_add_int_value (b, ts_trace_n_unplaced_locations (trace));
+  json_builder_set_member_name (b, "foreign_comms");
+  json_builder_add_int_value (b, ts_trace_n_foreign_comms (trace));
+  json_builder_end_object (b);
+}
+
 JsonNode *
-ts_info_to_json (const TsTrace *trace, const TsCalibration *c)
+ts_info_to_json (const TsTrace *trace, const TsCalibration *c, const TsThreadScan *threads)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -141,7 +175,8 @@ ts_info_to_json (const TsTrace *trace, const TsCalibration *c)
   ts_json_add_double (b, "span_s", ts_calibration_runtime (c));
   json_builder_set_member_name (b, "comms");
   json_builder_add_int_value (b, ts_trace_n_comms (trace));
-  add_ranks (b, c);
+  add_threads (b, trace, threads);
+  add_ranks (b, trace, c, threads);
   add_clocks_and_network (b, c);
   add_messages_and_regions (b, trace, c);
   json_builder_end_object (b);

@@ -5,13 +5,16 @@
 
 #include <json-glib/json-glib.h>
 #include "calibrate/calibration.h"
+#include "model/threads.h"
 #include "model/trace.h"
 #include "output/result.h"
 
 G_BEGIN_DECLS
 
-/* Caller frees with json_node_unref(). */
-JsonNode *ts_info_to_json (const TsTrace *trace, const TsCalibration *calibration);
+/* @threads: what the ranks' other threads hold (ts_thread_scan). Caller
+ * frees with json_node_unref(). */
+JsonNode *ts_info_to_json (const TsTrace *trace, const TsCalibration *calibration,
+                           const TsThreadScan *threads);
 /* Add the identity replay's outcome to @root (an object from
  * ts_info_to_json) as "replay": runtimes, eager threshold and its
  * "matching" as summary.json has it (guesses, revisions); or

@@ -51,6 +51,7 @@ ts_run_result_free (TsRunResult *r)
   g_free (r->output_dir);
   g_ptr_array_unref (r->written);
   g_free (r->report_failure);
+  g_free (r->threads_note);
   g_free (r);
 }
 

@@ -90,6 +90,12 @@ typedef struct {
    * pairs of ranks whose rendezvous sends they buffered (sim/revise.c). */
   guint revisions;
   guint buffered_pairs;
+  /* The trace's threads (model/threads.h): all ranks' CPU-thread
+   * locations, of which each rank's own is replayed; the events of the
+   * others; and the sentence saying so (NULL: every location is a rank's). */
+  guint threads;
+  guint64 thread_events_unreplayed;
+  char *threads_note;
   double wall_s;
   glong max_rss_kib;
   /* The output directory as given, and the names written in it, relative

@@ -203,6 +203,22 @@ ts_summary_add_matching (JsonBuilder *b, const TsRunResult *r)
   json_builder_end_object (b);
 }
 
+/* "threads": every rank's CPU threads in the trace, those replayed (each
+ * rank's own location) and the events of the others, which are not. */
+static void
+add_threads (JsonBuilder *b, const TsRunResult *r)
+{
+  json_builder_set_member_name (b, "threads");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "locations");
+  json_builder_add_int_value (b, r->threads);
+  json_builder_set_member_name (b, "replayed");
+  json_builder_add_int_value (b, r->n_ranks);
+  json_builder_set_member_name (b, "events_not_replayed");
+  json_builder_add_int_value (b, (gint64) r->thread_events_unreplayed);
+  json_builder_end_object (b);
+}
+
 JsonNode *
 ts_summary_to_json (const TsRunResult *r)
 {
@@ -215,6 +231,7 @@ ts_summary_to_json (const TsRunResult *r)
   add_inputs (b, &r->inputs);
   json_builder_set_member_name (b, "ranks");
   json_builder_add_int_value (b, r->n_ranks);
+  add_threads (b, r);
   json_builder_set_member_name (b, "original");
   json_builder_begin_object (b);
   ts_json_add_double (b, "runtime_s", r->original_runtime);

@@ -12,6 +12,7 @@
 #include "hypotheses/hypotheses.h"
 #include "output/csv.h"
 #include "model/output_dir.h"
+#include "model/threads.h"
 #include "output/summary.h"
 #include "sim/platform.h"
 #include "sim/replay.h"
@@ -456,6 +457,21 @@ write_outputs (Run *run, GError **error)
   return ts_output_dir_commit (out, error);
 }
 
+/* What the trace's threads beyond each rank's own location hold: counted
+ * and said, since they are not replayed; MPI on one is refused, since its
+ * messages would never match. */
+static gboolean
+count_threads (Run *run, GError **error)
+{
+  g_autoptr (TsThreadScan) scan = ts_thread_scan (run->trace, error);
+  if (!scan || !ts_thread_scan_check_mpi (scan, run->trace, error))
+    return FALSE;
+  run->result->threads = ts_trace_n_threads (run->trace);
+  run->result->thread_events_unreplayed = scan->events;
+  run->result->threads_note = ts_thread_scan_describe (scan, run->trace);
+  return TRUE;
+}
+
 /* Calibration phases: nothing is written yet. */
 static gboolean
 prepare (Run *run, GError **error)
@@ -490,6 +506,8 @@ prepare (Run *run, GError **error)
     }
   phase_done (run, "calibration (first pass)");
   run->result = ts_run_result_new (ts_calibration_n_ranks (run->calibration));
+  if (!count_threads (run, error))
+    return FALSE;
   if (!load_hypotheses (run, error) || !record_inputs (run, error))
     return FALSE;
   phase_done (run, "hypotheses");

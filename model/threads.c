@@ -1,0 +1,256 @@
+/* Counting what the ranks' other threads hold (threads.h). */
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-trace"
+
+#include "model/threads.h"
+#include "model/trace-private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Locations per OTF2 reader: OTF2 finds a selected location by walking a
+ * list, so one reader of every thread would cost their square. */
+#define BATCH 256
+
+typedef struct {
+  const TsTrace *trace;
+  TsThreadScan *scan;
+  GHashTable *where;   /* location ref -> (rank << 32 | thread) + 1 */
+} ScanState;
+
+/* An MPI event on a thread: counted, and the first one kept by its place. */
+static OTF2_CallbackCode
+mpi_event (void *ud, OTF2_LocationRef loc, uint64_t position, const char *what)
+{
+  ScanState *st = ud;
+  guint64 w = GPOINTER_TO_SIZE (g_hash_table_lookup (st->where, &loc)) - 1;
+  guint rank = (guint) (w >> 32), thread = (guint) (w & 0xffffffffu);
+  TsThreadScan *scan = st->scan;
+  scan->rank[rank].mpi++;
+  scan->mpi++;
+  if (!scan->first_what || rank < scan->first_rank
+      || (rank == scan->first_rank && thread < scan->first_thread))
+    {
+      g_free (scan->first_what);
+      scan->first_what = g_strdup (what);
+      scan->first_rank = rank;
+      scan->first_thread = thread;
+      scan->first_location = loc;
+      scan->first_position = position;
+    }
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+          OTF2_AttributeList *a, OTF2_RegionRef ref)
+{
+  ScanState *st = ud;
+  gint region = ts_trace_region_of_ref (st->trace, ref);
+  if (region < 0 || ts_trace_region_call (st->trace, (guint) region) == TS_CALL_USER)
+    return OTF2_CALLBACK_SUCCESS;
+  g_autofree char *what = g_strdup_printf ("entering %s", ts_trace_region_name (st->trace,
+                                                                               (guint) region));
+  return mpi_event (ud, loc, pos, what);
+}
+
+/* The MPI records, by OTF2's name, whatever their arguments. */
+#define RECORD(name, ...)                                                        \
+  static OTF2_CallbackCode on_##name (OTF2_LocationRef loc, OTF2_TimeStamp t,    \
+                                      uint64_t pos, void *ud,                    \
+                                      OTF2_AttributeList *a, __VA_ARGS__)        \
+  {                                                                              \
+    return mpi_event (ud, loc, pos, "an " #name " record");                      \
+  }
+RECORD (MpiSend, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n)
+RECORD (MpiIsend, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n, uint64_t req)
+RECORD (MpiIsendComplete, uint64_t req)
+RECORD (MpiIrecvRequest, uint64_t req)
+RECORD (MpiRecv, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n)
+RECORD (MpiIrecv, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n, uint64_t req)
+RECORD (MpiRequestTest, uint64_t req)
+RECORD (MpiRequestCancelled, uint64_t req)
+RECORD (MpiCollectiveEnd, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t sent,
+        uint64_t received)
+RECORD (NonBlockingCollectiveRequest, uint64_t req)
+RECORD (NonBlockingCollectiveComplete, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
+        uint64_t sent, uint64_t received, uint64_t req)
+#undef RECORD
+
+static OTF2_EvtReaderCallbacks *
+callbacks_new (void)
+{
+  OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New ();
+  OTF2_EvtReaderCallbacks_SetEnterCallback (cb, on_enter);
+  OTF2_EvtReaderCallbacks_SetMpiSendCallback (cb, on_MpiSend);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCallback (cb, on_MpiIsend);
+  OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback (cb, on_MpiIsendComplete);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback (cb, on_MpiIrecvRequest);
+  OTF2_EvtReaderCallbacks_SetMpiRecvCallback (cb, on_MpiRecv);
+  OTF2_EvtReaderCallbacks_SetMpiIrecvCallback (cb, on_MpiIrecv);
+  OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback (cb, on_MpiRequestTest);
+  OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback (cb, on_MpiRequestCancelled);
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback (cb, on_MpiCollectiveEnd);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback (
+    cb, on_NonBlockingCollectiveRequest);
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback (
+    cb, on_NonBlockingCollectiveComplete);
+  return cb;
+}
+
+/* Whether OTF2 wrote an event file for @loc: some writers define threads
+ * that never logged an event and have none. */
+static gboolean
+has_event_file (const TsTrace *trace, OTF2_LocationRef loc)
+{
+  g_autofree char *dir = g_strndup (trace->path, strlen (trace->path)
+                                                   - (g_str_has_suffix (trace->path, ".otf2")
+                                                        ? 5 : 0));
+  g_autofree char *file = g_strdup_printf ("%s/%" G_GUINT64_FORMAT ".evt", dir, (guint64) loc);
+  return g_file_test (file, G_FILE_TEST_EXISTS);
+}
+
+/* Read @n of the locations in @locs (with their event files) into @st. */
+static gboolean
+scan_batch (ScanState *st, const OTF2_LocationRef *locs, guint n, GError **error)
+{
+  OTF2_Reader *reader = OTF2_Reader_Open (st->trace->path);
+  if (!reader)
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                   "%s: cannot open as an OTF2 archive", st->trace->path);
+      return FALSE;
+    }
+  OTF2_Reader_SetSerialCollectiveCallbacks (reader);
+  for (guint i = 0; i < n; i++)
+    OTF2_Reader_SelectLocation (reader, locs[i]);
+  gboolean ok = FALSE;
+  OTF2_EvtReaderCallbacks *cb = callbacks_new ();
+  OTF2_ErrorCode rc = OTF2_Reader_OpenEvtFiles (reader);
+  if (rc != OTF2_SUCCESS)
+    {
+      ts_trace_set_otf2_error (st->trace, rc, "opening the threads' event files", error);
+      goto out;
+    }
+  /* Local definitions carry the id mappings some writers (Score-P) need. */
+  if (OTF2_Reader_OpenDefFiles (reader) == OTF2_SUCCESS)
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          OTF2_DefReader *dr = OTF2_Reader_GetDefReader (reader, locs[i]);
+          uint64_t defs = 0;
+          if (dr)
+            {
+              OTF2_Reader_ReadAllLocalDefinitions (reader, dr, &defs);
+              OTF2_Reader_CloseDefReader (reader, dr);
+            }
+        }
+      OTF2_Reader_CloseDefFiles (reader);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      guint64 w = GPOINTER_TO_SIZE (g_hash_table_lookup (st->where, &locs[i])) - 1;
+      OTF2_EvtReader *er = OTF2_Reader_GetEvtReader (reader, locs[i]);
+      uint64_t events = 0;
+      if (er)
+        {
+          OTF2_Reader_RegisterEvtCallbacks (reader, er, cb, st);
+          rc = OTF2_Reader_ReadAllLocalEvents (reader, er, &events);
+          OTF2_Reader_CloseEvtReader (reader, er);
+        }
+      if (!er || rc != OTF2_SUCCESS)
+        {
+          g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
+                       "%s: rank %u, thread %u (location %" G_GUINT64_FORMAT
+                       "): cannot read its events after event %" G_GUINT64_FORMAT
+                       " (truncated or corrupt event file?)",
+                       st->trace->path, (guint) (w >> 32), (guint) (w & 0xffffffffu),
+                       (guint64) locs[i], (guint64) events);
+          goto out;
+        }
+      st->scan->rank[w >> 32].events += events;
+      st->scan->events += events;
+    }
+  ok = TRUE;
+out:
+  OTF2_EvtReaderCallbacks_Delete (cb);
+  OTF2_Reader_CloseEvtFiles (reader);
+  OTF2_Reader_Close (reader);
+  return ok;
+}
+
+TsThreadScan *
+ts_thread_scan (const TsTrace *trace, GError **error)
+{
+  g_autoptr (TsThreadScan) scan = g_new0 (TsThreadScan, 1);
+  scan->n_ranks = ts_trace_n_ranks (trace);
+  scan->rank = g_new0 (TsThreadCount, scan->n_ranks);
+  scan->threads = ts_trace_n_threads (trace) - scan->n_ranks;
+  if (scan->threads == 0)
+    return g_steal_pointer (&scan);
+
+  ts_otf2_quiet ();
+  ScanState st = { trace, scan, g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL) };
+  g_autoptr (GArray) todo = g_array_new (FALSE, FALSE, sizeof (OTF2_LocationRef));
+  for (guint r = 0; r < scan->n_ranks; r++)
+    for (guint k = 1; k < ts_trace_rank_n_threads (trace, r); k++)
+      {
+        OTF2_LocationRef loc = ts_trace_rank_thread_location (trace, r, k);
+        g_hash_table_insert (st.where, g_memdup2 (&loc, sizeof loc),
+                             GSIZE_TO_POINTER (((guint64) r << 32 | k) + 1));
+        if (has_event_file (trace, loc))
+          g_array_append_val (todo, loc);
+      }
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < todo->len; i += BATCH)
+    ok = scan_batch (&st, &g_array_index (todo, OTF2_LocationRef, i),
+                     MIN (BATCH, todo->len - i), error);
+  g_hash_table_unref (st.where);
+  return ok ? g_steal_pointer (&scan) : NULL;
+}
+
+void
+ts_thread_scan_free (TsThreadScan *scan)
+{
+  if (!scan)
+    return;
+  g_free (scan->rank);
+  g_free (scan->first_what);
+  g_free (scan);
+}
+
+gboolean
+ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace, GError **error)
+{
+  if (scan->mpi == 0)
+    return TRUE;
+  g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
+               "%s: rank %u, thread %u (location %" G_GUINT64_FORMAT "), event %" G_GUINT64_FORMAT
+               ": %s; %" G_GUINT64_FORMAT " MPI events are on threads other than their "
+               "rank's own location, and tracesim replays MPI from each rank's own location "
+               "only (their messages would never match)",
+               ts_trace_path (trace), scan->first_rank, scan->first_thread, scan->first_location,
+               scan->first_position, scan->first_what, scan->mpi);
+  return FALSE;
+}
+
+char *
+ts_thread_scan_describe (const TsThreadScan *scan, const TsTrace *trace)
+{
+  if (scan->threads == 0)
+    return NULL;
+  guint with = 0;
+  for (guint r = 0; r < scan->n_ranks; r++)
+    with += ts_trace_rank_n_threads (trace, r) > 1;
+  g_autofree char *mpi = scan->mpi ? g_strdup_printf (" (%" G_GUINT64_FORMAT " of them MPI)",
+                                                       scan->mpi)
+                                    : g_strdup ("");
+  return g_strdup_printf ("%u thread%s of %u rank%s, %" G_GUINT64_FORMAT " event%s%s, %s not "
+                          "replayed: each rank replays its own location (the one that makes "
+                          "its MPI calls), and its threads' compute and waiting are not "
+                          "modelled yet",
+                          scan->threads, scan->threads == 1 ? "" : "s", with,
+                          with == 1 ? "" : "s", scan->events, scan->events == 1 ? "" : "s", mpi,
+                          scan->threads == 1 ? "is" : "are");
+}

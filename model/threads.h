@@ -1,0 +1,51 @@
+/* What the threads of a hybrid (MPI + OpenMP or pthreads) trace hold beyond
+ * each rank's own location (ts_trace_rank_n_threads), read once.
+ *
+ * The replay reads each rank's own location only; the other threads are
+ * not replayed yet. Nothing of a trace may be dropped without a word, so
+ * their events are counted here and said (info, run, summary.json), and MPI
+ * on them, which the replay would lose (its messages would never match), is
+ * refused with the first such event named.
+ *
+ * Reads only the threads: a trace without any costs nothing. */
+#ifndef TS_THREADS_H
+#define TS_THREADS_H
+
+#include "model/trace.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint64 events;      /* on the rank's threads other than its own */
+  guint64 mpi;         /* of which MPI: calls entered, message records */
+} TsThreadCount;
+
+typedef struct {
+  guint n_ranks;
+  TsThreadCount *rank;  /* per rank */
+  guint threads;        /* threads other than the ranks' own */
+  guint64 events, mpi;  /* over all ranks */
+  /* The first MPI event on a thread, in rank and thread order (mpi > 0). */
+  guint first_rank, first_thread;
+  guint64 first_location, first_position;
+  char *first_what;
+} TsThreadScan;
+
+/* Count what every rank's other threads hold. NULL and @error if an event
+ * file cannot be read. Free with ts_thread_scan_free(). */
+TsThreadScan *ts_thread_scan (const TsTrace *trace, GError **error);
+void ts_thread_scan_free (TsThreadScan *scan);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsThreadScan, ts_thread_scan_free)
+
+/* FALSE and @error (TS_TRACE_ERROR_EVENTS) naming the first MPI event on a
+ * thread other than its rank's own, if there is one. */
+gboolean ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace,
+                                   GError **error);
+/* One sentence on what is not replayed ("2 threads of 2 ranks, 12 events,
+ * are not replayed: ..."), or NULL when every location is a rank's own.
+ * Free with g_free. */
+char *ts_thread_scan_describe (const TsThreadScan *scan, const TsTrace *trace);
+
+G_END_DECLS
+
+#endif

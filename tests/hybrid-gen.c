@@ -1,0 +1,226 @@
+/* Writes a small MPI + OpenMP trace in the location layouts real tools use,
+ * for tests/test-hybrid.sh: hybrid-gen LAYOUT DIR writes DIR/traces.otf2.
+ *
+ * Two ranks of two threads. Each master forks its team at 0, runs
+ * compute_kernel for 2 ms, waits at the implicit barrier until 6 ms, joins,
+ * then rank 0 sends rank 1 8 KiB (MPI_Send 6.0-6.1 ms, MPI_Recv 6.0-6.1 ms);
+ * main ends at 7 ms: 13 events a master. Each worker runs compute_kernel
+ * for 6 ms inside the team: 6 events.
+ *
+ * Layouts:
+ *   scorep      Score-P's: location ids (thread << 32 | rank), an MPI
+ *               COMM_LOCATIONS group of the masters, an OpenMP one of every
+ *               thread, and per rank a thread team, a COMM_GROUP of the
+ *               OpenMP paradigm whose members index the OpenMP group (2, 3
+ *               for rank 1's team)
+ *   eztrace     EZTrace's: the MPI groups and an "OpenMP Thread Team"
+ *               communicator whose group 4 is never defined
+ *   nogroup     no COMM_LOCATIONS group at all; rank 1's process also has a
+ *               thread of lower id than its master with no events (and no
+ *               event file), and a third process has only such a thread
+ *   mpi-thread  scorep, with rank 1's worker entering MPI_Isend (its 7th
+ *               event, OTF2 position 7... counted from 0: see the test) */
+#include <config.h>
+
+#include <glib.h>
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MS 1000000ull /* ticks: the clock counts nanoseconds */
+
+enum { S_EMPTY, S_MAIN, S_KERNEL, S_BARRIER, S_SEND, S_RECV, S_ISEND, S_WORLD, S_TEAM,
+       S_MASTER, S_WORKER, S_OTHER, S_NODE, S_PROCESS, S_N };
+static const char *const strings[S_N] = {
+  "", "main", "compute_kernel", "!$omp implicit barrier @kernel.c:12", "MPI_Send", "MPI_Recv",
+  "MPI_Isend", "MPI_COMM_WORLD", "Thread team", "Master thread", "OMP thread 1", "idle thread",
+  "node", "process",
+};
+enum { R_MAIN, R_KERNEL, R_BARRIER, R_SEND, R_RECV, R_ISEND };
+
+static OTF2_FlushType
+pre_flush (void *ud, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
+{
+  return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp
+post_flush (void *ud, OTF2_FileType type, OTF2_LocationRef loc)
+{
+  return 0;
+}
+
+static const OTF2_FlushCallbacks flush = { pre_flush, post_flush };
+
+typedef struct {
+  const char *layout;
+  OTF2_LocationRef master[2], worker[2];
+  OTF2_CommRef team[2];
+} Layout;
+
+static int
+fail (const char *what)
+{
+  fprintf (stderr, "hybrid-gen: %s failed\n", what);
+  return 1;
+}
+
+static void
+write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team)
+{
+  OTF2_EvtWriter_Enter (w, NULL, 0, R_MAIN);
+  OTF2_EvtWriter_ThreadFork (w, NULL, 0, OTF2_PARADIGM_OPENMP, 2);
+  OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 0, team);
+  OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
+  OTF2_EvtWriter_Leave (w, NULL, 2 * MS, R_KERNEL);
+  OTF2_EvtWriter_Enter (w, NULL, 2 * MS, R_BARRIER);
+  OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_BARRIER);
+  OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS, team);
+  OTF2_EvtWriter_ThreadJoin (w, NULL, 6 * MS, OTF2_PARADIGM_OPENMP);
+  if (rank == 0)
+    {
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS, R_SEND);
+      OTF2_EvtWriter_MpiSend (w, NULL, 6 * MS, 1, 0, 0, 8192);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10, R_SEND);
+    }
+  else
+    {
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS, R_RECV);
+      OTF2_EvtWriter_MpiRecv (w, NULL, 6 * MS + MS / 10, 0, 0, 0, 8192);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10, R_RECV);
+    }
+  OTF2_EvtWriter_Leave (w, NULL, 7 * MS, R_MAIN);
+}
+
+static void
+write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi)
+{
+  OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 0, team);
+  OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
+  OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_KERNEL);
+  OTF2_EvtWriter_Enter (w, NULL, 6 * MS, R_BARRIER);
+  OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_BARRIER);
+  OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS, team);
+  if (mpi)
+    {
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS, R_ISEND);
+      OTF2_EvtWriter_MpiIsend (w, NULL, 6 * MS, 0, 0, 1, 64, 1);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + 1000, R_ISEND);
+    }
+}
+
+static void
+write_regions (OTF2_GlobalDefWriter *g)
+{
+  for (guint32 s = 0; s < S_N; s++)
+    OTF2_GlobalDefWriter_WriteString (g, s, strings[s]);
+  static const struct { uint32_t name; OTF2_RegionRole role; OTF2_Paradigm paradigm; } r[] = {
+    { S_MAIN, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER },
+    { S_KERNEL, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER },
+    { S_BARRIER, OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_PARADIGM_OPENMP },
+    { S_SEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+    { S_RECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+    { S_ISEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+  };
+  for (guint32 i = 0; i < G_N_ELEMENTS (r); i++)
+    OTF2_GlobalDefWriter_WriteRegion (g, i, r[i].name, r[i].name, S_EMPTY, r[i].role,
+                                      r[i].paradigm, OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
+}
+
+/* Locations, groups and communicators as @l's tool writes them. */
+static void
+write_layout (OTF2_GlobalDefWriter *g, const Layout *l, gboolean eztrace, gboolean nogroup)
+{
+  OTF2_GlobalDefWriter_WriteSystemTreeNode (g, 0, S_NODE, S_NODE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  for (int r = 0; r < 2; r++)
+    {
+      OTF2_GlobalDefWriter_WriteLocationGroup (g, r, S_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                               OTF2_UNDEFINED_LOCATION_GROUP);
+      OTF2_GlobalDefWriter_WriteLocation (g, l->master[r], S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                          13, r);
+      OTF2_GlobalDefWriter_WriteLocation (g, l->worker[r], S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                          6 + (!strcmp (l->layout, "mpi-thread") && r == 1) * 3, r);
+    }
+  uint64_t masters[2] = { l->master[0], l->master[1] }, ranks[2] = { 0, 1 };
+  if (nogroup)
+    {
+      OTF2_GlobalDefWriter_WriteLocation (g, 1, S_OTHER, OTF2_LOCATION_TYPE_CPU_THREAD, 0, 1);
+      OTF2_GlobalDefWriter_WriteLocationGroup (g, 2, S_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                               OTF2_UNDEFINED_LOCATION_GROUP);
+      OTF2_GlobalDefWriter_WriteLocation (g, 3, S_OTHER, OTF2_LOCATION_TYPE_CPU_THREAD, 0, 2);
+      OTF2_GlobalDefWriter_WriteGroup (g, 0, S_WORLD, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                       OTF2_GROUP_FLAG_NONE, 2, ranks);
+      OTF2_GlobalDefWriter_WriteComm (g, 0, S_WORLD, 0, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+      return;
+    }
+  OTF2_GlobalDefWriter_WriteGroup (g, 0, S_WORLD, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                   OTF2_GROUP_FLAG_NONE, 2, masters);
+  OTF2_GlobalDefWriter_WriteGroup (g, 1, S_WORLD, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                   OTF2_GROUP_FLAG_NONE, 2, ranks);
+  OTF2_GlobalDefWriter_WriteComm (g, 0, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+  if (eztrace)
+    {
+      OTF2_GlobalDefWriter_WriteComm (g, 4, S_TEAM, 4, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+      return;
+    }
+  uint64_t threads[4] = { l->master[0], l->worker[0], l->master[1], l->worker[1] };
+  uint64_t team0[2] = { 0, 1 }, team1[2] = { 2, 3 };
+  OTF2_GlobalDefWriter_WriteGroup (g, 2, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                   OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 4, threads);
+  OTF2_GlobalDefWriter_WriteGroup (g, 3, S_TEAM, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
+                                   OTF2_GROUP_FLAG_NONE, 2, team0);
+  OTF2_GlobalDefWriter_WriteGroup (g, 4, S_TEAM, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
+                                   OTF2_GROUP_FLAG_NONE, 2, team1);
+  OTF2_GlobalDefWriter_WriteComm (g, 1, S_TEAM, 3, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+  OTF2_GlobalDefWriter_WriteComm (g, 2, S_TEAM, 4, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc != 3)
+    {
+      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|nogroup|mpi-thread DIR\n");
+      return 2;
+    }
+  Layout l = { argv[1] };
+  gboolean eztrace = !strcmp (l.layout, "eztrace"), nogroup = !strcmp (l.layout, "nogroup");
+  if (!eztrace && !nogroup && strcmp (l.layout, "scorep") && strcmp (l.layout, "mpi-thread"))
+    return fail ("the layout");
+  for (int r = 0; r < 2; r++)
+    {
+      l.master[r] = eztrace ? r * 1000u : nogroup ? 2u * r : (unsigned) r;
+      l.worker[r] = eztrace ? r * 1000u + 1 : (1ull << 32) | (uint64_t) r;
+      l.team[r] = eztrace ? 4 : nogroup ? OTF2_UNDEFINED_COMM : 1 + r;
+    }
+
+  OTF2_Archive *a = OTF2_Archive_Open (argv[2], "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                       4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                                       OTF2_COMPRESSION_NONE);
+  if (!a || OTF2_Archive_SetFlushCallbacks (a, &flush, NULL) != OTF2_SUCCESS
+      || OTF2_Archive_SetSerialCollectiveCallbacks (a) != OTF2_SUCCESS
+      || OTF2_Archive_SetCreator (a, eztrace ? "EZTrace 2.1" : "Score-P 8.0") != OTF2_SUCCESS
+      || OTF2_Archive_OpenEvtFiles (a) != OTF2_SUCCESS)
+    return fail ("opening the archive");
+  for (int r = 0; r < 2; r++)
+    {
+      OTF2_EvtWriter *m = OTF2_Archive_GetEvtWriter (a, l.master[r]);
+      OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter (a, l.worker[r]);
+      if (!m || !w)
+        return fail ("an event writer");
+      write_master (m, r, l.team[r]);
+      write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1);
+      OTF2_Archive_CloseEvtWriter (a, m);
+      OTF2_Archive_CloseEvtWriter (a, w);
+    }
+  OTF2_Archive_CloseEvtFiles (a);
+
+  OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter (a);
+  if (!g)
+    return fail ("the definitions' writer");
+  OTF2_GlobalDefWriter_WriteClockProperties (g, 1000000000, 0, 8 * MS, OTF2_UNDEFINED_TIMESTAMP);
+  write_regions (g);
+  write_layout (g, &l, eztrace, nogroup);
+  OTF2_Archive_CloseGlobalDefWriter (a, g);
+  return OTF2_Archive_Close (a) == OTF2_SUCCESS ? 0 : fail ("closing the archive");
+}

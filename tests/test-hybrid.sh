@@ -1,0 +1,84 @@
+#!/bin/sh
+# MPI + OpenMP traces in the location layouts real tools write
+# (tests/hybrid-gen.c): read, counted and said, never misread.
+#
+# The trace (derived in hybrid-gen.c): 2 ranks of 2 threads. A master has
+# 13 events: 4 threading events (fork, team begin, team end, join), which
+# are not replayed, and 9 others (main, compute_kernel, the implicit
+# barrier, an MPI_Send or MPI_Recv: enter, leave and the message). A
+# worker has 6 events. So per rank: 9 events read, 4 threading events,
+# 1 other thread of 6 events; in all 4 locations, 2 replayed, 12 events
+# not replayed. The replay is the masters' timelines: rank 0 ends at 7 ms.
+# - scorep: the OpenMP COMM_LOCATIONS group (every thread) is no rank
+#   list, and the two thread teams' communicators (members 0 1 and 2 3 of
+#   that group) are no MPI communicators: 2 foreign communicators.
+# - eztrace: "OpenMP Thread Team" names group 4, never defined: 1 foreign.
+# - nogroup: no rank list at all. Each process is a rank; rank 1's is
+#   location 2 (location 1, lower, has no events), so both ranks read 9
+#   events, and rank 1 has 3 threads (2, 1, its worker); the third process
+#   has only a thread without events: no rank, 1 location of no rank.
+# - mpi-thread: rank 1's worker enters MPI_Isend at its 7th event (OTF2
+#   counts from 1: team begin, enter, leave, enter, leave, team end, enter)
+#   and logs the message: 2 MPI events on a thread, which run refuses,
+#   naming them, and writing nothing.
+. "${top_srcdir:-.}/tests/lib.sh"
+fresh_work hybrid
+gen=$builddir/tests/hybrid-gen
+
+for layout in scorep eztrace nogroup mpi-thread; do
+  "$gen" "$layout" "$work/$layout" || fail "$layout: hybrid-gen"
+done
+
+# check LAYOUT EXPR EXPECTED: a Python expression of info --json
+check() {
+  got=$(value "$work/$1.json" "$2")
+  [ "$got" = "$3" ] || fail "$1: $2 is $got, expected $3"
+}
+
+for layout in scorep eztrace nogroup; do
+  "$tracesim" info --json --no-replay "$work/$layout/traces.otf2" > "$work/$layout.json" \
+    || fail "$layout: info"
+  check $layout "s['ranks']" 2
+  check $layout "[r['events'] for r in s['per_rank']]" "[9, 9]"
+  check $layout "[r['thread_events'] for r in s['per_rank']]" "[4, 4]"
+  check $layout "[r['other_threads_events'] for r in s['per_rank']]" "[6, 6]"
+  check $layout "s['threads']['replayed']" 2
+  check $layout "s['threads']['events_not_replayed']" 12
+  check $layout "s['threads']['mpi_events_not_replayed']" 0
+
+  rm -rf "$work/out-$layout"
+  "$tracesim" run -q "$work/$layout/traces.otf2" -o "$work/out-$layout" 2> "$work/$layout.err" \
+    || fail "$layout: run: $(cat "$work/$layout.err")"
+  s=$work/out-$layout/summary.json
+  near "$(value "$s" "s['predicted']['runtime_s']")" 0.007 0.000002 \
+    || fail "$layout: predicted $(value "$s" "s['predicted']['runtime_s']") s, expected 0.007 s"
+  [ "$(value "$s" "s['threads']['events_not_replayed']")" = 12 ] || fail "$layout: summary's threads"
+  grep -q 'threads of 2 ranks, 12 events, are not replayed' "$work/$layout.err" \
+    || fail "$layout: run does not say what it did not replay: $(cat "$work/$layout.err")"
+  # No rank that never started: no -inf, NaN or missing figure in the numbers.
+  ! grep -q -i ': *-\?\(inf\|nan\|infinity\)\b\|_s" *: *null' "$s" \
+    || fail "$layout: summary.json has an infinite, NaN or null time"
+done
+check scorep "s['threads']['locations']" 4
+check scorep "s['threads']['foreign_comms']" 2
+check scorep "s['threads']['unplaced_locations']" 0
+check eztrace "s['threads']['foreign_comms']" 1
+check nogroup "s['threads']['locations']" 5
+check nogroup "[r['threads'] for r in s['per_rank']]" "[2, 3]"
+check nogroup "s['threads']['unplaced_locations']" 1
+check nogroup "s['threads']['foreign_comms']" 0
+[ "$(value "$work/out-scorep/summary.json" "s['threads']")" \
+  = "{'locations': 4, 'replayed': 2, 'events_not_replayed': 12}" ] || fail "scorep: summary's threads"
+
+rm -rf "$work/out-mpi"
+if "$tracesim" run -q "$work/mpi-thread/traces.otf2" -o "$work/out-mpi" 2> "$work/mpi.err"; then
+  fail "mpi-thread: run replayed a trace whose MPI is partly on a thread it does not replay"
+fi
+grep -q 'rank 1, thread 1 (location 4294967297), event 7: entering MPI_Isend; 2 MPI events' \
+  "$work/mpi.err" || fail "mpi-thread: the error does not name the event: $(cat "$work/mpi.err")"
+[ ! -e "$work/out-mpi" ] || fail "mpi-thread: a failed run left $work/out-mpi"
+"$tracesim" info --json --no-replay "$work/mpi-thread/traces.otf2" > "$work/mpi-thread.json" \
+  || fail "mpi-thread: info refuses to describe the trace"
+check mpi-thread "s['threads']['mpi_events_not_replayed']" 2
+check mpi-thread "[r['other_threads_mpi_events'] for r in s['per_rank']]" "[0, 2]"
+echo "PASS: hybrid layouts read, their threads counted, MPI on threads refused"
