@@ -265,7 +265,7 @@ report_nodes (FILE *out, const TsTrace *trace)
 }
 
 /* A rank's threads, when it has more than its own location or the latter
- * has threading events: what of them is not replayed. */
+ * has threading events. */
 static void
 report_rank_threads (FILE *out, const TsTrace *trace, const TsCalibration *p,
                      const TsThreadScan *threads, guint r)
@@ -274,8 +274,8 @@ report_rank_threads (FILE *out, const TsTrace *trace, const TsCalibration *p,
   guint64 own = ts_calibration_rank_stats (p, r)->thread_events;
   if (n == 1 && own == 0)
     return;
-  fprintf (out, "            %u thread%s: %" G_GUINT64_FORMAT " threading events (fork, join, "
-           "teams) of its own and %" G_GUINT64_FORMAT " events of %u other%s, not replayed\n",
+  fprintf (out, "            %u thread%s: %" G_GUINT64_FORMAT " threading events of its own "
+           "(fork, join, teams), %" G_GUINT64_FORMAT " events of %u other%s\n",
            n, n == 1 ? "" : "s", own, threads->rank[r].events, n - 1, n == 2 ? "" : "s");
 }
 

@@ -307,6 +307,13 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
         return FALSE;
       a->seconds /= hr->speed;
       return TRUE;
+    case TS_ACTION_THREAD_COMPUTE:
+      /* Another thread's work in its region, as the rank's own would be
+       * (the rank's open regions around it: the team's). */
+      if (!apply_to_burst (hr, a->region, -1, &a->seconds, error))
+        return FALSE;
+      a->seconds /= hr->speed;
+      return TRUE;
     default:
       return TRUE;
     }

@@ -21,18 +21,6 @@ ts_size_class (guint64 bytes)
 
 /* ---- the pending queue -------------------------------------------------- */
 
-static TsAction *
-push (TsRankDecoder *s, TsActionKind kind, double time)
-{
-  TsAction a = { 0 };
-  a.kind = kind;
-  a.time = time;
-  a.region = NO_REGION;
-  g_array_append_val (s->pending, a);
-  s->stats.actions++;
-  return &g_array_index (s->pending, TsAction, s->pending->len - 1);
-}
-
 static guint64
 last_seq (TsRankDecoder *s)
 {
@@ -44,14 +32,6 @@ action_at (TsRankDecoder *s, guint64 seq)
 {
   g_assert (seq >= s->base && seq < s->base + s->pending->len);
   return &g_array_index (s->pending, TsAction, seq - s->base);
-}
-
-static double
-to_seconds (TsRankDecoder *s, OTF2_TimeStamp t)
-{
-  const TsTrace *tr = s->source->trace;
-  return (double) (t - tr->global_offset) / (double) tr->timer_resolution
-         + s->options.clock_offset;
 }
 
 /* ---- requests ------------------------------------------------------------ */
@@ -154,7 +134,7 @@ emit_wait (TsRankDecoder *s, Request *r, double time, guint8 flags)
     resolve_by_inference (s, r);
   else if (!r->resolved)
     give_up (s, r);
-  TsAction *w = push (s, TS_ACTION_WAIT, time);
+  TsAction *w = ts_decode_push (s, TS_ACTION_WAIT, time);
   w->req = r->req;
   w->flags = flags;
   w->call = s->call;
@@ -176,10 +156,15 @@ ts_decode_account_gap (TsRankDecoder *s, double now)
     }
   if (s->call != NO_REGION)
     return;
+  if (s->team && ts_decode_team_waiting (s))
+    {
+      s->last_time = MAX (s->last_time, now); /* at its team's barrier: no work */
+      return;
+    }
   double gap = now - s->last_time;
   if (gap > 0)
     {
-      TsAction *a = push (s, TS_ACTION_COMPUTE, s->last_time);
+      TsAction *a = ts_decode_push (s, TS_ACTION_COMPUTE, s->last_time);
       a->seconds = gap;
       a->region = s->user_region;
       a->call = a->caller = NO_REGION;
@@ -201,7 +186,7 @@ ts_decode_account_gap (TsRankDecoder *s, double now)
 TsAction *
 ts_decode_call_action (TsRankDecoder *s, TsActionKind kind)
 {
-  TsAction *a = push (s, kind, s->call != NO_REGION ? s->call_enter : s->last_time);
+  TsAction *a = ts_decode_push (s, kind, s->call != NO_REGION ? s->call_enter : s->last_time);
   a->call = s->call;
   if (s->call != NO_REGION && s->call_first_seq == G_MAXUINT64)
     s->call_first_seq = last_seq (s);
@@ -254,7 +239,7 @@ end_call (TsRankDecoder *s, double leave)
                          && kind != TS_CALL_WAITANY && kind != TS_CALL_WAITSOME;
       if (duration > 0)
         {
-          TsAction *a = push (s, TS_ACTION_COMPUTE, s->call_enter);
+          TsAction *a = ts_decode_push (s, TS_ACTION_COMPUTE, s->call_enter);
           a->seconds = duration;
           a->region = s->call;
           a->call = s->call;
@@ -304,7 +289,7 @@ ts_decode_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, do
   TsRankDecoder *s = ud;
   s->position = pos;
   s->stats.events++;
-  *seconds = to_seconds (s, t);
+  *seconds = ts_decode_seconds (s, t);
   s->now = *seconds;
   if (*seconds < s->stats.first_time)
     s->stats.first_time = *seconds;
@@ -387,9 +372,11 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
     s->user_region = region;
   guint32 r = region;
   g_array_append_val (s->stack, r);
-  TsAction *a = push (s, TS_ACTION_ENTER, now);
+  TsAction *a = ts_decode_push (s, TS_ACTION_ENTER, now);
   a->region = region;
-  return OTF2_CALLBACK_SUCCESS;
+  if (s->team)
+    ts_decode_team_enter (s, region, now);
+  return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
 static void
@@ -437,8 +424,10 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
         call_cpu = MAX (0, s->cpu_value - s->call_cpu_enter);
     }
   g_array_set_size (s->stack, depth - 1);
+  if (s->team)
+    ts_decode_team_left (s);
   refresh_user_region (s);
-  TsAction *a = push (s, TS_ACTION_LEAVE, now);
+  TsAction *a = ts_decode_push (s, TS_ACTION_LEAVE, now);
   a->region = region;
   /* An MPI call's LEAVE carries its recorded duration, where it replays
    * actions (charged beyond waiting and transfer: charge_call_cost), and its CPU time. */
@@ -447,25 +436,6 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   if (now > s->last_time)
     s->last_time = now;
   return OTF2_CALLBACK_SUCCESS;
-}
-
-/* Peer @peer of @comm exists? MPI_PROC_NULL and garbage peers do not. */
-gboolean
-ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer)
-{
-  return peer < ts_trace_comm_size (s->source->trace, comm);
-}
-
-gint
-ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref)
-{
-  gint c = ts_trace_comm_of_ref (s->source->trace, ref);
-  const char *foreign = c < 0 ? ts_trace_foreign_comm (s->source->trace, ref) : NULL;
-  if (foreign)
-    ts_decode_fail (s, "an MPI event on %s", foreign);
-  else if (c < 0)
-    ts_decode_fail (s, "undefined communicator %u", (guint) ref);
-  return c;
 }
 
 static OTF2_CallbackCode

@@ -21,6 +21,8 @@
 #define TS_PROC_NULL_PEER(peer) ((peer) == G_MAXUINT32 || (peer) == G_MAXUINT32 - 1)
 
 typedef struct Request Request;
+/* The rank's other threads, read beside it (decode-threads.c). */
+typedef struct TsTeamDecoder TsTeamDecoder;
 struct Request {
   guint64 req;
   guint64 seq;        /* sequence number of its IRECV action, if a receive */
@@ -79,6 +81,7 @@ struct TsRankDecoder {
   double burst_start, burst_end;
   guint inferred_next;
   TsDecodeStats stats;
+  TsTeamDecoder *team;       /* NULL: the rank has no other thread */
 };
 
 struct TsDecoder {
@@ -105,14 +108,30 @@ const TsEventSink *ts_decode_sink (void);
 void ts_decode_finish (TsRankDecoder *s);
 
 /* Helpers of decode-events.c for the readers of other event families. */
-/* Count OTF2's threading events (decode-threads.c) into the stats. */
+/* Count OTF2's threading events (decode-threads.c) into the stats, and
+ * replay the rank's thread teams. */
 void ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *callbacks);
+/* The rank's other threads, read from @src's reader (which selected their
+ * locations); NULL when it has none. */
+TsTeamDecoder *ts_team_decoder_new (TsDecoder *src, guint rank);
+void ts_team_decoder_free (TsDecoder *src, TsTeamDecoder *team);
+/* The rank's own location enters @region at @now: a barrier of its team
+ * ends the phase. */
+void ts_decode_team_enter (TsRankDecoder *s, guint32 region, double now);
+/* It left a region: its barrier, maybe. */
+void ts_decode_team_left (TsRankDecoder *s);
+/* Whether it is inside its team's barrier: waiting, no work. */
+gboolean ts_decode_team_waiting (const TsRankDecoder *s);
 TsRankDecoder *ts_decode_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t,
                               double *seconds);
 OTF2_CallbackCode ts_decode_fail (TsRankDecoder *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 gint ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref);
 gboolean ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer);
 TsAction *ts_decode_call_action (TsRankDecoder *s, TsActionKind kind);
+/* Append an action of @kind at @time to the pending queue (decode.c). */
+TsAction *ts_decode_push (TsRankDecoder *s, TsActionKind kind, double time);
+/* An OTF2 timestamp of the rank's in seconds, clock-aligned (decode.c). */
+double ts_decode_seconds (TsRankDecoder *s, OTF2_TimeStamp t);
 /* Time since the last accounted event outside calls becomes a compute burst. */
 void ts_decode_account_gap (TsRankDecoder *s, double now);
 

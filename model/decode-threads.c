@@ -1,9 +1,22 @@
-/* OTF2's threading events on a rank's own location (decode.c registers
+/* A rank's threads, read beside its own location.
+ *
+ * OTF2's threading events on a rank's own location (decode.c registers
  * them): OpenMP's fork, join and thread teams, pthreads' create and wait,
- * locks and tasks. The replay does not model threads yet, so they become no
- * action; they are counted (TsDecodeStats.thread_events), so that `info`
- * says what was not used. A location's THREAD_BEGIN and THREAD_END, which
- * EZTrace writes on every rank, mark its life and are not counted. */
+ * locks and tasks, are counted (TsDecodeStats.thread_events), so that
+ * `info` says what the trace holds. A location's THREAD_BEGIN and
+ * THREAD_END, which EZTrace writes on every rank, mark its life and are not
+ * counted.
+ *
+ * Thread teams are replayed as phases. A team (the rank's THREAD_TEAM_BEGIN
+ * .. END) is cut by its barriers into phases; in each, every thread works,
+ * and the barrier ends the phase when the slowest thread's work is done.
+ * The rank's own location is replayed as it is, its time inside a barrier
+ * dropped (it was waiting); the other threads' work of the phase, read from
+ * their own locations as the rank reaches the barrier, becomes
+ * THREAD_COMPUTE actions (per thread and region, so that hypotheses scale
+ * them), then TEAM_BARRIER. What a thread did outside a team, or between
+ * its barrier's ENTER and LEAVE, is no work. Each thread is taken to have
+ * a core of its own. */
 #include <config.h>
 
 #define G_LOG_DOMAIN "ts-stream"
@@ -26,8 +39,6 @@ counted (void *ud)
   }
 THREAD_EVENT (ThreadFork, OTF2_Paradigm model, uint32_t threads)
 THREAD_EVENT (ThreadJoin, OTF2_Paradigm model)
-THREAD_EVENT (ThreadTeamBegin, OTF2_CommRef team)
-THREAD_EVENT (ThreadTeamEnd, OTF2_CommRef team)
 THREAD_EVENT (ThreadAcquireLock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
 THREAD_EVENT (ThreadReleaseLock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
 THREAD_EVENT (ThreadTaskCreate, OTF2_CommRef team, uint32_t thread, uint32_t generation)
@@ -37,13 +48,275 @@ THREAD_EVENT (ThreadCreate, OTF2_CommRef contingent, uint64_t sequence)
 THREAD_EVENT (ThreadWait, OTF2_CommRef contingent, uint64_t sequence)
 #undef THREAD_EVENT
 
+/* ---- the other threads of a rank ---------------------------------------- */
+
+typedef struct {
+  guint32 region;
+  double seconds;
+} TeamBurst;
+
+/* One of the rank's other threads, read as far as the rank's team needs. */
+typedef struct {
+  OTF2_EvtReader *reader;
+  const TsTrace *trace;
+  GArray *stack;             /* guint32 regions open on the thread */
+  GArray *bursts;            /* TeamBurst: its work in the phase being read */
+  double last;               /* the time up to which its work is counted */
+  gboolean in_team, in_barrier;
+  gboolean boundary;         /* the phase read ended (a barrier, the team's end) */
+} TeamWorker;
+
+struct TsTeamDecoder {
+  guint n;
+  TeamWorker *workers;       /* the rank's threads but its own, in thread order */
+  gboolean active;           /* inside a team of the rank's own location */
+  guint barrier_depth;       /* the stack depth of its open barrier + 1; 0: none */
+};
+
+static double
+worker_seconds (const TeamWorker *w, OTF2_TimeStamp t)
+{
+  return (double) (t - w->trace->global_offset) / (double) w->trace->timer_resolution;
+}
+
+/* The thread's time since w->last is work in its innermost region. */
+static void
+worker_account (TeamWorker *w, double now)
+{
+  if (w->in_team && !w->in_barrier && now > w->last)
+    {
+      guint32 region = w->stack->len ? g_array_index (w->stack, guint32, w->stack->len - 1)
+                                     : NO_REGION;
+      guint i = 0;
+      while (i < w->bursts->len && g_array_index (w->bursts, TeamBurst, i).region != region)
+        i++;
+      if (i == w->bursts->len)
+        {
+          TeamBurst b = { region, 0 };
+          g_array_append_val (w->bursts, b);
+        }
+      g_array_index (w->bursts, TeamBurst, i).seconds += now - w->last;
+    }
+  w->last = MAX (w->last, now);
+}
+
+static OTF2_CallbackCode
+worker_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+              OTF2_AttributeList *a, OTF2_RegionRef ref)
+{
+  TeamWorker *w = ud;
+  gint region = ts_trace_region_of_ref (w->trace, ref);
+  worker_account (w, worker_seconds (w, t));
+  guint32 r = region < 0 ? NO_REGION : (guint32) region;
+  g_array_append_val (w->stack, r);
+  if (region >= 0 && w->in_team && !w->in_barrier
+      && ts_trace_region_team_barrier (w->trace, (guint) region))
+    w->in_barrier = w->boundary = TRUE;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+worker_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+              OTF2_AttributeList *a, OTF2_RegionRef ref)
+{
+  TeamWorker *w = ud;
+  gint region = ts_trace_region_of_ref (w->trace, ref);
+  worker_account (w, worker_seconds (w, t));
+  guint depth = w->stack->len;
+  while (depth > 0 && g_array_index (w->stack, guint32, depth - 1) != (guint32) region)
+    depth--;
+  if (depth == 0)
+    return OTF2_CALLBACK_SUCCESS;
+  g_array_set_size (w->stack, depth - 1);
+  if (region >= 0 && ts_trace_region_team_barrier (w->trace, (guint) region))
+    w->in_barrier = FALSE;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+worker_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                   OTF2_AttributeList *a, OTF2_CommRef team)
+{
+  TeamWorker *w = ud;
+  if (!w->in_team)
+    {
+      w->in_team = TRUE;
+      w->in_barrier = FALSE;
+      w->last = worker_seconds (w, t);
+    }
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+worker_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                 OTF2_AttributeList *a, OTF2_CommRef team)
+{
+  TeamWorker *w = ud;
+  worker_account (w, worker_seconds (w, t));
+  if (w->in_team)
+    w->boundary = TRUE;
+  w->in_team = FALSE;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Read @w up to the end of its next phase (or of its events); its work
+ * there is w->bursts. */
+static gboolean
+read_phase (TsDecoder *src, TeamWorker *w)
+{
+  g_array_set_size (w->bursts, 0);
+  w->boundary = FALSE;
+  while (!w->boundary && w->reader)
+    {
+      uint64_t n = 0;
+      if (OTF2_Reader_ReadLocalEvents (src->reader, w->reader, 1, &n) != OTF2_SUCCESS)
+        return FALSE;
+      if (n == 0)
+        break;
+    }
+  return TRUE;
+}
+
+/* The phase ends at @now on the rank's own location: its other threads'
+ * work in it, then the barrier (@region, or NO_REGION at the team's end). */
+static void
+end_phase (TsRankDecoder *s, guint32 region, double now)
+{
+  TsTeamDecoder *team = s->team;
+  gboolean any = FALSE;
+  for (guint k = 0; k < team->n; k++)
+    {
+      TeamWorker *w = &team->workers[k];
+      if (!read_phase (s->source, w))
+        {
+          ts_decode_fail (s, "thread %u: cannot read its events (truncated or corrupt event "
+                          "file?)", k + 1);
+          return;
+        }
+      for (guint i = 0; i < w->bursts->len; i++)
+        {
+          const TeamBurst *b = &g_array_index (w->bursts, TeamBurst, i);
+          TsAction *a = ts_decode_push (s, TS_ACTION_THREAD_COMPUTE, now);
+          a->peer = (gint32) k + 1;
+          a->region = b->region;
+          a->seconds = b->seconds;
+          any = TRUE;
+        }
+    }
+  if (any || region != NO_REGION)
+    ts_decode_push (s, TS_ACTION_TEAM_BARRIER, now)->region = region;
+}
+
+static OTF2_CallbackCode
+on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+               OTF2_AttributeList *a, OTF2_CommRef comm)
+{
+  TsRankDecoder *s = ud;
+  s->stats.thread_events++;
+  if (!s->team || s->team->active || s->call != NO_REGION)
+    return OTF2_CALLBACK_SUCCESS;
+  double now = ts_decode_seconds (s, t);
+  ts_decode_account_gap (s, now);
+  ts_decode_push (s, TS_ACTION_TEAM_BEGIN, now);
+  s->team->active = TRUE;
+  return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+             OTF2_AttributeList *a, OTF2_CommRef comm)
+{
+  TsRankDecoder *s = ud;
+  s->stats.thread_events++;
+  if (!s->team || !s->team->active)
+    return OTF2_CALLBACK_SUCCESS;
+  double now = ts_decode_seconds (s, t);
+  ts_decode_account_gap (s, now);
+  end_phase (s, NO_REGION, now);
+  s->team->active = FALSE;
+  return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+void
+ts_decode_team_enter (TsRankDecoder *s, guint32 region, double now)
+{
+  TsTeamDecoder *team = s->team;
+  if (!team->active || team->barrier_depth || !ts_trace_region_team_barrier (s->source->trace,
+                                                                              region))
+    return;
+  team->barrier_depth = s->stack->len;
+  end_phase (s, region, now);
+}
+
+void
+ts_decode_team_left (TsRankDecoder *s)
+{
+  if (s->team->barrier_depth > s->stack->len)
+    s->team->barrier_depth = 0;
+}
+
+gboolean
+ts_decode_team_waiting (const TsRankDecoder *s)
+{
+  return s->team->barrier_depth > 0;
+}
+
+TsTeamDecoder *
+ts_team_decoder_new (TsDecoder *src, guint rank)
+{
+  const TsTrace *trace = src->trace;
+  guint n = ts_trace_rank_n_threads (trace, rank);
+  if (n < 2 || !src->reader)
+    return NULL;
+  TsTeamDecoder *team = g_new0 (TsTeamDecoder, 1);
+  team->n = n - 1;
+  team->workers = g_new0 (TeamWorker, team->n);
+  OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New ();
+  OTF2_EvtReaderCallbacks_SetEnterCallback (cb, worker_enter);
+  OTF2_EvtReaderCallbacks_SetLeaveCallback (cb, worker_leave);
+  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, worker_team_begin);
+  OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, worker_team_end);
+  for (guint k = 0; k < team->n; k++)
+    {
+      TeamWorker *w = &team->workers[k];
+      w->trace = trace;
+      w->stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+      w->bursts = g_array_new (FALSE, FALSE, sizeof (TeamBurst));
+      /* A thread without an event file (some writers define idle ones)
+       * has no work: no reader. */
+      if (ts_trace_location_has_events (trace, ts_trace_rank_thread_location (trace, rank, k + 1)))
+        w->reader = OTF2_Reader_GetEvtReader (src->reader,
+                                              ts_trace_rank_thread_location (trace, rank, k + 1));
+      if (w->reader)
+        OTF2_Reader_RegisterEvtCallbacks (src->reader, w->reader, cb, w);
+    }
+  OTF2_EvtReaderCallbacks_Delete (cb);
+  return team;
+}
+
+void
+ts_team_decoder_free (TsDecoder *src, TsTeamDecoder *team)
+{
+  if (!team)
+    return;
+  for (guint k = 0; k < team->n; k++)
+    {
+      if (team->workers[k].reader)
+        OTF2_Reader_CloseEvtReader (src->reader, team->workers[k].reader);
+      g_array_unref (team->workers[k].stack);
+      g_array_unref (team->workers[k].bursts);
+    }
+  g_free (team->workers);
+  g_free (team);
+}
+
 void
 ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *cb)
 {
   OTF2_EvtReaderCallbacks_SetThreadForkCallback (cb, on_ThreadFork);
   OTF2_EvtReaderCallbacks_SetThreadJoinCallback (cb, on_ThreadJoin);
-  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, on_ThreadTeamBegin);
-  OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, on_ThreadTeamEnd);
+  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, on_team_begin);
+  OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, on_team_end);
   OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback (cb, on_ThreadAcquireLock);
   OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback (cb, on_ThreadReleaseLock);
   OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback (cb, on_ThreadTaskCreate);

@@ -102,9 +102,17 @@ ts_decoder_open_some (const TsTrace *trace, guint first, guint step, guint count
       return NULL;
     }
   OTF2_Reader_SetSerialCollectiveCallbacks (reader);
+  /* The ranks' locations, and their other threads (their teams' work). */
+  g_autoptr (GArray) locs = g_array_new (FALSE, FALSE, sizeof (OTF2_LocationRef));
   for (guint i = 0; i < count; i++)
-    OTF2_Reader_SelectLocation (reader, g_array_index (trace->rank_location, OTF2_LocationRef,
-                                                       first + i * step));
+    for (guint k = 0; k < ts_trace_rank_n_threads (trace, first + i * step); k++)
+      {
+        OTF2_LocationRef loc = ts_trace_rank_thread_location (trace, first + i * step, k);
+        if (k == 0 || ts_trace_location_has_events (trace, loc))
+          g_array_append_val (locs, loc);
+      }
+  for (guint i = 0; i < locs->len; i++)
+    OTF2_Reader_SelectLocation (reader, g_array_index (locs, OTF2_LocationRef, i));
 
   OTF2_ErrorCode rc = OTF2_Reader_OpenEvtFiles (reader);
   if (rc != OTF2_SUCCESS)
@@ -115,10 +123,10 @@ ts_decoder_open_some (const TsTrace *trace, guint first, guint step, guint count
     }
   /* Local definitions carry the id mappings some writers (Score-P) need. */
   gboolean have_defs = OTF2_Reader_OpenDefFiles (reader) == OTF2_SUCCESS;
-  for (guint i = 0; i < count && have_defs; i++)
+  for (guint i = 0; i < locs->len && have_defs; i++)
     {
-      OTF2_DefReader *dr = OTF2_Reader_GetDefReader (
-        reader, g_array_index (trace->rank_location, OTF2_LocationRef, first + i * step));
+      OTF2_DefReader *dr = OTF2_Reader_GetDefReader (reader,
+                                                     g_array_index (locs, OTF2_LocationRef, i));
       if (dr)
         {
           uint64_t n = 0;
@@ -153,6 +161,7 @@ stream_free (TsRankDecoder *s)
   g_queue_clear (&s->outstanding);
   g_hash_table_unref (s->requests);
   g_clear_pointer (&s->partitioned, g_hash_table_unref);
+  ts_team_decoder_free (s->source, s->team);
   ts_archive_feed_free (s->feed);
   g_clear_error (&s->error);
   g_free (s);
@@ -224,7 +233,10 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
                                         g_array_index (src->trace->rank_location,
                                                        OTF2_LocationRef, rank));
   if (s->reader)
-    OTF2_Reader_RegisterEvtCallbacks (src->reader, s->reader, src->callbacks, s);
+    {
+      OTF2_Reader_RegisterEvtCallbacks (src->reader, s->reader, src->callbacks, s);
+      s->team = ts_team_decoder_new (src, rank);
+    }
   else
     g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
                  "%s: rank %u: cannot open its event file", src->trace->path, rank);
@@ -336,3 +348,45 @@ ts_rank_decoder_stats (const TsRankDecoder *s)
 {
   return &s->stats;
 }
+
+/* ---- helpers of decode-events.c and the readers beside it --------------- */
+
+TsAction *
+ts_decode_push (TsRankDecoder *s, TsActionKind kind, double time)
+{
+  TsAction a = { 0 };
+  a.kind = kind;
+  a.time = time;
+  a.region = NO_REGION;
+  g_array_append_val (s->pending, a);
+  s->stats.actions++;
+  return &g_array_index (s->pending, TsAction, s->pending->len - 1);
+}
+
+double
+ts_decode_seconds (TsRankDecoder *s, OTF2_TimeStamp t)
+{
+  const TsTrace *tr = s->source->trace;
+  return (double) (t - tr->global_offset) / (double) tr->timer_resolution
+         + s->options.clock_offset;
+}
+
+/* Peer @peer of @comm exists? MPI_PROC_NULL and garbage peers do not. */
+gboolean
+ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer)
+{
+  return peer < ts_trace_comm_size (s->source->trace, comm);
+}
+
+gint
+ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref)
+{
+  gint c = ts_trace_comm_of_ref (s->source->trace, ref);
+  const char *foreign = c < 0 ? ts_trace_foreign_comm (s->source->trace, ref) : NULL;
+  if (foreign)
+    ts_decode_fail (s, "an MPI event on %s", foreign);
+  else if (c < 0)
+    ts_decode_fail (s, "undefined communicator %u", (guint) ref);
+  return c;
+}
+

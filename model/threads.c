@@ -99,18 +99,6 @@ callbacks_new (void)
   return cb;
 }
 
-/* Whether OTF2 wrote an event file for @loc: some writers define threads
- * that never logged an event and have none. */
-static gboolean
-has_event_file (const TsTrace *trace, OTF2_LocationRef loc)
-{
-  g_autofree char *dir = g_strndup (trace->path, strlen (trace->path)
-                                                   - (g_str_has_suffix (trace->path, ".otf2")
-                                                        ? 5 : 0));
-  g_autofree char *file = g_strdup_printf ("%s/%" G_GUINT64_FORMAT ".evt", dir, (guint64) loc);
-  return g_file_test (file, G_FILE_TEST_EXISTS);
-}
-
 /* Read @n of the locations in @locs (with their event files) into @st. */
 static gboolean
 scan_batch (ScanState *st, const OTF2_LocationRef *locs, guint n, GError **error)
@@ -199,7 +187,7 @@ ts_thread_scan (const TsTrace *trace, GError **error)
         OTF2_LocationRef loc = ts_trace_rank_thread_location (trace, r, k);
         g_hash_table_insert (st.where, g_memdup2 (&loc, sizeof loc),
                              GSIZE_TO_POINTER (((guint64) r << 32 | k) + 1));
-        if (has_event_file (trace, loc))
+        if (ts_trace_location_has_events (trace, loc))
           g_array_append_val (todo, loc);
       }
   gboolean ok = TRUE;
@@ -246,11 +234,10 @@ ts_thread_scan_describe (const TsThreadScan *scan, const TsTrace *trace)
   g_autofree char *mpi = scan->mpi ? g_strdup_printf (" (%" G_GUINT64_FORMAT " of them MPI)",
                                                        scan->mpi)
                                     : g_strdup ("");
-  return g_strdup_printf ("%u thread%s of %u rank%s, %" G_GUINT64_FORMAT " event%s%s, %s not "
-                          "replayed: each rank replays its own location (the one that makes "
-                          "its MPI calls), and its threads' compute and waiting are not "
-                          "modelled yet",
+  return g_strdup_printf ("%u thread%s of %u rank%s, %" G_GUINT64_FORMAT " event%s%s: what "
+                          "they do inside thread teams (OpenMP parallel regions) is replayed "
+                          "as their work between barriers, each on a core of its own; their "
+                          "time in barriers and outside teams is no work",
                           scan->threads, scan->threads == 1 ? "" : "s", with,
-                          with == 1 ? "" : "s", scan->events, scan->events == 1 ? "" : "s", mpi,
-                          scan->threads == 1 ? "is" : "are");
+                          with == 1 ? "" : "s", scan->events, scan->events == 1 ? "" : "s", mpi);
 }

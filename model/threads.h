@@ -1,11 +1,12 @@
 /* What the threads of a hybrid (MPI + OpenMP or pthreads) trace hold beyond
  * each rank's own location (ts_trace_rank_n_threads), read once.
  *
- * The replay reads each rank's own location only; the other threads are
- * not replayed yet. Nothing of a trace may be dropped without a word, so
- * their events are counted here and said (info, run, summary.json), and MPI
- * on them, which the replay would lose (its messages would never match), is
- * refused with the first such event named.
+ * The replay follows each rank's own location, and takes its other threads'
+ * work inside its thread teams (model/decode-threads.c); what they do
+ * outside teams is not replayed. Nothing of a trace may be dropped without
+ * a word, so their events are counted here and said (info, run,
+ * summary.json), and MPI on them, which the replay would lose (its
+ * messages would never match), is refused with the first such event named.
  *
  * Reads only the threads: a trace without any costs nothing. */
 #ifndef TS_THREADS_H
@@ -41,8 +42,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsThreadScan, ts_thread_scan_free)
  * thread other than its rank's own, if there is one. */
 gboolean ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace,
                                    GError **error);
-/* One sentence on what is not replayed ("2 threads of 2 ranks, 12 events,
- * are not replayed: ..."), or NULL when every location is a rank's own.
+/* One sentence on how the threads are replayed ("2 threads of 2 ranks, 12
+ * events: ..."), or NULL when every location is a rank's own.
  * Free with g_free. */
 char *ts_thread_scan_describe (const TsThreadScan *scan, const TsTrace *trace);
 

@@ -16,6 +16,8 @@
 
 #include "model/trace-private.h"
 
+#include <string.h>
+
 static gint
 compare_u64 (gconstpointer a, gconstpointer b)
 {
@@ -201,4 +203,32 @@ const char *
 ts_trace_foreign_comm (const TsTrace *t, OTF2_CommRef ref)
 {
   return g_hash_table_lookup (t->foreign_comms, GUINT_TO_POINTER (ref + 1));
+}
+
+gboolean
+ts_region_is_team_barrier (const char *name, OTF2_RegionRole role, OTF2_Paradigm paradigm)
+{
+  if ((role == OTF2_REGION_ROLE_BARRIER || role == OTF2_REGION_ROLE_IMPLICIT_BARRIER)
+      && paradigm != OTF2_PARADIGM_MPI)
+    return TRUE;
+  return g_str_has_prefix (name, "!$omp barrier") || g_str_has_prefix (name, "!$omp implicit barrier")
+         || g_str_has_prefix (name, "!$omp ibarrier") || strcmp (name, "GOMP_barrier") == 0
+         || strcmp (name, "__kmpc_barrier") == 0;
+}
+
+gboolean
+ts_trace_region_team_barrier (const TsTrace *t, guint region)
+{
+  g_return_val_if_fail (region < t->regions->len, FALSE);
+  return ((TsRegion *) t->regions->pdata[region])->team_barrier;
+}
+
+gboolean
+ts_trace_location_has_events (const TsTrace *trace, guint64 loc)
+{
+  g_autofree char *dir = g_strndup (trace->path, strlen (trace->path)
+                                                   - (g_str_has_suffix (trace->path, ".otf2")
+                                                        ? 5 : 0));
+  g_autofree char *file = g_strdup_printf ("%s/%" G_GUINT64_FORMAT ".evt", dir, loc);
+  return g_file_test (file, G_FILE_TEST_EXISTS);
 }

@@ -11,6 +11,7 @@ typedef struct {
   char *canonical;     /* as the trace wrote it, where that differs; else NULL */
   TsCallKind call;
   gboolean one_of; /* completes one or some of several requests */
+  gboolean team_barrier; /* a thread team's barrier (ts_trace_region_team_barrier) */
 } TsRegion;
 
 typedef struct {
@@ -71,6 +72,13 @@ typedef struct {
  * NULL and @error. */
 OTF2_LocationGroupRef *ts_trace_resolve_locations (TsTrace *trace, GHashTable *locations,
                                                    const GArray *world, GError **error);
+/* Whether a region so defined is a thread team's barrier
+ * (trace-locations.c). */
+gboolean ts_region_is_team_barrier (const char *name, OTF2_RegionRole role,
+                                    OTF2_Paradigm paradigm);
+/* Whether OTF2 wrote an event file for location @loc: some writers define
+ * threads that never logged an event and have none (trace-locations.c). */
+gboolean ts_trace_location_has_events (const TsTrace *trace, guint64 loc);
 /* Why @ref is a communicator no MPI event may use, or NULL. */
 const char *ts_trace_foreign_comm (const TsTrace *trace, OTF2_CommRef ref);
 

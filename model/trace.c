@@ -26,6 +26,7 @@ typedef struct {
 typedef struct {
   OTF2_StringRef name;
   OTF2_Paradigm paradigm;
+  OTF2_RegionRole role;
 } RawRegion;
 
 typedef struct {
@@ -213,7 +214,7 @@ on_region (void *ud, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef ca
            OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
 {
   DefState *st = ud;
-  RawRegion r = { name, paradigm };
+  RawRegion r = { name, paradigm, role };
   g_array_append_val (st->region_defs, r);
   g_array_append_val (st->region_refs, self);
   return OTF2_CALLBACK_SUCCESS;
@@ -415,6 +416,7 @@ resolve_regions (DefState *st)
           region->canonical = g_strcmp0 (name, written) != 0 ? g_strdup (written) : NULL;
           region->call = ts_mpi_call_kind (name);
           region->one_of = ts_mpi_call_completes_one_of (name);
+          region->team_barrier = ts_region_is_team_barrier (name, rr->role, rr->paradigm);
           if (region->call == TS_CALL_USER && rr->paradigm == OTF2_PARADIGM_MPI)
             region->call = TS_CALL_LOCAL;
           g_ptr_array_add (t->regions, region);

@@ -104,6 +104,12 @@ TsCallKind ts_trace_region_call (const TsTrace *trace, guint region);
  * requests (MPI_Waitany, MPI_Waitsome, MPI_Testany, MPI_Testsome): which
  * ones depends on which finished first. */
 gboolean ts_trace_region_completes_one_of (const TsTrace *trace, guint region);
+/* Whether @region is a thread team's barrier, explicit or implicit (an
+ * OpenMP barrier: Score-P's roles BARRIER and IMPLICIT_BARRIER outside MPI,
+ * "!$omp barrier" and "!$omp implicit barrier" by name, GCC's and LLVM's
+ * runtime entry points GOMP_barrier and __kmpc_barrier): the time a thread
+ * spends in it is waiting for the team, never work. */
+gboolean ts_trace_region_team_barrier (const TsTrace *trace, guint region);
 /* The name of a compute burst's phase (ts_action_phase): the MPI call that
  * ends it, "@" and the function that made the call where the trace knows
  * it ("MPI_Allreduce@Verlet::run", else "MPI_Allreduce"); "(end)" for a

@@ -131,7 +131,7 @@ nbc_posted (MPI_Request r, guint32 ref, OTF2_CollectiveOp op, int root, const By
 /* @bytes: a statement filling Bytes b_; @root: -1 for unrooted operations. */
 #define BLOCKING(region, op, comm, root, bytes, call) \
   do { \
-    if (!ts_rec_recording ()) \
+    if (!ts_rec_recording_call ()) \
       return call; \
     guint32 ref_ = ts_rec_comm_ref (comm); \
     Bytes b_ = { 0 }; \
@@ -148,7 +148,7 @@ nbc_posted (MPI_Request r, guint32 ref, OTF2_CollectiveOp op, int root, const By
 
 #define NONBLOCKING(region, op, comm, root, bytes, call, req) \
   do { \
-    if (!ts_rec_recording ()) \
+    if (!ts_rec_recording_call ()) \
       return call; \
     guint32 ref_ = ts_rec_comm_ref (comm); \
     Bytes b_ = { 0 }; \

@@ -127,7 +127,7 @@ comm_created (MPI_Comm comm)
   do { \
     if (!tracking ()) \
       return call; \
-    gboolean rec = ts_rec_recording (); \
+    gboolean rec = ts_rec_recording_call (); \
     if (rec) \
       ts_rec_enter (region); \
     int rc = call; \
@@ -240,7 +240,7 @@ MPI_Comm_free (MPI_Comm *comm)
   TS_REC_NOTE_CALLER ();
   if (!tracking ())
     return PMPI_Comm_free (comm);
-  gboolean rec = ts_rec_recording ();
+  gboolean rec = ts_rec_recording_call ();
   if (rec)
     ts_rec_enter (TS_R_COMM_FREE);
   /* The definition stays (the trace refers to it); the handle may be reused. */

@@ -496,11 +496,17 @@ int
 MPI_Finalize (void)
 {
   TS_REC_NOTE_CALLER ();
-  if (ts_rec_recording ())
+  if (ts_rec_recording_call ())
     {
       ts_rec_enter (TS_R_FINALIZE);
       ts_rec_leave (TS_R_FINALIZE);
     }
+  /* Nothing of a program may be missing without a word. */
+  guint64 other = __atomic_load_n (&ts_rec.other_calls, __ATOMIC_RELAXED);
+  if (other > 0 && ts_rec.open)
+    fprintf (stderr, "tracesim-record: rank %d: %" G_GUINT64_FORMAT " MPI call%s of threads "
+             "other than the one that called MPI_Init %s not recorded (doc/threads.md)\n",
+             ts_rec.rank, other, other == 1 ? "" : "s", other == 1 ? "was" : "were");
   stop ();
   return PMPI_Finalize ();
 }

@@ -193,7 +193,7 @@ static int
 blocking_send (TsRecRegion region, SendFn fn, const void *buf, int count, MPI_Datatype type,
                int dest, int tag, MPI_Comm comm)
 {
-  if (!ts_rec_recording () || dest == MPI_PROC_NULL)
+  if (!ts_rec_recording_call () || dest == MPI_PROC_NULL)
     return fn (buf, count, type, dest, tag, comm);
   ts_rec_enter (region);
   send_event (dest, tag, ts_rec_comm_ref (comm), ts_rec_bytes (count, type));
@@ -235,7 +235,7 @@ MPI_Recv (void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm
           MPI_Status *status)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || source == MPI_PROC_NULL)
+  if (!ts_rec_recording_call () || source == MPI_PROC_NULL)
     return PMPI_Recv (buf, count, type, source, tag, comm, status);
   MPI_Status st;
   ts_rec_enter (TS_R_RECV);
@@ -255,7 +255,7 @@ MPI_Sendrecv (const void *sbuf, int scount, MPI_Datatype stype, int dest, int st
               MPI_Status *status)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || (dest == MPI_PROC_NULL && source == MPI_PROC_NULL))
+  if (!ts_rec_recording_call () || (dest == MPI_PROC_NULL && source == MPI_PROC_NULL))
     return PMPI_Sendrecv (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
                           comm, status);
   guint32 ref = ts_rec_comm_ref (comm);
@@ -278,7 +278,7 @@ MPI_Sendrecv_replace (void *buf, int count, MPI_Datatype type, int dest, int sta
                       int rtag, MPI_Comm comm, MPI_Status *status)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || (dest == MPI_PROC_NULL && source == MPI_PROC_NULL))
+  if (!ts_rec_recording_call () || (dest == MPI_PROC_NULL && source == MPI_PROC_NULL))
     return PMPI_Sendrecv_replace (buf, count, type, dest, stag, source, rtag, comm, status);
   guint32 ref = ts_rec_comm_ref (comm);
   MPI_Status st;
@@ -303,7 +303,7 @@ nonblocking_send (TsRecRegion region, IsendFn fn, const void *buf, int count, MP
                   int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
   guint32 ref;
-  if (!ts_rec_recording () || dest == MPI_PROC_NULL
+  if (!ts_rec_recording_call () || dest == MPI_PROC_NULL
       || (ref = ts_rec_comm_ref (comm)) == TS_REC_COMM_UNKNOWN)
     return fn (buf, count, type, dest, tag, comm, req);
   ts_rec_enter (region);
@@ -356,7 +356,7 @@ MPI_Irecv (void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Com
 {
   TS_REC_NOTE_CALLER ();
   guint32 ref;
-  if (!ts_rec_recording () || source == MPI_PROC_NULL
+  if (!ts_rec_recording_call () || source == MPI_PROC_NULL
       || (ref = ts_rec_comm_ref (comm)) == TS_REC_COMM_UNKNOWN)
     return PMPI_Irecv (buf, count, type, source, tag, comm, req);
   ts_rec_enter (TS_R_IRECV);
@@ -395,7 +395,7 @@ static int
 send_init (TsRecRegion region, SendInitFn fn, const void *buf, int count, MPI_Datatype type,
            int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return fn (buf, count, type, dest, tag, comm, req);
   ts_rec_enter (region);
   int rc = fn (buf, count, type, dest, tag, comm, req);
@@ -442,7 +442,7 @@ MPI_Recv_init (void *buf, int count, MPI_Datatype type, int source, int tag, MPI
                MPI_Request *req)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Recv_init (buf, count, type, source, tag, comm, req);
   ts_rec_enter (TS_R_RECV_INIT);
   int rc = PMPI_Recv_init (buf, count, type, source, tag, comm, req);
@@ -487,7 +487,7 @@ int
 MPI_Start (MPI_Request *req)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Start (req);
   TsRecRequest *q = ts_rec_request_lookup (*req);
   ts_rec_enter (TS_R_START);
@@ -503,7 +503,7 @@ int
 MPI_Startall (int n, MPI_Request reqs[])
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Startall (n, reqs);
   ts_rec_enter (TS_R_STARTALL);
   for (int i = 0; i < n; i++)
@@ -520,7 +520,7 @@ int
 MPI_Request_free (MPI_Request *req)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Request_free (req);
   TsRecRequest *q = ts_rec_request_lookup (*req);
   ts_rec_enter (TS_R_REQUEST_FREE);
@@ -536,7 +536,7 @@ int
 MPI_Cancel (MPI_Request *req)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || !active (*req))
+  if (!ts_rec_recording_call () || !active (*req))
     return PMPI_Cancel (req);
   ts_rec_enter (TS_R_CANCEL);
   int rc = PMPI_Cancel (req);
@@ -550,7 +550,7 @@ int
 MPI_Wait (MPI_Request *req, MPI_Status *status)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || !active (*req))
+  if (!ts_rec_recording_call () || !active (*req))
     return PMPI_Wait (req, status);
   MPI_Request r = *req;
   MPI_Status st;
@@ -568,7 +568,7 @@ int
 MPI_Test (MPI_Request *req, int *flag, MPI_Status *status)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || !active (*req))
+  if (!ts_rec_recording_call () || !active (*req))
     return PMPI_Test (req, flag, status);
   MPI_Request r = *req;
   MPI_Status st;
@@ -619,7 +619,7 @@ int
 MPI_Waitall (int n, MPI_Request reqs[], MPI_Status statuses[])
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || !any_active (n, reqs))
+  if (!ts_rec_recording_call () || !any_active (n, reqs))
     return PMPI_Waitall (n, reqs, statuses);
   ArrayCall a;
   array_call_init (&a, n, reqs);
@@ -637,7 +637,7 @@ int
 MPI_Testall (int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || !any_active (n, reqs))
+  if (!ts_rec_recording_call () || !any_active (n, reqs))
     return PMPI_Testall (n, reqs, flag, statuses);
   ArrayCall a;
   array_call_init (&a, n, reqs);
@@ -657,7 +657,7 @@ int
 MPI_Waitany (int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || !any_active (n, reqs))
+  if (!ts_rec_recording_call () || !any_active (n, reqs))
     return PMPI_Waitany (n, reqs, index, status);
   ArrayCall a;
   array_call_init (&a, n, reqs);
@@ -676,7 +676,7 @@ int
 MPI_Testany (int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || !any_active (n, reqs))
+  if (!ts_rec_recording_call () || !any_active (n, reqs))
     return PMPI_Testany (n, reqs, index, flag, status);
   ArrayCall a;
   array_call_init (&a, n, reqs);
@@ -721,7 +721,7 @@ int
 MPI_Waitsome (int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || !any_active (n, reqs))
+  if (!ts_rec_recording_call () || !any_active (n, reqs))
     return PMPI_Waitsome (n, reqs, outcount, indices, statuses);
   return some (TS_R_WAITSOME, FALSE, n, reqs, outcount, indices, statuses);
 }
@@ -730,7 +730,7 @@ int
 MPI_Testsome (int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording () || !any_active (n, reqs))
+  if (!ts_rec_recording_call () || !any_active (n, reqs))
     return PMPI_Testsome (n, reqs, outcount, indices, statuses);
   return some (TS_R_TESTSOME, TRUE, n, reqs, outcount, indices, statuses);
 }

@@ -77,7 +77,7 @@ MPI_Psend_init (const void *buf, int partitions, MPI_Count count, MPI_Datatype t
                 int tag, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Psend_init (buf, partitions, count, type, dest, tag, comm, info, req);
   ts_rec_enter (TS_R_PSEND_INIT);
   int rc = PMPI_Psend_init (buf, partitions, count, type, dest, tag, comm, info, req);
@@ -92,7 +92,7 @@ MPI_Precv_init (void *buf, int partitions, MPI_Count count, MPI_Datatype type, i
                 int tag, MPI_Comm comm, MPI_Info info, MPI_Request *req)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Precv_init (buf, partitions, count, type, source, tag, comm, info, req);
   ts_rec_enter (TS_R_PRECV_INIT);
   int rc = PMPI_Precv_init (buf, partitions, count, type, source, tag, comm, info, req);
@@ -115,7 +115,7 @@ int
 MPI_Pready (int partition, MPI_Request req)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Pready (partition, req);
   TsRecRequest *q = partitioned_send (req);
   ts_rec_enter (TS_R_PREADY);
@@ -130,7 +130,7 @@ int
 MPI_Pready_range (int low, int high, MPI_Request req)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Pready_range (low, high, req);
   TsRecRequest *q = partitioned_send (req);
   ts_rec_enter (TS_R_PREADY_RANGE);
@@ -145,7 +145,7 @@ int
 MPI_Pready_list (int length, int partitions[], MPI_Request req)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Pready_list (length, partitions, req);
   TsRecRequest *q = partitioned_send (req);
   ts_rec_enter (TS_R_PREADY_LIST);
@@ -161,7 +161,7 @@ int
 MPI_Parrived (MPI_Request req, int partition, int *flag)
 {
   TS_REC_NOTE_CALLER ();
-  if (!ts_rec_recording ())
+  if (!ts_rec_recording_call ())
     return PMPI_Parrived (req, partition, flag);
   TsRecRequest *q = ts_rec_request_lookup (req);
   ts_rec_enter (TS_R_PARRIVED);

@@ -111,6 +111,7 @@ typedef struct {
   char *dir;                 /* the archive's directory */
   int depth;                 /* > 0 inside a wrapper: MPI calls of OTF2 pass through */
   pthread_t thread;          /* the thread that called MPI_Init: the only one recorded */
+  guint64 other_calls;       /* MPI calls of other threads, not recorded (atomic) */
   int rank, size;
   OTF2_Archive *archive;
   OTF2_EvtWriter *evt;
@@ -174,6 +175,19 @@ static inline gboolean
 ts_rec_recording (void)
 {
   return ts_rec.on && ts_rec.depth == 0 && pthread_equal (pthread_self (), ts_rec.thread);
+}
+
+/* ts_rec_recording() for an MPI wrapper: an MPI call of another thread is
+ * counted (MPI_Finalize says how many were not recorded). */
+static inline gboolean
+ts_rec_recording_call (void)
+{
+  if (!ts_rec.on || ts_rec.depth != 0)
+    return FALSE;
+  if (pthread_equal (pthread_self (), ts_rec.thread))
+    return TRUE;
+  __atomic_add_fetch (&ts_rec.other_calls, 1, __ATOMIC_RELAXED);
+  return FALSE;
 }
 
 /* record-core.c */

@@ -148,8 +148,11 @@ void ts_progress_clear (TsProgress *x);
 /* Run the pending compute burst if it lasts at least one tick of the
  * trace's clock (less stays pending, and ts_rank_now() counts it). */
 gboolean ts_step_flush (TsProgress *x);
-/* Sleep @seconds (a late start). */
+/* Sleep @seconds (a late start: residual). */
 gboolean ts_step_sleep (TsProgress *x, double seconds);
+/* Wait @seconds for what the simulation computed (a barrier's slowest
+ * thread): simulated time. */
+gboolean ts_step_idle (TsProgress *x, double seconds);
 /* Wait for @comm (none: done), reporting @on if the rank deadlocks there. */
 gboolean ts_step_wait (TsProgress *x, TsComm *comm, const TsBlockedOn *on);
 /* Receive from local rank @peer of @comm, in one blocking call, and fold

@@ -102,6 +102,20 @@ ts_step_sleep (TsProgress *x, double seconds)
   return FALSE;
 }
 
+gboolean
+ts_step_idle (TsProgress *x, double seconds)
+{
+  if (x->stopped)
+    {
+      resume_simulated (x);
+      x->rk->simcalls++;
+      return TRUE;
+    }
+  x->stop = (TsStop) { .kind = TS_STOP_BURST, .exclusive = TRUE, .seconds = seconds };
+  stop_now (x);
+  return FALSE;
+}
+
 /* The payload of a message is a time (double) carried in the pointer itself:
  * no allocation per message. */
 G_STATIC_ASSERT (sizeof (void *) == sizeof (double));

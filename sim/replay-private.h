@@ -139,6 +139,11 @@ typedef struct {
   gboolean coll_end_pending; /* call's leave (write_collective_end in actions.c) */
   GHashTable *sent_on;       /* TsChannel -> messages sent on it so far (only when the trace
                               * has receives with guessed envelopes) */
+  /* Its thread team (sim/team.c): when the phase began, and each other
+   * thread's work in it so far, CPU seconds by thread (index 0 unused;
+   * NULL until the rank's first team). */
+  double team_start;
+  GArray *team_work;
 } TsRank;
 
 struct TsSimulation {
@@ -263,6 +268,12 @@ void *ts_time_payload (double t);
 /* Partitioned communication (partitioned.c): the rank's tables are made
  * at its first MPI_Psend_init/MPI_Precv_init; clear frees them. */
 void ts_partitioned_rank_clear (TsRank *rk);
+
+/* Thread teams (sim/team.c): a team's phase begins, a thread's work in it,
+ * the barrier that ends it when the slowest thread is done. */
+gboolean ts_do_team_begin (TsProgress *x);
+gboolean ts_do_thread_compute (TsProgress *x);
+gboolean ts_do_team_barrier (TsProgress *x);
 
 /* What the network fitted to the trace (TsCalibration latency, bandwidth) took
  * for the messages on the longest chain of a collective's algorithm, had

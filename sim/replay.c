@@ -572,6 +572,7 @@ simulation_clear (TsSimulation *sim)
       g_clear_pointer (&rk->icoll_seq, g_free);
       g_clear_pointer (&rk->open_regions, g_array_unref);
       g_clear_pointer (&rk->sent_on, g_hash_table_unref);
+      g_clear_pointer (&rk->team_work, g_array_unref);
       ts_partitioned_rank_clear (rk);
       g_clear_pointer (&rk->hypotheses, ts_hypothesis_rank_free);
       if (rk->progress)

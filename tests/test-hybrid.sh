@@ -53,8 +53,8 @@ for layout in scorep eztrace nogroup; do
   near "$(value "$s" "s['predicted']['runtime_s']")" 0.007 0.000002 \
     || fail "$layout: predicted $(value "$s" "s['predicted']['runtime_s']") s, expected 0.007 s"
   [ "$(value "$s" "s['threads']['events_not_replayed']")" = 12 ] || fail "$layout: summary's threads"
-  grep -q 'threads of 2 ranks, 12 events, are not replayed' "$work/$layout.err" \
-    || fail "$layout: run does not say what it did not replay: $(cat "$work/$layout.err")"
+  grep -q 'threads\? of 2 ranks, 12 events: what they do inside thread teams' "$work/$layout.err" \
+    || fail "$layout: run does not say how it replays the threads: $(cat "$work/$layout.err")"
   # No rank that never started: no -inf, NaN or missing figure in the numbers.
   ! grep -q -i ': *-\?\(inf\|nan\|infinity\)\b\|_s" *: *null' "$s" \
     || fail "$layout: summary.json has an infinite, NaN or null time"
@@ -69,6 +69,31 @@ check nogroup "s['threads']['unplaced_locations']" 1
 check nogroup "s['threads']['foreign_comms']" 0
 [ "$(value "$work/out-scorep/summary.json" "s['threads']")" \
   = "{'locations': 4, 'replayed': 2, 'events_not_replayed': 12}" ] || fail "scorep: summary's threads"
+
+# Teams replayed as phases: each master's compute_kernel (2 ms) then its
+# barrier, which ends when its worker's 6 ms are done: the identity keeps
+# 7 ms, the master's 4 ms in the barrier simulated, not work. A what-if on
+# the threads' work, compute_kernel twice as fast (scale 0.5): each master
+# computes 1 ms, its worker 3 ms, so the barrier ends at 3 ms and the run
+# 3 ms earlier than the identity (whose 7.0008192 ms hold rank 1's 8 KiB
+# receive on the calibrated network): 4.0008192 ms. Rank 0's work is its
+# 1 + 0.9 ms of compute and its MPI_Send's 0.1 ms, 2 ms; its 2 ms in the
+# barrier are simulated. Replaying the masters alone, the worker's halving
+# is lost and the barrier's 4 ms are work: 6.0008192 ms.
+printf '[region:compute_kernel]\nscale = 0.5\n' > "$work/fast.hyp"
+for layout in scorep eztrace nogroup; do
+  s=$work/out-$layout/summary.json
+  near "$(value "$s" "s['predicted']['simulated_s'][0]")" 0.004 1e-9 \
+    || fail "$layout: identity's simulated time $(value "$s" "s['predicted']['simulated_s']")"
+  rm -rf "$work/fast-$layout"
+  "$tracesim" run -q "$work/$layout/traces.otf2" -H "$work/fast.hyp" -o "$work/fast-$layout" \
+    2> /dev/null || fail "$layout: the what-if failed"
+  s=$work/fast-$layout/summary.json
+  near "$(value "$s" "s['predicted']['runtime_s']")" 0.0040008192 1e-9 \
+    || fail "$layout: what-if predicted $(value "$s" "s['predicted']['runtime_s']") s, expected 0.0040008192 s"
+  near "$(value "$s" "s['predicted']['work_s'][0]")" 0.002 1e-9 || fail "$layout: rank 0's work"
+  near "$(value "$s" "s['predicted']['simulated_s'][0]")" 0.002 1e-9 || fail "$layout: rank 0's wait"
+done
 
 rm -rf "$work/out-mpi"
 if "$tracesim" run -q "$work/mpi-thread/traces.otf2" -o "$work/out-mpi" 2> "$work/mpi.err"; then
