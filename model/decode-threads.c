@@ -64,12 +64,14 @@ typedef struct {
   double last;               /* the time up to which its work is counted */
   gboolean in_team, in_barrier;
   gboolean boundary;         /* the phase read ended (a barrier, the team's end) */
+  guint64 teams_ended;       /* the teams it has ended */
 } TeamWorker;
 
 struct TsTeamDecoder {
   guint n;
   TeamWorker *workers;       /* the rank's threads but its own, in thread order */
   gboolean active;           /* inside a team of the rank's own location */
+  guint64 teams;             /* the teams it has begun */
   guint barrier_depth;       /* the stack depth of its open barrier + 1; 0: none */
 };
 
@@ -154,19 +156,24 @@ worker_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   TeamWorker *w = ud;
   worker_account (w, worker_seconds (w, t));
   if (w->in_team)
-    w->boundary = TRUE;
+    {
+      w->boundary = TRUE;
+      w->teams_ended++;
+    }
   w->in_team = FALSE;
   return OTF2_CALLBACK_SUCCESS;
 }
 
-/* Read @w up to the end of its next phase (or of its events); its work
- * there is w->bursts. */
+/* Read @w up to the end of its next phase in the rank's @team-th team (or
+ * of its events); its work there is w->bursts. A thread that ended that
+ * team already (it met no barrier the rank met) has none: its next team is
+ * the rank's next. Every thread is taken to be in every team. */
 static gboolean
-read_phase (TsDecoder *src, TeamWorker *w)
+read_phase (TsDecoder *src, TeamWorker *w, guint64 team)
 {
   g_array_set_size (w->bursts, 0);
   w->boundary = FALSE;
-  while (!w->boundary && w->reader)
+  while (!w->boundary && w->reader && w->teams_ended < team)
     {
       uint64_t n = 0;
       if (OTF2_Reader_ReadLocalEvents (src->reader, w->reader, 1, &n) != OTF2_SUCCESS)
@@ -187,7 +194,7 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
   for (guint k = 0; k < team->n; k++)
     {
       TeamWorker *w = &team->workers[k];
-      if (!read_phase (s->source, w))
+      if (!read_phase (s->source, w, team->teams))
         {
           ts_decode_fail (s, "thread %u: cannot read its events (truncated or corrupt event "
                           "file?)", k + 1);
@@ -219,6 +226,7 @@ on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   ts_decode_account_gap (s, now);
   ts_decode_push (s, TS_ACTION_TEAM_BEGIN, now);
   s->team->active = TRUE;
+  s->team->teams++;
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 

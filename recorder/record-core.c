@@ -11,6 +11,8 @@
 #include <config.h>
 
 #include "recorder/record-private.h"
+
+#include <otf2/OTF2_Pthread_Locks.h>
 #include "model/otf2-chunk.h"
 #include "model/trace.h"
 
@@ -153,6 +155,9 @@ open_archive (const char *dir)
                                       OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   return ts_rec.archive
          && OTF2_Archive_SetFlushCallbacks (ts_rec.archive, &flush_callbacks, NULL) == OTF2_SUCCESS
+         /* An OpenMP team's threads get their event writers while others
+          * write (record-omp.c). */
+         && OTF2_Pthread_Archive_SetLockingCallbacks (ts_rec.archive, NULL) == OTF2_SUCCESS
          && OTF2_MPI_Archive_SetCollectiveCallbacks (ts_rec.archive, MPI_COMM_WORLD,
                                                      MPI_COMM_NULL) == OTF2_SUCCESS
          && OTF2_Archive_SetCreator (ts_rec.archive, "tracesim-record " PACKAGE_VERSION)
@@ -304,10 +309,39 @@ write_system_tree (OTF2_GlobalDefWriter *g, guint32 *s, const char *hosts, const
 }
 
 /* Clock, paradigm, machine, MPI regions and the ranks' locations. */
+/* The ranks' OpenMP team threads (record-omp.c), gathered to rank 0:
+ * per rank how many, and all their event counts, rank by rank. */
+typedef struct {
+  guint32 *count;            /* per rank */
+  guint64 *events;
+} TsRecThreads;
+
+static void
+gather_threads (TsRecThreads *all, guint n, const guint64 *events)
+{
+  guint32 mine = n;
+  if (ts_rec.rank == 0)
+    all->count = g_new0 (guint32, ts_rec.size);
+  PMPI_Gather (&mine, 1, MPI_UINT32_T, all->count, 1, MPI_UINT32_T, 0, MPI_COMM_WORLD);
+  g_autofree int *counts = ts_rec.rank == 0 ? g_new0 (int, ts_rec.size) : NULL;
+  g_autofree int *displs = ts_rec.rank == 0 ? g_new0 (int, ts_rec.size) : NULL;
+  int total = 0;
+  for (int r = 0; ts_rec.rank == 0 && r < ts_rec.size; r++)
+    {
+      counts[r] = (int) all->count[r];
+      displs[r] = total;
+      total += counts[r];
+    }
+  if (ts_rec.rank == 0)
+    all->events = g_new0 (guint64, MAX (total, 1));
+  PMPI_Gatherv (events, (int) n, MPI_UINT64_T, all->events, counts, displs, MPI_UINT64_T, 0,
+                MPI_COMM_WORLD);
+}
+
 static void
 write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *events,
-                        const char *hosts, const guint32 *cores, OTF2_TimeStamp first,
-                        OTF2_TimeStamp last)
+                        const TsRecThreads *threads, const char *hosts, const guint32 *cores,
+                        OTF2_TimeStamp first, OTF2_TimeStamp last)
 {
   OTF2_GlobalDefWriter_WriteClockProperties (g, 1000000000, first, last - first + 1,
                                              OTF2_UNDEFINED_TIMESTAMP);
@@ -354,6 +388,17 @@ write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *even
       OTF2_GlobalDefWriter_WriteLocation (g, r, *s, OTF2_LOCATION_TYPE_CPU_THREAD, events[r], r);
       (*s)++;
     }
+  const guint64 *thread_events = threads->events;
+  for (int r = 0; r < ts_rec.size; r++)
+    for (guint32 k = 1; k <= threads->count[r]; k++)
+      {
+        char name[48];
+        g_snprintf (name, sizeof name, "MPI Rank %d thread %u", r, k);
+        write_string (g, *s, name);
+        OTF2_GlobalDefWriter_WriteLocation (g, (guint64) k << 32 | (guint64) r, *s,
+                                            OTF2_LOCATION_TYPE_CPU_THREAD, *thread_events++, r);
+        (*s)++;
+      }
 }
 
 /* ---- tear-down --------------------------------------------------------------- */
@@ -380,6 +425,39 @@ remove_archive (const char *dir)
   g_rmdir (locations);
 }
 
+/* Every rank's definitions (collective on MPI_COMM_WORLD): rank 0's
+ * global ones, and each rank's local ones for its location and its @n_threads
+ * team threads'. */
+static void
+write_definitions (const guint64 *events, TsRecThreads *threads, guint n_threads,
+                   const char *hosts, const guint32 *cores, guint64 first_all, guint64 last_all)
+{
+  OTF2_Archive_OpenDefFiles (ts_rec.archive);
+  /* The rank's location, then its team threads': each reads its region ids
+   * and clock through its own local definitions. */
+  g_autofree OTF2_DefWriter **dws = g_new0 (OTF2_DefWriter *, n_threads + 1);
+  for (guint k = 0; k <= n_threads; k++)
+    dws[k] = OTF2_Archive_GetDefWriter (ts_rec.archive, (guint64) k << 32 | (guint64) ts_rec.rank);
+  OTF2_DefWriter *dw = dws[0];
+  OTF2_GlobalDefWriter *g = ts_rec.rank == 0 ? OTF2_Archive_GetGlobalDefWriter (ts_rec.archive)
+                                             : NULL;
+  guint32 s = 0;
+  if (g)
+    write_base_definitions (g, &s, events, threads, hosts, cores, first_all, last_all);
+  g_free (threads->count);
+  g_free (threads->events);
+  /* Collective on MPI_COMM_WORLD: every rank calls them, in this order. */
+  ts_rec_user_write_definitions (g, &s, dws, n_threads + 1);
+  ts_rec_comm_write_definitions (g, &s, dw);
+  ts_rec_partitioned_write_definitions (g, &s);
+  for (guint k = 0; k <= n_threads; k++)
+    if (dws[k])
+      {
+        ts_rec_clock_write_offsets (dws[k]);
+        ts_rec_check (OTF2_Archive_CloseDefWriter (ts_rec.archive, dws[k]));
+      }
+}
+
 static void
 stop (void)
 {
@@ -396,9 +474,13 @@ stop (void)
   /* The last buffers are written here: a full disk shows at these calls. */
   ts_rec_check (OTF2_Archive_CloseEvtWriter (ts_rec.archive, ts_rec.evt));
   ts_rec.evt = NULL;
+  g_autofree guint64 *own_thread_events = NULL;
+  guint n_threads = ts_rec_omp_close (&own_thread_events);
   ts_rec_check (OTF2_Archive_CloseEvtFiles (ts_rec.archive));
   g_autofree guint64 *events = g_new0 (guint64, ts_rec.size);
   PMPI_Gather (&n, 1, MPI_UINT64_T, events, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  TsRecThreads threads = { NULL, NULL };
+  gather_threads (&threads, n_threads, own_thread_events);
   /* Which ranks shared a node: the replay can place them so again. */
   char host[MPI_MAX_PROCESSOR_NAME] = "";
   int host_len = 0;
@@ -417,22 +499,7 @@ stop (void)
   PMPI_Allreduce (&first, &first_all, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
   PMPI_Allreduce (&last, &last_all, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
 
-  OTF2_Archive_OpenDefFiles (ts_rec.archive);
-  OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (ts_rec.archive, ts_rec.rank);
-  OTF2_GlobalDefWriter *g = ts_rec.rank == 0 ? OTF2_Archive_GetGlobalDefWriter (ts_rec.archive)
-                                             : NULL;
-  guint32 s = 0;
-  if (g)
-    write_base_definitions (g, &s, events, hosts, cores, first_all, last_all);
-  /* Collective on MPI_COMM_WORLD: every rank calls them, in this order. */
-  ts_rec_user_write_definitions (g, &s, dw);
-  ts_rec_comm_write_definitions (g, &s, dw);
-  ts_rec_partitioned_write_definitions (g, &s);
-  if (dw)
-    {
-      ts_rec_clock_write_offsets (dw);
-      ts_rec_check (OTF2_Archive_CloseDefWriter (ts_rec.archive, dw));
-    }
+  write_definitions (events, &threads, n_threads, hosts, cores, first_all, last_all);
   ts_rec_check (OTF2_Archive_CloseDefFiles (ts_rec.archive));
   if (OTF2_Archive_Close (ts_rec.archive) != OTF2_SUCCESS)
     ts_rec_warn_off ("cannot close the OTF2 archive");
@@ -453,6 +520,7 @@ stop (void)
   ts_rec_requests_free ();
   ts_rec_comm_free_all ();
   ts_rec_user_free ();
+  ts_rec_omp_free ();
   g_clear_pointer (&ts_rec.attributes, OTF2_AttributeList_Delete);
   if (ts_rec.sync_comm != MPI_COMM_NULL)
     PMPI_Comm_free (&ts_rec.sync_comm);

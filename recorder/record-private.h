@@ -252,9 +252,21 @@ void ts_rec_user_close_open_regions (void);
  * its module and offset. */
 guint32 ts_rec_caller_region (const void *return_address);
 /* Unify the user region names over all ranks (collective on world): rank 0
- * writes their definitions, every rank its local-to-global mapping. */
+ * writes their definitions, every rank its local-to-global mapping into
+ * each of its locations' @locals (NULL ones skipped). */
 void ts_rec_user_write_definitions (OTF2_GlobalDefWriter *g, guint32 *next_string,
-                                    OTF2_DefWriter *local);
+                                    OTF2_DefWriter *const *locals, guint n_locals);
+/* The user region @name's id (made at its first use; any thread). */
+guint32 ts_rec_user_region (const char *name);
+
+/* record-omp.c: OpenMP teams on every thread. */
+/* The calling thread's own writer if it is a team's thread other than the
+ * rank's own, else NULL. */
+OTF2_EvtWriter *ts_rec_omp_writer (void);
+/* Close the team threads' writers: how many, and their events (*@events,
+ * g_free). Their locations are (thread << 32 | rank), thread from 1. */
+guint ts_rec_omp_close (guint64 **events);
+void ts_rec_omp_free (void);
 void ts_rec_user_free (void);
 
 /* ---- the output directory (record-dir.c) ---- */

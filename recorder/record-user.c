@@ -40,17 +40,43 @@ static GHashTable *excluded;      /* names from TS_RECORD_EXCLUDE */
 static __thread guint32 shadow[SHADOW_DEPTH];
 static __thread int shadow_depth;
 
+/* The names are the rank's, whatever thread of it records (a team's
+ * threads: record-omp.c). */
+static GMutex names_lock;
+
 static guint32
 region_of_name (const char *name)
 {
+  g_mutex_lock (&names_lock);
   gpointer v = g_hash_table_lookup (ts_rec.user_region_ids, name);
+  guint32 id;
   if (v)
-    return GPOINTER_TO_UINT (v) - 1;
-  guint32 id = TS_R_N_MPI + ts_rec.user_region_names->len;
-  char *copy = g_strdup (name);
-  g_ptr_array_add (ts_rec.user_region_names, copy);
-  g_hash_table_insert (ts_rec.user_region_ids, copy, GUINT_TO_POINTER (id + 1));
+    id = GPOINTER_TO_UINT (v) - 1;
+  else
+    {
+      id = TS_R_N_MPI + ts_rec.user_region_names->len;
+      char *copy = g_strdup (name);
+      g_ptr_array_add (ts_rec.user_region_names, copy);
+      g_hash_table_insert (ts_rec.user_region_ids, copy, GUINT_TO_POINTER (id + 1));
+    }
+  g_mutex_unlock (&names_lock);
   return id;
+}
+
+guint32
+ts_rec_user_region (const char *name)
+{
+  return region_of_name (name);
+}
+
+/* An id already made, or -1. */
+static gint64
+region_known (const char *name)
+{
+  g_mutex_lock (&names_lock);
+  gpointer v = g_hash_table_lookup (ts_rec.user_region_ids, name);
+  g_mutex_unlock (&names_lock);
+  return v ? (gint64) GPOINTER_TO_UINT (v) - 1 : -1;
 }
 
 static void
@@ -89,18 +115,27 @@ ts_rec_user_close_open_regions (void)
 void
 ts_region_begin (const char *name)
 {
-  if (name && ts_rec_recording ())
+  if (!name)
+    return;
+  if (ts_rec_recording ())
     region_opened (region_of_name (name));
+  else if (ts_rec.on && ts_rec_omp_writer ())
+    ts_rec_check (OTF2_EvtWriter_Enter (ts_rec_omp_writer (), NULL, ts_rec_now (),
+                                        region_of_name (name)));
 }
 
 void
 ts_region_end (const char *name)
 {
-  if (!name || !ts_rec_recording ())
+  if (!name)
     return;
-  gpointer v = g_hash_table_lookup (ts_rec.user_region_ids, name);
-  if (v)
-    region_closed (GPOINTER_TO_UINT (v) - 1);
+  gint64 id = region_known (name);
+  if (id < 0)
+    return;
+  if (ts_rec_recording ())
+    region_closed ((guint32) id);
+  else if (ts_rec.on && ts_rec_omp_writer ())
+    ts_rec_check (OTF2_EvtWriter_Leave (ts_rec_omp_writer (), NULL, ts_rec_now (), (guint32) id));
 }
 
 /* ---- -finstrument-functions ----------------------------------------------- */
@@ -247,7 +282,8 @@ __cyg_profile_func_exit (void *fn, void *site)
 /* ---- definitions at MPI_Finalize ------------------------------------------- */
 
 void
-ts_rec_user_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWriter *local)
+ts_rec_user_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWriter *const *locals,
+                               guint n_locals)
 {
   /* Every rank's names, NUL-separated, to rank 0. */
   GPtrArray *names = ts_rec.user_region_names;
@@ -305,8 +341,9 @@ ts_rec_user_write_definitions (OTF2_GlobalDefWriter *g, guint32 *s, OTF2_DefWrit
                             : GPOINTER_TO_UINT (g_hash_table_lookup (global,
                                                                      names->pdata[i - TS_R_N_MPI]));
   OTF2_IdMap *idmap = OTF2_IdMap_CreateFromUint64Array (n, map, true);
-  if (idmap && local)
-    OTF2_DefWriter_WriteMappingTable (local, OTF2_MAPPING_REGION, idmap);
+  for (guint i = 0; idmap && i < n_locals; i++)
+    if (locals[i])
+      OTF2_DefWriter_WriteMappingTable (locals[i], OTF2_MAPPING_REGION, idmap);
   if (idmap)
     OTF2_IdMap_Free (idmap);
   g_byte_array_unref (unified);

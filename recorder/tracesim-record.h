@@ -5,9 +5,10 @@
  *   ts_region_end ("solve");
  *
  * writes an Enter / Leave of the user region "solve" (OTF2 paradigm USER)
- * into the calling rank's trace. Only calls from the thread that called
- * MPI_Init, between MPI_Init and MPI_Finalize, are recorded; other calls do
- * nothing. Regions still open at MPI_Finalize are closed there. @name is
+ * into the calling rank's trace. Calls between MPI_Init and MPI_Finalize
+ * are recorded from the thread that called MPI_Init, and from the threads
+ * of an OpenMP team it forked (GCC's libgomp: each into its own location);
+ * other calls do nothing. Regions still open at MPI_Finalize are closed there. @name is
  * copied; regions nest, and ts_region_end closes the innermost open region
  * of that name.
  *

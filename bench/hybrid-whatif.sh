@@ -1,0 +1,136 @@
+#!/bin/sh
+# Hybrid MPI + OpenMP what-ifs checked against real runs (issue 43):
+# bench/apps/hybrid (an OpenMP parallel region per iteration in which
+# thread t computes 1 + 2t units, then a halo exchange from the master) is
+# recorded unchanged with tracesim-record, which records every thread of
+# its OpenMP teams (recorder/record-omp.c); from each base trace tracesim
+# predicts the run unchanged (identity) and with bench/apps/fast.hyp
+# (compute_kernel 2x cheaper on every thread); and the program is really run
+# those ways, unrecorded, and balanced (every thread the mean), which
+# tracesim does not predict yet (balancing across a rank's threads: not
+# modelled, doc/threads.md). Compared: the wall time of the user region
+# "loop" (predicted: its predicted_s over the ranks; real: what rank 0
+# prints).
+#
+# RUNS rounds, interleaved; the table gives the median and range of each
+# and the error of the predicted median against the real one. A prediction
+# is "ok" within TOL % (5 where the threads have a core each, 10 where they
+# share them) or inside the real runs' range.
+#
+# Usage: flock /tmp/tracesim-cpu.lock sh bench/hybrid-whatif.sh
+# Environment: BUILD (build directory, default .), RUNS (5), ITERATIONS
+# (50), NPS (ranks, "1 2"), THREADS (OMP_NUM_THREADS, 2), MPIEXEC (default
+# Open MPI's launcher where the program was built for it too), WORK
+# (default a new directory under /dev/shm; kept).
+set -eu
+BUILD=$(cd "${BUILD:-.}" && pwd)
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${RUNS:-5}
+ITERATIONS=${ITERATIONS:-50}
+NPS=${NPS:-1 2}
+THREADS=${THREADS:-2}
+configured() { sed -n "s/^$1 = //p" "$BUILD/Makefile"; }
+if [ -z "${MPIEXEC:-}" ]; then
+  MPIEXEC=$(configured MPIEXEC_OPENMPI)
+  [ -n "$MPIEXEC" ] && [ -x "$BUILD/bench/apps/hybrid-openmpi" ] || MPIEXEC=$(configured MPIEXEC)
+fi
+WORK=${WORK:-$(mktemp -d /dev/shm/tracesim-hybrid-whatif.XXXXXX)}
+mkdir -p "$WORK"
+cores=$(nproc)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=$THREADS
+export TS_RECORD_LIBDIR="$BUILD/.libs"
+die() { echo "hybrid-whatif: $*" >&2; exit 1; }
+if "$MPIEXEC" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+  mpi=openmpi over="--oversubscribe --bind-to none" prog=$BUILD/bench/apps/hybrid-openmpi
+  [ -x "$prog" ] || prog=$BUILD/bench/apps/hybrid
+else
+  mpi=mpich over='' prog=$BUILD/bench/apps/hybrid
+fi
+[ -x "$prog" ] || die "no $prog: build tracesim with MPI first"
+
+# run NP FILE [tracesim-record OPTION...] -- PROGRAM-ARG...: one launch;
+# appends the loop's seconds to FILE.
+run() {
+  np=$1 file=$2
+  shift 2
+  rec=
+  while [ "$1" != -- ]; do rec="$rec $1"; shift; done
+  shift
+  # shellcheck disable=SC2086
+  if [ -n "$rec" ]; then
+    "$MPIEXEC" $over -n "$np" sh "$BUILD/recorder/tracesim-record" $rec "$prog" "$@" \
+      > "$WORK/out" 2> "$WORK/err" || die "recording failed: $(cat "$WORK/err")"
+  else
+    "$MPIEXEC" $over -n "$np" "$prog" "$@" > "$WORK/out" 2> "$WORK/err" \
+      || die "run failed: $(cat "$WORK/err")"
+  fi
+  [ "$(sed -n 's/^ranks //p' "$WORK/out")" = "$np" ] || die "$prog did not run on $np ranks"
+  sed -n 's/^loop_s //p' "$WORK/out" >> "$file"
+}
+
+predict() {
+  trace=$1 file=$2
+  shift 2
+  rm -rf "$WORK/pred"
+  "$BUILD/tracesim" run "$trace" "$@" -o "$WORK/pred" -q 2> "$WORK/pred.err" \
+    || die "tracesim run $trace $* failed: $(cat "$WORK/pred.err")"
+  python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+loop = [r for r in s["regions"] if r["name"] == "loop"][0]
+print(loop["predicted_s"] / s["ranks"])' "$WORK/pred/summary.json" >> "$file"
+}
+
+start=$(date +%s)
+r=1
+while [ "$r" -le "$RUNS" ]; do
+  for np in $NPS; do
+    d=$WORK/np$np
+    mkdir -p "$d"
+    rm -rf "$d/trace-$r"
+    run "$np" "$d/real-recorded" -o "$d/trace-$r" -- 1 0 "$ITERATIONS"
+    run "$np" "$d/real-base" -- 1 0 "$ITERATIONS"
+    run "$np" "$d/real-fast" -- 0.5 0 "$ITERATIONS"
+    run "$np" "$d/real-balanced" -- 1 1 "$ITERATIONS"
+    predict "$d/trace-$r/traces.otf2" "$d/pred-base"
+    predict "$d/trace-$r/traces.otf2" "$d/pred-fast" -H "$SRC/bench/apps/fast.hyp"
+  done
+  echo "round $r of $RUNS done ($(( $(date +%s) - start )) s)" >&2
+  r=$((r + 1))
+done
+
+stats() {
+  sort -g "$1" | awk '{ v[NR] = $1 } END {
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    print m, v[1], v[NR] }'
+}
+range() { printf '%.4f [%.4f, %.4f]' "$1" "$2" "$3"; }
+
+echo "bench/apps/hybrid, $mpi ($MPIEXEC), $THREADS threads a rank, $cores cores," \
+  "$ITERATIONS iterations, $RUNS rounds; loop seconds: median [min, max]"
+printf '%2s %-9s %-27s | %-27s %7s %s\n' NP variant real predicted err verdict
+for np in $NPS; do
+  d=$WORK/np$np
+  tol=5
+  [ $((np * THREADS)) -gt "$cores" ] && tol=10
+  for v in recorded base fast balanced; do
+    pv=$v
+    [ "$v" = recorded ] && pv=base
+    # shellcheck disable=SC2046
+    set -- $(stats "$d/real-$v")
+    rmed=$1 rmin=$2 rmax=$3
+    line=$(printf '%2s %-9s %-27s' "$np" "$v" "$(range "$rmed" "$rmin" "$rmax")")
+    if [ -f "$d/pred-$pv" ]; then
+      # shellcheck disable=SC2046
+      set -- $(stats "$d/pred-$pv")
+      err=$(awk -v p="$1" -v r="$rmed" 'BEGIN { printf "%+.1f", 100 * (p / r - 1) }')
+      verdict=$(awk -v e="$err" -v t="$tol" -v p="$1" -v lo="$rmin" -v hi="$rmax" \
+        'BEGIN { print ((e <= t && e >= -t) || (p >= lo && p <= hi)) ? "ok" : "off" }')
+      line=$(printf '%s | %-27s %6s%% %s' "$line" "$(range "$1" "$2" "$3")" "$err" "$verdict")
+    else
+      line=$(printf '%s | %-27s %7s %s' "$line" "- (not modelled)" - -)
+    fi
+    echo "$line"
+  done
+done
+echo "took $(( $(date +%s) - start )) s; work files (traces, per-run seconds): $WORK"

@@ -1,0 +1,225 @@
+/* OpenMP thread teams of GCC's runtime (libgomp), recorded on every thread.
+ *
+ * GCC compiles a parallel region into a function the runtime runs on every
+ * thread of the team: GOMP_parallel (fn, data, ...), and its loop forms.
+ * The recorder, preloaded, takes those entry points (as EZTrace's GOMP
+ * module does), calls the runtime's with a function of its own around
+ * @fn, and writes on each thread of the team, into a location of the
+ * thread's own (id thread << 32 | rank, as Score-P numbers them):
+ *   THREAD_TEAM_BEGIN, ENTER "!$omp parallel", @fn, LEAVE, THREAD_TEAM_END
+ * and on the rank's own thread around the whole team:
+ *   THREAD_FORK, [the above], ENTER/LEAVE "!$omp implicit barrier" (from
+ *   the end of its @fn until the runtime returns: it waited for the team),
+ *   THREAD_TEAM_END, THREAD_JOIN.
+ * Explicit barriers (GOMP_barrier) are ENTER/LEAVE "!$omp barrier"; user
+ * regions (ts_region_begin) on a team's thread go to its location. Only
+ * teams the rank's own thread (MPI_Init's) forks are recorded; a thread's
+ * implicit barrier after its @fn is inside the runtime, which the trace
+ * does not show: it ends the thread's work. */
+#include <config.h>
+
+#include "recorder/record-private.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+  OTF2_EvtWriter *evt;
+  guint32 index;             /* the thread's number in the rank, from 1 */
+} TsRecThread;
+
+/* The calling thread's own location, once it ran in a team. */
+static __thread TsRecThread *self;
+static GMutex threads_lock;
+static GPtrArray *threads;   /* TsRecThread*, by index - 1 */
+
+/* The OpenMP regions' ids, made by the rank's own thread at its first team
+ * (user region ids: record-user.c unifies them over the ranks). */
+static guint32 region_parallel, region_implicit, region_barrier;
+static gboolean regions_made;
+
+typedef struct {
+  void (*fn) (void *);
+  void *data;
+  OTF2_TimeStamp own_end;    /* when the rank's own thread ended @fn */
+} Outlined;
+
+static OTF2_EvtWriter *
+thread_writer (void)
+{
+  if (pthread_equal (pthread_self (), ts_rec.thread))
+    return ts_rec.on ? ts_rec.evt : NULL;
+  if (!ts_rec.on)
+    return NULL;
+  if (!self)
+    {
+      g_mutex_lock (&threads_lock);
+      if (!threads)
+        threads = g_ptr_array_new_with_free_func (g_free);
+      TsRecThread *t = g_new0 (TsRecThread, 1);
+      t->index = threads->len + 1;
+      t->evt = OTF2_Archive_GetEvtWriter (ts_rec.archive,
+                                          (guint64) t->index << 32 | (guint64) ts_rec.rank);
+      g_ptr_array_add (threads, t);
+      g_mutex_unlock (&threads_lock);
+      self = t;
+    }
+  return self->evt;
+}
+
+OTF2_EvtWriter *
+ts_rec_omp_writer (void)
+{
+  return pthread_equal (pthread_self (), ts_rec.thread) ? NULL : self ? self->evt : NULL;
+}
+
+static void
+outlined (void *p)
+{
+  Outlined *o = p;
+  gboolean own = pthread_equal (pthread_self (), ts_rec.thread);
+  OTF2_EvtWriter *w = thread_writer ();
+  if (!w)
+    {
+      o->fn (o->data);
+      return;
+    }
+  OTF2_TimeStamp t = ts_rec_now ();
+  ts_rec_check (OTF2_EvtWriter_ThreadTeamBegin (w, NULL, t, OTF2_UNDEFINED_COMM));
+  ts_rec_check (OTF2_EvtWriter_Enter (w, NULL, t, region_parallel));
+  o->fn (o->data);
+  t = ts_rec_now ();
+  ts_rec_check (OTF2_EvtWriter_Leave (w, NULL, t, region_parallel));
+  if (own)
+    o->own_end = t;
+  else
+    ts_rec_check (OTF2_EvtWriter_ThreadTeamEnd (w, NULL, t, OTF2_UNDEFINED_COMM));
+}
+
+/* Whether a team forked here is recorded: by the rank's own thread,
+ * outside the recorder's own calls and any other team. */
+static gboolean
+recording_team (void)
+{
+  if (!ts_rec_recording ())
+    return FALSE;
+  if (!regions_made)
+    {
+      region_parallel = ts_rec_user_region ("!$omp parallel");
+      region_implicit = ts_rec_user_region ("!$omp implicit barrier");
+      region_barrier = ts_rec_user_region ("!$omp barrier");
+      regions_made = TRUE;
+    }
+  return TRUE;
+}
+
+static void
+fork_team (unsigned threads_asked)
+{
+  ts_rec_check (OTF2_EvtWriter_ThreadFork (ts_rec.evt, NULL, ts_rec_now (), OTF2_PARADIGM_OPENMP,
+                                           threads_asked));
+}
+
+static void
+join_team (const Outlined *o)
+{
+  OTF2_TimeStamp t = ts_rec_now ();
+  OTF2_TimeStamp end = o->own_end ? o->own_end : t;
+  ts_rec_check (OTF2_EvtWriter_Enter (ts_rec.evt, NULL, end, region_implicit));
+  ts_rec_check (OTF2_EvtWriter_Leave (ts_rec.evt, NULL, t, region_implicit));
+  ts_rec_check (OTF2_EvtWriter_ThreadTeamEnd (ts_rec.evt, NULL, t, OTF2_UNDEFINED_COMM));
+  ts_rec_check (OTF2_EvtWriter_ThreadJoin (ts_rec.evt, NULL, t, OTF2_PARADIGM_OPENMP));
+}
+
+static void *
+runtime (const char *name)
+{
+  void *fn = dlsym (RTLD_NEXT, name);
+  if (!fn)
+    {
+      fprintf (stderr, "tracesim-record: %s not found in the OpenMP runtime\n", name);
+      abort ();
+    }
+  return fn;
+}
+
+void
+GOMP_parallel (void (*fn) (void *), void *data, unsigned num_threads, unsigned flags)
+{
+  static void (*real) (void (*) (void *), void *, unsigned, unsigned);
+  if (!real)
+    real = runtime ("GOMP_parallel");
+  if (!recording_team ())
+    {
+      real (fn, data, num_threads, flags);
+      return;
+    }
+  Outlined o = { fn, data, 0 };
+  fork_team (num_threads);
+  real (outlined, &o, num_threads, flags);
+  join_team (&o);
+}
+
+/* The loop forms: the same, with the loop's bounds and chunk. */
+#define PARALLEL_LOOP(name)                                                                   \
+  void name (void (*fn) (void *), void *data, unsigned num_threads, long start, long end,     \
+             long incr, long chunk, unsigned flags)                                           \
+  {                                                                                           \
+    static void (*real) (void (*) (void *), void *, unsigned, long, long, long, long,         \
+                         unsigned);                                                           \
+    if (!real)                                                                                \
+      real = runtime (#name);                                                                 \
+    if (!recording_team ())                                                                   \
+      {                                                                                       \
+        real (fn, data, num_threads, start, end, incr, chunk, flags);                         \
+        return;                                                                               \
+      }                                                                                       \
+    Outlined o = { fn, data, 0 };                                                             \
+    fork_team (num_threads);                                                                  \
+    real (outlined, &o, num_threads, start, end, incr, chunk, flags);                         \
+    join_team (&o);                                                                           \
+  }
+PARALLEL_LOOP (GOMP_parallel_loop_static)
+PARALLEL_LOOP (GOMP_parallel_loop_dynamic)
+PARALLEL_LOOP (GOMP_parallel_loop_guided)
+#undef PARALLEL_LOOP
+
+void
+GOMP_barrier (void)
+{
+  static void (*real) (void);
+  if (!real)
+    real = runtime ("GOMP_barrier");
+  OTF2_EvtWriter *w = regions_made && ts_rec.on && ts_rec.depth == 0
+                        ? (pthread_equal (pthread_self (), ts_rec.thread) ? ts_rec.evt : self ? self->evt
+                                                                                              : NULL)
+                        : NULL;
+  if (w)
+    ts_rec_check (OTF2_EvtWriter_Enter (w, NULL, ts_rec_now (), region_barrier));
+  real ();
+  if (w)
+    ts_rec_check (OTF2_EvtWriter_Leave (w, NULL, ts_rec_now (), region_barrier));
+}
+
+guint
+ts_rec_omp_close (guint64 **events)
+{
+  guint n = threads ? threads->len : 0;
+  *events = g_new0 (guint64, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      TsRecThread *t = threads->pdata[i];
+      OTF2_EvtWriter_GetNumberOfEvents (t->evt, &(*events)[i]);
+      ts_rec_check (OTF2_Archive_CloseEvtWriter (ts_rec.archive, t->evt));
+      t->evt = NULL;
+    }
+  return n;
+}
+
+void
+ts_rec_omp_free (void)
+{
+  g_clear_pointer (&threads, g_ptr_array_unref);
+  regions_made = FALSE;
+}

@@ -1,0 +1,51 @@
+/* OpenMP teams under the recorder (tests/test-record-omp.sh), 2 threads a
+ * rank (OMP_NUM_THREADS=2): 3 parallel regions, in each of which every
+ * thread runs the user region "work" (ts_region_begin), meets the others at
+ * an explicit barrier, and runs "work" again; then the ranks meet at an
+ * MPI_Barrier. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+
+typedef void (*RegionFn) (const char *name);
+
+static double
+spin (long n, double x)
+{
+  for (long i = 0; i < n; i++)
+    x = x * 1.0000001 + 1e-9;
+  return x;
+}
+
+int
+main (int argc, char **argv)
+{
+  int provided, rank;
+  MPI_Init_thread (&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+  RegionFn begin = (RegionFn) dlsym (RTLD_DEFAULT, "ts_region_begin");
+  RegionFn end = (RegionFn) dlsym (RTLD_DEFAULT, "ts_region_end");
+  double acc = 0;
+  int threads = omp_get_max_threads ();
+  for (int i = 0; i < 3; i++)
+    {
+#pragma omp parallel reduction(+ : acc)
+      {
+        long n = 200000L * (1 + omp_get_thread_num ());
+        begin ("work");
+        acc += spin (n, acc);
+        end ("work");
+#pragma omp barrier
+        begin ("work");
+        acc += spin (n, acc);
+        end ("work");
+      }
+    }
+  MPI_Barrier (MPI_COMM_WORLD);
+  if (rank == 0)
+    printf ("omp done, %d threads, %g\n", threads, acc);
+  MPI_Finalize ();
+  return 0;
+}
