@@ -238,13 +238,19 @@ report_nodes (FILE *out, const TsTrace *trace)
       return;
     }
   g_autofree guint *ranks = g_new0 (guint, n);
+  g_autofree guint *threads = g_new0 (guint, n);
   for (guint r = 0; r < ts_trace_n_ranks (trace); r++)
-    ranks[ts_trace_rank_node (trace, r)]++;
+    {
+      ranks[ts_trace_rank_node (trace, r)]++;
+      threads[ts_trace_rank_node (trace, r)] += ts_trace_rank_n_threads (trace, r);
+    }
   fprintf (out, "nodes:      %u (", n);
   for (guint i = 0; i < n && i < 8; i++)
     {
       fprintf (out, "%s%s: %u rank%s", i ? ", " : "", ts_trace_node_name (trace, i), ranks[i],
                ranks[i] == 1 ? "" : "s");
+      if (threads[i] > ranks[i])
+        fprintf (out, " (%u threads)", threads[i]);
       if (ts_trace_node_cores (trace, i))
         fprintf (out, " on %u core%s", ts_trace_node_cores (trace, i),
                  ts_trace_node_cores (trace, i) == 1 ? "" : "s");
@@ -253,7 +259,11 @@ report_nodes (FILE *out, const TsTrace *trace)
   if (!ts_trace_time_shared (trace))
     return;
   /* What a time-shared recording means for its replays. */
-  if (ts_trace_has_cpu_time (trace))
+  if (ts_trace_n_threads (trace) > ts_trace_n_ranks (trace))
+    fprintf (out, "            time-shared: more threads than cores on a node; the wall time "
+             "of their work\n            holds the sharing, replayed on a core per thread "
+             "(doc/threads.md)\n");
+  else if (ts_trace_has_cpu_time (trace))
     fprintf (out, "            time-shared: more ranks than cores on a node; `run` replays "
              "their CPU time on the\n            node's cores, time-shared as recorded "
              "(--cpu-time by default; --wall-time: the\n            wall time on a core per "

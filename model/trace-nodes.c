@@ -168,9 +168,11 @@ ts_trace_time_shared (const TsTrace *t)
   guint n = ts_trace_n_nodes (t);
   if (n == 0)
     return FALSE;
+  /* Every thread of a rank runs on its node: 2 ranks of 2 threads on 2
+   * cores time-share them. */
   g_autofree guint *ranks = g_new0 (guint, n);
   for (guint r = 0; r < t->n_ranks; r++)
-    ranks[t->rank_node[r]]++;
+    ranks[t->rank_node[r]] += ts_trace_rank_n_threads (t, r);
   for (guint i = 0; i < n; i++)
     if (t->node_cores[i] && ranks[i] > t->node_cores[i])
       return TRUE;

@@ -165,8 +165,9 @@ guint ts_trace_rank_node (const TsTrace *trace, guint rank);
  * it); 0 when it does not. */
 guint ts_trace_node_cores (const TsTrace *trace, guint node);
 #define TS_TRACE_NODE_CORES "cores"
-/* Whether a node held more ranks than the trace says it had cores: the
- * recording time-shared them. */
+/* Whether a node held more threads (ranks, and the other threads of each,
+ * ts_trace_rank_n_threads) than the trace says it had cores: the recording
+ * time-shared them. */
 gboolean ts_trace_time_shared (const TsTrace *trace);
 /* Whether the trace says every rank had a core of its own: it names each
  * rank's node and that node's cores, and none held more ranks than cores. */

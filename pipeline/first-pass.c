@@ -46,7 +46,10 @@
 gboolean
 ts_run_cpu_time_chosen (const TsTrace *trace)
 {
-  return ts_trace_time_shared (trace) && ts_trace_has_cpu_time (trace);
+  /* Not with threads: their work is the wall time of their teams' phases
+   * (doc/threads.md), which CPU time on the ranks' own would not match. */
+  return ts_trace_time_shared (trace) && ts_trace_has_cpu_time (trace)
+         && ts_trace_n_threads (trace) == ts_trace_n_ranks (trace);
 }
 
 /* Open @path and set its compute clock as @cpu_time says (into *@on);

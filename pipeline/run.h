@@ -84,7 +84,8 @@ TsRunShared *ts_run_shared_new (const char *trace, gboolean wait_states, TsCpuTi
 void ts_run_shared_free (TsRunShared *shared);
 /* Whether TS_CPU_TIME_AUTO takes @trace's CPU time: it says a node held
  * more ranks than cores, and it has the CPU time to replay them as if
- * each had one, time-shared as recorded. */
+ * each had one, time-shared as recorded; never for a trace with threads
+ * beyond the ranks' own (their work is wall time: doc/threads.md). */
 gboolean ts_run_cpu_time_chosen (const TsTrace *trace);
 /* The opened trace and its first pass, owned by @shared. */
 const TsTrace *ts_run_shared_trace (const TsRunShared *shared);

@@ -27,6 +27,8 @@ check "[r['threads'] for r in s['per_rank']]" "[2, 2]"
 check "[r['thread_events'] for r in s['per_rank']]" "[12, 12]"
 check "[r['other_threads_events'] for r in s['per_rank']]" "[30, 30]"
 check "s['threads']['mpi_events_not_replayed']" 0
+# Both ranks on this machine's node: 4 threads on it.
+grep -q "2 ranks (4 threads)" "$work/omp.info" || fail "info's nodes: $(grep nodes "$work/omp.info")"
 # The masters' regions, replayed: "work" twice a region, 2 ranks x 3
 # regions; each region's explicit and implicit barrier once.
 expect_visits omp work 12
