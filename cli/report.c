@@ -366,6 +366,11 @@ changed_residual (const TsTrace *trace)
     return "a what-if scales it with each rank's work (--residual scaled): the trace says\n"
            "            its ranks had cores of their own, so it is noise and descheduling, "
            "which follow\n            what a rank does";
+  if (ts_trace_n_threads (trace) > ts_trace_n_ranks (trace))
+    return "a what-if scales it with each rank's work (--residual scaled): the trace has\n"
+           "            threads, and what their teams' barriers waited beyond the slowest "
+           "thread is the\n            sharing of cores and late wake-ups, which follow "
+           "the threads' work";
   if (ts_trace_time_shared (trace) && ts_trace_has_cpu_time (trace))
     return "a what-if leaves it out too: the recording time-shared its cores, the residual\n"
            "            was that sharing, and the replay simulates it (--wall-time: pinned)";

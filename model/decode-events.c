@@ -425,7 +425,7 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
     }
   g_array_set_size (s->stack, depth - 1);
   if (s->team)
-    ts_decode_team_left (s);
+    ts_decode_team_left (s, now);
   refresh_user_region (s);
   TsAction *a = ts_decode_push (s, TS_ACTION_LEAVE, now);
   a->region = region;

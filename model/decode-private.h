@@ -115,11 +115,11 @@ void ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *callbacks);
  * locations); NULL when it has none. */
 TsTeamDecoder *ts_team_decoder_new (TsDecoder *src, guint rank);
 void ts_team_decoder_free (TsDecoder *src, TsTeamDecoder *team);
-/* The rank's own location enters @region at @now: a barrier of its team
- * ends the phase. */
+/* The rank's own location enters @region at @now: a barrier of its team,
+ * maybe. */
 void ts_decode_team_enter (TsRankDecoder *s, guint32 region, double now);
-/* It left a region: its barrier, maybe. */
-void ts_decode_team_left (TsRankDecoder *s);
+/* It left a region at @now: leaving its team's barrier ends the phase. */
+void ts_decode_team_left (TsRankDecoder *s, double now);
 /* Whether it is inside its team's barrier: waiting, no work. */
 gboolean ts_decode_team_waiting (const TsRankDecoder *s);
 TsRankDecoder *ts_decode_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t,

@@ -73,6 +73,9 @@ struct TsTeamDecoder {
   gboolean active;           /* inside a team of the rank's own location */
   guint64 teams;             /* the teams it has begun */
   guint barrier_depth;       /* the stack depth of its open barrier + 1; 0: none */
+  guint32 barrier_region;    /* and that barrier */
+  double phase_start;        /* when the phase began on it (the team, or a barrier left) */
+  double barrier_enter;      /* when it entered the open barrier */
 };
 
 static double
@@ -185,11 +188,16 @@ read_phase (TsDecoder *src, TeamWorker *w, guint64 team)
 }
 
 /* The phase ends at @now on the rank's own location: its other threads'
- * work in it, then the barrier (@region, or NO_REGION at the team's end). */
+ * work in it, then the barrier (@region, left at @now; or NO_REGION at the
+ * team's end). The barrier carries its residual: how much longer the rank
+ * waited there than for its slowest thread's work since the phase began
+ * (a thread woken late, a core shared), as an MPI call carries what the
+ * simulation does not explain. */
 static void
 end_phase (TsRankDecoder *s, guint32 region, double now)
 {
   TsTeamDecoder *team = s->team;
+  double longest = 0;
   gboolean any = FALSE;
   for (guint k = 0; k < team->n; k++)
     {
@@ -200,6 +208,7 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
                           "file?)", k + 1);
           return;
         }
+      double work = 0;
       for (guint i = 0; i < w->bursts->len; i++)
         {
           const TeamBurst *b = &g_array_index (w->bursts, TeamBurst, i);
@@ -207,11 +216,19 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
           a->peer = (gint32) k + 1;
           a->region = b->region;
           a->seconds = b->seconds;
+          work += b->seconds;
           any = TRUE;
         }
+      longest = MAX (longest, work);
     }
   if (any || region != NO_REGION)
-    ts_decode_push (s, TS_ACTION_TEAM_BARRIER, now)->region = region;
+    {
+      TsAction *a = ts_decode_push (s, TS_ACTION_TEAM_BARRIER, now);
+      a->region = region;
+      if (region != NO_REGION)
+        a->seconds = MAX (0, now - MAX (team->barrier_enter, team->phase_start + longest));
+    }
+  team->phase_start = now;
 }
 
 static OTF2_CallbackCode
@@ -227,6 +244,7 @@ on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   ts_decode_push (s, TS_ACTION_TEAM_BEGIN, now);
   s->team->active = TRUE;
   s->team->teams++;
+  s->team->phase_start = now;
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -253,14 +271,18 @@ ts_decode_team_enter (TsRankDecoder *s, guint32 region, double now)
                                                                               region))
     return;
   team->barrier_depth = s->stack->len;
-  end_phase (s, region, now);
+  team->barrier_region = region;
+  team->barrier_enter = now;
 }
 
 void
-ts_decode_team_left (TsRankDecoder *s)
+ts_decode_team_left (TsRankDecoder *s, double now)
 {
-  if (s->team->barrier_depth > s->stack->len)
-    s->team->barrier_depth = 0;
+  TsTeamDecoder *team = s->team;
+  if (team->barrier_depth == 0 || team->barrier_depth <= s->stack->len)
+    return;
+  team->barrier_depth = 0;
+  end_phase (s, team->barrier_region, now);
 }
 
 gboolean

@@ -134,7 +134,11 @@ changed (const Run *run)
  *   was the sharing, which the replay simulates;
  * - pinned in an identity replay, which it keeps exact;
  * - scaled in a changed run of a trace whose ranks had cores of their own:
- *   there it is noise and descheduling, which follow the work;
+ *   there it is noise and descheduling, which follow the work; and of a
+ *   trace with threads, whose residual at their teams' barriers is the
+ *   sharing of their cores and late wake-ups, which follow the threads'
+ *   work (bench/hybrid-whatif.sh, 2 ranks of 2 threads on 2 cores, the
+ *   kernel 2x cheaper: scaled -2.8%, pinned +26%, none -47%);
  * - pinned in a changed run of a trace that does not say, or shares cores
  *   without the CPU time to simulate them: its residual may be the
  *   sharing, and moved onto other calls it meets other ranks' sharing at
@@ -153,8 +157,10 @@ residual_mode (const Run *run)
     return mode;
   if (shares_cores (run))
     return TS_RESIDUAL_NONE;
-  return changed (run) && ts_trace_cores_own (run->trace) ? TS_RESIDUAL_SCALED
-                                                           : TS_RESIDUAL_PINNED;
+  return changed (run) && (ts_trace_cores_own (run->trace)
+                           || ts_trace_n_threads (run->trace) > ts_trace_n_ranks (run->trace))
+           ? TS_RESIDUAL_SCALED
+           : TS_RESIDUAL_PINNED;
 }
 
 /* How rendezvous messages move: --mpi-progress if given, else the

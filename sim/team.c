@@ -6,8 +6,9 @@
  * carries their work (THREAD_COMPUTE, after the hypotheses), and its
  * barrier (TEAM_BARRIER) ends when the slowest of them is done, counted
  * from the phase's start: the rank waits there, simulated time, never
- * work. A thread is taken to have a core of its own, at the rank's host's
- * speed. */
+ * work. What the trace shows it waited beyond that is the barrier's
+ * residual, charged as --residual says. A thread is taken to have a core
+ * of its own, at the rank's host's speed. */
 #include <config.h>
 
 #define G_LOG_DOMAIN "ts-replay"
@@ -70,6 +71,17 @@ ts_do_team_barrier (TsProgress *x)
       TS_AT (x->pc, BARRIER_WAIT);
       if (!ts_step_idle (x, MAX (0, x->t0 - rk->sim->world->now (rk->sim))))
         return FALSE;
+    }
+  /* What the rank waited there beyond its slowest thread in the trace (a
+   * thread woken late, a core shared): residual, as an MPI call's. */
+  if (x->a->seconds > 0)
+    {
+      double charged = ts_rank_residual (rk, x->a->seconds);
+      rk->charged_residual += charged;
+      if (x->a->region < ts_trace_n_regions (rk->sim->trace))
+        rk->sim->region_residual[x->a->region] += charged * rk->sim->options->trace_speed
+                                                  / rk->speed;
+      rk->pending_compute += charged;
     }
   team_restart (rk);
   x->pc = BARRIER_START;

@@ -19,7 +19,10 @@
  *               thread of lower id than its master with no events (and no
  *               event file), and a third process has only such a thread
  *   mpi-thread  scorep, with rank 1's worker entering MPI_Isend (its 7th
- *               event, OTF2 position 7... counted from 0: see the test) */
+ *               event, OTF2 counting from 1)
+ *   late        scorep, with each master leaving the barrier at 6.5 ms, 0.5
+ *               ms after its worker's work ended, and all after it 0.5 ms
+ *               later (main ends at 7.5 ms) */
 #include <config.h>
 
 #include <glib.h>
@@ -65,31 +68,34 @@ fail (const char *what)
   return 1;
 }
 
+/* @late: the master leaves the barrier 0.5 ms after its worker's work
+ * ended, and everything after is as much later. */
 static void
-write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team)
+write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late)
 {
+  uint64_t d = late ? MS / 2 : 0;
   OTF2_EvtWriter_Enter (w, NULL, 0, R_MAIN);
   OTF2_EvtWriter_ThreadFork (w, NULL, 0, OTF2_PARADIGM_OPENMP, 2);
   OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 0, team);
   OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
   OTF2_EvtWriter_Leave (w, NULL, 2 * MS, R_KERNEL);
   OTF2_EvtWriter_Enter (w, NULL, 2 * MS, R_BARRIER);
-  OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_BARRIER);
-  OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS, team);
-  OTF2_EvtWriter_ThreadJoin (w, NULL, 6 * MS, OTF2_PARADIGM_OPENMP);
+  OTF2_EvtWriter_Leave (w, NULL, 6 * MS + d, R_BARRIER);
+  OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + d, team);
+  OTF2_EvtWriter_ThreadJoin (w, NULL, 6 * MS + d, OTF2_PARADIGM_OPENMP);
   if (rank == 0)
     {
-      OTF2_EvtWriter_Enter (w, NULL, 6 * MS, R_SEND);
-      OTF2_EvtWriter_MpiSend (w, NULL, 6 * MS, 1, 0, 0, 8192);
-      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10, R_SEND);
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + d, R_SEND);
+      OTF2_EvtWriter_MpiSend (w, NULL, 6 * MS + d, 1, 0, 0, 8192);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10 + d, R_SEND);
     }
   else
     {
-      OTF2_EvtWriter_Enter (w, NULL, 6 * MS, R_RECV);
-      OTF2_EvtWriter_MpiRecv (w, NULL, 6 * MS + MS / 10, 0, 0, 0, 8192);
-      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10, R_RECV);
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + d, R_RECV);
+      OTF2_EvtWriter_MpiRecv (w, NULL, 6 * MS + MS / 10 + d, 0, 0, 0, 8192);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10 + d, R_RECV);
     }
-  OTF2_EvtWriter_Leave (w, NULL, 7 * MS, R_MAIN);
+  OTF2_EvtWriter_Leave (w, NULL, 7 * MS + d, R_MAIN);
 }
 
 static void
@@ -180,18 +186,19 @@ main (int argc, char **argv)
 {
   if (argc != 3)
     {
-      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|nogroup|mpi-thread DIR\n");
+      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|nogroup|mpi-thread|late DIR\n");
       return 2;
     }
   Layout l = { argv[1] };
   gboolean eztrace = !strcmp (l.layout, "eztrace"), nogroup = !strcmp (l.layout, "nogroup");
-  if (!eztrace && !nogroup && strcmp (l.layout, "scorep") && strcmp (l.layout, "mpi-thread"))
+  if (!eztrace && !nogroup && strcmp (l.layout, "scorep") && strcmp (l.layout, "mpi-thread")
+      && strcmp (l.layout, "late"))
     return fail ("the layout");
   for (int r = 0; r < 2; r++)
     {
       l.master[r] = eztrace ? r * 1000u : nogroup ? 2u * r : (unsigned) r;
       l.worker[r] = eztrace ? r * 1000u + 1 : (1ull << 32) | (uint64_t) r;
-      l.team[r] = eztrace ? 4 : nogroup ? OTF2_UNDEFINED_COMM : 1 + r;
+      l.team[r] = eztrace ? 4u : nogroup ? OTF2_UNDEFINED_COMM : 1u + (unsigned) r;
     }
 
   OTF2_Archive *a = OTF2_Archive_Open (argv[2], "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
@@ -208,7 +215,7 @@ main (int argc, char **argv)
       OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter (a, l.worker[r]);
       if (!m || !w)
         return fail ("an event writer");
-      write_master (m, r, l.team[r]);
+      write_master (m, r, l.team[r], !strcmp (l.layout, "late"));
       write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1);
       OTF2_Archive_CloseEvtWriter (a, m);
       OTF2_Archive_CloseEvtWriter (a, w);
@@ -218,7 +225,7 @@ main (int argc, char **argv)
   OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter (a);
   if (!g)
     return fail ("the definitions' writer");
-  OTF2_GlobalDefWriter_WriteClockProperties (g, 1000000000, 0, 8 * MS, OTF2_UNDEFINED_TIMESTAMP);
+  OTF2_GlobalDefWriter_WriteClockProperties (g, 1000000000, 0, 9 * MS, OTF2_UNDEFINED_TIMESTAMP);
   write_regions (g);
   write_layout (g, &l, eztrace, nogroup);
   OTF2_Archive_CloseGlobalDefWriter (a, g);
