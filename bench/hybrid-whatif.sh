@@ -48,38 +48,8 @@ else
 fi
 [ -x "$prog" ] || die "no $prog: build tracesim with MPI first"
 
-# run NP FILE [tracesim-record OPTION...] -- PROGRAM-ARG...: one launch;
-# appends the loop's seconds to FILE.
-run() {
-  np=$1 file=$2
-  shift 2
-  rec=
-  while [ "$1" != -- ]; do rec="$rec $1"; shift; done
-  shift
-  # shellcheck disable=SC2086
-  if [ -n "$rec" ]; then
-    "$MPIEXEC" $over -n "$np" sh "$BUILD/recorder/tracesim-record" $rec "$prog" "$@" \
-      > "$WORK/out" 2> "$WORK/err" || die "recording failed: $(cat "$WORK/err")"
-  else
-    "$MPIEXEC" $over -n "$np" "$prog" "$@" > "$WORK/out" 2> "$WORK/err" \
-      || die "run failed: $(cat "$WORK/err")"
-  fi
-  [ "$(sed -n 's/^ranks //p' "$WORK/out")" = "$np" ] || die "$prog did not run on $np ranks"
-  sed -n 's/^loop_s //p' "$WORK/out" >> "$file"
-}
-
-predict() {
-  trace=$1 file=$2
-  shift 2
-  rm -rf "$WORK/pred"
-  "$BUILD/tracesim" run "$trace" "$@" -o "$WORK/pred" -q 2> "$WORK/pred.err" \
-    || die "tracesim run $trace $* failed: $(cat "$WORK/pred.err")"
-  python3 -c '
-import json, sys
-s = json.load(open(sys.argv[1]))
-loop = [r for r in s["regions"] if r["name"] == "loop"][0]
-print(loop["predicted_s"] / s["ranks"])' "$WORK/pred/summary.json" >> "$file"
-}
+RANGE_FORMAT=%.4f
+. "$SRC/bench/apps-lib.sh"
 
 start=$(date +%s)
 r=1
@@ -99,12 +69,6 @@ while [ "$r" -le "$RUNS" ]; do
   r=$((r + 1))
 done
 
-stats() {
-  sort -g "$1" | awk '{ v[NR] = $1 } END {
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    print m, v[1], v[NR] }'
-}
-range() { printf '%.4f [%.4f, %.4f]' "$1" "$2" "$3"; }
 
 echo "bench/apps/hybrid, $mpi ($MPIEXEC), $THREADS threads a rank, $cores cores," \
   "$ITERATIONS iterations, $RUNS rounds; loop seconds: median [min, max]"

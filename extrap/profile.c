@@ -231,6 +231,16 @@ ts_scale_profile_read (const char *path, TsComputeClock clock, GError **error)
   p->trace = ts_trace_open (path, error);
   if (!p->trace || !ts_trace_set_compute_clock (p->trace, clock, error))
     return NULL;
+  /* Its threads' work would be lost in the extrapolated trace. */
+  if (ts_trace_n_threads (p->trace) > ts_trace_n_ranks (p->trace))
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
+                   "%s: %u ranks with %u threads in all: extrapolate reads one location a "
+                   "rank and would lose the others' work; traces with threads are not "
+                   "extrapolated yet (doc/threads.md)", path, ts_trace_n_ranks (p->trace),
+                   ts_trace_n_threads (p->trace));
+      return NULL;
+    }
   p->calibration = ts_calibration_compute (p->trace, error);
   if (!p->calibration)
     return NULL;

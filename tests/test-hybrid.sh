@@ -121,6 +121,17 @@ near "$(value "$work/late-none/summary.json" "s['predicted']['runtime_s']")" 0.0
 [ "$(value "$work/late-default/summary.json" "s['inputs']['options']['residual']")" = "'scaled'" ] \
   || fail "late: a what-if's residual is $(value "$work/late-default/summary.json" "s['inputs']['options']['residual']")"
 
+# extrapolate reads one location a rank: it refuses rather than lose the
+# threads' work, and writes nothing.
+rm -rf "$work/extrap"
+if "$tracesim" extrapolate "$work/scorep/traces.otf2" "$work/eztrace/traces.otf2" --ranks 4 \
+     -o "$work/extrap" 2> "$work/extrap.err"; then
+  fail "extrapolate took a trace with threads"
+fi
+grep -q "2 ranks with 4 threads in all: extrapolate reads one location a rank" "$work/extrap.err" \
+  || fail "extrapolate's refusal: $(cat "$work/extrap.err")"
+[ ! -e "$work/extrap" ] || fail "extrapolate left $work/extrap"
+
 rm -rf "$work/out-mpi"
 if "$tracesim" run -q "$work/mpi-thread/traces.otf2" -o "$work/out-mpi" 2> "$work/mpi.err"; then
   fail "mpi-thread: run replayed a trace whose MPI is partly on a thread it does not replay"
