@@ -64,6 +64,7 @@ typedef struct {
   double last;               /* the time up to which its work is counted */
   gboolean in_team, in_barrier;
   gboolean boundary;         /* the phase read ended (a barrier, the team's end) */
+  gboolean eof;              /* all its events read: OTF2 fails if asked again */
   guint64 teams_ended;       /* the teams it has ended */
 } TeamWorker;
 
@@ -176,13 +177,12 @@ read_phase (TsDecoder *src, TeamWorker *w, guint64 team)
 {
   g_array_set_size (w->bursts, 0);
   w->boundary = FALSE;
-  while (!w->boundary && w->reader && w->teams_ended < team)
+  while (!w->boundary && w->reader && !w->eof && w->teams_ended < team)
     {
       uint64_t n = 0;
       if (OTF2_Reader_ReadLocalEvents (src->reader, w->reader, 1, &n) != OTF2_SUCCESS)
         return FALSE;
-      if (n == 0)
-        break;
+      w->eof = n == 0;
     }
   return TRUE;
 }

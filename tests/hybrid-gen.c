@@ -22,7 +22,10 @@
  *               event, OTF2 counting from 1)
  *   late        scorep, with each master leaving the barrier at 6.5 ms, 0.5
  *               ms after its worker's work ended, and all after it 0.5 ms
- *               later (main ends at 7.5 ms) */
+ *               later (main ends at 7.5 ms)
+ *   teams2      scorep, with a second team of the master alone after the
+ *               message: compute_kernel 6.1-6.5 ms, a barrier of no
+ *               time; its worker's events end with the first team */
 #include <config.h>
 
 #include <glib.h>
@@ -71,7 +74,7 @@ fail (const char *what)
 /* @late: the master leaves the barrier 0.5 ms after its worker's work
  * ended, and everything after is as much later. */
 static void
-write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late)
+write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int teams2)
 {
   uint64_t d = late ? MS / 2 : 0;
   OTF2_EvtWriter_Enter (w, NULL, 0, R_MAIN);
@@ -94,6 +97,16 @@ write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late)
       OTF2_EvtWriter_Enter (w, NULL, 6 * MS + d, R_RECV);
       OTF2_EvtWriter_MpiRecv (w, NULL, 6 * MS + MS / 10 + d, 0, 0, 0, 8192);
       OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10 + d, R_RECV);
+    }
+  if (teams2)
+    {
+      /* A second team, of the master alone: compute_kernel 6.1-6.5 ms. */
+      OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 6 * MS + MS / 10, team);
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 10, R_KERNEL);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 2, R_KERNEL);
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 2, R_BARRIER);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 2, R_BARRIER);
+      OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + MS / 2, team);
     }
   OTF2_EvtWriter_Leave (w, NULL, 7 * MS + d, R_MAIN);
 }
@@ -143,7 +156,7 @@ write_layout (OTF2_GlobalDefWriter *g, const Layout *l, gboolean eztrace, gboole
       OTF2_GlobalDefWriter_WriteLocationGroup (g, r, S_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                OTF2_UNDEFINED_LOCATION_GROUP);
       OTF2_GlobalDefWriter_WriteLocation (g, l->master[r], S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
-                                          13, r);
+                                          13 + !strcmp (l->layout, "teams2") * 6, r);
       OTF2_GlobalDefWriter_WriteLocation (g, l->worker[r], S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD,
                                           6 + (!strcmp (l->layout, "mpi-thread") && r == 1) * 3, r);
     }
@@ -186,13 +199,13 @@ main (int argc, char **argv)
 {
   if (argc != 3)
     {
-      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|nogroup|mpi-thread|late DIR\n");
+      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|nogroup|mpi-thread|late|teams2 DIR\n");
       return 2;
     }
   Layout l = { argv[1] };
   gboolean eztrace = !strcmp (l.layout, "eztrace"), nogroup = !strcmp (l.layout, "nogroup");
   if (!eztrace && !nogroup && strcmp (l.layout, "scorep") && strcmp (l.layout, "mpi-thread")
-      && strcmp (l.layout, "late"))
+      && strcmp (l.layout, "late") && strcmp (l.layout, "teams2"))
     return fail ("the layout");
   for (int r = 0; r < 2; r++)
     {
@@ -215,7 +228,7 @@ main (int argc, char **argv)
       OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter (a, l.worker[r]);
       if (!m || !w)
         return fail ("an event writer");
-      write_master (m, r, l.team[r], !strcmp (l.layout, "late"));
+      write_master (m, r, l.team[r], !strcmp (l.layout, "late"), !strcmp (l.layout, "teams2"));
       write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1);
       OTF2_Archive_CloseEvtWriter (a, m);
       OTF2_Archive_CloseEvtWriter (a, w);

@@ -25,7 +25,7 @@
 fresh_work hybrid
 gen=$builddir/tests/hybrid-gen
 
-for layout in scorep eztrace nogroup mpi-thread late; do
+for layout in scorep eztrace nogroup mpi-thread late teams2; do
   "$gen" "$layout" "$work/$layout" || fail "$layout: hybrid-gen"
 done
 
@@ -120,6 +120,21 @@ near "$(value "$work/late-none/summary.json" "s['predicted']['runtime_s']")" 0.0
   || fail "late: none $(value "$work/late-none/summary.json" "s['predicted']['runtime_s']")"
 [ "$(value "$work/late-default/summary.json" "s['inputs']['options']['residual']")" = "'scaled'" ] \
   || fail "late: a what-if's residual is $(value "$work/late-default/summary.json" "s['inputs']['options']['residual']")"
+
+# A second team of the master alone (teams2): its worker's events ended
+# with the first, so it brings no work (and no read past its end). Its
+# compute_kernel of 0.4 ms is halved by the what-if: 3 + 0.1 + 0.2 + 0.5 =
+# 3.8 ms, and rank 1's receive adds 0.0008192 ms; the identity is as
+# scorep's, 7.0008192 ms.
+rm -rf "$work/teams2-id" "$work/teams2-fast"
+"$tracesim" run -q "$work/teams2/traces.otf2" -o "$work/teams2-id" 2> "$work/teams2.err" \
+  || fail "teams2: identity: $(cat "$work/teams2.err")"
+"$tracesim" run -q "$work/teams2/traces.otf2" -H "$work/fast.hyp" -o "$work/teams2-fast" \
+  2> "$work/teams2.err" || fail "teams2: what-if: $(cat "$work/teams2.err")"
+near "$(value "$work/teams2-id/summary.json" "s['predicted']['runtime_s']")" 0.0070008192 1e-9 \
+  || fail "teams2: identity $(value "$work/teams2-id/summary.json" "s['predicted']['runtime_s']")"
+near "$(value "$work/teams2-fast/summary.json" "s['predicted']['runtime_s']")" 0.0038008192 1e-9 \
+  || fail "teams2: what-if $(value "$work/teams2-fast/summary.json" "s['predicted']['runtime_s']")"
 
 # extrapolate reads one location a rank: it refuses rather than lose the
 # threads' work, and writes nothing.
