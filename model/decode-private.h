@@ -128,10 +128,28 @@ OTF2_CallbackCode ts_decode_fail (TsRankDecoder *s, const char *fmt, ...) G_GNUC
 gint ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref);
 gboolean ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer);
 TsAction *ts_decode_call_action (TsRankDecoder *s, TsActionKind kind);
-/* Append an action of @kind at @time to the pending queue (decode.c). */
-TsAction *ts_decode_push (TsRankDecoder *s, TsActionKind kind, double time);
-/* An OTF2 timestamp of the rank's in seconds, clock-aligned (decode.c). */
-double ts_decode_seconds (TsRankDecoder *s, OTF2_TimeStamp t);
+/* Append an action of @kind at @time to the pending queue. Inline: every
+ * action of every rank passes here. */
+static inline TsAction *
+ts_decode_push (TsRankDecoder *s, TsActionKind kind, double time)
+{
+  TsAction a = { 0 };
+  a.kind = kind;
+  a.time = time;
+  a.region = NO_REGION;
+  g_array_append_val (s->pending, a);
+  s->stats.actions++;
+  return &g_array_index (s->pending, TsAction, s->pending->len - 1);
+}
+
+/* An OTF2 timestamp of the rank's in seconds, clock-aligned. */
+static inline double
+ts_decode_seconds (TsRankDecoder *s, OTF2_TimeStamp t)
+{
+  const TsTrace *tr = s->source->trace;
+  return (double) (t - tr->global_offset) / (double) tr->timer_resolution
+         + s->options.clock_offset;
+}
 /* Time since the last accounted event outside calls becomes a compute burst. */
 void ts_decode_account_gap (TsRankDecoder *s, double now);
 

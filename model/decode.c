@@ -351,26 +351,6 @@ ts_rank_decoder_stats (const TsRankDecoder *s)
 
 /* ---- helpers of decode-events.c and the readers beside it --------------- */
 
-TsAction *
-ts_decode_push (TsRankDecoder *s, TsActionKind kind, double time)
-{
-  TsAction a = { 0 };
-  a.kind = kind;
-  a.time = time;
-  a.region = NO_REGION;
-  g_array_append_val (s->pending, a);
-  s->stats.actions++;
-  return &g_array_index (s->pending, TsAction, s->pending->len - 1);
-}
-
-double
-ts_decode_seconds (TsRankDecoder *s, OTF2_TimeStamp t)
-{
-  const TsTrace *tr = s->source->trace;
-  return (double) (t - tr->global_offset) / (double) tr->timer_resolution
-         + s->options.clock_offset;
-}
-
 /* Peer @peer of @comm exists? MPI_PROC_NULL and garbage peers do not. */
 gboolean
 ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer)

@@ -191,10 +191,9 @@ GOMP_barrier (void)
   static void (*real) (void);
   if (!real)
     real = runtime ("GOMP_barrier");
-  OTF2_EvtWriter *w = regions_made && ts_rec.on && ts_rec.depth == 0
-                        ? (pthread_equal (pthread_self (), ts_rec.thread) ? ts_rec.evt : self ? self->evt
-                                                                                              : NULL)
-                        : NULL;
+  OTF2_EvtWriter *w = NULL;
+  if (regions_made && ts_rec.on && ts_rec.depth == 0)
+    w = pthread_equal (pthread_self (), ts_rec.thread) ? ts_rec.evt : ts_rec_omp_writer ();
   if (w)
     ts_rec_check (OTF2_EvtWriter_Enter (w, NULL, ts_rec_now (), region_barrier));
   real ();
