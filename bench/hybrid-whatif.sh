@@ -5,10 +5,9 @@
 # recorded unchanged with tracesim-record, which records every thread of
 # its OpenMP teams (recorder/record-omp.c); from each base trace tracesim
 # predicts the run unchanged (identity) and with bench/apps/fast.hyp
-# (compute_kernel 2x cheaper on every thread); and the program is really run
-# those ways, unrecorded, and balanced (every thread the mean), which
-# tracesim does not predict yet (balancing across a rank's threads: not
-# modelled, doc/threads.md). Compared: the wall time of the user region
+# (compute_kernel 2x cheaper on every thread) and bench/apps/threads-balanced.hyp
+# (every thread of a team the mean of its compute_kernel); and the program
+# is really run those ways, unrecorded. Compared: the wall time of the user region
 # "loop" (predicted: its predicted_s over the ranks; real: what rank 0
 # prints).
 #
@@ -64,6 +63,7 @@ while [ "$r" -le "$RUNS" ]; do
     run "$np" "$d/real-balanced" -- 1 1 "$ITERATIONS"
     predict "$d/trace-$r/traces.otf2" "$d/pred-base"
     predict "$d/trace-$r/traces.otf2" "$d/pred-fast" -H "$SRC/bench/apps/fast.hyp"
+    predict "$d/trace-$r/traces.otf2" "$d/pred-balanced" -H "$SRC/bench/apps/threads-balanced.hyp"
   done
   echo "round $r of $RUNS done ($(( $(date +%s) - start )) s)" >&2
   r=$((r + 1))

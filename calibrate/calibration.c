@@ -335,8 +335,11 @@ scan_rank (const TsTrace *trace, const TsCalibration *p, TsRankDecoder *s, guint
           break;
         case TS_ACTION_COMPUTE:
           ts_phase_table_add (sums->phases, &a);
+          G_GNUC_FALLTHROUGH; /* a region's compute is also its other threads' */
+        case TS_ACTION_THREAD_COMPUTE:
           /* A burst belongs to the innermost open region (an MPI call's own
-           * bursts to the call). */
+           * bursts to the call); a rule on a region that only a rank's
+           * other threads run selects compute. */
           if (a.region < p->n_regions)
             sums->region_compute[a.region] += a.seconds;
           break;

@@ -434,6 +434,10 @@ ts_hypotheses_describe (const TsHypotheses *h, const TsTrace *trace, GString *ou
                                   [GPOINTER_TO_UINT (rule->data) - 1]);
       else if (rule->kind->per_occurrence || strcmp (rule->kind->key, "scale") == 0)
         g_string_append_printf (out, " %g", rule->value);
+      if (rule->across_threads)
+        g_string_append (out, strcmp (rule->kind->key, "threads") == 0
+                                ? " (each team phase's work spread over that many threads)"
+                                : " across each rank's threads, team phase by team phase");
       if (rule->phase)
         g_string_append (out, " on the compute of the phase(s)");
       else

@@ -27,6 +27,10 @@ typedef struct {
   TsSpool *measure_log;
   double measuring;
   gboolean measuring_open;
+  /* across_threads: the team phase's work per thread (measured), or its
+   * factors per thread (applied, once read at its first selected burst). */
+  double *phase;
+  gboolean phase_open;
 } RuleState;
 
 struct TsHypothesisRank {
@@ -35,6 +39,8 @@ struct TsHypothesisRank {
   double speed;              /* [hosts] speed: compute runs this much faster */
   GArray *stack;             /* guint32 open regions */
   guint64 calls;             /* MPI calls entered, when rules select phases */
+  gboolean in_team;          /* between a team's begin and its last barrier */
+  guint thread;              /* the thread of the burst being rewritten (0: the rank's own) */
   RuleState *rules;
   guint n_rules;             /* rules 0 .. n_rules-1 take part */
 };
@@ -144,6 +150,8 @@ ts_hypothesis_rank_new (const TsHypotheses *h, guint rank, guint n_rules)
       st->phase_calls = G_MAXUINT64; /* the first burst opens an occurrence */
       if (st->rule->kind->per_occurrence && st->rule->targets)
         st->durations = ts_spool_reader_new (st->rule->durations, rank);
+      if (st->rule->across_threads)
+        st->phase = g_new0 (double, MAX (st->rule->n_slots, 1));
     }
   return hr;
 }
@@ -154,7 +162,10 @@ ts_hypothesis_rank_free (TsHypothesisRank *hr)
   if (!hr)
     return;
   for (guint i = 0; i < hr->n_rules; i++)
-    ts_spool_reader_free (hr->rules[i].durations);
+    {
+      ts_spool_reader_free (hr->rules[i].durations);
+      g_free (hr->rules[i].phase);
+    }
   g_array_unref (hr->stack);
   g_free (hr->rules);
   g_free (hr);
@@ -169,10 +180,54 @@ close_measure (TsHypothesisRank *hr, RuleState *st)
   st->measuring_open = FALSE;
 }
 
+/* A team phase ends on the rank (a barrier, a team's end or begin): each
+ * across_threads rule logs what it measured in it, or forgets its factors. */
+static void
+close_phase (TsHypothesisRank *hr, RuleState *st)
+{
+  if (st->measure_log && st->phase_open)
+    {
+      ts_spool_append (st->measure_log, hr->rank, st->phase);
+      memset (st->phase, 0, st->rule->n_slots * sizeof (double));
+    }
+  st->phase_open = FALSE;
+}
+
+/* An across_threads rule on a burst of thread hr->thread in a team phase:
+ * measured (its thread's share of the phase's record) or applied (the
+ * phase's record read at its first selected burst gives each thread its
+ * factor). Bursts outside a team (one thread) are left alone. */
+static double
+thread_rule_on_burst (TsHypothesisRank *hr, RuleState *st, double seconds, GError **error)
+{
+  guint t = hr->thread;
+  if (!hr->in_team || t >= st->rule->n_slots)
+    return seconds;
+  if (st->measure_log)
+    {
+      st->phase[t] += seconds;
+      st->phase_open = TRUE;
+      return seconds;
+    }
+  if (!st->rank_selected || !st->durations)
+    return seconds;
+  if (!st->phase_open)
+    {
+      const double *work = ts_spool_reader_next (st->durations, error);
+      if (!work)
+        return seconds; /* an error, or a phase the measuring pass did not see */
+      ts_rule_thread_factors (st->rule, work, st->rule->n_slots, st->phase);
+      st->phase_open = TRUE;
+    }
+  return seconds * st->phase[t];
+}
+
 static gboolean
 enter_occurrence (TsHypothesisRank *hr, guint i, GError **error)
 {
   RuleState *st = &hr->rules[i];
+  if (st->rule->across_threads)
+    return TRUE; /* its occurrences are team phases */
   st->visits++;
   st->occurrence_selected = ts_range_list_contains (st->rule->occurrences, st->visits);
   if (st->measure_log)
@@ -199,9 +254,11 @@ enter_occurrence (TsHypothesisRank *hr, guint i, GError **error)
 
 /* Rule @i's turn on a compute burst now at @seconds: measured or applied. */
 static double
-rule_on_burst (TsHypothesisRank *hr, guint i, double seconds)
+rule_on_burst (TsHypothesisRank *hr, guint i, double seconds, GError **error)
 {
   RuleState *st = &hr->rules[i];
+  if (st->rule->across_threads)
+    return thread_rule_on_burst (hr, st, seconds, error);
   if (st->measure_log)
     {
       if (st->measuring_open)
@@ -227,7 +284,7 @@ phase_rule_on_burst (TsHypothesisRank *hr, guint i, gint phase, double *seconds,
       if (!enter_occurrence (hr, i, error))
         return FALSE;
     }
-  *seconds = rule_on_burst (hr, i, *seconds);
+  *seconds = rule_on_burst (hr, i, *seconds, NULL); /* never across threads */
   return TRUE;
 }
 
@@ -246,6 +303,7 @@ apply_to_burst (TsHypothesisRank *hr, guint32 region, gint phase, double *burst,
       k_end = h->region_start[region + 1];
     }
   const GArray *inc = h->inclusive;
+  GError *local = NULL;
   for (;;)
     {
       while (k < k_end && ((const TsRule *) g_ptr_array_index (h->rules, h->by_region[k]))->inclusive)
@@ -254,6 +312,11 @@ apply_to_burst (TsHypothesisRank *hr, guint32 region, gint phase, double *burst,
       guint incl = j < inc->len ? g_array_index (inc, guint, j) : G_MAXUINT;
       guint ph = p < h->phase_rules->len ? g_array_index (h->phase_rules, guint, p) : G_MAXUINT;
       guint i = MIN (MIN (own, incl), ph);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
       if (i >= hr->n_rules)
         {
           *burst = seconds;
@@ -267,13 +330,13 @@ apply_to_burst (TsHypothesisRank *hr, guint32 region, gint phase, double *burst,
         }
       else if (i == own)
         {
-          seconds = rule_on_burst (hr, i, seconds);
+          seconds = rule_on_burst (hr, i, seconds, &local);
           k++;
         }
       else
         {
           if (ts_rule_covers (g_ptr_array_index (h->rules, i), hr->stack))
-            seconds = rule_on_burst (hr, i, seconds);
+            seconds = rule_on_burst (hr, i, seconds, &local);
           j++;
         }
     }
@@ -301,7 +364,16 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
     case TS_ACTION_LEAVE:
       ts_region_stack_leave (hr->stack, a->region);
       return TRUE;
+    case TS_ACTION_TEAM_BEGIN:
+    case TS_ACTION_TEAM_BARRIER:
+      for (guint i = 0; i < hr->n_rules; i++)
+        if (hr->rules[i].rule->across_threads)
+          close_phase (hr, &hr->rules[i]);
+      /* A barrier without a region is the team's end. */
+      hr->in_team = a->kind == TS_ACTION_TEAM_BEGIN || a->region < ts_trace_n_regions (h->trace);
+      return TRUE;
     case TS_ACTION_COMPUTE:
+      hr->thread = 0;
       if (!apply_to_burst (hr, a->region, h->phase_rules->len ? ts_hypotheses_phase_of (h, a) : -1,
                            &a->seconds, error))
         return FALSE;
@@ -310,6 +382,7 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
     case TS_ACTION_THREAD_COMPUTE:
       /* Another thread's work in its region, as the rank's own would be
        * (the rank's open regions around it: the team's). */
+      hr->thread = (guint) MAX (a->peer, 0);
       if (!apply_to_burst (hr, a->region, -1, &a->seconds, error))
         return FALSE;
       a->seconds /= hr->speed;
@@ -416,10 +489,14 @@ prepare_batch (TsHypotheses *h, const Batch *b, const TsTrace *trace,
                const TsCalibration *calibration, GError **error)
 {
   guint n = ts_calibration_n_ranks (calibration);
+  guint n_slots = 1;
+  for (guint r = 0; r < n; r++)
+    n_slots = MAX (n_slots, ts_trace_rank_n_threads (trace, r));
   for (guint k = 0; k < b->rules->len; k++)
     {
       TsRule *rule = g_ptr_array_index (h->rules, g_array_index (b->rules, guint, k));
-      rule->durations = ts_spool_new (n, sizeof (double), 4096, error);
+      rule->n_slots = rule->across_threads ? n_slots : 1;
+      rule->durations = ts_spool_new (n, rule->n_slots * sizeof (double), 4096, error);
       if (!rule->durations)
         return FALSE;
     }
@@ -441,7 +518,12 @@ prepare_batch (TsHypotheses *h, const Batch *b, const TsTrace *trace,
       while (ok && ts_action_stream_next (stream, r, &a, &local))
         ok = ts_hypothesis_rank_apply (hr, &a, &local);
       for (guint k = 0; k < b->rules->len; k++)
-        close_measure (hr, &hr->rules[g_array_index (b->rules, guint, k)]);
+        {
+          RuleState *st = &hr->rules[g_array_index (b->rules, guint, k)];
+          close_measure (hr, st);
+          if (st->rule->across_threads)
+            close_phase (hr, st);
+        }
       ts_hypothesis_rank_free (hr);
       if (local)
         {
@@ -452,7 +534,11 @@ prepare_batch (TsHypotheses *h, const Batch *b, const TsTrace *trace,
   for (guint k = 0; k < b->rules->len && ok; k++)
     {
       TsRule *rule = g_ptr_array_index (h->rules, g_array_index (b->rules, guint, k));
-      ok = ts_spool_finish (rule->durations, error) && compute_targets (rule, n, error);
+      ok = ts_spool_finish (rule->durations, error);
+      if (ok && rule->across_threads)
+        rule->targets = g_array_new (FALSE, FALSE, sizeof (double)); /* per phase, applied */
+      else if (ok)
+        ok = compute_targets (rule, n, error);
     }
   return ok;
 }

@@ -349,6 +349,13 @@ parse_rule_key (TsRule *rule, GPtrArray *kinds, const Source *src, const char *g
                         "[%s]: a phase calls nothing, so inclusive means nothing for it", group);
       rule->inclusive = g_ascii_strcasecmp (value, "true") == 0;
     }
+  else if (strcmp (key, "across") == 0)
+    {
+      if (strcmp (value, "ranks") != 0 && strcmp (value, "threads") != 0)
+        return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
+                        "across takes ranks or threads, not '%s'", value);
+      rule->across_threads = strcmp (value, "threads") == 0;
+    }
   else if (strcmp (key, "ranks") == 0)
     ts_range_list_parse (value, &rule->ranks, &local);
   else if (strcmp (key, "occurrences") == 0)
@@ -360,7 +367,7 @@ parse_rule_key (TsRule *rule, GPtrArray *kinds, const Source *src, const char *g
     }
   else
     {
-      g_autoptr (GString) known = g_string_new ("match, inclusive, ranks, occurrences");
+      g_autoptr (GString) known = g_string_new ("match, inclusive, ranks, occurrences, across");
       for (guint i = 0; ts_rule_kinds[i]; i++)
         g_string_append_printf (known, ", %s", ts_rule_kinds[i]->key);
       return fail_at (error, src, kline, TS_HYPOTHESES_ERROR_SYNTAX,
@@ -377,7 +384,7 @@ parse_rule_key (TsRule *rule, GPtrArray *kinds, const Source *src, const char *g
 }
 
 /* The kinds one section may combine: at most one that sets each
- * occurrence's duration (set, balance) and then scale; remove alone. The
+ * occurrence's duration (set, balance, threads) and then scale; remove alone. The
  * rules apply in that order (balance, then scale), whatever the key order. */
 static gboolean
 check_kinds (GPtrArray *kinds, const Source *src, const char *group, guint line, GError **error)
@@ -396,8 +403,8 @@ check_kinds (GPtrArray *kinds, const Source *src, const char *group, guint line,
         clash = ((const TsRule *) kinds->pdata[0])->kind;
       if (clash)
         return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
-                        "[%s] has both '%s' and '%s': a section may combine one of set or "
-                        "balance with scale; write other rules in sections of their own", group,
+                        "[%s] has both '%s' and '%s': a section may combine one of set, "
+                        "balance or threads with scale; write other rules in sections of their own", group,
                         clash->key, k->key);
       *slot = k;
     }
@@ -419,6 +426,39 @@ check_kinds (GPtrArray *kinds, const Source *src, const char *group, guint line,
   return TRUE;
 }
 
+/* Whether a section's kinds fit across = threads (or `threads`, which
+ * implies it): the rank's threads share a team phase's target, so the
+ * per-occurrence kind must be one that takes it from them. */
+static gboolean
+check_across (TsRule *first, GPtrArray *kinds, GKeyFile *kf, const char *id, const Source *src,
+              const char *group, GError **error)
+{
+  const TsRule *per = kinds->len && ((const TsRule *) kinds->pdata[0])->kind->per_occurrence
+                        ? kinds->pdata[0] : NULL;
+  g_autofree char *across = g_key_file_get_value (kf, id, "across", NULL);
+  guint line = line_of (src, group, across ? "across" : NULL);
+  if (per && per->across_threads && across && strcmp (g_strstrip (across), "ranks") == 0)
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "[%s]: threads spreads a phase's work over a rank's threads; it cannot be "
+                    "across = ranks", group);
+  if (!first->across_threads && !(per && per->across_threads))
+    return TRUE;
+  if (!per || (first->across_threads && strcmp (per->kind->key, "balance") != 0))
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "[%s]: across = threads goes with balance (each team phase's threads take "
+                    "the mean, median, min or max of their work)%s", group,
+                    per ? "" : "; there is none here");
+  if (first->phase)
+    return fail_at (error, src, line, TS_HYPOTHESES_ERROR_SYNTAX,
+                    "[%s]: a phase is a rank's compute between MPI calls, on its own location; "
+                    "a rank's threads share regions: write [region:...]", group);
+  if (first->occurrences)
+    return fail_at (error, src, line_of (src, group, "occurrences"), TS_HYPOTHESES_ERROR_SYNTAX,
+                    "[%s]: across a rank's threads, every team phase is an occurrence of its "
+                    "own; occurrences (visits of the region) do not apply", group);
+  return TRUE;
+}
+
 /* A rule with @first's pattern and qualifiers. */
 static TsRule *
 rule_like (const TsRule *first)
@@ -431,6 +471,7 @@ rule_like (const TsRule *first)
   rule->regex = first->regex;
   rule->exact = first->exact;
   rule->inclusive = first->inclusive;
+  rule->across_threads = first->across_threads;
   if (first->ranks)
     rule->ranks = g_array_copy (first->ranks);
   if (first->occurrences)
@@ -471,6 +512,7 @@ parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id,
                            line_of (src, group, keys[k]), error);
     }
   ok = ok && check_kinds (kinds, src, group, line, error);
+  ok = ok && check_across (first, kinds, kf, id, src, group, error);
   for (guint i = 0; ok && i < kinds->len; i++)
     {
       TsRule *parsed = kinds->pdata[i];
@@ -480,6 +522,8 @@ parse_region (TsHypotheses *h, GKeyFile *kf, const Source *src, const char *id,
       rule->kind = parsed->kind;
       rule->value = parsed->value;
       rule->data = parsed->data;
+      rule->across_threads = (rule->across_threads || parsed->across_threads)
+                             && rule->kind->per_occurrence;
       parsed->kind = NULL; /* its value is the rule's now */
       g_autoptr (GError) local = NULL;
       if (rule->regex && !ts_rule_compile (rule, &local))

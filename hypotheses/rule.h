@@ -43,6 +43,10 @@ struct TsRule {
   gboolean regex;           /* match = regex (whole name) instead of glob */
   gboolean exact;           /* a "quoted" name: that name exactly, no glob */
   gboolean inclusive;       /* also the compute of everything it calls */
+  /* Per-occurrence kinds: each team phase of a rank (a parallel region's
+   * stretch between barriers) is an occurrence, and the rank's threads, not
+   * its ranks, share the target (across = threads; always for `threads`). */
+  gboolean across_threads;
   GArray *ranks;            /* TsRange; NULL: every rank */
   GArray *occurrences;      /* TsRange, 1-based visits; NULL: every visit */
   double value;             /* scale: factor; set: seconds */
@@ -55,11 +59,18 @@ struct TsRule {
   guint n_matched;
   /* After prepare (per_occurrence kinds). */
   TsSpool *durations;     /* per rank: double per occurrence, in visit order */
-  GArray *targets;          /* double per occurrence; NaN where no selected rank had it */
+  GArray *targets;          /* double per occurrence; NaN where no selected rank had it;
+                             * across_threads: empty (each phase's target is its own) */
+  guint n_slots;            /* across_threads: threads of the rank that has the most */
 };
 
 /* The kinds, NULL-terminated. */
 extern const TsRuleKind *const ts_rule_kinds[];
+
+/* An across_threads rule on one team phase of a rank: @work[t] is thread
+ * t's selected compute in it (t = 0: the rank's own location), @n of them;
+ * @factor[t] gets what thread t's bursts are multiplied by. */
+void ts_rule_thread_factors (const TsRule *rule, const double *work, guint n, double *factor);
 
 /* Compile a regex rule's pattern (whole names must match); error: why not. */
 gboolean ts_rule_compile (TsRule *rule, GError **error);

@@ -160,8 +160,64 @@ balance_target (const TsRule *rule, double *d, guint n)
 static const TsRuleKind balance_kind
   = { "balance", TRUE, balance_parse, occurrence_apply, balance_target, NULL };
 
+/* ---- threads: a team phase's work spread over a team of N threads ---- */
+
+/* The phase's selected work, summed over the threads that ran it, split
+ * evenly over N threads (a worksharing loop's iterations spread evenly
+ * over the new team). Threads 0..N-1 of the trace take a share each;
+ * those beyond N no longer exist and take none. New threads beyond the
+ * trace's are not replayed: with a core each, as every thread has in the
+ * replay, the phase ends when the slowest thread of the trace ends, and a
+ * new thread has a share and nothing else. */
+static gboolean
+threads_parse (TsRule *rule, const char *value, GError **error)
+{
+  char *end;
+  guint64 v = g_ascii_strtoull (value, &end, 10);
+  if (*value == '\0' || *end != '\0' || v < 1 || v > 4096)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "threads takes a team size from 1 to 4096, not '%s'", value);
+      return FALSE;
+    }
+  rule->value = (double) v;
+  rule->across_threads = TRUE;
+  return TRUE;
+}
+
+static double
+threads_target (const TsRule *rule, double *d, guint n)
+{
+  double sum = 0;
+  for (guint i = 0; i < n; i++)
+    sum += d[i];
+  return sum / rule->value;
+}
+
+static const TsRuleKind threads_kind
+  = { "threads", TRUE, threads_parse, occurrence_apply, threads_target, NULL };
+
+void
+ts_rule_thread_factors (const TsRule *rule, const double *work, guint n, double *factor)
+{
+  /* The threads that ran the selected regions in this phase: one that did
+   * not (a `single` elsewhere, a thread without iterations) cannot be
+   * stretched, and its zero would pull a mean down. */
+  g_autofree double *ran = g_new (double, n);
+  guint m = 0;
+  for (guint t = 0; t < n; t++)
+    if (work[t] > 0)
+      ran[m++] = work[t];
+  double target = m ? rule->kind->target (rule, ran, m) : NAN;
+  for (guint t = 0; t < n; t++)
+    if (rule->kind == &threads_kind && t >= rule->value)
+      factor[t] = 0;
+    else
+      factor[t] = work[t] > 0 && m ? target / work[t] : 1;
+}
+
 const TsRuleKind *const ts_rule_kinds[] = { &scale_kind, &set_kind, &balance_kind, &remove_kind,
-                                            NULL };
+                                            &threads_kind, NULL };
 
 /* ---- region patterns: globs and regular expressions ---- */
 

@@ -89,6 +89,10 @@ typedef struct {
    * hypotheses) and its residual so far, and charged_work at its last
    * call. */
   double recorded_work, recorded_residual, scaled_mark;
+  /* Its other threads' work (sim/team.c), recorded and charged: the
+   * residual of a rank with threads follows its whole team's work, since
+   * sharing cores and late wake-ups do. */
+  double team_recorded_work, team_charged_work;
   GHashTable *requests;      /* req id -> TsRequest */
   /* MPI_Waitany (actions.c): req id -> req id of the trace's completions
    * that complete another request, since a Waitany completed theirs in

@@ -51,15 +51,28 @@ draw (TsRank *rk)
   return ((double) (bits >> 11) + 0.5) / 9007199254740992.0; /* 2^53 */
 }
 
+/* The rank's work for TS_RESIDUAL_SCALED: its own and its other threads'. */
+static double
+work_recorded (const TsRank *rk)
+{
+  return rk->recorded_work + rk->team_recorded_work;
+}
+
+static double
+work_charged (const TsRank *rk)
+{
+  return rk->charged_work + rk->team_charged_work;
+}
+
 /* What TS_RESIDUAL_SCALED owes: the rank's residual so far in proportion
  * to its work, charged (after hypotheses) over recorded, less what it
  * charged already. */
 static double
 scaled_owed (const TsRank *rk)
 {
-  if (!(rk->recorded_work > 0))
+  if (!(work_recorded (rk) > 0))
     return 0;
-  return MAX (0, rk->recorded_residual * rk->charged_work / rk->recorded_work
+  return MAX (0, rk->recorded_residual * work_charged (rk) / work_recorded (rk)
                    - rk->charged_residual);
 }
 
@@ -75,9 +88,9 @@ static double
 scaled (TsRank *rk, double residual)
 {
   rk->recorded_residual += residual;
-  double since = rk->charged_work - rk->scaled_mark;
-  rk->scaled_mark = rk->charged_work;
-  double rate = rk->recorded_work > 0 ? rk->recorded_residual / rk->recorded_work : 0;
+  double since = work_charged (rk) - rk->scaled_mark;
+  rk->scaled_mark = work_charged (rk);
+  double rate = work_recorded (rk) > 0 ? rk->recorded_residual / work_recorded (rk) : 0;
   return MIN (scaled_owed (rk), rate * since);
 }
 

@@ -40,6 +40,7 @@ ts_do_thread_compute (TsProgress *x)
   if (rk->team_work->len <= thread)
     g_array_set_size (rk->team_work, thread + 1);
   g_array_index (rk->team_work, double, thread) += x->a->seconds;
+  rk->team_charged_work += x->a->seconds;
   return TRUE;
 }
 

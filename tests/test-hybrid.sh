@@ -136,6 +136,52 @@ near "$(value "$work/teams2-id/summary.json" "s['predicted']['runtime_s']")" 0.0
 near "$(value "$work/teams2-fast/summary.json" "s['predicted']['runtime_s']")" 0.0038008192 1e-9 \
   || fail "teams2: what-if $(value "$work/teams2-fast/summary.json" "s['predicted']['runtime_s']")"
 
+# What-ifs on the threads (scorep: the masters' compute_kernel 2 ms, their
+# workers' 6 ms, one team phase; after it 1 ms on rank 0 to its end, and
+# rank 1's receive adds 0.0008192 ms, so the run ends 1.0008192 ms after
+# the phase).
+# - balance = mean across = threads: each thread of the phase takes
+#   (2 + 6) / 2 = 4 ms, so the barrier ends at 4 ms with no wait: 5.0008192
+#   ms; rank 0's work 4 + 1 = 5 ms, nothing simulated (no barrier wait).
+# - threads = 4: the phase's 8 ms over 4 threads, 2 ms each; the master
+#   and its worker take 2 ms, the 2 new threads theirs alongside: the
+#   phase ends at 2 ms, the run at 3.0008192 ms.
+# - threads = 1: the master alone takes the 8 ms, the worker no longer
+#   exists: 9.0008192 ms, and no barrier wait.
+# - teams2 balanced: its first team as scorep (4 ms), its second (the
+#   master alone, 0.4 ms) has one thread and keeps it: 4 + 0.1 + 0.4 + 0.5
+#   = 5.0 ms, 5.0008192 ms. With threads = 4, that second team's 0.4 ms go
+#   over 4 threads, 0.1 ms on the master: 2 + 0.1 + 0.1 + 0.5 = 2.7 ms,
+#   2.7008192 ms.
+printf '[region:compute_kernel]\nbalance = mean\nacross = threads\n' > "$work/tbal.hyp"
+printf '[region:compute_kernel]\nthreads = 4\n' > "$work/t4.hyp"
+printf '[region:compute_kernel]\nthreads = 1\n' > "$work/t1.hyp"
+# what LAYOUT HYP EXPECTED_RUNTIME
+what() {
+  rm -rf "$work/what-$1-$2"
+  "$tracesim" run -q "$work/$1/traces.otf2" -H "$work/$2.hyp" -o "$work/what-$1-$2" \
+    2> "$work/what.err" || fail "$1 with $2: $(cat "$work/what.err")"
+  got=$(value "$work/what-$1-$2/summary.json" "s['predicted']['runtime_s']")
+  near "$got" "$3" 1e-9 || fail "$1 with $2: predicted $got s, expected $3 s"
+}
+what scorep tbal 0.0050008192
+what eztrace tbal 0.0050008192
+what scorep t4 0.0030008192
+what scorep t1 0.0090008192
+what teams2 tbal 0.0050008192
+what teams2 t4 0.0027008192
+s=$work/what-scorep-tbal/summary.json
+near "$(value "$s" "s['predicted']['work_s'][0]")" 0.005 1e-9 || fail "tbal: rank 0's work"
+near "$(value "$s" "s['predicted']['simulated_s'][0]")" 0 1e-9 || fail "tbal: rank 0's wait"
+"$tracesim" hypotheses check "$work/tbal.hyp" "$work/scorep/traces.otf2" > "$work/tbal.check" \
+  || fail "hypotheses check refuses balance across threads"
+grep -q "balance mean across each rank's threads, team phase by team phase" "$work/tbal.check" \
+  || fail "hypotheses check does not say across threads: $(cat "$work/tbal.check")"
+# What the rule selects counts every thread's compute_kernel: (2 + 6) ms on
+# each of the 2 ranks.
+grep -q "compute_kernel: 2 visits, 16 ms of compute as traced" "$work/tbal.check" \
+  || fail "hypotheses check does not count the workers' compute: $(cat "$work/tbal.check")"
+
 # extrapolate reads one location a rank: it refuses rather than lose the
 # threads' work, and writes nothing.
 rm -rf "$work/extrap"

@@ -150,6 +150,24 @@ test_errors_name_file_and_line (void **state)
   expect_error ("[region:a(]\nmatch = regex\nscale = 1\n",
                 (const char *const[]) { "t.hyp:1:", "regex", NULL });
   expect_error ("[region:a\nscale = 1\n", (const char *const[]) { "t.hyp", NULL });
+  /* Across a rank's threads: balance only, on regions, every phase. */
+  expect_error ("[region:a]\nbalance = mean\nacross = cores\n",
+                (const char *const[]) { "t.hyp:3:", "ranks or threads", NULL });
+  expect_error ("[region:a]\nset = 1\nacross = threads\n",
+                (const char *const[]) { "t.hyp:3:", "goes with balance", NULL });
+  expect_error ("[region:a]\nscale = 2\nacross = threads\n",
+                (const char *const[]) { "t.hyp:3:", "there is none here", NULL });
+  expect_error ("[region:a]\nbalance = mean\nacross = threads\noccurrences = 2-\n",
+                (const char *const[]) { "t.hyp:4:", "every team phase", NULL });
+  expect_error ("[phase:MPI_Send]\nbalance = mean\nacross = threads\n",
+                (const char *const[]) { "t.hyp:3:", "write [region:...]", NULL });
+  expect_error ("[region:a]\nthreads = 0\n",
+                (const char *const[]) { "t.hyp:2:", "from 1 to 4096", NULL });
+  expect_error ("[region:a]\nthreads = 2.5\n", (const char *const[]) { "t.hyp:2:", NULL });
+  expect_error ("[region:a]\nthreads = 8\nacross = ranks\n",
+                (const char *const[]) { "t.hyp:3:", "cannot be across = ranks", NULL });
+  expect_error ("[region:a]\nthreads = 8\nbalance = mean\n",
+                (const char *const[]) { "t.hyp:1:", "both 'threads' and 'balance'", NULL });
 }
 
 static void
