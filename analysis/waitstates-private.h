@@ -51,6 +51,8 @@ typedef struct {
   guint lifecycle_seen[2];   /* MPI_Init and MPI_Finalize calls entered */
   GQueue late_senders;       /* LateSender, most recent last (Wrong Order) */
   double late_senders_latest; /* their latest send_enter; -inf if none */
+  guint32 omp_barrier;       /* the OpenMP barrier region it is in + 1; 0: none */
+  double omp_barrier_enter;
 } Cursor;
 
 typedef struct {
@@ -66,6 +68,11 @@ typedef struct {
 /* MPI_Init (and _thread) and MPI_Finalize: every rank calls them once, and
  * they synchronise like collectives on MPI_COMM_WORLD. */
 enum { TS_WAIT_LIFECYCLE_NONE, TS_WAIT_LIFECYCLE_INIT, TS_WAIT_LIFECYCLE_FINALIZE };
+
+/* OpenMP (omp.c): a rank's own thread entering or leaving a region, which
+ * may be its team's barrier. */
+void ts_wait_omp_enter (Analysis *an, Cursor *cu, const TsAction *a);
+void ts_wait_omp_leave (Analysis *an, Cursor *cu, const TsAction *a);
 
 /* Count @seconds of @p on @rank in MPI call @region, from @start. */
 void ts_wait_add (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double start,

@@ -13,7 +13,7 @@
 static const char *const pattern_names[TS_WAIT_N_PATTERNS] = {
   "late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast", "early_reduce",
   "partitioned_late_sender", "late_sender_wrong_order", "nxn_completion", "barrier_completion",
-  "early_scan", "init_completion", "finalize_wait",
+  "early_scan", "init_completion", "finalize_wait", "omp_barrier_wait",
 };
 
 const char *
@@ -490,8 +490,10 @@ process (Analysis *an, Cursor *cu, const TsAction *a)
     case TS_ACTION_ENTER:
       if (an->lifecycle[a->region] != TS_WAIT_LIFECYCLE_NONE)
         ts_wait_on_lifecycle (an, cu, a, an->lifecycle[a->region]);
+      ts_wait_omp_enter (an, cu, a);
       break;
     case TS_ACTION_LEAVE:
+      ts_wait_omp_leave (an, cu, a);
       if (ts_trace_region_call (an->trace, a->region) == TS_CALL_USER)
         break;
       if (cu->in_call->len > 0 || cu->pwait)

@@ -32,6 +32,7 @@ typedef enum {
   TS_WAIT_EARLY_SCAN,
   TS_WAIT_INIT_COMPLETION,
   TS_WAIT_FINALIZE_WAIT,
+  TS_WAIT_OMP_BARRIER,       /* a rank's own thread at its OpenMP team's barrier */
   TS_WAIT_N_PATTERNS
 } TsWaitPattern;
 

@@ -76,6 +76,7 @@ static const struct {
   [TS_WAIT_EARLY_SCAN] = { "#5a0070", 75 },
   [TS_WAIT_INIT_COMPLETION] = { "#4d3300", 15 },
   [TS_WAIT_FINALIZE_WAIT] = { "#4d3300", -15 },
+  [TS_WAIT_OMP_BARRIER] = { "#7a4a00", 105 },
 };
 
 void

@@ -95,6 +95,22 @@ for layout in scorep eztrace nogroup; do
   near "$(value "$s" "s['predicted']['simulated_s'][0]")" 0.002 1e-9 || fail "$layout: rank 0's wait"
 done
 
+# OpenMP barrier waits (waitstates.csv, summary.json, the predicted
+# archive's metrics): each master is in its barrier from 2 to 6 ms, 4 ms
+# in both timelines of the identity; with compute_kernel 2x faster, from 1
+# to 3 ms: 2 ms predicted; balanced across threads, both threads reach the
+# barrier at 4 ms: no wait, no row.
+ws() { grep "^$2,omp_barrier_wait,!\$omp implicit barrier @kernel.c:12,$3," "$work/$1/waitstates.csv" \
+         | cut -d, -f5; }
+[ "$(ws out-scorep original 0)" = 0.004000000 ] && [ "$(ws out-scorep predicted 1)" = 0.004000000 ] \
+  || fail "identity's barrier waits: $(cat "$work/out-scorep/waitstates.csv")"
+[ "$(ws fast-scorep original 1)" = 0.004000000 ] && [ "$(ws fast-scorep predicted 0)" = 0.002000000 ] \
+  || fail "fast's barrier waits: $(cat "$work/fast-scorep/waitstates.csv")"
+near "$(value "$work/fast-scorep/summary.json" "s['wait_states']['predicted']['omp_barrier_wait']")" \
+  0.004 1e-9 || fail "summary's predicted barrier wait (2 ranks x 2 ms)"
+otf2-print "$work/fast-scorep/predicted/traces.otf2" | grep -q '"omp_barrier_wait" <[0-9]*>; DOUBLE; 0.002)' \
+  || fail "the predicted archive has no omp_barrier_wait metric of 2 ms"
+
 # A barrier's residual (late): each master left its barrier 0.5 ms after
 # its worker's work ended, which nothing simulated explains. The identity
 # keeps it (pinned): 7.5008192 ms. The what-if above with it pinned: the
@@ -171,6 +187,8 @@ what scorep t1 0.0090008192
 what teams2 tbal 0.0050008192
 what teams2 t4 0.0027008192
 s=$work/what-scorep-tbal/summary.json
+! grep -q "^predicted,omp_barrier_wait" "$work/what-scorep-tbal/waitstates.csv" \
+  || fail "balanced threads still wait at the barrier: $(cat "$work/what-scorep-tbal/waitstates.csv")"
 near "$(value "$s" "s['predicted']['work_s'][0]")" 0.005 1e-9 || fail "tbal: rank 0's work"
 near "$(value "$s" "s['predicted']['simulated_s'][0]")" 0 1e-9 || fail "tbal: rank 0's wait"
 "$tracesim" hypotheses check "$work/tbal.hyp" "$work/scorep/traces.otf2" > "$work/tbal.check" \
