@@ -29,22 +29,28 @@ print_table (const GPtrArray *rows, const TsRunShared *shared, const TsAdviseOpt
     printf ("  %s\n", outside);
   printf ("  predicted as traced: %s; each change alone:\n", as_traced);
   /* Phase names of C++ programs are long: the column takes the longest. */
-  int width = (int) strlen ("region");
-  for (guint i = 1; i < rows->len; i++)
-    width = MAX (width, (int) strlen (((const TsAdvice *) g_ptr_array_index (rows, i))->region));
-  printf ("  %-*s %-12s %12s %11s %7s\n", width, "region", "change", "predicted_s", "saving_s",
-          "saving");
   g_autofree char *faster = g_strdup_printf ("%gx faster", 1 / o->factor);
+  int width = (int) strlen ("region"), cw = 12;
+  for (guint i = 1; i < rows->len; i++)
+    {
+      const TsAdvice *a = g_ptr_array_index (rows, i);
+      width = MAX (width, (int) strlen (a->region));
+      if (!g_str_equal (a->change, TS_ADVISE_FASTER))
+        cw = MAX (cw, (int) strlen (a->change)); /* threads-balanced */
+    }
+  printf ("  %-*s %-*s %12s %11s %7s\n", width, "region", cw, "change", "predicted_s", "saving_s",
+          "saving");
   for (guint i = 1; i < rows->len; i++)
     {
       const TsAdvice *a = g_ptr_array_index (rows, i);
       const char *change = g_str_equal (a->change, TS_ADVISE_FASTER) ? faster : a->change;
       if (a->error)
         {
-          printf ("  %-*s %-12s failed: %s\n", width, a->region, change, a->error);
+          printf ("  %-*s %-*s failed: %s\n", width, a->region, cw, change, a->error);
           continue;
         }
-      printf ("  %-*s %-12s %12.6f %11.6f %6.1f%%", width, a->region, change, a->runtime, a->saving,
+      printf ("  %-*s %-*s %12.6f %11.6f %6.1f%%", width, a->region, cw, change, a->runtime,
+              a->saving,
               base->runtime > 0 ? 100 * a->saving / base->runtime : 0.0);
       /* Why a speed-up bought little: the time it freed went into waiting. */
       g_autofree char *why = ts_advice_explanation (a, shared, o->factor);

@@ -122,10 +122,11 @@ add_point (Points *p, const char *region, const char *change, const char *hypoth
   return ts_output_dir_write_file (path, hypothesis, strlen (hypothesis), error);
 }
 
-/* A region's (or phase's) two points. A phase is named "phase:NAME" in
- * the results, as its hypothesis section is. */
+/* A region's (or phase's) two points, and a third where the trace has
+ * threads: the region balanced across each rank's threads. A phase is
+ * named "phase:NAME" in the results, as its hypothesis section is. */
 static gboolean
-add_region (Points *p, const Candidate *k, double factor, GError **error)
+add_region (Points *p, const Candidate *k, double factor, gboolean threads, GError **error)
 {
   const char *section = k->phase ? "phase" : "region";
   g_autofree char *re = exact_regex (k->name);
@@ -137,8 +138,16 @@ add_region (Points *p, const Candidate *k, double factor, GError **error)
                                                "rank the mean of each occurrence)\n"
                                                "[%s:%s]\nmatch = regex\nbalance = mean\n",
                                                label, section, re);
-  return add_point (p, label, TS_ADVISE_FASTER, faster, error)
-         && add_point (p, label, TS_ADVISE_BALANCED, balanced, error);
+  if (!add_point (p, label, TS_ADVISE_FASTER, faster, error)
+      || !add_point (p, label, TS_ADVISE_BALANCED, balanced, error))
+    return FALSE;
+  if (!threads || k->phase)
+    return TRUE; /* a phase is the rank's own thread's */
+  g_autofree char *across = g_strdup_printf ("# tracesim advise: %s balanced across each rank's "
+                                             "threads (every thread of a team phase the mean)\n"
+                                             "[region:%s]\nmatch = regex\nbalance = mean\n"
+                                             "across = threads\n", label, re);
+  return add_point (p, label, TS_ADVISE_THREADS_BALANCED, across, error);
 }
 
 /* @p's points as the sweep @name in @dir, with the baseline as point 0;
@@ -221,7 +230,8 @@ ts_advise_write_sweep (const TsAdviseOptions *o, const TsRunShared *shared, GErr
   if (!add_point (&p, TS_ADVISE_BASELINE, TS_ADVISE_NONE, "# tracesim advise: as traced\n", error))
     return NULL;
   for (guint i = 0; i < regions->len; i++)
-    if (!add_region (&p, &g_array_index (regions, Candidate, i), o->factor, error))
+    if (!add_region (&p, &g_array_index (regions, Candidate, i), o->factor,
+                     ts_trace_n_threads (trace) > ts_trace_n_ranks (trace), error))
       return NULL;
   if (!add_point (&p, TS_ADVISE_NETWORK, TS_ADVISE_FASTER, network, error)
       || !add_point (&p, TS_ADVISE_NETWORK, TS_ADVISE_IDEAL,

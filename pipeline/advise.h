@@ -4,7 +4,8 @@
  * It is a sweep like any other (pipeline/sweep.h), generated from the
  * trace: the regions with the most exclusive compute (MPI calls excluded)
  * each made faster by a factor on every rank, and each perfectly balanced
- * (`balance = mean`: every rank takes the mean of each occurrence), the
+ * (`balance = mean`: every rank takes the mean of each occurrence), and
+ * in a trace with threads each balanced across each rank's threads, the
  * network made faster by the same factor, and a baseline point with no
  * change that the others are compared with. Its inputs go to
  * OUT/inputs/advise/ (advise.sweep and one hypothesis file per point);
@@ -24,6 +25,7 @@ G_BEGIN_DECLS
 /* The change values of the table. */
 #define TS_ADVISE_FASTER "faster"
 #define TS_ADVISE_BALANCED "balanced"
+#define TS_ADVISE_THREADS_BALANCED "threads-balanced" /* traces with threads */
 #define TS_ADVISE_NONE "none"
 #define TS_ADVISE_IDEAL "ideal"
 /* The region column of the network's row and of the baseline. */

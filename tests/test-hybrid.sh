@@ -200,6 +200,18 @@ grep -q "balance mean across each rank's threads, team phase by team phase" "$wo
 grep -q "compute_kernel: 2 visits, 16 ms of compute as traced" "$work/tbal.check" \
   || fail "hypotheses check does not count the workers' compute: $(cat "$work/tbal.check")"
 
+# advise on a trace with threads: each region also balanced across each
+# rank's threads; compute_kernel so saves 7.0008192 - 5.0008192 = 2 ms (the
+# balanced case above). The barrier is waiting, not compute: no row.
+rm -rf "$work/advise"
+"$tracesim" advise -q "$work/scorep/traces.otf2" -o "$work/advise" 2> "$work/advise.err" \
+  || fail "advise: $(cat "$work/advise.err")"
+row=$(grep ',compute_kernel,threads-balanced,' "$work/advise/results.csv") \
+  || fail "advise has no threads-balanced row: $(cat "$work/advise/results.csv")"
+near "$(echo "$row" | cut -d, -f7)" 0.002 1e-9 || fail "advise's threads-balanced saving: $row"
+! cut -d, -f2 "$work/advise/results.csv" | grep -q barrier \
+  || fail "advise proposes to speed up a barrier"
+
 # extrapolate reads one location a rank: it refuses rather than lose the
 # threads' work, and writes nothing.
 rm -rf "$work/extrap"
