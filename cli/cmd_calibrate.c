@@ -36,6 +36,7 @@ ts_cmd_calibrate (int argc, char **argv)
   if (!calibration)
     return ts_cmd_fail ("calibrate", error);
   TsClusterSpec spec = ts_platform_spec_from_calibration (calibration, trace_speed);
+  ts_platform_spec_fit_threads (&spec, trace);
   /* The platform run calibrates: ranks that shared a node share a host, and
    * the hostfile beside it places them as traced (run --hostfile). */
   g_autofree char *hosts = ts_platform_place_as_traced (&spec, trace, FALSE);

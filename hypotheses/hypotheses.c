@@ -30,7 +30,16 @@ typedef struct {
   /* across_threads: the team phase's work per thread (measured), or its
    * factors per thread (applied, once read at its first selected burst). */
   double *phase;
-  gboolean phase_open;
+  double *work;              /* applying: each thread's selected work in the phase, as traced */
+  gboolean phase_open;       /* inside a team phase */
+  double share;              /* `threads`: the phase's work of each thread beyond the trace's */
+  /* The rank's other threads' bursts belong to the visit its own thread
+   * makes in their team phase, which comes after them (their work is
+   * forked at the phase's start): measured ahead of it, or that visit's
+   * duration and target read ahead (peeked). */
+  double ahead;
+  gboolean peeked;
+  double next_occurrence, next_target;
 } RuleState;
 
 struct TsHypothesisRank {
@@ -39,7 +48,6 @@ struct TsHypothesisRank {
   double speed;              /* [hosts] speed: compute runs this much faster */
   GArray *stack;             /* guint32 open regions */
   guint64 calls;             /* MPI calls entered, when rules select phases */
-  gboolean in_team;          /* between a team's begin and its last barrier */
   guint thread;              /* the thread of the burst being rewritten (0: the rank's own) */
   RuleState *rules;
   guint n_rules;             /* rules 0 .. n_rules-1 take part */
@@ -122,6 +130,19 @@ ts_hypotheses_mpi_progress (const TsHypotheses *h)
   return h->mpi_progress;
 }
 
+guint
+ts_hypotheses_team_size (const TsHypotheses *h)
+{
+  guint n = 0;
+  for (guint i = 0; i < h->rules->len; i++)
+    {
+      const TsRule *rule = g_ptr_array_index (h->rules, i);
+      if (ts_rule_sets_team (rule))
+        n = MAX (n, (guint) rule->value);
+    }
+  return n;
+}
+
 double
 ts_hypotheses_speed_factor (const TsHypotheses *h)
 {
@@ -151,7 +172,10 @@ ts_hypothesis_rank_new (const TsHypotheses *h, guint rank, guint n_rules)
       if (st->rule->kind->per_occurrence && st->rule->targets)
         st->durations = ts_spool_reader_new (st->rule->durations, rank);
       if (st->rule->across_threads)
-        st->phase = g_new0 (double, MAX (st->rule->n_slots, 1));
+        {
+          st->phase = g_new0 (double, MAX (st->rule->n_slots, 1));
+          st->work = g_new0 (double, MAX (st->rule->n_slots, 1));
+        }
     }
   return hr;
 }
@@ -165,6 +189,7 @@ ts_hypothesis_rank_free (TsHypothesisRank *hr)
     {
       ts_spool_reader_free (hr->rules[i].durations);
       g_free (hr->rules[i].phase);
+      g_free (hr->rules[i].work);
     }
   g_array_unref (hr->stack);
   g_free (hr->rules);
@@ -180,8 +205,9 @@ close_measure (TsHypothesisRank *hr, RuleState *st)
   st->measuring_open = FALSE;
 }
 
-/* A team phase ends on the rank (a barrier, a team's end or begin): each
- * across_threads rule logs what it measured in it, or forgets its factors. */
+/* A team phase ends on the rank (a barrier, or its team's end or next
+ * begin): each across_threads rule logs what it measured in it. Every
+ * phase is logged, so that the replay reads them back one for one. */
 static void
 close_phase (TsHypothesisRank *hr, RuleState *st)
 {
@@ -193,32 +219,69 @@ close_phase (TsHypothesisRank *hr, RuleState *st)
   st->phase_open = FALSE;
 }
 
+/* A team phase begins (the team's begin, or a barrier left): measuring, it
+ * starts empty; applying, its record gives each thread its factor, and a
+ * `threads` rule the work each thread beyond the trace's takes. */
+static gboolean
+open_phase (TsHypothesisRank *hr, RuleState *st, GError **error)
+{
+  st->phase_open = TRUE;
+  st->share = 0;
+  if (st->measure_log || !st->durations)
+    return TRUE;
+  GError *local = NULL;
+  const double *work = ts_spool_reader_next (st->durations, &local);
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  if (!work)
+    {
+      st->phase_open = FALSE; /* a phase the measuring pass did not see */
+      return TRUE;
+    }
+  st->share = ts_rule_thread_factors (st->rule, work, st->rule->n_slots, st->phase);
+  memcpy (st->work, work, st->rule->n_slots * sizeof (double));
+  return TRUE;
+}
+
+/* `threads = N`: a thread of the trace's team (below N) that did not run
+ * the rule's regions in this phase takes its share all the same, once, on
+ * its first burst of the phase (the decoder gives an idle thread an empty
+ * one). */
+static void
+give_share (TsHypothesisRank *hr, TsAction *a)
+{
+  guint t = (guint) MAX (a->peer, 0);
+  for (guint i = 0; i < hr->n_rules; i++)
+    {
+      RuleState *st = &hr->rules[i];
+      if (!st->phase_open || st->measure_log || !st->rank_selected || !(st->share > 0)
+          || !ts_rule_sets_team (st->rule) || t >= st->rule->n_slots || t >= st->rule->value
+          || st->work[t] != 0)
+        continue;
+      a->seconds += st->share / hr->speed;
+      st->work[t] = -1; /* given */
+    }
+}
+
 /* An across_threads rule on a burst of thread hr->thread in a team phase:
- * measured (its thread's share of the phase's record) or applied (the
- * phase's record read at its first selected burst gives each thread its
- * factor). Bursts outside a team (one thread) are left alone. */
+ * measured (its thread's share of the phase's record) or applied (its
+ * thread's factor). Bursts outside a team (one thread) are left alone. */
 static double
-thread_rule_on_burst (TsHypothesisRank *hr, RuleState *st, double seconds, GError **error)
+thread_rule_on_burst (TsHypothesisRank *hr, RuleState *st, double seconds)
 {
   guint t = hr->thread;
-  if (!hr->in_team || t >= st->rule->n_slots)
+  if (!st->phase_open || t >= st->rule->n_slots)
     return seconds;
   if (st->measure_log)
     {
       st->phase[t] += seconds;
-      st->phase_open = TRUE;
       return seconds;
     }
-  if (!st->rank_selected || !st->durations)
+  if (!st->rank_selected)
     return seconds;
-  if (!st->phase_open)
-    {
-      const double *work = ts_spool_reader_next (st->durations, error);
-      if (!work)
-        return seconds; /* an error, or a phase the measuring pass did not see */
-      ts_rule_thread_factors (st->rule, work, st->rule->n_slots, st->phase);
-      st->phase_open = TRUE;
-    }
   return seconds * st->phase[t];
 }
 
@@ -234,6 +297,15 @@ enter_occurrence (TsHypothesisRank *hr, guint i, GError **error)
     {
       close_measure (hr, st);
       st->measuring_open = TRUE;
+      st->measuring = st->ahead;
+      st->ahead = 0;
+      return TRUE;
+    }
+  if (st->peeked)
+    {
+      st->occurrence = st->next_occurrence;
+      st->target = st->next_target;
+      st->peeked = FALSE;
       return TRUE;
     }
   if (!st->rule->kind->per_occurrence || !st->durations)
@@ -252,13 +324,50 @@ enter_occurrence (TsHypothesisRank *hr, guint i, GError **error)
   return TRUE;
 }
 
+/* Rule @st on a burst of one of the rank's other threads, which belongs to
+ * the visit after the rank's current one (RuleState.ahead). */
+static double
+ahead_on_burst (TsHypothesisRank *hr, RuleState *st, double seconds, GError **error)
+{
+  guint64 visit = st->visits + 1;
+  if (st->measure_log)
+    {
+      st->ahead += seconds;
+      return seconds;
+    }
+  if (!st->rank_selected || !ts_range_list_contains (st->rule->occurrences, visit))
+    return seconds;
+  if (!st->rule->kind->per_occurrence)
+    return st->rule->kind->apply (st->rule, seconds, 0, NAN);
+  if (!st->durations)
+    return seconds;
+  if (!st->peeked)
+    {
+      GError *local = NULL;
+      const double *d = ts_spool_reader_next (st->durations, &local);
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return seconds;
+        }
+      const GArray *targets = st->rule->targets;
+      st->next_occurrence = d ? *d : 0;
+      st->next_target = targets && visit <= targets->len
+                          ? g_array_index (targets, double, visit - 1) : NAN;
+      st->peeked = TRUE;
+    }
+  return st->rule->kind->apply (st->rule, seconds, st->next_occurrence, st->next_target);
+}
+
 /* Rule @i's turn on a compute burst now at @seconds: measured or applied. */
 static double
 rule_on_burst (TsHypothesisRank *hr, guint i, double seconds, GError **error)
 {
   RuleState *st = &hr->rules[i];
   if (st->rule->across_threads)
-    return thread_rule_on_burst (hr, st, seconds, error);
+    return thread_rule_on_burst (hr, st, seconds);
+  if (hr->thread > 0)
+    return ahead_on_burst (hr, st, seconds, error);
   if (st->measure_log)
     {
       if (st->measuring_open)
@@ -367,10 +476,30 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
     case TS_ACTION_TEAM_BEGIN:
     case TS_ACTION_TEAM_BARRIER:
       for (guint i = 0; i < hr->n_rules; i++)
-        if (hr->rules[i].rule->across_threads)
-          close_phase (hr, &hr->rules[i]);
-      /* A barrier without a region is the team's end. */
-      hr->in_team = a->kind == TS_ACTION_TEAM_BEGIN || a->region < ts_trace_n_regions (h->trace);
+        {
+          RuleState *st = &hr->rules[i];
+          if (!st->rule->across_threads)
+            continue;
+          close_phase (hr, st);
+          /* A barrier without a region is the team's end. */
+          if ((a->kind == TS_ACTION_TEAM_BEGIN || a->region < ts_trace_n_regions (h->trace))
+              && !open_phase (hr, st, error))
+            return FALSE;
+        }
+      return TRUE;
+    case TS_ACTION_TEAM_FORK:
+      /* `threads = N` beyond the trace's team: N threads, each new one
+       * taking its share of the phase's work. */
+      for (guint i = 0; i < hr->n_rules; i++)
+        {
+          const RuleState *st = &hr->rules[i];
+          if (st->phase_open && st->rank_selected && st->share > 0 && !st->measure_log
+              && a->peer < (gint32) st->rule->value && ts_rule_sets_team (st->rule))
+            {
+              a->seconds += st->share / hr->speed;
+              a->peer = MAX (a->peer, (gint32) st->rule->value);
+            }
+        }
       return TRUE;
     case TS_ACTION_COMPUTE:
       hr->thread = 0;
@@ -386,6 +515,7 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
       if (!apply_to_burst (hr, a->region, -1, &a->seconds, error))
         return FALSE;
       a->seconds /= hr->speed;
+      give_share (hr, a);
       return TRUE;
     default:
       return TRUE;

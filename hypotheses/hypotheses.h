@@ -81,6 +81,10 @@ const char *ts_hypotheses_residual (const TsHypotheses *h);
  * said. */
 const char *ts_hypotheses_mpi_progress (const TsHypotheses *h);
 
+/* The largest team a `threads = N` rule makes (N), or 0 where none does:
+ * the cores a rank's threads may need. */
+guint ts_hypotheses_team_size (const TsHypotheses *h);
+
 /* What every rule selects in the bound trace, one line per rule, for
  * `tracesim hypotheses check`. */
 void ts_hypotheses_describe (const TsHypotheses *h, const TsTrace *trace, GString *out);

@@ -69,8 +69,11 @@ extern const TsRuleKind *const ts_rule_kinds[];
 
 /* An across_threads rule on one team phase of a rank: @work[t] is thread
  * t's selected compute in it (t = 0: the rank's own location), @n of them;
- * @factor[t] gets what thread t's bursts are multiplied by. */
-void ts_rule_thread_factors (const TsRule *rule, const double *work, guint n, double *factor);
+ * @factor[t] gets what thread t's bursts are multiplied by. Returns what
+ * each thread takes (the target; 0 where no thread ran the regions). */
+double ts_rule_thread_factors (const TsRule *rule, const double *work, guint n, double *factor);
+/* Whether @rule sets the team's size (`threads = N`, N its value). */
+gboolean ts_rule_sets_team (const TsRule *rule);
 
 /* Compile a regex rule's pattern (whole names must match); error: why not. */
 gboolean ts_rule_compile (TsRule *rule, GError **error);

@@ -165,10 +165,8 @@ static const TsRuleKind balance_kind
 /* The phase's selected work, summed over the threads that ran it, split
  * evenly over N threads (a worksharing loop's iterations spread evenly
  * over the new team). Threads 0..N-1 of the trace take a share each;
- * those beyond N no longer exist and take none. New threads beyond the
- * trace's are not replayed: with a core each, as every thread has in the
- * replay, the phase ends when the slowest thread of the trace ends, and a
- * new thread has a share and nothing else. */
+ * those beyond N no longer exist and take none; threads the trace did not
+ * have are forked with a share each and nothing else (sim/team.c). */
 static gboolean
 threads_parse (TsRule *rule, const char *value, GError **error)
 {
@@ -197,7 +195,13 @@ threads_target (const TsRule *rule, double *d, guint n)
 static const TsRuleKind threads_kind
   = { "threads", TRUE, threads_parse, occurrence_apply, threads_target, NULL };
 
-void
+gboolean
+ts_rule_sets_team (const TsRule *rule)
+{
+  return rule->kind == &threads_kind;
+}
+
+double
 ts_rule_thread_factors (const TsRule *rule, const double *work, guint n, double *factor)
 {
   /* The threads that ran the selected regions in this phase: one that did
@@ -214,6 +218,7 @@ ts_rule_thread_factors (const TsRule *rule, const double *work, guint n, double 
       factor[t] = 0;
     else
       factor[t] = work[t] > 0 && m ? target / work[t] : 1;
+  return m ? target : 0;
 }
 
 const TsRuleKind *const ts_rule_kinds[] = { &scale_kind, &set_kind, &balance_kind, &remove_kind,

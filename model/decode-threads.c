@@ -12,9 +12,10 @@
  * and the barrier ends the phase when the slowest thread's work is done.
  * The rank's own location is replayed as it is, its time inside a barrier
  * dropped (it was waiting); the other threads' work of the phase, read from
- * their own locations as the rank reaches the barrier, becomes
- * THREAD_COMPUTE actions (per thread and region, so that hypotheses scale
- * them), then TEAM_BARRIER. What a thread did outside a team, or between
+ * their own locations as the phase begins, becomes THREAD_COMPUTE actions
+ * (per thread and region, so that hypotheses scale them) and a TEAM_FORK
+ * that starts them beside the rank's own work; the barrier that ends the
+ * phase is a TEAM_BARRIER. What a thread did outside a team, or between
  * its barrier's ENTER and LEAVE, is no work. Each thread is taken to have
  * a core of its own. */
 #include <config.h>
@@ -76,6 +77,8 @@ struct TsTeamDecoder {
   guint barrier_depth;       /* the stack depth of its open barrier + 1; 0: none */
   guint32 barrier_region;    /* and that barrier */
   double phase_start;        /* when the phase began on it (the team, or a barrier left) */
+  double longest;            /* and the most work one of its other threads has in it */
+  gboolean forked;           /* they have work in it (a TEAM_FORK was pushed) */
   double barrier_enter;      /* when it entered the open barrier */
 };
 
@@ -187,18 +190,17 @@ read_phase (TsDecoder *src, TeamWorker *w, guint64 team)
   return TRUE;
 }
 
-/* The phase ends at @now on the rank's own location: its other threads'
- * work in it, then the barrier (@region, left at @now; or NO_REGION at the
- * team's end). The barrier carries its residual: how much longer the rank
- * waited there than for its slowest thread's work since the phase began
- * (a thread woken late, a core shared), as an MPI call carries what the
- * simulation does not explain. */
+/* A phase begins at @now on the rank's own location (its team began, or it
+ * left a barrier): its other threads' work in it, read from their own
+ * locations up to their next barrier or the team's end, as THREAD_COMPUTE
+ * actions (per thread and region), then TEAM_FORK, which starts them
+ * beside the rank's own work. */
 static void
-end_phase (TsRankDecoder *s, guint32 region, double now)
+start_phase (TsRankDecoder *s, double now)
 {
   TsTeamDecoder *team = s->team;
-  double longest = 0;
-  gboolean any = FALSE;
+  team->phase_start = now;
+  team->longest = 0;
   for (guint k = 0; k < team->n; k++)
     {
       TeamWorker *w = &team->workers[k];
@@ -209,6 +211,13 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
           return;
         }
       double work = 0;
+      if (w->bursts->len == 0)
+        {
+          /* A thread idle in the phase: a what-if may give it work. */
+          TsAction *a = ts_decode_push (s, TS_ACTION_THREAD_COMPUTE, now);
+          a->peer = (gint32) k + 1;
+          a->region = NO_REGION;
+        }
       for (guint i = 0; i < w->bursts->len; i++)
         {
           const TeamBurst *b = &g_array_index (w->bursts, TeamBurst, i);
@@ -217,18 +226,32 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
           a->region = b->region;
           a->seconds = b->seconds;
           work += b->seconds;
-          any = TRUE;
         }
-      longest = MAX (longest, work);
+      team->longest = MAX (team->longest, work);
     }
-  if (any || region != NO_REGION)
-    {
-      TsAction *a = ts_decode_push (s, TS_ACTION_TEAM_BARRIER, now);
-      a->region = region;
-      if (region != NO_REGION)
-        a->seconds = MAX (0, now - MAX (team->barrier_enter, team->phase_start + longest));
-    }
-  team->phase_start = now;
+  /* Forked even when no other thread works: a what-if may add threads
+   * that take a share of the rank's own work (`threads = N`). */
+  TsAction *fork = ts_decode_push (s, TS_ACTION_TEAM_FORK, now);
+  fork->peer = (gint32) team->n + 1; /* the team's threads */
+  team->forked = TRUE;
+}
+
+/* The phase ends at @now on the rank's own location: the barrier (@region,
+ * left at @now; or NO_REGION at the team's end) joins its threads. It
+ * carries its residual: how much longer the rank waited there than for its
+ * slowest thread's work since the phase began (a thread woken late, a core
+ * shared), as an MPI call carries what the simulation does not explain. */
+static void
+end_phase (TsRankDecoder *s, guint32 region, double now)
+{
+  TsTeamDecoder *team = s->team;
+  if (!team->forked && region == NO_REGION)
+    return;
+  TsAction *a = ts_decode_push (s, TS_ACTION_TEAM_BARRIER, now);
+  a->region = region;
+  if (region != NO_REGION)
+    a->seconds = MAX (0, now - MAX (team->barrier_enter, team->phase_start + team->longest));
+  team->forked = FALSE;
 }
 
 static OTF2_CallbackCode
@@ -244,7 +267,7 @@ on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   ts_decode_push (s, TS_ACTION_TEAM_BEGIN, now);
   s->team->active = TRUE;
   s->team->teams++;
-  s->team->phase_start = now;
+  start_phase (s, now);
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -283,6 +306,7 @@ ts_decode_team_left (TsRankDecoder *s, double now)
     return;
   team->barrier_depth = 0;
   end_phase (s, team->barrier_region, now);
+  start_phase (s, now);
 }
 
 gboolean

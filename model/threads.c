@@ -236,8 +236,9 @@ ts_thread_scan_describe (const TsThreadScan *scan, const TsTrace *trace)
                                     : g_strdup ("");
   return g_strdup_printf ("%u thread%s of %u rank%s, %" G_GUINT64_FORMAT " event%s%s: what "
                           "they do inside thread teams (OpenMP parallel regions) is replayed "
-                          "as their work between barriers, each on a core of its own; their "
-                          "time in barriers and outside teams is no work",
+                          "as their work between barriers, on their rank's host (a core each "
+                          "where it has enough, else sharing them); their time in barriers "
+                          "and outside teams is no work",
                           scan->threads, scan->threads == 1 ? "" : "s", with,
                           with == 1 ? "" : "s", scan->events, scan->events == 1 ? "" : "s", mpi);
 }

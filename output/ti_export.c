@@ -209,6 +209,7 @@ export_action (TiExport *x, const TsAction *a)
      * (doc/threads.md). */
     case TS_ACTION_TEAM_BEGIN:
     case TS_ACTION_THREAD_COMPUTE:
+    case TS_ACTION_TEAM_FORK:
     case TS_ACTION_TEAM_BARRIER:
       return;
     case TS_ACTION_COMPUTE:

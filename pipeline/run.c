@@ -237,6 +237,7 @@ prepare_platform (Run *run, GError **error)
       const char *tmp = ts_output_dir_get_tmp_path (run->out);
       run->platform = g_build_filename (tmp, "platform.xml", NULL);
       TsClusterSpec spec = ts_platform_spec_from_calibration (run->calibration, run->o->trace_speed);
+      ts_platform_spec_fit_threads (&spec, run->trace);
       if (!place_as_traced (run, &spec, error) || !ts_platform_write_cluster (&spec, run->platform, error))
         return FALSE;
       g_ptr_array_add (run->result->written, g_strdup ("platform.xml"));

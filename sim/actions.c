@@ -765,6 +765,7 @@ static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
   [TS_ACTION_PCOMPLETE] = do_partitioned,
   [TS_ACTION_TEAM_BEGIN] = ts_do_team_begin,
   [TS_ACTION_THREAD_COMPUTE] = ts_do_thread_compute,
+  [TS_ACTION_TEAM_FORK] = ts_do_team_fork,
   [TS_ACTION_TEAM_BARRIER] = ts_do_team_barrier,
 };
 

@@ -432,7 +432,8 @@ run (Maestro *m, TsProgress *x)
             if (job->ended)
               continue;
             job->joiner = x;
-            poll (m, x);
+            if (!s->passive)
+              poll (m, x);
             return;
           }
         }

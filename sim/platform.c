@@ -70,6 +70,13 @@ ts_platform_cluster_like (TsCluster *c, const TsCalibration *calibration, double
   cluster_network (c, &spec);
 }
 
+void
+ts_platform_spec_fit_threads (TsClusterSpec *spec, const TsTrace *trace)
+{
+  for (guint r = 0; r < ts_trace_n_ranks (trace); r++)
+    spec->cores = MAX (spec->cores, ts_trace_rank_n_threads (trace, r));
+}
+
 char *
 ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace, gboolean traced_cores)
 {
@@ -81,7 +88,7 @@ ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace, gboolean
   for (guint r = 0; r < n_ranks; r++)
     {
       guint node = ts_trace_rank_node (trace, r);
-      ranks[node]++;
+      ranks[node] += ts_trace_rank_n_threads (trace, r); /* a core for each thread */
       spec->cores = MAX (spec->cores, ranks[node]);
       g_string_append_printf (lines, "node-%u\n", node);
     }

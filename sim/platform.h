@@ -45,8 +45,13 @@ TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibratio
  * them may be replaced, another is refused: TS_WRITTEN_MARK). */
 #define TS_PLATFORM_MARK "Written by tracesim:"
 
+/* A core for every thread of a rank (MPI + OpenMP): the hosts of @spec
+ * get at least as many cores as the rank with most threads has threads, so
+ * that a calibrated platform replays them as traced, each on a core. */
+void ts_platform_spec_fit_threads (TsClusterSpec *spec, const TsTrace *trace);
+
 /* Where the trace shows ranks sharing nodes: @spec gets one host per traced
- * node, with cores for the most ranks one held (@traced_cores: the most
+ * node, with cores for the most threads of ranks one held (@traced_cores: the most
  * cores the trace says a node had, where it says so for every node, so
  * that ranks time-share them as they did), and the result is a hostfile
  * putting each rank on its node's host (caller frees); NULL, and @spec

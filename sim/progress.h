@@ -66,6 +66,7 @@ typedef struct {
   TsMailbox mailbox;
   void *landing;
   gpointer helper;
+  gboolean passive;          /* a JOIN that sleeps rather than polls (an OpenMP barrier) */
 } TsStop;
 
 /* One exchange of a collective: a send and a receive posted together. */
@@ -119,6 +120,7 @@ typedef struct TsProgress {
   TsBlockedOn on;
   TsRequest *request;        /* the request being waited for or settled */
   guint part_i, part_last;   /* partitions being awaited */
+  guint thread_i;            /* the team thread a barrier joins */
   gboolean part_all;
   void *part;                /* the partitioned request (partitioned.c) */
   TsCollFrame coll;
@@ -126,7 +128,8 @@ typedef struct TsProgress {
 
 /* A non-blocking collective of a rank: a progress of its own moves it on
  * while the rank goes on (MPI libraries progress them in the background, or
- * in every MPI call), and the wait joins it. */
+ * in every MPI call), and the wait joins it. One of the rank's other
+ * threads in a team phase is a job too (sim/team.c): its barrier joins it. */
 struct TsIcollJob {
   TsAction a;
   double causal;             /* as TsRank's, for the collective alone */
@@ -148,6 +151,10 @@ void ts_progress_clear (TsProgress *x);
 /* Run the pending compute burst if it lasts at least one tick of the
  * trace's clock (less stays pending, and ts_rank_now() counts it). */
 gboolean ts_step_flush (TsProgress *x);
+/* Compute @seconds (the trace's CPU seconds) as a progress beside the
+ * rank's own (one of its other threads): on its host's shared cores, or on
+ * a core of its own; not the rank's time. */
+gboolean ts_step_burst (TsProgress *x, double seconds);
 /* Sleep @seconds (a late start: residual). */
 gboolean ts_step_sleep (TsProgress *x, double seconds);
 /* Wait @seconds for what the simulation computed (a barrier's slowest
@@ -164,6 +171,10 @@ gboolean ts_step_recv (TsProgress *x, guint32 comm, guint peer, gint32 tag, cons
 gboolean ts_step_wait_any (TsProgress *x, TsComm **comms, guint n, const TsBlockedOn *on);
 /* Wait for the progress of a non-blocking collective to end. */
 gboolean ts_step_join (TsProgress *x, gpointer helper);
+/* Wait at a barrier for one of the rank's other threads to end its work:
+ * asleep, taking no share of a core (OMP_WAIT_POLICY=passive, and what
+ * GCC's and LLVM's runtimes come to soon on an oversubscribed node). */
+gboolean ts_step_join_thread (TsProgress *x, gpointer job);
 
 /* Fold a completed receive's @landing value into x->causal. */
 void ts_progress_absorb (TsProgress *x, void *landing);
@@ -180,13 +191,18 @@ gboolean ts_rank_step (TsProgress *x);
 gboolean ts_collective_step (TsProgress *x);
 /* The partitioned action x->a (partitioned.c). */
 gboolean ts_partitioned_step (TsProgress *x);
+/* One of the rank's other threads: its work in a team phase, x->a a
+ * THREAD_COMPUTE (team.c). */
+gboolean ts_thread_step (TsProgress *x);
 
 /* Advance @x: the rank's replay if it is the rank's own progress, else its
- * non-blocking collective. */
+ * non-blocking collective or one of its other threads. */
 static inline gboolean
 ts_progress_advance (TsProgress *x)
 {
-  return x->own ? ts_rank_step (x) : ts_collective_step (x);
+  if (x->own)
+    return ts_rank_step (x);
+  return x->a->kind == TS_ACTION_THREAD_COMPUTE ? ts_thread_step (x) : ts_collective_step (x);
 }
 
 #endif

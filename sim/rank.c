@@ -89,6 +89,36 @@ ts_step_flush (TsProgress *x)
 }
 
 gboolean
+ts_step_burst (TsProgress *x, double seconds)
+{
+  TsRank *rk = x->rk;
+  if (x->stopped)
+    {
+      resume (x);
+      rk->simcalls++;
+      return TRUE;
+    }
+  double flops = seconds * rk->sim->options->trace_speed;
+  double on_host = flops / rk->speed;
+  if (!(on_host <= TS_MAX_SIMULATED_SECONDS))
+    {
+      if (!rk->sim->error)
+        g_set_error (&rk->sim->error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_TRACE,
+                     "rank %u, thread %d: its work in a team phase, %.3g s on its host (%.3g s "
+                     "in the trace after the hypotheses), is beyond what the simulated clock "
+                     "resolves (%.3g s): check the hypotheses' factors and the host speeds",
+                     rk->rank, x->a->peer, on_host, seconds, TS_MAX_SIMULATED_SECONDS);
+      return TRUE;
+    }
+  if (seconds < rk->sim->clock_tick)
+    return TRUE;
+  x->stop = (TsStop) { .kind = TS_STOP_BURST, .exclusive = rk->exclusive_cpu,
+                       .seconds = on_host, .flops = flops };
+  stop_now (x);
+  return FALSE;
+}
+
+gboolean
 ts_step_sleep (TsProgress *x, double seconds)
 {
   if (x->stopped)
@@ -384,6 +414,17 @@ ts_step_join (TsProgress *x, gpointer helper)
   x->stop = (TsStop) { .kind = TS_STOP_JOIN, .helper = helper };
   stop_now (x);
   return FALSE;
+}
+
+gboolean
+ts_step_join_thread (TsProgress *x, gpointer job)
+{
+  if (!ts_step_join (x, job))
+    {
+      x->stop.passive = TRUE;
+      return FALSE;
+    }
+  return TRUE;
 }
 
 void

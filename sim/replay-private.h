@@ -143,11 +143,11 @@ typedef struct {
   gboolean coll_end_pending; /* call's leave (write_collective_end in actions.c) */
   GHashTable *sent_on;       /* TsChannel -> messages sent on it so far (only when the trace
                               * has receives with guessed envelopes) */
-  /* Its thread team (sim/team.c): when the phase began, and each other
-   * thread's work in it so far, CPU seconds by thread (index 0 unused;
-   * NULL until the rank's first team). */
-  double team_start;
+  /* Its thread team (sim/team.c): each other thread's work in the phase
+   * being forked, CPU seconds by thread (index 0 unused; NULL until the
+   * rank's first team). */
   GArray *team_work;
+  GPtrArray *team_jobs;      /* TsIcollJob*: the phase's other threads running (owned) */
 } TsRank;
 
 struct TsSimulation {
@@ -277,7 +277,13 @@ void ts_partitioned_rank_clear (TsRank *rk);
  * the barrier that ends it when the slowest thread is done. */
 gboolean ts_do_team_begin (TsProgress *x);
 gboolean ts_do_thread_compute (TsProgress *x);
+gboolean ts_do_team_fork (TsProgress *x);
 gboolean ts_do_team_barrier (TsProgress *x);
+/* The threads rank @r runs at most: the trace's, or the team a `threads`
+ * hypothesis gives a rank that has a team (sharing its host's cores). */
+guint ts_rank_threads (const TsSimulation *sim, guint r);
+/* Free the rank's team state (its threads' jobs, all ended by then). */
+void ts_team_clear (TsRank *rk);
 
 /* What the network fitted to the trace (TsCalibration latency, bandwidth) took
  * for the messages on the longest chain of a collective's algorithm, had

@@ -18,6 +18,8 @@ place_on_queue (TsSimulation *sim, const TsQueueWorld *world, GError **error)
   guint h = 0, on_h = 0;
   for (guint r = 0; r < sim->n_ranks; r++)
     {
+      /* A core for each of its threads, as place_ranks() counts them. */
+      guint need = o->ranks_per_node ? 1 : MAX (1, ts_trace_rank_n_threads (sim->trace, r));
       for (;; h++, on_h = 0)
         {
           if (h >= world->n_hosts)
@@ -28,18 +30,23 @@ place_on_queue (TsSimulation *sim, const TsQueueWorld *world, GError **error)
               return FALSE;
             }
           guint cores = MAX (1, world->hosts[h].cores);
-          if (on_h < (o->ranks_per_node ? o->ranks_per_node : cores))
+          guint capacity = o->ranks_per_node ? o->ranks_per_node : cores;
+          /* Room for all its threads, or an empty host (more threads than
+           * a host has cores). */
+          if (on_h + need <= capacity || (on_h == 0 && need > capacity))
             break;
         }
       TsRank *rk = &sim->ranks[r];
       rk->host = (sg_host_t) ts_queue_host (world, h);
       rk->speed = world->hosts[h].speed;
-      on_h++;
+      on_h += need;
     }
-  /* Ranks that never share a core compute at the host's full speed. */
+  /* Ranks that never share a core compute at the host's full speed: where
+   * the host has a core for every thread of its ranks. */
   g_autofree guint *on = g_new0 (guint, world->n_hosts);
   for (guint r = 0; r < sim->n_ranks; r++)
-    on[(const TsQueueHost *) (gconstpointer) sim->ranks[r].host - world->hosts]++;
+    on[(const TsQueueHost *) (gconstpointer) sim->ranks[r].host - world->hosts]
+      += ts_rank_threads (sim, r);
   for (guint r = 0; r < sim->n_ranks && !o->exact_cpu; r++)
     {
       const TsQueueHost *host = (const TsQueueHost *) (gconstpointer) sim->ranks[r].host;

@@ -279,6 +279,27 @@ compare_hosts (gconstpointer a, gconstpointer b)
   return strcmp (ka, kb);
 }
 
+/* The cores a rank takes on a host: one for each of its threads (MPI +
+ * OpenMP), or one rank's worth where --ranks-per-node counts ranks. */
+static guint
+rank_slots (const TsSimulation *sim, guint r)
+{
+  return sim->options->ranks_per_node ? 1 : MAX (1, ts_trace_rank_n_threads (sim->trace, r));
+}
+
+/* The host for a rank taking @need cores, from @h on among the @used first:
+ * the next with room for all of them; failing that (more threads than a
+ * host has cores, or room a cyclic placement split up), the next with any. */
+static size_t
+host_for (const guint *capacity, size_t h, size_t used, guint need)
+{
+  for (size_t tries = 0; capacity[h] < need && tries < used; tries++)
+    h = (h + 1) % used;
+  for (size_t tries = 0; capacity[h] == 0 && tries < used; tries++)
+    h = (h + 1) % used;
+  return h;
+}
+
 /* Ranks on the first nodes, @capacity each at most (block: filling each in
  * turn; cyclic: one per node in turn, over as few nodes as hold them all). */
 static gboolean
@@ -286,13 +307,15 @@ place_ranks (TsSimulation *sim, sg_host_t *hosts, size_t n_hosts, GError **error
 {
   const TsReplayOptions *o = sim->options;
   guint *capacity = g_new (guint, n_hosts);
-  guint64 slots = 0;
+  guint64 slots = 0, needed = 0;
   size_t used = 0;
+  for (guint r = 0; r < sim->n_ranks; r++)
+    needed += rank_slots (sim, r);
   for (size_t h = 0; h < n_hosts; h++)
     {
       guint cores = MAX (1, sg_host_core_count (hosts[h]));
       capacity[h] = o->ranks_per_node ? o->ranks_per_node : cores;
-      if (slots < sim->n_ranks)
+      if (slots < needed)
         {
           slots += capacity[h];
           used = h + 1;
@@ -307,6 +330,8 @@ place_ranks (TsSimulation *sim, sg_host_t *hosts, size_t n_hosts, GError **error
           return FALSE;
         }
     }
+  /* A core per rank at least; a rank's other threads share its host's
+   * cores where there are fewer (the sharing is simulated, sim/team.c). */
   const char *platform = o->platform_name ? o->platform_name : o->platform_path;
   if (slots < sim->n_ranks && o->ranks_per_node)
     g_set_error (error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_PLATFORM,
@@ -326,10 +351,10 @@ place_ranks (TsSimulation *sim, sg_host_t *hosts, size_t n_hosts, GError **error
   size_t h = 0;
   for (guint r = 0; r < sim->n_ranks; r++)
     {
-      while (capacity[h] == 0)
-        h = (h + 1) % used;
+      guint need = rank_slots (sim, r);
+      h = host_for (capacity, h, used, need);
       sim->ranks[r].host = hosts[h];
-      capacity[h]--;
+      capacity[h] -= MIN (need, capacity[h]);
       if (o->placement == TS_PLACEMENT_CYCLIC)
         h = (h + 1) % used;
     }
@@ -350,13 +375,14 @@ map_ranks (TsSimulation *sim, GError **error)
     sim->ranks[r].speed = sg_host_get_speed (sim->ranks[r].host);
   if (ok && !o->exact_cpu)
     {
-      /* Ranks that never share a core compute at the host's full speed. */
+      /* Ranks that never share a core compute at the host's full speed:
+       * where the host has a core for every thread of its ranks. */
       g_autoptr (GHashTable) per_host = g_hash_table_new (g_direct_hash, g_direct_equal);
       for (guint r = 0; r < sim->n_ranks; r++)
         {
           gpointer n = g_hash_table_lookup (per_host, sim->ranks[r].host);
           g_hash_table_insert (per_host, sim->ranks[r].host,
-                               GUINT_TO_POINTER (GPOINTER_TO_UINT (n) + 1));
+                               GUINT_TO_POINTER (GPOINTER_TO_UINT (n) + ts_rank_threads (sim, r)));
         }
       for (guint r = 0; r < sim->n_ranks; r++)
         sim->ranks[r].exclusive_cpu
@@ -574,7 +600,7 @@ simulation_clear (TsSimulation *sim)
       g_clear_pointer (&rk->icoll_seq, g_free);
       g_clear_pointer (&rk->open_regions, g_array_unref);
       g_clear_pointer (&rk->sent_on, g_hash_table_unref);
-      g_clear_pointer (&rk->team_work, g_array_unref);
+      ts_team_clear (rk);
       ts_partitioned_rank_clear (rk);
       g_clear_pointer (&rk->hypotheses, ts_hypothesis_rank_free);
       if (rk->progress)

@@ -160,18 +160,26 @@ near "$(value "$work/teams2-fast/summary.json" "s['predicted']['runtime_s']")" 0
 #   (2 + 6) / 2 = 4 ms, so the barrier ends at 4 ms with no wait: 5.0008192
 #   ms; rank 0's work 4 + 1 = 5 ms, nothing simulated (no barrier wait).
 # - threads = 4: the phase's 8 ms over 4 threads, 2 ms each; the master
-#   and its worker take 2 ms, the 2 new threads theirs alongside: the
-#   phase ends at 2 ms, the run at 3.0008192 ms.
+#   and its worker take 2 ms, 2 new threads are forked with theirs. The
+#   calibrated host has the cores the trace shows threads, 2 (it does not
+#   say its nodes' cores): 4 threads of 2 ms share them, the phase ends at
+#   4 ms, the run at 5.0008192 ms.
 # - threads = 1: the master alone takes the 8 ms, the worker no longer
 #   exists: 9.0008192 ms, and no barrier wait.
 # - teams2 balanced: its first team as scorep (4 ms), its second (the
 #   master alone, 0.4 ms) has one thread and keeps it: 4 + 0.1 + 0.4 + 0.5
 #   = 5.0 ms, 5.0008192 ms. With threads = 4, that second team's 0.4 ms go
-#   over 4 threads, 0.1 ms on the master: 2 + 0.1 + 0.1 + 0.5 = 2.7 ms,
-#   2.7008192 ms.
+#   over 4 threads, 0.1 ms each: the master, its worker (idle there in the
+#   trace) and 2 new threads, on 2 cores: 0.2 ms; so 4 + 0.1 + 0.2 + 0.5 =
+#   4.8 ms, 4.8008192 ms.
 printf '[region:compute_kernel]\nbalance = mean\nacross = threads\n' > "$work/tbal.hyp"
 printf '[region:compute_kernel]\nthreads = 4\n' > "$work/t4.hyp"
 printf '[region:compute_kernel]\nthreads = 1\n' > "$work/t1.hyp"
+# - set = 0.004 (a visit of compute_kernel, the rank's whole team, lasts 4
+#   ms): the visit is the master's 2 ms and its worker's 6 ms of that phase
+#   (forked before the master enters it), 8 ms: both are halved, as with
+#   scale 0.5: 4.0008192 ms.
+printf '[region:compute_kernel]\nset = 0.004\n' > "$work/set4.hyp"
 # what LAYOUT HYP EXPECTED_RUNTIME
 what() {
   rm -rf "$work/what-$1-$2"
@@ -182,10 +190,36 @@ what() {
 }
 what scorep tbal 0.0050008192
 what eztrace tbal 0.0050008192
-what scorep t4 0.0030008192
+what scorep t4 0.0050008192
 what scorep t1 0.0090008192
+what scorep set4 0.0040008192
 what teams2 tbal 0.0050008192
-what teams2 t4 0.0027008192
+what teams2 t4 0.0048008192
+# Threads sharing a core: the calibrated platform with 1 core a host. Each
+# master's 2 ms and its worker's 6 ms run together on it: both at half
+# speed for 4 ms (the master's 2 ms done), the worker's last 4 ms alone:
+# the phase ends at 8 ms, the run at 9.0008192 ms (the barrier waits
+# asleep: OMP_WAIT_POLICY=passive). compute_kernel 2x faster: 1 + 3 ms on
+# the core, 4 ms, 5.0008192 ms. Balanced across threads: 4 + 4 ms, still 8
+# ms on one core: nothing gained, 9.0008192 ms. threads = 4: 4 x 2 ms on
+# the core, 9.0008192 ms.
+sed 's/core="2"/core="1"/' "$work/out-scorep/platform.xml" > "$work/one-core.xml"
+grep -q 'core="1"' "$work/one-core.xml" || fail "the calibrated platform has no core=\"2\" hosts"
+# shared HYP EXPECTED
+shared() {
+  rm -rf "$work/shared-$1"
+  opt=
+  [ "$1" = identity ] || opt="-H $work/$1.hyp"
+  # shellcheck disable=SC2086
+  "$tracesim" run -q "$work/scorep/traces.otf2" -p "$work/one-core.xml" $opt \
+    -o "$work/shared-$1" 2> "$work/shared.err" || fail "one core, $1: $(cat "$work/shared.err")"
+  got=$(value "$work/shared-$1/summary.json" "s['predicted']['runtime_s']")
+  near "$got" "$2" 1e-9 || fail "one core, $1: predicted $got s, expected $2 s"
+}
+shared identity 0.0090008192
+shared fast 0.0050008192
+shared tbal 0.0090008192
+shared t4 0.0090008192
 s=$work/what-scorep-tbal/summary.json
 ! grep -q "^predicted,omp_barrier_wait" "$work/what-scorep-tbal/waitstates.csv" \
   || fail "balanced threads still wait at the barrier: $(cat "$work/what-scorep-tbal/waitstates.csv")"
