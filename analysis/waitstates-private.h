@@ -73,6 +73,9 @@ enum { TS_WAIT_LIFECYCLE_NONE, TS_WAIT_LIFECYCLE_INIT, TS_WAIT_LIFECYCLE_FINALIZ
  * may be its team's barrier. */
 void ts_wait_omp_enter (Analysis *an, Cursor *cu, const TsAction *a);
 void ts_wait_omp_leave (Analysis *an, Cursor *cu, const TsAction *a);
+/* Any other action of @cu: another thread's wait at the team's barrier
+ * (THREAD_WAIT) is counted. */
+void ts_wait_omp_thread (Analysis *an, Cursor *cu, const TsAction *a);
 
 /* Count @seconds of @p on @rank in MPI call @region, from @start. */
 void ts_wait_add (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double start,

@@ -507,6 +507,7 @@ process (Analysis *an, Cursor *cu, const TsAction *a)
       on_partitioned (an, cu, a);
       break;
     default:
+      ts_wait_omp_thread (an, cu, a);
       break;
     }
 }

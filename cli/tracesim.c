@@ -60,8 +60,8 @@ static const Command commands[] = {
     "  late_sender, late_receiver, wait_nxn, wait_barrier, late_broadcast,\n"
     "  early_reduce, partitioned_late_sender, late_sender_wrong_order (a part of\n"
     "  late_sender), nxn_completion, barrier_completion, early_scan, init_completion,\n"
-    "  finalize_wait, omp_barrier_wait (a rank's own thread at its OpenMP team's\n"
-    "  barriers)\n"
+    "  finalize_wait, omp_barrier_wait (a rank's threads at their OpenMP team's\n"
+    "  barriers, summed)\n"
     "With -o FILE.csv, also writes timeline,pattern,region,rank,seconds; --json prints\n"
     "those rows as a JSON array instead of the table." },
   { "advise", ts_cmd_advise, "TRACE [-o DIR] [--factor F] [--top N] [-j N]",

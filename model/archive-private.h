@@ -33,7 +33,7 @@ typedef struct {
 typedef enum {
   EV_ENTER, EV_LEAVE, EV_SEND, EV_RECV, EV_ISEND, EV_ISEND_COMPLETE, EV_IRECV_REQUEST,
   EV_IRECV, EV_REQUEST_TEST, EV_COLL_BEGIN, EV_COLL_END, EV_METRIC, EV_NBC_REQUEST,
-  EV_NBC_COMPLETE, EV_PARTITIONED, EV_REQUEST_CANCELLED,
+  EV_NBC_COMPLETE, EV_PARTITIONED, EV_REQUEST_CANCELLED, EV_TEAM_BEGIN, EV_TEAM_END,
 } EventType;
 
 /* A late event ordered before the logged events of its tick (EventRecord.op). */
@@ -63,9 +63,16 @@ struct TsArchiveWriter {
   char *creator;
   gboolean prediction;       /* TS_PREDICTION_PROPERTY written */
   guint n_ranks;
-  TsSpool *events;          /* EventRecord per rank, written out by close */
+  /* Locations: the ranks' own (index = rank), then their other threads
+   * (ts_archive_writer_new_threads), rank by rank. */
+  guint n_locations;
+  guint *rank_threads;        /* per rank: its threads, its own included; NULL: one each */
+  guint *rank_first_thread;   /* per rank: the index of its thread 1 (if it has one) */
+  guint *thread_rank;         /* per location beyond the ranks: its rank */
+  guint *thread_number;       /* and its thread number there (1, 2, ...) */
+  TsSpool *events;          /* EventRecord per location, written out by close */
   TsSpool *late;            /* events added after the replay (wait-state metrics) */
-  guint64 *last_tick;         /* per rank: time must not go backwards */
+  guint64 *last_tick;         /* per location: time must not go backwards */
   guint64 max_tick;
   gboolean uses_partitioned;  /* define the partitioned parameters and attributes */
   guint64 n_clamped;
@@ -119,6 +126,12 @@ gboolean ts_archive_otf2_failed (OTF2_ErrorCode status, GError **error, const ch
  * any failed. */
 gboolean ts_archive_write_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir,
                                   guint64 *n_events, GError **error);
+
+/* The OTF2 location of location @index: a rank's own is its rank, its
+ * thread k's (k << 32) | rank, as tracesim-record numbers them. */
+OTF2_LocationRef ts_archive_location_ref (const TsArchiveWriter *w, guint index);
+/* The communicator id of @rank's thread team (defined after w->comms). */
+guint32 ts_archive_team_comm (const TsArchiveWriter *w, guint rank);
 
 /* A partitioned event's fields as its attributes, into the empty @attrs. */
 void ts_archive_partitioned_attributes (OTF2_AttributeList *attrs, const EventRecord *ev);

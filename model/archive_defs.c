@@ -62,15 +62,21 @@ def_string (DefCtx *c, const char *s)
 }
 
 static void
+def_group_of (DefCtx *c, guint32 id, const char *name, OTF2_GroupType type,
+              OTF2_Paradigm paradigm, guint n, const guint64 *members)
+{
+  def_check (c, OTF2_GlobalDefWriter_WriteGroup (c->gdw, id, def_string (c, name), type,
+                                                 paradigm, OTF2_GROUP_FLAG_NONE, n, members),
+             "Group definition");
+}
+
+static void
 def_group (DefCtx *c, guint32 id, const char *name, OTF2_GroupType type, GArray *members)
 {
   g_autofree guint64 *m = g_new (guint64, members->len);
   for (guint i = 0; i < members->len; i++)
     m[i] = g_array_index (members, guint32, i);
-  def_check (c, OTF2_GlobalDefWriter_WriteGroup (c->gdw, id, def_string (c, name), type,
-                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                                 members->len, m),
-             "Group definition");
+  def_group_of (c, id, name, type, OTF2_PARADIGM_MPI, members->len, m);
 }
 
 guint64
@@ -144,6 +150,17 @@ write_system (TsArchiveWriter *w, const guint64 *n_events, DefCtx *c)
                                                         n_events[r], r),
                  "Location definition");
     }
+  for (guint i = w->n_ranks; i < w->n_locations; i++)
+    {
+      guint r = w->thread_rank[i - w->n_ranks];
+      g_autofree char *name = g_strdup_printf ("rank %u thread %u", r,
+                                               w->thread_number[i - w->n_ranks]);
+      def_check (c, OTF2_GlobalDefWriter_WriteLocation (c->gdw, ts_archive_location_ref (w, i),
+                                                        def_string (c, name),
+                                                        OTF2_LOCATION_TYPE_CPU_THREAD,
+                                                        n_events[i], r),
+                 "Location definition");
+    }
 }
 
 void
@@ -163,14 +180,59 @@ write_regions (TsArchiveWriter *w, DefCtx *c)
     {
       TsRegionDef *r = g_ptr_array_index (w->regions, id);
       gboolean mpi = r->kind == TS_REGION_MPI;
+      gboolean barrier = r->kind == TS_REGION_TEAM_BARRIER;
       OTF2_RegionRole role = mpi && g_str_has_prefix (r->name, "MPI_")
-        ? mpi_region_role (r->name) : OTF2_REGION_ROLE_FUNCTION;
+        ? mpi_region_role (r->name) : barrier ? OTF2_REGION_ROLE_BARRIER : OTF2_REGION_ROLE_FUNCTION;
       OTF2_StringRef name = def_string (c, r->name);
       OTF2_StringRef canonical = r->canonical ? def_string (c, r->canonical) : name;
       def_check (c, OTF2_GlobalDefWriter_WriteRegion (c->gdw, id, name, canonical, empty, role,
-                                                      mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
+                                                      mpi ? OTF2_PARADIGM_MPI
+                                                      : barrier ? OTF2_PARADIGM_OPENMP
+                                                      : OTF2_PARADIGM_USER,
                                                       OTF2_REGION_FLAG_NONE, empty, 0, 0),
                  "Region definition");
+    }
+}
+
+/* The ranks' thread teams, as Score-P writes OpenMP's: a group of the
+ * locations of every rank with threads, and per such rank a team (a
+ * communicator of OpenMP's) whose group lists its threads' places in it. */
+static void
+write_teams (TsArchiveWriter *w, DefCtx *c)
+{
+  guint32 locations_group = w->comms->len + 1;
+  g_autoptr (GArray) locs = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint r = 0; r < w->n_ranks; r++)
+    for (guint k = 0; w->rank_threads[r] > 1 && k < w->rank_threads[r]; k++)
+      {
+        guint64 ref = ts_archive_location_ref (w, ts_archive_writer_thread (w, r, k));
+        g_array_append_val (locs, ref);
+      }
+  def_check (c, OTF2_GlobalDefWriter_WriteParadigm (c->gdw, OTF2_PARADIGM_OPENMP,
+                                                    def_string (c, "OpenMP"),
+                                                    OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN),
+             "Paradigm definition");
+  def_group_of (c, locations_group, "OpenMP locations", OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                OTF2_PARADIGM_OPENMP, locs->len, (const guint64 *) locs->data);
+  guint first = 0, team = 0;
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      guint n = w->rank_threads[r];
+      if (n < 2)
+        continue;
+      g_autofree guint64 *members = g_new (guint64, n);
+      for (guint k = 0; k < n; k++)
+        members[k] = first + k;
+      first += n;
+      g_autofree char *name = g_strdup_printf ("Thread team of rank %u", r);
+      guint32 group = locations_group + 1 + team;
+      def_group_of (c, group, name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP, n,
+                    members);
+      def_check (c, OTF2_GlobalDefWriter_WriteComm (c->gdw, ts_archive_team_comm (w, r),
+                                                    def_string (c, name), group,
+                                                    OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+                 "Comm definition");
+      team++;
     }
 }
 
@@ -194,6 +256,8 @@ write_comms (TsArchiveWriter *w, DefCtx *c)
                                                     OTF2_COMM_FLAG_NONE),
                  "Comm definition");
     }
+  if (w->rank_threads)
+    write_teams (w, c);
 }
 
 /* The partitioned events' parameters and attributes (model/partitioned.h) and
@@ -240,13 +304,13 @@ write_local_definitions (TsArchiveWriter *w, OTF2_Archive *archive, const char *
   if (ts_archive_otf2_failed (OTF2_Archive_OpenDefFiles (archive), error, dir,
                               "OTF2_Archive_OpenDefFiles"))
     return FALSE;
-  for (guint r = 0; r < w->n_ranks; r++)
+  for (guint r = 0; r < w->n_locations; r++)
     {
-      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (archive, r);
+      OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter (archive, ts_archive_location_ref (w, r));
       if (!dw)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                       "%s: cannot create the definition writer of rank %u", dir, r);
+                       "%s: cannot create the definition writer of location %u", dir, r);
           return FALSE;
         }
       if (ts_archive_otf2_failed (OTF2_Archive_CloseDefWriter (archive, dw), error, dir,

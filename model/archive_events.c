@@ -80,6 +80,10 @@ write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
                                                            ev->extra, ev->req);
     case EV_PARTITIONED:
       return write_partitioned (ew, t, ev);
+    case EV_TEAM_BEGIN:
+      return OTF2_EvtWriter_ThreadTeamBegin (ew, NULL, t, ev->comm);
+    case EV_TEAM_END:
+      return OTF2_EvtWriter_ThreadTeamEnd (ew, NULL, t, ev->comm);
     case EV_METRIC:
       {
         OTF2_Type type = OTF2_TYPE_DOUBLE;
@@ -98,15 +102,17 @@ static gboolean
 write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, guint rank,
                    guint64 *n_events, GError **error)
 {
-  OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter (archive, rank);
+  OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter (archive, ts_archive_location_ref (w, rank));
   if (!ew)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "%s: cannot create the event writer of rank %u", dir, rank);
+                   "%s: cannot create the event writer of location %u", dir, rank);
       return FALSE;
     }
   g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (w->events, rank);
-  g_autoptr (TsSpoolReader) late = w->late ? ts_spool_reader_new (w->late, rank) : NULL;
+  /* Late events (wait states) are the ranks' own. */
+  g_autoptr (TsSpoolReader) late = w->late && rank < w->n_ranks
+                                   ? ts_spool_reader_new (w->late, rank) : NULL;
   GError *local = NULL;
   OTF2_ErrorCode status = OTF2_SUCCESS;
   const EventRecord *ev = ts_spool_reader_next (rd, &local);
@@ -120,6 +126,9 @@ write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, g
       gboolean take_late = lev && (!ev || lev->tick < ev->tick
                                    || (lev->tick == ev->tick && lev->op == LATE_BEFORE));
       EventRecord e = *(take_late ? lev : ev);
+      if (e.type == EV_TEAM_BEGIN || e.type == EV_TEAM_END)
+        e.comm = ts_archive_team_comm (w, rank < w->n_ranks ? rank
+                                          : w->thread_rank[rank - w->n_ranks]);
       e.tick = MAX (e.tick, last);
       last = e.tick;
       status = write_event (ew, &e);
@@ -136,7 +145,7 @@ write_rank_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, g
     }
   if (status != OTF2_SUCCESS)
     {
-      g_autofree char *what = g_strdup_printf ("writing the events of rank %u", rank);
+      g_autofree char *what = g_strdup_printf ("writing the events of location %u", rank);
       ts_archive_otf2_failed (status, error, dir, what);
       OTF2_Archive_CloseEvtWriter (archive, ew);
       return FALSE;
@@ -169,7 +178,7 @@ write_ranks (gpointer data)
   while (!g_atomic_int_get (&f->failed))
     {
       guint r = (guint) g_atomic_int_add (&f->next, 1);
-      if (r >= f->w->n_ranks)
+      if (r >= f->w->n_locations)
         break;
       GError *local = NULL;
       if (write_rank_events (f->w, f->archive, f->dir, r, &f->n_events[r], &local))
@@ -201,7 +210,7 @@ ts_archive_write_events (TsArchiveWriter *w, OTF2_Archive *archive, const char *
 {
   RankFiles f = { .w = w, .archive = archive, .dir = dir, .n_events = n_events };
   g_mutex_init (&f.lock);
-  guint helpers = MIN (MIN ((guint) g_get_num_processors (), 4u) - 1, w->n_ranks - 1);
+  guint helpers = MIN (MIN ((guint) g_get_num_processors (), 4u) - 1, w->n_locations - 1);
   GThread *threads[3] = { NULL };
   /* The signals that end a run are handled on the main thread. */
   sigset_t old;

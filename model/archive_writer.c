@@ -62,6 +62,10 @@ writer_free (TsArchiveWriter *w)
   ts_spool_free (w->events);
   ts_spool_free (w->late);
   g_free (w->last_tick);
+  g_free (w->rank_threads);
+  g_free (w->rank_first_thread);
+  g_free (w->thread_rank);
+  g_free (w->thread_number);
   g_clear_error (&w->error);
   g_clear_error (&w->late_error);
   /* A writer whose spool could not be created has no containers yet. */
@@ -182,6 +186,40 @@ static const OTF2_MemoryCallbacks memory_callbacks = {
 TsArchiveWriter *
 ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError **error)
 {
+  return ts_archive_writer_new_threads (dir, name, n_ranks, NULL, error);
+}
+
+/* The ranks' other threads as locations after the ranks' own. */
+static void
+place_threads (TsArchiveWriter *w, const guint *threads)
+{
+  guint n = w->n_ranks;
+  for (guint r = 0; threads && r < w->n_ranks; r++)
+    n += MAX (threads[r], 1) - 1;
+  w->n_locations = n;
+  if (n == w->n_ranks)
+    return;
+  w->rank_threads = g_new (guint, w->n_ranks);
+  w->rank_first_thread = g_new0 (guint, w->n_ranks);
+  w->thread_rank = g_new (guint, n - w->n_ranks);
+  w->thread_number = g_new (guint, n - w->n_ranks);
+  guint next = w->n_ranks;
+  for (guint r = 0; r < w->n_ranks; r++)
+    {
+      w->rank_threads[r] = MAX (threads[r], 1);
+      w->rank_first_thread[r] = next;
+      for (guint k = 1; k < w->rank_threads[r]; k++, next++)
+        {
+          w->thread_rank[next - w->n_ranks] = r;
+          w->thread_number[next - w->n_ranks] = k;
+        }
+    }
+}
+
+TsArchiveWriter *
+ts_archive_writer_new_threads (const char *dir, const char *name, guint n_ranks,
+                               const guint *threads, GError **error)
+{
   g_return_val_if_fail (dir != NULL && *dir != '\0', NULL);
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (n_ranks > 0, NULL);
@@ -207,15 +245,16 @@ ts_archive_writer_new (const char *dir, const char *name, guint n_ranks, GError 
   w->name = g_strdup (name);
   w->creator = g_strdup (PACKAGE_STRING);
   w->n_ranks = n_ranks;
+  place_threads (w, threads);
   /* Events are logged, not given to OTF2 as they come: OTF2 needs a buffer
    * per location being written, and one per rank costs 256 KiB x ranks. */
-  w->events = ts_spool_new (n_ranks, sizeof (EventRecord), 16384, error);
+  w->events = ts_spool_new (w->n_locations, sizeof (EventRecord), 16384, error);
   if (!w->events)
     goto fail;
   /* Packing the events took a tenth of a 64-rank replay: on another core,
    * within 16 MiB (none from about 10,900 ranks on). */
   ts_spool_pack_behind (w->events, 16u << 20);
-  w->last_tick = g_new0 (guint64, n_ranks);
+  w->last_tick = g_new0 (guint64, w->n_locations);
   w->regions = g_ptr_array_new_with_free_func (region_def_free);
   w->region_ids = g_hash_table_new (g_str_hash, g_str_equal);
   w->comms = g_ptr_array_new_with_free_func (comm_def_free);
@@ -239,7 +278,7 @@ fail:
 static OTF2_Archive *
 open_archive (TsArchiveWriter *w, const char *dir, GError **error)
 {
-  guint64 def_chunk = ts_archive_def_chunk_size (w->n_ranks, w->comms, dir, error);
+  guint64 def_chunk = ts_archive_def_chunk_size (w->n_locations, w->comms, dir, error);
   if (def_chunk == 0)
     return NULL;
   OTF2_Archive *archive = OTF2_Archive_Open (dir, w->name, OTF2_FILEMODE_WRITE, TS_EVT_CHUNK,
@@ -383,7 +422,7 @@ comm_size (TsArchiveWriter *w, guint32 comm)
 static void
 log_event (TsArchiveWriter *w, guint rank, double time, EventRecord *ev)
 {
-  g_return_if_fail (rank < w->n_ranks);
+  g_return_if_fail (rank < w->n_locations);
   /* Clamp rather than fail: a caller's rounding error of a few nanoseconds
    * must not cost a whole trace, and OTF2 readers require monotonic time. */
   double ns = time * TS_TICKS_PER_SECOND;
@@ -407,6 +446,50 @@ log_event (TsArchiveWriter *w, guint rank, double time, EventRecord *ev)
   w->max_tick = MAX (w->max_tick, t);
   ev->tick = t;
   ts_spool_append (w->events, rank, ev);
+}
+
+guint
+ts_archive_writer_thread (const TsArchiveWriter *w, guint rank, guint k)
+{
+  g_return_val_if_fail (w != NULL && rank < w->n_ranks, rank);
+  if (k == 0)
+    return rank;
+  g_return_val_if_fail (w->rank_threads && k < w->rank_threads[rank], rank);
+  return w->rank_first_thread[rank] + k - 1;
+}
+
+OTF2_LocationRef
+ts_archive_location_ref (const TsArchiveWriter *w, guint index)
+{
+  if (index < w->n_ranks)
+    return index;
+  guint i = index - w->n_ranks;
+  return ((OTF2_LocationRef) w->thread_number[i] << 32) | w->thread_rank[i];
+}
+
+guint32
+ts_archive_team_comm (const TsArchiveWriter *w, guint rank)
+{
+  /* The teams' communicators follow the MPI ones, one per rank with
+   * threads, in rank order. */
+  guint32 id = w->comms->len;
+  for (guint r = 0; r < rank; r++)
+    id += w->rank_threads[r] > 1;
+  return id;
+}
+
+void
+ts_archive_writer_team_begin (TsArchiveWriter *w, guint location, double time)
+{
+  g_return_if_fail (w != NULL && w->rank_threads);
+  log_event (w, location, time, &(EventRecord) { .type = EV_TEAM_BEGIN });
+}
+
+void
+ts_archive_writer_team_end (TsArchiveWriter *w, guint location, double time)
+{
+  g_return_if_fail (w != NULL && w->rank_threads);
+  log_event (w, location, time, &(EventRecord) { .type = EV_TEAM_END });
 }
 
 void
@@ -604,7 +687,7 @@ static gboolean
 finish_archive (TsArchiveWriter *w, OTF2_Archive *archive, const char *dir, gboolean events,
                 GError **error)
 {
-  g_autofree guint64 *n_events = g_new0 (guint64, w->n_ranks);
+  g_autofree guint64 *n_events = g_new0 (guint64, w->n_locations);
   /* The definitions alone may be written while events are logged (for an
    * analysis that reads them as they come). */
   if (events && (!ts_spool_finish (w->events, error)

@@ -1,4 +1,5 @@
-/* Writing an OTF2 archive: definitions and events, one location per MPI rank.
+/* Writing an OTF2 archive: definitions and events, one location per MPI rank
+ * and, where asked, one per other thread of a rank.
  *
  * Used by the trace generator (tests and benchmarks) and by the predicted
  * timeline output of `tracesim run`. The archive is written under a temporary
@@ -26,12 +27,29 @@ typedef struct TsArchiveWriter TsArchiveWriter;
 typedef enum {
   TS_REGION_USER,     /* paradigm USER, role FUNCTION */
   TS_REGION_MPI,      /* paradigm MPI, role FUNCTION (or COLL_* for collectives) */
+  TS_REGION_TEAM_BARRIER, /* paradigm OpenMP, role BARRIER: a thread team's barrier */
 } TsRegionKind;
 
 /* Start writing an archive whose anchor file will be <dir>/<name>.otf2.
  * @dir is created if needed. Returns NULL and sets @error on failure. */
 TsArchiveWriter *ts_archive_writer_new (const char *dir, const char *name,
                                         guint n_ranks, GError **error);
+/* The same, where rank r has @threads[r] threads, its own included
+ * (@threads NULL: one each): its other threads are locations of its
+ * process, written as OpenMP threads, with the rank's thread team as a
+ * communicator of their own. Events of thread k of rank r are logged at
+ * location ts_archive_writer_thread (w, r, k), wherever a function below
+ * takes a @rank. */
+TsArchiveWriter *ts_archive_writer_new_threads (const char *dir, const char *name,
+                                                guint n_ranks, const guint *threads,
+                                                GError **error);
+/* Where thread @k (0: the rank's own) of @rank logs its events. */
+guint ts_archive_writer_thread (const TsArchiveWriter *w, guint rank, guint k);
+/* A thread's part in its rank's thread team begins or ends at @time
+ * (OTF2's THREAD_TEAM_BEGIN and _END; @location as given by
+ * ts_archive_writer_thread). */
+void ts_archive_writer_team_begin (TsArchiveWriter *w, guint location, double time);
+void ts_archive_writer_team_end (TsArchiveWriter *w, guint location, double time);
 /* The tracer of the trace this archive was made from (its OTF2 creator):
  * the archive's creator becomes "tracesim X (from @origin)", so that a
  * reader counts its collective bytes as @origin did. */

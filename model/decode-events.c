@@ -760,6 +760,8 @@ static const TsEventSink decode_sink = {
   .nbc_complete = on_nbc_complete,
   .parameter_uint = ts_stream_on_parameter_uint,
   .metric = ts_decode_on_metric,
+  .thread_team_begin = ts_decode_on_team_begin,
+  .thread_team_end = ts_decode_on_team_end,
 };
 
 const TsEventSink *

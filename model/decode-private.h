@@ -111,8 +111,13 @@ void ts_decode_finish (TsRankDecoder *s);
 /* Count OTF2's threading events (decode-threads.c) into the stats, and
  * replay the rank's thread teams. */
 void ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *callbacks);
+/* The rank's own location begins or ends a thread team (OTF2's callbacks). */
+OTF2_CallbackCode ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                           void *ud, OTF2_AttributeList *a, OTF2_CommRef comm);
+OTF2_CallbackCode ts_decode_on_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                         void *ud, OTF2_AttributeList *a, OTF2_CommRef comm);
 /* The rank's other threads, read from @src's reader (which selected their
- * locations); NULL when it has none. */
+ * locations) or from the writer's logged events; NULL when it has none. */
 TsTeamDecoder *ts_team_decoder_new (TsDecoder *src, guint rank);
 void ts_team_decoder_free (TsDecoder *src, TsTeamDecoder *team);
 /* The rank's own location enters @region at @now: a barrier of its team,

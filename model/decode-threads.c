@@ -24,6 +24,8 @@
 
 #include "model/decode-private.h"
 
+#include <math.h>
+
 static OTF2_CallbackCode
 counted (void *ud)
 {
@@ -59,6 +61,7 @@ typedef struct {
 /* One of the rank's other threads, read as far as the rank's team needs. */
 typedef struct {
   OTF2_EvtReader *reader;
+  TsArchiveFeed *feed;       /* or the events a replay logs for it (a predicted execution) */
   const TsTrace *trace;
   GArray *stack;             /* guint32 regions open on the thread */
   GArray *bursts;            /* TeamBurst: its work in the phase being read */
@@ -67,6 +70,8 @@ typedef struct {
   gboolean boundary;         /* the phase read ended (a barrier, the team's end) */
   gboolean eof;              /* all its events read: OTF2 fails if asked again */
   guint64 teams_ended;       /* the teams it has ended */
+  double wait_from;          /* when it began to wait in the phase read (entered its
+                              * barrier, ended the team); -inf: it did not */
 } TeamWorker;
 
 struct TsTeamDecoder {
@@ -120,7 +125,10 @@ worker_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   g_array_append_val (w->stack, r);
   if (region >= 0 && w->in_team && !w->in_barrier
       && ts_trace_region_team_barrier (w->trace, (guint) region))
-    w->in_barrier = w->boundary = TRUE;
+    {
+      w->in_barrier = w->boundary = TRUE;
+      w->wait_from = worker_seconds (w, t);
+    }
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -166,6 +174,7 @@ worker_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
     {
       w->boundary = TRUE;
       w->teams_ended++;
+      w->wait_from = worker_seconds (w, t);
     }
   w->in_team = FALSE;
   return OTF2_CALLBACK_SUCCESS;
@@ -175,15 +184,25 @@ worker_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
  * of its events); its work there is w->bursts. A thread that ended that
  * team already (it met no barrier the rank met) has none: its next team is
  * the rank's next. Every thread is taken to be in every team. */
+static const TsEventSink worker_sink;
+
 static gboolean
 read_phase (TsDecoder *src, TeamWorker *w, guint64 team)
 {
   g_array_set_size (w->bursts, 0);
   w->boundary = FALSE;
-  while (!w->boundary && w->reader && !w->eof && w->teams_ended < team)
+  w->wait_from = -INFINITY;
+  while (!w->boundary && (w->reader || w->feed) && !w->eof && w->teams_ended < team)
     {
       uint64_t n = 0;
-      if (OTF2_Reader_ReadLocalEvents (src->reader, w->reader, 1, &n) != OTF2_SUCCESS)
+      if (w->feed)
+        {
+          gint got = ts_archive_feed_next (w->feed, &worker_sink, w, 1, NULL);
+          if (got < 0)
+            return FALSE;
+          n = (uint64_t) got;
+        }
+      else if (OTF2_Reader_ReadLocalEvents (src->reader, w->reader, 1, &n) != OTF2_SUCCESS)
         return FALSE;
       w->eof = n == 0;
     }
@@ -236,6 +255,26 @@ start_phase (TsRankDecoder *s, double now)
   team->forked = TRUE;
 }
 
+/* The other threads' waits at the barrier @region that the rank leaves at
+ * @now: from when each entered it (or ended its part of the team) until
+ * then, as THREAD_WAIT actions (for the wait states; the replay simulates
+ * its own). A thread that was not seen to wait (no events) has none. */
+static void
+thread_waits (TsRankDecoder *s, guint32 region, double now)
+{
+  TsTeamDecoder *team = s->team;
+  for (guint k = 0; region != NO_REGION && k < team->n; k++)
+    {
+      const TeamWorker *w = &team->workers[k];
+      if (!(w->wait_from > -INFINITY))
+        continue;
+      TsAction *a = ts_decode_push (s, TS_ACTION_THREAD_WAIT, now);
+      a->peer = (gint32) k + 1;
+      a->region = region;
+      a->seconds = MAX (0, now - MAX (w->wait_from, team->phase_start));
+    }
+}
+
 /* The phase ends at @now on the rank's own location: the barrier (@region,
  * left at @now; or NO_REGION at the team's end) joins its threads. It
  * carries its residual: how much longer the rank waited there than for its
@@ -252,11 +291,12 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
   if (region != NO_REGION)
     a->seconds = MAX (0, now - MAX (team->barrier_enter, team->phase_start + team->longest));
   team->forked = FALSE;
+  thread_waits (s, region, now);
 }
 
-static OTF2_CallbackCode
-on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-               OTF2_AttributeList *a, OTF2_CommRef comm)
+OTF2_CallbackCode
+ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                         OTF2_AttributeList *a, OTF2_CommRef comm)
 {
   TsRankDecoder *s = ud;
   s->stats.thread_events++;
@@ -271,9 +311,9 @@ on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
-static OTF2_CallbackCode
-on_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-             OTF2_AttributeList *a, OTF2_CommRef comm)
+OTF2_CallbackCode
+ts_decode_on_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                       OTF2_AttributeList *a, OTF2_CommRef comm)
 {
   TsRankDecoder *s = ud;
   s->stats.thread_events++;
@@ -315,12 +355,19 @@ ts_decode_team_waiting (const TsRankDecoder *s)
   return s->team->barrier_depth > 0;
 }
 
+static const TsEventSink worker_sink = {
+  .enter = worker_enter,
+  .leave = worker_leave,
+  .thread_team_begin = worker_team_begin,
+  .thread_team_end = worker_team_end,
+};
+
 TsTeamDecoder *
 ts_team_decoder_new (TsDecoder *src, guint rank)
 {
   const TsTrace *trace = src->trace;
   guint n = ts_trace_rank_n_threads (trace, rank);
-  if (n < 2 || !src->reader)
+  if (n < 2 || !(src->reader || src->writer))
     return NULL;
   TsTeamDecoder *team = g_new0 (TsTeamDecoder, 1);
   team->n = n - 1;
@@ -336,6 +383,14 @@ ts_team_decoder_new (TsDecoder *src, guint rank)
       w->trace = trace;
       w->stack = g_array_new (FALSE, FALSE, sizeof (guint32));
       w->bursts = g_array_new (FALSE, FALSE, sizeof (TeamBurst));
+      if (src->writer)
+        {
+          /* A predicted execution: the replay logs its threads' events. */
+          w->feed = ts_archive_writer_feed_new (src->writer,
+                                                ts_archive_writer_thread (src->writer, rank,
+                                                                          k + 1), NULL);
+          continue;
+        }
       /* A thread without an event file (some writers define idle ones)
        * has no work: no reader. */
       if (ts_trace_location_has_events (trace, ts_trace_rank_thread_location (trace, rank, k + 1)))
@@ -357,6 +412,7 @@ ts_team_decoder_free (TsDecoder *src, TsTeamDecoder *team)
     {
       if (team->workers[k].reader)
         OTF2_Reader_CloseEvtReader (src->reader, team->workers[k].reader);
+      ts_archive_feed_free (team->workers[k].feed);
       g_array_unref (team->workers[k].stack);
       g_array_unref (team->workers[k].bursts);
     }
@@ -369,8 +425,8 @@ ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *cb)
 {
   OTF2_EvtReaderCallbacks_SetThreadForkCallback (cb, on_ThreadFork);
   OTF2_EvtReaderCallbacks_SetThreadJoinCallback (cb, on_ThreadJoin);
-  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, on_team_begin);
-  OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, on_team_end);
+  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, ts_decode_on_team_begin);
+  OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, ts_decode_on_team_end);
   OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback (cb, on_ThreadAcquireLock);
   OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback (cb, on_ThreadReleaseLock);
   OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback (cb, on_ThreadTaskCreate);

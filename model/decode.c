@@ -226,6 +226,7 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
       if (!s->feed && !s->error)
         g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
                      "%s: rank %u: the logged events cannot be read", src->trace->path, rank);
+      s->team = ts_team_decoder_new (src, rank);
       src->streams->pdata[rank] = s;
       return s;
     }

@@ -25,6 +25,8 @@ typedef struct {
   OTF2_EvtReaderCallback_NonBlockingCollectiveComplete nbc_complete;
   OTF2_EvtReaderCallback_ParameterUnsignedInt parameter_uint;
   OTF2_EvtReaderCallback_Metric metric;
+  OTF2_EvtReaderCallback_ThreadTeamBegin thread_team_begin;
+  OTF2_EvtReaderCallback_ThreadTeamEnd thread_team_end;
 } TsEventSink;
 
 #endif

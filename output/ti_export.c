@@ -205,12 +205,12 @@ export_action (TiExport *x, const TsAction *a)
     case TS_ACTION_ENTER:
     case TS_ACTION_LEAVE:
     case TS_ACTION_N_KINDS:
-    /* The format has no threads: each rank's own location only
-     * (doc/threads.md). */
+    /* No threads in the format: each rank's own location (doc/threads.md). */
     case TS_ACTION_TEAM_BEGIN:
     case TS_ACTION_THREAD_COMPUTE:
     case TS_ACTION_TEAM_FORK:
     case TS_ACTION_TEAM_BARRIER:
+    case TS_ACTION_THREAD_WAIT:
       return;
     case TS_ACTION_COMPUTE:
       x->pending_flops += a->seconds * x->host_speed;

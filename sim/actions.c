@@ -177,7 +177,7 @@ charge_call_cost (TsRank *rk, const TsAction *leave)
   rk->pending_compute += pinned ? extra : work + charged;
 }
 
-enum { MARK_START, MARK_SENDRECV_FLUSH, MARK_SENDRECV_WAIT };
+enum { MARK_START, MARK_SENDRECV_FLUSH, MARK_SENDRECV_WAIT, MARK_TEAM_FLUSH };
 
 static gboolean
 do_marker (TsProgress *x)
@@ -227,6 +227,16 @@ do_marker (TsProgress *x)
               rk->calls_wall += a->time - rk->call_enter;
             }
           rk->in_call = FALSE;
+        }
+      /* Its threads running on the cores it shares with them, the rank's
+       * compute ends when the sharing lets it, not as on a core of its
+       * own (ts_rank_now): its markers wait for it. */
+      if (rk->team_jobs && rk->team_jobs->len > 0 && !rk->exclusive_cpu
+          && rk->pending_compute > 0)
+        {
+          TS_AT (x->pc, MARK_TEAM_FLUSH);
+          if (!ts_step_flush (x))
+            return FALSE;
         }
     }
   x->pc = MARK_START;
@@ -767,6 +777,7 @@ static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
   [TS_ACTION_THREAD_COMPUTE] = ts_do_thread_compute,
   [TS_ACTION_TEAM_FORK] = ts_do_team_fork,
   [TS_ACTION_TEAM_BARRIER] = ts_do_team_barrier,
+  [TS_ACTION_THREAD_WAIT] = ts_do_nothing,
 };
 
 gboolean

@@ -143,11 +143,12 @@ typedef struct {
   gboolean coll_end_pending; /* call's leave (write_collective_end in actions.c) */
   GHashTable *sent_on;       /* TsChannel -> messages sent on it so far (only when the trace
                               * has receives with guessed envelopes) */
-  /* Its thread team (sim/team.c): each other thread's work in the phase
-   * being forked, CPU seconds by thread (index 0 unused; NULL until the
-   * rank's first team). */
+  /* Its thread team (sim/team.c): the other threads' work in the phase
+   * being forked, TsTeamBurst in the trace's order (NULL until the rank's
+   * first team); the phase's threads running; when it was forked. */
   GArray *team_work;
-  GPtrArray *team_jobs;      /* TsIcollJob*: the phase's other threads running (owned) */
+  GPtrArray *team_jobs;      /* TsTeamJob*: (owned) */
+  double team_forked;
 } TsRank;
 
 struct TsSimulation {
@@ -279,6 +280,8 @@ gboolean ts_do_team_begin (TsProgress *x);
 gboolean ts_do_thread_compute (TsProgress *x);
 gboolean ts_do_team_fork (TsProgress *x);
 gboolean ts_do_team_barrier (TsProgress *x);
+/* A thread's wait as the trace shows it (THREAD_WAIT): nothing to do. */
+gboolean ts_do_nothing (TsProgress *x);
 /* The threads rank @r runs at most: the trace's, or the team a `threads`
  * hypothesis gives a rank that has a team (sharing its host's cores). */
 guint ts_rank_threads (const TsSimulation *sim, guint r);

@@ -459,16 +459,25 @@ open_writer (TsSimulation *sim, GError **error)
 {
   const TsTrace *trace = sim->trace;
   g_autofree char *dir = g_strdup (sim->options->predicted_dir);
-  sim->writer = ts_archive_writer_new (dir, "traces", sim->n_ranks, error);
+  /* Each rank's threads (with those a what-if adds) are locations of its
+   * own in the predicted archive. */
+  g_autofree guint *threads = g_new (guint, sim->n_ranks);
+  gboolean any = FALSE;
+  for (guint r = 0; r < sim->n_ranks; r++)
+    any |= (threads[r] = ts_rank_threads (sim, r)) > 1;
+  sim->writer = ts_archive_writer_new_threads (dir, "traces", sim->n_ranks, any ? threads : NULL,
+                                               error);
   if (!sim->writer)
     return FALSE;
   ts_archive_writer_set_origin (sim->writer, ts_trace_creator (trace));
   ts_archive_writer_set_prediction (sim->writer);
   for (guint i = 0; i < ts_trace_n_regions (trace); i++)
     {
+      TsRegionKind kind = ts_trace_region_call (trace, i) != TS_CALL_USER ? TS_REGION_MPI
+                          : ts_trace_region_team_barrier (trace, i) ? TS_REGION_TEAM_BARRIER
+                          : TS_REGION_USER;
       guint32 id = ts_archive_writer_define_region (sim->writer, ts_trace_region_name (trace, i),
-                                                    ts_trace_region_call (trace, i) == TS_CALL_USER
-                                                    ? TS_REGION_USER : TS_REGION_MPI);
+                                                    kind);
       /* Demangled names, and the mangled ones where Score-P keeps them. */
       ts_archive_writer_set_region_canonical (sim->writer, id,
                                               ts_trace_region_canonical_name (trace, i));

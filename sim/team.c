@@ -19,11 +19,60 @@
 
 #include "sim/progress.h"
 
+#include <math.h>
+
+/* One region's work of one thread in the phase being forked. */
+typedef struct {
+  guint thread;
+  guint32 region;
+  double seconds;
+} TsTeamBurst;
+
+/* A thread running its work in a phase: a job of the engine (first, so
+ * that the engine's progress leads back here), its bursts, and when it
+ * finished them (-inf: not yet). */
+typedef struct {
+  TsIcollJob job;
+  guint thread;
+  GArray *bursts;            /* TsTeamBurst */
+  guint next;
+  double finish;
+} TsTeamJob;
+
+static TsTeamJob *
+team_job_of (TsProgress *x)
+{
+  return (TsTeamJob *) ((char *) x - G_STRUCT_OFFSET (TsIcollJob, x));
+}
+
+/* Where thread @k of @rk writes its predicted events (the rank's own for
+ * k = 0). */
+static guint
+thread_location (TsRank *rk, guint k)
+{
+  return ts_archive_writer_thread (rk->sim->writer, rk->rank, k);
+}
+
 gboolean
 ts_do_team_begin (TsProgress *x)
 {
-  if (x->rk->team_work)
-    g_array_set_size (x->rk->team_work, 0);
+  TsRank *rk = x->rk;
+  if (rk->team_work)
+    g_array_set_size (rk->team_work, 0);
+  /* Every thread's part of the team begins with the rank's. */
+  if (rk->sim->writer)
+    {
+      double now = ts_rank_now (rk);
+      for (guint k = 0; k < ts_rank_threads (rk->sim, rk->rank); k++)
+        ts_archive_writer_team_begin (rk->sim->writer, thread_location (rk, k), now);
+    }
+  return TRUE;
+}
+
+gboolean
+ts_do_nothing (TsProgress *x)
+{
+  /* A thread's wait as the trace shows it: the replay simulates its own. */
   return TRUE;
 }
 
@@ -31,33 +80,61 @@ gboolean
 ts_do_thread_compute (TsProgress *x)
 {
   TsRank *rk = x->rk;
-  guint thread = (guint) x->a->peer;
   if (!rk->team_work)
-    rk->team_work = g_array_new (FALSE, TRUE, sizeof (double));
-  if (rk->team_work->len <= thread)
-    g_array_set_size (rk->team_work, thread + 1);
-  g_array_index (rk->team_work, double, thread) += x->a->seconds;
+    rk->team_work = g_array_new (FALSE, FALSE, sizeof (TsTeamBurst));
+  if (x->a->seconds > 0)
+    {
+      TsTeamBurst b = { (guint) x->a->peer, x->a->region, x->a->seconds };
+      g_array_append_val (rk->team_work, b);
+    }
   rk->team_charged_work += x->a->seconds;
   return TRUE;
 }
 
-/* Start thread @k's work of @seconds beside the rank's own. */
+/* Start thread @k's work, @bursts (taken), beside the rank's own. */
 static void
-fork_thread (TsRank *rk, guint k, double seconds)
+fork_thread (TsRank *rk, guint k, GArray *bursts)
 {
-  if (!(seconds > 0))
-    return;
   if (!rk->team_jobs)
     rk->team_jobs = g_ptr_array_new ();
-  TsIcollJob *job = g_new0 (TsIcollJob, 1);
+  TsTeamJob *tj = g_new0 (TsTeamJob, 1);
+  tj->thread = k;
+  tj->bursts = bursts;
+  tj->finish = -INFINITY;
+  TsIcollJob *job = &tj->job;
   job->a.kind = TS_ACTION_THREAD_COMPUTE;
   job->a.peer = (gint32) k;
-  job->a.seconds = seconds;
   job->causal = rk->causal;
   ts_progress_init (&job->x, rk, FALSE, &job->causal, &job->a, 0);
-  g_ptr_array_add (rk->team_jobs, job);
+  g_ptr_array_add (rk->team_jobs, tj);
   rk->sim->world->start_icoll (rk, job);
   rk->simcalls++;
+}
+
+/* Thread @k's bursts in the phase (its work, and @extra seconds a what-if
+ * added), or NULL if it has none. */
+static GArray *
+thread_bursts (TsRank *rk, guint k, double extra)
+{
+  GArray *bursts = NULL;
+  for (guint i = 0; rk->team_work && i < rk->team_work->len; i++)
+    {
+      const TsTeamBurst *b = &g_array_index (rk->team_work, TsTeamBurst, i);
+      if (b->thread != k)
+        continue;
+      if (!bursts)
+        bursts = g_array_new (FALSE, FALSE, sizeof (TsTeamBurst));
+      g_array_append_val (bursts, *b);
+    }
+  if (extra > 0)
+    {
+      TsTeamBurst b = { k, TS_NO_REGION, extra };
+      if (!bursts)
+        bursts = g_array_new (FALSE, FALSE, sizeof (TsTeamBurst));
+      g_array_append_val (bursts, b);
+      rk->team_charged_work += extra;
+    }
+  return bursts;
 }
 
 enum { FORK_START, FORK_FLUSH };
@@ -75,13 +152,15 @@ ts_do_team_fork (TsProgress *x)
         return FALSE;
       {
         guint traced = ts_trace_rank_n_threads (rk->sim->trace, rk->rank);
-        for (guint k = 1; rk->team_work && k < rk->team_work->len; k++)
-          fork_thread (rk, k, g_array_index (rk->team_work, double, k));
-        /* Threads a what-if added beyond the trace's (`threads = N`). */
-        for (guint k = traced; k < (guint) MAX (x->a->peer, 0); k++)
+        guint n = MAX (traced, (guint) MAX (x->a->peer, 0));
+        rk->team_forked = rk->sim->world->now (rk->sim);
+        /* Threads beyond the trace's were added by a what-if (`threads = N`),
+         * each with the share x->a->seconds of the work. */
+        for (guint k = 1; k < n; k++)
           {
-            fork_thread (rk, k, x->a->seconds);
-            rk->team_charged_work += x->a->seconds;
+            GArray *bursts = thread_bursts (rk, k, k >= traced ? x->a->seconds : 0);
+            if (bursts)
+              fork_thread (rk, k, bursts);
           }
       }
       if (rk->team_work)
@@ -94,15 +173,76 @@ ts_do_team_fork (TsProgress *x)
 gboolean
 ts_thread_step (TsProgress *x)
 {
+  TsTeamJob *tj = team_job_of (x);
+  TsRank *rk = x->rk;
+  TsArchiveWriter *w = rk->sim->writer;
+  const TsTeamBurst *b;
   switch (x->pc)
     {
     case 0:
-      TS_AT (x->pc, 1);
-      if (!ts_step_burst (x, x->a->seconds))
-        return FALSE;
+      for (tj->next = 0; tj->next < tj->bursts->len; tj->next++)
+        {
+          b = &g_array_index (tj->bursts, TsTeamBurst, tj->next);
+          if (w && b->region != TS_NO_REGION)
+            ts_archive_writer_enter (w, thread_location (rk, tj->thread),
+                                     rk->sim->world->now (rk->sim), b->region);
+          TS_AT (x->pc, 1);
+          b = &g_array_index (tj->bursts, TsTeamBurst, tj->next);
+          if (!ts_step_burst (x, b->seconds))
+            return FALSE;
+          if (w && b->region != TS_NO_REGION)
+            ts_archive_writer_leave (w, thread_location (rk, tj->thread),
+                                     rk->sim->world->now (rk->sim), b->region);
+        }
     }
+  tj->finish = rk->sim->world->now (rk->sim);
   x->pc = 0;
   return TRUE;
+}
+
+/* The predicted timeline of the rank's other threads at the end of a phase
+ * (joined at @now): in a barrier (@region) from when each finished its
+ * work until @now, or, at the team's end (TS_NO_REGION), out of the team from
+ * when it finished; the rank's own thread ends the team at @now. */
+static void
+write_phase_end (TsRank *rk, guint32 region, double now)
+{
+  TsArchiveWriter *w = rk->sim->writer;
+  guint n = ts_rank_threads (rk->sim, rk->rank);
+  g_autofree double *finish = g_new (double, n);
+  for (guint k = 0; k < n; k++)
+    finish[k] = rk->team_forked;
+  for (guint i = 0; rk->team_jobs && i < rk->team_jobs->len; i++)
+    {
+      const TsTeamJob *tj = g_ptr_array_index (rk->team_jobs, i);
+      if (tj->thread < n)
+        finish[tj->thread] = MAX (tj->finish, rk->team_forked);
+    }
+  for (guint k = 1; k < n; k++)
+    if (region != TS_NO_REGION)
+      {
+        ts_archive_writer_enter (w, thread_location (rk, k), finish[k], region);
+        ts_archive_writer_leave (w, thread_location (rk, k), now, region);
+      }
+    else
+      ts_archive_writer_team_end (w, thread_location (rk, k), finish[k]);
+  if (region == TS_NO_REGION)
+    ts_archive_writer_team_end (w, rk->rank, now);
+}
+
+static void
+free_jobs (TsRank *rk, gboolean release)
+{
+  for (guint i = 0; i < rk->team_jobs->len; i++)
+    {
+      TsTeamJob *tj = g_ptr_array_index (rk->team_jobs, i);
+      if (release)
+        rk->sim->world->release_icoll (&tj->job);
+      ts_progress_clear (&tj->job.x);
+      g_array_unref (tj->bursts);
+      g_free (tj);
+    }
+  g_ptr_array_set_size (rk->team_jobs, 0);
 }
 
 enum { BARRIER_START, BARRIER_FLUSH, BARRIER_JOIN };
@@ -114,25 +254,25 @@ ts_do_team_barrier (TsProgress *x)
   switch (x->pc)
     {
     case BARRIER_START:
+      /* Without threads running, the rank's compute before the barrier
+       * stays merged with what follows. */
       if (!rk->team_jobs || rk->team_jobs->len == 0)
-        break;
+        goto joined;
       TS_AT (x->pc, BARRIER_FLUSH);
       if (!ts_step_flush (x))
         return FALSE;
       for (x->thread_i = 0; x->thread_i < rk->team_jobs->len; x->thread_i++)
         {
           TS_AT (x->pc, BARRIER_JOIN);
-          if (!ts_step_join_thread (x, g_ptr_array_index (rk->team_jobs, x->thread_i)))
+          TsTeamJob *tj = g_ptr_array_index (rk->team_jobs, x->thread_i);
+          if (!ts_step_join_thread (x, &tj->job))
             return FALSE;
         }
-      for (guint i = 0; i < rk->team_jobs->len; i++)
-        {
-          TsIcollJob *job = g_ptr_array_index (rk->team_jobs, i);
-          rk->sim->world->release_icoll (job);
-          ts_progress_clear (&job->x);
-          g_free (job);
-        }
-      g_ptr_array_set_size (rk->team_jobs, 0);
+    joined:
+      if (rk->sim->writer && ts_rank_threads (rk->sim, rk->rank) > 1)
+        write_phase_end (rk, x->a->region, ts_rank_now (rk));
+      if (rk->team_jobs)
+        free_jobs (rk, TRUE);
     }
   /* What the rank waited there beyond its slowest thread in the trace (a
    * thread woken late, a core shared): residual, as an MPI call's. */
@@ -165,11 +305,6 @@ ts_team_clear (TsRank *rk)
     return;
   /* A trace cut inside a team leaves its last phase's jobs unjoined; they
    * ended with the simulation. */
-  for (guint i = 0; i < rk->team_jobs->len; i++)
-    {
-      TsIcollJob *job = g_ptr_array_index (rk->team_jobs, i);
-      ts_progress_clear (&job->x);
-      g_free (job);
-    }
+  free_jobs (rk, FALSE);
   g_clear_pointer (&rk->team_jobs, g_ptr_array_unref);
 }

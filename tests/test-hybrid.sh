@@ -136,6 +136,28 @@ near "$(value "$work/late-none/summary.json" "s['predicted']['runtime_s']")" 0.0
   || fail "late: none $(value "$work/late-none/summary.json" "s['predicted']['runtime_s']")"
 [ "$(value "$work/late-default/summary.json" "s['inputs']['options']['residual']")" = "'scaled'" ] \
   || fail "late: a what-if's residual is $(value "$work/late-default/summary.json" "s['inputs']['options']['residual']")"
+# Every thread's barrier wait, summed per rank: in late, each worker enters
+# the barrier at 6 ms (its 6 ms of work done) and waits until its master
+# leaves it at 6.5 ms, 0.5 ms; the master waits from 2 to 6.5 ms, 4.5 ms:
+# 5 ms a rank. The identity's prediction: the master enters at 2 ms, its
+# worker's simulated work ends at 6 ms, the master leaves at 6.5 ms (the
+# 0.5 ms residual pinned): again 4.5 + 0.5 ms. Under sharing (one core a
+# host, shared-identity below) the master's 2 ms end at 4 ms, not 2: the
+# master waits 4 ms, its worker none.
+[ "$(ws late-identity original 0)" = 0.005000000 ] && [ "$(ws late-identity predicted 1)" = 0.005000000 ] \
+  || fail "late: every thread's barrier waits: $(cat "$work/late-identity/waitstates.csv")"
+# The predicted archive has each rank's worker as a thread of its own
+# (location thread << 32 | rank, in its rank's process and thread team):
+# rank 0's worker, with compute_kernel 2x faster, runs it from 0 to 3 ms
+# and is in the barrier at once (entered and left at 3 ms).
+otf2-print -G "$work/fast-scorep/predicted/traces.otf2" \
+  | grep -q 'LOCATION *4294967296 *Name: "rank 0 thread 1".*Group: "MPI Rank 0"' \
+  || fail "the predicted archive has no location for rank 0's worker"
+otf2-print "$work/fast-scorep/predicted/traces.otf2" | grep ' 4294967296 ' > "$work/fast-worker.txt"
+grep -q 'LEAVE *4294967296 *3000000 *Region: "compute_kernel"' "$work/fast-worker.txt" \
+  && grep -q 'THREAD_TEAM_BEGIN *4294967296 *0 *Thread Team: "Thread team of rank 0"' "$work/fast-worker.txt" \
+  && [ "$(grep -c 'implicit barrier' "$work/fast-worker.txt")" = 2 ] \
+  || fail "rank 0's predicted worker: $(cat "$work/fast-worker.txt")"
 
 # A second team of the master alone (teams2): its worker's events ended
 # with the first, so it brings no work (and no read past its end). Its
@@ -220,6 +242,8 @@ shared identity 0.0090008192
 shared fast 0.0050008192
 shared tbal 0.0090008192
 shared t4 0.0090008192
+[ "$(ws shared-identity predicted 0)" = 0.004000000 ] \
+  || fail "one core: the master's barrier wait: $(cat "$work/shared-identity/waitstates.csv")"
 s=$work/what-scorep-tbal/summary.json
 ! grep -q "^predicted,omp_barrier_wait" "$work/what-scorep-tbal/waitstates.csv" \
   || fail "balanced threads still wait at the barrier: $(cat "$work/what-scorep-tbal/waitstates.csv")"
