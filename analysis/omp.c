@@ -13,9 +13,43 @@
 
 #include "analysis/waitstates-private.h"
 
+/* Count @seconds of @p on @cu's rank in @region without a span: the time
+ * is its other threads', not its own location's (the predicted archive
+ * shows them on the threads' locations). */
+static void
+count_threads (Analysis *an, Cursor *cu, TsWaitPattern p, guint32 region, double start,
+               double seconds)
+{
+  TsWaitSpanFunc span = an->w->span_func;
+  an->w->span_func = NULL;
+  ts_wait_add (an->w, p, region, cu->rank, start, seconds);
+  an->w->span_func = span;
+}
+
+/* Idle threads (Scalasca's "OMP Idle Threads"): while a rank with threads
+ * runs outside its teams, its other threads have nothing to do; the time
+ * up to @now, times their number, goes to the region the rank is in. */
+static void
+count_idle (Analysis *an, Cursor *cu, double now)
+{
+  guint threads = ts_trace_rank_n_threads (an->trace, cu->rank);
+  if (threads < 2)
+    return;
+  if (!cu->omp_stack)
+    cu->omp_stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  else if (!cu->omp_in_team && cu->omp_stack->len > 0 && now > cu->omp_since)
+    count_threads (an, cu, TS_WAIT_OMP_IDLE_THREADS,
+                   g_array_index (cu->omp_stack, guint32, cu->omp_stack->len - 1),
+                   cu->omp_since, (now - cu->omp_since) * (threads - 1));
+  cu->omp_since = MAX (cu->omp_since, now);
+}
+
 void
 ts_wait_omp_enter (Analysis *an, Cursor *cu, const TsAction *a)
 {
+  count_idle (an, cu, a->time);
+  if (cu->omp_stack)
+    g_array_append_val (cu->omp_stack, a->region);
   if (cu->omp_barrier == 0 && ts_trace_region_team_barrier (an->trace, a->region))
     {
       cu->omp_barrier = a->region + 1;
@@ -26,6 +60,17 @@ ts_wait_omp_enter (Analysis *an, Cursor *cu, const TsAction *a)
 void
 ts_wait_omp_leave (Analysis *an, Cursor *cu, const TsAction *a)
 {
+  count_idle (an, cu, a->time);
+  if (cu->omp_stack)
+    {
+      /* Regions close as the replay nests them: the innermost one of that
+       * name and those inside it. */
+      guint depth = cu->omp_stack->len;
+      while (depth > 0 && g_array_index (cu->omp_stack, guint32, depth - 1) != a->region)
+        depth--;
+      if (depth > 0)
+        g_array_set_size (cu->omp_stack, depth - 1);
+    }
   if (cu->omp_barrier != a->region + 1)
     return;
   ts_wait_add (an->w, TS_WAIT_OMP_BARRIER, a->region, cu->rank, cu->omp_barrier_enter,
@@ -34,15 +79,27 @@ ts_wait_omp_leave (Analysis *an, Cursor *cu, const TsAction *a)
 }
 
 void
-ts_wait_omp_thread (Analysis *an, Cursor *cu, const TsAction *a)
+ts_wait_omp_other (Analysis *an, Cursor *cu, const TsAction *a)
 {
-  if (a->kind != TS_ACTION_THREAD_WAIT)
-    return;
-  /* Counted, but not a span of the rank's own location: the predicted
-   * archive shows it on the thread's. */
-  TsWaitSpanFunc span = an->w->span_func;
-  an->w->span_func = NULL;
-  ts_wait_add (an->w, TS_WAIT_OMP_BARRIER, a->region, cu->rank, a->time - a->seconds,
-               a->seconds);
-  an->w->span_func = span;
+  switch (a->kind)
+    {
+    case TS_ACTION_THREAD_WAIT:
+      count_threads (an, cu, TS_WAIT_OMP_BARRIER, a->region, a->time - a->seconds, a->seconds);
+      break;
+    case TS_ACTION_TEAM_BEGIN:
+      count_idle (an, cu, a->time);
+      cu->omp_in_team = TRUE;
+      break;
+    case TS_ACTION_TEAM_BARRIER:
+      /* The team's end (a barrier with no region): its threads are idle
+       * again from here. */
+      if (a->region == TS_NO_REGION)
+        {
+          count_idle (an, cu, a->time);
+          cu->omp_in_team = FALSE;
+        }
+      break;
+    default:
+      break;
+    }
 }

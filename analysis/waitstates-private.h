@@ -53,6 +53,9 @@ typedef struct {
   double late_senders_latest; /* their latest send_enter; -inf if none */
   guint32 omp_barrier;       /* the OpenMP barrier region it is in + 1; 0: none */
   double omp_barrier_enter;
+  GArray *omp_stack;         /* guint32 regions open on a rank with threads (omp.c) */
+  gboolean omp_in_team;      /* inside a thread team */
+  double omp_since;          /* its idle threads are counted up to here */
 } Cursor;
 
 typedef struct {
@@ -74,8 +77,8 @@ enum { TS_WAIT_LIFECYCLE_NONE, TS_WAIT_LIFECYCLE_INIT, TS_WAIT_LIFECYCLE_FINALIZ
 void ts_wait_omp_enter (Analysis *an, Cursor *cu, const TsAction *a);
 void ts_wait_omp_leave (Analysis *an, Cursor *cu, const TsAction *a);
 /* Any other action of @cu: another thread's wait at the team's barrier
- * (THREAD_WAIT) is counted. */
-void ts_wait_omp_thread (Analysis *an, Cursor *cu, const TsAction *a);
+ * (THREAD_WAIT) is counted; a team begins or ends. */
+void ts_wait_omp_other (Analysis *an, Cursor *cu, const TsAction *a);
 
 /* Count @seconds of @p on @rank in MPI call @region, from @start. */
 void ts_wait_add (TsWaitStates *w, TsWaitPattern p, guint32 region, guint rank, double start,

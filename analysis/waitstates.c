@@ -13,7 +13,7 @@
 static const char *const pattern_names[TS_WAIT_N_PATTERNS] = {
   "late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast", "early_reduce",
   "partitioned_late_sender", "late_sender_wrong_order", "nxn_completion", "barrier_completion",
-  "early_scan", "init_completion", "finalize_wait", "omp_barrier_wait",
+  "early_scan", "init_completion", "finalize_wait", "omp_barrier_wait", "omp_idle_threads",
 };
 
 const char *
@@ -507,7 +507,7 @@ process (Analysis *an, Cursor *cu, const TsAction *a)
       on_partitioned (an, cu, a);
       break;
     default:
-      ts_wait_omp_thread (an, cu, a);
+      ts_wait_omp_other (an, cu, a);
       break;
     }
 }
@@ -616,6 +616,7 @@ cursor_finish (Analysis *an, Cursor *cu)
     }
   g_free (cu->coll_seen);
   g_queue_clear_full (&cu->late_senders, g_free);
+  g_clear_pointer (&cu->omp_stack, g_array_unref);
 }
 
 /* The wait states of every rank's actions in @stream. */

@@ -32,7 +32,8 @@ typedef enum {
   TS_WAIT_EARLY_SCAN,
   TS_WAIT_INIT_COMPLETION,
   TS_WAIT_FINALIZE_WAIT,
-  TS_WAIT_OMP_BARRIER,       /* a rank's own thread at its OpenMP team's barrier */
+  TS_WAIT_OMP_BARRIER,       /* a rank's threads at their OpenMP team's barriers */
+  TS_WAIT_OMP_IDLE_THREADS,  /* a rank's other threads while it runs outside teams */
   TS_WAIT_N_PATTERNS
 } TsWaitPattern;
 

@@ -18,7 +18,8 @@
 #
 # Usage: flock /tmp/tracesim-cpu.lock sh bench/hybrid-whatif.sh
 # Environment: BUILD (build directory, default .), RUNS (5), ITERATIONS
-# (50), NPS (ranks, "1 2"), THREADS (OMP_NUM_THREADS, 2), MPIEXEC (default
+# (50), NPS (ranks, "1 2"), THREADS (OMP_NUM_THREADS, 2), CPU_TIME (1:
+# record every thread's CPU time and predict from it, --cpu-time), MPIEXEC (default
 # Open MPI's launcher where the program was built for it too), WORK
 # (default a new directory under /dev/shm; kept).
 set -eu
@@ -48,6 +49,11 @@ fi
 [ -x "$prog" ] || die "no $prog: build tracesim with MPI first"
 
 RANGE_FORMAT=%.4f
+REC_CPU=
+if [ "${CPU_TIME:-0}" = 1 ]; then
+  REC_CPU=--cpu-time
+  PREDICT_OPTIONS="${PREDICT_OPTIONS:-} --cpu-time"
+fi
 . "$SRC/bench/apps-lib.sh"
 
 start=$(date +%s)
@@ -57,7 +63,8 @@ while [ "$r" -le "$RUNS" ]; do
     d=$WORK/np$np
     mkdir -p "$d"
     rm -rf "$d/trace-$r"
-    run "$np" "$d/real-recorded" -o "$d/trace-$r" -- 1 0 "$ITERATIONS"
+    # shellcheck disable=SC2086 # REC_CPU is empty or one word
+    run "$np" "$d/real-recorded" -o "$d/trace-$r" $REC_CPU -- 1 0 "$ITERATIONS"
     run "$np" "$d/real-base" -- 1 0 "$ITERATIONS"
     run "$np" "$d/real-fast" -- 0.5 0 "$ITERATIONS"
     run "$np" "$d/real-balanced" -- 1 1 "$ITERATIONS"
@@ -71,7 +78,7 @@ done
 
 
 echo "bench/apps/hybrid, $mpi ($MPIEXEC), $THREADS threads a rank, $cores cores," \
-  "$ITERATIONS iterations, $RUNS rounds; loop seconds: median [min, max]"
+  "$ITERATIONS iterations, $RUNS rounds${REC_CPU:+, from CPU time}; loop seconds: median [min, max]"
 printf '%2s %-9s %-27s | %-27s %7s %s\n' NP variant real predicted err verdict
 for np in $NPS; do
   d=$WORK/np$np

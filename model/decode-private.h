@@ -111,6 +111,11 @@ void ts_decode_finish (TsRankDecoder *s);
 /* Count OTF2's threading events (decode-threads.c) into the stats, and
  * replay the rank's thread teams. */
 void ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *callbacks);
+/* The CPU time (seconds) a metric record reads, if it is the trace's CPU
+ * time metric and compute is taken from CPU time (decode-cpu.c). */
+gboolean ts_decode_cpu_reading (const TsTrace *trace, OTF2_MetricRef metric, uint8_t n,
+                                const OTF2_Type *types, const OTF2_MetricValue *values,
+                                double *cpu);
 /* The rank's own location begins or ends a thread team (OTF2's callbacks). */
 OTF2_CallbackCode ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
                                            void *ud, OTF2_AttributeList *a, OTF2_CommRef comm);

@@ -23,6 +23,7 @@
 #define G_LOG_DOMAIN "ts-stream"
 
 #include "model/decode-private.h"
+#include "model/trace-private.h"
 
 #include <math.h>
 
@@ -72,6 +73,8 @@ typedef struct {
   guint64 teams_ended;       /* the teams it has ended */
   double wait_from;          /* when it began to wait in the phase read (entered its
                               * barrier, ended the team); -inf: it did not */
+  gboolean cpu_known;        /* its last CPU time reading (compute from CPU time): */
+  double cpu_value, cpu_time; /* the value, and when */
 } TeamWorker;
 
 struct TsTeamDecoder {
@@ -82,7 +85,7 @@ struct TsTeamDecoder {
   guint barrier_depth;       /* the stack depth of its open barrier + 1; 0: none */
   guint32 barrier_region;    /* and that barrier */
   double phase_start;        /* when the phase began on it (the team, or a barrier left) */
-  double longest;            /* and the most work one of its other threads has in it */
+  double longest;            /* and when the last of its other threads' work in it ends */
   gboolean forked;           /* they have work in it (a TEAM_FORK was pushed) */
   double barrier_enter;      /* when it entered the open barrier */
 };
@@ -93,11 +96,12 @@ worker_seconds (const TeamWorker *w, OTF2_TimeStamp t)
   return (double) (t - w->trace->global_offset) / (double) w->trace->timer_resolution;
 }
 
-/* The thread's time since w->last is work in its innermost region. */
+/* The thread's time since w->last, @seconds of it work in its innermost
+ * region (outside its barriers, inside a team). */
 static void
-worker_account (TeamWorker *w, double now)
+worker_account_seconds (TeamWorker *w, double now, double seconds)
 {
-  if (w->in_team && !w->in_barrier && now > w->last)
+  if (w->in_team && !w->in_barrier && now > w->last && seconds > 0)
     {
       guint32 region = w->stack->len ? g_array_index (w->stack, guint32, w->stack->len - 1)
                                      : NO_REGION;
@@ -109,9 +113,40 @@ worker_account (TeamWorker *w, double now)
           TeamBurst b = { region, 0 };
           g_array_append_val (w->bursts, b);
         }
-      g_array_index (w->bursts, TeamBurst, i).seconds += now - w->last;
+      g_array_index (w->bursts, TeamBurst, i).seconds += seconds;
     }
   w->last = MAX (w->last, now);
+}
+
+/* The thread's wall time since w->last is work. */
+static void
+worker_account (TeamWorker *w, double now)
+{
+  worker_account_seconds (w, now, now - w->last);
+}
+
+/* A reading of its CPU time (compute from CPU time, written before an
+ * ENTER or LEAVE as tracesim-record does): the time since the last
+ * reading, when nothing was counted in between, is that much work. */
+static OTF2_CallbackCode
+worker_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+               OTF2_AttributeList *a, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
+               const OTF2_MetricValue *values)
+{
+  TeamWorker *w = ud;
+  double cpu;
+  if (!ts_decode_cpu_reading (w->trace, metric, n, types, values, &cpu))
+    return OTF2_CALLBACK_SUCCESS;
+  double now = worker_seconds (w, t);
+  if (w->cpu_known && w->last == w->cpu_time)
+    worker_account_seconds (w, now, MIN (cpu - w->cpu_value, now - w->last));
+  else
+    worker_account (w, now);
+  w->last = MAX (w->last, now);
+  w->cpu_known = TRUE;
+  w->cpu_value = cpu;
+  w->cpu_time = now;
+  return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode
@@ -246,7 +281,13 @@ start_phase (TsRankDecoder *s, double now)
           a->seconds = b->seconds;
           work += b->seconds;
         }
-      team->longest = MAX (team->longest, work);
+      /* Its work ends after it: from CPU time, where the thread was
+       * seen to stop working (its work took longer than its CPU time on
+       * a shared core, which the replay simulates anew). */
+      double end = work;
+      if (w->trace->compute_clock == TS_COMPUTE_CPU && w->wait_from > -INFINITY)
+        end = MAX (work, w->wait_from - now);
+      team->longest = MAX (team->longest, end);
     }
   /* Forked even when no other thread works: a what-if may add threads
    * that take a share of the rank's own work (`threads = N`). */
@@ -358,6 +399,7 @@ ts_decode_team_waiting (const TsRankDecoder *s)
 static const TsEventSink worker_sink = {
   .enter = worker_enter,
   .leave = worker_leave,
+  .metric = worker_metric,
   .thread_team_begin = worker_team_begin,
   .thread_team_end = worker_team_end,
 };
@@ -375,6 +417,7 @@ ts_team_decoder_new (TsDecoder *src, guint rank)
   OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New ();
   OTF2_EvtReaderCallbacks_SetEnterCallback (cb, worker_enter);
   OTF2_EvtReaderCallbacks_SetLeaveCallback (cb, worker_leave);
+  OTF2_EvtReaderCallbacks_SetMetricCallback (cb, worker_metric);
   OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, worker_team_begin);
   OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, worker_team_end);
   for (guint k = 0; k < team->n; k++)

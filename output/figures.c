@@ -77,6 +77,7 @@ static const struct {
   [TS_WAIT_INIT_COMPLETION] = { "#4d3300", 15 },
   [TS_WAIT_FINALIZE_WAIT] = { "#4d3300", -15 },
   [TS_WAIT_OMP_BARRIER] = { "#7a4a00", 105 },
+  [TS_WAIT_OMP_IDLE_THREADS] = { "#7a4a00", -105 },
 };
 
 void

@@ -50,17 +50,15 @@ ts_rec_check (OTF2_ErrorCode status)
     ts_rec_warn_off ("cannot write events (disk full?)");
 }
 
-/* With TS_RECORD_CPU_TIME=1, this thread's CPU time just before an ENTER
- * or LEAVE at @t (the order tracesim reads it in: model/decode-cpu.c). */
-static void
-write_cpu_time (OTF2_TimeStamp t)
+void
+ts_rec_cpu_time (OTF2_EvtWriter *w, OTF2_TimeStamp t)
 {
   struct timespec ts;
   if (!ts_rec.cpu_time || clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
     return;
   OTF2_Type type = OTF2_TYPE_UINT64;
   OTF2_MetricValue v = { .unsigned_int = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec };
-  ts_rec_check (OTF2_EvtWriter_Metric (ts_rec.evt, NULL, t, TS_REC_CPU_METRIC, 1, &type, &v));
+  ts_rec_check (OTF2_EvtWriter_Metric (w, NULL, t, TS_REC_CPU_METRIC, 1, &type, &v));
 }
 
 void
@@ -82,7 +80,7 @@ ts_rec_enter (guint32 region)
                                        ts_rec_caller_region (caller));
     }
   OTF2_TimeStamp t = ts_rec_now ();
-  write_cpu_time (t);
+  ts_rec_cpu_time (ts_rec.evt, t);
   ts_rec_check (OTF2_EvtWriter_Enter (ts_rec.evt, attributes, t, region));
 }
 
@@ -92,7 +90,7 @@ ts_rec_leave (guint32 region)
   if (!ts_rec.on)
     return;
   OTF2_TimeStamp t = ts_rec_now ();
-  write_cpu_time (t);
+  ts_rec_cpu_time (ts_rec.evt, t);
   ts_rec_check (OTF2_EvtWriter_Leave (ts_rec.evt, NULL, t, region));
 }
 
@@ -364,10 +362,10 @@ write_base_definitions (OTF2_GlobalDefWriter *g, guint32 *s, const guint64 *even
   (*s)++;
   if (ts_rec.cpu_time)
     {
-      /* Nanoseconds of the recording thread's CPU time, read at every
-       * ENTER and LEAVE. */
+      /* Nanoseconds of the writing thread's CPU time, read at every ENTER
+       * and LEAVE (of the rank's own thread and of its teams' threads). */
       write_string (g, *s, "cpu_time");
-      write_string (g, *s + 1, "CPU time of the rank's recording thread");
+      write_string (g, *s + 1, "CPU time of the thread the location records");
       write_string (g, *s + 2, "s");
       OTF2_GlobalDefWriter_WriteMetricMember (g, 0, *s, *s + 1, OTF2_METRIC_TYPE_OTHER,
                                               OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,

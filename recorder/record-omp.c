@@ -74,6 +74,34 @@ ts_rec_omp_writer (void)
   return pthread_equal (pthread_self (), ts_rec.thread) ? NULL : self ? self->evt : NULL;
 }
 
+/* ENTER or LEAVE of @region at @t into @w, the thread's CPU time read
+ * before it. */
+static void
+enter_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region)
+{
+  ts_rec_cpu_time (w, t);
+  ts_rec_check (OTF2_EvtWriter_Enter (w, NULL, t, region));
+}
+
+static void
+leave_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region)
+{
+  ts_rec_cpu_time (w, t);
+  ts_rec_check (OTF2_EvtWriter_Leave (w, NULL, t, region));
+}
+
+void
+ts_rec_omp_enter (guint32 region)
+{
+  enter_at (ts_rec_omp_writer (), ts_rec_now (), region);
+}
+
+void
+ts_rec_omp_leave (guint32 region)
+{
+  leave_at (ts_rec_omp_writer (), ts_rec_now (), region);
+}
+
 static void
 outlined (void *p)
 {
@@ -87,10 +115,10 @@ outlined (void *p)
     }
   OTF2_TimeStamp t = ts_rec_now ();
   ts_rec_check (OTF2_EvtWriter_ThreadTeamBegin (w, NULL, t, OTF2_UNDEFINED_COMM));
-  ts_rec_check (OTF2_EvtWriter_Enter (w, NULL, t, region_parallel));
+  enter_at (w, t, region_parallel);
   o->fn (o->data);
   t = ts_rec_now ();
-  ts_rec_check (OTF2_EvtWriter_Leave (w, NULL, t, region_parallel));
+  leave_at (w, t, region_parallel);
   if (own)
     o->own_end = t;
   else
@@ -126,8 +154,10 @@ join_team (const Outlined *o)
 {
   OTF2_TimeStamp t = ts_rec_now ();
   OTF2_TimeStamp end = o->own_end ? o->own_end : t;
+  /* No CPU time read at the ENTER: the thread read it when its part
+   * ended, then, at the same tick. */
   ts_rec_check (OTF2_EvtWriter_Enter (ts_rec.evt, NULL, end, region_implicit));
-  ts_rec_check (OTF2_EvtWriter_Leave (ts_rec.evt, NULL, t, region_implicit));
+  leave_at (ts_rec.evt, t, region_implicit);
   ts_rec_check (OTF2_EvtWriter_ThreadTeamEnd (ts_rec.evt, NULL, t, OTF2_UNDEFINED_COMM));
   ts_rec_check (OTF2_EvtWriter_ThreadJoin (ts_rec.evt, NULL, t, OTF2_PARADIGM_OPENMP));
 }
@@ -195,10 +225,10 @@ GOMP_barrier (void)
   if (regions_made && ts_rec.on && ts_rec.depth == 0)
     w = pthread_equal (pthread_self (), ts_rec.thread) ? ts_rec.evt : ts_rec_omp_writer ();
   if (w)
-    ts_rec_check (OTF2_EvtWriter_Enter (w, NULL, ts_rec_now (), region_barrier));
+    enter_at (w, ts_rec_now (), region_barrier);
   real ();
   if (w)
-    ts_rec_check (OTF2_EvtWriter_Leave (w, NULL, ts_rec_now (), region_barrier));
+    leave_at (w, ts_rec_now (), region_barrier);
 }
 
 guint

@@ -259,10 +259,19 @@ void ts_rec_user_write_definitions (OTF2_GlobalDefWriter *g, guint32 *next_strin
 /* The user region @name's id (made at its first use; any thread). */
 guint32 ts_rec_user_region (const char *name);
 
+/* With TS_RECORD_CPU_TIME=1, the calling thread's CPU time into @w just
+ * before an ENTER or LEAVE at @t (the order tracesim reads it in:
+ * model/decode-cpu.c); nothing otherwise. */
+void ts_rec_cpu_time (OTF2_EvtWriter *w, OTF2_TimeStamp t);
+
 /* record-omp.c: OpenMP teams on every thread. */
 /* The calling thread's own writer if it is a team's thread other than the
  * rank's own, else NULL. */
 OTF2_EvtWriter *ts_rec_omp_writer (void);
+/* ENTER and LEAVE of @region now, into the calling team thread's writer
+ * (ts_rec_omp_writer, not NULL), its CPU time read before each. */
+void ts_rec_omp_enter (guint32 region);
+void ts_rec_omp_leave (guint32 region);
 /* Close the team threads' writers: how many, and their events (*@events,
  * g_free). Their locations are (thread << 32 | rank), thread from 1. */
 guint ts_rec_omp_close (guint64 **events);

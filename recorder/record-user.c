@@ -120,8 +120,7 @@ ts_region_begin (const char *name)
   if (ts_rec_recording ())
     region_opened (region_of_name (name));
   else if (ts_rec.on && ts_rec_omp_writer ())
-    ts_rec_check (OTF2_EvtWriter_Enter (ts_rec_omp_writer (), NULL, ts_rec_now (),
-                                        region_of_name (name)));
+    ts_rec_omp_enter (region_of_name (name));
 }
 
 void
@@ -135,7 +134,7 @@ ts_region_end (const char *name)
   if (ts_rec_recording ())
     region_closed ((guint32) id);
   else if (ts_rec.on && ts_rec_omp_writer ())
-    ts_rec_check (OTF2_EvtWriter_Leave (ts_rec_omp_writer (), NULL, ts_rec_now (), (guint32) id));
+    ts_rec_omp_leave ((guint32) id);
 }
 
 /* ---- -finstrument-functions ----------------------------------------------- */

@@ -25,7 +25,18 @@
  *               later (main ends at 7.5 ms)
  *   teams2      scorep, with a second team of the master alone after the
  *               message: compute_kernel 6.1-6.5 ms, a barrier of no
- *               time; its worker's events end with the first team */
+ *               time; its worker's events end with the first team
+ *   cpu         scorep, with each thread's CPU time (a metric "cpu_time",
+ *               nanoseconds, read before ENTERs and LEAVEs as
+ *               tracesim-record writes it) as on a core shared by both
+ *               threads: the master's 2 ms of compute_kernel took 1 ms of
+ *               CPU, its worker's 6 ms 3 ms; after the team every second
+ *               of wall time is one of CPU. Readings: the master's at the
+ *               kernel's ENTER (0) and LEAVE (1 ms), the barrier's LEAVE
+ *               (1.5 ms), the MPI call's ENTER (1.5) and LEAVE (1.6) and
+ *               main's LEAVE (2.5 ms): 6 more events; the worker's at the
+ *               kernel's ENTER (0) and LEAVE (3 ms) and the barrier's
+ *               ENTER and LEAVE (3 ms): 4 more */
 #include <config.h>
 
 #include <glib.h>
@@ -43,6 +54,18 @@ static const char *const strings[S_N] = {
   "node", "process",
 };
 enum { R_MAIN, R_KERNEL, R_BARRIER, R_SEND, R_RECV, R_ISEND };
+enum { S_CPU = S_N, S_CPU_UNIT, S_ALL };
+
+/* With @cpu, the thread's CPU time reading of @us microseconds at @t. */
+static void
+reading (OTF2_EvtWriter *w, int cpu, OTF2_TimeStamp t, uint64_t us)
+{
+  if (!cpu)
+    return;
+  OTF2_Type type = OTF2_TYPE_UINT64;
+  OTF2_MetricValue v = { .unsigned_int = us * 1000 };
+  OTF2_EvtWriter_Metric (w, NULL, t, 0, 1, &type, &v);
+}
 
 static OTF2_FlushType
 pre_flush (void *ud, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
@@ -74,28 +97,34 @@ fail (const char *what)
 /* @late: the master leaves the barrier 0.5 ms after its worker's work
  * ended, and everything after is as much later. */
 static void
-write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int teams2)
+write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int teams2, int cpu)
 {
   uint64_t d = late ? MS / 2 : 0;
   OTF2_EvtWriter_Enter (w, NULL, 0, R_MAIN);
   OTF2_EvtWriter_ThreadFork (w, NULL, 0, OTF2_PARADIGM_OPENMP, 2);
   OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 0, team);
+  reading (w, cpu, 0, 0);
   OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
+  reading (w, cpu, 2 * MS, 1000);
   OTF2_EvtWriter_Leave (w, NULL, 2 * MS, R_KERNEL);
   OTF2_EvtWriter_Enter (w, NULL, 2 * MS, R_BARRIER);
+  reading (w, cpu, 6 * MS, 1500);
   OTF2_EvtWriter_Leave (w, NULL, 6 * MS + d, R_BARRIER);
   OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + d, team);
   OTF2_EvtWriter_ThreadJoin (w, NULL, 6 * MS + d, OTF2_PARADIGM_OPENMP);
+  reading (w, cpu, 6 * MS, 1500);
   if (rank == 0)
     {
       OTF2_EvtWriter_Enter (w, NULL, 6 * MS + d, R_SEND);
       OTF2_EvtWriter_MpiSend (w, NULL, 6 * MS + d, 1, 0, 0, 8192);
+      reading (w, cpu, 6 * MS + MS / 10, 1600);
       OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10 + d, R_SEND);
     }
   else
     {
       OTF2_EvtWriter_Enter (w, NULL, 6 * MS + d, R_RECV);
       OTF2_EvtWriter_MpiRecv (w, NULL, 6 * MS + MS / 10 + d, 0, 0, 0, 8192);
+      reading (w, cpu, 6 * MS + MS / 10, 1600);
       OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10 + d, R_RECV);
     }
   if (teams2)
@@ -108,16 +137,21 @@ write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int team
       OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 2, R_BARRIER);
       OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + MS / 2, team);
     }
+  reading (w, cpu, 7 * MS, 2500);
   OTF2_EvtWriter_Leave (w, NULL, 7 * MS + d, R_MAIN);
 }
 
 static void
-write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi)
+write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu)
 {
   OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 0, team);
+  reading (w, cpu, 0, 0);
   OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
+  reading (w, cpu, 6 * MS, 3000);
   OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_KERNEL);
+  reading (w, cpu, 6 * MS, 3000);
   OTF2_EvtWriter_Enter (w, NULL, 6 * MS, R_BARRIER);
+  reading (w, cpu, 6 * MS, 3000);
   OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_BARRIER);
   OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS, team);
   if (mpi)
@@ -126,6 +160,20 @@ write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi)
       OTF2_EvtWriter_MpiIsend (w, NULL, 6 * MS, 0, 0, 1, 64, 1);
       OTF2_EvtWriter_Leave (w, NULL, 6 * MS + 1000, R_ISEND);
     }
+}
+
+/* The CPU time metric as tracesim-record defines it. */
+static void
+write_cpu_metric (OTF2_GlobalDefWriter *g)
+{
+  OTF2_GlobalDefWriter_WriteString (g, S_CPU, "cpu_time");
+  OTF2_GlobalDefWriter_WriteString (g, S_CPU_UNIT, "s");
+  OTF2_GlobalDefWriter_WriteMetricMember (g, 0, S_CPU, S_CPU, OTF2_METRIC_TYPE_OTHER,
+                                          OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+                                          OTF2_BASE_DECIMAL, -9, S_CPU_UNIT);
+  OTF2_MetricMemberRef member = 0;
+  OTF2_GlobalDefWriter_WriteMetricClass (g, 0, 1, &member, OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                         OTF2_RECORDER_KIND_CPU);
 }
 
 static void
@@ -155,10 +203,12 @@ write_layout (OTF2_GlobalDefWriter *g, const Layout *l, gboolean eztrace, gboole
     {
       OTF2_GlobalDefWriter_WriteLocationGroup (g, r, S_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                OTF2_UNDEFINED_LOCATION_GROUP);
+      int cpu = !strcmp (l->layout, "cpu");
       OTF2_GlobalDefWriter_WriteLocation (g, l->master[r], S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
-                                          13 + !strcmp (l->layout, "teams2") * 6, r);
+                                          13 + !strcmp (l->layout, "teams2") * 6 + cpu * 6, r);
       OTF2_GlobalDefWriter_WriteLocation (g, l->worker[r], S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD,
-                                          6 + (!strcmp (l->layout, "mpi-thread") && r == 1) * 3, r);
+                                          6 + (!strcmp (l->layout, "mpi-thread") && r == 1) * 3
+                                          + cpu * 4, r);
     }
   uint64_t masters[2] = { l->master[0], l->master[1] }, ranks[2] = { 0, 1 };
   if (nogroup)
@@ -199,13 +249,13 @@ main (int argc, char **argv)
 {
   if (argc != 3)
     {
-      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|nogroup|mpi-thread|late|teams2 DIR\n");
+      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|nogroup|mpi-thread|late|teams2|cpu DIR\n");
       return 2;
     }
   Layout l = { argv[1] };
   gboolean eztrace = !strcmp (l.layout, "eztrace"), nogroup = !strcmp (l.layout, "nogroup");
   if (!eztrace && !nogroup && strcmp (l.layout, "scorep") && strcmp (l.layout, "mpi-thread")
-      && strcmp (l.layout, "late") && strcmp (l.layout, "teams2"))
+      && strcmp (l.layout, "late") && strcmp (l.layout, "teams2") && strcmp (l.layout, "cpu"))
     return fail ("the layout");
   for (int r = 0; r < 2; r++)
     {
@@ -228,8 +278,9 @@ main (int argc, char **argv)
       OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter (a, l.worker[r]);
       if (!m || !w)
         return fail ("an event writer");
-      write_master (m, r, l.team[r], !strcmp (l.layout, "late"), !strcmp (l.layout, "teams2"));
-      write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1);
+      int cpu = !strcmp (l.layout, "cpu");
+      write_master (m, r, l.team[r], !strcmp (l.layout, "late"), !strcmp (l.layout, "teams2"), cpu);
+      write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1, cpu);
       OTF2_Archive_CloseEvtWriter (a, m);
       OTF2_Archive_CloseEvtWriter (a, w);
     }
@@ -240,6 +291,8 @@ main (int argc, char **argv)
     return fail ("the definitions' writer");
   OTF2_GlobalDefWriter_WriteClockProperties (g, 1000000000, 0, 9 * MS, OTF2_UNDEFINED_TIMESTAMP);
   write_regions (g);
+  if (!strcmp (l.layout, "cpu"))
+    write_cpu_metric (g);
   write_layout (g, &l, eztrace, nogroup);
   OTF2_Archive_CloseGlobalDefWriter (a, g);
   return OTF2_Archive_Close (a) == OTF2_SUCCESS ? 0 : fail ("closing the archive");

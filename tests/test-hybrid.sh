@@ -25,7 +25,7 @@
 fresh_work hybrid
 gen=$builddir/tests/hybrid-gen
 
-for layout in scorep eztrace nogroup mpi-thread late teams2; do
+for layout in scorep eztrace nogroup mpi-thread late teams2 cpu; do
   "$gen" "$layout" "$work/$layout" || fail "$layout: hybrid-gen"
 done
 
@@ -110,6 +110,17 @@ near "$(value "$work/fast-scorep/summary.json" "s['wait_states']['predicted']['o
   0.004 1e-9 || fail "summary's predicted barrier wait (2 ranks x 2 ms)"
 otf2-print "$work/fast-scorep/predicted/traces.otf2" | grep -q '"omp_barrier_wait" <[0-9]*>; DOUBLE; 0.002)' \
   || fail "the predicted archive has no omp_barrier_wait metric of 2 ms"
+# Idle threads: outside its team a master runs alone and its worker has
+# nothing to do. The team ends at 6 ms; rank 0 is in MPI_Send until 6.1
+# ms and in main until 7 ms: 0.1 ms idle in MPI_Send, 0.9 in main, times
+# its one other thread. With compute_kernel 2x faster the team ends at 3
+# ms and the rest moves with it: the same 0.1 and 0.9 ms predicted.
+idle() { grep "^$2,omp_idle_threads,$3,$4," "$work/$1/waitstates.csv" | cut -d, -f5; }
+[ "$(idle fast-scorep original MPI_Send 0)" = 0.000100000 ] \
+  && [ "$(idle fast-scorep original main 0)" = 0.000900000 ] \
+  && [ "$(idle fast-scorep predicted MPI_Send 0)" = 0.000100000 ] \
+  && [ "$(idle fast-scorep predicted main 0)" = 0.000900000 ] \
+  || fail "idle threads: $(cat "$work/fast-scorep/waitstates.csv")"
 
 # A barrier's residual (late): each master left its barrier 0.5 ms after
 # its worker's work ended, which nothing simulated explains. The identity
@@ -244,6 +255,13 @@ shared tbal 0.0090008192
 shared t4 0.0090008192
 [ "$(ws shared-identity predicted 0)" = 0.004000000 ] \
   || fail "one core: the master's barrier wait: $(cat "$work/shared-identity/waitstates.csv")"
+# threads = 4: a rank has 3 other threads, all idle outside its team:
+# rank 0's 0.1 ms in MPI_Send and 0.9 ms in main after it count 3 times
+# predicted (0.3 and 2.7 ms), once in the trace (2 threads).
+[ "$(idle what-scorep-t4 predicted MPI_Send 0)" = 0.000300000 ] \
+  && [ "$(idle what-scorep-t4 predicted main 0)" = 0.002700000 ] \
+  && [ "$(idle what-scorep-t4 original main 0)" = 0.000900000 ] \
+  || fail "idle threads with threads = 4: $(cat "$work/what-scorep-t4/waitstates.csv")"
 s=$work/what-scorep-tbal/summary.json
 ! grep -q "^predicted,omp_barrier_wait" "$work/what-scorep-tbal/waitstates.csv" \
   || fail "balanced threads still wait at the barrier: $(cat "$work/what-scorep-tbal/waitstates.csv")"
@@ -292,4 +310,33 @@ grep -q 'rank 1, thread 1 (location 4294967297), event 7: entering MPI_Isend; 2 
   || fail "mpi-thread: info refuses to describe the trace"
 check mpi-thread "s['threads']['mpi_events_not_replayed']" 2
 check mpi-thread "[r['other_threads_mpi_events'] for r in s['per_rank']]" "[0, 2]"
+
+# Compute from CPU time on every thread (cpu: scorep with each thread's CPU
+# time, its team's compute taken on a shared core; hybrid-gen.c). From
+# wall time the identity is scorep's, 7.0008192 ms. From CPU time the
+# master's compute_kernel is 1 ms and its worker's 3 ms; the 3 ms the
+# worker's wall time had beyond are not the barrier's residual (the
+# sharing is simulated anew): on the calibrated platform (a core a
+# thread) the team ends at 3 ms, then the 1.0008192 ms after it as in
+# scorep: 4.0008192 ms. compute_kernel 2x faster: 1.5 + 1.0008192 ms.
+# On one core a host: the master's 1 ms and its worker's 3 ms run at half
+# speed for 2 ms, the worker's last 2 ms alone: the team ends at 4 ms,
+# 5.0008192 ms.
+# cpu OUT EXPECTED OPTIONS...
+cpu() {
+  out=$1 expected=$2
+  shift 2
+  rm -rf "$work/$out"
+  "$tracesim" run -q "$work/cpu/traces.otf2" "$@" -o "$work/$out" 2> "$work/cpu.err" \
+    || fail "cpu $*: $(cat "$work/cpu.err")"
+  got=$(value "$work/$out/summary.json" "s['predicted']['runtime_s']")
+  near "$got" "$expected" 1e-9 || fail "cpu $*: predicted $got s, expected $expected s"
+}
+cpu cpu-wall 0.0070008192
+cpu cpu-id 0.0040008192 --cpu-time
+cpu cpu-fast 0.0025008192 --cpu-time -H "$work/fast.hyp"
+cpu cpu-shared 0.0050008192 --cpu-time -p "$work/one-core.xml"
+otf2-print "$work/cpu-id/predicted/traces.otf2" \
+  | grep -q 'LEAVE *4294967296 *3000000 *Region: "compute_kernel"' \
+  || fail "cpu: rank 0's worker does not end its 3 ms of compute_kernel at 3 ms"
 echo "PASS: hybrid layouts read, their threads counted, MPI on threads refused"

@@ -34,4 +34,16 @@ grep -q "2 ranks (4 threads)" "$work/omp.info" || fail "info's nodes: $(grep nod
 expect_visits omp work 12
 expect_visits omp '!$omp barrier' 6
 expect_visits omp '!$omp implicit barrier' 6
+# --cpu-time: every thread's CPU time read before each of its ENTERs and
+# LEAVEs, into its own location. A worker's, a region: the parallel
+# region's ENTER and LEAVE, "work"'s twice, the barrier's: 8 readings, 24
+# more events (54). The master reads 8 too and 1 at the implicit barrier's
+# LEAVE (its ENTER follows its part's end, read at the same tick), beside
+# its MPI calls' readings.
+OMP_NUM_THREADS=2 record omp-cpu 2 --cpu-time "$builddir/tests/mpi-omp"
+"$builddir/tracesim" info --json --no-replay "$work/omp-cpu/traces.otf2" > "$work/omp.json" \
+  || fail "info --json failed (--cpu-time)"
+check "[r['other_threads_events'] for r in s['per_rank']]" "[54, 54]"
+"$builddir/tracesim" run -q --cpu-time "$work/omp-cpu/traces.otf2" -o "$work/omp-cpu-run" \
+  || fail "the trace with every thread's CPU time does not replay with --cpu-time"
 echo "PASS: OpenMP teams recorded on every thread and replayed"
