@@ -33,7 +33,7 @@ typedef struct {
   char *residual;
   gint64 seed;
   char *mpi_progress;
-  char *mpi_wait;
+  char *mpi_wait, *omp_wait;
 } RunArgs;
 
 static void
@@ -50,6 +50,7 @@ run_args_clear (RunArgs *a)
   g_free (a->residual);
   g_free (a->mpi_progress);
   g_free (a->mpi_wait);
+  g_free (a->omp_wait);
 }
 
 /* --residual and --seed into @o; FALSE with @error on a bad value. */
@@ -83,6 +84,13 @@ residual_options (const RunArgs *a, TsRunOptions *o, GError **error)
                    "--mpi-wait '%.40s': expected recorded, busy or blocking", a->mpi_wait);
       return FALSE;
     }
+  if (a->omp_wait && strcmp (a->omp_wait, "active") != 0 && strcmp (a->omp_wait, "passive") != 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--omp-wait '%.40s': expected passive or active", a->omp_wait);
+      return FALSE;
+    }
+  o->omp_active = g_strcmp0 (a->omp_wait, "active") == 0;
   return TRUE;
 }
 
@@ -244,9 +252,8 @@ ts_cmd_run (int argc, char **argv)
     { "trace-speed", 0, 0, G_OPTION_ARG_DOUBLE, &a.trace_speed,
       "flop rate of a core of the traced machine (default 1e9): faster hosts compute faster",
       "FLOPS" },
-    { "exact-cpu", 0, 0, G_OPTION_ARG_NONE, &a.exact_cpu,
-      "model every compute burst as a SimGrid execution, even on unshared cores (needed "
-      "with host speed profiles)", NULL },
+    { "exact-cpu", 0, 0, G_OPTION_ARG_NONE, &a.exact_cpu, "model every compute burst as a "
+      "SimGrid execution, even on unshared cores (needed with host speed profiles)", NULL },
     { "residual", 0, 0, G_OPTION_ARG_STRING, &a.residual,
       "what the time an MPI call spent beyond its cost, its waiting and its transfer (a "
       "descheduled rank, noise) does: pinned (charged where the trace had it), scaled "
@@ -264,6 +271,9 @@ ts_cmd_run (int argc, char **argv)
       "how a rank waits in an MPI call on a core it shares with other ranks: recorded (it "
       "takes the share of a core the trace's MPI calls took, from their CPU time; default), "
       "busy (a full share: a polling library) or blocking (none)", "MODE" },
+    { "omp-wait", 0, 0, G_OPTION_ARG_STRING, &a.omp_wait,
+      "how OpenMP threads wait on cores they share (OMP_WAIT_POLICY): passive (asleep; "
+      "default) or active (spinning: each takes its share of a core)", "MODE" },
     { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a.cpu_time,
       "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
       "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core "

@@ -197,6 +197,7 @@ configure_replay (Run *run, GError **error)
   run->replay.residual = residual_mode (run);
   run->replay.mpi_progress = mpi_progress (run);
   run->replay.mpi_wait = o->mpi_wait;
+  run->replay.omp_active = o->omp_active;
   run->replay.seed = o->seed;
   run->replay.binomial_tree = o->binomial_tree_given
                                 ? o->binomial_tree

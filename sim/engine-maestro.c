@@ -69,6 +69,9 @@ typedef struct {
    * when it does not poll. */
   gpointer *polls;
   guint n_polls;
+  /* Team threads spinning (TsWorldOps.spin): poll by rank << 32 | thread;
+   * counted in n_polls. */
+  GHashTable *spins;
   /* Activities started and not completed yet (bursts, executions,
    * transfers; polls are not): none left with polls running means nothing
    * can end any more, and the polls stop so that the run ends there. */
@@ -323,11 +326,14 @@ progress_cookie (TsProgress *x)
   return (gpointer) ((guintptr) x | 1);
 }
 
+static void unspin (Maestro *m, TsRank *rk);
+
 static void
 ended (Maestro *m, TsProgress *x)
 {
   if (x->own)
     {
+      unspin (m, x->rk); /* its threads end with it */
       kick (m, x->rk); /* ts_rank_step marked the rank done */
       return;
     }
@@ -367,12 +373,54 @@ unpoll (Maestro *m, TsRank *rk)
   m->n_polls--;
 }
 
+static void
+spin (TsRank *rk, guint thread, gboolean on)
+{
+  Maestro *m = maestro (rk->sim);
+  guint64 key = (guint64) rk->rank << 32 | thread;
+  gpointer p = g_hash_table_lookup (m->spins, &key);
+  if (on && !p)
+    {
+      p = m->ops->poll (m->e, rk->host, 0);
+      if (!p)
+        return;
+      g_hash_table_insert (m->spins, g_memdup2 (&key, sizeof key), p);
+      m->n_polls++;
+    }
+  else if (!on && p)
+    {
+      g_hash_table_remove (m->spins, &key);
+      m->ops->unpoll (m->e, p);
+      m->n_polls--;
+    }
+}
+
+/* Every spin of @rk's threads stops (all ranks' with @rk NULL). */
+static void
+unspin (Maestro *m, TsRank *rk)
+{
+  GHashTableIter it;
+  gpointer key, p;
+  g_hash_table_iter_init (&it, m->spins);
+  while (g_hash_table_iter_next (&it, &key, &p))
+    if (!rk || *(guint64 *) key >> 32 == rk->rank)
+      {
+        m->ops->unpoll (m->e, p);
+        m->n_polls--;
+        g_hash_table_iter_remove (&it);
+      }
+}
+
 /* Run @x until it stops on something not done yet (or ends). */
 static void
 run (Maestro *m, TsProgress *x)
 {
   if (x->own)
-    unpoll (m, x->rk);
+    {
+      unpoll (m, x->rk);
+      if (g_hash_table_size (m->spins) > 0)
+        spin (x->rk, 0, FALSE); /* its own thread spun at its team's barrier */
+    }
   for (;;)
     {
       if (ts_progress_advance (x))
@@ -432,7 +480,9 @@ run (Maestro *m, TsProgress *x)
             if (job->ended)
               continue;
             job->joiner = x;
-            if (!s->passive)
+            if (s->spins)
+              spin (x->rk, 0, TRUE);
+            else if (!s->passive)
               poll (m, x);
             return;
           }
@@ -506,6 +556,8 @@ settled (gpointer data)
    * reported once the engine stops, at this instant). */
   for (guint r = 0; m->flying == 0 && m->n_polls > 0 && r < m->sim->n_ranks; r++)
     unpoll (m, &m->sim->ranks[r]);
+  if (m->flying == 0 && m->n_polls > 0)
+    unspin (m, NULL);
 }
 
 static gboolean
@@ -516,6 +568,7 @@ run_all (TsSimulation *sim, GError **error)
   m.chunks = g_ptr_array_new_with_free_func (g_free);
   m.deferred = g_new0 (GQueue, sim->n_ranks);
   m.polls = g_new0 (gpointer, sim->n_ranks);
+  m.spins = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   TsEngineCallbacks cb = { completed, settled, &m };
   m.ops = sim->engine_ops;
   m.e = m.ops->create (sim->engine_config, &cb);
@@ -526,6 +579,8 @@ run_all (TsSimulation *sim, GError **error)
   gboolean ok = m.ops->run (m.e, error);
   for (guint r = 0; r < sim->n_ranks; r++)
     unpoll (&m, &sim->ranks[r]); /* a failed run's */
+  unspin (&m, NULL);
+  g_hash_table_unref (m.spins);
   g_free (m.polls);
   sim->clock_end = m.ops->now (m.e);
   sim->engine = NULL;
@@ -559,5 +614,6 @@ const TsWorldOps ts_world_maestro = {
   .receiver_progress = receiver_progress,
   .start_icoll = start_icoll,
   .release_icoll = release_icoll,
+  .spin = spin,
   .run = run_all,
 };

@@ -67,6 +67,7 @@ typedef struct {
   void *landing;
   gpointer helper;
   gboolean passive;          /* a JOIN that sleeps rather than polls (an OpenMP barrier) */
+  gboolean spins;            /* and one that spins instead (OpenMP's active wait) */
 } TsStop;
 
 /* One exchange of a collective: a send and a receive posted together. */
@@ -172,9 +173,10 @@ gboolean ts_step_wait_any (TsProgress *x, TsComm **comms, guint n, const TsBlock
 /* Wait for the progress of a non-blocking collective to end. */
 gboolean ts_step_join (TsProgress *x, gpointer helper);
 /* Wait at a barrier for one of the rank's other threads to end its work:
- * asleep, taking no share of a core (OMP_WAIT_POLICY=passive, and what
- * GCC's and LLVM's runtimes come to soon on an oversubscribed node). */
-gboolean ts_step_join_thread (TsProgress *x, gpointer job);
+ * with @passive asleep, taking no share of a core (OMP_WAIT_POLICY=passive,
+ * and what GCC's and LLVM's runtimes come to soon on an oversubscribed
+ * node); else spinning, a full share of a core it shares. */
+gboolean ts_step_join_thread (TsProgress *x, gpointer job, gboolean passive);
 
 /* Fold a completed receive's @landing value into x->causal. */
 void ts_progress_absorb (TsProgress *x, void *landing);

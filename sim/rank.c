@@ -417,11 +417,12 @@ ts_step_join (TsProgress *x, gpointer helper)
 }
 
 gboolean
-ts_step_join_thread (TsProgress *x, gpointer job)
+ts_step_join_thread (TsProgress *x, gpointer job, gboolean passive)
 {
   if (!ts_step_join (x, job))
     {
       x->stop.passive = TRUE;
+      x->stop.spins = !passive;
       return FALSE;
     }
   return TRUE;

@@ -121,6 +121,11 @@ typedef struct {
   TsResidual residual;
   TsMpiProgress mpi_progress;
   TsMpiWait mpi_wait;
+  /* OpenMP's active wait (OMP_WAIT_POLICY=active, GOMP's spinning): a
+   * team thread with nothing to do, and the rank's own thread at its
+   * team's barrier, keep a share of a core they share (sim/team.c);
+   * FALSE: they sleep. */
+  gboolean omp_active;
   guint64 seed;                /* of TS_RESIDUAL_NOISE's draws */
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;

@@ -53,12 +53,25 @@ thread_location (TsRank *rk, guint k)
   return ts_archive_writer_thread (rk->sim->writer, rk->rank, k);
 }
 
+/* Thread @k of @rk waits spinning from now (@on) or stops: under active
+ * wait, on a core it shares. */
+static void
+spin (TsRank *rk, guint k, gboolean on)
+{
+  if (rk->sim->options->omp_active && !rk->exclusive_cpu && rk->sim->world->spin)
+    rk->sim->world->spin (rk, k, on);
+}
+
 gboolean
 ts_do_team_begin (TsProgress *x)
 {
   TsRank *rk = x->rk;
   if (rk->team_work)
     g_array_set_size (rk->team_work, 0);
+  /* Under active wait the threads spin from the rank's first team on,
+   * between teams too, until the rank ends. */
+  for (guint k = 1; k < ts_rank_threads (rk->sim, rk->rank); k++)
+    spin (rk, k, TRUE);
   /* Every thread's part of the team begins with the rank's. */
   if (rk->sim->writer)
     {
@@ -107,6 +120,7 @@ fork_thread (TsRank *rk, guint k, GArray *bursts)
   job->causal = rk->causal;
   ts_progress_init (&job->x, rk, FALSE, &job->causal, &job->a, 0);
   g_ptr_array_add (rk->team_jobs, tj);
+  spin (rk, k, FALSE);
   rk->sim->world->start_icoll (rk, job);
   rk->simcalls++;
 }
@@ -196,6 +210,7 @@ ts_thread_step (TsProgress *x)
         }
     }
   tj->finish = rk->sim->world->now (rk->sim);
+  spin (rk, tj->thread, TRUE);
   x->pc = 0;
   return TRUE;
 }
@@ -265,7 +280,7 @@ ts_do_team_barrier (TsProgress *x)
         {
           TS_AT (x->pc, BARRIER_JOIN);
           TsTeamJob *tj = g_ptr_array_index (rk->team_jobs, x->thread_i);
-          if (!ts_step_join_thread (x, &tj->job))
+          if (!ts_step_join_thread (x, &tj->job, !rk->sim->options->omp_active || rk->exclusive_cpu))
             return FALSE;
         }
     joined:

@@ -68,6 +68,10 @@ struct TsWorldOps {
    * handle a JOIN stop waits for, held until release_icoll(). */
   gpointer (*start_icoll) (TsRank *rk, TsIcollJob *job);
   void (*release_icoll) (gpointer handle);
+  /* Thread @thread (1, ...) of @rk spins on its host from now, taking a
+   * share of a core as a polling rank does, until called with @on FALSE
+   * (or the rank ends); again with @on TRUE: nothing. */
+  void (*spin) (TsRank *rk, guint thread, gboolean on);
   /* Run every rank's replay (sim->ranks[r].progress, ts_rank_step) until
    * all ended or nothing can move any more (a deadlock, which the caller
    * reports). FALSE and @error only if the engine itself failed. */

@@ -253,6 +253,21 @@ shared identity 0.0090008192
 shared fast 0.0050008192
 shared tbal 0.0090008192
 shared t4 0.0090008192
+# --omp-wait active (OMP_WAIT_POLICY=active): a waiting thread spins and
+# takes its share of the core. Rank 0: both threads at half speed until
+# the master's 2 ms are done (4 ms); the master spins at the barrier, so
+# the worker's last 4 ms still go at half speed (8 ms): the team ends at
+# 12 ms. After it the worker spins until the rank ends: the master's 1 ms
+# left (0.1 in MPI_Send, 0.9 in main) takes 2 ms: 14 ms. Rank 1's receive
+# is done by then, its main ends before: the run takes 14 ms.
+rm -rf "$work/shared-active"
+"$tracesim" run -q "$work/scorep/traces.otf2" -p "$work/one-core.xml" --omp-wait active \
+  -o "$work/shared-active" 2> "$work/shared.err" || fail "one core, active: $(cat "$work/shared.err")"
+near "$(value "$work/shared-active/summary.json" "s['predicted']['runtime_s']")" 0.014 1e-9 \
+  || fail "one core, active wait: $(value "$work/shared-active/summary.json" "s['predicted']['runtime_s']")"
+! "$tracesim" run -q "$work/scorep/traces.otf2" --omp-wait spinning -o "$work/bad-wait" \
+  2> "$work/shared.err" && grep -q "omp-wait 'spinning': expected passive or active" "$work/shared.err" \
+  && [ ! -e "$work/bad-wait" ] || fail "a bad --omp-wait: $(cat "$work/shared.err")"
 [ "$(ws shared-identity predicted 0)" = 0.004000000 ] \
   || fail "one core: the master's barrier wait: $(cat "$work/shared-identity/waitstates.csv")"
 # threads = 4: a rank has 3 other threads, all idle outside its team:
