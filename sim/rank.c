@@ -48,6 +48,25 @@ resume_simulated (TsProgress *x)
     x->rk->simulated += seconds;
 }
 
+/* Whether a burst of @on_host seconds on @rk's host (@traced in the trace,
+ * of its thread @thread; -1: the rank's own) is beyond what the simulated
+ * clock resolves; if so, the simulation's error says so. */
+static gboolean
+too_long (TsRank *rk, gint thread, double on_host, double traced)
+{
+  if (on_host <= TS_MAX_SIMULATED_SECONDS)
+    return FALSE;
+  g_autofree char *who = thread < 0 ? g_strdup_printf ("rank %u", rk->rank)
+                                    : g_strdup_printf ("rank %u, thread %d", rk->rank, thread);
+  if (!rk->sim->error)
+    g_set_error (&rk->sim->error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_TRACE,
+                 "%s: a compute burst of %.3g s on its host (%.3g s in the trace after the "
+                 "hypotheses) is beyond what the simulated clock resolves (%.3g s, a "
+                 "microsecond in a double): check the hypotheses' factors and the host speeds",
+                 who, on_host, traced, TS_MAX_SIMULATED_SECONDS);
+  return TRUE;
+}
+
 gboolean
 ts_step_flush (TsProgress *x)
 {
@@ -69,15 +88,8 @@ ts_step_flush (TsProgress *x)
     return TRUE;
   double flops = rk->pending_compute * rk->sim->options->trace_speed;
   double seconds = flops / rk->speed;
-  if (!(seconds <= TS_MAX_SIMULATED_SECONDS))
+  if (too_long (rk, -1, seconds, rk->pending_compute))
     {
-      if (!rk->sim->error)
-        g_set_error (&rk->sim->error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_TRACE,
-                     "rank %u: a compute burst of %.3g s on its host (%.3g s in the trace "
-                     "after the hypotheses) is beyond what the simulated clock resolves "
-                     "(%.3g s, a microsecond in a double): check the hypotheses' factors "
-                     "and the host speeds", rk->rank, seconds, rk->pending_compute,
-                     TS_MAX_SIMULATED_SECONDS);
       rk->pending_compute = 0;
       return TRUE;
     }
@@ -100,16 +112,8 @@ ts_step_burst (TsProgress *x, double seconds)
     }
   double flops = seconds * rk->sim->options->trace_speed;
   double on_host = flops / rk->speed;
-  if (!(on_host <= TS_MAX_SIMULATED_SECONDS))
-    {
-      if (!rk->sim->error)
-        g_set_error (&rk->sim->error, TS_REPLAY_ERROR, TS_REPLAY_ERROR_TRACE,
-                     "rank %u, thread %d: its work in a team phase, %.3g s on its host (%.3g s "
-                     "in the trace after the hypotheses), is beyond what the simulated clock "
-                     "resolves (%.3g s): check the hypotheses' factors and the host speeds",
-                     rk->rank, x->a->peer, on_host, seconds, TS_MAX_SIMULATED_SECONDS);
-      return TRUE;
-    }
+  if (too_long (rk, x->a->peer, on_host, seconds))
+    return TRUE;
   if (seconds < rk->sim->clock_tick)
     return TRUE;
   x->stop = (TsStop) { .kind = TS_STOP_BURST, .exclusive = rk->exclusive_cpu,
