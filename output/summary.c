@@ -104,6 +104,8 @@ add_inputs (JsonBuilder *b, const TsRunInputs *in)
   json_builder_add_string_value (b, in->mpi_progress);
   json_builder_set_member_name (b, "mpi_wait");
   json_builder_add_string_value (b, in->mpi_wait);
+  json_builder_set_member_name (b, "omp_wait");
+  json_builder_add_string_value (b, in->omp_active ? "active" : "passive");
   json_builder_set_member_name (b, "shared_cores");
   json_builder_add_boolean_value (b, in->shared_cores);
   json_builder_set_member_name (b, "seed");

@@ -363,6 +363,7 @@ record_inputs (Run *run, GError **error)
   in->residual = ts_residual_name (residual_mode (run));
   in->mpi_progress = ts_mpi_progress_name (mpi_progress (run));
   in->mpi_wait = ts_mpi_wait_name (o->mpi_wait);
+  in->omp_active = o->omp_active;
   in->shared_cores = shares_cores (run);
   in->seed = o->seed;
   in->simgrid_cfg = g_strdupv ((char **) o->simgrid_cfg);

@@ -265,6 +265,9 @@ rm -rf "$work/shared-active"
   -o "$work/shared-active" 2> "$work/shared.err" || fail "one core, active: $(cat "$work/shared.err")"
 near "$(value "$work/shared-active/summary.json" "s['predicted']['runtime_s']")" 0.014 1e-9 \
   || fail "one core, active wait: $(value "$work/shared-active/summary.json" "s['predicted']['runtime_s']")"
+[ "$(value "$work/shared-active/summary.json" "s['inputs']['options']['omp_wait']")" = "'active'" ] \
+  && [ "$(value "$work/shared-tbal/summary.json" "s['inputs']['options']['omp_wait']")" = "'passive'" ] \
+  || fail "summary.json does not say how OpenMP threads wait"
 ! "$tracesim" run -q "$work/scorep/traces.otf2" --omp-wait spinning -o "$work/bad-wait" \
   2> "$work/shared.err" && grep -q "omp-wait 'spinning': expected passive or active" "$work/shared.err" \
   && [ ! -e "$work/bad-wait" ] || fail "a bad --omp-wait: $(cat "$work/shared.err")"
