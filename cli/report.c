@@ -314,6 +314,8 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p,
   fprintf (out, "creator:    %s\n", *ts_trace_creator (trace) ? ts_trace_creator (trace) : "(unknown)");
   fprintf (out, "mpi:        %s\n", *ts_trace_mpi_library (trace) ? ts_trace_mpi_library (trace)
                                                                    : "(not recorded)");
+  if (*ts_trace_mpi_thread_level (trace))
+    fprintf (out, "mpi level:  %s\n", ts_trace_mpi_thread_level (trace));
   fprintf (out, "cpu time:   %s\n", ts_trace_has_cpu_time (trace)
                                       ? "recorded (run --cpu-time takes compute from it)"
                                       : "not recorded (tracesim-record --cpu-time records it)");
@@ -347,6 +349,12 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p,
                names[i], m.calls[i], all ? 100.0 * m.calls[i] / all : 0, t,
                all_s > 0 ? 100.0 * m.seconds[i] / all_s : 0);
     }
+  /* Those are the ranks' own locations' calls; other threads' are not in
+   * them, and not replayed: said, never left out without a word. */
+  if (threads && threads->calls > 0)
+    fprintf (out, "  on other threads %" G_GUINT64_FORMAT " calls, not in the above: the replay "
+             "takes MPI from each rank's own location only and refuses these (doc/threads.md)\n",
+             threads->calls);
   if (ts_calibration_guessed_receives (p) > 0 || ts_calibration_unreceived_messages (p) > 0)
     fprintf (out, "matching:   %u receives recorded no source and were given a message by "
              "guess; %u messages no receive took (the replay sends them without waiting).%s\n",

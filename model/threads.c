@@ -52,6 +52,9 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
     return OTF2_CALLBACK_SUCCESS;
   g_autofree char *what = g_strdup_printf ("entering %s", ts_trace_region_name (st->trace,
                                                                                (guint) region));
+  guint64 w = GPOINTER_TO_SIZE (g_hash_table_lookup (st->where, &loc)) - 1;
+  st->scan->rank[w >> 32].calls++;
+  st->scan->calls++;
   return mpi_event (ud, loc, pos, what);
 }
 

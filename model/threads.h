@@ -19,13 +19,14 @@ G_BEGIN_DECLS
 typedef struct {
   guint64 events;      /* on the rank's threads other than its own */
   guint64 mpi;         /* of which MPI: calls entered, message records */
+  guint64 calls;       /* the MPI calls entered */
 } TsThreadCount;
 
 typedef struct {
   guint n_ranks;
   TsThreadCount *rank;  /* per rank */
   guint threads;        /* threads other than the ranks' own */
-  guint64 events, mpi;  /* over all ranks */
+  guint64 events, mpi, calls;  /* over all ranks */
   /* The first MPI event on a thread, in rank and thread order (mpi > 0). */
   guint first_rank, first_thread;
   guint64 first_location, first_position;

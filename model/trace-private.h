@@ -26,6 +26,7 @@ struct TsTrace {
   char *creator;
   gboolean prediction;       /* TS_PREDICTION_PROPERTY is "true" */
   char *mpi_library;         /* TS_MPI_LIBRARY_PROPERTY, "" if absent */
+  char *mpi_thread_level;    /* TS_MPI_THREAD_LEVEL_PROPERTY, "" if absent */
   guint n_ranks;
   guint64 timer_resolution;
   guint64 global_offset;

@@ -464,6 +464,7 @@ trace_new (const char *anchor_path)
   t->path = g_strdup (anchor_path);
   t->creator = g_strdup ("");
   t->mpi_library = g_strdup ("");
+  t->mpi_thread_level = g_strdup ("");
   t->timer_resolution = 1000000000;
   t->regions = g_ptr_array_new_with_free_func (region_free);
   t->region_by_name = g_hash_table_new (g_str_hash, g_str_equal);
@@ -614,11 +615,13 @@ open_trace (const char *anchor_path, gboolean events, GError **error)
     }
   TsTrace *t = trace_new (anchor_path);
   OTF2_Reader_SetSerialCollectiveCallbacks (reader);
-  char *creator = NULL, *library = NULL;
+  char *creator = NULL, *library = NULL, *level = NULL;
   if (OTF2_Reader_GetCreator (reader, &creator) == OTF2_SUCCESS)
     take_otf2_string (&t->creator, creator);
   if (OTF2_Reader_GetProperty (reader, TS_MPI_LIBRARY_PROPERTY, &library) == OTF2_SUCCESS)
     take_otf2_string (&t->mpi_library, library);
+  if (OTF2_Reader_GetProperty (reader, TS_MPI_THREAD_LEVEL_PROPERTY, &level) == OTF2_SUCCESS)
+    take_otf2_string (&t->mpi_thread_level, level);
   char *prediction = NULL;
   if (OTF2_Reader_GetProperty (reader, TS_PREDICTION_PROPERTY, &prediction) == OTF2_SUCCESS)
     {
@@ -652,6 +655,7 @@ ts_trace_free (TsTrace *t)
   g_free (t->path);
   g_free (t->creator);
   g_free (t->mpi_library);
+  g_free (t->mpi_thread_level);
   if (t->rank_location)
     g_array_unref (t->rank_location);
   if (t->thread_location)
@@ -675,6 +679,7 @@ guint ts_trace_n_ranks (const TsTrace *t) { return t->n_ranks; }
 guint64 ts_trace_timer_resolution (const TsTrace *t) { return t->timer_resolution; }
 const char *ts_trace_creator (const TsTrace *t) { return t->creator; }
 const char *ts_trace_mpi_library (const TsTrace *t) { return t->mpi_library; }
+const char *ts_trace_mpi_thread_level (const TsTrace *t) { return t->mpi_thread_level; }
 gboolean ts_trace_is_prediction (const TsTrace *t) { return t->prediction; }
 
 gboolean

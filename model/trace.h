@@ -78,6 +78,11 @@ const char *ts_trace_creator (const TsTrace *trace);
  * "" where the trace does not say. Owned by the trace. */
 #define TS_MPI_LIBRARY_PROPERTY "TRACESIM::MPI_LIBRARY"
 const char *ts_trace_mpi_library (const TsTrace *trace);
+/* The thread level MPI gave the program ("MPI_THREAD_MULTIPLE", ...): the
+ * archive's property TS_MPI_THREAD_LEVEL_PROPERTY, which tracesim-record
+ * writes; "" where the trace does not say. Owned by the trace. */
+#define TS_MPI_THREAD_LEVEL_PROPERTY "TRACESIM::MPI_THREAD_LEVEL"
+const char *ts_trace_mpi_thread_level (const TsTrace *trace);
 /* TRUE if the archive is an execution tracesim predicted (a replay's
  * timeline, property TS_PREDICTION_PROPERTY = "true"), not a recording: its
  * calls waited where the simulation made them wait, tests included. */

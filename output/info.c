@@ -135,6 +135,8 @@ add_threads (JsonBuilder *b, const TsTrace *trace, const TsThreadScan *threads)
   json_builder_add_int_value (b, (gint64) threads->events);
   json_builder_set_member_name (b, "mpi_events_not_replayed");
   json_builder_add_int_value (b, (gint64) threads->mpi);
+  json_builder_set_member_name (b, "mpi_calls_not_replayed");
+  json_builder_add_int_value (b, (gint64) threads->calls);
   json_builder_set_member_name (b, "unplaced_locations");
   json_builder_add_int_value (b, ts_trace_n_unplaced_locations (trace));
   json_builder_set_member_name (b, "foreign_comms");
@@ -155,6 +157,8 @@ ts_info_to_json (const TsTrace *trace, const TsCalibration *c, const TsThreadSca
   json_builder_add_string_value (b, ts_trace_creator (trace));
   json_builder_set_member_name (b, "mpi_library");
   json_builder_add_string_value (b, ts_trace_mpi_library (trace));
+  json_builder_set_member_name (b, "mpi_thread_level");
+  json_builder_add_string_value (b, ts_trace_mpi_thread_level (trace));
   json_builder_set_member_name (b, "cpu_time_recorded");
   json_builder_add_boolean_value (b, ts_trace_has_cpu_time (trace));
   json_builder_set_member_name (b, "ranks");

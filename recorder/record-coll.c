@@ -99,7 +99,7 @@ coll_begin (TsRecRegion region, guint32 ref)
 {
   ts_rec_enter (region);
   if (ref != TS_REC_COMM_UNKNOWN && ts_rec.on)
-    ts_rec_check (OTF2_EvtWriter_MpiCollectiveBegin (ts_rec.evt, NULL, ts_rec_now ()));
+    ts_rec_check (OTF2_EvtWriter_MpiCollectiveBegin (ts_rec_evt (), NULL, ts_rec_now ()));
   return ref;
 }
 
@@ -109,7 +109,7 @@ coll_end (TsRecRegion region, guint32 ref, int rc, OTF2_CollectiveOp op, int roo
 {
   if (ref != TS_REC_COMM_UNKNOWN && ts_rec.on)
     ts_rec_check (OTF2_EvtWriter_MpiCollectiveEnd (
-      ts_rec.evt, NULL, ts_rec_now (), op, ref, root < 0 ? OTF2_UNDEFINED_UINT32 : (guint32) root,
+      ts_rec_evt (), NULL, ts_rec_now (), op, ref, root < 0 ? OTF2_UNDEFINED_UINT32 : (guint32) root,
       b->sent, b->received));
   ts_rec_leave (region);
 }
@@ -124,7 +124,7 @@ nbc_posted (MPI_Request r, guint32 ref, OTF2_CollectiveOp op, int root, const By
   q->root = root < 0 ? OTF2_UNDEFINED_UINT32 : (guint32) root;
   q->sent = b->sent;
   q->received = b->received;
-  ts_rec_check (OTF2_EvtWriter_NonBlockingCollectiveRequest (ts_rec.evt, NULL, ts_rec_now (),
+  ts_rec_check (OTF2_EvtWriter_NonBlockingCollectiveRequest (ts_rec_evt (), NULL, ts_rec_now (),
                                                              q->id));
 }
 

@@ -23,8 +23,17 @@ static gboolean
 tracking (void)
 {
   /* Not ts_rec_recording(): the id agreement is collective, so a rank whose
-   * writing failed must still take part while the archive is open. */
-  return ts_rec.open && ts_rec.depth == 0 && pthread_equal (pthread_self (), ts_rec.thread);
+   * writing failed must still take part while the archive is open. On
+   * MPI_Init's thread only: the agreement's own calls would interleave
+   * with another thread's. A communicator another thread makes stays
+   * unknown (its calls are regions without messages), counted for
+   * MPI_Finalize to say. */
+  if (!ts_rec.open || ts_rec_depth != 0)
+    return FALSE;
+  if (ts_rec_own_thread ())
+    return TRUE;
+  __atomic_add_fetch (&ts_rec.other_calls, 1, __ATOMIC_RELAXED);
+  return FALSE;
 }
 
 static void
@@ -42,10 +51,12 @@ comm_add (MPI_Comm handle, guint32 ref, gboolean self, GArray *members)
   c->ref = ref;
   c->self = self;
   c->members = members;
-  g_ptr_array_add (ts_rec.comm_defs, c);
   guint64 *key = g_new (guint64, 1);
   *key = ts_rec_handle_key (&handle, sizeof handle);
+  g_mutex_lock (&ts_rec.comms_lock);
+  g_ptr_array_add (ts_rec.comm_defs, c);
   g_hash_table_replace (ts_rec.comms, key, c);
+  g_mutex_unlock (&ts_rec.comms_lock);
   return c;
 }
 
@@ -77,8 +88,11 @@ ts_rec_comm_ref (MPI_Comm comm)
   if (comm == MPI_COMM_WORLD)
     return TS_REC_COMM_WORLD;
   guint64 key = ts_rec_handle_key (&comm, sizeof comm);
+  g_mutex_lock (&ts_rec.comms_lock);
   TsRecComm *c = ts_rec.comms ? g_hash_table_lookup (ts_rec.comms, &key) : NULL;
-  return c ? c->ref : TS_REC_COMM_UNKNOWN;
+  guint32 ref = c ? c->ref : TS_REC_COMM_UNKNOWN;
+  g_mutex_unlock (&ts_rec.comms_lock);
+  return ref;
 }
 
 /* @comm was just created, collectively over its members: agree on its ref. */
@@ -131,10 +145,10 @@ comm_created (MPI_Comm comm)
     if (rec) \
       ts_rec_enter (region); \
     int rc = call; \
-    ts_rec.depth++; \
+    ts_rec_depth++; \
     if (rc == MPI_SUCCESS) \
       comm_created (*(newcomm)); \
-    ts_rec.depth--; \
+    ts_rec_depth--; \
     if (rec) \
       ts_rec_leave (region); \
     return rc; \
@@ -245,7 +259,9 @@ MPI_Comm_free (MPI_Comm *comm)
     ts_rec_enter (TS_R_COMM_FREE);
   /* The definition stays (the trace refers to it); the handle may be reused. */
   guint64 key = ts_rec_handle_key (comm, sizeof *comm);
+  g_mutex_lock (&ts_rec.comms_lock);
   g_hash_table_remove (ts_rec.comms, &key);
+  g_mutex_unlock (&ts_rec.comms_lock);
   int rc = PMPI_Comm_free (comm);
   if (rec)
     ts_rec_leave (TS_R_COMM_FREE);

@@ -27,6 +27,7 @@
 
 TsRecorder ts_rec;
 __thread const void *ts_rec_caller;
+__thread int ts_rec_depth;
 
 static const char *const mpi_region_names[TS_R_N_MPI] = {
 #define TS_REC_NAME(e, name) name,
@@ -61,6 +62,28 @@ ts_rec_cpu_time (OTF2_EvtWriter *w, OTF2_TimeStamp t)
   ts_rec_check (OTF2_EvtWriter_Metric (w, NULL, t, TS_REC_CPU_METRIC, 1, &type, &v));
 }
 
+/* The calling thread's attribute list, reused (OTF2 empties it at each
+ * write); freed when the thread ends. */
+static void
+attributes_free (gpointer a)
+{
+  OTF2_AttributeList_Delete (a);
+}
+
+static GPrivate attributes_key = G_PRIVATE_INIT (attributes_free);
+
+static OTF2_AttributeList *
+thread_attributes (void)
+{
+  OTF2_AttributeList *a = g_private_get (&attributes_key);
+  if (!a)
+    {
+      a = OTF2_AttributeList_New ();
+      g_private_set (&attributes_key, a);
+    }
+  return a;
+}
+
 void
 ts_rec_enter (guint32 region)
 {
@@ -75,13 +98,14 @@ ts_rec_enter (guint32 region)
     {
       if (ts_rec_inside_mpi_layers (caller))
         caller = ts_rec_program_caller (caller);
-      attributes = ts_rec.attributes;
+      attributes = thread_attributes ();
       OTF2_AttributeList_AddRegionRef (attributes, TS_REC_CALLER_ATTRIBUTE,
                                        ts_rec_caller_region (caller));
     }
+  OTF2_EvtWriter *w = ts_rec_evt ();
   OTF2_TimeStamp t = ts_rec_now ();
-  ts_rec_cpu_time (ts_rec.evt, t);
-  ts_rec_check (OTF2_EvtWriter_Enter (ts_rec.evt, attributes, t, region));
+  ts_rec_cpu_time (w, t);
+  ts_rec_check (OTF2_EvtWriter_Enter (w, attributes, t, region));
 }
 
 void
@@ -89,9 +113,10 @@ ts_rec_leave (guint32 region)
 {
   if (!ts_rec.on)
     return;
+  OTF2_EvtWriter *w = ts_rec_evt ();
   OTF2_TimeStamp t = ts_rec_now ();
-  ts_rec_cpu_time (ts_rec.evt, t);
-  ts_rec_check (OTF2_EvtWriter_Leave (ts_rec.evt, NULL, t, region));
+  ts_rec_cpu_time (w, t);
+  ts_rec_check (OTF2_EvtWriter_Leave (w, NULL, t, region));
 }
 
 guint64
@@ -201,7 +226,7 @@ start (void)
   const char *dir = g_getenv ("TS_RECORD_DIR");
   if (!dir || !*dir)
     dir = "tracesim-trace";
-  ts_rec.depth++;
+  ts_rec_depth++;
   ts_rec_clock_init ();
   OTF2_Error_RegisterCallback (quiet, NULL);
   g_free (ts_rec.dir);
@@ -240,7 +265,7 @@ start (void)
       not_recording (dir, refused, ready, ok, all[1], err);
       /* Abandoned, not closed: closing is collective among all ranks. */
       ts_rec.archive = NULL;
-      ts_rec.depth--;
+      ts_rec_depth--;
       return;
     }
   g_autofree char *library = ts_rec_mpi_library ();
@@ -255,10 +280,9 @@ start (void)
   ts_rec_comm_init ();
   ts_rec.user_region_ids = g_hash_table_new (g_str_hash, g_str_equal);
   ts_rec.user_region_names = g_ptr_array_new_with_free_func (g_free);
-  ts_rec.attributes = OTF2_AttributeList_New ();
   ts_rec_clock_sync (0);
   ts_rec.first_time = ts_rec_now ();
-  ts_rec.depth--;
+  ts_rec_depth--;
 }
 
 /* ---- definitions ------------------------------------------------------------- */
@@ -461,7 +485,7 @@ stop (void)
 {
   if (!ts_rec.open)
     return;
-  ts_rec.depth++;
+  ts_rec_depth++;
   if (ts_rec.on)
     ts_rec_user_close_open_regions ();
   ts_rec_clock_sync (1);
@@ -519,10 +543,24 @@ stop (void)
   ts_rec_comm_free_all ();
   ts_rec_user_free ();
   ts_rec_omp_free ();
-  g_clear_pointer (&ts_rec.attributes, OTF2_AttributeList_Delete);
   if (ts_rec.sync_comm != MPI_COMM_NULL)
     PMPI_Comm_free (&ts_rec.sync_comm);
-  ts_rec.depth--;
+  ts_rec_depth--;
+}
+
+/* The thread level the program was given, in the archive for the reader
+ * to hold its threads' MPI calls against (TS_MPI_THREAD_LEVEL_PROPERTY). */
+static void
+note_thread_level (int provided)
+{
+  static const char *const names[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                       "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE" };
+  int level = provided == MPI_THREAD_MULTIPLE     ? 3
+              : provided == MPI_THREAD_SERIALIZED ? 2
+              : provided == MPI_THREAD_FUNNELED   ? 1
+                                                  : 0;
+  if (ts_rec.open)
+    OTF2_Archive_SetProperty (ts_rec.archive, TS_MPI_THREAD_LEVEL_PROPERTY, names[level], true);
 }
 
 /* MPI_Init's own time is before the clock starts: its region is empty. */
@@ -536,6 +574,9 @@ MPI_Init (int *argc, char ***argv)
   if (rc == MPI_SUCCESS)
     {
       start ();
+      int provided = MPI_THREAD_SINGLE;
+      PMPI_Query_thread (&provided);
+      note_thread_level (provided);
       ts_rec_caller = caller;
       ts_rec_enter (TS_R_INIT);
       ts_rec_leave (TS_R_INIT);
@@ -551,6 +592,7 @@ MPI_Init_thread (int *argc, char ***argv, int required, int *provided)
   if (rc == MPI_SUCCESS)
     {
       start ();
+      note_thread_level (*provided);
       ts_rec_caller = caller;
       ts_rec_enter (TS_R_INIT_THREAD);
       ts_rec_leave (TS_R_INIT_THREAD);
@@ -570,8 +612,9 @@ MPI_Finalize (void)
   /* Nothing of a program may be missing without a word. */
   guint64 other = __atomic_load_n (&ts_rec.other_calls, __ATOMIC_RELAXED);
   if (other > 0 && ts_rec.open)
-    fprintf (stderr, "tracesim-record: rank %d: %" G_GUINT64_FORMAT " MPI call%s of threads "
-             "other than the one that called MPI_Init %s not recorded (doc/threads.md)\n",
+    fprintf (stderr, "tracesim-record: rank %d: %" G_GUINT64_FORMAT " communicator call%s of "
+             "threads other than the one that called MPI_Init %s not recorded: the calls on "
+             "what they made are regions without messages (doc/recorder.md)\n",
              ts_rec.rank, other, other == 1 ? "" : "s", other == 1 ? "was" : "were");
   stop ();
   return PMPI_Finalize ();

@@ -15,7 +15,11 @@
  * regions (ts_region_begin) on a team's thread go to its location. Only
  * teams the rank's own thread (MPI_Init's) forks are recorded; a thread's
  * implicit barrier after its @fn is inside the runtime, which the trace
- * does not show: it ends the thread's work. */
+ * does not show: it ends the thread's work.
+ *
+ * A thread that calls MPI (MPI_THREAD_MULTIPLE), in a team or not, records
+ * into the same location of its own (ts_rec_evt), made at its first
+ * event. */
 #include <config.h>
 
 #include "recorder/record-private.h"
@@ -45,10 +49,10 @@ typedef struct {
   OTF2_TimeStamp own_end;    /* when the rank's own thread ended @fn */
 } Outlined;
 
-static OTF2_EvtWriter *
-thread_writer (void)
+OTF2_EvtWriter *
+ts_rec_evt (void)
 {
-  if (pthread_equal (pthread_self (), ts_rec.thread))
+  if (ts_rec_own_thread ())
     return ts_rec.on ? ts_rec.evt : NULL;
   if (!ts_rec.on)
     return NULL;
@@ -66,12 +70,6 @@ thread_writer (void)
       self = t;
     }
   return self->evt;
-}
-
-OTF2_EvtWriter *
-ts_rec_omp_writer (void)
-{
-  return pthread_equal (pthread_self (), ts_rec.thread) ? NULL : self ? self->evt : NULL;
 }
 
 /* ENTER or LEAVE of @region at @t into @w, the thread's CPU time read
@@ -93,21 +91,21 @@ leave_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region)
 void
 ts_rec_omp_enter (guint32 region)
 {
-  enter_at (ts_rec_omp_writer (), ts_rec_now (), region);
+  enter_at (ts_rec_evt (), ts_rec_now (), region);
 }
 
 void
 ts_rec_omp_leave (guint32 region)
 {
-  leave_at (ts_rec_omp_writer (), ts_rec_now (), region);
+  leave_at (ts_rec_evt (), ts_rec_now (), region);
 }
 
 static void
 outlined (void *p)
 {
   Outlined *o = p;
-  gboolean own = pthread_equal (pthread_self (), ts_rec.thread);
-  OTF2_EvtWriter *w = thread_writer ();
+  gboolean own = ts_rec_own_thread ();
+  OTF2_EvtWriter *w = ts_rec_evt ();
   if (!w)
     {
       o->fn (o->data);
@@ -222,8 +220,8 @@ GOMP_barrier (void)
   if (!real)
     real = runtime ("GOMP_barrier");
   OTF2_EvtWriter *w = NULL;
-  if (regions_made && ts_rec.on && ts_rec.depth == 0)
-    w = pthread_equal (pthread_self (), ts_rec.thread) ? ts_rec.evt : ts_rec_omp_writer ();
+  if (regions_made && ts_rec.on && ts_rec_depth == 0)
+    w = ts_rec_evt ();
   if (w)
     enter_at (w, ts_rec_now (), region_barrier);
   real ();

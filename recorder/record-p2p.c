@@ -44,7 +44,7 @@ ts_rec_requests_free (void)
 guint64
 ts_rec_request_id (void)
 {
-  return ++ts_rec.next_request;
+  return __atomic_add_fetch (&ts_rec.next_request, 1, __ATOMIC_RELAXED);
 }
 
 TsRecRequest *
@@ -53,7 +53,10 @@ ts_rec_request_lookup (MPI_Request r)
   if (r == MPI_REQUEST_NULL || !ts_rec.requests)
     return NULL;
   guint64 key = ts_rec_handle_key (&r, sizeof r);
-  return g_hash_table_lookup (ts_rec.requests, &key);
+  g_mutex_lock (&ts_rec.requests_lock);
+  TsRecRequest *q = g_hash_table_lookup (ts_rec.requests, &key);
+  g_mutex_unlock (&ts_rec.requests_lock);
+  return q;
 }
 
 TsRecRequest *
@@ -65,6 +68,7 @@ ts_rec_request_add (MPI_Request r, TsRecRequestKind kind, guint32 comm)
   q->comm = comm;
   q->active = TRUE;
   q->id = ts_rec_request_id ();
+  g_mutex_lock (&ts_rec.requests_lock);
   TsRecRequest *prev = g_hash_table_lookup (ts_rec.requests, &q->key);
   if (prev)
     {
@@ -75,12 +79,14 @@ ts_rec_request_add (MPI_Request r, TsRecRequestKind kind, guint32 comm)
         q->older = prev;
     }
   g_hash_table_insert (ts_rec.requests, &q->key, q);
+  g_mutex_unlock (&ts_rec.requests_lock);
   return q;
 }
 
 static void
 request_forget (TsRecRequest *q)
 {
+  g_mutex_lock (&ts_rec.requests_lock);
   TsRecRequest *head = g_hash_table_lookup (ts_rec.requests, &q->key);
   if (head == q)
     {
@@ -95,6 +101,7 @@ request_forget (TsRecRequest *q)
           p->older = q->older;
           break;
         }
+  g_mutex_unlock (&ts_rec.requests_lock);
   g_free (q);
 }
 
@@ -124,7 +131,7 @@ complete (MPI_Request r, const MPI_Status *st)
   int cancelled = 0;
   if (q->kind == TS_REQ_SEND || q->kind == TS_REQ_RECV)
     PMPI_Test_cancelled (st, &cancelled);
-  OTF2_EvtWriter *w = ts_rec.evt;
+  OTF2_EvtWriter *w = ts_rec_evt ();
   if (cancelled)
     ts_rec_check (OTF2_EvtWriter_MpiRequestCancelled (w, NULL, ts_rec_now (), q->id));
   else
@@ -163,7 +170,7 @@ tested (MPI_Request r)
 {
   TsRecRequest *q = ts_rec_request_lookup (r);
   if (q && q->active && ts_rec.on && q->kind != TS_REQ_PSEND && q->kind != TS_REQ_PRECV)
-    ts_rec_check (OTF2_EvtWriter_MpiRequestTest (ts_rec.evt, NULL, ts_rec_now (), q->id));
+    ts_rec_check (OTF2_EvtWriter_MpiRequestTest (ts_rec_evt (), NULL, ts_rec_now (), q->id));
 }
 
 /* ---- blocking ---------------------------------------------------------------- */
@@ -172,7 +179,7 @@ static void
 send_event (int dest, int tag, guint32 comm, guint64 bytes)
 {
   if (comm != TS_REC_COMM_UNKNOWN && ts_rec.on)
-    ts_rec_check (OTF2_EvtWriter_MpiSend (ts_rec.evt, NULL, ts_rec_now (), dest, comm, tag,
+    ts_rec_check (OTF2_EvtWriter_MpiSend (ts_rec_evt (), NULL, ts_rec_now (), dest, comm, tag,
                                           bytes));
 }
 
@@ -183,7 +190,7 @@ recv_event (const MPI_Status *st, guint32 comm)
     return;
   int got = 0;
   PMPI_Get_count (st, MPI_BYTE, &got);
-  ts_rec_check (OTF2_EvtWriter_MpiRecv (ts_rec.evt, NULL, ts_rec_now (), st->MPI_SOURCE, comm,
+  ts_rec_check (OTF2_EvtWriter_MpiRecv (ts_rec_evt (), NULL, ts_rec_now (), st->MPI_SOURCE, comm,
                                         st->MPI_TAG, MAX (got, 0)));
 }
 
@@ -311,7 +318,7 @@ nonblocking_send (TsRecRegion region, IsendFn fn, const void *buf, int count, MP
   if (rc == MPI_SUCCESS && ts_rec.on)
     {
       TsRecRequest *q = ts_rec_request_add (*req, TS_REQ_SEND, ref);
-      ts_rec_check (OTF2_EvtWriter_MpiIsend (ts_rec.evt, NULL, ts_rec_now (), dest, ref, tag,
+      ts_rec_check (OTF2_EvtWriter_MpiIsend (ts_rec_evt (), NULL, ts_rec_now (), dest, ref, tag,
                                              ts_rec_bytes (count, type), q->id));
     }
   ts_rec_leave (region);
@@ -364,7 +371,7 @@ MPI_Irecv (void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Com
   if (rc == MPI_SUCCESS && ts_rec.on)
     {
       TsRecRequest *q = ts_rec_request_add (*req, TS_REQ_RECV, ref);
-      ts_rec_check (OTF2_EvtWriter_MpiIrecvRequest (ts_rec.evt, NULL, ts_rec_now (), q->id));
+      ts_rec_check (OTF2_EvtWriter_MpiIrecvRequest (ts_rec_evt (), NULL, ts_rec_now (), q->id));
     }
   ts_rec_leave (TS_R_IRECV);
   return rc;
@@ -469,10 +476,10 @@ started (TsRecRequest *q)
   q->active = TRUE;
   q->id = ts_rec_request_id ();
   if (q->kind == TS_REQ_SEND)
-    ts_rec_check (OTF2_EvtWriter_MpiIsend (ts_rec.evt, NULL, ts_rec_now (), q->peer, q->comm,
+    ts_rec_check (OTF2_EvtWriter_MpiIsend (ts_rec_evt (), NULL, ts_rec_now (), q->peer, q->comm,
                                            q->tag, q->bytes, q->id));
   else
-    ts_rec_check (OTF2_EvtWriter_MpiIrecvRequest (ts_rec.evt, NULL, ts_rec_now (), q->id));
+    ts_rec_check (OTF2_EvtWriter_MpiIrecvRequest (ts_rec_evt (), NULL, ts_rec_now (), q->id));
 }
 
 /* Partitioned requests write their event at the beginning of MPI_Start. */

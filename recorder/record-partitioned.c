@@ -19,7 +19,7 @@ write_event (TsPartitionedEvent e, guint64 id, OTF2_AttributeList *attrs)
 {
   if (!ts_rec.on)
     return;
-  ts_rec_check (OTF2_EvtWriter_ParameterUnsignedInt (ts_rec.evt, attrs, ts_rec_now (), e, id));
+  ts_rec_check (OTF2_EvtWriter_ParameterUnsignedInt (ts_rec_evt (), attrs, ts_rec_now (), e, id));
 }
 
 void

@@ -3,7 +3,11 @@
  * The recorder is a PMPI interposer: one MPI rank per process, so its state
  * is per process by nature and lives in the single TsRecorder below (the
  * one exception to "no mutable globals": the MPI wrappers have no context
- * argument to hang it on). Only the thread that called MPI_Init records.
+ * argument to hang it on). Every thread records: the one that called
+ * MPI_Init into the rank's location, any other into a location of its own
+ * (record-omp.c), made at its first event. The tables they share (requests,
+ * communicators, region names) take their own locks; what is per thread
+ * (the wrapper depth, the caller) is thread-local.
  *
  * Modules: record-core.c (MPI_Init/Finalize, the archive, definitions),
  * record-comm.c (communicator ids), record-p2p.c (point-to-point, requests,
@@ -109,9 +113,8 @@ typedef struct {
   gboolean on;               /* events are being written */
   gboolean cpu_time;         /* CPU time read at every ENTER and LEAVE (TS_RECORD_CPU_TIME=1) */
   char *dir;                 /* the archive's directory */
-  int depth;                 /* > 0 inside a wrapper: MPI calls of OTF2 pass through */
-  pthread_t thread;          /* the thread that called MPI_Init: the only one recorded */
-  guint64 other_calls;       /* MPI calls of other threads, not recorded (atomic) */
+  pthread_t thread;          /* the thread that called MPI_Init: the rank's location */
+  guint64 other_calls;       /* communicators created by other threads, not known (atomic) */
   int rank, size;
   OTF2_Archive *archive;
   OTF2_EvtWriter *evt;
@@ -126,9 +129,11 @@ typedef struct {
   OTF2_TimeStamp first_time, last_time;
   MPI_Comm sync_comm;             /* a private duplicate of MPI_COMM_WORLD */
 
-  guint64 next_request;
+  guint64 next_request;      /* atomic: any thread posts requests */
+  GMutex requests_lock;      /* the table, whatever thread posts, waits or tests */
   GHashTable *requests;      /* guint64 handle key -> TsRecRequest* (key in the value) */
 
+  GMutex comms_lock;         /* the tables: made on MPI_Init's thread, looked up on any */
   GHashTable *comms;         /* guint64 MPI_Comm key -> TsRecComm* (borrowed from comm_defs) */
   GPtrArray *comm_defs;      /* TsRecComm* of every communicator this rank belonged to */
   guint32 comm_counter;      /* see record-comm.c: the ids' uniqueness argument */
@@ -137,8 +142,11 @@ typedef struct {
   GPtrArray *user_region_names;  /* index id - TS_R_N_MPI */
   gboolean uses_partitioned;
 
-  OTF2_AttributeList *attributes; /* reused: OTF2 empties it at each write */
 } TsRecorder;
+
+/* > 0 inside a wrapper of this thread: MPI calls of OTF2 and of the
+ * recorder itself pass through. */
+extern __thread int ts_rec_depth;
 
 /* Attribute ids. OTF2 readers want them defined in order from 0, and the
  * caller's is always defined, the partitioned ones only in traces that use
@@ -169,26 +177,34 @@ extern TsRecorder ts_rec;
 gboolean ts_rec_inside_mpi_layers (const void *address);
 const void *ts_rec_program_caller (const void *fallback);
 
-/* TRUE when the calling wrapper should record: on, not nested inside the
- * recorder's own MPI calls, and on the thread that called MPI_Init. */
+/* Whether the calling thread is the one that called MPI_Init. */
+static inline gboolean
+ts_rec_own_thread (void)
+{
+  return pthread_equal (pthread_self (), ts_rec.thread);
+}
+
+/* TRUE when the calling code should record on the rank's own location: on,
+ * not nested inside the recorder's own MPI calls, and on the thread that
+ * called MPI_Init (OpenMP teams it forks, its user regions). */
 static inline gboolean
 ts_rec_recording (void)
 {
-  return ts_rec.on && ts_rec.depth == 0 && pthread_equal (pthread_self (), ts_rec.thread);
+  return ts_rec.on && ts_rec_depth == 0 && ts_rec_own_thread ();
 }
 
-/* ts_rec_recording() for an MPI wrapper: an MPI call of another thread is
- * counted (MPI_Finalize says how many were not recorded). */
+/* For an MPI wrapper, on any thread: on, and not nested inside the
+ * recorder's own MPI calls. */
 static inline gboolean
 ts_rec_recording_call (void)
 {
-  if (!ts_rec.on || ts_rec.depth != 0)
-    return FALSE;
-  if (pthread_equal (pthread_self (), ts_rec.thread))
-    return TRUE;
-  __atomic_add_fetch (&ts_rec.other_calls, 1, __ATOMIC_RELAXED);
-  return FALSE;
+  return ts_rec.on && ts_rec_depth == 0;
 }
+
+/* The calling thread's event writer: the rank's location on MPI_Init's
+ * thread, else the thread's own (record-omp.c), made at its first use.
+ * Only while ts_rec.on. */
+OTF2_EvtWriter *ts_rec_evt (void);
 
 /* record-core.c */
 void ts_rec_warn_off (const char *what);
@@ -264,16 +280,15 @@ guint32 ts_rec_user_region (const char *name);
  * model/decode-cpu.c); nothing otherwise. */
 void ts_rec_cpu_time (OTF2_EvtWriter *w, OTF2_TimeStamp t);
 
-/* record-omp.c: OpenMP teams on every thread. */
-/* The calling thread's own writer if it is a team's thread other than the
- * rank's own, else NULL. */
-OTF2_EvtWriter *ts_rec_omp_writer (void);
-/* ENTER and LEAVE of @region now, into the calling team thread's writer
- * (ts_rec_omp_writer, not NULL), its CPU time read before each. */
+/* record-omp.c: OpenMP teams on every thread, and every thread's location. */
+/* ENTER and LEAVE of @region now, into the calling thread's own writer
+ * (a thread other than MPI_Init's, while on), its CPU time read before
+ * each. */
 void ts_rec_omp_enter (guint32 region);
 void ts_rec_omp_leave (guint32 region);
-/* Close the team threads' writers: how many, and their events (*@events,
- * g_free). Their locations are (thread << 32 | rank), thread from 1. */
+/* Close the other threads' writers: how many, and their events (*@events,
+ * g_free). Their locations are (thread << 32 | rank), thread from 1, in
+ * the order the threads first recorded. */
 guint ts_rec_omp_close (guint64 **events);
 void ts_rec_omp_free (void);
 void ts_rec_user_free (void);

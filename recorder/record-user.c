@@ -119,7 +119,7 @@ ts_region_begin (const char *name)
     return;
   if (ts_rec_recording ())
     region_opened (region_of_name (name));
-  else if (ts_rec.on && ts_rec_omp_writer ())
+  else if (ts_rec.on)
     ts_rec_omp_enter (region_of_name (name));
 }
 
@@ -133,7 +133,7 @@ ts_region_end (const char *name)
     return;
   if (ts_rec_recording ())
     region_closed ((guint32) id);
-  else if (ts_rec.on && ts_rec_omp_writer ())
+  else if (ts_rec.on)
     ts_rec_omp_leave ((guint32) id);
 }
 

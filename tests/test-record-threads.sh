@@ -1,10 +1,18 @@
 #!/bin/sh
-# The recorder under MPI_THREAD_MULTIPLE (tests/mpi/threads.c, 2 ranks): it
-# records the thread that called MPI_Init, and says how many MPI calls of
-# other threads it did not record: on each rank the second thread's 5
-# MPI_Send (rank 0) or MPI_Recv (rank 1). The main threads' barrier is in
-# the trace, which replays; the worker's calls are not. Skipped (77)
-# without MPI, or when the library does not provide MPI_THREAD_MULTIPLE.
+# The recorder under MPI_THREAD_MULTIPLE (tests/mpi/threads.c, 2 ranks):
+# every thread's MPI calls, each on its own thread's location. Hand counts
+# per rank, from the program:
+# - the main thread (location = rank): MPI_Init_thread, 5 MPI_Send, 5
+#   MPI_Recv, MPI_Barrier, MPI_Finalize: 13 ENTERs; 5 MPI_SEND and 5
+#   MPI_RECV records;
+# - the second thread (location 1 << 32 | rank = 4294967296 + rank): 5
+#   MPI_Send, 5 MPI_Recv, MPI_Irecv, MPI_Isend, MPI_Waitall: 13 ENTERs;
+#   5 MPI_SEND, 5 MPI_RECV, one each of MPI_ISEND, MPI_IRECV_REQUEST,
+#   MPI_IRECV and MPI_ISEND_COMPLETE;
+# - the archive says the thread level the program was given.
+# tracesim then counts the 26 calls of the second threads (13 a rank) and
+# refuses to replay them, naming the first. Skipped (77) without MPI, or
+# when the library does not provide MPI_THREAD_MULTIPLE.
 set -u
 . "${top_srcdir:-.}/tests/test-record-lib.sh"
 record threads 2 "$builddir/tests/mpi-threads"
@@ -13,12 +21,44 @@ if grep -q "no MPI_THREAD_MULTIPLE" "$work/threads.out"; then
   exit 77
 fi
 grep -q "^threads done" "$work/threads.out" || fail "the program's output is missing"
+"${OTF2_PRINT:-otf2-print}" "$work/threads/traces.otf2" > "$work/threads.print" 2>&1 \
+  || fail "otf2-print failed: $(cat "$work/threads.print")"
+# count RECORD LOCATION: how many RECORD events LOCATION has.
+count() {
+  awk -v r="$1" -v l="$2" '$1 == r && $2 == l { n++ } END { print n + 0 }' "$work/threads.print"
+}
+expect() {
+  got=$(count "$1" "$2")
+  [ "$got" -eq "$3" ] || fail "location $2 has $got $1 events, expected $3"
+}
 for r in 0 1; do
-  grep -q "tracesim-record: rank $r: 5 MPI calls of threads other than the one that called MPI_Init were not recorded" \
-    "$work/threads.err" || fail "rank $r does not say what it did not record: $(cat "$work/threads.err")"
+  t=$((4294967296 + r))
+  expect ENTER "$r" 13
+  expect MPI_SEND "$r" 5
+  expect MPI_RECV "$r" 5
+  expect ENTER "$t" 13
+  expect LEAVE "$t" 13
+  expect MPI_SEND "$t" 5
+  expect MPI_RECV "$t" 5
+  expect MPI_ISEND "$t" 1
+  expect MPI_IRECV_REQUEST "$t" 1
+  expect MPI_IRECV "$t" 1
+  expect MPI_ISEND_COMPLETE "$t" 1
 done
-complete threads
-expect_visits threads MPI_Barrier 2
-expect_visits threads MPI_Send 0
-expect_visits threads MPI_Recv 0
-echo "PASS: the recorder says which MPI calls of other threads it did not record"
+grep -q "^mpi level: *MPI_THREAD_MULTIPLE" "$work/threads.info" \
+  || fail "info does not say the thread level: $(head -5 "$work/threads.info")"
+grep -q "on other threads 26 calls" "$work/threads.info" \
+  || fail "info does not count the other threads' calls: $(grep -A5 'MPI calls' "$work/threads.info")"
+"$builddir/tracesim" info --json --no-replay "$work/threads/traces.otf2" > "$work/threads.json" \
+  || fail "info --json failed"
+got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["threads"]["mpi_calls_not_replayed"])' \
+  "$work/threads.json")
+[ "$got" -eq 26 ] || fail "info --json counts $got calls on other threads, expected 26"
+# Not replayed yet: refused, the first such event named, nothing written.
+if "$builddir/tracesim" run -q "$work/threads/traces.otf2" -o "$work/threads-run" 2> "$work/run.err"; then
+  fail "the replay of MPI from another thread did not refuse"
+fi
+grep -q "rank 0, thread 1 (location 4294967296), event 1: entering MPI_Send" "$work/run.err" \
+  || fail "the refusal does not name the first event: $(cat "$work/run.err")"
+[ ! -e "$work/threads-run" ] || fail "a refused run left $work/threads-run behind"
+echo "PASS: every thread's MPI calls recorded on its own location, counted and refused by the replay"

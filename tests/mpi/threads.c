@@ -1,25 +1,46 @@
-/* MPI from a thread other than the one that called MPI_Init
- * (MPI_THREAD_MULTIPLE): rank 0's second thread sends rank 1's second
- * thread 5 messages; then the main threads meet at a barrier. The recorder
- * records the main threads only, and says on each rank that 5 MPI calls
- * were not recorded. Run on 2 ranks. */
+/* MPI from every thread (MPI_THREAD_MULTIPLE), 2 ranks: on each rank the
+ * main thread and a second one both exchange with the same thread of the
+ * other rank, matched by tag (the thread's number): 5 rounds of MPI_Send
+ * then MPI_Recv on rank 0, MPI_Recv then MPI_Send on rank 1, and on the
+ * second threads an MPI_Isend/MPI_Irecv/MPI_Waitall round as well. Then the
+ * main threads meet at a barrier. Each thread's calls are recorded on its
+ * own location (tests/test-record-threads.sh counts them). */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 
 static int rank;
 
+static void
+exchange (int tag)
+{
+  int other = 1 - rank;
+  for (int i = 0; i < 5; i++)
+    {
+      int v = i, w = 0;
+      if (rank == 0)
+        {
+          MPI_Send (&v, 1, MPI_INT, other, tag, MPI_COMM_WORLD);
+          MPI_Recv (&w, 1, MPI_INT, other, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+      else
+        {
+          MPI_Recv (&w, 1, MPI_INT, other, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          MPI_Send (&v, 1, MPI_INT, other, tag, MPI_COMM_WORLD);
+        }
+    }
+}
+
 static void *
 worker (void *unused)
 {
-  for (int i = 0; i < 5; i++)
-    {
-      int v = i;
-      if (rank == 0)
-        MPI_Send (&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
-      else
-        MPI_Recv (&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    }
+  (void) unused;
+  exchange (1);
+  int v = rank, w = -1;
+  MPI_Request r[2];
+  MPI_Irecv (&w, 1, MPI_INT, 1 - rank, 1, MPI_COMM_WORLD, &r[0]);
+  MPI_Isend (&v, 1, MPI_INT, 1 - rank, 1, MPI_COMM_WORLD, &r[1]);
+  MPI_Waitall (2, r, MPI_STATUSES_IGNORE);
   return NULL;
 }
 
@@ -38,6 +59,7 @@ main (int argc, char **argv)
     }
   pthread_t t;
   pthread_create (&t, NULL, worker, NULL);
+  exchange (0);
   pthread_join (t, NULL);
   MPI_Barrier (MPI_COMM_WORLD);
   if (rank == 0)
