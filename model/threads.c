@@ -15,9 +15,32 @@
 
 typedef struct {
   const TsTrace *trace;
-  TsThreadScan *scan;
+  TsThreadScan *scan;  /* counting (ts_thread_scan), or NULL: */
+  TsThreadRegionFn on_region;  /* reporting regions (ts_thread_regions_read) */
+  gpointer user_data;
   GHashTable *where;   /* location ref -> (rank << 32 | thread) + 1 */
 } ScanState;
+
+/* A region entered or left on a thread, for ts_thread_regions_read. */
+static OTF2_CallbackCode
+region_event (void *ud, OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_RegionRef ref,
+              gboolean enter)
+{
+  ScanState *st = ud;
+  guint64 w = GPOINTER_TO_SIZE (g_hash_table_lookup (st->where, &loc)) - 1;
+  gint region = ts_trace_region_of_ref (st->trace, ref);
+  double seconds = (double) (t - st->trace->global_offset) / (double) st->trace->timer_resolution;
+  st->on_region ((guint) (w >> 32), (guint) (w & 0xffffffffu), enter, region, seconds,
+                 st->user_data);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+on_region_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                 OTF2_AttributeList *a, OTF2_RegionRef ref)
+{
+  return region_event (ud, loc, t, ref, FALSE);
+}
 
 /* An MPI event on a thread: counted, and the first one kept by its place. */
 static OTF2_CallbackCode
@@ -47,6 +70,8 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
           OTF2_AttributeList *a, OTF2_RegionRef ref)
 {
   ScanState *st = ud;
+  if (st->on_region)
+    return region_event (ud, loc, t, ref, TRUE);
   gint region = ts_trace_region_of_ref (st->trace, ref);
   if (region < 0 || ts_trace_region_call (st->trace, (guint) region) == TS_CALL_USER)
     return OTF2_CALLBACK_SUCCESS;
@@ -82,10 +107,15 @@ RECORD (NonBlockingCollectiveComplete, OTF2_CollectiveOp op, OTF2_CommRef c, uin
 #undef RECORD
 
 static OTF2_EvtReaderCallbacks *
-callbacks_new (void)
+callbacks_new (const ScanState *st)
 {
   OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New ();
   OTF2_EvtReaderCallbacks_SetEnterCallback (cb, on_enter);
+  if (st->on_region)
+    {
+      OTF2_EvtReaderCallbacks_SetLeaveCallback (cb, on_region_leave);
+      return cb;
+    }
   OTF2_EvtReaderCallbacks_SetMpiSendCallback (cb, on_MpiSend);
   OTF2_EvtReaderCallbacks_SetMpiIsendCallback (cb, on_MpiIsend);
   OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback (cb, on_MpiIsendComplete);
@@ -117,7 +147,7 @@ scan_batch (ScanState *st, const OTF2_LocationRef *locs, guint n, GError **error
   for (guint i = 0; i < n; i++)
     OTF2_Reader_SelectLocation (reader, locs[i]);
   gboolean ok = FALSE;
-  OTF2_EvtReaderCallbacks *cb = callbacks_new ();
+  OTF2_EvtReaderCallbacks *cb = callbacks_new (st);
   OTF2_ErrorCode rc = OTF2_Reader_OpenEvtFiles (reader);
   if (rc != OTF2_SUCCESS)
     {
@@ -160,14 +190,43 @@ scan_batch (ScanState *st, const OTF2_LocationRef *locs, guint n, GError **error
                        (guint64) locs[i], (guint64) events);
           goto out;
         }
-      st->scan->rank[w >> 32].events += events;
-      st->scan->events += events;
+      if (st->scan)
+        {
+          st->scan->rank[w >> 32].events += events;
+          st->scan->events += events;
+        }
     }
   ok = TRUE;
 out:
   OTF2_EvtReaderCallbacks_Delete (cb);
   OTF2_Reader_CloseEvtFiles (reader);
   OTF2_Reader_Close (reader);
+  return ok;
+}
+
+/* Read every rank's other threads with events into @st, a batch of
+ * locations per reader, each location's events whole and in order. */
+static gboolean
+scan_threads (ScanState *st, GError **error)
+{
+  const TsTrace *trace = st->trace;
+  ts_otf2_quiet ();
+  st->where = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GArray) todo = g_array_new (FALSE, FALSE, sizeof (OTF2_LocationRef));
+  for (guint r = 0; r < ts_trace_n_ranks (trace); r++)
+    for (guint k = 1; k < ts_trace_rank_n_threads (trace, r); k++)
+      {
+        OTF2_LocationRef loc = ts_trace_rank_thread_location (trace, r, k);
+        g_hash_table_insert (st->where, g_memdup2 (&loc, sizeof loc),
+                             GSIZE_TO_POINTER (((guint64) r << 32 | k) + 1));
+        if (ts_trace_location_has_events (trace, loc))
+          g_array_append_val (todo, loc);
+      }
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < todo->len; i += BATCH)
+    ok = scan_batch (st, &g_array_index (todo, OTF2_LocationRef, i),
+                     MIN (BATCH, todo->len - i), error);
+  g_clear_pointer (&st->where, g_hash_table_unref);
   return ok;
 }
 
@@ -181,24 +240,18 @@ ts_thread_scan (const TsTrace *trace, GError **error)
   if (scan->threads == 0)
     return g_steal_pointer (&scan);
 
-  ts_otf2_quiet ();
-  ScanState st = { trace, scan, g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL) };
-  g_autoptr (GArray) todo = g_array_new (FALSE, FALSE, sizeof (OTF2_LocationRef));
-  for (guint r = 0; r < scan->n_ranks; r++)
-    for (guint k = 1; k < ts_trace_rank_n_threads (trace, r); k++)
-      {
-        OTF2_LocationRef loc = ts_trace_rank_thread_location (trace, r, k);
-        g_hash_table_insert (st.where, g_memdup2 (&loc, sizeof loc),
-                             GSIZE_TO_POINTER (((guint64) r << 32 | k) + 1));
-        if (ts_trace_location_has_events (trace, loc))
-          g_array_append_val (todo, loc);
-      }
-  gboolean ok = TRUE;
-  for (guint i = 0; ok && i < todo->len; i += BATCH)
-    ok = scan_batch (&st, &g_array_index (todo, OTF2_LocationRef, i),
-                     MIN (BATCH, todo->len - i), error);
-  g_hash_table_unref (st.where);
-  return ok ? g_steal_pointer (&scan) : NULL;
+  ScanState st = { trace, scan, NULL, NULL, NULL };
+  return scan_threads (&st, error) ? g_steal_pointer (&scan) : NULL;
+}
+
+gboolean
+ts_thread_regions_read (const TsTrace *trace, TsThreadRegionFn on_region, gpointer user_data,
+                        GError **error)
+{
+  if (ts_trace_n_threads (trace) == ts_trace_n_ranks (trace))
+    return TRUE;
+  ScanState st = { trace, NULL, on_region, user_data, NULL };
+  return scan_threads (&st, error);
 }
 
 void

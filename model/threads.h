@@ -39,6 +39,18 @@ TsThreadScan *ts_thread_scan (const TsTrace *trace, GError **error);
 void ts_thread_scan_free (TsThreadScan *scan);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsThreadScan, ts_thread_scan_free)
 
+/* A region entered (@enter) or left on thread @thread (from 1) of @rank:
+ * @region the trace's region index (-1: a ref the trace does not define),
+ * @seconds the event's time on the rank's clock as recorded (no clock
+ * alignment: add the rank's offset). */
+typedef void (*TsThreadRegionFn) (guint rank, guint thread, gboolean enter, gint region,
+                                  double seconds, gpointer user_data);
+/* Report every ENTER and LEAVE of every rank's other threads to
+ * @on_region: a thread's events whole and in order, thread after thread.
+ * FALSE and @error if an event file cannot be read. */
+gboolean ts_thread_regions_read (const TsTrace *trace, TsThreadRegionFn on_region,
+                                 gpointer user_data, GError **error);
+
 /* FALSE and @error (TS_TRACE_ERROR_EVENTS) naming the first MPI event on a
  * thread other than its rank's own, if there is one. */
 gboolean ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace,

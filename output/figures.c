@@ -210,13 +210,26 @@ row_runs (const TsTimeline *t, guint row, double y, double h, CellFunc at, GArra
   return paths;
 }
 
+/* A row's label: its rank, and for another thread of it "rank:thread", as
+ * Vampir names threads. Caller frees. */
+static char *
+row_label (const TsTimeline *t, guint row)
+{
+  guint thread = ts_timeline_row_thread (t, row);
+  return thread > 0 ? g_strdup_printf ("%u:%u", ts_timeline_row_rank (t, row), thread)
+                    : g_strdup_printf ("%u", ts_timeline_row_rank (t, row));
+}
+
 /* One row: a path per region, then a hatched path per wait-state pattern. */
 static void
 timeline_row (GString *s, const TsTimeline *t, TsPalette *palette, const char *run, guint row,
               double y, double h)
 {
-  guint rank = ts_timeline_row_rank (t, row);
-  g_string_append_printf (s, "<g class=\"rank-row\" data-run=\"%s\" data-rank=\"%u\">", run, rank);
+  guint rank = ts_timeline_row_rank (t, row), thread = ts_timeline_row_thread (t, row);
+  g_string_append_printf (s, "<g class=\"rank-row\" data-run=\"%s\" data-rank=\"%u\"", run, rank);
+  if (thread > 0)
+    g_string_append_printf (s, " data-thread=\"%u\"", thread);
+  g_string_append (s, ">");
   g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr (GHashTable) regions = row_runs (t, row, y, h, region_at, order);
   for (guint i = 0; i < order->len; i++)
@@ -353,9 +366,12 @@ ts_figure_timelines (GString *s, const TsTimelineFigure *f)
       y += 22;
       double rh = h >= 8 ? h * 0.9 : h;
       for (guint r = 0; r < n_rows && h >= 7; r++)
-        g_string_append_printf (s, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"%.0f\">"
-                                   "%u</text>", TS_FIGURE_TIMELINE_LEFT - 4, y + r * h + rh * 0.85,
-                                MIN (h, 11.0), ts_timeline_row_rank (t, r));
+        {
+          g_autofree char *label = row_label (t, r);
+          g_string_append_printf (s, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+                                     "font-size=\"%.0f\">%s</text>", TS_FIGURE_TIMELINE_LEFT - 4,
+                                  y + r * h + rh * 0.85, MIN (h, 11.0), label);
+        }
       /* The rows in a viewport of their own: a zoom narrows its viewBox
        * (stretching the columns), the labels and the axis stay. */
       g_string_append_printf (s, "<svg class=\"plot\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" "
@@ -517,12 +533,18 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
     }
   for (guint r = 0; r < rows; r++)
     {
-      guint rank = ts_timeline_row_rank (t, r);
+      guint rank = ts_timeline_row_rank (t, r), thread = ts_timeline_row_thread (t, r);
+      g_autofree char *label = row_label (t, r);
+      g_autofree char *who = thread > 0 ? g_strdup_printf ("rank %u thread %u", rank, thread)
+                                        : g_strdup_printf ("rank %u", rank);
       double y = top + r * cell_h;
-      g_string_append_printf (s, "<g class=\"heat-row\" data-rank=\"%u\">", rank);
+      g_string_append_printf (s, "<g class=\"heat-row\" data-rank=\"%u\"", rank);
+      if (thread > 0)
+        g_string_append_printf (s, " data-thread=\"%u\"", thread);
+      g_string_append (s, ">");
       if (cell_h >= 7)
-        g_string_append_printf (s, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%u</text>",
-                                left - 4, y + cell_h * 0.8, rank);
+        g_string_append_printf (s, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+                                left - 4, y + cell_h * 0.8, label);
       for (guint k = 0; k < n; k++)
         {
           double v = ts_timeline_row_seconds (t, r, regions[k]);
@@ -532,9 +554,9 @@ ts_figure_heat_map (GString *s, const TsTimeline *t, const guint32 *regions, gui
           g_autofree char *percent = ts_format_percent (v, most[k]);
           g_autofree char *share = g_markup_escape_text (percent, -1);
           g_string_append_printf (s, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" "
-                                     "fill=\"%s\"><title>rank %u: %s (%s of the slowest)</title>"
+                                     "fill=\"%s\"><title>%s: %s (%s of the slowest)</title>"
                                      "</rect>", left + k * cell_w, y, cell_w - 1, cell_h * 0.92,
-                                  fill, rank, value, share);
+                                  fill, who, value, share);
         }
       g_string_append (s, "</g>\n");
     }

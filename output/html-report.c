@@ -237,8 +237,18 @@ deviation_bars (GString *s, const TsTimeline *const *t, const GArray *totals)
   gboolean user = FALSE;
   for (guint i = 0; i < totals->len && !user; i++)
     user = !g_array_index (totals, TsRegionTotal, i).mpi;
-  guint rows = ts_timeline_n_rows (shape);
-  g_autofree double *values = g_new0 (double, 2 * rows);
+  /* The ranks' own rows only (their threads' rows have their own mean),
+   * each found by its rank in both timelines, whose threads may differ (a
+   * `threads` what-if). */
+  g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint row = 0; row < ts_timeline_n_rows (shape); row++)
+    if (ts_timeline_row_thread (shape, row) == 0)
+      {
+        guint r = ts_timeline_row_rank (shape, row);
+        g_array_append_val (ranks, r);
+      }
+  guint rows = ranks->len;
+  g_autofree double *values = g_new0 (double, 2 * MAX (rows, 1));
   g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GString) names = g_string_new (NULL);
   for (guint e = 0; e < 2; e++)
@@ -252,15 +262,18 @@ deviation_bars (GString *s, const TsTimeline *const *t, const GArray *totals)
       double mean = 0;
       for (guint k = 0; k < n; k++)
         mean += ts_timeline_region_total (t[e], ids[k]) / ts_timeline_n_ranks (t[e]);
-      for (guint row = 0; row < rows && t[e] && row < ts_timeline_n_rows (t[e]); row++)
+      for (guint i = 0; i < rows && t[e]; i++)
         {
-          values[2 * row + e] = -mean;
+          gint row = ts_timeline_rank_row (t[e], g_array_index (ranks, guint, i));
+          if (row < 0)
+            continue;
+          values[2 * i + e] = -mean;
           for (guint k = 0; k < n; k++)
-            values[2 * row + e] += ts_timeline_row_seconds (t[e], row, ids[k]);
+            values[2 * i + e] += ts_timeline_row_seconds (t[e], (guint) row, ids[k]);
         }
     }
-  for (guint row = 0; row < rows; row++)
-    g_ptr_array_add (labels, g_strdup_printf ("rank %u", ts_timeline_row_rank (shape, row)));
+  for (guint i = 0; i < rows; i++)
+    g_ptr_array_add (labels, g_strdup_printf ("rank %u", g_array_index (ranks, guint, i)));
   g_string_append (s, "<h3>Each rank against the mean, in ");
   ts_figure_append_text (s, names->str);
   g_string_append (s, "</h3>\n");

@@ -3,6 +3,7 @@
 #include "output/timeline.h"
 #include "calibrate/calibration.h"
 #include "model/stream.h"
+#include "model/threads.h"
 
 #include <math.h>
 #include <string.h>
@@ -25,6 +26,10 @@ struct TsTimeline {
   TsCalibration *calibration;
   TsTimelineOptions o;
   guint n_ranks, n_rows, stride;
+  /* Rows: every stride-th rank's, each followed by its other threads'
+   * (ts_trace_rank_n_threads). */
+  guint *row_rank, *row_thread;  /* [row] */
+  gint *rank_row;                /* [rank]: its own location's row, or -1 */
   double start;
   guint n_regions;   /* the trace's; the key n_regions is the time outside them */
   guint32 *cells;    /* [row * width + col] */
@@ -132,7 +137,33 @@ finish (TsTimeline *t, Filling *f, guint row)
 gint
 ts_timeline_rank_row (const TsTimeline *t, guint rank)
 {
-  return rank % t->stride == 0 && rank / t->stride < t->n_rows ? (gint) (rank / t->stride) : -1;
+  return rank < t->n_ranks ? t->rank_row[rank] : -1;
+}
+
+/* Every stride-th rank, and its threads, get rows: at most about
+ * max_rows of them. */
+static void
+make_rows (TsTimeline *t, guint max_rows)
+{
+  guint most = 1;
+  for (guint r = 0; r < t->n_ranks; r++)
+    most = MAX (most, ts_trace_rank_n_threads (t->trace, r));
+  t->stride = MAX ((t->n_ranks * most + max_rows - 1) / max_rows, 1);
+  t->rank_row = g_new (gint, MAX (t->n_ranks, 1));
+  g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) threads = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      t->rank_row[r] = r % t->stride == 0 ? (gint) ranks->len : -1;
+      for (guint k = 0; r % t->stride == 0 && k < ts_trace_rank_n_threads (t->trace, r); k++)
+        {
+          g_array_append_val (ranks, r);
+          g_array_append_val (threads, k);
+        }
+    }
+  t->n_rows = ranks->len;
+  t->row_rank = (guint *) g_array_free (g_steal_pointer (&ranks), FALSE);
+  t->row_thread = (guint *) g_array_free (g_steal_pointer (&threads), FALSE);
 }
 
 /* A rank's message ends as its actions go by (@pending: its receives that
@@ -292,6 +323,78 @@ read_rank (TsTimeline *t, TsActionStream *s, guint rank, GError **error)
   return TRUE;
 }
 
+/* The other threads' rows, from their own locations' regions as they come
+ * (a thread's whole, then the next's): the innermost open region held the
+ * thread; outside every region it was idle, drawn as nothing. Their time
+ * goes into their rows' seconds (the heat map), not into the regions'
+ * totals, which stay the ranks' own. */
+typedef struct {
+  TsTimeline *t;
+  gint row;                  /* the thread being read's row, -1: none */
+  guint rank, thread;
+  GArray *stack;             /* guint32 */
+  double previous;
+  Filling f;
+} ThreadRows;
+
+static void
+thread_row_end (ThreadRows *tr)
+{
+  if (tr->row >= 0)
+    finish (tr->t, &tr->f, (guint) tr->row);
+  g_array_set_size (tr->f.shares, 0);
+  tr->f.col = 0;
+  g_array_set_size (tr->stack, 0);
+  tr->previous = NAN;
+}
+
+static void
+on_thread_region (guint rank, guint thread, gboolean enter, gint region, double seconds,
+                  gpointer data)
+{
+  ThreadRows *tr = data;
+  TsTimeline *t = tr->t;
+  if (isnan (tr->previous) || rank != tr->rank || thread != tr->thread)
+    {
+      thread_row_end (tr);
+      tr->rank = rank;
+      tr->thread = thread;
+      gint own = ts_timeline_rank_row (t, rank);
+      tr->row = own >= 0 && thread < ts_trace_rank_n_threads (t->trace, rank) ? own + (gint) thread
+                                                                                : -1;
+    }
+  double now = seconds + ts_calibration_clock_offset (t->calibration, rank) - t->start;
+  if (tr->row >= 0 && !isnan (tr->previous) && now > tr->previous)
+    {
+      guint32 top = tr->stack->len ? g_array_index (tr->stack, guint32, tr->stack->len - 1)
+                                   : TS_TIMELINE_NONE;
+      if (top < t->n_regions)
+        t->seconds[(gsize) tr->row * (t->n_regions + 1) + top] += now - tr->previous;
+      paint (t, &tr->f, (guint) tr->row, top < t->n_regions ? top : TS_TIMELINE_NONE,
+             tr->previous, now);
+    }
+  if (enter)
+    {
+      guint32 key = region >= 0 ? (guint32) region : TS_TIMELINE_NONE;
+      g_array_append_val (tr->stack, key);
+    }
+  else if (tr->stack->len > 0)
+    g_array_set_size (tr->stack, tr->stack->len - 1);
+  tr->previous = now;
+}
+
+static gboolean
+read_threads (TsTimeline *t, GError **error)
+{
+  ThreadRows tr = { t, -1, 0, 0, g_array_new (FALSE, FALSE, sizeof (guint32)), NAN };
+  filling_init (&tr.f);
+  gboolean ok = ts_thread_regions_read (t->trace, on_thread_region, &tr, error);
+  thread_row_end (&tr);
+  g_array_unref (tr.stack);
+  g_array_unref (tr.f.shares);
+  return ok;
+}
+
 /* Wait-state spans, in whatever order the analysis finds them: their
  * shares of each column they touch. */
 static void
@@ -334,10 +437,7 @@ read_archive (TsTimeline *t, const char *anchor, GError **error)
     return FALSE;
   t->n_ranks = ts_trace_n_ranks (t->trace);
   t->start = ts_calibration_start (t->calibration);
-  guint max_rows = MAX (t->o.max_rows, 1);
-  t->stride = (t->n_ranks + max_rows - 1) / max_rows;
-  t->stride = MAX (t->stride, 1);
-  t->n_rows = (t->n_ranks + t->stride - 1) / t->stride;
+  make_rows (t, MAX (t->o.max_rows, 1));
   gsize n_cells = (gsize) t->n_rows * t->o.width;
   t->cells = g_new (guint32, n_cells);
   for (gsize i = 0; i < n_cells; i++)
@@ -355,6 +455,8 @@ read_archive (TsTimeline *t, const char *anchor, GError **error)
   for (guint r = 0; r < t->n_ranks; r++)
     if (!read_rank (t, s, r, error))
       return FALSE;
+  if (!read_threads (t, error))
+    return FALSE;
   match_messages (t);
   if (!t->o.wait_states)
     return TRUE;
@@ -386,6 +488,9 @@ ts_timeline_free (TsTimeline *t)
   if (!t)
     return;
   g_free (t->wait_shares);
+  g_free (t->row_rank);
+  g_free (t->row_thread);
+  g_free (t->rank_row);
   g_free (t->cells);
   g_free (t->waits);
   g_free (t->seconds);
@@ -400,7 +505,8 @@ ts_timeline_free (TsTimeline *t)
 
 guint ts_timeline_n_ranks (const TsTimeline *t) { return t->n_ranks; }
 guint ts_timeline_n_rows (const TsTimeline *t) { return t->n_rows; }
-guint ts_timeline_row_rank (const TsTimeline *t, guint row) { return row * t->stride; }
+guint ts_timeline_row_rank (const TsTimeline *t, guint row) { return t->row_rank[row]; }
+guint ts_timeline_row_thread (const TsTimeline *t, guint row) { return t->row_thread[row]; }
 guint ts_timeline_n_regions (const TsTimeline *t) { return t->n_regions + 1; }
 
 guint32

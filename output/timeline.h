@@ -1,6 +1,9 @@
 /* A trace's timeline, drawn per pixel column as Vampir draws it: one row per
- * rank, and in each column of a row the region the rank spent most of that
- * column in, and the wait-state pattern that filled at least half of it.
+ * rank, each followed by a row per other thread of the rank (a hybrid
+ * trace's OpenMP threads, from their own locations), and in each column of
+ * a row the region the rank or thread spent most of that column in (a
+ * thread outside every region is idle: no region), and the wait-state
+ * pattern that filled at least half of it.
  * Built from one streaming pass over the rank's actions and one over its
  * wait states (analysis/waitstates.h), so its memory is rows x columns
  * whatever the trace's length. Also the time of every rank in every
@@ -23,7 +26,7 @@ typedef struct TsTimeline TsTimeline;
 typedef struct {
   guint width;     /* pixel columns */
   double span;     /* seconds the columns cover, from the trace's start; > 0 */
-  guint max_rows;  /* more ranks than this: every k-th rank gets a row */
+  guint max_rows;  /* more rows than this: every k-th rank (and its threads) gets rows */
   gboolean wait_states; /* hatch them (one more pass: the wait-state analysis) */
   double from;     /* seconds from the trace's start where the columns begin
                     * (a window: tracesim report --from); 0 for the whole run */
@@ -44,7 +47,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsTimeline, ts_timeline_free)
 guint ts_timeline_n_ranks (const TsTimeline *t);
 guint ts_timeline_n_rows (const TsTimeline *t);
 guint ts_timeline_row_rank (const TsTimeline *t, guint row);
-/* The row of @rank, or -1 when it has none (every k-th rank drawn). */
+/* The thread of the rank a row draws: 0 for the rank's own location, 1...
+ * for its other threads, whose rows follow its own. */
+guint ts_timeline_row_thread (const TsTimeline *t, guint row);
+/* The row of @rank's own location, or -1 when it has none (every k-th rank
+ * drawn). */
 gint ts_timeline_rank_row (const TsTimeline *t, guint rank);
 /* The region filling most of column @col of @row (TS_TIMELINE_NONE), and
  * the wait-state pattern filling at least half of it (TS_TIMELINE_NO_WAIT). */
@@ -58,9 +65,9 @@ const char *ts_timeline_region_name (const TsTimeline *t, guint32 region);
 /* The region named @name, or TS_TIMELINE_NONE. */
 guint32 ts_timeline_region_by_name (const TsTimeline *t, const char *name);
 gboolean ts_timeline_region_is_mpi (const TsTimeline *t, guint32 region);
-/* Seconds the rank of @row spent in @region itself (not in regions it
- * entered: its exclusive time), and all ranks together; the whole run's,
- * whatever the window. */
+/* Seconds the rank or thread of @row spent in @region itself (not in
+ * regions it entered: its exclusive time), and all ranks' own locations
+ * together; the whole run's, whatever the window. */
 double ts_timeline_row_seconds (const TsTimeline *t, guint row, guint32 region);
 double ts_timeline_region_total (const TsTimeline *t, guint32 region);
 guint ts_timeline_width (const TsTimeline *t);

@@ -417,4 +417,50 @@ grep -q "<th>runtime as traced</th><td style=\"text-align:left\">1200 s</td>" "$
   || fail "long: the runtime as traced is not '1200 s': $(grep -o '<th>runtime as traced</th><td>[^<]*' "$work/long-out/report.html")"
 python3 "$srcdir/tests/page-times.py" "$work/long-out/report.html" > "$work/times.txt" \
   || fail "long: times not as N s/ms/us/ns or whole seconds: $(cat "$work/times.txt")"
+# A hybrid trace (tests/hybrid-gen.c, scorep layout): 2 ranks of 2 threads.
+# Each master runs compute_kernel 0-2 ms and waits at the implicit barrier
+# until its worker's compute_kernel ends at 6 ms; the run ends at T = 7 ms.
+# Every thread has a row after its rank's, labelled rank:thread, in both
+# timelines and both heat maps. The worker's row: compute_kernel over
+# [0, 6 ms) of 800 columns of 7/800 ms: columns 0 to 685 (column 685 holds
+# [5.99375, 6.0025) ms, 0.71 of it the kernel), x = 60, width 686, then
+# nothing (the thread idles after its team). With the kernel 2x faster
+# (bench/apps/fast.hyp) the predicted worker's kernel is [0, 3 ms) on the
+# same axis (the original's 7 ms the longer): columns 0 to 342 (column 342
+# holds [2.9925, 3.00125) ms, 0.86 of it), width 343; the heat map's thread
+# row says 6 ms in the original and 3 ms predicted.
+"$builddir/tests/hybrid-gen" scorep "$work/hybrid" || fail "hybrid-gen"
+"$tracesim" run "$work/hybrid/traces.otf2" -H "$srcdir/bench/apps/fast.hyp" -o "$work/hout" \
+  --report -q 2> /dev/null || fail "run --report (hybrid)"
+hhtml=$work/hout/report.html
+# thread_path RUN RANK: the compute_kernel path of RANK's thread 1's row.
+thread_path() {
+  sed 's/>/>\n/g' "$hhtml" | sed -n "/class=\"rank-row\" data-run=\"$1\" data-rank=\"$2\" data-thread=\"1\"/,/<\/g/p" \
+    | grep -B0 -A2 '<path fill' | tr -d '\n' | sed -n 's/.*d="\([^"]*\)">.*<title>compute_kernel<.*/\1/p'
+}
+for r in 0 1; do
+  d=$(thread_path original $r)
+  echo "$d" | grep -Eq '^M60 [0-9.]+h686v[0-9.]+h-686z$' \
+    || fail "hybrid: rank $r thread 1's original kernel drawn as '$d', expected x = 60, width 686"
+  d=$(thread_path predicted $r)
+  echo "$d" | grep -Eq '^M60 [0-9.]+h343v[0-9.]+h-343z$' \
+    || fail "hybrid: rank $r thread 1's predicted kernel drawn as '$d', expected x = 60, width 343"
+done
+# The rows in order: each rank's own, then its thread's, labelled 0, 0:1, 1, 1:1.
+order=$(sed 's/>/>\n/g' "$hhtml" | grep -o 'class="rank-row" data-run="original" data-rank="[0-9]"\( data-thread="[0-9]"\)\?' \
+  | sed 's/.*data-rank="\([0-9]\)"\( data-thread="\([0-9]\)"\)\?/\1\3/' | tr '\n' ' ')
+[ "$order" = "0 01 1 11 " ] || fail "hybrid: rows in the order '$order', expected '0 01 1 11 '"
+grep -q '>0:1</text>' "$hhtml" || fail "hybrid: no row labelled 0:1"
+grep -q '<title>rank 0 thread 1: 6 ms (100% of the slowest)</title>' "$hhtml" \
+  || fail "hybrid: the original heat map's thread row does not say 6 ms"
+grep -q '<title>rank 0 thread 1: 3 ms (100% of the slowest)</title>' "$hhtml" \
+  || fail "hybrid: the predicted heat map's thread row does not say 3 ms"
+# The deviation bars stay one a rank (threads have their own mean): 2.
+[ "$(grep -o 'class="rank-bar" data-key="[^"]*"' "$hhtml" | tr '\n' ' ')" \
+  = 'class="rank-bar" data-key="rank 0" class="rank-bar" data-key="rank 1" ' ] \
+  || fail "hybrid: deviation bars $(grep -o 'class="rank-bar" data-key="[^"]*"' "$hhtml")"
+dom "$hhtml" > "$work/hdom.html" || fail "chromium --dump-dom (hybrid)"
+[ "$(grep -o 'class="rank-row"' "$work/hdom.html" | wc -l)" -eq 8 ] \
+  || fail "hybrid: chromium's DOM has $(grep -o 'class="rank-row"' "$work/hdom.html" | wc -l) rows, expected 8 (4 a timeline)"
+[ "$(grep -o 'class="heat-row"' "$work/hdom.html" | wc -l)" -eq 8 ] || fail "hybrid: heat map rows"
 echo "PASS"
