@@ -17,7 +17,7 @@ esac
 cd "$(dirname "$0")"
 PKGS="build-essential autoconf automake libtool pkg-config libglib2.0-dev libjson-glib-dev libpcre2-dev libcairo2-dev librsvg2-dev zlib1g-dev nettle-dev \
 libsimgrid-dev libotf2-trace-dev otf2-tools libcmocka-dev mpich libmpich-dev \
-openmpi-bin libopenmpi-dev gfortran libelf-dev libgoogle-perftools-dev python3 time clang libclang-rt-dev slurm-wlm munge \
+openmpi-bin libopenmpi-dev gfortran libelf-dev libgoogle-perftools-dev python3 time clang libclang-rt-dev libomp-dev slurm-wlm munge \
 chromium"
 missing=""
 for p in $PKGS; do

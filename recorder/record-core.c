@@ -487,7 +487,10 @@ stop (void)
     return;
   ts_rec_depth++;
   if (ts_rec.on)
-    ts_rec_user_close_open_regions ();
+    {
+      ts_rec_user_close_open_regions ();
+      ts_rec_ompt_close ();
+    }
   ts_rec_clock_sync (1);
   ts_rec.last_time = ts_rec_now ();
 

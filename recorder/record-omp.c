@@ -72,21 +72,22 @@ ts_rec_evt (void)
   return self->evt;
 }
 
-/* ENTER or LEAVE of @region at @t into @w, the thread's CPU time read
- * before it. */
-static void
-enter_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region)
+void
+ts_rec_omp_enter_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region)
 {
   ts_rec_cpu_time (w, t);
   ts_rec_check (OTF2_EvtWriter_Enter (w, NULL, t, region));
 }
 
-static void
-leave_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region)
+void
+ts_rec_omp_leave_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region)
 {
   ts_rec_cpu_time (w, t);
   ts_rec_check (OTF2_EvtWriter_Leave (w, NULL, t, region));
 }
+
+#define enter_at ts_rec_omp_enter_at
+#define leave_at ts_rec_omp_leave_at
 
 void
 ts_rec_omp_enter (guint32 region)
@@ -123,10 +124,25 @@ outlined (void *p)
     ts_rec_check (OTF2_EvtWriter_ThreadTeamEnd (w, NULL, t, OTF2_UNDEFINED_COMM));
 }
 
+guint32
+ts_rec_omp_region (TsRecOmpRegion which)
+{
+  return which == TS_OMP_PARALLEL ? region_parallel
+         : which == TS_OMP_IMPLICIT_BARRIER ? region_implicit
+                                            : region_barrier;
+}
+
 /* Whether a team forked here is recorded: by the rank's own thread,
- * outside the recorder's own calls and any other team. */
+ * outside the recorder's own calls, and not through GOMP's entry points
+ * when LLVM's runtime reports its teams through OMPT (record-ompt.c). */
 static gboolean
 recording_team (void)
+{
+  return !ts_rec_ompt_active () && ts_rec_omp_team_recordable ();
+}
+
+gboolean
+ts_rec_omp_team_recordable (void)
 {
   if (!ts_rec_recording ())
     return FALSE;
@@ -220,7 +236,7 @@ GOMP_barrier (void)
   if (!real)
     real = runtime ("GOMP_barrier");
   OTF2_EvtWriter *w = NULL;
-  if (regions_made && ts_rec.on && ts_rec_depth == 0)
+  if (regions_made && ts_rec.on && ts_rec_depth == 0 && !ts_rec_ompt_active ())
     w = ts_rec_evt ();
   if (w)
     enter_at (w, ts_rec_now (), region_barrier);

@@ -281,6 +281,24 @@ guint32 ts_rec_user_region (const char *name);
 void ts_rec_cpu_time (OTF2_EvtWriter *w, OTF2_TimeStamp t);
 
 /* record-omp.c: OpenMP teams on every thread, and every thread's location. */
+/* The OpenMP regions, named as Score-P names them. */
+typedef enum { TS_OMP_PARALLEL, TS_OMP_IMPLICIT_BARRIER, TS_OMP_BARRIER } TsRecOmpRegion;
+/* Whether a team the calling thread forks now is recorded: it is the
+ * rank's own thread, recording, outside the recorder's own calls; the
+ * regions' ids are made then (ts_rec_omp_region gives them). */
+gboolean ts_rec_omp_team_recordable (void);
+guint32 ts_rec_omp_region (TsRecOmpRegion which);
+/* ENTER and LEAVE of @region at @t into @w, the thread's CPU time read
+ * before it. */
+void ts_rec_omp_enter_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region);
+void ts_rec_omp_leave_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region);
+/* record-ompt.c: whether LLVM's runtime took the recorder as its OMPT tool
+ * (its teams are recorded from OMPT's callbacks, not GOMP's entry points,
+ * which LLVM's runtime also has for GCC's code). */
+gboolean ts_rec_ompt_active (void);
+/* At MPI_Finalize, before the threads' writers close: end the parts of the
+ * rank's last team that the runtime has not told yet. */
+void ts_rec_ompt_close (void);
 /* ENTER and LEAVE of @region now, into the calling thread's own writer
  * (a thread other than MPI_Init's, while on), its CPU time read before
  * each. */

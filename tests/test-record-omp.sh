@@ -9,7 +9,8 @@
 # - the master: the same but THREAD_TEAM_END, plus THREAD_FORK, the
 #   implicit barrier (ENTER, LEAVE), THREAD_TEAM_END and THREAD_JOIN: 4
 #   threading events a region (fork, team begin, team end, join), 12.
-# Skipped (77) without MPI, or without GCC's OpenMP.
+# Skipped (77) without MPI, or without GCC's OpenMP; LLVM's (below) where
+# clang and libomp are installed.
 set -u
 . "${top_srcdir:-.}/tests/test-record-lib.sh"
 [ -x "$builddir/tests/mpi-omp" ] || { echo "SKIP: no OpenMP test program"; exit 77; }
@@ -46,4 +47,40 @@ OMP_NUM_THREADS=2 record omp-cpu 2 --cpu-time "$builddir/tests/mpi-omp"
 check "[r['other_threads_events'] for r in s['per_rank']]" "[54, 54]"
 "$builddir/tracesim" run -q --cpu-time "$work/omp-cpu/traces.otf2" -o "$work/omp-cpu-run" \
   || fail "the trace with every thread's CPU time does not replay with --cpu-time"
+# LLVM's runtime (libomp), followed through OMPT (recorder/record-ompt.c):
+# the same program built by clang. Score-P's layout, every thread alike: a
+# region's worker has THREAD_TEAM_BEGIN, ENTER "!$omp parallel", "work"
+# twice (4), "!$omp barrier" (2), "!$omp implicit barrier" (2, the team's
+# last barrier, inside the parallel region), LEAVE parallel and
+# THREAD_TEAM_END: 12 events, 36 in all; the master the same plus fork
+# and join: 4 threading events a region again, 12. The workers' last
+# team ends after MPI_Finalize in the runtime's eyes; the recorder closes
+# it there, so every ENTER has its LEAVE (ts-check-archive). With
+# --cpu-time a worker reads its CPU time before each of its 10 ENTERs and
+# LEAVEs a region: 30 more, 66.
+if [ -x "$builddir/tests/mpi-omp-llvm" ]; then
+  OMP_NUM_THREADS=2 record llvm 2 "$builddir/tests/mpi-omp-llvm"
+  grep -q "^omp done, 2 threads" "$work/llvm.out" || fail "llvm: the program's output: $(cat "$work/llvm.out")"
+  complete llvm
+  "$builddir/tracesim" info --json --no-replay "$work/llvm/traces.otf2" > "$work/omp.json" \
+    || fail "info --json failed (llvm)"
+  check "[r['threads'] for r in s['per_rank']]" "[2, 2]"
+  check "[r['thread_events'] for r in s['per_rank']]" "[12, 12]"
+  check "[r['other_threads_events'] for r in s['per_rank']]" "[36, 36]"
+  expect_visits llvm work 12
+  expect_visits llvm '!$omp barrier' 6
+  expect_visits llvm '!$omp implicit barrier' 6
+  OMP_NUM_THREADS=2 record llvm-cpu 2 --cpu-time "$builddir/tests/mpi-omp-llvm"
+  "$builddir/tracesim" info --json --no-replay "$work/llvm-cpu/traces.otf2" > "$work/omp.json" \
+    || fail "info --json failed (llvm, --cpu-time)"
+  check "[r['other_threads_events'] for r in s['per_rank']]" "[66, 66]"
+  # The identity replay is the recording, to the nanosecond's rounding.
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+o, p = d["original"]["runtime_s"], d["predicted"]["runtime_s"]
+sys.exit(0 if abs(o - p) <= 1e-9 * max(o, 1) else 1)' "$work/llvm-run/summary.json" \
+    || fail "llvm: the identity replay is not the recording: $(grep -o '"runtime_s" *: *[0-9.e-]*' "$work/llvm-run/summary.json" | tr '\n' ' ')"
+else
+  echo "(no clang build of the program: LLVM's runtime not checked)"
+fi
 echo "PASS: OpenMP teams recorded on every thread and replayed"
