@@ -68,6 +68,11 @@ typedef struct {
   GArray *bursts;            /* TeamBurst: its work in the phase being read */
   double last;               /* the time up to which its work is counted */
   gboolean in_team, in_barrier;
+  /* Its teams are marked by its implicit task regions (EZTrace's OMPT
+   * layout: no team events on a worker), and the stack depth of the one
+   * open + 1 (0: none). Once it shows a team event, they are not. */
+  gboolean team_events;
+  guint task_depth;
   gboolean boundary;         /* the phase read ended (a barrier, the team's end) */
   gboolean eof;              /* all its events read: OTF2 fails if asked again */
   guint64 teams_ended;       /* the teams it has ended */
@@ -149,6 +154,32 @@ worker_metric (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   return OTF2_CALLBACK_SUCCESS;
 }
 
+/* The thread's part of a team begins at @t. */
+static void
+worker_join (TeamWorker *w, OTF2_TimeStamp t)
+{
+  if (!w->in_team)
+    {
+      w->in_team = TRUE;
+      w->in_barrier = FALSE;
+      w->last = worker_seconds (w, t);
+    }
+}
+
+/* ... and ends at @t. */
+static void
+worker_part_ends (TeamWorker *w, OTF2_TimeStamp t)
+{
+  worker_account (w, worker_seconds (w, t));
+  if (w->in_team)
+    {
+      w->boundary = TRUE;
+      w->teams_ended++;
+      w->wait_from = worker_seconds (w, t);
+    }
+  w->in_team = FALSE;
+}
+
 static OTF2_CallbackCode
 worker_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
               OTF2_AttributeList *a, OTF2_RegionRef ref)
@@ -158,6 +189,13 @@ worker_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   worker_account (w, worker_seconds (w, t));
   guint32 r = region < 0 ? NO_REGION : (guint32) region;
   g_array_append_val (w->stack, r);
+  if (region >= 0 && !w->team_events && !w->in_team
+      && ts_trace_region_team_task (w->trace, (guint) region))
+    {
+      worker_join (w, t);
+      w->task_depth = w->stack->len;
+      return OTF2_CALLBACK_SUCCESS;
+    }
   if (region >= 0 && w->in_team && !w->in_barrier
       && ts_trace_region_team_barrier (w->trace, (guint) region))
     {
@@ -182,6 +220,11 @@ worker_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   g_array_set_size (w->stack, depth - 1);
   if (region >= 0 && ts_trace_region_team_barrier (w->trace, (guint) region))
     w->in_barrier = FALSE;
+  if (w->task_depth && depth <= w->task_depth)
+    {
+      w->task_depth = 0;
+      worker_part_ends (w, t);
+    }
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -190,12 +233,8 @@ worker_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u
                    OTF2_AttributeList *a, OTF2_CommRef team)
 {
   TeamWorker *w = ud;
-  if (!w->in_team)
-    {
-      w->in_team = TRUE;
-      w->in_barrier = FALSE;
-      w->last = worker_seconds (w, t);
-    }
+  w->team_events = TRUE;
+  worker_join (w, t);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -204,14 +243,8 @@ worker_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                  OTF2_AttributeList *a, OTF2_CommRef team)
 {
   TeamWorker *w = ud;
-  worker_account (w, worker_seconds (w, t));
-  if (w->in_team)
-    {
-      w->boundary = TRUE;
-      w->teams_ended++;
-      w->wait_from = worker_seconds (w, t);
-    }
-  w->in_team = FALSE;
+  w->team_events = TRUE;
+  worker_part_ends (w, t);
   return OTF2_CALLBACK_SUCCESS;
 }
 

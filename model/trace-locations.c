@@ -211,9 +211,28 @@ ts_region_is_team_barrier (const char *name, OTF2_RegionRole role, OTF2_Paradigm
   if ((role == OTF2_REGION_ROLE_BARRIER || role == OTF2_REGION_ROLE_IMPLICIT_BARRIER)
       && paradigm != OTF2_PARADIGM_MPI)
     return TRUE;
+  /* Score-P's and tracesim-record's names, the runtimes' entry points, and
+   * EZTrace 2's (its OMPT and GOMP modules write barriers as user
+   * functions with these names). */
   return g_str_has_prefix (name, "!$omp barrier") || g_str_has_prefix (name, "!$omp implicit barrier")
          || g_str_has_prefix (name, "!$omp ibarrier") || strcmp (name, "GOMP_barrier") == 0
-         || strcmp (name, "__kmpc_barrier") == 0;
+         || strcmp (name, "__kmpc_barrier") == 0 || strcmp (name, "OpenMP barrier") == 0
+         || strcmp (name, "OpenMP implicit barrier") == 0;
+}
+
+gboolean
+ts_region_is_team_task (const char *name)
+{
+  /* EZTrace 2's OMPT module: a thread's part of each team, the only mark
+   * of the team on its workers (no THREAD_TEAM_BEGIN / END there). */
+  return strcmp (name, "OpenMP implicit task") == 0;
+}
+
+gboolean
+ts_trace_region_team_task (const TsTrace *t, guint region)
+{
+  g_return_val_if_fail (region < t->regions->len, FALSE);
+  return ((TsRegion *) t->regions->pdata[region])->team_task;
 }
 
 gboolean

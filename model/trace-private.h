@@ -12,6 +12,7 @@ typedef struct {
   TsCallKind call;
   gboolean one_of; /* completes one or some of several requests */
   gboolean team_barrier; /* a thread team's barrier (ts_trace_region_team_barrier) */
+  gboolean team_task;    /* a thread's part of a team (ts_trace_region_team_task) */
 } TsRegion;
 
 typedef struct {
@@ -75,6 +76,7 @@ OTF2_LocationGroupRef *ts_trace_resolve_locations (TsTrace *trace, GHashTable *l
                                                    const GArray *world, GError **error);
 /* Whether a region so defined is a thread team's barrier
  * (trace-locations.c). */
+gboolean ts_region_is_team_task (const char *name);
 gboolean ts_region_is_team_barrier (const char *name, OTF2_RegionRole role,
                                     OTF2_Paradigm paradigm);
 /* Whether OTF2 wrote an event file for location @loc: some writers define

@@ -417,6 +417,7 @@ resolve_regions (DefState *st)
           region->call = ts_mpi_call_kind (name);
           region->one_of = ts_mpi_call_completes_one_of (name);
           region->team_barrier = ts_region_is_team_barrier (name, rr->role, rr->paradigm);
+          region->team_task = ts_region_is_team_task (name);
           if (region->call == TS_CALL_USER && rr->paradigm == OTF2_PARADIGM_MPI)
             region->call = TS_CALL_LOCAL;
           g_ptr_array_add (t->regions, region);

@@ -112,9 +112,14 @@ gboolean ts_trace_region_completes_one_of (const TsTrace *trace, guint region);
 /* Whether @region is a thread team's barrier, explicit or implicit (an
  * OpenMP barrier: Score-P's roles BARRIER and IMPLICIT_BARRIER outside MPI,
  * "!$omp barrier" and "!$omp implicit barrier" by name, GCC's and LLVM's
- * runtime entry points GOMP_barrier and __kmpc_barrier): the time a thread
+ * runtime entry points GOMP_barrier and __kmpc_barrier, EZTrace's "OpenMP
+ * barrier" and "OpenMP implicit barrier"): the time a thread
  * spends in it is waiting for the team, never work. */
 gboolean ts_trace_region_team_barrier (const TsTrace *trace, guint region);
+/* Whether @region is a thread's implicit task in a team ("OpenMP implicit
+ * task", as EZTrace 2's OMPT module writes it): on a thread that has no
+ * thread team events of its own, its span is the thread's part of a team. */
+gboolean ts_trace_region_team_task (const TsTrace *trace, guint region);
 /* The name of a compute burst's phase (ts_action_phase): the MPI call that
  * ends it, "@" and the function that made the call where the trace knows
  * it ("MPI_Allreduce@Verlet::run", else "MPI_Allreduce"); "(end)" for a

@@ -13,8 +13,13 @@
  *               thread, and per rank a thread team, a COMM_GROUP of the
  *               OpenMP paradigm whose members index the OpenMP group (2, 3
  *               for rank 1's team)
- *   eztrace     EZTrace's: the MPI groups and an "OpenMP Thread Team"
- *               communicator whose group 4 is never defined
+ *   eztrace     EZTrace's: the MPI groups, an "OpenMP Thread Team"
+ *               communicator whose group 4 is never defined, and the
+ *               barrier a user function "OpenMP implicit barrier" (EZTrace
+ *               2's OMPT and GOMP modules)
+ *   ezompt      eztrace, with each worker's team its "OpenMP implicit
+ *               task" region and no team events, as EZTrace 2's OMPT
+ *               module writes a worker (6 events still)
  *   nogroup     no COMM_LOCATIONS group at all; rank 1's process also has a
  *               thread of lower id than its master with no events (and no
  *               event file), and a third process has only such a thread
@@ -47,13 +52,13 @@
 #define MS 1000000ull /* ticks: the clock counts nanoseconds */
 
 enum { S_EMPTY, S_MAIN, S_KERNEL, S_BARRIER, S_SEND, S_RECV, S_ISEND, S_WORLD, S_TEAM,
-       S_MASTER, S_WORKER, S_OTHER, S_NODE, S_PROCESS, S_N };
+       S_MASTER, S_WORKER, S_OTHER, S_NODE, S_PROCESS, S_EZ_BARRIER, S_EZ_TASK, S_N };
 static const char *const strings[S_N] = {
   "", "main", "compute_kernel", "!$omp implicit barrier @kernel.c:12", "MPI_Send", "MPI_Recv",
   "MPI_Isend", "MPI_COMM_WORLD", "Thread team", "Master thread", "OMP thread 1", "idle thread",
-  "node", "process",
+  "node", "process", "OpenMP implicit barrier", "OpenMP implicit task",
 };
-enum { R_MAIN, R_KERNEL, R_BARRIER, R_SEND, R_RECV, R_ISEND };
+enum { R_MAIN, R_KERNEL, R_BARRIER, R_SEND, R_RECV, R_ISEND, R_TASK };
 enum { S_CPU = S_N, S_CPU_UNIT, S_ALL };
 
 /* With @cpu, the thread's CPU time reading of @us microseconds at @t. */
@@ -141,9 +146,21 @@ write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int team
   OTF2_EvtWriter_Leave (w, NULL, 7 * MS + d, R_MAIN);
 }
 
+/* @task: the worker's team is its implicit task region, without team
+ * events (EZTrace 2's OMPT module). */
 static void
-write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu)
+write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu, int task)
 {
+  if (task)
+    {
+      OTF2_EvtWriter_Enter (w, NULL, 0, R_TASK);
+      OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_KERNEL);
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS, R_BARRIER);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_BARRIER);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_TASK);
+      return;
+    }
   OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 0, team);
   reading (w, cpu, 0, 0);
   OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
@@ -176,12 +193,15 @@ write_cpu_metric (OTF2_GlobalDefWriter *g)
                                          OTF2_RECORDER_KIND_CPU);
 }
 
+/* @eztrace: the barrier as EZTrace 2's OpenMP modules (GOMP's and OMPT's)
+ * write it, a user function by name only. */
 static void
-write_regions (OTF2_GlobalDefWriter *g)
+write_regions (OTF2_GlobalDefWriter *g, gboolean eztrace)
 {
   for (guint32 s = 0; s < S_N; s++)
     OTF2_GlobalDefWriter_WriteString (g, s, strings[s]);
-  static const struct { uint32_t name; OTF2_RegionRole role; OTF2_Paradigm paradigm; } r[] = {
+  typedef struct { uint32_t name; OTF2_RegionRole role; OTF2_Paradigm paradigm; } Region;
+  static const Region scorep[] = {
     { S_MAIN, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER },
     { S_KERNEL, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER },
     { S_BARRIER, OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_PARADIGM_OPENMP },
@@ -189,7 +209,17 @@ write_regions (OTF2_GlobalDefWriter *g)
     { S_RECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
     { S_ISEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
   };
-  for (guint32 i = 0; i < G_N_ELEMENTS (r); i++)
+  static const Region ez_barrier = { S_EZ_BARRIER, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER };
+  static const Region ez_task = { S_EZ_TASK, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER };
+  Region r[G_N_ELEMENTS (scorep) + 1];
+  memcpy (r, scorep, sizeof scorep);
+  guint32 n = G_N_ELEMENTS (scorep);
+  if (eztrace)
+    {
+      r[R_BARRIER] = ez_barrier;
+      r[n++] = ez_task;
+    }
+  for (guint32 i = 0; i < n; i++)
     OTF2_GlobalDefWriter_WriteRegion (g, i, r[i].name, r[i].name, S_EMPTY, r[i].role,
                                       r[i].paradigm, OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
 }
@@ -249,11 +279,12 @@ main (int argc, char **argv)
 {
   if (argc != 3)
     {
-      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|nogroup|mpi-thread|late|teams2|cpu DIR\n");
+      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|ezompt|nogroup|mpi-thread|late|teams2|cpu DIR\n");
       return 2;
     }
   Layout l = { argv[1] };
-  gboolean eztrace = !strcmp (l.layout, "eztrace"), nogroup = !strcmp (l.layout, "nogroup");
+  gboolean ezompt = !strcmp (l.layout, "ezompt");
+  gboolean eztrace = !strcmp (l.layout, "eztrace") || ezompt, nogroup = !strcmp (l.layout, "nogroup");
   if (!eztrace && !nogroup && strcmp (l.layout, "scorep") && strcmp (l.layout, "mpi-thread")
       && strcmp (l.layout, "late") && strcmp (l.layout, "teams2") && strcmp (l.layout, "cpu"))
     return fail ("the layout");
@@ -280,7 +311,7 @@ main (int argc, char **argv)
         return fail ("an event writer");
       int cpu = !strcmp (l.layout, "cpu");
       write_master (m, r, l.team[r], !strcmp (l.layout, "late"), !strcmp (l.layout, "teams2"), cpu);
-      write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1, cpu);
+      write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1, cpu, ezompt);
       OTF2_Archive_CloseEvtWriter (a, m);
       OTF2_Archive_CloseEvtWriter (a, w);
     }
@@ -290,7 +321,7 @@ main (int argc, char **argv)
   if (!g)
     return fail ("the definitions' writer");
   OTF2_GlobalDefWriter_WriteClockProperties (g, 1000000000, 0, 9 * MS, OTF2_UNDEFINED_TIMESTAMP);
-  write_regions (g);
+  write_regions (g, eztrace);
   if (!strcmp (l.layout, "cpu"))
     write_cpu_metric (g);
   write_layout (g, &l, eztrace, nogroup);

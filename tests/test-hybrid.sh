@@ -12,7 +12,11 @@
 # - scorep: the OpenMP COMM_LOCATIONS group (every thread) is no rank
 #   list, and the two thread teams' communicators (members 0 1 and 2 3 of
 #   that group) are no MPI communicators: 2 foreign communicators.
-# - eztrace: "OpenMP Thread Team" names group 4, never defined: 1 foreign.
+# - eztrace: "OpenMP Thread Team" names group 4, never defined: 1 foreign;
+#   its barrier is EZTrace's "OpenMP implicit barrier", a user function.
+# - ezompt: eztrace, each worker's team marked only by its "OpenMP
+#   implicit task" region (EZTrace's OMPT module): read as scorep's teams,
+#   so every figure below is scorep's.
 # - nogroup: no rank list at all. Each process is a rank; rank 1's is
 #   location 2 (location 1, lower, has no events), so both ranks read 9
 #   events, and rank 1 has 3 threads (2, 1, its worker); the third process
@@ -25,7 +29,7 @@
 fresh_work hybrid
 gen=$builddir/tests/hybrid-gen
 
-for layout in scorep eztrace nogroup mpi-thread late teams2 cpu; do
+for layout in scorep eztrace ezompt nogroup mpi-thread late teams2 cpu; do
   "$gen" "$layout" "$work/$layout" || fail "$layout: hybrid-gen"
 done
 
@@ -35,7 +39,7 @@ check() {
   [ "$got" = "$3" ] || fail "$1: $2 is $got, expected $3"
 }
 
-for layout in scorep eztrace nogroup; do
+for layout in scorep eztrace ezompt nogroup; do
   "$tracesim" info --json --no-replay "$work/$layout/traces.otf2" > "$work/$layout.json" \
     || fail "$layout: info"
   check $layout "s['ranks']" 2
@@ -81,7 +85,7 @@ check nogroup "s['threads']['foreign_comms']" 0
 # barrier are simulated. Replaying the masters alone, the worker's halving
 # is lost and the barrier's 4 ms are work: 6.0008192 ms.
 printf '[region:compute_kernel]\nscale = 0.5\n' > "$work/fast.hyp"
-for layout in scorep eztrace nogroup; do
+for layout in scorep eztrace ezompt nogroup; do
   s=$work/out-$layout/summary.json
   near "$(value "$s" "s['predicted']['simulated_s'][0]")" 0.004 1e-9 \
     || fail "$layout: identity's simulated time $(value "$s" "s['predicted']['simulated_s']")"
@@ -223,6 +227,7 @@ what() {
 }
 what scorep tbal 0.0050008192
 what eztrace tbal 0.0050008192
+what ezompt tbal 0.0050008192
 what scorep t4 0.0050008192
 what scorep t1 0.0090008192
 what scorep set4 0.0040008192
