@@ -282,8 +282,9 @@ gboolean ts_do_team_fork (TsProgress *x);
 gboolean ts_do_team_barrier (TsProgress *x);
 /* A thread's wait as the trace shows it (THREAD_WAIT): nothing to do. */
 gboolean ts_do_nothing (TsProgress *x);
-/* The threads rank @r runs at most: the trace's, or the team a `threads`
- * hypothesis gives a rank that has a team (sharing its host's cores). */
+/* The threads of rank @r's teams: the trace's, or the N of a `threads =
+ * N` hypothesis where the rank has teams (sharing its host's cores; fewer
+ * than the trace's too: the others are in no team). */
 guint ts_rank_threads (const TsSimulation *sim, guint r);
 /* Free the rank's team state (its threads' jobs, all ended by then). */
 void ts_team_clear (TsRank *rk);

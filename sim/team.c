@@ -72,8 +72,9 @@ ts_do_team_begin (TsProgress *x)
    * between teams too, until the rank ends. */
   for (guint k = 1; k < ts_rank_threads (rk->sim, rk->rank); k++)
     spin (rk, k, TRUE);
-  /* Every thread's part of the team begins with the rank's. */
-  if (rk->sim->writer)
+  /* Every thread's part of the team begins with the rank's (a team of
+   * one, `threads = 1`, has no thread locations). */
+  if (rk->sim->writer && ts_rank_threads (rk->sim, rk->rank) > 1)
     {
       double now = ts_rank_now (rk);
       for (guint k = 0; k < ts_rank_threads (rk->sim, rk->rank); k++)
@@ -151,6 +152,28 @@ thread_bursts (TsRank *rk, guint k, double extra)
   return bursts;
 }
 
+/* Thread bursts @bursts (taken) added to the work *@into of a thread. */
+static void
+take_bursts (GArray **into, GArray *bursts)
+{
+  if (!*into)
+    {
+      *into = bursts;
+      return;
+    }
+  g_array_append_vals (*into, bursts->data, bursts->len);
+  g_array_unref (bursts);
+}
+
+/* ... or, for the rank's own thread, to its compute after the fork. */
+static void
+own_takes_bursts (TsRank *rk, GArray *bursts)
+{
+  for (guint i = 0; i < bursts->len; i++)
+    rk->pending_compute += g_array_index (bursts, TsTeamBurst, i).seconds;
+  g_array_unref (bursts);
+}
+
 enum { FORK_START, FORK_FLUSH };
 
 gboolean
@@ -167,15 +190,25 @@ ts_do_team_fork (TsProgress *x)
       {
         guint traced = ts_trace_rank_n_threads (rk->sim->trace, rk->rank);
         guint n = MAX (traced, (guint) MAX (x->a->peer, 0));
+        guint team = MAX (ts_rank_threads (rk->sim, rk->rank), 1);
         rk->team_forked = rk->sim->world->now (rk->sim);
+        g_autofree GArray **work = g_new0 (GArray *, team);
         /* Threads beyond the trace's were added by a what-if (`threads = N`),
-         * each with the share x->a->seconds of the work. */
+         * each with the share x->a->seconds of the work. A team made
+         * smaller than the trace's runs what its rules left on the threads
+         * beyond it (regions the rules do not name) on thread k mod N, as
+         * a runtime hands their iterations to the threads it has. */
         for (guint k = 1; k < n; k++)
           {
             GArray *bursts = thread_bursts (rk, k, k >= traced ? x->a->seconds : 0);
-            if (bursts)
-              fork_thread (rk, k, bursts);
+            if (bursts && k % team == 0)
+              own_takes_bursts (rk, bursts);
+            else if (bursts)
+              take_bursts (&work[k % team], bursts);
           }
+        for (guint k = 1; k < team; k++)
+          if (work[k])
+            fork_thread (rk, k, work[k]);
       }
       if (rk->team_work)
         g_array_set_size (rk->team_work, 0);
@@ -309,7 +342,12 @@ ts_rank_threads (const TsSimulation *sim, guint r)
 {
   guint traced = ts_trace_rank_n_threads (sim->trace, r);
   const TsHypotheses *h = sim->options->hypotheses;
-  return traced >= 2 && h ? MAX (traced, ts_hypotheses_team_size (h)) : traced;
+  guint team = h ? ts_hypotheses_team_size (h) : 0;
+  /* A `threads = N` rule makes the rank's teams N threads, fewer than the
+   * trace's too: the threads beyond N are in none of its teams (their
+   * work went to the N, hypotheses.c), so they neither take a core nor
+   * wait at its barriers. */
+  return traced >= 2 && team > 0 ? team : traced;
 }
 
 void

@@ -230,6 +230,21 @@ what eztrace tbal 0.0050008192
 what ezompt tbal 0.0050008192
 what scorep t4 0.0050008192
 what scorep t1 0.0090008192
+# Under threads = 1 the worker is in no team: no location of its own in the
+# predicted archive (2 locations, the ranks'), no barrier wait predicted
+# (the masters' barriers last no time), no idle thread. A rule on a region
+# the worker does not run (main) still makes the team 1 thread: the
+# worker's 6 ms of compute_kernel, which no rule names, run on thread
+# 1 mod 1 = 0, the master: 2 + 6 ms, then 1 ms: 9.0008192 ms again.
+s=$work/what-scorep-t1/summary.json
+[ "$(value "$s" "s['wait_states']['predicted']['omp_barrier_wait']")" = 0.0 ] \
+  || fail "t1: predicted barrier wait $(value "$s" "s['wait_states']['predicted']['omp_barrier_wait']")"
+[ "$(value "$s" "s['wait_states']['predicted']['omp_idle_threads']")" = 0.0 ] || fail "t1: idle threads"
+"${OTF2_PRINT:-otf2-print}" -G "$work/what-scorep-t1/predicted/traces.otf2" > "$work/t1.defs" 2>&1 \
+  || fail "t1: otf2-print"
+[ "$(grep -c '^LOCATION ' "$work/t1.defs")" = 2 ] || fail "t1: locations $(grep '^LOCATION ' "$work/t1.defs")"
+printf '[region:main]\nthreads = 1\n' > "$work/t1main.hyp"
+what scorep t1main 0.0090008192
 what scorep set4 0.0040008192
 what teams2 tbal 0.0050008192
 what teams2 t4 0.0048008192
