@@ -315,7 +315,11 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p,
   fprintf (out, "mpi:        %s\n", *ts_trace_mpi_library (trace) ? ts_trace_mpi_library (trace)
                                                                    : "(not recorded)");
   if (*ts_trace_mpi_thread_level (trace))
-    fprintf (out, "mpi level:  %s\n", ts_trace_mpi_thread_level (trace));
+    {
+      g_autofree char *conflict = threads ? ts_thread_scan_level_conflict (threads, trace) : NULL;
+      fprintf (out, "mpi level:  %s%s%s\n", ts_trace_mpi_thread_level (trace),
+               conflict ? ": but " : "", conflict ? conflict : "");
+    }
   fprintf (out, "cpu time:   %s\n", ts_trace_has_cpu_time (trace)
                                       ? "recorded (run --cpu-time takes compute from it)"
                                       : "not recorded (tracesim-record --cpu-time records it)");

@@ -269,14 +269,30 @@ ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace, GError
 {
   if (scan->mpi == 0)
     return TRUE;
+  g_autofree char *level = ts_thread_scan_level_conflict (scan, trace);
   g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
                "%s: rank %u, thread %u (location %" G_GUINT64_FORMAT "), event %" G_GUINT64_FORMAT
                ": %s; %" G_GUINT64_FORMAT " MPI events are on threads other than their "
                "rank's own location, and tracesim replays MPI from each rank's own location "
-               "only (their messages would never match)",
+               "only (their messages would never match)%s%s",
                ts_trace_path (trace), scan->first_rank, scan->first_thread, scan->first_location,
-               scan->first_position, scan->first_what, scan->mpi);
+               scan->first_position, scan->first_what, scan->mpi, level ? "; " : "",
+               level ? level : "");
   return FALSE;
+}
+
+char *
+ts_thread_scan_level_conflict (const TsThreadScan *scan, const TsTrace *trace)
+{
+  const char *level = ts_trace_mpi_thread_level (trace);
+  if (scan->calls == 0 || !*level || strcmp (level, "MPI_THREAD_MULTIPLE") == 0
+      || strcmp (level, "MPI_THREAD_SERIALIZED") == 0)
+    return NULL;
+  /* SINGLE and FUNNELED allow MPI on the thread that initialised it only
+   * (the rank's own location, as tracesim-record writes it). */
+  return g_strdup_printf ("the program was given %s, under which only the thread that "
+                          "initialised MPI may call it: the %" G_GUINT64_FORMAT " calls of "
+                          "other threads break MPI's rules", level, scan->calls);
 }
 
 char *

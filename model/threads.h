@@ -55,6 +55,11 @@ gboolean ts_thread_regions_read (const TsTrace *trace, TsThreadRegionFn on_regio
  * thread other than its rank's own, if there is one. */
 gboolean ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace,
                                    GError **error);
+/* Where the trace says the thread level MPI gave the program
+ * (ts_trace_mpi_thread_level) and it allows MPI on one thread only
+ * (SINGLE, FUNNELED) while other threads made MPI calls: why that breaks
+ * MPI's rules (g_free); else NULL. */
+char *ts_thread_scan_level_conflict (const TsThreadScan *scan, const TsTrace *trace);
 /* One sentence on how the threads are replayed ("2 threads of 2 ranks, 12
  * events: ..."), or NULL when every location is a rank's own.
  * Free with g_free. */

@@ -61,4 +61,16 @@ fi
 grep -q "rank 0, thread 1 (location 4294967296), event 1: entering MPI_Send" "$work/run.err" \
   || fail "the refusal does not name the first event: $(cat "$work/run.err")"
 [ ! -e "$work/threads-run" ] || fail "a refused run left $work/threads-run behind"
+# Under MPI_THREAD_FUNNELED (the program's "funneled" mode: the same calls,
+# the second thread's while the main one waits) the calls of the second
+# threads break MPI's rules: info says so beside the level, and so does
+# the replay's refusal.
+record funneled 2 "$builddir/tests/mpi-threads" funneled
+grep -q "^mpi level: *MPI_THREAD_FUNNELED: but the program was given MPI_THREAD_FUNNELED, under which only the thread that initialised MPI may call it: the 26 calls of other threads break MPI's rules" \
+  "$work/funneled.info" || fail "info does not hold the calls against the level: $(grep 'mpi level' "$work/funneled.info")"
+if "$builddir/tracesim" run -q "$work/funneled/traces.otf2" -o "$work/funneled-run" 2> "$work/run.err"; then
+  fail "the funneled trace replayed"
+fi
+grep -q "the program was given MPI_THREAD_FUNNELED" "$work/run.err" \
+  || fail "the refusal does not say the level: $(cat "$work/run.err")"
 echo "PASS: every thread's MPI calls recorded on its own location, counted and refused by the replay"
