@@ -83,7 +83,9 @@ typedef struct {
   guint32 call;     /* index of the MPI call region the action belongs to;
                      * COMPUTE between calls: the call ending the burst, its
                      * phase (TS_NO_REGION: none, the rank's last burst) */
-  guint64 bytes;    /* point-to-point size; COLLECTIVE: bytes sent; PINIT: the whole buffer */
+  guint64 bytes;    /* point-to-point size; COLLECTIVE: bytes sent; PINIT: the whole buffer;
+                     * TEAM_BEGIN: the team's threads, bit k for thread k (from 64 on,
+                     * all; its peer: how many) */
   union {
     guint64 bytes_recv; /* COLLECTIVE, ICOLLECTIVE: bytes received */
     guint64 partitions; /* PINIT: this side's number of partitions */

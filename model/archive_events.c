@@ -84,6 +84,10 @@ write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
       return OTF2_EvtWriter_ThreadTeamBegin (ew, NULL, t, ev->comm);
     case EV_TEAM_END:
       return OTF2_EvtWriter_ThreadTeamEnd (ew, NULL, t, ev->comm);
+    case EV_THREAD_FORK:
+      return OTF2_EvtWriter_ThreadFork (ew, NULL, t, OTF2_PARADIGM_OPENMP, ev->ref);
+    case EV_THREAD_JOIN:
+      return OTF2_EvtWriter_ThreadJoin (ew, NULL, t, OTF2_PARADIGM_OPENMP);
     case EV_METRIC:
       {
         OTF2_Type type = OTF2_TYPE_DOUBLE;

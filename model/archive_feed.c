@@ -115,6 +115,10 @@ feed_event (TsArchiveFeed *f, const TsEventSink *k, void *ud, const EventRecord 
       return !k->thread_team_begin ? OTF2_CALLBACK_SUCCESS : k->thread_team_begin (loc, t, pos, ud, NULL, f->team_comm);
     case EV_TEAM_END:
       return !k->thread_team_end ? OTF2_CALLBACK_SUCCESS : k->thread_team_end (loc, t, pos, ud, NULL, f->team_comm);
+    case EV_THREAD_FORK:
+      return !k->thread_fork ? OTF2_CALLBACK_SUCCESS : k->thread_fork (loc, t, pos, ud, NULL, OTF2_PARADIGM_OPENMP, ev->ref);
+    case EV_THREAD_JOIN:
+      return !k->thread_join ? OTF2_CALLBACK_SUCCESS : k->thread_join (loc, t, pos, ud, NULL, OTF2_PARADIGM_OPENMP);
     }
   return OTF2_CALLBACK_INTERRUPT;
 }
@@ -141,7 +145,7 @@ ts_archive_feed_next (TsArchiveFeed *f, const TsEventSink *sink, void *user_data
       f->last = e.tick;
       f->position++;
       n++;
-      if (e.type > EV_TEAM_END)
+      if (e.type > EV_THREAD_JOIN)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                        "location %u, event %" G_GUINT64_FORMAT ": a logged event of unknown type %u",

@@ -493,6 +493,20 @@ ts_archive_writer_team_end (TsArchiveWriter *w, guint location, double time)
 }
 
 void
+ts_archive_writer_thread_fork (TsArchiveWriter *w, guint location, double time, guint threads)
+{
+  g_return_if_fail (w != NULL && w->rank_threads);
+  log_event (w, location, time, &(EventRecord) { .type = EV_THREAD_FORK, .ref = threads });
+}
+
+void
+ts_archive_writer_thread_join (TsArchiveWriter *w, guint location, double time)
+{
+  g_return_if_fail (w != NULL && w->rank_threads);
+  log_event (w, location, time, &(EventRecord) { .type = EV_THREAD_JOIN });
+}
+
+void
 ts_archive_writer_enter (TsArchiveWriter *w, guint rank, double time, guint32 region)
 {
   g_return_if_fail (w != NULL && region < w->regions->len);

@@ -50,6 +50,12 @@ guint ts_archive_writer_thread (const TsArchiveWriter *w, guint rank, guint k);
  * ts_archive_writer_thread). */
 void ts_archive_writer_team_begin (TsArchiveWriter *w, guint location, double time);
 void ts_archive_writer_team_end (TsArchiveWriter *w, guint location, double time);
+/* The rank's own thread forks a team of @threads threads (its own
+ * included) before its team begins, and joins it after it ends (OTF2's
+ * THREAD_FORK and _JOIN, OpenMP paradigm). */
+void ts_archive_writer_thread_fork (TsArchiveWriter *w, guint location, double time,
+                                    guint threads);
+void ts_archive_writer_thread_join (TsArchiveWriter *w, guint location, double time);
 /* The tracer of the trace this archive was made from (its OTF2 creator):
  * the archive's creator becomes "tracesim X (from @origin)", so that a
  * reader counts its collective bytes as @origin did. */

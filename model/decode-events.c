@@ -761,6 +761,8 @@ static const TsEventSink decode_sink = {
   .parameter_uint = ts_stream_on_parameter_uint,
   .metric = ts_decode_on_metric,
   .thread_team_begin = ts_decode_on_team_begin,
+  .thread_fork = ts_decode_on_thread_fork,
+  .thread_join = ts_decode_on_thread_join,
   .thread_team_end = ts_decode_on_team_end,
 };
 

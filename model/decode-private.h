@@ -117,6 +117,11 @@ gboolean ts_decode_cpu_reading (const TsTrace *trace, OTF2_MetricRef metric, uin
                                 const OTF2_Type *types, const OTF2_MetricValue *values,
                                 double *cpu);
 /* The rank's own location begins or ends a thread team (OTF2's callbacks). */
+OTF2_CallbackCode ts_decode_on_thread_fork (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                            void *ud, OTF2_AttributeList *a, OTF2_Paradigm model,
+                                            uint32_t threads);
+OTF2_CallbackCode ts_decode_on_thread_join (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                            void *ud, OTF2_AttributeList *a, OTF2_Paradigm model);
 OTF2_CallbackCode ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
                                            void *ud, OTF2_AttributeList *a, OTF2_CommRef comm);
 OTF2_CallbackCode ts_decode_on_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,

@@ -41,8 +41,6 @@ counted (void *ud)
   {                                                                               \
     return counted (ud);                                                          \
   }
-THREAD_EVENT (ThreadFork, OTF2_Paradigm model, uint32_t threads)
-THREAD_EVENT (ThreadJoin, OTF2_Paradigm model)
 THREAD_EVENT (ThreadAcquireLock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
 THREAD_EVENT (ThreadReleaseLock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
 THREAD_EVENT (ThreadTaskCreate, OTF2_CommRef team, uint32_t thread, uint32_t generation)
@@ -76,6 +74,8 @@ typedef struct {
   gboolean boundary;         /* the phase read ended (a barrier, the team's end) */
   gboolean eof;              /* all its events read: OTF2 fails if asked again */
   guint64 teams_ended;       /* the teams it has ended */
+  guint64 teams_skipped;     /* the rank's teams it was not in, and the last one */
+  guint64 last_skipped;
   double wait_from;          /* when it began to wait in the phase read (entered its
                               * barrier, ended the team); -inf: it did not */
   gboolean cpu_known;        /* its last CPU time reading (compute from CPU time): */
@@ -92,6 +92,13 @@ struct TsTeamDecoder {
   double phase_start;        /* when the phase began on it (the team, or a barrier left) */
   double longest;            /* and when the last of its other threads' work in it ends */
   gboolean forked;           /* they have work in it (a TEAM_FORK was pushed) */
+  guint requested;           /* threads the fork before the team asked for (THREAD_FORK;
+                              * 0: all, or no fork seen) */
+  guint size;                /* the team's threads, its own included: the rank's threads,
+                              * or fewer where its fork asked for fewer */
+  guint64 members;           /* which: bit k for thread k (0, the rank's own, always; the
+                              * first size - 1 others with events, in thread order; from
+                              * 64 on, all), as TEAM_BEGIN's bytes */
   double barrier_enter;      /* when it entered the open barrier */
 };
 
@@ -260,7 +267,8 @@ read_phase (TsDecoder *src, TeamWorker *w, guint64 team)
   g_array_set_size (w->bursts, 0);
   w->boundary = FALSE;
   w->wait_from = -INFINITY;
-  while (!w->boundary && (w->reader || w->feed) && !w->eof && w->teams_ended < team)
+  while (!w->boundary && (w->reader || w->feed) && !w->eof
+         && w->teams_ended + w->teams_skipped < team)
     {
       uint64_t n = 0;
       if (w->feed)
@@ -291,7 +299,20 @@ start_phase (TsRankDecoder *s, double now)
   for (guint k = 0; k < team->n; k++)
     {
       TeamWorker *w = &team->workers[k];
-      if (!read_phase (s->source, w, team->teams))
+      /* Threads beyond the team's size are in none of it (num_threads(1),
+       * an if clause): their events are their later teams'. They idle, as
+       * a member with no work does (a what-if may give them some). */
+      if (k < 63 && !(team->members >> (k + 1) & 1))
+        {
+          g_array_set_size (w->bursts, 0);
+          w->wait_from = -INFINITY;
+          if (w->last_skipped != team->teams)
+            {
+              w->teams_skipped++;
+              w->last_skipped = team->teams;
+            }
+        }
+      else if (!read_phase (s->source, w, team->teams))
         {
           ts_decode_fail (s, "thread %u: cannot read its events (truncated or corrupt event "
                           "file?)", k + 1);
@@ -325,7 +346,7 @@ start_phase (TsRankDecoder *s, double now)
   /* Forked even when no other thread works: a what-if may add threads
    * that take a share of the rank's own work (`threads = N`). */
   TsAction *fork = ts_decode_push (s, TS_ACTION_TEAM_FORK, now);
-  fork->peer = (gint32) team->n + 1; /* the team's threads */
+  fork->peer = (gint32) team->size; /* the team's threads */
   team->forked = TRUE;
 }
 
@@ -368,6 +389,26 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
   thread_waits (s, region, now);
 }
 
+/* A fork on the rank's own location: the team it starts has at most
+ * @threads threads (as the program asked: num_threads, an if clause). */
+OTF2_CallbackCode
+ts_decode_on_thread_fork (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                          OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t threads)
+{
+  TsRankDecoder *s = ud;
+  s->stats.thread_events++;
+  if (s->team && !s->team->active)
+    s->team->requested = threads;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode
+ts_decode_on_thread_join (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                          OTF2_AttributeList *a, OTF2_Paradigm model)
+{
+  return counted (ud);
+}
+
 OTF2_CallbackCode
 ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                          OTF2_AttributeList *a, OTF2_CommRef comm)
@@ -378,9 +419,29 @@ ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, v
     return OTF2_CALLBACK_SUCCESS;
   double now = ts_decode_seconds (s, t);
   ts_decode_account_gap (s, now);
-  ts_decode_push (s, TS_ACTION_TEAM_BEGIN, now);
-  s->team->active = TRUE;
-  s->team->teams++;
+  TsTeamDecoder *team = s->team;
+  team->size = team->requested > 0 ? MIN (team->requested, team->n + 1) : team->n + 1;
+  team->requested = 0;
+  /* The members: threads with events, in thread order (thread numbers
+   * need not be OpenMP's: some writers define idle threads), as many as
+   * the fork asked for. */
+  team->members = 1;
+  guint slots = team->size - 1;
+  for (guint k = 0; k < team->n; k++)
+    if (k >= 63)
+      break;
+    else if (slots > 0 && (team->workers[k].reader || team->workers[k].feed))
+      {
+        team->members |= G_GUINT64_CONSTANT (1) << (k + 1);
+        slots--;
+      }
+  if (team->size == team->n + 1)
+    team->members = G_MAXUINT64; /* all, those without events too (as before) */
+  TsAction *begin = ts_decode_push (s, TS_ACTION_TEAM_BEGIN, now);
+  begin->peer = (gint32) team->size;
+  begin->bytes = team->members;
+  team->active = TRUE;
+  team->teams++;
   start_phase (s, now);
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
@@ -499,8 +560,8 @@ ts_team_decoder_free (TsDecoder *src, TsTeamDecoder *team)
 void
 ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *cb)
 {
-  OTF2_EvtReaderCallbacks_SetThreadForkCallback (cb, on_ThreadFork);
-  OTF2_EvtReaderCallbacks_SetThreadJoinCallback (cb, on_ThreadJoin);
+  OTF2_EvtReaderCallbacks_SetThreadForkCallback (cb, ts_decode_on_thread_fork);
+  OTF2_EvtReaderCallbacks_SetThreadJoinCallback (cb, ts_decode_on_thread_join);
   OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, ts_decode_on_team_begin);
   OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, ts_decode_on_team_end);
   OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback (cb, on_ThreadAcquireLock);

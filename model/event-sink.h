@@ -27,6 +27,8 @@ typedef struct {
   OTF2_EvtReaderCallback_Metric metric;
   OTF2_EvtReaderCallback_ThreadTeamBegin thread_team_begin;
   OTF2_EvtReaderCallback_ThreadTeamEnd thread_team_end;
+  OTF2_EvtReaderCallback_ThreadFork thread_fork;
+  OTF2_EvtReaderCallback_ThreadJoin thread_join;
 } TsEventSink;
 
 #endif

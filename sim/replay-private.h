@@ -149,6 +149,8 @@ typedef struct {
   GArray *team_work;
   GPtrArray *team_jobs;      /* TsTeamJob*: (owned) */
   double team_forked;
+  guint64 team_members;      /* the threads of the team it is in: bit k for thread k (from
+                              * 64 on, all), TEAM_BEGIN's bytes */
 } TsRank;
 
 struct TsSimulation {

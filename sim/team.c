@@ -62,6 +62,13 @@ spin (TsRank *rk, guint k, gboolean on)
     rk->sim->world->spin (rk, k, on);
 }
 
+/* Whether thread @k is in the rank's current team. */
+static gboolean
+team_member (const TsRank *rk, guint k)
+{
+  return k >= 64 || (rk->team_members >> k & 1);
+}
+
 gboolean
 ts_do_team_begin (TsProgress *x)
 {
@@ -72,13 +79,23 @@ ts_do_team_begin (TsProgress *x)
    * between teams too, until the rank ends. */
   for (guint k = 1; k < ts_rank_threads (rk->sim, rk->rank); k++)
     spin (rk, k, TRUE);
+  /* The team's threads: those the trace's fork asked for (TEAM_BEGIN's
+   * bytes), or the N of a `threads = N` rule, which makes every team N. */
+  guint threads = ts_rank_threads (rk->sim, rk->rank);
+  const TsHypotheses *h = rk->sim->options->hypotheses;
+  rk->team_members = h && ts_hypotheses_team_size (h) > 0 ? G_MAXUINT64 : x->a->bytes;
   /* Every thread's part of the team begins with the rank's (a team of
    * one, `threads = 1`, has no thread locations). */
-  if (rk->sim->writer && ts_rank_threads (rk->sim, rk->rank) > 1)
+  if (rk->sim->writer && threads > 1)
     {
       double now = ts_rank_now (rk);
-      for (guint k = 0; k < ts_rank_threads (rk->sim, rk->rank); k++)
-        ts_archive_writer_team_begin (rk->sim->writer, thread_location (rk, k), now);
+      guint size = 0;
+      for (guint k = 0; k < threads; k++)
+        size += team_member (rk, k);
+      ts_archive_writer_thread_fork (rk->sim->writer, rk->rank, now, size);
+      for (guint k = 0; k < threads; k++)
+        if (team_member (rk, k))
+          ts_archive_writer_team_begin (rk->sim->writer, thread_location (rk, k), now);
     }
   return TRUE;
 }
@@ -267,7 +284,9 @@ write_phase_end (TsRank *rk, guint32 region, double now)
         finish[tj->thread] = MAX (tj->finish, rk->team_forked);
     }
   for (guint k = 1; k < n; k++)
-    if (region != TS_NO_REGION)
+    if (!team_member (rk, k))
+      continue;
+    else if (region != TS_NO_REGION)
       {
         ts_archive_writer_enter (w, thread_location (rk, k), finish[k], region);
         ts_archive_writer_leave (w, thread_location (rk, k), now, region);
@@ -275,7 +294,10 @@ write_phase_end (TsRank *rk, guint32 region, double now)
     else
       ts_archive_writer_team_end (w, thread_location (rk, k), finish[k]);
   if (region == TS_NO_REGION)
-    ts_archive_writer_team_end (w, rk->rank, now);
+    {
+      ts_archive_writer_team_end (w, rk->rank, now);
+      ts_archive_writer_thread_join (w, rk->rank, now);
+    }
 }
 
 static void

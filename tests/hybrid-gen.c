@@ -28,6 +28,14 @@
  *   late        scorep, with each master leaving the barrier at 6.5 ms, 0.5
  *               ms after its worker's work ended, and all after it 0.5 ms
  *               later (main ends at 7.5 ms)
+ *   teams3      scorep, then two more teams after the message, each forked
+ *               (THREAD_FORK) with the threads it asks for: one of the
+ *               master alone (fork of 1: compute_kernel 6.1-6.5 ms, a
+ *               barrier of no time), then one of both threads again (fork
+ *               of 2: the master's compute_kernel 6.5-7.0 ms and its
+ *               barrier until 8.5 ms, its worker's compute_kernel 6.5-8.5
+ *               ms); main ends at 9 ms. The worker has no events in the
+ *               second team: 16 more events a master, 6 a worker
  *   teams2      scorep, with a second team of the master alone after the
  *               message: compute_kernel 6.1-6.5 ms, a barrier of no
  *               time; its worker's events end with the first team
@@ -132,6 +140,28 @@ write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int team
       reading (w, cpu, 6 * MS + MS / 10, 1600);
       OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 10 + d, R_RECV);
     }
+  if (teams2 == 3)
+    {
+      /* The master alone, as its fork asks; then both threads again. */
+      OTF2_EvtWriter_ThreadFork (w, NULL, 6 * MS + MS / 10, OTF2_PARADIGM_OPENMP, 1);
+      OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 6 * MS + MS / 10, team);
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 10, R_KERNEL);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 2, R_KERNEL);
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 2, R_BARRIER);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 2, R_BARRIER);
+      OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + MS / 2, team);
+      OTF2_EvtWriter_ThreadJoin (w, NULL, 6 * MS + MS / 2, OTF2_PARADIGM_OPENMP);
+      OTF2_EvtWriter_ThreadFork (w, NULL, 6 * MS + MS / 2, OTF2_PARADIGM_OPENMP, 2);
+      OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 6 * MS + MS / 2, team);
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 2, R_KERNEL);
+      OTF2_EvtWriter_Leave (w, NULL, 7 * MS, R_KERNEL);
+      OTF2_EvtWriter_Enter (w, NULL, 7 * MS, R_BARRIER);
+      OTF2_EvtWriter_Leave (w, NULL, 8 * MS + MS / 2, R_BARRIER);
+      OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 8 * MS + MS / 2, team);
+      OTF2_EvtWriter_ThreadJoin (w, NULL, 8 * MS + MS / 2, OTF2_PARADIGM_OPENMP);
+      OTF2_EvtWriter_Leave (w, NULL, 9 * MS, R_MAIN);
+      return;
+    }
   if (teams2)
     {
       /* A second team, of the master alone: compute_kernel 6.1-6.5 ms. */
@@ -149,7 +179,7 @@ write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int team
 /* @task: the worker's team is its implicit task region, without team
  * events (EZTrace 2's OMPT module). */
 static void
-write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu, int task)
+write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu, int task, int teams3)
 {
   if (task)
     {
@@ -171,6 +201,16 @@ write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu, int task)
   reading (w, cpu, 6 * MS, 3000);
   OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_BARRIER);
   OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS, team);
+  if (teams3)
+    {
+      /* In the third team, not the second. */
+      OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 6 * MS + MS / 2, team);
+      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 2, R_KERNEL);
+      OTF2_EvtWriter_Leave (w, NULL, 8 * MS + MS / 2, R_KERNEL);
+      OTF2_EvtWriter_Enter (w, NULL, 8 * MS + MS / 2, R_BARRIER);
+      OTF2_EvtWriter_Leave (w, NULL, 8 * MS + MS / 2, R_BARRIER);
+      OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 8 * MS + MS / 2, team);
+    }
   if (mpi)
     {
       OTF2_EvtWriter_Enter (w, NULL, 6 * MS, R_ISEND);
@@ -235,9 +275,11 @@ write_layout (OTF2_GlobalDefWriter *g, const Layout *l, gboolean eztrace, gboole
                                                OTF2_UNDEFINED_LOCATION_GROUP);
       int cpu = !strcmp (l->layout, "cpu");
       OTF2_GlobalDefWriter_WriteLocation (g, l->master[r], S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
-                                          13 + !strcmp (l->layout, "teams2") * 6 + cpu * 6, r);
+                                          13 + !strcmp (l->layout, "teams2") * 6 + cpu * 6
+                                          + !strcmp (l->layout, "teams3") * 16, r);
       OTF2_GlobalDefWriter_WriteLocation (g, l->worker[r], S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD,
-                                          6 + (!strcmp (l->layout, "mpi-thread") && r == 1) * 3
+                                          6 + !strcmp (l->layout, "teams3") * 6
+                                          + (!strcmp (l->layout, "mpi-thread") && r == 1) * 3
                                           + cpu * 4, r);
     }
   uint64_t masters[2] = { l->master[0], l->master[1] }, ranks[2] = { 0, 1 };
@@ -279,14 +321,15 @@ main (int argc, char **argv)
 {
   if (argc != 3)
     {
-      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|ezompt|nogroup|mpi-thread|late|teams2|cpu DIR\n");
+      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|ezompt|nogroup|mpi-thread|late|teams2|teams3|cpu DIR\n");
       return 2;
     }
   Layout l = { argv[1] };
   gboolean ezompt = !strcmp (l.layout, "ezompt");
   gboolean eztrace = !strcmp (l.layout, "eztrace") || ezompt, nogroup = !strcmp (l.layout, "nogroup");
   if (!eztrace && !nogroup && strcmp (l.layout, "scorep") && strcmp (l.layout, "mpi-thread")
-      && strcmp (l.layout, "late") && strcmp (l.layout, "teams2") && strcmp (l.layout, "cpu"))
+      && strcmp (l.layout, "late") && strcmp (l.layout, "teams2") && strcmp (l.layout, "teams3")
+      && strcmp (l.layout, "cpu"))
     return fail ("the layout");
   for (int r = 0; r < 2; r++)
     {
@@ -310,8 +353,10 @@ main (int argc, char **argv)
       if (!m || !w)
         return fail ("an event writer");
       int cpu = !strcmp (l.layout, "cpu");
-      write_master (m, r, l.team[r], !strcmp (l.layout, "late"), !strcmp (l.layout, "teams2"), cpu);
-      write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1, cpu, ezompt);
+      write_master (m, r, l.team[r], !strcmp (l.layout, "late"),
+                    !strcmp (l.layout, "teams3") ? 3 : !strcmp (l.layout, "teams2"), cpu);
+      write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1, cpu, ezompt,
+                    !strcmp (l.layout, "teams3"));
       OTF2_Archive_CloseEvtWriter (a, m);
       OTF2_Archive_CloseEvtWriter (a, w);
     }

@@ -29,7 +29,7 @@
 fresh_work hybrid
 gen=$builddir/tests/hybrid-gen
 
-for layout in scorep eztrace ezompt nogroup mpi-thread late teams2 cpu; do
+for layout in scorep eztrace ezompt nogroup mpi-thread late teams2 teams3 cpu; do
   "$gen" "$layout" "$work/$layout" || fail "$layout: hybrid-gen"
 done
 
@@ -248,6 +248,32 @@ what scorep t1main 0.0090008192
 what scorep set4 0.0040008192
 what teams2 tbal 0.0050008192
 what teams2 t4 0.0048008192
+# - teams3: the second team after the message is forked for 1 thread,
+#   the third for 2. The worker is in the first and the third only: its
+#   events after the first team are the third's. With compute_kernel 2x
+#   faster: the first team 3 ms (as scorep), the message 0.1 ms, the
+#   master alone 0.2 ms, the third team max(0.25, 1.0) = 1 ms, main's
+#   last 0.5 ms: 4.8 ms, 4.8008192 ms (had the second team taken the
+#   worker's 2 ms of the third, 5.6). Barrier waits per rank: traced 4 +
+#   1.5 ms; predicted 2 + 0.75 ms.
+printf '[region:compute_kernel]\nscale = 0.5\n' > "$work/fast3.hyp"
+what teams3 fast3 0.0048008192
+rm -rf "$work/id-teams3"
+"$tracesim" run -q "$work/teams3/traces.otf2" -o "$work/id-teams3" 2> /dev/null || fail "teams3: run"
+near "$(value "$work/id-teams3/summary.json" "s['predicted']['runtime_s']")" 0.009 0.000002 \
+  || fail "teams3: identity $(value "$work/id-teams3/summary.json" "s['predicted']['runtime_s']")"
+ws3() { grep "^$2,omp_barrier_wait,!\$omp implicit barrier @kernel.c:12,$3," "$work/$1/waitstates.csv" \
+          | cut -d, -f5; }
+[ "$(ws3 what-teams3-fast3 original 0)" = 0.005500000 ] \
+  && [ "$(ws3 what-teams3-fast3 predicted 1)" = 0.002750000 ] \
+  || fail "teams3's barrier waits: $(cat "$work/what-teams3-fast3/waitstates.csv")"
+# The predicted archive forks each team for the threads it asked for, and
+# the worker begins 2 teams, not 3.
+"${OTF2_PRINT:-otf2-print}" "$work/id-teams3/predicted/traces.otf2" > "$work/t3.print" 2>&1
+[ "$(grep -c '^THREAD_FORK .*# Requested Threads: 1$' "$work/t3.print")" = 2 ] \
+  || fail "teams3: forks of 1 thread: $(grep THREAD_FORK "$work/t3.print")"
+[ "$(grep -c '^THREAD_TEAM_BEGIN  *4294967296 ' "$work/t3.print")" = 2 ] \
+  || fail "teams3: rank 0's worker begins $(grep -c '^THREAD_TEAM_BEGIN  *4294967296 ' "$work/t3.print") teams"
 # Threads sharing a core: the calibrated platform with 1 core a host. Each
 # master's 2 ms and its worker's 6 ms run together on it: both at half
 # speed for 4 ms (the master's 2 ms done), the worker's last 4 ms alone:
