@@ -254,7 +254,8 @@ what teams2 t4 0.0048008192
 #   faster: the first team 3 ms (as scorep), the message 0.1 ms, the
 #   master alone 0.2 ms, the third team max(0.25, 1.0) = 1 ms, main's
 #   last 0.5 ms: 4.8 ms, 4.8008192 ms (had the second team taken the
-#   worker's 2 ms of the third, 5.6). Barrier waits per rank: traced 4 +
+#   worker's work of the third, it would last 1 ms and the third 0.25 ms:
+#   4.85 ms). Barrier waits per rank: traced 4 +
 #   1.5 ms; predicted 2 + 0.75 ms.
 printf '[region:compute_kernel]\nscale = 0.5\n' > "$work/fast3.hyp"
 what teams3 fast3 0.0048008192
