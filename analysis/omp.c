@@ -28,7 +28,10 @@ count_threads (Analysis *an, Cursor *cu, TsWaitPattern p, guint32 region, double
 
 /* Idle threads (Scalasca's "OMP Idle Threads"): while a rank with threads
  * runs outside its teams, its other threads have nothing to do; the time
- * up to @now, times their number, goes to the region the rank is in. */
+ * up to @now, times their number, goes to the region the rank is in.
+ * Inside a team of fewer threads than the rank has (num_threads, an if
+ * clause), those left out idle too: Scalasca's "OMP Limited Parallelism",
+ * the part of idleness inside parallel regions. */
 static void
 count_idle (Analysis *an, Cursor *cu, double now)
 {
@@ -37,11 +40,29 @@ count_idle (Analysis *an, Cursor *cu, double now)
     return;
   if (!cu->omp_stack)
     cu->omp_stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  else if (!cu->omp_in_team && cu->omp_stack->len > 0 && now > cu->omp_since)
-    count_threads (an, cu, TS_WAIT_OMP_IDLE_THREADS,
-                   g_array_index (cu->omp_stack, guint32, cu->omp_stack->len - 1),
-                   cu->omp_since, (now - cu->omp_since) * (threads - 1));
+  else if (cu->omp_stack->len > 0 && now > cu->omp_since)
+    {
+      guint32 region = g_array_index (cu->omp_stack, guint32, cu->omp_stack->len - 1);
+      double span = now - cu->omp_since;
+      if (!cu->omp_in_team)
+        count_threads (an, cu, TS_WAIT_OMP_IDLE_THREADS, region, cu->omp_since,
+                       span * (threads - 1));
+      else if (cu->omp_team_threads < threads)
+        count_threads (an, cu, TS_WAIT_OMP_LIMITED_PARALLELISM, region, cu->omp_since,
+                       span * (threads - cu->omp_team_threads));
+    }
   cu->omp_since = MAX (cu->omp_since, now);
+}
+
+/* The threads of the team a TEAM_BEGIN starts: those its bytes mark among
+ * the rank's (all from 64 on). */
+static guint
+team_threads (const Analysis *an, const Cursor *cu, const TsAction *a)
+{
+  guint threads = ts_trace_rank_n_threads (an->trace, cu->rank), n = 0;
+  for (guint k = 0; k < threads; k++)
+    n += k >= 64 || (a->bytes >> k & 1);
+  return n;
 }
 
 void
@@ -89,6 +110,7 @@ ts_wait_omp_other (Analysis *an, Cursor *cu, const TsAction *a)
     case TS_ACTION_TEAM_BEGIN:
       count_idle (an, cu, a->time);
       cu->omp_in_team = TRUE;
+      cu->omp_team_threads = team_threads (an, cu, a);
       break;
     case TS_ACTION_TEAM_BARRIER:
       /* The team's end (a barrier with no region): its threads are idle

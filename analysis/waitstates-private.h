@@ -55,6 +55,7 @@ typedef struct {
   double omp_barrier_enter;
   GArray *omp_stack;         /* guint32 regions open on a rank with threads (omp.c) */
   gboolean omp_in_team;      /* inside a thread team */
+  guint omp_team_threads;    /* and the threads of that team (its own included) */
   double omp_since;          /* its idle threads are counted up to here */
 } Cursor;
 

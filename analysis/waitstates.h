@@ -34,6 +34,7 @@ typedef enum {
   TS_WAIT_FINALIZE_WAIT,
   TS_WAIT_OMP_BARRIER,       /* a rank's threads at their OpenMP team's barriers */
   TS_WAIT_OMP_IDLE_THREADS,  /* a rank's other threads while it runs outside teams */
+  TS_WAIT_OMP_LIMITED_PARALLELISM, /* its threads left out of a team while it runs */
   TS_WAIT_N_PATTERNS
 } TsWaitPattern;
 

@@ -78,6 +78,7 @@ static const struct {
   [TS_WAIT_FINALIZE_WAIT] = { "#4d3300", -15 },
   [TS_WAIT_OMP_BARRIER] = { "#7a4a00", 105 },
   [TS_WAIT_OMP_IDLE_THREADS] = { "#7a4a00", -105 },
+  [TS_WAIT_OMP_LIMITED_PARALLELISM] = { "#7a4a00", 165 },
 };
 
 void

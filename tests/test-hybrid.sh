@@ -268,6 +268,17 @@ ws3() { grep "^$2,omp_barrier_wait,!\$omp implicit barrier @kernel.c:12,$3," "$w
 [ "$(ws3 what-teams3-fast3 original 0)" = 0.005500000 ] \
   && [ "$(ws3 what-teams3-fast3 predicted 1)" = 0.002750000 ] \
   || fail "teams3's barrier waits: $(cat "$work/what-teams3-fast3/waitstates.csv")"
+# Limited parallelism (Scalasca's): the lone master's team leaves the
+# worker out for its whole length, in compute_kernel: 0.4 ms a rank
+# traced (6.1-6.5 ms), 0.2 ms with the kernel 2x faster; the teams of 2
+# leave nobody out.
+lp() { grep "^$2,omp_limited_parallelism,$3,$4," "$work/$1/waitstates.csv" | cut -d, -f5; }
+[ "$(lp what-teams3-fast3 original compute_kernel 0)" = 0.000400000 ] \
+  && [ "$(lp what-teams3-fast3 predicted compute_kernel 1)" = 0.000200000 ] \
+  && [ "$(grep -c omp_limited_parallelism "$work/what-teams3-fast3/waitstates.csv")" = 4 ] \
+  || fail "teams3's limited parallelism: $(grep omp_limited "$work/what-teams3-fast3/waitstates.csv")"
+near "$(value "$work/what-teams3-fast3/summary.json" "s['wait_states']['predicted']['omp_limited_parallelism']")" \
+  0.0004 1e-12 || fail "teams3: summary's limited parallelism (2 ranks x 0.2 ms)"
 # The predicted archive forks each team for the threads it asked for, and
 # the worker begins 2 teams, not 3.
 "${OTF2_PRINT:-otf2-print}" "$work/id-teams3/predicted/traces.otf2" > "$work/t3.print" 2>&1
