@@ -13,8 +13,8 @@
 static const char *const pattern_names[TS_WAIT_N_PATTERNS] = {
   "late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast", "early_reduce",
   "partitioned_late_sender", "late_sender_wrong_order", "nxn_completion", "barrier_completion",
-  "early_scan", "init_completion", "finalize_wait", "omp_barrier_wait", "omp_idle_threads",
-  "omp_limited_parallelism",
+  "early_scan", "init_completion", "finalize_wait",
+  "omp_barrier_wait", "omp_idle_threads", "omp_limited_parallelism",
 };
 
 const char *
@@ -596,9 +596,8 @@ cursor_init (Cursor *cu, const TsTrace *trace, guint rank)
   cu->late_senders_latest = -INFINITY;
 }
 
-/* End of the rank's actions (or of the analysis, on an error): a call still
- * open at the end of the trace never ended. Initialised or not, the cursor
- * is cleared. */
+/* End of the rank's actions (or of the analysis, on an error): a call
+ * still open never ended. Initialised or not, the cursor is cleared. */
 static void
 cursor_finish (Analysis *an, Cursor *cu)
 {
