@@ -52,3 +52,37 @@ range() {
   # shellcheck disable=SC2059 # the format is ours
   printf "$f [$f, $f]" "$1" "$2" "$3"
 }
+
+# hybrid_table: the rows of the hybrid what-if benches (NPS, THREADS,
+# cores, WORK/npN/real-V and pred-V): per rank count and variant (recorded,
+# base, fast, balanced; recorded against the base prediction), the real
+# and the predicted median [min, max], the error of the one median against
+# the other, and "ok" within 5% (10% where the threads outnumber the
+# cores) or inside the real runs' range.
+hybrid_table() {
+  printf '%2s %-9s %-27s | %-27s %7s %s\n' NP variant real predicted err verdict
+  for np in $NPS; do
+    d=$WORK/np$np
+    tol=5
+    [ $((np * THREADS)) -gt "$cores" ] && tol=10
+    for v in recorded base fast balanced; do
+      pv=$v
+      [ "$v" = recorded ] && pv=base
+      # shellcheck disable=SC2046
+      set -- $(stats "$d/real-$v")
+      rmed=$1 rmin=$2 rmax=$3
+      line=$(printf '%2s %-9s %-27s' "$np" "$v" "$(range "$rmed" "$rmin" "$rmax")")
+      if [ -f "$d/pred-$pv" ]; then
+        # shellcheck disable=SC2046
+        set -- $(stats "$d/pred-$pv")
+        err=$(awk -v p="$1" -v r="$rmed" 'BEGIN { printf "%+.1f", 100 * (p / r - 1) }')
+        verdict=$(awk -v e="$err" -v t="$tol" -v p="$1" -v lo="$rmin" -v hi="$rmax" \
+          'BEGIN { print ((e <= t && e >= -t) || (p >= lo && p <= hi)) ? "ok" : "off" }')
+        line=$(printf '%s | %-27s %6s%% %s' "$line" "$(range "$1" "$2" "$3")" "$err" "$verdict")
+      else
+        line=$(printf '%s | %-27s %7s %s' "$line" "- (not modelled)" - -)
+      fi
+      echo "$line"
+    done
+  done
+}

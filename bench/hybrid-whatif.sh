@@ -79,29 +79,5 @@ done
 
 echo "bench/apps/hybrid, $mpi ($MPIEXEC), $THREADS threads a rank, $cores cores," \
   "$ITERATIONS iterations, $RUNS rounds${REC_CPU:+, from CPU time}; loop seconds: median [min, max]"
-printf '%2s %-9s %-27s | %-27s %7s %s\n' NP variant real predicted err verdict
-for np in $NPS; do
-  d=$WORK/np$np
-  tol=5
-  [ $((np * THREADS)) -gt "$cores" ] && tol=10
-  for v in recorded base fast balanced; do
-    pv=$v
-    [ "$v" = recorded ] && pv=base
-    # shellcheck disable=SC2046
-    set -- $(stats "$d/real-$v")
-    rmed=$1 rmin=$2 rmax=$3
-    line=$(printf '%2s %-9s %-27s' "$np" "$v" "$(range "$rmed" "$rmin" "$rmax")")
-    if [ -f "$d/pred-$pv" ]; then
-      # shellcheck disable=SC2046
-      set -- $(stats "$d/pred-$pv")
-      err=$(awk -v p="$1" -v r="$rmed" 'BEGIN { printf "%+.1f", 100 * (p / r - 1) }')
-      verdict=$(awk -v e="$err" -v t="$tol" -v p="$1" -v lo="$rmin" -v hi="$rmax" \
-        'BEGIN { print ((e <= t && e >= -t) || (p >= lo && p <= hi)) ? "ok" : "off" }')
-      line=$(printf '%s | %-27s %6s%% %s' "$line" "$(range "$1" "$2" "$3")" "$err" "$verdict")
-    else
-      line=$(printf '%s | %-27s %7s %s' "$line" "- (not modelled)" - -)
-    fi
-    echo "$line"
-  done
-done
+hybrid_table
 echo "took $(( $(date +%s) - start )) s; work files (traces, per-run seconds): $WORK"

@@ -107,6 +107,26 @@ fail (const char *what)
   return 1;
 }
 
+/* A thread's part of a team: THREAD_TEAM_BEGIN at @from, compute_kernel
+ * until @end, the barrier until @leave, THREAD_TEAM_END; with @fork > 0
+ * (the rank's own thread), forked for @fork threads first and joined
+ * after. */
+static void
+write_team (OTF2_EvtWriter *w, OTF2_CommRef team, uint64_t from, uint64_t end, uint64_t leave,
+            uint32_t fork)
+{
+  if (fork)
+    OTF2_EvtWriter_ThreadFork (w, NULL, from, OTF2_PARADIGM_OPENMP, fork);
+  OTF2_EvtWriter_ThreadTeamBegin (w, NULL, from, team);
+  OTF2_EvtWriter_Enter (w, NULL, from, R_KERNEL);
+  OTF2_EvtWriter_Leave (w, NULL, end, R_KERNEL);
+  OTF2_EvtWriter_Enter (w, NULL, end, R_BARRIER);
+  OTF2_EvtWriter_Leave (w, NULL, leave, R_BARRIER);
+  OTF2_EvtWriter_ThreadTeamEnd (w, NULL, leave, team);
+  if (fork)
+    OTF2_EvtWriter_ThreadJoin (w, NULL, leave, OTF2_PARADIGM_OPENMP);
+}
+
 /* @late: the master leaves the barrier 0.5 ms after its worker's work
  * ended, and everything after is as much later. */
 static void
@@ -143,34 +163,15 @@ write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int team
   if (teams2 == 3)
     {
       /* The master alone, as its fork asks; then both threads again. */
-      OTF2_EvtWriter_ThreadFork (w, NULL, 6 * MS + MS / 10, OTF2_PARADIGM_OPENMP, 1);
-      OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 6 * MS + MS / 10, team);
-      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 10, R_KERNEL);
-      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 2, R_KERNEL);
-      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 2, R_BARRIER);
-      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 2, R_BARRIER);
-      OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + MS / 2, team);
-      OTF2_EvtWriter_ThreadJoin (w, NULL, 6 * MS + MS / 2, OTF2_PARADIGM_OPENMP);
-      OTF2_EvtWriter_ThreadFork (w, NULL, 6 * MS + MS / 2, OTF2_PARADIGM_OPENMP, 2);
-      OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 6 * MS + MS / 2, team);
-      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 2, R_KERNEL);
-      OTF2_EvtWriter_Leave (w, NULL, 7 * MS, R_KERNEL);
-      OTF2_EvtWriter_Enter (w, NULL, 7 * MS, R_BARRIER);
-      OTF2_EvtWriter_Leave (w, NULL, 8 * MS + MS / 2, R_BARRIER);
-      OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 8 * MS + MS / 2, team);
-      OTF2_EvtWriter_ThreadJoin (w, NULL, 8 * MS + MS / 2, OTF2_PARADIGM_OPENMP);
+      write_team (w, team, 6 * MS + MS / 10, 6 * MS + MS / 2, 6 * MS + MS / 2, 1);
+      write_team (w, team, 6 * MS + MS / 2, 7 * MS, 8 * MS + MS / 2, 2);
       OTF2_EvtWriter_Leave (w, NULL, 9 * MS, R_MAIN);
       return;
     }
   if (teams2)
     {
       /* A second team, of the master alone: compute_kernel 6.1-6.5 ms. */
-      OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 6 * MS + MS / 10, team);
-      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 10, R_KERNEL);
-      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 2, R_KERNEL);
-      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 2, R_BARRIER);
-      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + MS / 2, R_BARRIER);
-      OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + MS / 2, team);
+      write_team (w, team, 6 * MS + MS / 10, 6 * MS + MS / 2, 6 * MS + MS / 2, 0);
     }
   reading (w, cpu, 7 * MS, 2500);
   OTF2_EvtWriter_Leave (w, NULL, 7 * MS + d, R_MAIN);
@@ -204,12 +205,7 @@ write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu, int task, 
   if (teams3)
     {
       /* In the third team, not the second. */
-      OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 6 * MS + MS / 2, team);
-      OTF2_EvtWriter_Enter (w, NULL, 6 * MS + MS / 2, R_KERNEL);
-      OTF2_EvtWriter_Leave (w, NULL, 8 * MS + MS / 2, R_KERNEL);
-      OTF2_EvtWriter_Enter (w, NULL, 8 * MS + MS / 2, R_BARRIER);
-      OTF2_EvtWriter_Leave (w, NULL, 8 * MS + MS / 2, R_BARRIER);
-      OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 8 * MS + MS / 2, team);
+      write_team (w, team, 6 * MS + MS / 2, 8 * MS + MS / 2, 8 * MS + MS / 2, 0);
     }
   if (mpi)
     {

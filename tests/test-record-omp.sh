@@ -14,37 +14,47 @@
 set -u
 . "${top_srcdir:-.}/tests/test-record-lib.sh"
 [ -x "$builddir/tests/mpi-omp" ] || { echo "SKIP: no OpenMP test program"; exit 77; }
-OMP_NUM_THREADS=2 record omp 2 "$builddir/tests/mpi-omp"
-grep -q "^omp done, 2 threads" "$work/omp.out" || fail "the program's output: $(cat "$work/omp.out")"
-complete omp
-"$builddir/tracesim" info --json --no-replay "$work/omp/traces.otf2" > "$work/omp.json" \
-  || fail "info --json failed"
 check() {
   got=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print(repr(eval(sys.argv[2])))' \
     "$work/omp.json" "$1")
   [ "$got" = "$2" ] || fail "$1 is $got, expected $2"
 }
-check "[r['threads'] for r in s['per_rank']]" "[2, 2]"
-check "[r['thread_events'] for r in s['per_rank']]" "[12, 12]"
-check "[r['other_threads_events'] for r in s['per_rank']]" "[30, 30]"
-check "s['threads']['mpi_events_not_replayed']" 0
+# teams NAME PROGRAM WORKER_EVENTS: PROGRAM recorded as NAME on 2 ranks of 2
+# threads, complete; each rank has 2 threads, 12 threading events of its
+# own and WORKER_EVENTS on its worker; the masters' regions replayed:
+# "work" twice a region, 2 ranks x 3 regions; each region's explicit and
+# implicit barrier once.
+teams() {
+  OMP_NUM_THREADS=2 record "$1" 2 "$2"
+  grep -q "^omp done, 2 threads" "$work/$1.out" || fail "$1: the program's output: $(cat "$work/$1.out")"
+  complete "$1"
+  "$builddir/tracesim" info --json --no-replay "$work/$1/traces.otf2" > "$work/omp.json" \
+    || fail "$1: info --json failed"
+  check "[r['threads'] for r in s['per_rank']]" "[2, 2]"
+  check "[r['thread_events'] for r in s['per_rank']]" "[12, 12]"
+  check "[r['other_threads_events'] for r in s['per_rank']]" "[$3, $3]"
+  check "s['threads']['mpi_events_not_replayed']" 0
+  expect_visits "$1" work 12
+  expect_visits "$1" '!$omp barrier' 6
+  expect_visits "$1" '!$omp implicit barrier' 6
+}
+# cpu_teams NAME PROGRAM WORKER_EVENTS: the same recorded with --cpu-time.
+cpu_teams() {
+  OMP_NUM_THREADS=2 record "$1" 2 --cpu-time "$2"
+  "$builddir/tracesim" info --json --no-replay "$work/$1/traces.otf2" > "$work/omp.json" \
+    || fail "$1: info --json failed"
+  check "[r['other_threads_events'] for r in s['per_rank']]" "[$3, $3]"
+}
+teams omp "$builddir/tests/mpi-omp" 30
 # Both ranks on this machine's node: 4 threads on it.
 grep -q "2 ranks (4 threads)" "$work/omp.info" || fail "info's nodes: $(grep nodes "$work/omp.info")"
-# The masters' regions, replayed: "work" twice a region, 2 ranks x 3
-# regions; each region's explicit and implicit barrier once.
-expect_visits omp work 12
-expect_visits omp '!$omp barrier' 6
-expect_visits omp '!$omp implicit barrier' 6
 # --cpu-time: every thread's CPU time read before each of its ENTERs and
 # LEAVEs, into its own location. A worker's, a region: the parallel
 # region's ENTER and LEAVE, "work"'s twice, the barrier's: 8 readings, 24
 # more events (54). The master reads 8 too and 1 at the implicit barrier's
 # LEAVE (its ENTER follows its part's end, read at the same tick), beside
 # its MPI calls' readings.
-OMP_NUM_THREADS=2 record omp-cpu 2 --cpu-time "$builddir/tests/mpi-omp"
-"$builddir/tracesim" info --json --no-replay "$work/omp-cpu/traces.otf2" > "$work/omp.json" \
-  || fail "info --json failed (--cpu-time)"
-check "[r['other_threads_events'] for r in s['per_rank']]" "[54, 54]"
+cpu_teams omp-cpu "$builddir/tests/mpi-omp" 54
 "$builddir/tracesim" run -q --cpu-time "$work/omp-cpu/traces.otf2" -o "$work/omp-cpu-run" \
   || fail "the trace with every thread's CPU time does not replay with --cpu-time"
 # LLVM's runtime (libomp), followed through OMPT (recorder/record-ompt.c):
@@ -59,21 +69,8 @@ check "[r['other_threads_events'] for r in s['per_rank']]" "[54, 54]"
 # --cpu-time a worker reads its CPU time before each of its 10 ENTERs and
 # LEAVEs a region: 30 more, 66.
 if [ -x "$builddir/tests/mpi-omp-llvm" ]; then
-  OMP_NUM_THREADS=2 record llvm 2 "$builddir/tests/mpi-omp-llvm"
-  grep -q "^omp done, 2 threads" "$work/llvm.out" || fail "llvm: the program's output: $(cat "$work/llvm.out")"
-  complete llvm
-  "$builddir/tracesim" info --json --no-replay "$work/llvm/traces.otf2" > "$work/omp.json" \
-    || fail "info --json failed (llvm)"
-  check "[r['threads'] for r in s['per_rank']]" "[2, 2]"
-  check "[r['thread_events'] for r in s['per_rank']]" "[12, 12]"
-  check "[r['other_threads_events'] for r in s['per_rank']]" "[36, 36]"
-  expect_visits llvm work 12
-  expect_visits llvm '!$omp barrier' 6
-  expect_visits llvm '!$omp implicit barrier' 6
-  OMP_NUM_THREADS=2 record llvm-cpu 2 --cpu-time "$builddir/tests/mpi-omp-llvm"
-  "$builddir/tracesim" info --json --no-replay "$work/llvm-cpu/traces.otf2" > "$work/omp.json" \
-    || fail "info --json failed (llvm, --cpu-time)"
-  check "[r['other_threads_events'] for r in s['per_rank']]" "[66, 66]"
+  teams llvm "$builddir/tests/mpi-omp-llvm" 36
+  cpu_teams llvm-cpu "$builddir/tests/mpi-omp-llvm" 66
   # The identity replay is the recording, to the nanosecond's rounding.
   python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
