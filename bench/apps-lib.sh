@@ -53,6 +53,20 @@ range() {
   printf "$f [$f, $f]" "$1" "$2" "$3"
 }
 
+# hybrid_round NP DIR PREDICT TRACE FAST_HYP BALANCED_HYP: a round of the
+# hybrid what-if benches after the recording: the program really run base,
+# fast (FACTOR 0.5) and balanced, into DIR/real-V; and PREDICT (predict, or
+# the bench's own) from TRACE unchanged and with each hypothesis, into
+# DIR/pred-V.
+hybrid_round() {
+  run "$1" "$2/real-base" -- 1 0 "$ITERATIONS"
+  run "$1" "$2/real-fast" -- 0.5 0 "$ITERATIONS"
+  run "$1" "$2/real-balanced" -- 1 1 "$ITERATIONS"
+  "$3" "$4" "$2/pred-base"
+  "$3" "$4" "$2/pred-fast" -H "$5"
+  "$3" "$4" "$2/pred-balanced" -H "$6"
+}
+
 # hybrid_table: the rows of the hybrid what-if benches (NPS, THREADS,
 # cores, WORK/npN/real-V and pred-V): per rank count and variant (recorded,
 # base, fast, balanced; recorded against the base prediction), the real

@@ -96,12 +96,7 @@ while [ "$r" -le "$RUNS" ]; do
     record "$np" "$d/trace-$r" 1 0 "$ITERATIONS"
     trace=$(find "$d/trace-$r" -name 'eztrace_log.otf2' | head -1)
     [ -n "$trace" ] || die "EZTrace wrote no eztrace_log.otf2 under $d/trace-$r"
-    run "$np" "$d/real-base" -- 1 0 "$ITERATIONS"
-    run "$np" "$d/real-fast" -- 0.5 0 "$ITERATIONS"
-    run "$np" "$d/real-balanced" -- 1 1 "$ITERATIONS"
-    loop "$trace" "$d/pred-base"
-    loop "$trace" "$d/pred-fast" -H "$WORK/fast.hyp"
-    loop "$trace" "$d/pred-balanced" -H "$WORK/balanced.hyp"
+    hybrid_round "$np" "$d" loop "$trace" "$WORK/fast.hyp" "$WORK/balanced.hyp"
   done
   echo "round $r of $RUNS done ($(( $(date +%s) - start )) s)" >&2
   r=$((r + 1))

@@ -65,12 +65,8 @@ while [ "$r" -le "$RUNS" ]; do
     rm -rf "$d/trace-$r"
     # shellcheck disable=SC2086 # REC_CPU is empty or one word
     run "$np" "$d/real-recorded" -o "$d/trace-$r" $REC_CPU -- 1 0 "$ITERATIONS"
-    run "$np" "$d/real-base" -- 1 0 "$ITERATIONS"
-    run "$np" "$d/real-fast" -- 0.5 0 "$ITERATIONS"
-    run "$np" "$d/real-balanced" -- 1 1 "$ITERATIONS"
-    predict "$d/trace-$r/traces.otf2" "$d/pred-base"
-    predict "$d/trace-$r/traces.otf2" "$d/pred-fast" -H "$SRC/bench/apps/fast.hyp"
-    predict "$d/trace-$r/traces.otf2" "$d/pred-balanced" -H "$SRC/bench/apps/threads-balanced.hyp"
+    hybrid_round "$np" "$d" predict "$d/trace-$r/traces.otf2" "$SRC/bench/apps/fast.hyp" \
+      "$SRC/bench/apps/threads-balanced.hyp"
   done
   echo "round $r of $RUNS done ($(( $(date +%s) - start )) s)" >&2
   r=$((r + 1))

@@ -478,32 +478,36 @@ ts_archive_team_comm (const TsArchiveWriter *w, guint rank)
   return id;
 }
 
+/* A threading event (@type, with @ref) of a writer made with threads. */
+static void
+log_thread_event (TsArchiveWriter *w, guint location, double time, EventType type, guint32 ref)
+{
+  g_return_if_fail (w != NULL && w->rank_threads);
+  log_event (w, location, time, &(EventRecord) { .type = type, .ref = ref });
+}
+
 void
 ts_archive_writer_team_begin (TsArchiveWriter *w, guint location, double time)
 {
-  g_return_if_fail (w != NULL && w->rank_threads);
-  log_event (w, location, time, &(EventRecord) { .type = EV_TEAM_BEGIN });
+  log_thread_event (w, location, time, EV_TEAM_BEGIN, 0);
 }
 
 void
 ts_archive_writer_team_end (TsArchiveWriter *w, guint location, double time)
 {
-  g_return_if_fail (w != NULL && w->rank_threads);
-  log_event (w, location, time, &(EventRecord) { .type = EV_TEAM_END });
+  log_thread_event (w, location, time, EV_TEAM_END, 0);
 }
 
 void
 ts_archive_writer_thread_fork (TsArchiveWriter *w, guint location, double time, guint threads)
 {
-  g_return_if_fail (w != NULL && w->rank_threads);
-  log_event (w, location, time, &(EventRecord) { .type = EV_THREAD_FORK, .ref = threads });
+  log_thread_event (w, location, time, EV_THREAD_FORK, threads);
 }
 
 void
 ts_archive_writer_thread_join (TsArchiveWriter *w, guint location, double time)
 {
-  g_return_if_fail (w != NULL && w->rank_threads);
-  log_event (w, location, time, &(EventRecord) { .type = EV_THREAD_JOIN });
+  log_thread_event (w, location, time, EV_THREAD_JOIN, 0);
 }
 
 void
