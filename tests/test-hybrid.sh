@@ -248,6 +248,17 @@ what scorep t1main 0.0090008192
 what scorep set4 0.0040008192
 what teams2 tbal 0.0050008192
 what teams2 t4 0.0048008192
+# A thread-count rule on a trace whose ranks ran one thread each would
+# change nothing: refused, naming the rule's line, and nothing written.
+printf 'ranks 1\n0 0 enter compute_kernel\n0 0.001 leave compute_kernel\n' > "$work/one.script"
+"$builddir/ts-tracegen" script "$work/one.script" -o "$work/one" > /dev/null || fail "ts-tracegen (one)"
+rm -rf "$work/one-t4"
+if "$tracesim" run -q "$work/one/traces.otf2" -H "$work/t4.hyp" -o "$work/one-t4" 2> "$work/one.err"; then
+  fail "a threads rule on a one-thread trace was taken"
+fi
+grep -q "t4.hyp:1: \[region:compute_kernel\] threads: every rank of .* ran one thread" "$work/one.err" \
+  || fail "the refusal: $(cat "$work/one.err")"
+[ ! -e "$work/one-t4" ] || fail "the refused run wrote $work/one-t4"
 # - teams3: the second team after the message is forked for 1 thread,
 #   the third for 2. The worker is in the first and the third only: its
 #   events after the first team are the third's. With compute_kernel 2x
