@@ -425,18 +425,19 @@ ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, v
   /* The members: threads with events, in thread order (thread numbers
    * need not be OpenMP's: some writers define idle threads), as many as
    * the fork asked for. */
-  team->members = 1;
-  guint slots = team->size - 1;
-  for (guint k = 0; k < team->n; k++)
-    if (k >= 63)
-      break;
-    else if (slots > 0 && (team->workers[k].reader || team->workers[k].feed))
-      {
-        team->members |= G_GUINT64_CONSTANT (1) << (k + 1);
-        slots--;
-      }
   if (team->size == team->n + 1)
-    team->members = G_MAXUINT64; /* all, those without events too (as before) */
+    team->members = G_MAXUINT64; /* all, those without events too */
+  else
+    {
+      team->members = 1;
+      guint slots = team->size - 1;
+      for (guint k = 0; k < MIN (team->n, 63u) && slots > 0; k++)
+        if (team->workers[k].reader || team->workers[k].feed)
+          {
+            team->members |= G_GUINT64_CONSTANT (1) << (k + 1);
+            slots--;
+          }
+    }
   TsAction *begin = ts_decode_push (s, TS_ACTION_TEAM_BEGIN, now);
   begin->peer = (gint32) team->size;
   begin->bytes = team->members;
