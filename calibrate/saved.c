@@ -14,7 +14,7 @@
 #define ENVELOPE_TYPE "(iuit)"
 #define KEY_TYPE "(uuiuu)"
 #define PAIR_TYPE "(uuiuuuut)"
-#define STATS_TYPE "(tddtttdddtt)"
+#define STATS_TYPE "(tddtttdddttt)"
 
 static GVariant *
 doubles (const double *v, gsize n)
@@ -86,7 +86,7 @@ stats (const TsDecodeStats *s, guint n)
     g_variant_builder_add (&b, STATS_TYPE, s[r].events, s[r].first_time, s[r].last_time,
                            s[r].calls[0], s[r].calls[1], s[r].calls[2], s[r].call_seconds[0],
                            s[r].call_seconds[1], s[r].call_seconds[2], s[r].actions,
-                           s[r].thread_events);
+                           s[r].thread_events, s[r].teams);
   return g_variant_builder_end (&b);
 }
 
@@ -276,7 +276,7 @@ load_stats (GVariantDict *d, TsCalibration *p)
       g_variant_get_child (v, r, STATS_TYPE, &s->events, &s->first_time, &s->last_time,
                            &s->calls[0], &s->calls[1], &s->calls[2], &s->call_seconds[0],
                            &s->call_seconds[1], &s->call_seconds[2], &s->actions,
-                           &s->thread_events);
+                           &s->thread_events, &s->teams);
     }
   return TRUE;
 }

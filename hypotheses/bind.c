@@ -89,23 +89,27 @@ check_ranks (const TsRule *rule, const TsTrace *trace, GError **error)
   return TRUE;
 }
 
-/* A `threads = N` rule changes the thread teams of ranks traced with
- * more than one thread (their teams' work is read from each thread); on a
- * trace whose ranks all ran one thread, it would change nothing, and is
+/* A `threads = N` rule changes the thread teams of ranks that have them:
+ * traced with more than one thread, or whose own location began a team
+ * (an OpenMP parallel region run by one thread, from the calibration's
+ * first pass). On a trace without any, it would change nothing, and is
  * refused rather than said to apply. */
 static gboolean
-check_teams (const TsRule *rule, const TsTrace *trace, GError **error)
+check_teams (const TsRule *rule, const TsHypotheses *h, GError **error)
 {
   if (!ts_rule_sets_team (rule))
     return TRUE;
+  const TsTrace *trace = h->trace;
   for (guint r = 0; r < ts_trace_n_ranks (trace); r++)
-    if (ts_trace_rank_n_threads (trace, r) >= 2)
+    if (ts_trace_rank_n_threads (trace, r) >= 2
+        || (h->calibration && r < ts_calibration_n_ranks (h->calibration)
+            && ts_calibration_rank_stats (h->calibration, r)->teams > 0))
       return TRUE;
   g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_NO_MATCH,
-               "%s:%u: [%s:%.60s] threads: every rank of %s ran one thread, and a thread "
-               "count what-if needs a rank traced with a team of two threads or more (from "
-               "one thread it is not modelled yet, doc/threads.md)", rule->origin, rule->line,
-               TS_RULE_SECTION (rule), rule->pattern, ts_trace_path (trace));
+               "%s:%u: [%s:%.60s] threads: no rank of %s ran a thread team (an OpenMP "
+               "parallel region, THREAD_TEAM_BEGIN): a thread count what-if needs one",
+               rule->origin, rule->line, TS_RULE_SECTION (rule), rule->pattern,
+               ts_trace_path (trace));
   return FALSE;
 }
 
@@ -277,7 +281,7 @@ bind_rule (TsHypotheses *h, TsRule *rule, GPtrArray *region_names, GPtrArray **p
       if (!check_selects_compute (h, rule, error))
         return FALSE;
     }
-  return check_ranks (rule, h->trace, error) && check_teams (rule, h->trace, error);
+  return check_ranks (rule, h->trace, error) && check_teams (rule, h, error);
 }
 
 gboolean

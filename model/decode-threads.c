@@ -383,7 +383,9 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
     return;
   TsAction *a = ts_decode_push (s, TS_ACTION_TEAM_BARRIER, now);
   a->region = region;
-  if (region != NO_REGION)
+  /* A team of the rank's thread alone waits for no one: its barrier's
+   * time stayed the runtime's work (ts_decode_team_waiting), no residual. */
+  if (region != NO_REGION && team->n > 0)
     a->seconds = MAX (0, now - MAX (team->barrier_enter, team->phase_start + team->longest));
   team->forked = FALSE;
   thread_waits (s, region, now);
@@ -417,6 +419,7 @@ ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, v
   s->stats.thread_events++;
   if (!s->team || s->team->active || s->call != NO_REGION)
     return OTF2_CALLBACK_SUCCESS;
+  s->stats.teams++;
   double now = ts_decode_seconds (s, t);
   ts_decode_account_gap (s, now);
   TsTeamDecoder *team = s->team;
@@ -488,7 +491,7 @@ ts_decode_team_left (TsRankDecoder *s, double now)
 gboolean
 ts_decode_team_waiting (const TsRankDecoder *s)
 {
-  return s->team->barrier_depth > 0;
+  return s->team->barrier_depth > 0 && s->team->n > 0;
 }
 
 static const TsEventSink worker_sink = {
@@ -504,7 +507,9 @@ ts_team_decoder_new (TsDecoder *src, guint rank)
 {
   const TsTrace *trace = src->trace;
   guint n = ts_trace_rank_n_threads (trace, rank);
-  if (n < 2 || !(src->reader || src->writer))
+  /* A rank traced with one thread has its teams too (OpenMP's parallel
+   * regions run by one thread): a `threads = N` what-if gives them N. */
+  if (n < 1 || !(src->reader || src->writer))
     return NULL;
   TsTeamDecoder *team = g_new0 (TsTeamDecoder, 1);
   team->n = n - 1;

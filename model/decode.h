@@ -64,6 +64,8 @@ typedef struct {
   double call_seconds[3];           /* and the time spent in them */
   guint64 actions;
   guint64 thread_events;            /* fork, join, teams, locks, tasks: not replayed */
+  guint64 teams;                    /* thread teams its own location began (OpenMP parallel
+                                     * regions), of one thread too */
 } TsDecodeStats;
 enum { TS_INFO_RECORDED, TS_INFO_INFERRED, TS_INFO_MISSING };
 

@@ -239,7 +239,14 @@ prepare_platform (Run *run, GError **error)
       run->platform = g_build_filename (tmp, "platform.xml", NULL);
       TsClusterSpec spec = ts_platform_spec_from_calibration (run->calibration, run->o->trace_speed);
       ts_platform_spec_fit_threads (&spec, run->trace);
-      if (!place_as_traced (run, &spec, error) || !ts_platform_write_cluster (&spec, run->platform, error))
+      if (!place_as_traced (run, &spec, error))
+        return FALSE;
+      /* Threads a `threads = N` what-if adds take the cores the nodes had
+       * beyond the traced threads' (where the trace does not say, they
+       * share the traced threads' cores: give -p). */
+      if (run->hypotheses && ts_hypotheses_team_size (run->hypotheses) > 0)
+        ts_platform_spec_fit_node_cores (&spec, run->trace);
+      if (!ts_platform_write_cluster (&spec, run->platform, error))
         return FALSE;
       g_ptr_array_add (run->result->written, g_strdup ("platform.xml"));
     }

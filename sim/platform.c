@@ -77,6 +77,27 @@ ts_platform_spec_fit_threads (TsClusterSpec *spec, const TsTrace *trace)
     spec->cores = MAX (spec->cores, ts_trace_rank_n_threads (trace, r));
 }
 
+/* The most cores a node of @trace had, where it says so for every node
+ * (0: it does not). */
+static guint
+traced_node_cores (const TsTrace *trace)
+{
+  guint n_nodes = ts_trace_n_nodes (trace), cores = 0;
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      if (ts_trace_node_cores (trace, i) == 0)
+        return 0;
+      cores = MAX (cores, ts_trace_node_cores (trace, i));
+    }
+  return cores;
+}
+
+void
+ts_platform_spec_fit_node_cores (TsClusterSpec *spec, const TsTrace *trace)
+{
+  spec->cores = MAX (spec->cores, traced_node_cores (trace));
+}
+
 char *
 ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace, gboolean traced_cores)
 {
@@ -93,14 +114,8 @@ ts_platform_place_as_traced (TsClusterSpec *spec, const TsTrace *trace, gboolean
       g_string_append_printf (lines, "node-%u\n", node);
     }
   /* The traced cores, only where every node's are known. */
-  guint cores = 0;
-  gboolean known = traced_cores;
-  for (guint i = 0; known && i < n_nodes; i++)
-    {
-      known = ts_trace_node_cores (trace, i) > 0;
-      cores = MAX (cores, ts_trace_node_cores (trace, i));
-    }
-  if (known)
+  guint cores = traced_cores ? traced_node_cores (trace) : 0;
+  if (cores > 0)
     spec->cores = cores;
   spec->n_hosts = n_nodes;
   return g_string_free (lines, FALSE);

@@ -49,6 +49,10 @@ TsClusterSpec ts_platform_spec_from_calibration (const TsCalibration *calibratio
  * get at least as many cores as the rank with most threads has threads, so
  * that a calibrated platform replays them as traced, each on a core. */
 void ts_platform_spec_fit_threads (TsClusterSpec *spec, const TsTrace *trace);
+/* The hosts of @spec get the cores the trace says its nodes had (where it
+ * says so for every node), where that is more: threads a what-if adds
+ * (`threads = N`) run on the cores the recorded nodes had, idle or not. */
+void ts_platform_spec_fit_node_cores (TsClusterSpec *spec, const TsTrace *trace);
 
 /* Where the trace shows ranks sharing nodes: @spec gets one host per traced
  * node, with cores for the most threads of ranks one held (@traced_cores: the most

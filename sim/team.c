@@ -201,6 +201,13 @@ ts_do_team_fork (TsProgress *x)
     {
     case FORK_START:
       /* The threads start when the rank's compute before the fork is done. */
+      {
+        /* A team of the rank's thread alone, as traced, forks nothing:
+         * its compute stays one burst, as without the team. */
+        guint traced = ts_trace_rank_n_threads (rk->sim->trace, rk->rank);
+        if (traced <= 1 && ts_rank_threads (rk->sim, rk->rank) <= 1)
+          goto forked;
+      }
       TS_AT (x->pc, FORK_FLUSH);
       if (!ts_step_flush (x))
         return FALSE;
@@ -227,6 +234,7 @@ ts_do_team_fork (TsProgress *x)
           if (work[k])
             fork_thread (rk, k, work[k]);
       }
+    forked:
       if (rk->team_work)
         g_array_set_size (rk->team_work, 0);
     }
@@ -359,6 +367,14 @@ ts_do_team_barrier (TsProgress *x)
   return TRUE;
 }
 
+gboolean
+ts_rank_has_teams (const TsTrace *trace, const TsCalibration *calibration, guint r)
+{
+  return ts_trace_rank_n_threads (trace, r) >= 2
+         || (calibration && r < ts_calibration_n_ranks (calibration)
+             && ts_calibration_rank_stats (calibration, r)->teams > 0);
+}
+
 guint
 ts_rank_threads (const TsSimulation *sim, guint r)
 {
@@ -368,8 +384,10 @@ ts_rank_threads (const TsSimulation *sim, guint r)
   /* A `threads = N` rule makes the rank's teams N threads, fewer than the
    * trace's too: the threads beyond N are in none of its teams (their
    * work went to the N, hypotheses.c), so they neither take a core nor
-   * wait at its barriers. */
-  return traced >= 2 && team > 0 ? team : traced;
+   * wait at its barriers. A rank that began no team (no parallel region,
+   * and one thread) keeps its one: no core is kept for threads it would
+   * never fork. */
+  return team > 0 && ts_rank_has_teams (sim->trace, sim->calibration, r) ? team : traced;
 }
 
 void

@@ -49,7 +49,15 @@
  *               (1.5 ms), the MPI call's ENTER (1.5) and LEAVE (1.6) and
  *               main's LEAVE (2.5 ms): 6 more events; the worker's at the
  *               kernel's ENTER (0) and LEAVE (3 ms) and the barrier's
- *               ENTER and LEAVE (3 ms): 4 more */
+ *               ENTER and LEAVE (3 ms): 4 more
+ *   single      each rank traced with one thread (no worker location), as a
+ *               run with OMP_NUM_THREADS=1 is: the master forks a team of
+ *               one (THREAD_FORK of 1), runs compute_kernel for 6 ms, its
+ *               barrier takes no time, then the message and main's end at
+ *               7 ms as in scorep: 13 events a master. The node says it had
+ *               4 cores (property "cores"; the node under a machine);
+ *               the team events name no
+ *               communicator (tracesim-record's layout) */
 #include <config.h>
 
 #include <glib.h>
@@ -60,11 +68,12 @@
 #define MS 1000000ull /* ticks: the clock counts nanoseconds */
 
 enum { S_EMPTY, S_MAIN, S_KERNEL, S_BARRIER, S_SEND, S_RECV, S_ISEND, S_WORLD, S_TEAM,
-       S_MASTER, S_WORKER, S_OTHER, S_NODE, S_PROCESS, S_EZ_BARRIER, S_EZ_TASK, S_N };
+       S_MASTER, S_WORKER, S_OTHER, S_NODE, S_PROCESS, S_EZ_BARRIER, S_EZ_TASK, S_CORES, S_MACHINE, S_N };
 static const char *const strings[S_N] = {
   "", "main", "compute_kernel", "!$omp implicit barrier @kernel.c:12", "MPI_Send", "MPI_Recv",
   "MPI_Isend", "MPI_COMM_WORLD", "Thread team", "Master thread", "OMP thread 1", "idle thread",
-  "node", "process", "OpenMP implicit barrier", "OpenMP implicit task",
+  "node", "process", "OpenMP implicit barrier", "OpenMP implicit task", "cores",
+  "machine",
 };
 enum { R_MAIN, R_KERNEL, R_BARRIER, R_SEND, R_RECV, R_ISEND, R_TASK };
 enum { S_CPU = S_N, S_CPU_UNIT, S_ALL };
@@ -130,21 +139,27 @@ write_team (OTF2_EvtWriter *w, OTF2_CommRef team, uint64_t from, uint64_t end, u
 /* @late: the master leaves the barrier 0.5 ms after its worker's work
  * ended, and everything after is as much later. */
 static void
-write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int teams2, int cpu)
+write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int teams2, int cpu,
+              int single)
 {
   uint64_t d = late ? MS / 2 : 0;
   OTF2_EvtWriter_Enter (w, NULL, 0, R_MAIN);
-  OTF2_EvtWriter_ThreadFork (w, NULL, 0, OTF2_PARADIGM_OPENMP, 2);
-  OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 0, team);
-  reading (w, cpu, 0, 0);
-  OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
-  reading (w, cpu, 2 * MS, 1000);
-  OTF2_EvtWriter_Leave (w, NULL, 2 * MS, R_KERNEL);
-  OTF2_EvtWriter_Enter (w, NULL, 2 * MS, R_BARRIER);
-  reading (w, cpu, 6 * MS, 1500);
-  OTF2_EvtWriter_Leave (w, NULL, 6 * MS + d, R_BARRIER);
-  OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + d, team);
-  OTF2_EvtWriter_ThreadJoin (w, NULL, 6 * MS + d, OTF2_PARADIGM_OPENMP);
+  if (single)
+    write_team (w, team, 0, 6 * MS, 6 * MS, 1);
+  else
+    {
+      OTF2_EvtWriter_ThreadFork (w, NULL, 0, OTF2_PARADIGM_OPENMP, 2);
+      OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 0, team);
+      reading (w, cpu, 0, 0);
+      OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
+      reading (w, cpu, 2 * MS, 1000);
+      OTF2_EvtWriter_Leave (w, NULL, 2 * MS, R_KERNEL);
+      OTF2_EvtWriter_Enter (w, NULL, 2 * MS, R_BARRIER);
+      reading (w, cpu, 6 * MS, 1500);
+      OTF2_EvtWriter_Leave (w, NULL, 6 * MS + d, R_BARRIER);
+      OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + d, team);
+      OTF2_EvtWriter_ThreadJoin (w, NULL, 6 * MS + d, OTF2_PARADIGM_OPENMP);
+    }
   reading (w, cpu, 6 * MS, 1500);
   if (rank == 0)
     {
@@ -264,7 +279,17 @@ write_regions (OTF2_GlobalDefWriter *g, gboolean eztrace)
 static void
 write_layout (OTF2_GlobalDefWriter *g, const Layout *l, gboolean eztrace, gboolean nogroup)
 {
-  OTF2_GlobalDefWriter_WriteSystemTreeNode (g, 0, S_NODE, S_NODE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  gboolean single = !strcmp (l->layout, "single");
+  /* single: the node under a machine (a root is no host), so that its
+   * cores are the ranks' node's. */
+  if (single)
+    OTF2_GlobalDefWriter_WriteSystemTreeNode (g, 1, S_MACHINE, S_MACHINE,
+                                              OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  OTF2_GlobalDefWriter_WriteSystemTreeNode (g, 0, S_NODE, S_NODE,
+                                            single ? 1 : OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  if (single)
+    OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty (g, 0, S_CORES, OTF2_TYPE_UINT32,
+                                                      (OTF2_AttributeValue) { .uint32 = 4 });
   for (int r = 0; r < 2; r++)
     {
       OTF2_GlobalDefWriter_WriteLocationGroup (g, r, S_PROCESS, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
@@ -273,7 +298,8 @@ write_layout (OTF2_GlobalDefWriter *g, const Layout *l, gboolean eztrace, gboole
       OTF2_GlobalDefWriter_WriteLocation (g, l->master[r], S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
                                           13 + !strcmp (l->layout, "teams2") * 6 + cpu * 6
                                           + !strcmp (l->layout, "teams3") * 16, r);
-      OTF2_GlobalDefWriter_WriteLocation (g, l->worker[r], S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD,
+      if (!single)
+        OTF2_GlobalDefWriter_WriteLocation (g, l->worker[r], S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD,
                                           6 + !strcmp (l->layout, "teams3") * 6
                                           + (!strcmp (l->layout, "mpi-thread") && r == 1) * 3
                                           + cpu * 4, r);
@@ -300,6 +326,8 @@ write_layout (OTF2_GlobalDefWriter *g, const Layout *l, gboolean eztrace, gboole
       OTF2_GlobalDefWriter_WriteComm (g, 4, S_TEAM, 4, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
       return;
     }
+  if (single)
+    return;
   uint64_t threads[4] = { l->master[0], l->worker[0], l->master[1], l->worker[1] };
   uint64_t team0[2] = { 0, 1 }, team1[2] = { 2, 3 };
   OTF2_GlobalDefWriter_WriteGroup (g, 2, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
@@ -317,7 +345,7 @@ main (int argc, char **argv)
 {
   if (argc != 3)
     {
-      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|ezompt|nogroup|mpi-thread|late|teams2|teams3|cpu DIR\n");
+      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|ezompt|nogroup|mpi-thread|late|teams2|teams3|cpu|single DIR\n");
       return 2;
     }
   Layout l = { argv[1] };
@@ -325,13 +353,14 @@ main (int argc, char **argv)
   gboolean eztrace = !strcmp (l.layout, "eztrace") || ezompt, nogroup = !strcmp (l.layout, "nogroup");
   if (!eztrace && !nogroup && strcmp (l.layout, "scorep") && strcmp (l.layout, "mpi-thread")
       && strcmp (l.layout, "late") && strcmp (l.layout, "teams2") && strcmp (l.layout, "teams3")
-      && strcmp (l.layout, "cpu"))
+      && strcmp (l.layout, "cpu") && strcmp (l.layout, "single"))
     return fail ("the layout");
+  gboolean single = !strcmp (l.layout, "single");
   for (int r = 0; r < 2; r++)
     {
       l.master[r] = eztrace ? r * 1000u : nogroup ? 2u * r : (unsigned) r;
       l.worker[r] = eztrace ? r * 1000u + 1 : (1ull << 32) | (uint64_t) r;
-      l.team[r] = eztrace ? 4u : nogroup ? OTF2_UNDEFINED_COMM : 1u + (unsigned) r;
+      l.team[r] = eztrace ? 4u : nogroup || single ? OTF2_UNDEFINED_COMM : 1u + (unsigned) r;
     }
 
   OTF2_Archive *a = OTF2_Archive_Open (argv[2], "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
@@ -345,15 +374,17 @@ main (int argc, char **argv)
   for (int r = 0; r < 2; r++)
     {
       OTF2_EvtWriter *m = OTF2_Archive_GetEvtWriter (a, l.master[r]);
-      OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter (a, l.worker[r]);
-      if (!m || !w)
+      OTF2_EvtWriter *w = single ? NULL : OTF2_Archive_GetEvtWriter (a, l.worker[r]);
+      if (!m || (!w && !single))
         return fail ("an event writer");
       int cpu = !strcmp (l.layout, "cpu");
       write_master (m, r, l.team[r], !strcmp (l.layout, "late"),
-                    !strcmp (l.layout, "teams3") ? 3 : !strcmp (l.layout, "teams2"), cpu);
+                    !strcmp (l.layout, "teams3") ? 3 : !strcmp (l.layout, "teams2"), cpu, single);
+      OTF2_Archive_CloseEvtWriter (a, m);
+      if (single)
+        continue;
       write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1, cpu, ezompt,
                     !strcmp (l.layout, "teams3"));
-      OTF2_Archive_CloseEvtWriter (a, m);
       OTF2_Archive_CloseEvtWriter (a, w);
     }
   OTF2_Archive_CloseEvtFiles (a);

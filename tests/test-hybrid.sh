@@ -248,15 +248,41 @@ what scorep t1main 0.0090008192
 what scorep set4 0.0040008192
 what teams2 tbal 0.0050008192
 what teams2 t4 0.0048008192
-# A thread-count rule on a trace whose ranks ran one thread each would
-# change nothing: refused, naming the rule's line, and nothing written.
+# A thread-count what-if from ranks traced with one thread (single: teams
+# of one, compute_kernel 6 ms, the node's 4 cores said). threads = 2: the
+# phase's 6 ms over 2 threads, 3 ms each; the calibrated host has the
+# node's 4 cores (the trace says them), so the 4 threads of the 2 ranks
+# each have one: the phase ends at 3 ms, the run 1.0008192 ms later (as
+# scorep), at 4.0008192 ms. Identity: 7.0008192 ms as traced (7 ms and
+# the receive's 0.0008192). Each rank's new thread idles after its team:
+# rank 0's from 3 to 4 ms, rank 1's to 4.0008192 ms: 2.0008192 ms of
+# omp_idle_threads; no barrier wait (the team's threads end together).
+# The predicted archive has the 2 new threads' locations: 4.
+"$gen" single "$work/single" || fail "single: hybrid-gen"
+printf '[region:compute_kernel]\nthreads = 2\n' > "$work/t2.hyp"
+what single t2 0.0040008192
+s=$work/what-single-t2/summary.json
+near "$(value "$s" "s['wait_states']['predicted']['omp_idle_threads']")" 0.0020008192 1e-9 \
+  || fail "single t2: idle threads $(value "$s" "s['wait_states']['predicted']['omp_idle_threads']")"
+[ "$(value "$s" "s['wait_states']['predicted']['omp_barrier_wait']")" = 0.0 ] \
+  || fail "single t2: barrier wait $(value "$s" "s['wait_states']['predicted']['omp_barrier_wait']")"
+"${OTF2_PRINT:-otf2-print}" -G "$work/what-single-t2/predicted/traces.otf2" > "$work/t2.defs" 2>&1 \
+  || fail "single t2: otf2-print"
+[ "$(grep -c '^LOCATION ' "$work/t2.defs")" = 4 ] || fail "single t2: locations $(grep '^LOCATION ' "$work/t2.defs")"
+rm -rf "$work/single-id"
+"$tracesim" run -q "$work/single/traces.otf2" -o "$work/single-id" 2> "$work/single.err" \
+  || fail "single: $(cat "$work/single.err")"
+near "$(value "$work/single-id/summary.json" "s['predicted']['runtime_s']")" 0.0070008192 1e-9 \
+  || fail "single: identity $(value "$work/single-id/summary.json" "s['predicted']['runtime_s']")"
+# A thread-count rule on a trace without any thread team would change
+# nothing: refused, naming the rule's line, and nothing written.
 printf 'ranks 1\n0 0 enter compute_kernel\n0 0.001 leave compute_kernel\n' > "$work/one.script"
 "$builddir/ts-tracegen" script "$work/one.script" -o "$work/one" > /dev/null || fail "ts-tracegen (one)"
 rm -rf "$work/one-t4"
 if "$tracesim" run -q "$work/one/traces.otf2" -H "$work/t4.hyp" -o "$work/one-t4" 2> "$work/one.err"; then
   fail "a threads rule on a one-thread trace was taken"
 fi
-grep -q "t4.hyp:1: \[region:compute_kernel\] threads: every rank of .* ran one thread" "$work/one.err" \
+grep -q "t4.hyp:1: \[region:compute_kernel\] threads: no rank of .* ran a thread team" "$work/one.err" \
   || fail "the refusal: $(cat "$work/one.err")"
 [ ! -e "$work/one-t4" ] || fail "the refused run wrote $work/one-t4"
 # - teams3: the second team after the message is forked for 1 thread,
