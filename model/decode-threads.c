@@ -76,6 +76,8 @@ typedef struct {
   guint64 teams_ended;       /* the teams it has ended */
   guint64 teams_skipped;     /* the rank's teams it was not in, and the last one */
   guint64 last_skipped;
+  double began;              /* when its part of the phase read began (it joined the team,
+                              * or left its barrier); -inf: not in it */
   double wait_from;          /* when it began to wait in the phase read (entered its
                               * barrier, ended the team); -inf: it did not */
   gboolean cpu_known;        /* its last CPU time reading (compute from CPU time): */
@@ -89,7 +91,9 @@ struct TsTeamDecoder {
   guint64 teams;             /* the teams it has begun */
   guint barrier_depth;       /* the stack depth of its open barrier + 1; 0: none */
   guint32 barrier_region;    /* and that barrier */
-  double phase_start;        /* when the phase began on it (the team, or a barrier left) */
+  double phase_start;        /* when the phase began for its threads (the team's fork, or
+                              * the barrier's release: the rank's own late leave after it
+                              * is the barrier's residual) */
   double longest;            /* and when the last of its other threads' work in it ends */
   gboolean forked;           /* they have work in it (a TEAM_FORK was pushed) */
   guint requested;           /* threads the fork before the team asked for (THREAD_FORK;
@@ -170,6 +174,7 @@ worker_join (TeamWorker *w, OTF2_TimeStamp t)
       w->in_team = TRUE;
       w->in_barrier = FALSE;
       w->last = worker_seconds (w, t);
+      w->began = w->last;
     }
 }
 
@@ -225,8 +230,11 @@ worker_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   if (depth == 0)
     return OTF2_CALLBACK_SUCCESS;
   g_array_set_size (w->stack, depth - 1);
-  if (region >= 0 && ts_trace_region_team_barrier (w->trace, (guint) region))
-    w->in_barrier = FALSE;
+  if (region >= 0 && ts_trace_region_team_barrier (w->trace, (guint) region) && w->in_barrier)
+    {
+      w->in_barrier = FALSE;
+      w->began = worker_seconds (w, t);
+    }
   if (w->task_depth && depth <= w->task_depth)
     {
       w->task_depth = 0;
@@ -267,6 +275,9 @@ read_phase (TsDecoder *src, TeamWorker *w, guint64 team)
   g_array_set_size (w->bursts, 0);
   w->boundary = FALSE;
   w->wait_from = -INFINITY;
+  /* Its part of the phase began when it left the barrier that ended the
+   * last (the LEAVE is read below), or when it joins the team. */
+  w->began = -INFINITY;
   while (!w->boundary && (w->reader || w->feed) && !w->eof
          && w->teams_ended + w->teams_skipped < team)
     {
@@ -286,15 +297,16 @@ read_phase (TsDecoder *src, TeamWorker *w, guint64 team)
 }
 
 /* A phase begins at @now on the rank's own location (its team began, or it
- * left a barrier): its other threads' work in it, read from their own
- * locations up to their next barrier or the team's end, as THREAD_COMPUTE
- * actions (per thread and region), then TEAM_FORK, which starts them
- * beside the rank's own work. */
+ * left a barrier that released the team at @released, its residual
+ * before): its other threads' work in it, read from their own locations
+ * up to their next barrier or the team's end, as THREAD_COMPUTE actions
+ * (per thread and region), then TEAM_FORK, which starts them beside the
+ * rank's own work. */
 static void
-start_phase (TsRankDecoder *s, double now)
+start_phase (TsRankDecoder *s, double now, double released)
 {
   TsTeamDecoder *team = s->team;
-  team->phase_start = now;
+  team->phase_start = released;
   team->longest = 0;
   for (guint k = 0; k < team->n; k++)
     {
@@ -319,6 +331,19 @@ start_phase (TsRankDecoder *s, double now)
           return;
         }
       double work = 0;
+      /* It began its part after the team was forked or released from its
+       * barrier: the runtime woke it late. That delay is its own, before
+       * its work (the replay starts every thread of a phase there; the
+       * rank's own late leave is the barrier's residual, charged beside
+       * it). */
+      if (w->began > released && w->bursts->len > 0)
+        {
+          TsAction *a = ts_decode_push (s, TS_ACTION_THREAD_COMPUTE, now);
+          a->peer = (gint32) k + 1;
+          a->region = NO_REGION;
+          a->seconds = w->began - released;
+          work += a->seconds;
+        }
       if (w->bursts->len == 0)
         {
           /* A thread idle in the phase: a what-if may give it work. */
@@ -340,7 +365,7 @@ start_phase (TsRankDecoder *s, double now)
        * a shared core, which the replay simulates anew). */
       double end = work;
       if (w->trace->compute_clock == TS_COMPUTE_CPU && w->wait_from > -INFINITY)
-        end = MAX (work, w->wait_from - now);
+        end = MAX (work, w->wait_from - released);
       team->longest = MAX (team->longest, end);
     }
   /* Forked even when no other thread works: a what-if may add threads
@@ -375,12 +400,12 @@ thread_waits (TsRankDecoder *s, guint32 region, double now)
  * carries its residual: how much longer the rank waited there than for its
  * slowest thread's work since the phase began (a thread woken late, a core
  * shared), as an MPI call carries what the simulation does not explain. */
-static void
+static double
 end_phase (TsRankDecoder *s, guint32 region, double now)
 {
   TsTeamDecoder *team = s->team;
   if (!team->forked && region == NO_REGION)
-    return;
+    return 0;
   TsAction *a = ts_decode_push (s, TS_ACTION_TEAM_BARRIER, now);
   a->region = region;
   /* A team of the rank's thread alone waits for no one: its barrier's
@@ -389,40 +414,18 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
     a->seconds = MAX (0, now - MAX (team->barrier_enter, team->phase_start + team->longest));
   team->forked = FALSE;
   thread_waits (s, region, now);
+  return a->seconds;
 }
 
-/* A fork on the rank's own location: the team it starts has at most
- * @threads threads (as the program asked: num_threads, an if clause). */
-OTF2_CallbackCode
-ts_decode_on_thread_fork (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-                          OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t threads)
+/* The rank's team begins at @now (its fork, or its own THREAD_TEAM_BEGIN
+ * where no fork came before): TEAM_BEGIN with its size and members, and
+ * its first phase. */
+static void
+begin_team (TsRankDecoder *s, double now)
 {
-  TsRankDecoder *s = ud;
-  s->stats.thread_events++;
-  if (s->team && !s->team->active)
-    s->team->requested = threads;
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-OTF2_CallbackCode
-ts_decode_on_thread_join (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-                          OTF2_AttributeList *a, OTF2_Paradigm model)
-{
-  return counted (ud);
-}
-
-OTF2_CallbackCode
-ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-                         OTF2_AttributeList *a, OTF2_CommRef comm)
-{
-  TsRankDecoder *s = ud;
-  s->stats.thread_events++;
-  if (!s->team || s->team->active || s->call != NO_REGION)
-    return OTF2_CALLBACK_SUCCESS;
-  s->stats.teams++;
-  double now = ts_decode_seconds (s, t);
   ts_decode_account_gap (s, now);
   TsTeamDecoder *team = s->team;
+  s->stats.teams++;
   team->size = team->requested > 0 ? MIN (team->requested, team->n + 1) : team->n + 1;
   team->requested = 0;
   /* The members: threads with events, in thread order (thread numbers
@@ -446,7 +449,63 @@ ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, v
   begin->bytes = team->members;
   team->active = TRUE;
   team->teams++;
-  start_phase (s, now);
+  start_phase (s, now, now);
+}
+
+/* A fork on the rank's own location: the team it starts has at most
+ * @threads threads (as the program asked: num_threads, an if clause), and
+ * begins there. The other threads start their part as soon as they wake,
+ * which may be before the rank's own thread begins its part: the runtime
+ * wakes them first (GCC's libgomp under OMP_WAIT_POLICY=passive: CP2K's
+ * master began its part up to 2.4 ms after its fork, while its worker
+ * worked). Its time from the fork to its own part is its own, beside the
+ * others' work: begun at its THREAD_TEAM_BEGIN instead, their work would
+ * start only after it. */
+OTF2_CallbackCode
+ts_decode_on_thread_fork (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                          OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t threads)
+{
+  TsRankDecoder *s = ud;
+  s->stats.thread_events++;
+  if (!s->team || s->team->active || s->call != NO_REGION)
+    return OTF2_CALLBACK_SUCCESS;
+  s->team->requested = threads;
+  begin_team (s, ts_decode_seconds (s, t));
+  return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+/* The team ends at @now on the rank's own location (its THREAD_TEAM_END,
+ * or the join of a fork whose team showed no end). */
+static void
+end_team (TsRankDecoder *s, double now)
+{
+  ts_decode_account_gap (s, now);
+  end_phase (s, NO_REGION, now);
+  s->team->active = FALSE;
+}
+
+OTF2_CallbackCode
+ts_decode_on_thread_join (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                          OTF2_AttributeList *a, OTF2_Paradigm model)
+{
+  TsRankDecoder *s = ud;
+  s->stats.thread_events++;
+  if (s->team && s->team->active && s->call == NO_REGION)
+    end_team (s, ts_decode_seconds (s, t));
+  return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+/* The rank's own part of a team: the team began at it unless a fork came
+ * before (ts_decode_on_thread_fork). */
+OTF2_CallbackCode
+ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                         OTF2_AttributeList *a, OTF2_CommRef comm)
+{
+  TsRankDecoder *s = ud;
+  s->stats.thread_events++;
+  if (!s->team || s->team->active || s->call != NO_REGION)
+    return OTF2_CALLBACK_SUCCESS;
+  begin_team (s, ts_decode_seconds (s, t));
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -458,10 +517,7 @@ ts_decode_on_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, voi
   s->stats.thread_events++;
   if (!s->team || !s->team->active)
     return OTF2_CALLBACK_SUCCESS;
-  double now = ts_decode_seconds (s, t);
-  ts_decode_account_gap (s, now);
-  end_phase (s, NO_REGION, now);
-  s->team->active = FALSE;
+  end_team (s, ts_decode_seconds (s, t));
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -484,8 +540,8 @@ ts_decode_team_left (TsRankDecoder *s, double now)
   if (team->barrier_depth == 0 || team->barrier_depth <= s->stack->len)
     return;
   team->barrier_depth = 0;
-  end_phase (s, team->barrier_region, now);
-  start_phase (s, now);
+  double residual = end_phase (s, team->barrier_region, now);
+  start_phase (s, now, now - residual);
 }
 
 gboolean

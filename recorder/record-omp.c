@@ -11,7 +11,9 @@
  *   THREAD_FORK, [the above], ENTER/LEAVE "!$omp implicit barrier" (from
  *   the end of its @fn until the runtime returns: it waited for the team),
  *   THREAD_TEAM_END, THREAD_JOIN.
- * Explicit barriers (GOMP_barrier) are ENTER/LEAVE "!$omp barrier"; user
+ * Explicit barriers (GOMP_barrier) are ENTER/LEAVE "!$omp barrier", the
+ * barriers ending a dynamic or guided loop or a sections construct
+ * (GOMP_loop_end, GOMP_sections_end) "!$omp implicit barrier"; user
  * regions (ts_region_begin) on a team's thread go to its location. Only
  * teams the rank's own thread (MPI_Init's) forks are recorded; a thread's
  * implicit barrier after its @fn is inside the runtime, which the trace
@@ -244,6 +246,28 @@ GOMP_barrier (void)
   if (w)
     leave_at (w, ts_rec_now (), region_barrier);
 }
+
+/* The barrier that ends a worksharing loop or sections construct without
+ * nowait (GCC calls the runtime's end there; a static loop's is a
+ * GOMP_barrier): "!$omp implicit barrier", as Score-P names it. */
+#define WORKSHARE_END(name)                                                                   \
+  void name (void)                                                                            \
+  {                                                                                           \
+    static void (*real) (void);                                                               \
+    if (!real)                                                                                \
+      real = runtime (#name);                                                                 \
+    OTF2_EvtWriter *w = NULL;                                                                 \
+    if (regions_made && ts_rec.on && ts_rec_depth == 0 && !ts_rec_ompt_active ())             \
+      w = ts_rec_evt ();                                                                      \
+    if (w)                                                                                    \
+      enter_at (w, ts_rec_now (), region_implicit);                                           \
+    real ();                                                                                  \
+    if (w)                                                                                    \
+      leave_at (w, ts_rec_now (), region_implicit);                                           \
+  }
+WORKSHARE_END (GOMP_loop_end)
+WORKSHARE_END (GOMP_sections_end)
+#undef WORKSHARE_END
 
 guint
 ts_rec_omp_close (guint64 **events)

@@ -149,6 +149,9 @@ typedef struct {
   GArray *team_work;
   GPtrArray *team_jobs;      /* TsTeamJob*: (owned) */
   double team_forked;
+  double team_residual;      /* the last barrier's residual, charged once the next phase's
+                              * threads are forked (the rank's own late wake-up runs beside
+                              * their work, as it did) */
   guint64 team_members;      /* the threads of the team it is in: bit k for thread k (from
                               * 64 on, all), TEAM_BEGIN's bytes */
 } TsRank;

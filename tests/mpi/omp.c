@@ -1,8 +1,9 @@
 /* OpenMP teams under the recorder (tests/test-record-omp.sh), 2 threads a
  * rank (OMP_NUM_THREADS=2): 3 parallel regions, in each of which every
  * thread runs the user region "work" (ts_region_begin), meets the others at
- * an explicit barrier, and runs "work" again; then the ranks meet at an
- * MPI_Barrier. */
+ * an explicit barrier, runs "work" again, then shares a dynamic loop of 4
+ * iterations, which ends at the loop's implicit barrier; then the ranks
+ * meet at an MPI_Barrier. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -41,6 +42,11 @@ main (int argc, char **argv)
         begin ("work");
         acc += spin (n, acc);
         end ("work");
+        /* A worksharing loop ending at its implicit barrier (GCC:
+         * GOMP_loop_end; LLVM: a workshare barrier). */
+#pragma omp for schedule(dynamic)
+        for (int k = 0; k < 4; k++)
+          acc += spin (20000L, acc);
       }
     }
   MPI_Barrier (MPI_COMM_WORLD);
