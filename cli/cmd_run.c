@@ -5,6 +5,7 @@
 #include "calibrate/eager.h"
 #include "pipeline/run.h"
 #include "sim/replay.h"
+#include "sim/units.h"
 
 #include <errno.h>
 #include <gio/gio.h>
@@ -33,7 +34,7 @@ typedef struct {
   char *residual;
   gint64 seed;
   char *mpi_progress;
-  char *mpi_wait, *omp_wait;
+  char *mpi_wait, *omp_wait, *omp_costs;
 } RunArgs;
 
 static void
@@ -51,6 +52,32 @@ run_args_clear (RunArgs *a)
   g_free (a->mpi_progress);
   g_free (a->mpi_wait);
   g_free (a->omp_wait);
+  g_free (a->omp_costs);
+}
+
+/* --omp-costs FORK,BARRIER: two durations (units as a platform's
+ * latencies: 9us, 0.5ms, 2e-6). */
+static gboolean
+parse_omp_costs (const char *text, TsRunOptions *o, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (text, ",", 3);
+  double v[2];
+  g_autofree char *why = NULL;
+  if (g_strv_length (parts) != 2)
+    why = g_strdup ("expected two durations, FORK,BARRIER");
+  for (guint i = 0; !why && i < 2; i++)
+    if ((why = ts_unit_parse (TS_UNIT_LATENCY, g_strstrip (parts[i]), &v[i])) == NULL
+        && !(v[i] >= 0 && v[i] < 1))
+      why = g_strdup_printf ("%s is not a duration from 0 to 1 s", parts[i]);
+  if (why)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--omp-costs '%.40s': %s",
+                   text, why);
+      return FALSE;
+    }
+  o->omp_fork_cost = v[0];
+  o->omp_barrier_cost = v[1];
+  return TRUE;
 }
 
 /* --residual and --seed into @o; FALSE with @error on a bad value. */
@@ -91,7 +118,7 @@ residual_options (const RunArgs *a, TsRunOptions *o, GError **error)
       return FALSE;
     }
   o->omp_active = g_strcmp0 (a->omp_wait, "active") == 0;
-  return TRUE;
+  return !a->omp_costs || parse_omp_costs (a->omp_costs, o, error);
 }
 
 /* The arguments as ts_run() takes them; FALSE with @error on a bad value. */
@@ -240,8 +267,7 @@ ts_cmd_run (int argc, char **argv)
       "node in turn)", "block|cyclic" },
     { "eager-threshold", 0, 0, G_OPTION_ARG_STRING, &a.eager,
       "messages smaller than this do not wait for the receiver (default: inferred from the "
-      "trace, " G_STRINGIFY (TS_EAGER_DEFAULT_THRESHOLD) " without evidence)",
-      "BYTES" },
+      "trace, " G_STRINGIFY (TS_EAGER_DEFAULT_THRESHOLD) " without evidence)", "BYTES" },
     { "binomial-tree", 0, 0, G_OPTION_ARG_STRING, &a.binomial_tree,
       "shape of the binomial trees of broadcasts and reductions: mpich or openmpi (default: "
       "the one the trace shows, see tracesim info)", "NAME" },
@@ -274,14 +300,15 @@ ts_cmd_run (int argc, char **argv)
     { "omp-wait", 0, 0, G_OPTION_ARG_STRING, &a.omp_wait,
       "how OpenMP threads wait on cores they share (OMP_WAIT_POLICY): passive (asleep; "
       "default) or active (spinning: each takes its share of a core)", "MODE" },
+    { "omp-costs", 0, 0, G_OPTION_ARG_STRING, &a.omp_costs, "the OpenMP runtime's cost of "
+      "a fork and of a barrier in teams a what-if grows (threads = N), e.g. 13us,8us: "
+      "tracesim-omp-cost measures a machine's (default 0,0)", "FORK,BARRIER" },
     { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a.cpu_time,
       "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
       "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core "
-      "(the default where the trace says its nodes had fewer cores than ranks and has it)",
-      NULL },
+      "(the default where the trace says its nodes had fewer cores than ranks and has it)", NULL },
     { "wall-time", 0, 0, G_OPTION_ARG_NONE, &a.wall_time,
-      "compute takes the trace's wall time, even where --cpu-time would be the default",
-      NULL },
+      "compute takes the trace's wall time, even where --cpu-time would be the default", NULL },
     { "wait-regions", 0, 0, G_OPTION_ARG_NONE, &a.wait_regions,
       "nest a region named after each wait-state pattern inside the MPI call for its waiting "
       "span, in the predicted timeline", NULL },

@@ -51,6 +51,7 @@ typedef struct {
   const char *mpi_progress;  /* ts_mpi_progress_name (static string) */
   const char *mpi_wait;      /* ts_mpi_wait_name (static string) */
   gboolean omp_active;       /* OpenMP threads wait spinning (--omp-wait active) */
+  double omp_fork_cost, omp_barrier_cost; /* seconds (--omp-costs) */
   /* The calibrated cluster has the trace's cores, fewer than the ranks on a
    * node: the replay time-shares them as the recording did. */
   gboolean shared_cores;

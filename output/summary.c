@@ -106,6 +106,11 @@ add_inputs (JsonBuilder *b, const TsRunInputs *in)
   json_builder_add_string_value (b, in->mpi_wait);
   json_builder_set_member_name (b, "omp_wait");
   json_builder_add_string_value (b, in->omp_active ? "active" : "passive");
+  json_builder_set_member_name (b, "omp_costs_s");
+  json_builder_begin_array (b);
+  json_builder_add_double_value (b, in->omp_fork_cost);
+  json_builder_add_double_value (b, in->omp_barrier_cost);
+  json_builder_end_array (b);
   json_builder_set_member_name (b, "shared_cores");
   json_builder_add_boolean_value (b, in->shared_cores);
   json_builder_set_member_name (b, "seed");

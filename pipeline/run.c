@@ -198,6 +198,8 @@ configure_replay (Run *run, GError **error)
   run->replay.mpi_progress = mpi_progress (run);
   run->replay.mpi_wait = o->mpi_wait;
   run->replay.omp_active = o->omp_active;
+  run->replay.omp_fork_cost = o->omp_fork_cost;
+  run->replay.omp_barrier_cost = o->omp_barrier_cost;
   run->replay.seed = o->seed;
   run->replay.binomial_tree = o->binomial_tree_given
                                 ? o->binomial_tree
@@ -371,6 +373,8 @@ record_inputs (Run *run, GError **error)
   in->mpi_progress = ts_mpi_progress_name (mpi_progress (run));
   in->mpi_wait = ts_mpi_wait_name (o->mpi_wait);
   in->omp_active = o->omp_active;
+  in->omp_fork_cost = o->omp_fork_cost;
+  in->omp_barrier_cost = o->omp_barrier_cost;
   in->shared_cores = shares_cores (run);
   in->seed = o->seed;
   in->simgrid_cfg = g_strdupv ((char **) o->simgrid_cfg);

@@ -67,6 +67,8 @@ typedef struct {
   gboolean mpi_progress_given;   /* FALSE: the hypotheses' [mpi] progress, if any, decides */
   TsMpiWait mpi_wait;            /* how a rank waits on a shared core (TS_MPI_WAIT_BUSY) */
   gboolean omp_active;           /* team threads spin while they wait (--omp-wait active) */
+  double omp_fork_cost;          /* seconds, TsReplayOptions' (--omp-costs; 0) */
+  double omp_barrier_cost;
   gboolean report;               /* also write OUT/report.html (output/html-report.h) */
   gboolean progress;             /* progress bar on stderr */
   /* The trace's shared first pass (ts_run_shared_new() of the same trace),

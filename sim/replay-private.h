@@ -152,6 +152,8 @@ typedef struct {
   double team_residual;      /* the last barrier's residual, charged once the next phase's
                               * threads are forked (the rank's own late wake-up runs beside
                               * their work, as it did) */
+  guint team_traced;         /* its team's threads in the trace (TEAM_BEGIN's peer) */
+  gboolean team_forking;     /* its team's first fork is to come (the fork's cost) */
   guint64 team_members;      /* the threads of the team it is in: bit k for thread k (from
                               * 64 on, all), TEAM_BEGIN's bytes */
 } TsRank;

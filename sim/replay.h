@@ -126,6 +126,11 @@ typedef struct {
    * team's barrier, keep a share of a core they share (sim/team.c);
    * FALSE: they sleep. */
   gboolean omp_active;
+  /* What the OpenMP runtime takes, in seconds, for a team's fork and join
+   * beyond its last barrier, and for each barrier, in a team a what-if made
+   * larger than the trace's (`threads = N`): what a trace of fewer threads
+   * cannot show (tracesim-omp-cost measures a machine's); 0: nothing. */
+  double omp_fork_cost, omp_barrier_cost;
   guint64 seed;                /* of TS_RESIDUAL_NOISE's draws */
   /* What-if rules applied to every rank's actions (bound and prepared); NULL: none. */
   const TsHypotheses *hypotheses;

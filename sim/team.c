@@ -82,6 +82,8 @@ ts_do_team_begin (TsProgress *x)
   /* The team's threads: those the trace's fork asked for (TEAM_BEGIN's
    * bytes), or the N of a `threads = N` rule, which makes every team N. */
   guint threads = ts_rank_threads (rk->sim, rk->rank);
+  rk->team_traced = (guint) MAX (x->a->peer, 1);
+  rk->team_forking = TRUE;
   const TsHypotheses *h = rk->sim->options->hypotheses;
   rk->team_members = h && ts_hypotheses_team_size (h) > 0 ? G_MAXUINT64 : x->a->bytes;
   /* Every thread's part of the team begins with the rank's (a team of
@@ -191,6 +193,18 @@ own_takes_bursts (TsRank *rk, GArray *bursts)
   g_array_unref (bursts);
 }
 
+/* The runtime's cost @seconds (--omp-costs) where the rank's team is
+ * larger than the trace's: the rank's own thread spends it before what
+ * follows (the threads it forks start after it), as simulated time. */
+static void
+charge_runtime (TsRank *rk, double seconds)
+{
+  if (!(seconds > 0) || ts_rank_threads (rk->sim, rk->rank) <= rk->team_traced)
+    return;
+  rk->pending_compute += seconds * rk->speed / rk->sim->options->trace_speed;
+  rk->simulated += seconds;
+}
+
 enum { FORK_START, FORK_FLUSH };
 
 gboolean
@@ -200,6 +214,11 @@ ts_do_team_fork (TsProgress *x)
   switch (x->pc)
     {
     case FORK_START:
+      if (rk->team_forking)
+        {
+          rk->team_forking = FALSE;
+          charge_runtime (rk, rk->sim->options->omp_fork_cost);
+        }
       /* The threads start when the rank's compute before the fork is done. */
       {
         /* A team of the rank's thread alone, as traced, forks nothing:
@@ -353,6 +372,9 @@ ts_do_team_barrier (TsProgress *x)
         write_phase_end (rk, x->a->region, ts_rank_now (rk));
       if (rk->team_jobs)
         free_jobs (rk, TRUE);
+      /* A barrier in the team (the team's end is the fork's cost). */
+      if (x->a->region != TS_NO_REGION)
+        charge_runtime (rk, rk->sim->options->omp_barrier_cost);
     }
   /* What the rank waited there beyond its slowest thread in the trace (a
    * thread woken late, a core shared): residual, as an MPI call's. It is

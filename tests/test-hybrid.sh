@@ -274,6 +274,47 @@ rm -rf "$work/single-id"
   || fail "single: $(cat "$work/single.err")"
 near "$(value "$work/single-id/summary.json" "s['predicted']['runtime_s']")" 0.0070008192 1e-9 \
   || fail "single: identity $(value "$work/single-id/summary.json" "s['predicted']['runtime_s']")"
+# The runtime's costs a one-thread trace cannot show (--omp-costs 1ms,0.5ms),
+# under threads = 2: the team's fork takes 1 ms on the master before its
+# threads start (phase 1-4 ms), its barrier (the implicit one, 4 ms) 0.5
+# ms after the join: the run ends 1.5 ms later, 5.5008192 ms, and the
+# 1.5 ms are simulated time, not work (rank 0's simulated 1.5 ms). The
+# identity replay's teams are as traced: no cost, 7.0008192 ms.
+rm -rf "$work/single-costs"
+"$tracesim" run -q "$work/single/traces.otf2" -H "$work/t2.hyp" --omp-costs 1ms,0.5ms \
+  -o "$work/single-costs" 2> "$work/costs.err" || fail "--omp-costs: $(cat "$work/costs.err")"
+s=$work/single-costs/summary.json
+near "$(value "$s" "s['predicted']['runtime_s']")" 0.0055008192 1e-9 \
+  || fail "--omp-costs: predicted $(value "$s" "s['predicted']['runtime_s']")"
+near "$(value "$s" "s['predicted']['simulated_s'][0]")" 0.0015 1e-9 \
+  || fail "--omp-costs: rank 0 simulated $(value "$s" "s['predicted']['simulated_s'][0]")"
+[ "$(value "$s" "s['inputs']['options']['omp_costs_s']")" = "[0.001, 0.0005]" ] \
+  || fail "--omp-costs in summary.json: $(value "$s" "s['inputs']['options']['omp_costs_s']")"
+rm -rf "$work/single-costs"
+"$tracesim" run -q "$work/single/traces.otf2" --omp-costs 1ms,0.5ms -o "$work/single-costs" \
+  2> "$work/costs.err" || fail "--omp-costs identity: $(cat "$work/costs.err")"
+near "$(value "$work/single-costs/summary.json" "s['predicted']['runtime_s']")" 0.0070008192 1e-9 \
+  || fail "--omp-costs identity: $(value "$work/single-costs/summary.json" "s['predicted']['runtime_s']")"
+# A malformed value is refused before anything is written.
+rm -rf "$work/bad-costs"
+if "$tracesim" run -q "$work/single/traces.otf2" --omp-costs 1ms -o "$work/bad-costs" 2> "$work/costs.err"; then
+  fail "--omp-costs 1ms was taken"
+fi
+grep -q "omp-costs '1ms': expected two durations" "$work/costs.err" || fail "the refusal: $(cat "$work/costs.err")"
+[ ! -e "$work/bad-costs" ] || fail "a refused --omp-costs wrote $work/bad-costs"
+# tracesim-omp-cost measures this machine's runtime (GCC's libgomp) for 2
+# threads: its last line is the option, with two durations; the barrier
+# cannot be free (a thread must see the other arrive), and run takes it.
+OMP_WAIT_POLICY=passive "$builddir/tracesim-omp-cost" 2 > "$work/omp-cost.out" || fail "tracesim-omp-cost"
+costs=$(tail -1 "$work/omp-cost.out")
+echo "$costs" | grep -Eq '^--omp-costs [0-9]+\.[0-9]{2}us,[0-9]+\.[0-9]{2}us$' \
+  || fail "tracesim-omp-cost printed: $(cat "$work/omp-cost.out")"
+[ "$(echo "$costs" | sed 's/.*,\([0-9.]*\)us/\1/')" != 0.00 ] || fail "a free barrier: $costs"
+rm -rf "$work/single-costs"
+# shellcheck disable=SC2086 # the option and its value
+"$tracesim" run -q "$work/single/traces.otf2" -H "$work/t2.hyp" $costs -o "$work/single-costs" \
+  2> "$work/costs.err" || fail "run with $costs: $(cat "$work/costs.err")"
+"$builddir/tracesim-omp-cost" 1 > /dev/null 2>&1 && fail "tracesim-omp-cost 1 was taken"
 # A thread-count rule on a trace without any thread team would change
 # nothing: refused, naming the rule's line, and nothing written.
 printf 'ranks 1\n0 0 enter compute_kernel\n0 0.001 leave compute_kernel\n' > "$work/one.script"
