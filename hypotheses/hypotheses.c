@@ -509,6 +509,9 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
       a->seconds /= hr->speed;
       return TRUE;
     case TS_ACTION_THREAD_COMPUTE:
+      /* A thread's late wake-up is no work: no rule, speed or share. */
+      if (a->flags & TS_ACTION_LATE_WAKE)
+        return TRUE;
       /* Another thread's work in its region, as the rank's own would be
        * (the rank's open regions around it: the team's). */
       hr->thread = (guint) MAX (a->peer, 0);

@@ -52,6 +52,11 @@ enum {
    * EZTrace's can be stale, an earlier call's: a replay that deadlocks
    * revises it after the inferred ones. */
   TS_ACTION_STATUS = 1u << 5,
+  /* A THREAD_COMPUTE that is no work: the thread began its part of the
+   * phase late (woken after the team's fork or its barrier's release).
+   * Waited asleep as traced (a latency no change of the work moves), and
+   * counted as residual. */
+  TS_ACTION_LATE_WAKE = 1u << 6,
 };
 
 /* The side of a partitioned request (TsAction.direction of a PINIT). */

@@ -332,15 +332,16 @@ start_phase (TsRankDecoder *s, double now, double released)
         }
       double work = 0;
       /* It began its part after the team was forked or released from its
-       * barrier: the runtime woke it late. That delay is its own, before
-       * its work (the replay starts every thread of a phase there; the
-       * rank's own late leave is the barrier's residual, charged beside
-       * it). */
+       * barrier: the runtime woke it late (or it waited for a core). That
+       * delay is its own, before its work, and no work: a residual (the
+       * replay starts every thread of a phase there; the rank's own late
+       * leave is the barrier's residual, charged beside it). */
       if (w->began > released && w->bursts->len > 0)
         {
           TsAction *a = ts_decode_push (s, TS_ACTION_THREAD_COMPUTE, now);
           a->peer = (gint32) k + 1;
           a->region = NO_REGION;
+          a->flags |= TS_ACTION_LATE_WAKE;
           a->seconds = w->began - released;
           work += a->seconds;
         }

@@ -155,7 +155,8 @@ next_action (TsRank *rk)
       /* The work as recorded, which TS_RESIDUAL_SCALED's rate is per. */
       if (rk->action.kind == TS_ACTION_COMPUTE)
         rk->recorded_work += rk->action.seconds;
-      else if (rk->action.kind == TS_ACTION_THREAD_COMPUTE)
+      else if (rk->action.kind == TS_ACTION_THREAD_COMPUTE
+               && !(rk->action.flags & TS_ACTION_LATE_WAKE))
         rk->team_recorded_work += rk->action.seconds;
       if (!rk->hypotheses || ts_hypothesis_rank_apply (rk->hypotheses, &rk->action, &error))
         return TRUE;

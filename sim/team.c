@@ -26,6 +26,7 @@ typedef struct {
   guint thread;
   guint32 region;
   double seconds;
+  gboolean late_wake;        /* no work: its late start, waited (TS_ACTION_LATE_WAKE) */
 } TsTeamBurst;
 
 /* A thread running its work in a phase: a job of the engine (first, so
@@ -115,12 +116,19 @@ ts_do_thread_compute (TsProgress *x)
   TsRank *rk = x->rk;
   if (!rk->team_work)
     rk->team_work = g_array_new (FALSE, FALSE, sizeof (TsTeamBurst));
-  if (x->a->seconds > 0)
+  gboolean late = (x->a->flags & TS_ACTION_LATE_WAKE) != 0;
+  /* A late wake-up is the runtime's and the system's latency, which no
+   * change of the work moves: kept as traced. */
+  double seconds = x->a->seconds;
+  if (seconds > 0)
     {
-      TsTeamBurst b = { (guint) x->a->peer, x->a->region, x->a->seconds };
+      TsTeamBurst b = { (guint) x->a->peer, x->a->region, seconds, late };
       g_array_append_val (rk->team_work, b);
     }
-  rk->team_charged_work += x->a->seconds;
+  if (late)
+    rk->charged_residual += seconds;
+  else
+    rk->team_charged_work += seconds;
   return TRUE;
 }
 
@@ -162,7 +170,7 @@ thread_bursts (TsRank *rk, guint k, double extra)
     }
   if (extra > 0)
     {
-      TsTeamBurst b = { k, TS_NO_REGION, extra };
+      TsTeamBurst b = { k, TS_NO_REGION, extra, FALSE };
       if (!bursts)
         bursts = g_array_new (FALSE, FALSE, sizeof (TsTeamBurst));
       g_array_append_val (bursts, b);
@@ -189,8 +197,25 @@ static void
 own_takes_bursts (TsRank *rk, GArray *bursts)
 {
   for (guint i = 0; i < bursts->len; i++)
-    rk->pending_compute += g_array_index (bursts, TsTeamBurst, i).seconds;
+    if (!g_array_index (bursts, TsTeamBurst, i).late_wake)
+      rk->pending_compute += g_array_index (bursts, TsTeamBurst, i).seconds;
   g_array_unref (bursts);
+}
+
+/* @bursts without a late wake-up: those of a thread beyond the team, whose
+ * work another runs (it is not woken). NULL if none is left. */
+static GArray *
+drop_late_wake (GArray *bursts)
+{
+  for (guint i = bursts->len; i-- > 0;)
+    if (g_array_index (bursts, TsTeamBurst, i).late_wake)
+      g_array_remove_index (bursts, i);
+  if (bursts->len == 0)
+    {
+      g_array_unref (bursts);
+      return NULL;
+    }
+  return bursts;
 }
 
 /* The runtime's cost @seconds (--omp-costs) where the rank's team is
@@ -244,6 +269,8 @@ ts_do_team_fork (TsProgress *x)
         for (guint k = 1; k < n; k++)
           {
             GArray *bursts = thread_bursts (rk, k, k >= traced ? x->a->seconds : 0);
+            if (bursts && k >= team)
+              bursts = drop_late_wake (bursts);
             if (bursts && k % team == 0)
               own_takes_bursts (rk, bursts);
             else if (bursts)
@@ -281,7 +308,10 @@ ts_thread_step (TsProgress *x)
                                      rk->sim->world->now (rk->sim), b->region);
           TS_AT (x->pc, 1);
           b = &g_array_index (tj->bursts, TsTeamBurst, tj->next);
-          if (!ts_step_burst (x, b->seconds))
+          /* A late wake-up waits (asleep: no core); work computes. */
+          if (b->late_wake ? !ts_step_sleep (x, b->seconds * rk->sim->options->trace_speed
+                                                     / rk->speed)
+                           : !ts_step_burst (x, b->seconds))
             return FALSE;
           if (w && b->region != TS_NO_REGION)
             ts_archive_writer_leave (w, thread_location (rk, tj->thread),
