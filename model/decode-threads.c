@@ -335,8 +335,13 @@ start_phase (TsRankDecoder *s, double now, double released)
        * barrier: the runtime woke it late (or it waited for a core). That
        * delay is its own, before its work, and no work: a residual (the
        * replay starts every thread of a phase there; the rank's own late
-       * leave is the barrier's residual, charged beside it). */
-      if (w->began > released && w->bursts->len > 0)
+       * leave is the barrier's residual, charged beside it). Only where
+       * its part of the phase ends at a barrier it entered: where it ends
+       * with its part of the team, some runtimes report its last barrier
+       * late (LLVM's, at the next fork, as EZTrace's OMPT module writes
+       * it: its leave then is no wake-up, and was taken for 0.3 s of them
+       * in a 0.75 s run). */
+      if (w->began > released && w->bursts->len > 0 && w->in_team && w->in_barrier)
         {
           TsAction *a = ts_decode_push (s, TS_ACTION_THREAD_COMPUTE, now);
           a->peer = (gint32) k + 1;
