@@ -117,18 +117,16 @@ ts_do_thread_compute (TsProgress *x)
   if (!rk->team_work)
     rk->team_work = g_array_new (FALSE, FALSE, sizeof (TsTeamBurst));
   gboolean late = (x->a->flags & TS_ACTION_LATE_WAKE) != 0;
-  /* A late wake-up is the runtime's and the system's latency, which no
-   * change of the work moves: kept as traced. */
-  double seconds = x->a->seconds;
-  if (seconds > 0)
+  if (x->a->seconds > 0)
     {
-      TsTeamBurst b = { (guint) x->a->peer, x->a->region, seconds, late };
+      TsTeamBurst b = { (guint) x->a->peer, x->a->region, x->a->seconds, late };
       g_array_append_val (rk->team_work, b);
     }
-  if (late)
-    rk->charged_residual += seconds;
-  else
-    rk->team_charged_work += seconds;
+  /* A late wake-up is the runtime's and the system's latency, which no
+   * change of the work or the hosts moves: wall seconds as traced, slept
+   * (ts_step_sleep counts it with the rank's late start, as residual). */
+  if (!late)
+    rk->team_charged_work += x->a->seconds;
   return TRUE;
 }
 
@@ -309,9 +307,7 @@ ts_thread_step (TsProgress *x)
           TS_AT (x->pc, 1);
           b = &g_array_index (tj->bursts, TsTeamBurst, tj->next);
           /* A late wake-up waits (asleep: no core); work computes. */
-          if (b->late_wake ? !ts_step_sleep (x, b->seconds * rk->sim->options->trace_speed
-                                                     / rk->speed)
-                           : !ts_step_burst (x, b->seconds))
+          if (b->late_wake ? !ts_step_sleep (x, b->seconds) : !ts_step_burst (x, b->seconds))
             return FALSE;
           if (w && b->region != TS_NO_REGION)
             ts_archive_writer_leave (w, thread_location (rk, tj->thread),
