@@ -416,11 +416,14 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
   a->region = region;
   /* A team of the rank's thread alone waits for no one: its barrier's
    * time stayed the runtime's work (ts_decode_team_waiting), no residual. */
+  double residual = 0;
   if (region != NO_REGION && team->n > 0)
-    a->seconds = MAX (0, now - MAX (team->barrier_enter, team->phase_start + team->longest));
+    residual = MAX (0, now - MAX (team->barrier_enter, team->phase_start + team->longest));
+  a->seconds = residual;
   team->forked = FALSE;
+  /* @a is not used after this: pushing moves the actions. */
   thread_waits (s, region, now);
-  return a->seconds;
+  return residual;
 }
 
 /* The rank's team begins at @now (its fork, or its own THREAD_TEAM_BEGIN
