@@ -60,6 +60,13 @@ ts_calibration_rank_stats (const TsCalibration *p, guint rank)
   return &p->rank_stats[rank];
 }
 
+gboolean
+ts_calibration_rank_has_teams (const TsCalibration *p, const TsTrace *trace, guint rank)
+{
+  return ts_trace_rank_n_threads (trace, rank) >= 2
+         || (rank < p->n_ranks && p->rank_stats[rank].teams > 0);
+}
+
 guint64
 ts_calibration_events (const TsCalibration *p)
 {

@@ -135,6 +135,11 @@ const double *ts_calibration_rank_ends (const TsCalibration *calibration);
 double ts_calibration_clock_offset (const TsCalibration *calibration, guint rank);
 const TsClockAlignment *ts_calibration_clocks (const TsCalibration *calibration);
 const TsDecodeStats *ts_calibration_rank_stats (const TsCalibration *calibration, guint rank);
+/* Whether @rank has OpenMP thread teams: traced with two threads or more,
+ * or its own location began a team (of one thread too: the first pass's
+ * TsDecodeStats.teams). What a `threads = N` what-if can change. */
+gboolean ts_calibration_rank_has_teams (const TsCalibration *calibration, const TsTrace *trace,
+                                        guint rank);
 guint64 ts_calibration_events (const TsCalibration *calibration);
 guint64 ts_calibration_actions (const TsCalibration *calibration);
 TsMessageInfo ts_calibration_message_info (const TsCalibration *calibration);

@@ -101,9 +101,8 @@ check_teams (const TsRule *rule, const TsHypotheses *h, GError **error)
     return TRUE;
   const TsTrace *trace = h->trace;
   for (guint r = 0; r < ts_trace_n_ranks (trace); r++)
-    if (ts_trace_rank_n_threads (trace, r) >= 2
-        || (h->calibration && r < ts_calibration_n_ranks (h->calibration)
-            && ts_calibration_rank_stats (h->calibration, r)->teams > 0))
+    if (h->calibration ? ts_calibration_rank_has_teams (h->calibration, trace, r)
+                       : ts_trace_rank_n_threads (trace, r) >= 2)
       return TRUE;
   g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_NO_MATCH,
                "%s:%u: [%s:%.60s] threads: no rank of %s ran a thread team (an OpenMP "

@@ -293,9 +293,6 @@ gboolean ts_do_nothing (TsProgress *x);
  * N` hypothesis where the rank has teams (sharing its host's cores; fewer
  * than the trace's too: the others are in no team). */
 guint ts_rank_threads (const TsSimulation *sim, guint r);
-/* Whether rank @r has thread teams: traced with two threads or more, or
- * its own location began one (@calibration's stats; NULL: unknown, no). */
-gboolean ts_rank_has_teams (const TsTrace *trace, const TsCalibration *calibration, guint r);
 /* Free the rank's team state (its threads' jobs, all ended by then). */
 void ts_team_clear (TsRank *rk);
 

@@ -422,14 +422,6 @@ ts_do_team_barrier (TsProgress *x)
   return TRUE;
 }
 
-gboolean
-ts_rank_has_teams (const TsTrace *trace, const TsCalibration *calibration, guint r)
-{
-  return ts_trace_rank_n_threads (trace, r) >= 2
-         || (calibration && r < ts_calibration_n_ranks (calibration)
-             && ts_calibration_rank_stats (calibration, r)->teams > 0);
-}
-
 guint
 ts_rank_threads (const TsSimulation *sim, guint r)
 {
@@ -442,7 +434,7 @@ ts_rank_threads (const TsSimulation *sim, guint r)
    * wait at its barriers. A rank that began no team (no parallel region,
    * and one thread) keeps its one: no core is kept for threads it would
    * never fork. */
-  return team > 0 && ts_rank_has_teams (sim->trace, sim->calibration, r) ? team : traced;
+  return team > 0 && ts_calibration_rank_has_teams (sim->calibration, sim->trace, r) ? team : traced;
 }
 
 void
