@@ -26,6 +26,17 @@ count_threads (Analysis *an, Cursor *cu, TsWaitPattern p, guint32 region, double
   an->w->span_func = span;
 }
 
+/* The rank's threads that can be in its teams: those that call MPI run
+ * their own streams, never idle. */
+static guint
+team_threads_of_rank (const TsTrace *trace, guint rank)
+{
+  guint threads = ts_trace_rank_n_threads (trace, rank), n = threads;
+  for (guint k = 1; k < threads; k++)
+    n -= ts_trace_thread_stream (trace, rank, k) >= 0;
+  return n;
+}
+
 /* Idle threads (Scalasca's "OMP Idle Threads"): while a rank with threads
  * runs outside its teams, its other threads have nothing to do; the time
  * up to @now, times their number, goes to the region the rank is in.
@@ -35,7 +46,9 @@ count_threads (Analysis *an, Cursor *cu, TsWaitPattern p, guint32 region, double
 static void
 count_idle (Analysis *an, Cursor *cu, double now)
 {
-  guint threads = ts_trace_rank_n_threads (an->trace, cu->rank);
+  if (cu->thread > 0)
+    return;
+  guint threads = team_threads_of_rank (an->trace, cu->rank);
   if (threads < 2)
     return;
   if (!cu->omp_stack)

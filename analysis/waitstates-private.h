@@ -36,11 +36,15 @@ typedef struct PPair PPair;
 
 typedef struct {
   guint rank;
+  guint stream;              /* its stream: the rank's own location, or one of its threads
+                              * with MPI (thread > 0), whose waits are its rank's */
+  guint thread;
   TsAction next;
   gboolean has_next;
   GHashTable *requests;      /* req -> gpointer (tagged: RecvEnd* or SendEnd* | 1) */
   GPtrArray *in_call;        /* ends the current MPI call blocks for (tagged likewise) */
-  guint64 *coll_seen;        /* per communicator: collectives entered */
+  guint64 *coll_seen;        /* per communicator: collectives entered (by any of the rank's
+                              * locations: a thread's cursor shares its rank's) */
   GHashTable *prequests;     /* req -> PPair*: its partitioned pair */
   GHashTable *psend;         /* req: partitioned sends (the others are receives) */
   GHashTable *pinit_count;   /* GBytes (channel, side) -> initialisations so far */
@@ -58,6 +62,18 @@ typedef struct {
   guint omp_team_threads;    /* and the threads of that team (its own included) */
   double omp_since;          /* its idle threads are counted up to here */
 } Cursor;
+
+/* The streams' cursors by their next action's time: a binary heap in an
+ * array, as GLib has none (a GSequence cost a node allocation and a tree
+ * walk per action). Ties go by stream, so the actions are processed in the
+ * same order whatever the container (cursor-heap.c). */
+typedef struct {
+  Cursor **items;
+  guint n;
+} TsCursorHeap;
+void ts_cursor_heap_push (TsCursorHeap *h, Cursor *cu);
+/* Restore the order below @i after its cursor's next action changed. */
+void ts_cursor_heap_sift_down (TsCursorHeap *h, guint i);
 
 typedef struct {
   TsWaitStates *w;

@@ -513,57 +513,6 @@ process (Analysis *an, Cursor *cu, const TsAction *a)
     }
 }
 
-static gint
-by_next_time (gconstpointer a, gconstpointer b, gpointer unused)
-{
-  const Cursor *x = a, *y = b;
-  if (x->next.time != y->next.time)
-    return x->next.time < y->next.time ? -1 : 1;
-  return x->rank < y->rank ? -1 : x->rank > y->rank;
-}
-
-/* The ranks' cursors by their next action's time: a binary heap in an
- * array, as GLib has none (a GSequence cost a node allocation and a tree
- * walk per action). The order is by_next_time's, ties by rank, so the
- * actions are processed in the same order whatever the container. */
-typedef struct {
-  Cursor **items;
-  guint n;
-} Heap;
-
-static void
-heap_sift_down (Heap *h, guint i)
-{
-  for (;;)
-    {
-      guint least = i, l = 2 * i + 1, r = l + 1;
-      if (l < h->n && by_next_time (h->items[l], h->items[least], NULL) < 0)
-        least = l;
-      if (r < h->n && by_next_time (h->items[r], h->items[least], NULL) < 0)
-        least = r;
-      if (least == i)
-        return;
-      Cursor *t = h->items[i];
-      h->items[i] = h->items[least];
-      h->items[least] = t;
-      i = least;
-    }
-}
-
-static void
-heap_push (Heap *h, Cursor *cu)
-{
-  guint i = h->n++;
-  h->items[i] = cu;
-  while (i > 0 && by_next_time (h->items[i], h->items[(i - 1) / 2], NULL) < 0)
-    {
-      Cursor *t = h->items[i];
-      h->items[i] = h->items[(i - 1) / 2];
-      h->items[(i - 1) / 2] = t;
-      i = (i - 1) / 2;
-    }
-}
-
 static void
 release_request (gpointer value)
 {
@@ -614,9 +563,37 @@ cursor_finish (Analysis *an, Cursor *cu)
       g_hash_table_unref (cu->psend);
       g_hash_table_unref (cu->pinit_count);
     }
-  g_free (cu->coll_seen);
+  if (cu->thread == 0)
+    g_free (cu->coll_seen);
   g_queue_clear_full (&cu->late_senders, g_free);
   g_clear_pointer (&cu->omp_stack, g_array_unref);
+}
+
+/* A cursor on each of @stream's streams: the ranks', then their threads'
+ * with MPI, whose waits are their rank's; those with a first action in
+ * @queue. */
+static gboolean
+open_cursors (const TsTrace *trace, TsActionStream *stream, Cursor *cursors,
+              TsCursorHeap *queue, GError **error)
+{
+  for (guint i = 0; i < ts_action_stream_n (stream); i++)
+    {
+      Cursor *cu = &cursors[i];
+      cursor_init (cu, trace, ts_trace_stream_rank (trace, i));
+      cu->stream = i;
+      cu->thread = ts_trace_stream_thread (trace, i);
+      if (cu->thread > 0)
+        {
+          g_free (cu->coll_seen);
+          cu->coll_seen = cursors[cu->rank].coll_seen;
+        }
+      cu->has_next = ts_action_stream_next (stream, i, &cu->next, error);
+      if (error && *error)
+        return FALSE;
+      if (cu->has_next)
+        ts_cursor_heap_push (queue, cu);
+    }
+  return TRUE;
 }
 
 /* The wait states of every rank's actions in @stream. */
@@ -647,19 +624,11 @@ analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpan
     }
   an.ppairs = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, ppair_free);
 
-  gboolean ok = TRUE;
-  Cursor *cursors = g_new0 (Cursor, w->n_ranks);
-  Heap queue = { g_new (Cursor *, MAX (w->n_ranks, 1)), 0 };
+  guint n = ts_action_stream_n (stream);
+  Cursor *cursors = g_new0 (Cursor, n);
+  TsCursorHeap queue = { g_new (Cursor *, MAX (n, 1)), 0 };
   GError *local = NULL;
-  for (guint r = 0; r < w->n_ranks && ok; r++)
-    {
-      Cursor *cu = &cursors[r];
-      cursor_init (cu, trace, r);
-      cu->has_next = ts_action_stream_next (stream, r, &cu->next, &local);
-      if (cu->has_next)
-        heap_push (&queue, cu);
-      ok = local == NULL;
-    }
+  gboolean ok = open_cursors (trace, stream, cursors, &queue, &local);
   /* Earliest action first over all ranks: sends and receives meet while few
    * are in flight. */
   for (guint64 n = 1; ok && queue.n > 0; n++)
@@ -672,18 +641,19 @@ analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpan
         }
       Cursor *cu = queue.items[0];
       process (&an, cu, &cu->next);
-      cu->has_next = ts_action_stream_next (stream, cu->rank, &cu->next, &local);
+      cu->has_next = ts_action_stream_next (stream, cu->stream, &cu->next, &local);
       if (local)
         ok = FALSE;
       else if (!cu->has_next)
         queue.items[0] = queue.items[--queue.n];
-      heap_sift_down (&queue, 0);
+      ts_cursor_heap_sift_down (&queue, 0);
     }
   if (local)
     g_propagate_error (error, local);
   g_free (queue.items);
-  for (guint r = 0; r < w->n_ranks; r++)
-    cursor_finish (&an, &cursors[r]);
+  /* Threads first: they share their rank's collective counts. */
+  for (guint i = n; i-- > 0;)
+    cursor_finish (&an, &cursors[i]);
   g_free (cursors);
   g_hash_table_unref (an.channels);
   g_hash_table_unref (an.colls);

@@ -588,6 +588,37 @@ scan_all (const TsTrace *trace, TsCalibration *p, RankScan *scans, Sums *sums, G
   return ok && ts_spool_finish (p->spool, error);
 }
 
+static void rank_scans_free (RankScan *scans, guint n);
+
+/* The threads with MPI of their own (ts_trace_n_streams): their calls count
+ * as the ranks' do (regions, call costs, the network's samples), though not
+ * in their ranks' statistics, spool or collectives. One at a time: traces
+ * have few. */
+static gboolean
+scan_thread_streams (const TsTrace *trace, TsCalibration *p, Sums *sums, GError **error)
+{
+  for (guint i = p->n_ranks; i < ts_trace_n_streams (trace); i++)
+    {
+      guint rank = ts_trace_stream_rank (trace, i);
+      g_autoptr (TsDecoder) src = ts_decoder_open_some (trace, rank, 1, 1, error);
+      if (!src)
+        return FALSE;
+      RankScan *scan = g_new0 (RankScan, 1);
+      scan->sync_enter = g_array_new (FALSE, FALSE, sizeof (double));
+      scan->sync_leave = g_array_new (FALSE, FALSE, sizeof (double));
+      scan->sync_comm = -1;
+      scan->colls = g_array_new (FALSE, FALSE, sizeof (CollSample));
+      scan->coll_seq = g_new0 (guint32, ts_trace_n_comms (trace));
+      scan->pinits = g_array_new (FALSE, FALSE, sizeof (PInit));
+      TsRankDecoder *s = ts_decoder_rank (src, i, NULL);
+      gboolean ok = scan_rank (trace, p, s, rank, scan, sums, NULL, error);
+      rank_scans_free (scan, 1);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 rank_scans_free (RankScan *scans, guint n)
 {
@@ -625,7 +656,8 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
 
   RankScan *scans = g_new0 (RankScan, n);
   Sums sums;
-  gboolean ok = scan_all (trace, p, scans, &sums, error);
+  gboolean ok = scan_all (trace, p, scans, &sums, error)
+                && scan_thread_streams (trace, p, &sums, error);
   CallSample *samples = sums.samples;
   p->region_visits = g_steal_pointer (&sums.region_visits);
   p->region_seconds = g_steal_pointer (&sums.region_seconds);

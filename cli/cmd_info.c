@@ -72,7 +72,10 @@ ts_cmd_info (int argc, char **argv)
     return ts_cmd_fail ("info", error);
   const TsTrace *trace = ts_run_shared_trace (shared);
   const TsCalibration *calibration = ts_run_shared_calibration (shared);
-  g_autoptr (TsThreadScan) threads = ts_thread_scan (trace, &error);
+  const TsThreadScan *threads = ts_trace_thread_scan (trace);
+  g_autoptr (TsThreadScan) none = threads ? NULL : ts_thread_scan (trace, &error);
+  if (!threads)
+    threads = none;
   if (!threads)
     return ts_cmd_fail ("info", error);
   /* A replay that fails is a finding about the trace, reported as such. */

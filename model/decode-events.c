@@ -305,8 +305,9 @@ ts_decode_fail (TsRankDecoder *s, const char *fmt, ...)
   va_start (ap, fmt);
   g_autofree char *msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS, "%s: rank %u, event %"
-               G_GUINT64_FORMAT ": %s", s->source->trace->path, s->rank, s->position, msg);
+  g_autofree char *where = ts_decode_where (s);
+  g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS, "%s: %s, event %"
+               G_GUINT64_FORMAT ": %s", s->source->trace->path, where, s->position, msg);
   return OTF2_CALLBACK_INTERRUPT;
 }
 
@@ -376,6 +377,13 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   a->region = region;
   if (s->team)
     ts_decode_team_enter (s, region, now);
+  else if (s->thread > 0 && (ts_trace_region_team_barrier (s->source->trace, region)
+                             || ts_trace_region_team_task (s->source->trace, region)))
+    {
+      g_autofree char *what = g_strdup_printf ("entering %s",
+                                               ts_trace_region_name (s->source->trace, region));
+      return ts_decode_in_team_refused (s, what);
+    }
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 

@@ -34,6 +34,8 @@ struct Request {
 struct TsRankDecoder {
   TsDecoder *source;
   guint rank;
+  guint thread;             /* 0: the rank's own location; else one of its threads that
+                             * calls MPI (a stream of its own, ts_trace_n_streams) */
   TsDecodeOptions options;
   OTF2_EvtReader *reader;
   TsArchiveFeed *feed;      /* instead, with a writer's events */
@@ -88,7 +90,8 @@ struct TsDecoder {
   const TsTrace *trace;
   OTF2_Reader *reader;      /* NULL when the events come from @writer */
   TsArchiveWriter *writer;
-  GPtrArray *streams;       /* TsRankDecoder* by rank, NULL until asked for */
+  GPtrArray *streams;       /* TsRankDecoder* by stream (ts_trace_n_streams), NULL until
+                             * asked for */
   OTF2_EvtReaderCallbacks *callbacks;
   /* Region of recently seen OTF2 refs, direct-mapped: the trace's ref table
    * is a hash table, and every ENTER and LEAVE needs a lookup. One for all
@@ -116,6 +119,9 @@ void ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *callbacks);
 gboolean ts_decode_cpu_reading (const TsTrace *trace, OTF2_MetricRef metric, uint8_t n,
                                 const OTF2_Type *types, const OTF2_MetricValue *values,
                                 double *cpu);
+/* A thread with MPI of its own shows it works in a team (@what): refused,
+ * for now (decode-threads.c). */
+OTF2_CallbackCode ts_decode_in_team_refused (TsRankDecoder *s, const char *what);
 /* The rank's own location begins or ends a thread team (OTF2's callbacks). */
 OTF2_CallbackCode ts_decode_on_thread_fork (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
                                             void *ud, OTF2_AttributeList *a, OTF2_Paradigm model,
@@ -140,6 +146,9 @@ gboolean ts_decode_team_waiting (const TsRankDecoder *s);
 TsRankDecoder *ts_decode_of (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t,
                               double *seconds);
 OTF2_CallbackCode ts_decode_fail (TsRankDecoder *s, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+/* "rank R" or "rank R, thread K (location L)": where the stream's events
+ * are, for messages (g_free). */
+char *ts_decode_where (const TsRankDecoder *s);
 gint ts_decode_comm_index (TsRankDecoder *s, OTF2_CommRef ref);
 gboolean ts_decode_peer_valid (TsRankDecoder *s, guint32 comm, guint32 peer);
 TsAction *ts_decode_call_action (TsRankDecoder *s, TsActionKind kind);

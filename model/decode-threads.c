@@ -471,11 +471,22 @@ begin_team (TsRankDecoder *s, double now)
  * others' work: begun at its THREAD_TEAM_BEGIN instead, their work would
  * start only after it. */
 OTF2_CallbackCode
+ts_decode_in_team_refused (TsRankDecoder *s, const char *what)
+{
+  return ts_decode_fail (s, "%s: this thread calls MPI and works in its rank's thread teams, "
+                         "and MPI from a thread inside a team is not replayed yet (only "
+                         "threads that call MPI outside teams, such as pthreads)", what);
+}
+
+OTF2_CallbackCode
 ts_decode_on_thread_fork (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                           OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t threads)
 {
   TsRankDecoder *s = ud;
   s->stats.thread_events++;
+  s->position = pos;
+  if (s->thread > 0)
+    return ts_decode_in_team_refused (s, "a thread fork");
   if (!s->team || s->team->active || s->call != NO_REGION)
     return OTF2_CALLBACK_SUCCESS;
   s->team->requested = threads;
@@ -512,6 +523,9 @@ ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, v
 {
   TsRankDecoder *s = ud;
   s->stats.thread_events++;
+  s->position = pos;
+  if (s->thread > 0)
+    return ts_decode_in_team_refused (s, "a thread team's begin");
   if (!s->team || s->team->active || s->call != NO_REGION)
     return OTF2_CALLBACK_SUCCESS;
   begin_team (s, ts_decode_seconds (s, t));
@@ -591,6 +605,10 @@ ts_team_decoder_new (TsDecoder *src, guint rank)
       w->trace = trace;
       w->stack = g_array_new (FALSE, FALSE, sizeof (guint32));
       w->bursts = g_array_new (FALSE, FALSE, sizeof (TeamBurst));
+      /* A thread that calls MPI is a stream of its own (decode.c), in no
+       * team: nothing of it is read here. */
+      if (ts_trace_thread_stream (trace, rank, k + 1) >= 0)
+        continue;
       if (src->writer)
         {
           /* A predicted execution: the replay logs its threads' events. */

@@ -39,7 +39,7 @@ decoder_new (const TsTrace *trace)
   TsDecoder *src = g_new0 (TsDecoder, 1);
   src->trace = trace;
   src->streams = g_ptr_array_new ();
-  g_ptr_array_set_size (src->streams, trace->n_ranks);
+  g_ptr_array_set_size (src->streams, ts_trace_n_streams (trace));
   src->statuses_trusted = statuses_trusted (trace);
   for (guint i = 0; i < REGION_CACHE_SIZE; i++)
     {
@@ -197,14 +197,15 @@ ts_decoder_free (TsDecoder *src)
 }
 
 TsRankDecoder *
-ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
+ts_decoder_rank (TsDecoder *src, guint stream, const TsDecodeOptions *options)
 {
-  g_return_val_if_fail (rank < src->streams->len, NULL);
-  g_return_val_if_fail (src->streams->pdata[rank] == NULL, NULL);
+  g_return_val_if_fail (stream < src->streams->len, NULL);
+  g_return_val_if_fail (src->streams->pdata[stream] == NULL, NULL);
 
   TsRankDecoder *s = g_new0 (TsRankDecoder, 1);
   s->source = src;
-  s->rank = rank;
+  s->rank = ts_trace_stream_rank (src->trace, stream);
+  s->thread = ts_trace_stream_thread (src->trace, stream);
   if (options)
     s->options = *options;
   /* From a writer's events every rank is open at once: pending grows with
@@ -220,29 +221,47 @@ ts_decoder_rank (TsDecoder *src, guint rank, const TsDecodeOptions *options)
   s->burst_first_seq = G_MAXUINT64;
   s->stats.first_time = INFINITY;
   s->stats.last_time = -INFINITY;
+  src->streams->pdata[stream] = s;
   if (src->writer)
     {
-      s->feed = ts_archive_writer_feed_new (src->writer, rank, &s->error);
+      guint location = s->thread ? ts_archive_writer_thread (src->writer, s->rank, s->thread)
+                                 : s->rank;
+      s->feed = ts_archive_writer_feed_new (src->writer, location, &s->error);
       if (!s->feed && !s->error)
         g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
-                     "%s: rank %u: the logged events cannot be read", src->trace->path, rank);
-      s->team = ts_team_decoder_new (src, rank);
-      src->streams->pdata[rank] = s;
+                     "%s: rank %u: the logged events cannot be read", src->trace->path, s->rank);
+      if (s->thread == 0)
+        s->team = ts_team_decoder_new (src, s->rank);
       return s;
     }
-  s->reader = OTF2_Reader_GetEvtReader (src->reader,
-                                        g_array_index (src->trace->rank_location,
-                                                       OTF2_LocationRef, rank));
+  /* A thread's team work is its rank's team's; a thread with MPI of its
+   * own is a stream of its own, and in no team (see decode-threads.c). */
+  s->reader = OTF2_Reader_GetEvtReader (src->reader, ts_trace_rank_thread_location (src->trace,
+                                                                                 s->rank,
+                                                                                 s->thread));
   if (s->reader)
     {
       OTF2_Reader_RegisterEvtCallbacks (src->reader, s->reader, src->callbacks, s);
-      s->team = ts_team_decoder_new (src, rank);
+      if (s->thread == 0)
+        s->team = ts_team_decoder_new (src, s->rank);
     }
   else
-    g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
-                 "%s: rank %u: cannot open its event file", src->trace->path, rank);
-  src->streams->pdata[rank] = s;
+    {
+      g_autofree char *where = ts_decode_where (s);
+      g_set_error (&s->error, TS_TRACE_ERROR, TS_TRACE_ERROR_OPEN,
+                   "%s: %s: cannot open its event file", src->trace->path, where);
+    }
   return s;
+}
+
+char *
+ts_decode_where (const TsRankDecoder *s)
+{
+  if (s->thread == 0)
+    return g_strdup_printf ("rank %u", s->rank);
+  return g_strdup_printf ("rank %u, thread %u (location %" G_GUINT64_FORMAT ")", s->rank,
+                          s->thread,
+                          ts_trace_rank_thread_location (s->source->trace, s->rank, s->thread));
 }
 
 /* From a writer's events (the handed-out actions already dropped). */
@@ -289,10 +308,11 @@ refill (TsRankDecoder *s, GError **error)
     }
   if (rc != OTF2_SUCCESS)
     {
+      g_autofree char *where = ts_decode_where (s);
       g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
-                   "%s: rank %u, after event %" G_GUINT64_FORMAT
+                   "%s: %s, after event %" G_GUINT64_FORMAT
                    ": cannot read events: %s (truncated or corrupt event file?)",
-                   s->source->trace->path, s->rank, s->position,
+                   s->source->trace->path, where, s->position,
                    OTF2_Error_GetDescription (rc));
       return FALSE;
     }

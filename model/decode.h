@@ -83,10 +83,12 @@ TsDecoder *ts_decoder_open_writer (const TsTrace *trace, TsArchiveWriter *writer
 void ts_decoder_free (TsDecoder *source);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsDecoder, ts_decoder_free)
 
-/* The stream of @rank. @options is copied (the arrays it points to are not).
- * The stream belongs to @source and is freed with it. */
-TsRankDecoder *ts_decoder_rank (TsDecoder *source, guint rank,
-                                        const TsDecodeOptions *options);
+/* The stream @stream (ts_trace_n_streams: rank r's own location for r <
+ * n_ranks, then the other threads that call MPI, decoded as their rank's,
+ * with its communicators and @options). @options is copied (the arrays it
+ * points to are not). The stream belongs to @source and is freed with it. */
+TsRankDecoder *ts_decoder_rank (TsDecoder *source, guint stream,
+                                const TsDecodeOptions *options);
 
 /* Next action of the stream. Returns TRUE and fills @action, or FALSE at the
  * end of the stream (error unset) or on a read error (error set, naming the

@@ -26,9 +26,10 @@ struct TsActionStream {
   const TsTrace *trace;
   const TsDecodeOptions *options; /* per rank */
   guint n_ranks;
+  guint n_streams;             /* ts_trace_n_streams: the ranks, then threads with MPI */
   TsSpoolReader **spooled;     /* per rank, when there is a spool */
-  TsDecoder *decoder;          /* otherwise */
-  TsRankDecoder **ranks;
+  TsDecoder *decoder;          /* otherwise, and for the threads' streams */
+  TsRankDecoder **ranks;       /* per stream, where decoded */
   /* Reading ahead, when started: */
   Ahead *ahead;                /* per rank */
   guint batch_len;
@@ -47,12 +48,17 @@ ts_action_stream_open (const TsTrace *trace, const TsSpool *spool,
   f->trace = trace;
   f->options = options;
   f->n_ranks = ts_trace_n_ranks (trace);
+  f->n_streams = ts_trace_n_streams (trace);
+  guint decoded = 0;
   if (spool)
     {
       f->spooled = g_new0 (TsSpoolReader *, f->n_ranks);
       for (guint r = 0; r < f->n_ranks; r++)
         f->spooled[r] = ts_spool_reader_new (spool, r);
-      return f;
+      /* The spool holds the ranks' own: threads with MPI are decoded. */
+      decoded = f->n_ranks;
+      if (f->n_streams == f->n_ranks)
+        return f;
     }
   f->decoder = ts_decoder_open (trace, error);
   if (!f->decoder)
@@ -60,9 +66,9 @@ ts_action_stream_open (const TsTrace *trace, const TsSpool *spool,
       ts_action_stream_free (f);
       return NULL;
     }
-  f->ranks = g_new0 (TsRankDecoder *, f->n_ranks);
-  for (guint r = 0; r < f->n_ranks; r++)
-    f->ranks[r] = ts_decoder_rank (f->decoder, r, &options[r]);
+  f->ranks = g_new0 (TsRankDecoder *, f->n_streams);
+  for (guint i = decoded; i < f->n_streams; i++)
+    f->ranks[i] = ts_decoder_rank (f->decoder, i, &options[ts_trace_stream_rank (trace, i)]);
   return f;
 }
 
@@ -72,11 +78,18 @@ ts_action_stream_open_writer (const TsTrace *trace, TsArchiveWriter *writer)
   TsActionStream *f = g_new0 (TsActionStream, 1);
   f->trace = trace;
   f->n_ranks = ts_trace_n_ranks (trace);
+  f->n_streams = ts_trace_n_streams (trace);
   f->decoder = ts_decoder_open_writer (trace, writer);
-  f->ranks = g_new0 (TsRankDecoder *, f->n_ranks);
-  for (guint r = 0; r < f->n_ranks; r++)
-    f->ranks[r] = ts_decoder_rank (f->decoder, r, NULL);
+  f->ranks = g_new0 (TsRankDecoder *, f->n_streams);
+  for (guint i = 0; i < f->n_streams; i++)
+    f->ranks[i] = ts_decoder_rank (f->decoder, i, NULL);
   return f;
+}
+
+guint
+ts_action_stream_n (const TsActionStream *f)
+{
+  return f->n_streams;
 }
 
 static void stop_reading_ahead (TsActionStream *f);
@@ -236,11 +249,11 @@ next_ahead (TsActionStream *f, guint rank, TsAction *a, GError **error)
 gboolean
 ts_action_stream_next (TsActionStream *f, guint rank, TsAction *a, GError **error)
 {
-  g_return_val_if_fail (rank < f->n_ranks, FALSE);
+  g_return_val_if_fail (rank < f->n_streams, FALSE);
+  if (rank >= f->n_ranks || !f->spooled)
+    return ts_rank_decoder_next (f->ranks[rank], a, error);
   if (f->ahead)
     return next_ahead (f, rank, a, error);
-  if (!f->spooled)
-    return ts_rank_decoder_next (f->ranks[rank], a, error);
   return next_spooled (f, rank, a, error);
 }
 

@@ -37,9 +37,14 @@ TsActionStream *ts_action_stream_open_writer (const TsTrace *trace, TsArchiveWri
 void ts_action_stream_free (TsActionStream *stream);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsActionStream, ts_action_stream_free)
 
-/* Next action of @rank: TRUE and @action filled, or FALSE at the end of the
- * rank's actions (error unset) or on a read error (error set). Ranks may be
- * read in any interleaving. */
+/* How many streams it has: one per rank (stream r is rank r's own
+ * location), then one per thread that calls MPI (ts_trace_n_streams,
+ * ts_trace_stream_rank: their actions are their rank's, with its
+ * communicators and decode options). */
+guint ts_action_stream_n (const TsActionStream *stream);
+/* Next action of stream @rank: TRUE and @action filled, or FALSE at the end
+ * of its actions (error unset) or on a read error (error set). Streams may
+ * be read in any interleaving. */
 gboolean ts_action_stream_next (TsActionStream *stream, guint rank, TsAction *action,
                                 GError **error);
 

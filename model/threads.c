@@ -19,6 +19,8 @@ typedef struct {
   TsThreadRegionFn on_region;  /* reporting regions (ts_thread_regions_read) */
   gpointer user_data;
   GHashTable *where;   /* location ref -> (rank << 32 | thread) + 1 */
+  GArray *first_mpi;   /* FirstMpi: each thread's first MPI event, in reading order */
+  GHashTable *in_team; /* rank << 32 | thread: the threads seen working in a team */
 } ScanState;
 
 /* A region entered or left on a thread, for ts_thread_regions_read. */
@@ -42,26 +44,66 @@ on_region_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   return region_event (ud, loc, t, ref, FALSE);
 }
 
-/* An MPI event on a thread: counted, and the first one kept by its place. */
+/* A thread's first MPI event, by its place. */
+typedef struct {
+  guint64 key;               /* rank << 32 | thread */
+  guint64 location, position;
+  char *what;
+  guint64 events, calls;     /* its MPI events, and calls entered */
+} FirstMpi;
+
+static void
+first_mpi_clear (gpointer p)
+{
+  g_free (((FirstMpi *) p)->what);
+}
+
+/* Where a location is: (rank << 32 | thread). */
+static guint64
+where (const ScanState *st, OTF2_LocationRef loc)
+{
+  return GPOINTER_TO_SIZE (g_hash_table_lookup (st->where, &loc)) - 1;
+}
+
+/* An MPI event on a thread: counted, and each thread's first one kept by
+ * its place. */
 static OTF2_CallbackCode
-mpi_event (void *ud, OTF2_LocationRef loc, uint64_t position, const char *what)
+mpi_event (void *ud, OTF2_LocationRef loc, uint64_t position, const char *what, gboolean call)
 {
   ScanState *st = ud;
-  guint64 w = GPOINTER_TO_SIZE (g_hash_table_lookup (st->where, &loc)) - 1;
-  guint rank = (guint) (w >> 32), thread = (guint) (w & 0xffffffffu);
+  guint64 w = where (st, loc);
+  guint rank = (guint) (w >> 32);
   TsThreadScan *scan = st->scan;
   scan->rank[rank].mpi++;
   scan->mpi++;
-  if (!scan->first_what || rank < scan->first_rank
-      || (rank == scan->first_rank && thread < scan->first_thread))
+  scan->rank[rank].calls += call;
+  scan->calls += call;
+  /* A location's events are read whole, one location after another. */
+  GArray *first = st->first_mpi;
+  if (first->len == 0 || g_array_index (first, FirstMpi, first->len - 1).key != w)
     {
-      g_free (scan->first_what);
-      scan->first_what = g_strdup (what);
-      scan->first_rank = rank;
-      scan->first_thread = thread;
-      scan->first_location = loc;
-      scan->first_position = position;
+      FirstMpi f = { w, loc, position, g_strdup (what), 0, 0 };
+      g_array_append_val (first, f);
     }
+  FirstMpi *f = &g_array_index (first, FirstMpi, first->len - 1);
+  f->events++;
+  f->calls += call;
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The thread works in a team of its rank's (OpenMP). */
+static void
+in_team (ScanState *st, OTF2_LocationRef loc)
+{
+  guint64 w = where (st, loc);
+  g_hash_table_add (st->in_team, g_memdup2 (&w, sizeof w));
+}
+
+static OTF2_CallbackCode
+on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+               OTF2_AttributeList *a, OTF2_CommRef team)
+{
+  in_team (ud, loc);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -73,14 +115,14 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   if (st->on_region)
     return region_event (ud, loc, t, ref, TRUE);
   gint region = ts_trace_region_of_ref (st->trace, ref);
+  if (region >= 0 && (ts_trace_region_team_barrier (st->trace, (guint) region)
+                      || ts_trace_region_team_task (st->trace, (guint) region)))
+    in_team (st, loc);
   if (region < 0 || ts_trace_region_call (st->trace, (guint) region) == TS_CALL_USER)
     return OTF2_CALLBACK_SUCCESS;
   g_autofree char *what = g_strdup_printf ("entering %s", ts_trace_region_name (st->trace,
                                                                                (guint) region));
-  guint64 w = GPOINTER_TO_SIZE (g_hash_table_lookup (st->where, &loc)) - 1;
-  st->scan->rank[w >> 32].calls++;
-  st->scan->calls++;
-  return mpi_event (ud, loc, pos, what);
+  return mpi_event (ud, loc, pos, what, TRUE);
 }
 
 /* The MPI records, by OTF2's name, whatever their arguments. */
@@ -89,7 +131,7 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                                       uint64_t pos, void *ud,                    \
                                       OTF2_AttributeList *a, __VA_ARGS__)        \
   {                                                                              \
-    return mpi_event (ud, loc, pos, "an " #name " record");                      \
+    return mpi_event (ud, loc, pos, "an " #name " record", FALSE);               \
   }
 RECORD (MpiSend, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n)
 RECORD (MpiIsend, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n, uint64_t req)
@@ -116,6 +158,7 @@ callbacks_new (const ScanState *st)
       OTF2_EvtReaderCallbacks_SetLeaveCallback (cb, on_region_leave);
       return cb;
     }
+  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, on_team_begin);
   OTF2_EvtReaderCallbacks_SetMpiSendCallback (cb, on_MpiSend);
   OTF2_EvtReaderCallbacks_SetMpiIsendCallback (cb, on_MpiIsend);
   OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback (cb, on_MpiIsendComplete);
@@ -230,18 +273,58 @@ scan_threads (ScanState *st, GError **error)
   return ok;
 }
 
+static gint
+compare_u64 (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
 TsThreadScan *
 ts_thread_scan (const TsTrace *trace, GError **error)
 {
   g_autoptr (TsThreadScan) scan = g_new0 (TsThreadScan, 1);
   scan->n_ranks = ts_trace_n_ranks (trace);
   scan->rank = g_new0 (TsThreadCount, scan->n_ranks);
+  scan->mpi_threads = g_array_new (FALSE, FALSE, sizeof (guint64));
   scan->threads = ts_trace_n_threads (trace) - scan->n_ranks;
   if (scan->threads == 0)
     return g_steal_pointer (&scan);
 
-  ScanState st = { trace, scan, NULL, NULL, NULL };
-  return scan_threads (&st, error) ? g_steal_pointer (&scan) : NULL;
+  ScanState st = { trace, scan, NULL, NULL, NULL, NULL, NULL };
+  st.first_mpi = g_array_new (FALSE, FALSE, sizeof (FirstMpi));
+  g_array_set_clear_func (st.first_mpi, first_mpi_clear);
+  st.in_team = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  gboolean ok = scan_threads (&st, error);
+  /* Threads that call MPI outside any team are streams of their own; MPI
+   * inside a team is not replayed yet: the first such event is named. */
+  for (guint i = 0; ok && i < st.first_mpi->len; i++)
+    {
+      FirstMpi *f = &g_array_index (st.first_mpi, FirstMpi, i);
+      guint rank = (guint) (f->key >> 32), thread = (guint) (f->key & 0xffffffffu);
+      if (!g_hash_table_contains (st.in_team, &f->key))
+        {
+          g_array_append_val (scan->mpi_threads, f->key);
+          scan->mpi_replayed += f->events;
+          scan->calls_replayed += f->calls;
+        }
+      else if (!scan->first_what || rank < scan->first_rank
+               || (rank == scan->first_rank && thread < scan->first_thread))
+        {
+          g_free (scan->first_what);
+          scan->first_what = g_steal_pointer (&f->what);
+          scan->first_rank = rank;
+          scan->first_thread = thread;
+          scan->first_location = f->location;
+          scan->first_position = f->position;
+        }
+    }
+  g_array_unref (st.first_mpi);
+  g_hash_table_unref (st.in_team);
+  if (!ok)
+    return NULL;
+  g_array_sort (scan->mpi_threads, compare_u64);
+  return g_steal_pointer (&scan);
 }
 
 gboolean
@@ -250,7 +333,7 @@ ts_thread_regions_read (const TsTrace *trace, TsThreadRegionFn on_region, gpoint
 {
   if (ts_trace_n_threads (trace) == ts_trace_n_ranks (trace))
     return TRUE;
-  ScanState st = { trace, NULL, on_region, user_data, NULL };
+  ScanState st = { trace, NULL, on_region, user_data, NULL, NULL, NULL };
   return scan_threads (&st, error);
 }
 
@@ -261,23 +344,34 @@ ts_thread_scan_free (TsThreadScan *scan)
     return;
   g_free (scan->rank);
   g_free (scan->first_what);
+  g_array_unref (scan->mpi_threads);
   g_free (scan);
 }
 
 gboolean
 ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace, GError **error)
 {
-  if (scan->mpi == 0)
+  g_autofree char *level = scan->mpi ? ts_thread_scan_level_conflict (scan, trace) : NULL;
+  if (!level && !scan->first_what)
     return TRUE;
-  g_autofree char *level = ts_thread_scan_level_conflict (scan, trace);
+  if (level)
+    {
+      /* Replaying them would predict a program MPI does not promise to run. */
+      guint64 first = scan->mpi_threads->len > 0 ? g_array_index (scan->mpi_threads, guint64, 0)
+                      : (guint64) scan->first_rank << 32 | scan->first_thread;
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
+                   "%s: rank %u, thread %u: %" G_GUINT64_FORMAT " MPI events are on threads "
+                   "other than their rank's own location: %s", ts_trace_path (trace),
+                   (guint) (first >> 32), (guint) (first & 0xffffffffu), scan->mpi, level);
+      return FALSE;
+    }
   g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
                "%s: rank %u, thread %u (location %" G_GUINT64_FORMAT "), event %" G_GUINT64_FORMAT
-               ": %s; %" G_GUINT64_FORMAT " MPI events are on threads other than their "
-               "rank's own location, and tracesim replays MPI from each rank's own location "
-               "only (their messages would never match)%s%s",
+               ": %s; this thread calls MPI and works in its rank's thread teams, and tracesim "
+               "replays MPI from threads outside teams only (a team's work is read as its "
+               "phases, which its MPI would break)",
                ts_trace_path (trace), scan->first_rank, scan->first_thread, scan->first_location,
-               scan->first_position, scan->first_what, scan->mpi, level ? "; " : "",
-               level ? level : "");
+               scan->first_position, scan->first_what);
   return FALSE;
 }
 
@@ -303,9 +397,14 @@ ts_thread_scan_describe (const TsThreadScan *scan, const TsTrace *trace)
   guint with = 0;
   for (guint r = 0; r < scan->n_ranks; r++)
     with += ts_trace_rank_n_threads (trace, r) > 1;
-  g_autofree char *mpi = scan->mpi ? g_strdup_printf (" (%" G_GUINT64_FORMAT " of them MPI)",
-                                                       scan->mpi)
-                                    : g_strdup ("");
+  guint n = scan->mpi_threads->len;
+  g_autofree char *mpi
+    = scan->mpi ? g_strdup_printf (" (%" G_GUINT64_FORMAT " of them MPI%s%u thread%s that call%s "
+                                   "MPI outside teams replayed as locations of their own, "
+                                   "%" G_GUINT64_FORMAT " MPI calls)", scan->mpi, n ? ": the " : ": ",
+                                   n, n == 1 ? "" : "s", n == 1 ? "s" : "",
+                                   scan->calls_replayed)
+                : g_strdup ("");
   return g_strdup_printf ("%u thread%s of %u rank%s, %" G_GUINT64_FORMAT " event%s%s: what "
                           "they do inside thread teams (OpenMP parallel regions) is replayed "
                           "as their work between barriers, on their rank's host (a core each "

@@ -5,8 +5,8 @@
  * work inside its thread teams (model/decode-threads.c); what they do
  * outside teams is not replayed. Nothing of a trace may be dropped without
  * a word, so their events are counted here and said (info, run,
- * summary.json), and MPI on them, which the replay would lose (its
- * messages would never match), is refused with the first such event named.
+ * summary.json). A thread that calls MPI is replayed as a location of its
+ * own (ts_trace_n_streams), found here.
  *
  * Reads only the threads: a trace without any costs nothing. */
 #ifndef TS_THREADS_H
@@ -22,16 +22,22 @@ typedef struct {
   guint64 calls;       /* the MPI calls entered */
 } TsThreadCount;
 
-typedef struct {
+struct TsThreadScan {
   guint n_ranks;
   TsThreadCount *rank;  /* per rank */
   guint threads;        /* threads other than the ranks' own */
   guint64 events, mpi, calls;  /* over all ranks */
-  /* The first MPI event on a thread, in rank and thread order (mpi > 0). */
+  /* The first MPI event of the first thread, in rank and thread order,
+   * that calls MPI inside its rank's teams (not replayed yet; first_what
+   * NULL: none). */
   guint first_rank, first_thread;
   guint64 first_location, first_position;
   char *first_what;
-} TsThreadScan;
+  /* The threads with MPI events, rank << 32 | thread, in rank and thread
+   * order: each is replayed as a location of its own (ts_trace_n_streams). */
+  GArray *mpi_threads;  /* guint64 */
+  guint64 mpi_replayed, calls_replayed;  /* their MPI events, and calls */
+};
 
 /* Count what every rank's other threads hold. NULL and @error if an event
  * file cannot be read. Free with ts_thread_scan_free(). */
@@ -52,7 +58,8 @@ gboolean ts_thread_regions_read (const TsTrace *trace, TsThreadRegionFn on_regio
                                  gpointer user_data, GError **error);
 
 /* FALSE and @error (TS_TRACE_ERROR_EVENTS) naming the first MPI event on a
- * thread other than its rank's own, if there is one. */
+ * thread other than its rank's own, if the thread level the program was
+ * given forbids it (ts_thread_scan_level_conflict). */
 gboolean ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace,
                                    GError **error);
 /* Where the trace says the thread level MPI gave the program

@@ -188,6 +188,82 @@ ts_trace_n_threads (const TsTrace *t)
 }
 
 guint
+ts_trace_n_streams (const TsTrace *t)
+{
+  return t->n_ranks + (t->thread_scan ? t->thread_scan->mpi_threads->len : 0);
+}
+
+guint
+ts_trace_stream_rank (const TsTrace *t, guint stream)
+{
+  g_return_val_if_fail (stream < ts_trace_n_streams (t), 0);
+  if (stream < t->n_ranks)
+    return stream;
+  return (guint) (g_array_index (t->thread_scan->mpi_threads, guint64, stream - t->n_ranks) >> 32);
+}
+
+guint
+ts_trace_stream_thread (const TsTrace *t, guint stream)
+{
+  g_return_val_if_fail (stream < ts_trace_n_streams (t), 0);
+  if (stream < t->n_ranks)
+    return 0;
+  return (guint) (g_array_index (t->thread_scan->mpi_threads, guint64, stream - t->n_ranks)
+                  & 0xffffffffu);
+}
+
+gint
+ts_trace_thread_stream (const TsTrace *t, guint rank, guint thread)
+{
+  if (thread == 0)
+    return rank < t->n_ranks ? (gint) rank : -1;
+  if (!t->thread_scan)
+    return -1;
+  guint64 key = (guint64) rank << 32 | thread;
+  const GArray *m = t->thread_scan->mpi_threads;
+  guint lo = 0, hi = m->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      guint64 v = g_array_index (m, guint64, mid);
+      if (v == key)
+        return (gint) (t->n_ranks + mid);
+      if (v < key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return -1;
+}
+
+void
+ts_trace_copy_streams (TsTrace *copy, const TsTrace *original)
+{
+  if (!original->thread_scan || original->thread_scan->mpi_threads->len == 0
+      || copy->n_ranks != original->n_ranks)
+    return;
+  g_clear_pointer (&copy->thread_scan, ts_thread_scan_free);
+  TsThreadScan *scan = g_new0 (TsThreadScan, 1);
+  scan->n_ranks = copy->n_ranks;
+  scan->rank = g_new0 (TsThreadCount, scan->n_ranks);
+  scan->mpi_threads = g_array_new (FALSE, FALSE, sizeof (guint64));
+  const GArray *m = original->thread_scan->mpi_threads;
+  for (guint i = 0; i < m->len; i++)
+    {
+      guint64 key = g_array_index (m, guint64, i);
+      if ((key & 0xffffffffu) < ts_trace_rank_n_threads (copy, (guint) (key >> 32)))
+        g_array_append_val (scan->mpi_threads, key);
+    }
+  copy->thread_scan = scan;
+}
+
+const TsThreadScan *
+ts_trace_thread_scan (const TsTrace *t)
+{
+  return t->thread_scan;
+}
+
+guint
 ts_trace_n_unplaced_locations (const TsTrace *t)
 {
   return t->n_unplaced_locations;

@@ -4,6 +4,7 @@
 
 #include "model/trace.h"
 #include "model/partitioned.h"
+#include "model/threads.h"
 #include <otf2/otf2.h>
 
 typedef struct {
@@ -37,6 +38,11 @@ struct TsTrace {
   GArray *thread_location;   /* OTF2_LocationRef */
   guint *rank_thread_start;  /* n_ranks + 1 */
   guint n_unplaced_locations;/* defined locations that are neither */
+  /* What the other threads hold (model/threads.c), read at opening; NULL
+   * when the ranks have no other thread with events, or only the
+   * definitions were read. Its mpi_threads are the streams after the
+   * ranks' own (ts_trace_n_streams). */
+  TsThreadScan *thread_scan;
   /* Communicators that are not MPI's (OpenMP thread teams) or whose group is
    * not defined: OTF2_CommRef + 1 -> why (char*). No MPI event may use one. */
   GHashTable *foreign_comms;

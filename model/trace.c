@@ -643,6 +643,10 @@ open_trace (const char *anchor_path, gboolean events, GError **error)
     }
   OTF2_Reader_Close (reader);
   def_state_clear (&st);
+  /* Which other threads call MPI decides the streams (ts_trace_n_streams):
+   * read once, here, beside the ranks' definitions. */
+  if (ok && events && ts_trace_n_threads (t) > t->n_ranks)
+    ok = (t->thread_scan = ts_thread_scan (t, error)) != NULL;
   if (!ok)
     g_clear_pointer (&t, ts_trace_free);
   return t;
@@ -661,6 +665,7 @@ ts_trace_free (TsTrace *t)
     g_array_unref (t->rank_location);
   if (t->thread_location)
     g_array_unref (t->thread_location);
+  ts_thread_scan_free (t->thread_scan);
   g_free (t->rank_thread_start);
   g_hash_table_unref (t->foreign_comms);
   g_ptr_array_unref (t->node_names);

@@ -155,6 +155,27 @@ guint ts_trace_rank_n_threads (const TsTrace *trace, guint rank);
 guint64 ts_trace_rank_thread_location (const TsTrace *trace, guint rank, guint thread);
 /* All ranks' threads, own locations included. */
 guint ts_trace_n_threads (const TsTrace *trace);
+/* The locations replayed as streams of actions of their own: each rank's
+ * own (stream r is rank r), then the other threads that call MPI, in rank
+ * and thread order (their calls run beside the rank's own, so that a
+ * thread's send can be what another rank waits for while the rank's own
+ * thread blocks). */
+guint ts_trace_n_streams (const TsTrace *trace);
+/* The rank and the thread (0: the rank's own) of stream @stream. */
+guint ts_trace_stream_rank (const TsTrace *trace, guint stream);
+guint ts_trace_stream_thread (const TsTrace *trace, guint stream);
+/* The stream of thread @thread of @rank, or -1 when it has none (a thread
+ * that calls no MPI: its work is its rank's team's). */
+gint ts_trace_thread_stream (const TsTrace *trace, guint rank, guint thread);
+/* What the ranks' other threads hold (model/threads.h), read when the
+ * trace was opened; NULL when no rank has another thread with events, or
+ * only the definitions were read. */
+typedef struct TsThreadScan TsThreadScan;
+const TsThreadScan *ts_trace_thread_scan (const TsTrace *trace);
+/* @copy, the definitions of an archive the replay of @original writes
+ * (the same ranks, and their threads at the same places), has the streams
+ * @original has: its events are not read to find them. */
+void ts_trace_copy_streams (TsTrace *copy, const TsTrace *original);
 /* Locations that are no rank's thread: CPU threads of processes without
  * events or outside the MPI rank list, and locations of other types (GPU
  * streams, metric locations). */

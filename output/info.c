@@ -131,12 +131,17 @@ add_threads (JsonBuilder *b, const TsTrace *trace, const TsThreadScan *threads)
   json_builder_add_int_value (b, ts_trace_n_threads (trace));
   json_builder_set_member_name (b, "replayed");
   json_builder_add_int_value (b, ts_trace_n_ranks (trace));
+  /* Threads that call MPI outside teams: streams of their own. */
+  json_builder_set_member_name (b, "mpi_threads_replayed");
+  json_builder_add_int_value (b, threads->mpi_threads->len);
+  json_builder_set_member_name (b, "mpi_calls_replayed");
+  json_builder_add_int_value (b, (gint64) threads->calls_replayed);
   json_builder_set_member_name (b, "events_not_replayed");
-  json_builder_add_int_value (b, (gint64) threads->events);
+  json_builder_add_int_value (b, (gint64) (threads->events - threads->mpi_replayed));
   json_builder_set_member_name (b, "mpi_events_not_replayed");
-  json_builder_add_int_value (b, (gint64) threads->mpi);
+  json_builder_add_int_value (b, (gint64) (threads->mpi - threads->mpi_replayed));
   json_builder_set_member_name (b, "mpi_calls_not_replayed");
-  json_builder_add_int_value (b, (gint64) threads->calls);
+  json_builder_add_int_value (b, (gint64) (threads->calls - threads->calls_replayed));
   json_builder_set_member_name (b, "unplaced_locations");
   json_builder_add_int_value (b, ts_trace_n_unplaced_locations (trace));
   json_builder_set_member_name (b, "foreign_comms");

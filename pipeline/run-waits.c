@@ -201,6 +201,7 @@ predicted_open (TsRunWaits *rw, TsArchiveWriter *w, GError **error)
   if (!ts_archive_writer_write_definitions (w, rw->scratch, error)
       || !(rw->predicted_trace = ts_trace_open_definitions (anchor, error)))
     return FALSE;
+  ts_trace_copy_streams (rw->predicted_trace, rw->trace);
   rw->stream = ts_action_stream_open_writer (rw->predicted_trace, w);
   return TRUE;
 }

@@ -478,16 +478,19 @@ write_outputs (Run *run, GError **error)
 }
 
 /* What the trace's threads beyond each rank's own location hold: counted
- * and said, since they are not replayed; MPI on one is refused, since its
- * messages would never match. */
+ * and said; MPI on one is refused where the thread level the program was
+ * given forbids it. */
 static gboolean
 count_threads (Run *run, GError **error)
 {
-  g_autoptr (TsThreadScan) scan = ts_thread_scan (run->trace, error);
+  const TsThreadScan *scan = ts_trace_thread_scan (run->trace);
+  g_autoptr (TsThreadScan) none = scan ? NULL : ts_thread_scan (run->trace, error);
+  if (!scan)
+    scan = none;
   if (!scan || !ts_thread_scan_check_mpi (scan, run->trace, error))
     return FALSE;
   run->result->threads = ts_trace_n_threads (run->trace);
-  run->result->thread_events_unreplayed = scan->events;
+  run->result->thread_events_unreplayed = scan->events - scan->mpi_replayed;
   run->result->threads_note = ts_thread_scan_describe (scan, run->trace);
   return TRUE;
 }

@@ -39,7 +39,7 @@ close_innermost (TsRank *rk, double now)
   TsOpenRegion *o = &g_array_index (open, TsOpenRegion, open->len - 1);
   ts_fsum_add (&rk->sim->region_seconds[o->region], now - o->since);
   if (rk->sim->writer)
-    ts_archive_writer_leave (rk->sim->writer, rk->rank, now, o->region);
+    ts_archive_writer_leave (rk->sim->writer, rk->location, now, o->region);
   g_array_set_size (open, open->len - 1);
 }
 
@@ -61,7 +61,7 @@ write_marker (TsRank *rk, const TsAction *a)
       g_array_set_size (open, open->len + 1);
       g_array_index (open, TsOpenRegion, open->len - 1) = (TsOpenRegion) { a->region, now };
       if (rk->sim->writer)
-        ts_archive_writer_enter (rk->sim->writer, rk->rank, now, a->region);
+        ts_archive_writer_enter (rk->sim->writer, rk->location, now, a->region);
       return;
     }
   guint depth = open->len;
@@ -320,7 +320,7 @@ do_send (TsProgress *x)
       if (!ts_step_flush (x))
         return FALSE;
       if (rk->sim->writer)
-        ts_archive_writer_send (rk->sim->writer, rk->rank, x->t0, a->peer, a->comm, a->tag,
+        ts_archive_writer_send (rk->sim->writer, rk->location, x->t0, a->peer, a->comm, a->tag,
                                 a->bytes);
       guint dst = ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer);
       x->comm = ts_rank_isend (rk, a->comm, a->peer, a->tag, a->bytes,
@@ -373,7 +373,7 @@ do_recv (TsProgress *x)
       if (!ts_step_recv (x, a->comm, a->peer, a->tag, &x->on))
         return FALSE;
       if (rk->sim->writer)
-        ts_archive_writer_recv (rk->sim->writer, rk->rank, ts_rank_now (rk), a->peer, a->comm,
+        ts_archive_writer_recv (rk->sim->writer, rk->location, ts_rank_now (rk), a->peer, a->comm,
                                 a->tag, a->bytes);
     }
   TS_DONE (x->pc);
@@ -464,7 +464,7 @@ do_isend (TsProgress *x)
         return FALSE;
       double t0 = ts_rank_now (rk);
       if (rk->sim->writer)
-        ts_archive_writer_isend (rk->sim->writer, rk->rank, t0, a->peer, a->comm, a->tag,
+        ts_archive_writer_isend (rk->sim->writer, rk->location, t0, a->peer, a->comm, a->tag,
                                  a->bytes, a->req);
       guint dst = ts_trace_comm_world_rank (rk->sim->trace, a->comm, rk->rank, a->peer);
       TsBlockedOn on = { "wait for its isend to", (gint32) dst, a->comm, a->tag, a->bytes, TRUE };
@@ -487,7 +487,7 @@ post_irecv (TsRank *rk, const TsAction *a)
                         || (rk->sim->status_as_arrived && (a->flags & TS_ACTION_STATUS));
   double t0 = ts_rank_now (rk);
   if (rk->sim->writer)
-    ts_archive_writer_irecv_request (rk->sim->writer, rk->rank, t0, a->req);
+    ts_archive_writer_irecv_request (rk->sim->writer, rk->location, t0, a->req);
   gboolean sourceless = a->peer == TS_NO_RANK;
   TsBlockedOn on = { sourceless ? "wait for its irecv (source unknown)" : "wait for its irecv from",
                      sourceless ? TS_NO_RANK
@@ -552,10 +552,10 @@ write_completion (TsRank *rk, const TsRequest *r)
     return;
   const TsAction *p = &r->post;
   if (p->kind == TS_ACTION_IRECV)
-    ts_archive_writer_irecv (w, rk->rank, ts_rank_now (rk), p->peer, p->comm, p->tag, p->bytes,
+    ts_archive_writer_irecv (w, rk->location, ts_rank_now (rk), p->peer, p->comm, p->tag, p->bytes,
                              p->req);
   else if (p->kind == TS_ACTION_ISEND)
-    ts_archive_writer_isend_complete (w, rk->rank, ts_rank_now (rk), p->req);
+    ts_archive_writer_isend_complete (w, rk->location, ts_rank_now (rk), p->req);
 }
 
 /* The wait of a non-blocking collective joined: the wait depended on
@@ -572,7 +572,7 @@ icoll_joined (TsProgress *x, TsRequest *r)
   if (rk->sim->writer)
     {
       const TsAction *a = &((TsIcollJob *) r->job)->a;
-      ts_archive_writer_nbc_complete (rk->sim->writer, rk->rank, ts_rank_now (rk), a->op,
+      ts_archive_writer_nbc_complete (rk->sim->writer, rk->location, ts_rank_now (rk), a->op,
                                       a->comm, a->peer, a->bytes, a->bytes_recv, a->req);
     }
 }
@@ -673,7 +673,7 @@ do_icollective (TsProgress *x)
       if (!settle_superseded (x, a->req))
         return FALSE;
       if (rk->sim->writer)
-        ts_archive_writer_nbc_request (rk->sim->writer, rk->rank, ts_rank_now (rk), a->req);
+        ts_archive_writer_nbc_request (rk->sim->writer, rk->location, ts_rank_now (rk), a->req);
       /* Collectives on one communicator start in the same order on every
        * rank, so the k-th non-blocking one gets the same tag everywhere;
        * tags apart from blocking collectives keep concurrent ones from
@@ -714,7 +714,7 @@ do_collective (TsProgress *x)
       if (!ts_step_flush (x))
         return FALSE;
       if (rk->sim->writer)
-        ts_archive_writer_collective_begin (rk->sim->writer, rk->rank, ts_rank_now (rk));
+        ts_archive_writer_collective_begin (rk->sim->writer, rk->location, ts_rank_now (rk));
       x->tag = TS_COLLECTIVE_TAG;
       TS_AT (x->pc, COLL_RUN);
       if (!ts_collective_step (x))
@@ -735,7 +735,7 @@ write_collective_end (TsRank *rk)
   const TsAction *a = &rk->coll_end;
   rk->coll_end_pending = FALSE;
   if (rk->sim->writer)
-    ts_archive_writer_collective_end (rk->sim->writer, rk->rank, ts_rank_now (rk), a->op, a->comm,
+    ts_archive_writer_collective_end (rk->sim->writer, rk->location, ts_rank_now (rk), a->op, a->comm,
                                       a->peer, a->bytes, a->bytes_recv);
 }
 

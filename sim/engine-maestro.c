@@ -181,7 +181,7 @@ matched (Maestro *m, TsComm *send, TsComm *recv)
       return;
     }
   send->state = recv->state = COMM_MATCHED;
-  g_queue_push_tail (&m->deferred[recv->rk->rank], recv);
+  g_queue_push_tail (&m->deferred[recv->rk->stream], recv);
 }
 
 /* @rk makes progress: the rendezvous messages that waited for it move. */
@@ -189,7 +189,7 @@ static void
 kick (Maestro *m, TsRank *rk)
 {
   TsComm *recv;
-  while ((recv = g_queue_pop_head (&m->deferred[rk->rank])))
+  while ((recv = g_queue_pop_head (&m->deferred[rk->stream])))
     transfer (m, recv->peer, recv);
 }
 
@@ -333,7 +333,8 @@ ended (Maestro *m, TsProgress *x)
 {
   if (x->own)
     {
-      unspin (m, x->rk); /* its threads end with it */
+      if (x->rk->thread == 0)
+        unspin (m, x->rk); /* its threads end with it */
       kick (m, x->rk); /* ts_rank_step marked the rank done */
       return;
     }
@@ -350,7 +351,7 @@ poll (Maestro *m, TsProgress *x)
 {
   TsRank *rk = x->rk;
   TsMpiWait mode = m->sim->options->mpi_wait;
-  if (!x->own || rk->exclusive_cpu || mode == TS_MPI_WAIT_BLOCKING || m->polls[rk->rank])
+  if (!x->own || rk->exclusive_cpu || mode == TS_MPI_WAIT_BLOCKING || m->polls[rk->stream])
     return;
   /* RECORDED: the share of a core its calls took so far (a full one until
    * the trace tells); none is no poll at all. */
@@ -359,14 +360,14 @@ poll (Maestro *m, TsProgress *x)
   if (!(share > 0))
     return;
   double bound = share < 1 ? share * rk->speed : 0;
-  m->polls[rk->rank] = m->ops->poll (m->e, rk->host, bound);
-  m->n_polls += m->polls[rk->rank] != NULL;
+  m->polls[rk->stream] = m->ops->poll (m->e, rk->host, bound);
+  m->n_polls += m->polls[rk->stream] != NULL;
 }
 
 static void
 unpoll (Maestro *m, TsRank *rk)
 {
-  gpointer p = g_steal_pointer (&m->polls[rk->rank]);
+  gpointer p = g_steal_pointer (&m->polls[rk->stream]);
   if (!p)
     return;
   m->ops->unpoll (m->e, p);
@@ -418,7 +419,7 @@ run (Maestro *m, TsProgress *x)
   if (x->own)
     {
       unpoll (m, x->rk);
-      if (g_hash_table_size (m->spins) > 0)
+      if (x->rk->thread == 0 && g_hash_table_size (m->spins) > 0)
         spin (x->rk, 0, FALSE); /* its own thread spun at its team's barrier */
     }
   for (;;)
@@ -554,7 +555,7 @@ settled (gpointer data)
   run_ready (m);
   /* Only polls left: the ranks wait for each other forever (a deadlock,
    * reported once the engine stops, at this instant). */
-  for (guint r = 0; m->flying == 0 && m->n_polls > 0 && r < m->sim->n_ranks; r++)
+  for (guint r = 0; m->flying == 0 && m->n_polls > 0 && r < m->sim->n_streams; r++)
     unpoll (m, &m->sim->ranks[r]);
   if (m->flying == 0 && m->n_polls > 0)
     unspin (m, NULL);
@@ -566,18 +567,18 @@ run_all (TsSimulation *sim, GError **error)
   Maestro m = { sim };
   m.channels = g_hash_table_new_full (mailbox_hash, mailbox_equal, g_free, channel_free);
   m.chunks = g_ptr_array_new_with_free_func (g_free);
-  m.deferred = g_new0 (GQueue, sim->n_ranks);
-  m.polls = g_new0 (gpointer, sim->n_ranks);
+  m.deferred = g_new0 (GQueue, sim->n_streams);
+  m.polls = g_new0 (gpointer, sim->n_streams);
   m.spins = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   TsEngineCallbacks cb = { completed, settled, &m };
   m.ops = sim->engine_ops;
   m.e = m.ops->create (sim->engine_config, &cb);
   sim->engine = &m;
-  for (guint r = 0; r < sim->n_ranks; r++)
+  for (guint r = 0; r < sim->n_streams; r++)
     g_queue_push_tail (&m.ready, sim->ranks[r].progress);
   m.ops->settle_soon (m.e);
   gboolean ok = m.ops->run (m.e, error);
-  for (guint r = 0; r < sim->n_ranks; r++)
+  for (guint r = 0; r < sim->n_streams; r++)
     unpoll (&m, &sim->ranks[r]); /* a failed run's */
   unspin (&m, NULL);
   g_hash_table_unref (m.spins);
@@ -589,7 +590,7 @@ run_all (TsSimulation *sim, GError **error)
   g_queue_clear (&m.ready);
   g_queue_clear (&m.woken_cpu);
   g_queue_clear (&m.woken_net);
-  for (guint r = 0; r < sim->n_ranks; r++)
+  for (guint r = 0; r < sim->n_streams; r++)
     g_queue_clear (&m.deferred[r]);
   g_free (m.deferred);
   g_hash_table_unref (m.channels);

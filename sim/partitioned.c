@@ -81,7 +81,7 @@ write_event (TsRank *rk, TsPartitionedEvent e, const PRequest *pr, guint64 req, 
   if (!w)
     return;
   gboolean init = e == TS_P_PSEND_INIT || e == TS_P_PRECV_INIT;
-  ts_archive_writer_partitioned (w, rk->rank, ts_rank_now (rk), e, req,
+  ts_archive_writer_partitioned (w, rk->location, ts_rank_now (rk), e, req,
                                  init ? (guint32) pr->peer_local : partition,
                                  init ? (guint32) pr->comm : 0, init ? (guint32) pr->tag : 0,
                                  init ? pr->bytes : 0, init ? pr->own_partitions : 0);

@@ -72,6 +72,16 @@ typedef struct {
 typedef struct {
   TsSimulation *sim;
   guint rank;
+  /* Which of the rank's locations this is: 0 its own; else one of its
+   * threads that calls MPI, replayed as a stream of its own beside the
+   * rank's (ts_trace_n_streams), on its rank's host, matching as its rank
+   * (mailboxes are channels of ranks, so MPI's matching holds whatever
+   * thread posts). Its stream, and where it writes its predicted events. */
+  guint thread;
+  guint stream;
+  guint location;
+  gboolean peeked;           /* a thread's first action is taken (rk->action), to know
+                              * when it began */
   sg_host_t host;
   double speed;              /* flops per second of the host */
   gboolean exclusive_cpu;    /* alone on its core: compute may sleep */
@@ -171,8 +181,9 @@ struct TsSimulation {
   const TsReplayOptions *options;
   TsActionStream *stream;
   TsArchiveWriter *writer;
-  TsRank *ranks;
+  TsRank *ranks;             /* per stream: the ranks' own, then their threads with MPI */
   guint n_ranks;
+  guint n_streams;
   GError *error;             /* first error any rank met */
   guint64 actions_total;     /* for the progress bar */
   guint64 actions_done;

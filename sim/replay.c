@@ -150,7 +150,12 @@ next_action (TsRank *rk)
 {
   TsSimulation *sim = rk->sim;
   GError *error = NULL;
-  if (sim->error == NULL && ts_action_stream_next (sim->stream, rk->rank, &rk->action, &error))
+  if (rk->peeked)
+    {
+      rk->peeked = FALSE;
+      return TRUE;
+    }
+  if (sim->error == NULL && ts_action_stream_next (sim->stream, rk->stream, &rk->action, &error))
     {
       /* The work as recorded, which TS_RESIDUAL_SCALED's rate is per. */
       if (rk->action.kind == TS_ACTION_COMPUTE)
@@ -185,9 +190,18 @@ ts_rank_step (TsProgress *x)
         const TsCalibration *pr = sim->calibration;
         x->t0 = ts_calibration_rank_stats (pr, rk->rank)->first_time - ts_calibration_start (pr);
         rk->start_time = sim->world->now (sim);
+        /* A thread with MPI begins where its first event is: the trace
+         * records no creation to start it from (its rank's pthread_create
+         * is not an event), so it keeps its traced start. */
+        if (rk->thread > 0)
+          {
+            rk->peeked = next_action (rk);
+            x->t0 = rk->peeked ? rk->action.time - ts_calibration_start (pr) : 0;
+          }
       }
       /* A late start is residual: the run without noise starts together. */
-      if (x->t0 > 0 && isfinite (x->t0) && sim->options->residual != TS_RESIDUAL_NONE)
+      if (x->t0 > 0 && isfinite (x->t0)
+          && (rk->thread > 0 || sim->options->residual != TS_RESIDUAL_NONE))
         {
           TS_AT (rk->life, LIFE_LATE);
           if (!ts_step_sleep (x, x->t0))
@@ -398,18 +412,23 @@ report_deadlock (TsSimulation *sim, GError **error)
 {
   GString *msg = g_string_new ("the replay deadlocks: ");
   guint blocked = 0;
-  for (guint r = 0; r < sim->n_ranks; r++)
-    if (!sim->ranks[r].done)
+  for (guint i = 0; i < sim->n_streams; i++)
+    if (!sim->ranks[i].done)
       blocked++;
-  g_string_append_printf (msg, "%u of %u ranks are blocked forever at t=%.9f s:", blocked,
-                          sim->n_ranks, sim->world->now (sim));
-  for (guint r = 0; r < sim->n_ranks; r++)
+  g_string_append_printf (msg, "%u of %u %s are blocked forever at t=%.9f s:", blocked,
+                          sim->n_streams, sim->n_streams > sim->n_ranks ? "locations" : "ranks",
+                          sim->world->now (sim));
+  for (guint i = 0; i < sim->n_streams; i++)
     {
-      TsRank *rk = &sim->ranks[r];
+      TsRank *rk = &sim->ranks[i];
+      guint r = rk->rank;
       if (rk->done)
         continue;
       const TsBlockedOn *b = &rk->blocked;
-      g_string_append_printf (msg, "\n  rank %u: %s", r, rk->blocked_now ? b->what : "blocked");
+      g_string_append_printf (msg, "\n  rank %u", r);
+      if (rk->thread > 0)
+        g_string_append_printf (msg, ", thread %u", rk->thread);
+      g_string_append_printf (msg, ": %s", rk->blocked_now ? b->what : "blocked");
       if (rk->blocked_now && b->peer != TS_NO_RANK)
         g_string_append_printf (msg, " rank %d (communicator %s, tag %d, %" G_GUINT64_FORMAT
                                 " bytes)", b->peer, ts_trace_comm_name (sim->trace, b->comm),
@@ -501,11 +520,23 @@ static void
 start_ranks (TsSimulation *sim)
 {
   const TsReplayOptions *o = sim->options;
-  for (guint r = 0; r < sim->n_ranks; r++)
+  for (guint i = 0; i < sim->n_streams; i++)
     {
-      TsRank *rk = &sim->ranks[r];
+      TsRank *rk = &sim->ranks[i];
+      guint r = ts_trace_stream_rank (sim->trace, i);
       rk->sim = sim;
       rk->rank = r;
+      rk->stream = i;
+      rk->thread = ts_trace_stream_thread (sim->trace, i);
+      rk->location = sim->writer && rk->thread ? ts_archive_writer_thread (sim->writer, r, rk->thread)
+                                               : r;
+      if (i >= sim->n_ranks)
+        {
+          /* On its rank's host, sharing its cores as its teams' threads do. */
+          rk->host = sim->ranks[r].host;
+          rk->speed = sim->ranks[r].speed;
+          rk->exclusive_cpu = sim->ranks[r].exclusive_cpu;
+        }
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (sim->trace));
       rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
       /* Senders tell which of their messages go to receives taking them as
@@ -540,8 +571,8 @@ simulate (TsSimulation *sim, GError **error)
       g_propagate_error (error, g_steal_pointer (&sim->error));
       return FALSE;
     }
-  for (guint r = 0; r < sim->n_ranks; r++)
-    if (!sim->ranks[r].done)
+  for (guint i = 0; i < sim->n_streams; i++)
+    if (!sim->ranks[i].done)
       {
         report_deadlock (sim, error);
         return FALSE;
@@ -570,6 +601,17 @@ collect_result (TsSimulation *sim, TsReplayResult *result)
       end = MAX (end, sim->ranks[r].end_time);
       result->actions_replayed += sim->ranks[r].actions;
       result->simcalls += sim->ranks[r].simcalls;
+    }
+  /* A rank's threads with MPI end with it at the latest (its time by kind
+   * stays its own location's). */
+  for (guint i = sim->n_ranks; i < sim->n_streams; i++)
+    {
+      const TsRank *rk = &sim->ranks[i];
+      double *e = &g_array_index (result->rank_end, double, rk->rank);
+      *e = MAX (*e, rk->end_time - start);
+      end = MAX (end, rk->end_time);
+      result->actions_replayed += rk->actions;
+      result->simcalls += rk->simcalls;
     }
   result->runtime = end - start;
   result->n_regions = ts_trace_n_regions (sim->trace);
@@ -600,7 +642,7 @@ finish_writer (TsSimulation *sim, gboolean ok, GError **error)
 static void
 simulation_clear (TsSimulation *sim)
 {
-  for (guint r = 0; r < sim->n_ranks; r++)
+  for (guint r = 0; r < sim->n_streams && sim->ranks; r++)
     {
       TsRank *rk = &sim->ranks[r];
       g_clear_pointer (&rk->requests, g_hash_table_unref);
@@ -640,7 +682,8 @@ ts_simulation_init (TsSimulation *sim, const TsTrace *trace, const TsCalibration
   sim->world = &ts_world_maestro;
   sim->engine_ops = &ts_engine_s4u;
   sim->n_ranks = ts_trace_n_ranks (trace);
-  sim->ranks = g_new0 (TsRank, sim->n_ranks);
+  sim->n_streams = ts_trace_n_streams (trace);
+  sim->ranks = g_new0 (TsRank, sim->n_streams);
   sim->region_seconds = g_new0 (TsFsum, ts_trace_n_regions (trace));
   sim->region_residual = g_new0 (double, ts_trace_n_regions (trace));
   sim->actions_total = ts_calibration_actions (calibration);

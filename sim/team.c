@@ -434,7 +434,13 @@ ts_rank_threads (const TsSimulation *sim, guint r)
    * wait at its barriers. A rank that began no team (no parallel region,
    * and one thread) keeps its one: no core is kept for threads it would
    * never fork. */
-  return team > 0 && ts_calibration_rank_has_teams (sim->calibration, sim->trace, r) ? team : traced;
+  guint n = team > 0 && ts_calibration_rank_has_teams (sim->calibration, sim->trace, r) ? team
+                                                                                    : traced;
+  /* Its threads with MPI of their own (in no team) keep their place. */
+  for (guint k = traced; k-- > n;)
+    if (ts_trace_thread_stream (sim->trace, r, k) >= 0)
+      return k + 1;
+  return n;
 }
 
 void

@@ -49,8 +49,9 @@ typedef struct {
   const char *origin;
   guint line;
   guint n_ranks;
+  guint threads;            /* per rank (ranks N threads=K) */
   TsArchiveWriter *w;
-  TsRankState *ranks;
+  TsRankState *ranks;       /* per location: the ranks', then their other threads' */
   GPtrArray *region_names;  /* by region id, borrowed from the script's words */
   GHashTable *comms;        /* name -> id + 1 */
   GArray *comm_sizes;       /* guint by comm id */
@@ -122,22 +123,30 @@ static gboolean
 directive_ranks (TsParser *p, char **words, guint n, const char *dir, const char *name,
                  GError **error)
 {
-  guint64 n_ranks;
+  guint64 n_ranks, threads = 1;
   if (p->w)
     return fail (p, error, "'ranks' given twice");
-  if (n != 2)
-    return fail (p, error, "expected 'ranks N'");
-  if (!parse_uint (p, "number of ranks", words[1], TS_SCRIPT_MAX_RANKS, &n_ranks, error))
+  if (n != 2 && !(n == 3 && g_str_has_prefix (words[2], "threads=")))
+    return fail (p, error, "expected 'ranks N [threads=K]'");
+  if (!parse_uint (p, "number of ranks", words[1], TS_SCRIPT_MAX_RANKS, &n_ranks, error)
+      || (n == 3 && !parse_uint (p, "threads", words[2] + strlen ("threads="), 64, &threads,
+                                 error)))
     return FALSE;
-  if (n_ranks == 0)
-    return fail (p, error, "a trace needs at least one rank");
+  if (n_ranks == 0 || threads == 0)
+    return fail (p, error, "a trace needs at least one rank, and a rank one thread");
 
-  p->w = ts_archive_writer_new (dir, name, n_ranks, error);
+  g_autofree guint *per_rank = g_new (guint, n_ranks);
+  for (guint r = 0; r < n_ranks; r++)
+    per_rank[r] = (guint) threads;
+  p->w = threads > 1 ? ts_archive_writer_new_threads (dir, name, n_ranks, per_rank, error)
+                     : ts_archive_writer_new (dir, name, n_ranks, error);
   if (!p->w)
     return FALSE;
   p->n_ranks = n_ranks;
-  p->ranks = g_new0 (TsRankState, n_ranks);
-  for (guint r = 0; r < n_ranks; r++)
+  p->threads = (guint) threads;
+  guint n_locations = n_ranks * threads;
+  p->ranks = g_new0 (TsRankState, n_locations);
+  for (guint r = 0; r < n_locations; r++)
     {
       p->ranks[r].open = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
       p->ranks[r].requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
@@ -568,13 +577,21 @@ static const struct {
 static gboolean
 parse_event (TsParser *p, char **words, guint n, GError **error)
 {
-  guint64 rank;
+  guint64 rank, thread = 0;
   double t;
   if (n < 3)
-    return fail (p, error, "expected 'RANK TIME EVENT ...'");
+    return fail (p, error, "expected 'RANK[.THREAD] TIME EVENT ...'");
+  /* RANK.THREAD: an event of the rank's thread THREAD (0: its own). */
+  char *dot = strchr (words[0], '.');
+  if (dot)
+    *dot = '\0';
   if (!parse_uint (p, "rank", words[0], p->n_ranks - 1, &rank, error)
+      || (dot && !parse_uint (p, "thread", dot + 1, p->threads - 1, &thread, error))
       || !parse_time (p, words[1], &t, error))
     return FALSE;
+  /* From here on a location: the writer's index of the rank's thread. */
+  if (thread > 0)
+    rank = ts_archive_writer_thread (p->w, (guint) rank, (guint) thread);
 
   guint e = 0;
   while (e < G_N_ELEMENTS (event_table) && strcmp (event_table[e].name, words[2]) != 0)
@@ -664,7 +681,7 @@ parse_line (TsParser *p, char *line, const char *dir, const char *name, GError *
 static gboolean
 check_balanced (TsParser *p, GError **error)
 {
-  for (guint r = 0; r < p->n_ranks; r++)
+  for (guint r = 0; r < p->n_ranks * p->threads; r++)
     {
       TsRankState *rs = &p->ranks[r];
       if (rs->open->len > 0)
@@ -722,7 +739,7 @@ ts_script_load_string (const char *text, const char *origin, const char *dir, co
   else
     ts_archive_writer_abort (g_steal_pointer (&p.w));
 
-  for (guint r = 0; p.ranks && r < p.n_ranks; r++)
+  for (guint r = 0; p.ranks && r < p.n_ranks * p.threads; r++)
     {
       g_array_unref (p.ranks[r].open);
       g_hash_table_unref (p.ranks[r].requests);

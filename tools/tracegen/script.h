@@ -4,7 +4,9 @@
  * can state a trace and derive its expected replay by hand. Format, one item
  * per line, `#` starts a comment, words are separated by blanks:
  *
- *   ranks 2                   first line: the number of ranks (world communicator)
+ *   ranks 2 [threads=K]       first line: the number of ranks (world communicator),
+ *                             and the threads of each (CPU-thread locations of its
+ *                             process, as Score-P writes them; default 1)
  *   comm row 0 1              communicator "row" of world ranks 0 1; ids 1, 2, ...
  *   node vm-a 0 1 [cores=2]   ranks 0 1 ran on host "vm-a" (a system tree node of
  *                             class "node", as Score-P writes; all ranks or none),
@@ -14,6 +16,7 @@
  *   creator Score-P 8.0       the tracer imitated: collective bytes count as it
  *                             does (ts_collective_block); default: one rank's buffer
  *   RANK TIME EVENT ARGS...   an event of world rank RANK at TIME seconds
+ *   RANK.K TIME EVENT ARGS... an event of thread K of the rank (0: its own)
  *
  * Events (peers and roots are ranks in the communicator; comm=world, tag=0,
  * bytes=0, root=none, sent=0, recv=0 by default):
