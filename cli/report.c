@@ -359,10 +359,6 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p,
     fprintf (out, "  on other threads %" G_GUINT64_FORMAT " calls, not in the above: replayed "
              "on the threads' own locations, beside their ranks' (doc/threads.md)\n",
              threads->calls_replayed);
-  if (threads && threads->calls > threads->calls_replayed)
-    fprintf (out, "  in teams    %" G_GUINT64_FORMAT " calls of threads that call MPI inside "
-             "thread teams, not in the above: the replay refuses these (doc/threads.md)\n",
-             threads->calls - threads->calls_replayed);
   if (ts_calibration_guessed_receives (p) > 0 || ts_calibration_unreceived_messages (p) > 0)
     fprintf (out, "matching:   %u receives recorded no source and were given a message by "
              "guess; %u messages no receive took (the replay sends them without waiting).%s\n",

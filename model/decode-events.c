@@ -156,7 +156,7 @@ ts_decode_account_gap (TsRankDecoder *s, double now)
     }
   if (s->call != NO_REGION)
     return;
-  if (s->team && ts_decode_team_waiting (s))
+  if ((s->team && ts_decode_team_waiting (s)) || (s->thread > 0 && ts_decode_thread_waiting (s)))
     {
       s->last_time = MAX (s->last_time, now); /* at its team's barrier: no work */
       return;
@@ -371,19 +371,22 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
     }
   else if (kind == TS_CALL_USER && s->call == NO_REGION)
     s->user_region = region;
+  /* A thread's implicit task marks its part of a team where it shows no
+   * team events (EZTrace's OMPT layout): it begins there. */
+  gboolean task = s->thread > 0 && !s->thread_team_events && !s->thread_in_team
+                  && ts_trace_region_team_task (s->source->trace, region);
+  if (task)
+    ts_decode_thread_joins (s, now);
   guint32 r = region;
   g_array_append_val (s->stack, r);
   TsAction *a = ts_decode_push (s, TS_ACTION_ENTER, now);
   a->region = region;
+  if (task)
+    s->thread_task_depth = s->stack->len;
   if (s->team)
     ts_decode_team_enter (s, region, now);
-  else if (s->thread > 0 && (ts_trace_region_team_barrier (s->source->trace, region)
-                             || ts_trace_region_team_task (s->source->trace, region)))
-    {
-      g_autofree char *what = g_strdup_printf ("entering %s",
-                                               ts_trace_region_name (s->source->trace, region));
-      return ts_decode_in_team_refused (s, what);
-    }
+  else if (s->thread > 0)
+    ts_decode_thread_enter (s, region, now);
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
@@ -434,6 +437,8 @@ on_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   g_array_set_size (s->stack, depth - 1);
   if (s->team)
     ts_decode_team_left (s, now);
+  else if (s->thread > 0)
+    ts_decode_thread_leaving (s, depth, now);
   refresh_user_region (s);
   TsAction *a = ts_decode_push (s, TS_ACTION_LEAVE, now);
   a->region = region;

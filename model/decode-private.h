@@ -36,6 +36,12 @@ struct TsRankDecoder {
   guint rank;
   guint thread;             /* 0: the rank's own location; else one of its threads that
                              * calls MPI (a stream of its own, ts_trace_n_streams) */
+  /* Such a thread's part of its rank's teams (decode-threads.c): it has
+   * been in one (its time outside is then no work), is in one, the stack
+   * depth + 1 of its open barrier and of the implicit task that marks its
+   * part (0: none), and whether it shows team events of its own. */
+  gboolean thread_teams, thread_in_team, thread_team_events;
+  guint thread_barrier_depth, thread_task_depth;
   TsDecodeOptions options;
   OTF2_EvtReader *reader;
   TsArchiveFeed *feed;      /* instead, with a writer's events */
@@ -119,9 +125,16 @@ void ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *callbacks);
 gboolean ts_decode_cpu_reading (const TsTrace *trace, OTF2_MetricRef metric, uint8_t n,
                                 const OTF2_Type *types, const OTF2_MetricValue *values,
                                 double *cpu);
-/* A thread with MPI of its own shows it works in a team (@what): refused,
- * for now (decode-threads.c). */
-OTF2_CallbackCode ts_decode_in_team_refused (TsRankDecoder *s, const char *what);
+/* A thread with MPI of its own (s->thread > 0) in its rank's teams
+ * (decode-threads.c): its part of a team begins, or ends at @now (a
+ * THREAD_TEAM_BEGIN or END on it); it enters or left @region (a barrier
+ * or its implicit task, EZTrace's OMPT layout); whether it is outside its
+ * teams or in a barrier, waiting: no work. */
+void ts_decode_thread_joins (TsRankDecoder *s, double now);
+void ts_decode_thread_part_ends (TsRankDecoder *s, double now);
+void ts_decode_thread_enter (TsRankDecoder *s, guint32 region, double now);
+void ts_decode_thread_leaving (TsRankDecoder *s, guint depth, double now);
+gboolean ts_decode_thread_waiting (const TsRankDecoder *s);
 /* The rank's own location begins or ends a thread team (OTF2's callbacks). */
 OTF2_CallbackCode ts_decode_on_thread_fork (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
                                             void *ud, OTF2_AttributeList *a, OTF2_Paradigm model,

@@ -82,6 +82,8 @@ typedef struct {
                               * barrier, ended the team); -inf: it did not */
   gboolean cpu_known;        /* its last CPU time reading (compute from CPU time): */
   double cpu_value, cpu_time; /* the value, and when */
+  gboolean mpi_team;         /* a stream of its own that joins the teams' phases (read
+                              * there, not here) */
 } TeamWorker;
 
 struct TsTeamDecoder {
@@ -401,6 +403,19 @@ thread_waits (TsRankDecoder *s, guint32 region, double now)
     }
 }
 
+/* Whether a thread with MPI of its own is in the team: its work in a phase
+ * is its own stream's, not read here, so the phase's slowest thread, and the
+ * barrier's residual beyond it, are not known here (none is charged: the
+ * replay simulates the wait for that thread anew). */
+static gboolean
+streams_in_team (const TsTeamDecoder *team)
+{
+  for (guint k = 0; k < team->n; k++)
+    if (team->workers[k].mpi_team && (k >= 63 || (team->members >> (k + 1) & 1)))
+      return TRUE;
+  return FALSE;
+}
+
 /* The phase ends at @now on the rank's own location: the barrier (@region,
  * left at @now; or NO_REGION at the team's end) joins its threads. It
  * carries its residual: how much longer the rank waited there than for its
@@ -417,7 +432,7 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
   /* A team of the rank's thread alone waits for no one: its barrier's
    * time stayed the runtime's work (ts_decode_team_waiting), no residual. */
   double residual = 0;
-  if (region != NO_REGION && team->n > 0)
+  if (region != NO_REGION && team->n > 0 && !streams_in_team (team))
     residual = MAX (0, now - MAX (team->barrier_enter, team->phase_start + team->longest));
   a->seconds = residual;
   team->forked = FALSE;
@@ -447,7 +462,7 @@ begin_team (TsRankDecoder *s, double now)
       team->members = 1;
       guint slots = team->size - 1;
       for (guint k = 0; k < MIN (team->n, 63u) && slots > 0; k++)
-        if (team->workers[k].reader || team->workers[k].feed)
+        if (team->workers[k].reader || team->workers[k].feed || team->workers[k].mpi_team)
           {
             team->members |= G_GUINT64_CONSTANT (1) << (k + 1);
             slots--;
@@ -470,12 +485,71 @@ begin_team (TsRankDecoder *s, double now)
  * worked). Its time from the fork to its own part is its own, beside the
  * others' work: begun at its THREAD_TEAM_BEGIN instead, their work would
  * start only after it. */
-OTF2_CallbackCode
-ts_decode_in_team_refused (TsRankDecoder *s, const char *what)
+/* ---- a thread with MPI of its own in its rank's teams --------------------
+ *
+ * It is a stream of its own (its calls run beside the rank's), so its part
+ * of each phase is read from its own location, not by the rank's team:
+ * its phase begins with THREAD_AWAIT (the replay starts it at the rank's
+ * fork of that phase, as the rank's other threads start) and ends with
+ * THREAD_ARRIVE (the rank's barrier waits for it). Its time outside its
+ * teams and inside their barriers is no work, as a team thread's. */
+
+void
+ts_decode_thread_joins (TsRankDecoder *s, double now)
 {
-  return ts_decode_fail (s, "%s: this thread calls MPI and works in its rank's thread teams, "
-                         "and MPI from a thread inside a team is not replayed yet (only "
-                         "threads that call MPI outside teams, such as pthreads)", what);
+  if (s->thread_in_team)
+    return;
+  ts_decode_account_gap (s, now);
+  s->thread_teams = s->thread_in_team = TRUE;
+  s->thread_barrier_depth = 0;
+  ts_decode_push (s, TS_ACTION_THREAD_AWAIT, now);
+}
+
+void
+ts_decode_thread_part_ends (TsRankDecoder *s, double now)
+{
+  if (!s->thread_in_team)
+    return;
+  ts_decode_account_gap (s, now);
+  s->thread_in_team = FALSE;
+  s->thread_barrier_depth = 0;
+  ts_decode_push (s, TS_ACTION_THREAD_ARRIVE, now);
+}
+
+void
+ts_decode_thread_enter (TsRankDecoder *s, guint32 region, double now)
+{
+  const TsTrace *trace = s->source->trace;
+  if (s->thread_in_team && s->thread_barrier_depth == 0
+      && ts_trace_region_team_barrier (trace, region))
+    {
+      /* Its part of the phase is done: it waits from here. */
+      s->thread_barrier_depth = s->stack->len;
+      TsAction *a = ts_decode_push (s, TS_ACTION_THREAD_ARRIVE, now);
+      a->region = region;
+    }
+}
+
+void
+ts_decode_thread_leaving (TsRankDecoder *s, guint depth, double now)
+{
+  if (s->thread_barrier_depth > 0 && depth <= s->thread_barrier_depth)
+    {
+      /* Released: its next phase begins (its LEAVE follows). */
+      s->thread_barrier_depth = 0;
+      ts_decode_push (s, TS_ACTION_THREAD_AWAIT, now);
+    }
+  if (s->thread_task_depth > 0 && depth <= s->thread_task_depth)
+    {
+      s->thread_task_depth = 0;
+      ts_decode_thread_part_ends (s, now);
+    }
+}
+
+gboolean
+ts_decode_thread_waiting (const TsRankDecoder *s)
+{
+  return s->thread_teams && (!s->thread_in_team || s->thread_barrier_depth > 0);
 }
 
 OTF2_CallbackCode
@@ -484,9 +558,6 @@ ts_decode_on_thread_fork (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, 
 {
   TsRankDecoder *s = ud;
   s->stats.thread_events++;
-  s->position = pos;
-  if (s->thread > 0)
-    return ts_decode_in_team_refused (s, "a thread fork");
   if (!s->team || s->team->active || s->call != NO_REGION)
     return OTF2_CALLBACK_SUCCESS;
   s->team->requested = threads;
@@ -523,9 +594,12 @@ ts_decode_on_team_begin (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, v
 {
   TsRankDecoder *s = ud;
   s->stats.thread_events++;
-  s->position = pos;
   if (s->thread > 0)
-    return ts_decode_in_team_refused (s, "a thread team's begin");
+    {
+      s->thread_team_events = TRUE;
+      ts_decode_thread_joins (s, ts_decode_seconds (s, t));
+      return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+    }
   if (!s->team || s->team->active || s->call != NO_REGION)
     return OTF2_CALLBACK_SUCCESS;
   begin_team (s, ts_decode_seconds (s, t));
@@ -538,6 +612,12 @@ ts_decode_on_team_end (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, voi
 {
   TsRankDecoder *s = ud;
   s->stats.thread_events++;
+  if (s->thread > 0)
+    {
+      s->thread_team_events = TRUE;
+      ts_decode_thread_part_ends (s, ts_decode_seconds (s, t));
+      return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+    }
   if (!s->team || !s->team->active)
     return OTF2_CALLBACK_SUCCESS;
   end_team (s, ts_decode_seconds (s, t));
@@ -607,8 +687,12 @@ ts_team_decoder_new (TsDecoder *src, guint rank)
       w->bursts = g_array_new (FALSE, FALSE, sizeof (TeamBurst));
       /* A thread that calls MPI is a stream of its own (decode.c), in no
        * team: nothing of it is read here. */
-      if (ts_trace_thread_stream (trace, rank, k + 1) >= 0)
-        continue;
+      gint stream = ts_trace_thread_stream (trace, rank, k + 1);
+      if (stream >= 0)
+        {
+          w->mpi_team = ts_trace_stream_in_teams (trace, (guint) stream);
+          continue;
+        }
       if (src->writer)
         {
           /* A predicted execution: the replay logs its threads' events. */

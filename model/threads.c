@@ -19,7 +19,8 @@ typedef struct {
   TsThreadRegionFn on_region;  /* reporting regions (ts_thread_regions_read) */
   gpointer user_data;
   GHashTable *where;   /* location ref -> (rank << 32 | thread) + 1 */
-  GArray *first_mpi;   /* FirstMpi: each thread's first MPI event, in reading order */
+  GArray *mpi;         /* MpiThread: the threads that call MPI, in reading order (rank
+                        * and thread) */
   GHashTable *in_team; /* rank << 32 | thread: the threads seen working in a team */
 } ScanState;
 
@@ -44,19 +45,11 @@ on_region_leave (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   return region_event (ud, loc, t, ref, FALSE);
 }
 
-/* A thread's first MPI event, by its place. */
+/* A thread that calls MPI. */
 typedef struct {
   guint64 key;               /* rank << 32 | thread */
-  guint64 location, position;
-  char *what;
   guint64 events, calls;     /* its MPI events, and calls entered */
-} FirstMpi;
-
-static void
-first_mpi_clear (gpointer p)
-{
-  g_free (((FirstMpi *) p)->what);
-}
+} MpiThread;
 
 /* Where a location is: (rank << 32 | thread). */
 static guint64
@@ -65,10 +58,9 @@ where (const ScanState *st, OTF2_LocationRef loc)
   return GPOINTER_TO_SIZE (g_hash_table_lookup (st->where, &loc)) - 1;
 }
 
-/* An MPI event on a thread: counted, and each thread's first one kept by
- * its place. */
+/* An MPI event on a thread: counted, for the thread too. */
 static OTF2_CallbackCode
-mpi_event (void *ud, OTF2_LocationRef loc, uint64_t position, const char *what, gboolean call)
+mpi_event (void *ud, OTF2_LocationRef loc, gboolean call)
 {
   ScanState *st = ud;
   guint64 w = where (st, loc);
@@ -79,13 +71,13 @@ mpi_event (void *ud, OTF2_LocationRef loc, uint64_t position, const char *what, 
   scan->rank[rank].calls += call;
   scan->calls += call;
   /* A location's events are read whole, one location after another. */
-  GArray *first = st->first_mpi;
-  if (first->len == 0 || g_array_index (first, FirstMpi, first->len - 1).key != w)
+  GArray *mpi = st->mpi;
+  if (mpi->len == 0 || g_array_index (mpi, MpiThread, mpi->len - 1).key != w)
     {
-      FirstMpi f = { w, loc, position, g_strdup (what), 0, 0 };
-      g_array_append_val (first, f);
+      MpiThread f = { w, 0, 0 };
+      g_array_append_val (mpi, f);
     }
-  FirstMpi *f = &g_array_index (first, FirstMpi, first->len - 1);
+  MpiThread *f = &g_array_index (mpi, MpiThread, mpi->len - 1);
   f->events++;
   f->calls += call;
   return OTF2_CALLBACK_SUCCESS;
@@ -120,9 +112,7 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
     in_team (st, loc);
   if (region < 0 || ts_trace_region_call (st->trace, (guint) region) == TS_CALL_USER)
     return OTF2_CALLBACK_SUCCESS;
-  g_autofree char *what = g_strdup_printf ("entering %s", ts_trace_region_name (st->trace,
-                                                                               (guint) region));
-  return mpi_event (ud, loc, pos, what, TRUE);
+  return mpi_event (ud, loc, TRUE);
 }
 
 /* The MPI records, by OTF2's name, whatever their arguments. */
@@ -131,7 +121,7 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                                       uint64_t pos, void *ud,                    \
                                       OTF2_AttributeList *a, __VA_ARGS__)        \
   {                                                                              \
-    return mpi_event (ud, loc, pos, "an " #name " record", FALSE);               \
+    return mpi_event (ud, loc, FALSE);                                           \
   }
 RECORD (MpiSend, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n)
 RECORD (MpiIsend, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n, uint64_t req)
@@ -273,13 +263,6 @@ scan_threads (ScanState *st, GError **error)
   return ok;
 }
 
-static gint
-compare_u64 (gconstpointer a, gconstpointer b)
-{
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-  return x < y ? -1 : x > y;
-}
-
 TsThreadScan *
 ts_thread_scan (const TsTrace *trace, GError **error)
 {
@@ -287,43 +270,30 @@ ts_thread_scan (const TsTrace *trace, GError **error)
   scan->n_ranks = ts_trace_n_ranks (trace);
   scan->rank = g_new0 (TsThreadCount, scan->n_ranks);
   scan->mpi_threads = g_array_new (FALSE, FALSE, sizeof (guint64));
+  scan->mpi_in_teams = g_array_new (FALSE, FALSE, sizeof (gboolean));
   scan->threads = ts_trace_n_threads (trace) - scan->n_ranks;
   if (scan->threads == 0)
     return g_steal_pointer (&scan);
 
   ScanState st = { trace, scan, NULL, NULL, NULL, NULL, NULL };
-  st.first_mpi = g_array_new (FALSE, FALSE, sizeof (FirstMpi));
-  g_array_set_clear_func (st.first_mpi, first_mpi_clear);
+  st.mpi = g_array_new (FALSE, FALSE, sizeof (MpiThread));
   st.in_team = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   gboolean ok = scan_threads (&st, error);
-  /* Threads that call MPI outside any team are streams of their own; MPI
-   * inside a team is not replayed yet: the first such event is named. */
-  for (guint i = 0; ok && i < st.first_mpi->len; i++)
+  /* Each thread that calls MPI is a stream of its own; those that work in
+   * their rank's teams too join its phases (model/decode-threads.c). */
+  for (guint i = 0; ok && i < st.mpi->len; i++)
     {
-      FirstMpi *f = &g_array_index (st.first_mpi, FirstMpi, i);
-      guint rank = (guint) (f->key >> 32), thread = (guint) (f->key & 0xffffffffu);
-      if (!g_hash_table_contains (st.in_team, &f->key))
-        {
-          g_array_append_val (scan->mpi_threads, f->key);
-          scan->mpi_replayed += f->events;
-          scan->calls_replayed += f->calls;
-        }
-      else if (!scan->first_what || rank < scan->first_rank
-               || (rank == scan->first_rank && thread < scan->first_thread))
-        {
-          g_free (scan->first_what);
-          scan->first_what = g_steal_pointer (&f->what);
-          scan->first_rank = rank;
-          scan->first_thread = thread;
-          scan->first_location = f->location;
-          scan->first_position = f->position;
-        }
+      const MpiThread *f = &g_array_index (st.mpi, MpiThread, i);
+      gboolean team = g_hash_table_contains (st.in_team, &f->key);
+      g_array_append_val (scan->mpi_threads, f->key);
+      g_array_append_val (scan->mpi_in_teams, team);
+      scan->mpi_replayed += f->events;
+      scan->calls_replayed += f->calls;
     }
-  g_array_unref (st.first_mpi);
+  g_array_unref (st.mpi);
   g_hash_table_unref (st.in_team);
   if (!ok)
     return NULL;
-  g_array_sort (scan->mpi_threads, compare_u64);
   return g_steal_pointer (&scan);
 }
 
@@ -343,8 +313,8 @@ ts_thread_scan_free (TsThreadScan *scan)
   if (!scan)
     return;
   g_free (scan->rank);
-  g_free (scan->first_what);
   g_array_unref (scan->mpi_threads);
+  g_array_unref (scan->mpi_in_teams);
   g_free (scan);
 }
 
@@ -352,26 +322,14 @@ gboolean
 ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace, GError **error)
 {
   g_autofree char *level = scan->mpi ? ts_thread_scan_level_conflict (scan, trace) : NULL;
-  if (!level && !scan->first_what)
+  if (!level)
     return TRUE;
-  if (level)
-    {
-      /* Replaying them would predict a program MPI does not promise to run. */
-      guint64 first = scan->mpi_threads->len > 0 ? g_array_index (scan->mpi_threads, guint64, 0)
-                      : (guint64) scan->first_rank << 32 | scan->first_thread;
-      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
-                   "%s: rank %u, thread %u: %" G_GUINT64_FORMAT " MPI events are on threads "
-                   "other than their rank's own location: %s", ts_trace_path (trace),
-                   (guint) (first >> 32), (guint) (first & 0xffffffffu), scan->mpi, level);
-      return FALSE;
-    }
+  /* Replaying them would predict a program MPI does not promise to run. */
+  guint64 first = g_array_index (scan->mpi_threads, guint64, 0);
   g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
-               "%s: rank %u, thread %u (location %" G_GUINT64_FORMAT "), event %" G_GUINT64_FORMAT
-               ": %s; this thread calls MPI and works in its rank's thread teams, and tracesim "
-               "replays MPI from threads outside teams only (a team's work is read as its "
-               "phases, which its MPI would break)",
-               ts_trace_path (trace), scan->first_rank, scan->first_thread, scan->first_location,
-               scan->first_position, scan->first_what);
+               "%s: rank %u, thread %u: %" G_GUINT64_FORMAT " MPI events are on threads other "
+               "than their rank's own location: %s", ts_trace_path (trace),
+               (guint) (first >> 32), (guint) (first & 0xffffffffu), scan->mpi, level);
   return FALSE;
 }
 
@@ -399,11 +357,10 @@ ts_thread_scan_describe (const TsThreadScan *scan, const TsTrace *trace)
     with += ts_trace_rank_n_threads (trace, r) > 1;
   guint n = scan->mpi_threads->len;
   g_autofree char *mpi
-    = scan->mpi ? g_strdup_printf (" (%" G_GUINT64_FORMAT " of them MPI%s%u thread%s that call%s "
-                                   "MPI outside teams replayed as locations of their own, "
-                                   "%" G_GUINT64_FORMAT " MPI calls)", scan->mpi, n ? ": the " : ": ",
-                                   n, n == 1 ? "" : "s", n == 1 ? "s" : "",
-                                   scan->calls_replayed)
+    = scan->mpi ? g_strdup_printf (" (%" G_GUINT64_FORMAT " of them MPI: the %u thread%s that "
+                                   "call%s MPI, %" G_GUINT64_FORMAT " calls, replayed as "
+                                   "locations of their own)", scan->mpi, n, n == 1 ? "" : "s",
+                                   n == 1 ? "s" : "", scan->calls_replayed)
                 : g_strdup ("");
   return g_strdup_printf ("%u thread%s of %u rank%s, %" G_GUINT64_FORMAT " event%s%s: what "
                           "they do inside thread teams (OpenMP parallel regions) is replayed "

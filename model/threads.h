@@ -27,15 +27,10 @@ struct TsThreadScan {
   TsThreadCount *rank;  /* per rank */
   guint threads;        /* threads other than the ranks' own */
   guint64 events, mpi, calls;  /* over all ranks */
-  /* The first MPI event of the first thread, in rank and thread order,
-   * that calls MPI inside its rank's teams (not replayed yet; first_what
-   * NULL: none). */
-  guint first_rank, first_thread;
-  guint64 first_location, first_position;
-  char *first_what;
   /* The threads with MPI events, rank << 32 | thread, in rank and thread
    * order: each is replayed as a location of its own (ts_trace_n_streams). */
   GArray *mpi_threads;  /* guint64 */
+  GArray *mpi_in_teams; /* gboolean, beside each: it works in its rank's teams too */
   guint64 mpi_replayed, calls_replayed;  /* their MPI events, and calls */
 };
 
@@ -57,8 +52,8 @@ typedef void (*TsThreadRegionFn) (guint rank, guint thread, gboolean enter, gint
 gboolean ts_thread_regions_read (const TsTrace *trace, TsThreadRegionFn on_region,
                                  gpointer user_data, GError **error);
 
-/* FALSE and @error (TS_TRACE_ERROR_EVENTS) naming the first MPI event on a
- * thread other than its rank's own, if the thread level the program was
+/* FALSE and @error (TS_TRACE_ERROR_EVENTS) naming the first thread other
+ * than its rank's own that calls MPI, if the thread level the program was
  * given forbids it (ts_thread_scan_level_conflict). */
 gboolean ts_thread_scan_check_mpi (const TsThreadScan *scan, const TsTrace *trace,
                                    GError **error);

@@ -212,6 +212,14 @@ ts_trace_stream_thread (const TsTrace *t, guint stream)
                   & 0xffffffffu);
 }
 
+gboolean
+ts_trace_stream_in_teams (const TsTrace *t, guint stream)
+{
+  g_return_val_if_fail (stream < ts_trace_n_streams (t), FALSE);
+  return stream >= t->n_ranks
+         && g_array_index (t->thread_scan->mpi_in_teams, gboolean, stream - t->n_ranks);
+}
+
 gint
 ts_trace_thread_stream (const TsTrace *t, guint rank, guint thread)
 {
@@ -247,12 +255,17 @@ ts_trace_copy_streams (TsTrace *copy, const TsTrace *original)
   scan->n_ranks = copy->n_ranks;
   scan->rank = g_new0 (TsThreadCount, scan->n_ranks);
   scan->mpi_threads = g_array_new (FALSE, FALSE, sizeof (guint64));
+  scan->mpi_in_teams = g_array_new (FALSE, FALSE, sizeof (gboolean));
   const GArray *m = original->thread_scan->mpi_threads;
   for (guint i = 0; i < m->len; i++)
     {
       guint64 key = g_array_index (m, guint64, i);
       if ((key & 0xffffffffu) < ts_trace_rank_n_threads (copy, (guint) (key >> 32)))
-        g_array_append_val (scan->mpi_threads, key);
+        {
+          g_array_append_val (scan->mpi_threads, key);
+          g_array_append_val (scan->mpi_in_teams,
+                              g_array_index (original->thread_scan->mpi_in_teams, gboolean, i));
+        }
     }
   copy->thread_scan = scan;
 }

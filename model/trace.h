@@ -164,6 +164,9 @@ guint ts_trace_n_streams (const TsTrace *trace);
 /* The rank and the thread (0: the rank's own) of stream @stream. */
 guint ts_trace_stream_rank (const TsTrace *trace, guint stream);
 guint ts_trace_stream_thread (const TsTrace *trace, guint stream);
+/* Whether stream @stream is a thread that also works in its rank's thread
+ * teams (OpenMP): it joins the teams' phases (model/decode-threads.c). */
+gboolean ts_trace_stream_in_teams (const TsTrace *trace, guint stream);
 /* The stream of thread @thread of @rank, or -1 when it has none (a thread
  * that calls no MPI: its work is its rank's team's). */
 gint ts_trace_thread_stream (const TsTrace *trace, guint rank, guint thread);

@@ -211,6 +211,8 @@ export_action (TiExport *x, const TsAction *a)
     case TS_ACTION_TEAM_FORK:
     case TS_ACTION_TEAM_BARRIER:
     case TS_ACTION_THREAD_WAIT:
+    case TS_ACTION_THREAD_AWAIT:
+    case TS_ACTION_THREAD_ARRIVE:
       return;
     case TS_ACTION_COMPUTE:
       x->pending_flops += a->seconds * x->host_speed;
@@ -374,6 +376,18 @@ ts_ti_export_trace (const char *trace_path, const char *output_dir, double host_
   g_autoptr (TsTrace) trace = ts_trace_open (trace_path, error);
   if (!trace)
     return FALSE;
+  /* The format has one stream a rank: a thread's calls would be lost, and
+   * the messages it sends or receives would never match. */
+  if (ts_trace_n_streams (trace) > ts_trace_n_ranks (trace))
+    {
+      g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_EVENTS,
+                   "%s: rank %u, thread %u calls MPI (%u threads do), and a time-independent "
+                   "trace has one stream a rank: its calls cannot be written", trace_path,
+                   ts_trace_stream_rank (trace, ts_trace_n_ranks (trace)),
+                   ts_trace_stream_thread (trace, ts_trace_n_ranks (trace)),
+                   ts_trace_n_streams (trace) - ts_trace_n_ranks (trace));
+      return FALSE;
+    }
   g_autoptr (TsCalibration) calibration = ts_calibration_compute (trace, error);
   if (!calibration)
     return FALSE;

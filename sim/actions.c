@@ -778,6 +778,8 @@ static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
   [TS_ACTION_TEAM_FORK] = ts_do_team_fork,
   [TS_ACTION_TEAM_BARRIER] = ts_do_team_barrier,
   [TS_ACTION_THREAD_WAIT] = ts_do_nothing,
+  [TS_ACTION_THREAD_AWAIT] = ts_do_thread_await,
+  [TS_ACTION_THREAD_ARRIVE] = ts_do_thread_arrive,
 };
 
 gboolean

@@ -475,6 +475,9 @@ run (Maestro *m, TsProgress *x)
             poll (m, x);
             return;
           }
+        case TS_STOP_PARK:
+          x->rk->parked = x;
+          return;
         case TS_STOP_JOIN:
           {
             TsIcollJob *job = s->helper;
@@ -489,6 +492,14 @@ run (Maestro *m, TsProgress *x)
           }
         }
     }
+}
+
+static void
+wake_parked (TsRank *rk)
+{
+  TsProgress *x = g_steal_pointer (&rk->parked);
+  if (x)
+    g_queue_push_tail (&maestro (rk->sim)->ready, x);
 }
 
 static void
@@ -616,5 +627,6 @@ const TsWorldOps ts_world_maestro = {
   .start_icoll = start_icoll,
   .release_icoll = release_icoll,
   .spin = spin,
+  .wake = wake_parked,
   .run = run_all,
 };

@@ -53,6 +53,8 @@ typedef enum {
                               * engine puts the message's payload in @landing */
   TS_STOP_JOIN,              /* a non-blocking collective's progress (@helper) to end */
   TS_STOP_WAIT_ANY,          /* the first of @n_comms @comms to complete */
+  TS_STOP_PARK,              /* another progress of the replay to wake it (TsWorldOps.wake):
+                              * a team's fork or barrier and its threads with MPI */
 } TsStopKind;
 
 typedef struct {
@@ -177,6 +179,12 @@ gboolean ts_step_join (TsProgress *x, gpointer helper);
  * and what GCC's and LLVM's runtimes come to soon on an oversubscribed
  * node); else spinning, a full share of a core it shares. */
 gboolean ts_step_join_thread (TsProgress *x, gpointer job, gboolean passive);
+
+/* Wait, asleep, until the world's wake() of x->rk (a thread team's fork
+ * or barrier and a thread with MPI of its own, sim/team.c), reporting @on
+ * if it never comes; simulated time. The caller checks again what it waits
+ * for when this returns TRUE, and parks again if need be. */
+gboolean ts_step_park (TsProgress *x, const TsBlockedOn *on);
 
 /* Fold a completed receive's @landing value into x->causal. */
 void ts_progress_absorb (TsProgress *x, void *landing);

@@ -421,6 +421,22 @@ ts_step_join (TsProgress *x, gpointer helper)
 }
 
 gboolean
+ts_step_park (TsProgress *x, const TsBlockedOn *on)
+{
+  if (x->stopped)
+    {
+      x->rk->blocked_now = FALSE;
+      resume_simulated (x);
+      return TRUE;
+    }
+  x->rk->blocked = *on;
+  x->rk->blocked_now = TRUE;
+  x->stop = (TsStop) { .kind = TS_STOP_PARK };
+  stop_now (x);
+  return FALSE;
+}
+
+gboolean
 ts_step_join_thread (TsProgress *x, gpointer job, gboolean passive)
 {
   if (!ts_step_join (x, job))

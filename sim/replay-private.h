@@ -166,6 +166,14 @@ typedef struct {
   gboolean team_forking;     /* its team's first fork is to come (the fork's cost) */
   guint64 team_members;      /* the threads of the team it is in: bit k for thread k (from
                               * 64 on, all), TEAM_BEGIN's bytes */
+  /* The rank's own location: its threads with MPI of their own that join
+   * its teams (TsRank*: sim/team.c). Such a thread: the phases its rank
+   * forked for it, those whose end it arrived at, those it began, and
+   * whether it is in a team; either: its own progress while parked. */
+  GPtrArray *team_streams;
+  guint64 phases_forked, phases_arrived, phases_begun;
+  gboolean in_team_now;
+  TsProgress *parked;
 } TsRank;
 
 struct TsSimulation {
@@ -298,6 +306,10 @@ gboolean ts_do_team_begin (TsProgress *x);
 gboolean ts_do_thread_compute (TsProgress *x);
 gboolean ts_do_team_fork (TsProgress *x);
 gboolean ts_do_team_barrier (TsProgress *x);
+/* A thread with MPI of its own in the rank's teams: its part of a phase
+ * begins when the rank forks it, and ends (sim/team.c). */
+gboolean ts_do_thread_await (TsProgress *x);
+gboolean ts_do_thread_arrive (TsProgress *x);
 /* A thread's wait as the trace shows it (THREAD_WAIT): nothing to do. */
 gboolean ts_do_nothing (TsProgress *x);
 /* The threads of rank @r's teams: the trace's, or the N of a `threads =

@@ -536,6 +536,12 @@ start_ranks (TsSimulation *sim)
           rk->host = sim->ranks[r].host;
           rk->speed = sim->ranks[r].speed;
           rk->exclusive_cpu = sim->ranks[r].exclusive_cpu;
+          if (ts_trace_stream_in_teams (sim->trace, i))
+            {
+              if (!sim->ranks[r].team_streams)
+                sim->ranks[r].team_streams = g_ptr_array_new ();
+              g_ptr_array_add (sim->ranks[r].team_streams, rk);
+            }
         }
       rk->icoll_seq = g_new0 (guint32, ts_trace_n_comms (sim->trace));
       rk->open_regions = g_array_new (FALSE, FALSE, sizeof (TsOpenRegion));
@@ -652,6 +658,7 @@ simulation_clear (TsSimulation *sim)
       g_clear_pointer (&rk->icoll_seq, g_free);
       g_clear_pointer (&rk->open_regions, g_array_unref);
       g_clear_pointer (&rk->sent_on, g_hash_table_unref);
+      g_clear_pointer (&rk->team_streams, g_ptr_array_unref);
       ts_team_clear (rk);
       ts_partitioned_rank_clear (rk);
       g_clear_pointer (&rk->hypotheses, ts_hypothesis_rank_free);

@@ -70,6 +70,14 @@ team_member (const TsRank *rk, guint k)
   return k >= 64 || (rk->team_members >> k & 1);
 }
 
+/* Whether thread @k of @rk is a stream of its own (it calls MPI): it
+ * writes its own events, the rank writes none for it. */
+static gboolean
+own_stream (const TsRank *rk, guint k)
+{
+  return k > 0 && ts_trace_thread_stream (rk->sim->trace, rk->rank, k) >= 0;
+}
+
 gboolean
 ts_do_team_begin (TsProgress *x)
 {
@@ -97,7 +105,7 @@ ts_do_team_begin (TsProgress *x)
         size += team_member (rk, k);
       ts_archive_writer_thread_fork (rk->sim->writer, rk->rank, now, size);
       for (guint k = 0; k < threads; k++)
-        if (team_member (rk, k))
+        if (team_member (rk, k) && !own_stream (rk, k))
           ts_archive_writer_team_begin (rk->sim->writer, thread_location (rk, k), now);
     }
   return TRUE;
@@ -228,6 +236,97 @@ charge_runtime (TsRank *rk, double seconds)
   rk->simulated += seconds;
 }
 
+/* ---- threads with MPI of their own in the rank's teams ------------------
+ *
+ * Such a thread replays its own stream (its calls run beside the rank's):
+ * its part of each phase begins at THREAD_AWAIT, which waits for the
+ * rank's fork of the phase, and ends at THREAD_ARRIVE; the rank's barrier
+ * waits for it as for its other threads' jobs. */
+
+/* The rank forks a phase: its threads with MPI in the team may begin it. */
+static void
+fork_streams (TsRank *rk)
+{
+  for (guint i = 0; rk->team_streams && i < rk->team_streams->len; i++)
+    {
+      TsRank *t = g_ptr_array_index (rk->team_streams, i);
+      if (!team_member (rk, t->thread))
+        continue;
+      t->phases_forked++;
+      rk->sim->world->wake (t);
+    }
+}
+
+/* A thread with MPI in the team not done with the phase, or NULL. */
+static TsRank *
+stream_behind (const TsRank *rk)
+{
+  for (guint i = 0; rk->team_streams && i < rk->team_streams->len; i++)
+    {
+      TsRank *t = g_ptr_array_index (rk->team_streams, i);
+      if (team_member (rk, t->thread) && t->phases_arrived < t->phases_forked)
+        return t;
+    }
+  return NULL;
+}
+
+enum { AWAIT_START, AWAIT_FLUSH, AWAIT_PARK };
+
+gboolean
+ts_do_thread_await (TsProgress *x)
+{
+  TsRank *t = x->rk;
+  switch (x->pc)
+    {
+    case AWAIT_START:
+      t->phases_begun++;
+      TS_AT (x->pc, AWAIT_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      while (t->phases_forked < t->phases_begun)
+        {
+          x->on = (TsBlockedOn) { .what = "its rank's fork of its next OpenMP phase",
+                                  .peer = TS_NO_RANK };
+          TS_AT (x->pc, AWAIT_PARK);
+          if (!ts_step_park (x, &x->on))
+            return FALSE;
+        }
+      if (!t->in_team_now)
+        {
+          t->in_team_now = TRUE;
+          if (t->sim->writer)
+            ts_archive_writer_team_begin (t->sim->writer, t->location, ts_rank_now (t));
+        }
+    }
+  x->pc = AWAIT_START;
+  return TRUE;
+}
+
+enum { ARRIVE_START, ARRIVE_FLUSH };
+
+gboolean
+ts_do_thread_arrive (TsProgress *x)
+{
+  TsRank *t = x->rk;
+  switch (x->pc)
+    {
+    case ARRIVE_START:
+      TS_AT (x->pc, ARRIVE_FLUSH);
+      if (!ts_step_flush (x))
+        return FALSE;
+      t->phases_arrived++;
+      t->sim->world->wake (&t->sim->ranks[t->rank]);
+      if (x->a->region == TS_NO_REGION && t->in_team_now)
+        {
+          t->in_team_now = FALSE;
+          if (t->sim->writer)
+            ts_archive_writer_team_end (t->sim->writer, t->location, ts_rank_now (t));
+        }
+    }
+  x->pc = ARRIVE_START;
+  return TRUE;
+}
+
 enum { FORK_START, FORK_FLUSH };
 
 gboolean
@@ -279,6 +378,7 @@ ts_do_team_fork (TsProgress *x)
             fork_thread (rk, k, work[k]);
       }
     forked:
+      fork_streams (rk);
       if (rk->team_work)
         g_array_set_size (rk->team_work, 0);
       rk->pending_compute += rk->team_residual;
@@ -339,7 +439,7 @@ write_phase_end (TsRank *rk, guint32 region, double now)
         finish[tj->thread] = MAX (tj->finish, rk->team_forked);
     }
   for (guint k = 1; k < n; k++)
-    if (!team_member (rk, k))
+    if (!team_member (rk, k) || own_stream (rk, k))
       continue;
     else if (region != TS_NO_REGION)
       {
@@ -370,7 +470,7 @@ free_jobs (TsRank *rk, gboolean release)
   g_ptr_array_set_size (rk->team_jobs, 0);
 }
 
-enum { BARRIER_START, BARRIER_FLUSH, BARRIER_JOIN };
+enum { BARRIER_START, BARRIER_FLUSH, BARRIER_JOIN, BARRIER_PARK };
 
 gboolean
 ts_do_team_barrier (TsProgress *x)
@@ -381,16 +481,26 @@ ts_do_team_barrier (TsProgress *x)
     case BARRIER_START:
       /* Without threads running, the rank's compute before the barrier
        * stays merged with what follows. */
-      if (!rk->team_jobs || rk->team_jobs->len == 0)
+      if ((!rk->team_jobs || rk->team_jobs->len == 0) && !stream_behind (rk))
         goto joined;
       TS_AT (x->pc, BARRIER_FLUSH);
       if (!ts_step_flush (x))
         return FALSE;
-      for (x->thread_i = 0; x->thread_i < rk->team_jobs->len; x->thread_i++)
+      for (x->thread_i = 0; rk->team_jobs && x->thread_i < rk->team_jobs->len; x->thread_i++)
         {
           TS_AT (x->pc, BARRIER_JOIN);
           TsTeamJob *tj = g_ptr_array_index (rk->team_jobs, x->thread_i);
           if (!ts_step_join_thread (x, &tj->job, !rk->sim->options->omp_active || rk->exclusive_cpu))
+            return FALSE;
+        }
+      /* Its threads with MPI of their own, each done with its part of
+       * the phase when it arrives (ts_do_thread_arrive wakes the rank). */
+      while (stream_behind (rk))
+        {
+          x->on = (TsBlockedOn) { .what = "its OpenMP barrier, for a thread that calls MPI",
+                                  .peer = TS_NO_RANK };
+          TS_AT (x->pc, BARRIER_PARK);
+          if (!ts_step_park (x, &x->on))
             return FALSE;
         }
     joined:

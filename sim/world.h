@@ -72,6 +72,9 @@ struct TsWorldOps {
    * share of a core as a polling rank does, until called with @on FALSE
    * (or the rank ends); again with @on TRUE: nothing. */
   void (*spin) (TsRank *rk, guint thread, gboolean on);
+  /* Wake @rk's own progress if it is parked (TS_STOP_PARK): it runs
+   * again once the caller's step stops or ends. */
+  void (*wake) (TsRank *rk);
   /* Run every rank's replay (sim->ranks[r].progress, ts_rank_step) until
    * all ended or nothing can move any more (a deadlock, which the caller
    * reports). FALSE and @error only if the engine itself failed. */
