@@ -17,7 +17,10 @@
 # share them) or inside the real runs' range.
 #
 # Usage: flock /tmp/tracesim-cpu.lock sh bench/hybrid-whatif.sh
-# Environment: BUILD (build directory, default .), RUNS (5), ITERATIONS
+# Environment: HYBRID_MODE (which threads call MPI: funneled, the master
+# after each parallel region; multiple, every thread inside it, its own
+# halo; other, the team's last thread inside it, for the rank; see
+# bench/apps/hybrid.c), BUILD (build directory, default .), RUNS (5), ITERATIONS
 # (50), NPS (ranks, "1 2"), THREADS (OMP_NUM_THREADS, 2), CPU_TIME (1:
 # record every thread's CPU time and predict from it, --cpu-time), MPIEXEC (default
 # Open MPI's launcher where the program was built for it too), WORK
@@ -73,7 +76,7 @@ while [ "$r" -le "$RUNS" ]; do
 done
 
 
-echo "bench/apps/hybrid, $mpi ($MPIEXEC), $THREADS threads a rank, $cores cores," \
+echo "bench/apps/hybrid (MPI ${HYBRID_MODE:-funneled}), $mpi ($MPIEXEC), $THREADS threads a rank, $cores cores," \
   "$ITERATIONS iterations, $RUNS rounds${REC_CPU:+, from CPU time}; loop seconds: median [min, max]"
 hybrid_table
 echo "took $(( $(date +%s) - start )) s; work files (traces, per-run seconds): $WORK"

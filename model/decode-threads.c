@@ -403,19 +403,6 @@ thread_waits (TsRankDecoder *s, guint32 region, double now)
     }
 }
 
-/* Whether a thread with MPI of its own is in the team: its work in a phase
- * is its own stream's, not read here, so the phase's slowest thread, and the
- * barrier's residual beyond it, are not known here (none is charged: the
- * replay simulates the wait for that thread anew). */
-static gboolean
-streams_in_team (const TsTeamDecoder *team)
-{
-  for (guint k = 0; k < team->n; k++)
-    if (team->workers[k].mpi_team && (k >= 63 || (team->members >> (k + 1) & 1)))
-      return TRUE;
-  return FALSE;
-}
-
 /* The phase ends at @now on the rank's own location: the barrier (@region,
  * left at @now; or NO_REGION at the team's end) joins its threads. It
  * carries its residual: how much longer the rank waited there than for its
@@ -430,9 +417,12 @@ end_phase (TsRankDecoder *s, guint32 region, double now)
   TsAction *a = ts_decode_push (s, TS_ACTION_TEAM_BARRIER, now);
   a->region = region;
   /* A team of the rank's thread alone waits for no one: its barrier's
-   * time stayed the runtime's work (ts_decode_team_waiting), no residual. */
+   * time stayed the runtime's work (ts_decode_team_waiting), no residual.
+   * A thread with MPI of its own in the team is not read here: the replay
+   * takes the residual down to what the rank waited beyond that thread's
+   * traced arrival (sim/team.c). */
   double residual = 0;
-  if (region != NO_REGION && team->n > 0 && !streams_in_team (team))
+  if (region != NO_REGION && team->n > 0)
     residual = MAX (0, now - MAX (team->barrier_enter, team->phase_start + team->longest));
   a->seconds = residual;
   team->forked = FALSE;
@@ -502,7 +492,7 @@ ts_decode_thread_joins (TsRankDecoder *s, double now)
   ts_decode_account_gap (s, now);
   s->thread_teams = s->thread_in_team = TRUE;
   s->thread_barrier_depth = 0;
-  ts_decode_push (s, TS_ACTION_THREAD_AWAIT, now);
+  ts_decode_push (s, TS_ACTION_THREAD_AWAIT, now)->peer = 1; /* a team's first phase */
 }
 
 void

@@ -200,19 +200,14 @@ export_action (TiExport *x, const TsAction *a)
 {
   if (a->kind != TS_ACTION_WAIT || a->call != x->waits_call || a->time != x->waits_time)
     flush_waits (x);
+  /* No threads in the format: each rank's own location (doc/threads.md). */
+  if (a->kind >= TS_ACTION_TEAM_BEGIN && a->kind < TS_ACTION_N_KINDS)
+    return;
   switch ((TsActionKind) a->kind)
     {
     case TS_ACTION_ENTER:
     case TS_ACTION_LEAVE:
     case TS_ACTION_N_KINDS:
-    /* No threads in the format: each rank's own location (doc/threads.md). */
-    case TS_ACTION_TEAM_BEGIN:
-    case TS_ACTION_THREAD_COMPUTE:
-    case TS_ACTION_TEAM_FORK:
-    case TS_ACTION_TEAM_BARRIER:
-    case TS_ACTION_THREAD_WAIT:
-    case TS_ACTION_THREAD_AWAIT:
-    case TS_ACTION_THREAD_ARRIVE:
       return;
     case TS_ACTION_COMPUTE:
       x->pending_flops += a->seconds * x->host_speed;

@@ -167,11 +167,16 @@ typedef struct {
   guint64 team_members;      /* the threads of the team it is in: bit k for thread k (from
                               * 64 on, all), TEAM_BEGIN's bytes */
   /* The rank's own location: its threads with MPI of their own that join
-   * its teams (TsRank*: sim/team.c). Such a thread: the phases its rank
-   * forked for it, those whose end it arrived at, those it began, and
-   * whether it is in a team; either: its own progress while parked. */
+   * its teams (TsRank*: sim/team.c), and whether its next fork is its
+   * team's first. Such a thread: the teams its rank forked for it and the
+   * phases of the last one; the teams it began and ended, and the phases
+   * of its current one it began and arrived at the end of; whether it is
+   * in a team. Either: its own progress while parked. */
   GPtrArray *team_streams;
-  guint64 phases_forked, phases_arrived, phases_begun;
+  gboolean team_first_fork;
+  guint64 teams_forked, phases_forked, teams_begun, teams_ended, phases_begun, phases_arrived;
+  double arrived_traced;     /* the traced time of its last arrival */
+  double forked_traced;      /* and of its rank's last fork for it */
   gboolean in_team_now;
   TsProgress *parked;
 } TsRank;

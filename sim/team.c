@@ -93,6 +93,7 @@ ts_do_team_begin (TsProgress *x)
   guint threads = ts_rank_threads (rk->sim, rk->rank);
   rk->team_traced = (guint) MAX (x->a->peer, 1);
   rk->team_forking = TRUE;
+  rk->team_first_fork = TRUE;
   const TsHypotheses *h = rk->sim->options->hypotheses;
   rk->team_members = h && ts_hypotheses_team_size (h) > 0 ? G_MAXUINT64 : x->a->bytes;
   /* Every thread's part of the team begins with the rank's (a team of
@@ -243,34 +244,67 @@ charge_runtime (TsRank *rk, double seconds)
  * rank's fork of the phase, and ends at THREAD_ARRIVE; the rank's barrier
  * waits for it as for its other threads' jobs. */
 
-/* The rank forks a phase: its threads with MPI in the team may begin it. */
+/* The rank forks a phase (the first of a team, or one after a barrier) at
+ * traced time @traced: its threads with MPI in the team may begin it. */
 static void
-fork_streams (TsRank *rk)
+fork_streams (TsRank *rk, double traced)
 {
+  gboolean first = rk->team_first_fork;
+  rk->team_first_fork = FALSE;
   for (guint i = 0; rk->team_streams && i < rk->team_streams->len; i++)
     {
       TsRank *t = g_ptr_array_index (rk->team_streams, i);
       if (!team_member (rk, t->thread))
         continue;
-      t->phases_forked++;
+      if (first)
+        {
+          t->teams_forked++;
+          t->phases_forked = 1;
+        }
+      else
+        t->phases_forked++;
+      t->forked_traced = traced;
       rk->sim->world->wake (t);
     }
 }
 
-/* A thread with MPI in the team not done with the phase, or NULL. */
+/* Whether thread @t is done with the rank's current phase (@phase_end) or
+ * team: it ended its part of the team (a thread need not show the team's
+ * barriers: GCC's workers record none at a parallel region's end), or
+ * arrived at the end of the phase. */
+static gboolean
+stream_done (const TsRank *t, gboolean phase_end)
+{
+  if (t->teams_ended >= t->teams_forked)
+    return TRUE;
+  return phase_end && t->teams_begun == t->teams_forked && t->phases_arrived >= t->phases_forked;
+}
+
+/* A thread with MPI in the team not done with the phase (@phase_end) or
+ * the team, or NULL. */
 static TsRank *
-stream_behind (const TsRank *rk)
+stream_behind (const TsRank *rk, gboolean phase_end)
 {
   for (guint i = 0; rk->team_streams && i < rk->team_streams->len; i++)
     {
       TsRank *t = g_ptr_array_index (rk->team_streams, i);
-      if (team_member (rk, t->thread) && t->phases_arrived < t->phases_forked)
+      if (team_member (rk, t->thread) && !stream_done (t, phase_end))
         return t;
     }
   return NULL;
 }
 
-enum { AWAIT_START, AWAIT_FLUSH, AWAIT_PARK };
+/* Whether the rank forked the phase thread @t begins now: its team's first
+ * (x->a->peer 1) or the next of its team. */
+static gboolean
+stream_may_begin (const TsRank *t, gboolean team_begins)
+{
+  if (team_begins)
+    return t->teams_forked >= t->teams_begun;
+  return t->teams_forked > t->teams_begun || t->phases_forked >= t->phases_begun;
+}
+
+enum { AWAIT_START, AWAIT_FLUSH, AWAIT_PARK, AWAIT_LATE };
 
 gboolean
 ts_do_thread_await (TsProgress *x)
@@ -279,16 +313,32 @@ ts_do_thread_await (TsProgress *x)
   switch (x->pc)
     {
     case AWAIT_START:
-      t->phases_begun++;
+      if (x->a->peer == 1)
+        {
+          t->teams_begun++;
+          t->phases_begun = 1;
+          t->phases_arrived = 0;
+        }
+      else
+        t->phases_begun++;
       TS_AT (x->pc, AWAIT_FLUSH);
       if (!ts_step_flush (x))
         return FALSE;
-      while (t->phases_forked < t->phases_begun)
+      while (!stream_may_begin (t, x->a->peer == 1))
         {
           x->on = (TsBlockedOn) { .what = "its rank's fork of its next OpenMP phase",
                                   .peer = TS_NO_RANK };
           TS_AT (x->pc, AWAIT_PARK);
           if (!ts_step_park (x, &x->on))
+            return FALSE;
+        }
+      /* It began its part after its rank's fork in the trace: woken late
+       * (as TS_ACTION_LATE_WAKE for the rank's other threads), a latency
+       * no change of the work moves: slept, as residual. */
+      if (x->a->time > t->forked_traced)
+        {
+          TS_AT (x->pc, AWAIT_LATE);
+          if (!ts_step_sleep (x, x->a->time - t->forked_traced))
             return FALSE;
         }
       if (!t->in_team_now)
@@ -314,7 +364,11 @@ ts_do_thread_arrive (TsProgress *x)
       TS_AT (x->pc, ARRIVE_FLUSH);
       if (!ts_step_flush (x))
         return FALSE;
-      t->phases_arrived++;
+      if (x->a->region == TS_NO_REGION)
+        t->teams_ended++;
+      else
+        t->phases_arrived++;
+      t->arrived_traced = x->a->time;
       t->sim->world->wake (&t->sim->ranks[t->rank]);
       if (x->a->region == TS_NO_REGION && t->in_team_now)
         {
@@ -378,7 +432,7 @@ ts_do_team_fork (TsProgress *x)
             fork_thread (rk, k, work[k]);
       }
     forked:
-      fork_streams (rk);
+      fork_streams (rk, x->a->time);
       if (rk->team_work)
         g_array_set_size (rk->team_work, 0);
       rk->pending_compute += rk->team_residual;
@@ -470,6 +524,23 @@ free_jobs (TsRank *rk, gboolean release)
   g_ptr_array_set_size (rk->team_jobs, 0);
 }
 
+/* The residual of barrier @a (its seconds: how much longer the rank waited
+ * there, in the trace, than for its slowest thread the decoder read),
+ * taken down to what it waited beyond the traced arrivals of its threads
+ * with MPI of their own in the team, which the decoder does not read. */
+static double
+stream_residual (const TsRank *rk, const TsAction *a)
+{
+  double residual = a->seconds;
+  for (guint i = 0; residual > 0 && rk->team_streams && i < rk->team_streams->len; i++)
+    {
+      const TsRank *t = g_ptr_array_index (rk->team_streams, i);
+      if (team_member (rk, t->thread))
+        residual = MIN (residual, MAX (0, a->time - t->arrived_traced));
+    }
+  return residual;
+}
+
 enum { BARRIER_START, BARRIER_FLUSH, BARRIER_JOIN, BARRIER_PARK };
 
 gboolean
@@ -481,7 +552,8 @@ ts_do_team_barrier (TsProgress *x)
     case BARRIER_START:
       /* Without threads running, the rank's compute before the barrier
        * stays merged with what follows. */
-      if ((!rk->team_jobs || rk->team_jobs->len == 0) && !stream_behind (rk))
+      if ((!rk->team_jobs || rk->team_jobs->len == 0)
+          && !stream_behind (rk, x->a->region != TS_NO_REGION))
         goto joined;
       TS_AT (x->pc, BARRIER_FLUSH);
       if (!ts_step_flush (x))
@@ -495,7 +567,7 @@ ts_do_team_barrier (TsProgress *x)
         }
       /* Its threads with MPI of their own, each done with its part of
        * the phase when it arrives (ts_do_thread_arrive wakes the rank). */
-      while (stream_behind (rk))
+      while (stream_behind (rk, x->a->region != TS_NO_REGION))
         {
           x->on = (TsBlockedOn) { .what = "its OpenMP barrier, for a thread that calls MPI",
                                   .peer = TS_NO_RANK };
@@ -519,9 +591,10 @@ ts_do_team_barrier (TsProgress *x)
    * follows a barrier always begins with one), beside the others' work,
    * not before it. Charged before, a master that woke 0.5 ms late while
    * its worker worked 0.5 ms took 1 ms there (CP2K, 2 threads: +13%). */
-  if (x->a->seconds > 0)
+  double residual = stream_residual (rk, x->a);
+  if (residual > 0)
     {
-      double charged = ts_rank_residual (rk, x->a->seconds);
+      double charged = ts_rank_residual (rk, residual);
       rk->charged_residual += charged;
       if (x->a->region < ts_trace_n_regions (rk->sim->trace))
         rk->sim->region_residual[x->a->region] += charged * rk->sim->options->trace_speed

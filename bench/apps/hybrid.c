@@ -1,6 +1,5 @@
-/* The hybrid what-if program of bench/hybrid-whatif.sh: MPI + OpenMP, MPI
- * from the master thread only (MPI_THREAD_FUNNELED), to check tracesim's
- * replay of thread teams against really changed runs.
+/* The hybrid what-if program of bench/hybrid-whatif.sh: MPI + OpenMP, to
+ * check tracesim's replay of thread teams against really changed runs.
  *
  *   hybrid FACTOR BALANCED [ITERATIONS]
  *
@@ -12,6 +11,18 @@
  * with both ring neighbours (MPI_Irecv, MPI_Isend, MPI_Waitall) and, every
  * fifth iteration, takes part in an MPI_Allreduce. The threads come from
  * OMP_NUM_THREADS.
+ *
+ * HYBRID_MODE (environment) says which threads call MPI:
+ *   funneled   the master, after the parallel region (the default;
+ *              MPI_THREAD_FUNNELED);
+ *   multiple   every thread, inside the parallel region after its kernel,
+ *              exchanges a halo of its own with the same thread of both
+ *              neighbours (tags 2t and 2t + 1); the master then takes part
+ *              in the Allreduce (MPI_THREAD_MULTIPLE);
+ *   other      the team's last thread, inside the parallel region after its
+ *              kernel, makes the rank's exchange and Allreduce while the
+ *              others wait at the region's end (MPI_THREAD_SERIALIZED: MPI
+ *              on a thread other than MPI_Init's).
  *
  * The loop is the user region "loop", closed after a barrier; rank 0
  * prints the number of ranks and the loop's wall time:
@@ -26,6 +37,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define UNIT 200000      /* dependent multiply-adds per work unit */
 #define BASE 4.0         /* units of thread 0 per iteration at FACTOR 1 */
@@ -48,13 +60,38 @@ compute_kernel (double units, double seed)
   return x;
 }
 
+/* An 8 KiB halo with both ring neighbours, on tags @tag (to the right) and
+ * @tag + 1 (to the left). */
+static void
+exchange (double out[2][HALO_DOUBLES], double in[2][HALO_DOUBLES], int left, int right, int tag,
+          double value)
+{
+  MPI_Request req[4];
+  out[0][0] = out[1][0] = value;
+  MPI_Irecv (in[0], HALO_DOUBLES, MPI_DOUBLE, left, tag, MPI_COMM_WORLD, &req[0]);
+  MPI_Irecv (in[1], HALO_DOUBLES, MPI_DOUBLE, right, tag + 1, MPI_COMM_WORLD, &req[1]);
+  MPI_Isend (out[0], HALO_DOUBLES, MPI_DOUBLE, right, tag, MPI_COMM_WORLD, &req[2]);
+  MPI_Isend (out[1], HALO_DOUBLES, MPI_DOUBLE, left, tag + 1, MPI_COMM_WORLD, &req[3]);
+  MPI_Waitall (4, req, MPI_STATUSES_IGNORE);
+}
+
 int
 main (int argc, char **argv)
 {
   int provided, rank, size;
-  MPI_Init_thread (&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  const char *mode = getenv ("HYBRID_MODE") ? getenv ("HYBRID_MODE") : "funneled";
+  int multiple = strcmp (mode, "multiple") == 0, other = strcmp (mode, "other") == 0;
+  int level = multiple ? MPI_THREAD_MULTIPLE : other ? MPI_THREAD_SERIALIZED : MPI_THREAD_FUNNELED;
+  MPI_Init_thread (&argc, &argv, level, &provided);
   MPI_Comm_rank (MPI_COMM_WORLD, &rank);
   MPI_Comm_size (MPI_COMM_WORLD, &size);
+  if (provided < level || (!multiple && !other && strcmp (mode, "funneled") != 0))
+    {
+      if (rank == 0)
+        fprintf (stderr, "hybrid: HYBRID_MODE=%s: unknown, or the MPI library does not provide "
+                 "its thread level\n", mode);
+      MPI_Abort (MPI_COMM_WORLD, 2);
+    }
   if (argc < 3)
     {
       if (rank == 0)
@@ -80,18 +117,43 @@ main (int argc, char **argv)
     region_begin ("loop");
   for (int it = 0; it < iterations; it++)
     {
+      if (multiple || other)
+        {
+          /* MPI inside the team: each thread's own halo, or the last
+           * thread's for the rank. */
+          static double tout[64][2][HALO_DOUBLES], tin[64][2][HALO_DOUBLES];
+#pragma omp parallel reduction(+ : acc)
+          {
+            int t = omp_get_thread_num ();
+            double mine = compute_kernel (factor * BASE * (balanced ? mean : 1 + 2 * t), acc);
+            if (multiple || t == threads - 1)
+              {
+                int k = multiple ? t : 0;
+                exchange (tout[k], tin[k], left, right, 2 * k, mine);
+                mine = (mine + tin[k][0][0] + tin[k][1][0]) * 1e-3;
+                if (other && it % 5 == 4)
+                  {
+                    double local = mine, total = 0;
+                    MPI_Allreduce (&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                    mine = total / size;
+                  }
+              }
+            acc += mine;
+          }
+          if (multiple && it % 5 == 4)
+            {
+              MPI_Allreduce (&acc, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+              acc = sum / size;
+            }
+          continue;
+        }
 #pragma omp parallel reduction(+ : acc)
       {
         int t = omp_get_thread_num ();
         acc += compute_kernel (factor * BASE * (balanced ? mean : 1 + 2 * t), acc);
       }
-      MPI_Request req[4];
       out[0][0] = out[1][0] = acc;
-      MPI_Irecv (in[0], HALO_DOUBLES, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &req[0]);
-      MPI_Irecv (in[1], HALO_DOUBLES, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &req[1]);
-      MPI_Isend (out[0], HALO_DOUBLES, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, &req[2]);
-      MPI_Isend (out[1], HALO_DOUBLES, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &req[3]);
-      MPI_Waitall (4, req, MPI_STATUSES_IGNORE);
+      exchange (out, in, left, right, 0, acc);
       acc = (acc + in[0][0] + in[1][0]) * 1e-3;
       if (it % 5 == 4)
         {
