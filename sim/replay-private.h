@@ -177,6 +177,7 @@ typedef struct {
   guint64 teams_forked, phases_forked, teams_begun, teams_ended, phases_begun, phases_arrived;
   double arrived_traced;     /* the traced time of its last arrival */
   double forked_traced;      /* and of its rank's last fork for it */
+  double late_traced;        /* how late it began its current phase after that fork */
   gboolean in_team_now;
   TsProgress *parked;
 } TsRank;

@@ -304,7 +304,7 @@ stream_may_begin (const TsRank *t, gboolean team_begins)
   return t->teams_forked > t->teams_begun || t->phases_forked >= t->phases_begun;
 }
 
-enum { AWAIT_START, AWAIT_FLUSH, AWAIT_PARK, AWAIT_LATE };
+enum { AWAIT_START, AWAIT_FLUSH, AWAIT_PARK };
 
 gboolean
 ts_do_thread_await (TsProgress *x)
@@ -333,14 +333,10 @@ ts_do_thread_await (TsProgress *x)
             return FALSE;
         }
       /* It began its part after its rank's fork in the trace: woken late
-       * (as TS_ACTION_LATE_WAKE for the rank's other threads), a latency
-       * no change of the work moves: slept, as residual. */
-      if (x->a->time > t->forked_traced)
-        {
-          TS_AT (x->pc, AWAIT_LATE);
-          if (!ts_step_sleep (x, x->a->time - t->forked_traced))
-            return FALSE;
-        }
+       * (or waiting for a core). As for the rank's other threads, that is
+       * no work here: the rank's barrier counts it in its residual, which
+       * --residual governs (stream_residual). */
+      t->late_traced = MAX (0, x->a->time - t->forked_traced);
       if (!t->in_team_now)
         {
           t->in_team_now = TRUE;
@@ -368,7 +364,8 @@ ts_do_thread_arrive (TsProgress *x)
         t->teams_ended++;
       else
         t->phases_arrived++;
-      t->arrived_traced = x->a->time;
+      /* When it would have arrived had it not begun late. */
+      t->arrived_traced = x->a->time - t->late_traced;
       t->sim->world->wake (&t->sim->ranks[t->rank]);
       if (x->a->region == TS_NO_REGION && t->in_team_now)
         {
@@ -527,7 +524,8 @@ free_jobs (TsRank *rk, gboolean release)
 /* The residual of barrier @a (its seconds: how much longer the rank waited
  * there, in the trace, than for its slowest thread the decoder read),
  * taken down to what it waited beyond the traced arrivals of its threads
- * with MPI of their own in the team, which the decoder does not read. */
+ * with MPI of their own in the team, which the decoder does not read (each
+ * less its late start, which stays residual, as for the other threads). */
 static double
 stream_residual (const TsRank *rk, const TsAction *a)
 {
