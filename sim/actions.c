@@ -249,6 +249,10 @@ do_compute (TsProgress *x)
 {
   x->rk->pending_compute += x->a->seconds;
   x->rk->charged_work += x->a->seconds;
+  /* A thread with MPI of its own in a team: its rank's team's work too,
+   * which the rank's residual follows (sim/residual.c). */
+  if (x->rk->in_team_now)
+    x->rk->sim->ranks[x->rk->rank].team_charged_work += x->a->seconds;
   return TRUE;
 }
 

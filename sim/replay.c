@@ -140,6 +140,7 @@ rank_end (TsRank *rk)
     }
   ts_rank_close_regions (rk);
   rk->end_time = ts_rank_now (rk); /* with a sub-tick remainder */
+
   rk->done = TRUE;
 }
 
@@ -159,7 +160,12 @@ next_action (TsRank *rk)
     {
       /* The work as recorded, which TS_RESIDUAL_SCALED's rate is per. */
       if (rk->action.kind == TS_ACTION_COMPUTE)
-        rk->recorded_work += rk->action.seconds;
+        {
+          rk->recorded_work += rk->action.seconds;
+          /* A team thread's work is its rank's team's too (ts_rank_residual). */
+          if (rk->in_team_now)
+            sim->ranks[rk->rank].team_recorded_work += rk->action.seconds;
+        }
       else if (rk->action.kind == TS_ACTION_THREAD_COMPUTE
                && !(rk->action.flags & TS_ACTION_LATE_WAKE))
         rk->team_recorded_work += rk->action.seconds;
