@@ -36,20 +36,25 @@ expect() {
   got=$(count "$1" "$2")
   [ "$got" -eq "$3" ] || fail "location $2 has $got $1 events, expected $3"
 }
-for r in 0 1; do
-  t=$((4294967296 + r))
-  expect ENTER "$r" 13
-  expect MPI_SEND "$r" 5
-  expect MPI_RECV "$r" 5
-  expect ENTER "$t" 13
-  expect LEAVE "$t" 13
-  expect MPI_SEND "$t" 5
-  expect MPI_RECV "$t" 5
-  expect MPI_ISEND "$t" 1
-  expect MPI_IRECV_REQUEST "$t" 1
-  expect MPI_IRECV "$t" 1
-  expect MPI_ISEND_COMPLETE "$t" 1
-done
+# every_location: the hand counts above, on every location of the archive
+# printed in $work/threads.print.
+every_location() {
+  for r in 0 1; do
+    t=$((4294967296 + r))
+    expect ENTER "$r" 13
+    expect MPI_SEND "$r" 5
+    expect MPI_RECV "$r" 5
+    expect ENTER "$t" 13
+    expect LEAVE "$t" 13
+    expect MPI_SEND "$t" 5
+    expect MPI_RECV "$t" 5
+    expect MPI_ISEND "$t" 1
+    expect MPI_IRECV_REQUEST "$t" 1
+    expect MPI_IRECV "$t" 1
+    expect MPI_ISEND_COMPLETE "$t" 1
+  done
+}
+every_location
 grep -q "^mpi level: *MPI_THREAD_MULTIPLE" "$work/threads.info" \
   || fail "info does not say the thread level: $(head -5 "$work/threads.info")"
 grep -q "on other threads 26 calls" "$work/threads.info" \
@@ -65,16 +70,7 @@ got=$(value "$work/threads.json" "s['threads']['mpi_calls_replayed']")
   || fail "the replay of MPI from other threads failed: $(cat "$work/run.err")"
 "${OTF2_PRINT:-otf2-print}" "$work/threads-run/predicted/traces.otf2" > "$work/threads.print" 2>&1 \
   || fail "otf2-print of the prediction failed: $(cat "$work/threads.print")"
-for r in 0 1; do
-  t=$((4294967296 + r))
-  expect MPI_SEND "$r" 5
-  expect MPI_RECV "$r" 5
-  expect ENTER "$t" 13
-  expect MPI_SEND "$t" 5
-  expect MPI_RECV "$t" 5
-  expect MPI_IRECV "$t" 1
-  expect MPI_ISEND_COMPLETE "$t" 1
-done
+every_location
 original=$(value "$work/threads-run/summary.json" "s['original']['runtime_s']")
 predicted=$(value "$work/threads-run/summary.json" "s['predicted']['runtime_s']")
 python3 -c 'import sys; o, p = map(float, sys.argv[1:]); sys.exit(abs(p / o - 1) > 0.05)' \

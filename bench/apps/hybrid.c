@@ -75,10 +75,46 @@ exchange (double out[2][HALO_DOUBLES], double in[2][HALO_DOUBLES], int left, int
   MPI_Waitall (4, req, MPI_STATUSES_IGNORE);
 }
 
+static int rank, size, left, right;
+
+/* An iteration whose MPI is inside the team (HYBRID_MODE multiple or
+ * other): each thread's own halo, or the last thread's for the rank. */
+static double
+in_team_iteration (int it, int multiple, double factor, int balanced, double mean, double acc)
+{
+  static double tout[64][2][HALO_DOUBLES], tin[64][2][HALO_DOUBLES];
+  int threads = omp_get_max_threads ();
+#pragma omp parallel reduction(+ : acc)
+  {
+    int t = omp_get_thread_num ();
+    double mine = compute_kernel (factor * BASE * (balanced ? mean : 1 + 2 * t), acc);
+    if (multiple || t == threads - 1)
+      {
+        int k = multiple ? t : 0;
+        exchange (tout[k], tin[k], left, right, 2 * k, mine);
+        mine = (mine + tin[k][0][0] + tin[k][1][0]) * 1e-3;
+        if (!multiple && it % 5 == 4)
+          {
+            double local = mine, total = 0;
+            MPI_Allreduce (&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            mine = total / size;
+          }
+      }
+    acc += mine;
+  }
+  if (multiple && it % 5 == 4)
+    {
+      double sum = 0;
+      MPI_Allreduce (&acc, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      acc = sum / size;
+    }
+  return acc;
+}
+
 int
 main (int argc, char **argv)
 {
-  int provided, rank, size;
+  int provided;
   const char *mode = getenv ("HYBRID_MODE") ? getenv ("HYBRID_MODE") : "funneled";
   int multiple = strcmp (mode, "multiple") == 0, other = strcmp (mode, "other") == 0;
   int level = multiple ? MPI_THREAD_MULTIPLE : other ? MPI_THREAD_SERIALIZED : MPI_THREAD_FUNNELED;
@@ -109,7 +145,8 @@ main (int argc, char **argv)
   mean /= threads;
 
   static double out[2][HALO_DOUBLES], in[2][HALO_DOUBLES];
-  int left = (rank + size - 1) % size, right = (rank + 1) % size;
+  left = (rank + size - 1) % size;
+  right = (rank + 1) % size;
   double acc = rank, sum = 0;
   MPI_Barrier (MPI_COMM_WORLD);
   double t0 = MPI_Wtime ();
@@ -119,32 +156,7 @@ main (int argc, char **argv)
     {
       if (multiple || other)
         {
-          /* MPI inside the team: each thread's own halo, or the last
-           * thread's for the rank. */
-          static double tout[64][2][HALO_DOUBLES], tin[64][2][HALO_DOUBLES];
-#pragma omp parallel reduction(+ : acc)
-          {
-            int t = omp_get_thread_num ();
-            double mine = compute_kernel (factor * BASE * (balanced ? mean : 1 + 2 * t), acc);
-            if (multiple || t == threads - 1)
-              {
-                int k = multiple ? t : 0;
-                exchange (tout[k], tin[k], left, right, 2 * k, mine);
-                mine = (mine + tin[k][0][0] + tin[k][1][0]) * 1e-3;
-                if (other && it % 5 == 4)
-                  {
-                    double local = mine, total = 0;
-                    MPI_Allreduce (&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-                    mine = total / size;
-                  }
-              }
-            acc += mine;
-          }
-          if (multiple && it % 5 == 4)
-            {
-              MPI_Allreduce (&acc, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-              acc = sum / size;
-            }
+          acc = in_team_iteration (it, multiple, factor, balanced, mean, acc);
           continue;
         }
 #pragma omp parallel reduction(+ : acc)
