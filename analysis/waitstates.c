@@ -603,7 +603,10 @@ analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpan
 {
   TsWaitStates *w = g_new0 (TsWaitStates, 1);
   w->trace = trace;
-  w->span_func = func;
+  /* Spans are located by rank: with threads that call MPI, a thread's
+   * wait would be placed on its rank's own location, out of its order.
+   * Their totals are counted; their spans are not drawn yet. */
+  w->span_func = ts_action_stream_n (stream) > n_ranks ? NULL : func;
   w->span_data = user_data;
   w->n_ranks = n_ranks;
   w->totals = g_new0 (double, TS_WAIT_N_PATTERNS * w->n_ranks);
@@ -651,8 +654,9 @@ analyse (const TsTrace *trace, guint n_ranks, TsActionStream *stream, TsWaitSpan
   if (local)
     g_propagate_error (error, local);
   g_free (queue.items);
-  /* Threads first: they share their rank's collective counts. */
-  for (guint i = n; i-- > 0;)
+  /* In stream order (a thread's cursor reads none of the collective
+   * counts it shares with its rank's when it finishes). */
+  for (guint i = 0; i < n; i++)
     cursor_finish (&an, &cursors[i]);
   g_free (cursors);
   g_hash_table_unref (an.channels);

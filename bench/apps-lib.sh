@@ -32,8 +32,13 @@ predict() {
   shift 2
   rm -rf "$WORK/pred"
   # shellcheck disable=SC2086 # PREDICT_OPTIONS is a list of words
-  "$BUILD/tracesim" run "$trace" "$@" ${PREDICT_OPTIONS:-} -o "$WORK/pred" -q \
-    || die "tracesim run $trace $* ${PREDICT_OPTIONS:-} failed"
+  if ! "$BUILD/tracesim" run "$trace" "$@" ${PREDICT_OPTIONS:-} -o "$WORK/pred" -q \
+    2> "$WORK/pred.err"; then
+    # A what-if tracesim says it does not model: no prediction, the table
+    # says so.
+    grep -q "not modelled" "$WORK/pred.err" && return 0
+    die "tracesim run $trace $* ${PREDICT_OPTIONS:-} failed: $(cat "$WORK/pred.err")"
+  fi
   python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))

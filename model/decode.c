@@ -208,6 +208,13 @@ ts_decoder_rank (TsDecoder *src, guint stream, const TsDecodeOptions *options)
   s->thread = ts_trace_stream_thread (src->trace, stream);
   if (options)
     s->options = *options;
+  /* The inferred envelopes are the rank's own location's (the inference
+   * reads the ranks): a thread's receive without one is missing. */
+  if (s->thread > 0)
+    {
+      s->options.inferred = NULL;
+      s->options.unresolved_deadlines = NULL;
+    }
   /* From a writer's events every rank is open at once: pending grows with
    * what the rank holds (4 KiB reserved per rank was 512 MiB at 131,072
    * ranks). From OTF2 a refill brings a chunk at once. */

@@ -107,8 +107,8 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   if (st->on_region)
     return region_event (ud, loc, t, ref, TRUE);
   gint region = ts_trace_region_of_ref (st->trace, ref);
-  if (region >= 0 && (ts_trace_region_team_barrier (st->trace, (guint) region)
-                      || ts_trace_region_team_task (st->trace, (guint) region)))
+  /* As the decoder finds a thread's part of a team (decode-threads.c). */
+  if (region >= 0 && ts_trace_region_team_task (st->trace, (guint) region))
     in_team (st, loc);
   if (region < 0 || ts_trace_region_call (st->trace, (guint) region) == TS_CALL_USER)
     return OTF2_CALLBACK_SUCCESS;

@@ -683,7 +683,9 @@ do_icollective (TsProgress *x)
        * tags apart from blocking collectives keep concurrent ones from
        * matching each other (up to TS_ICOLL_TAGS outstanding per
        * communicator). */
-      guint32 seq = rk->icoll_seq[a->comm]++;
+      /* Counted per rank, whichever of its threads posts (the tags agree
+       * with the other ranks'). */
+      guint32 seq = rk->sim->ranks[rk->rank].icoll_seq[a->comm]++;
       TsIcollJob *job = g_new0 (TsIcollJob, 1);
       job->a = *a;
       job->causal = a->time;

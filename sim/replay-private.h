@@ -173,6 +173,7 @@ typedef struct {
    * of its current one it began and arrived at the end of; whether it is
    * in a team. Either: its own progress while parked. */
   GPtrArray *team_streams;
+  guint64 team_traced_members; /* the team's threads as traced (TEAM_BEGIN's bytes) */
   gboolean team_first_fork;
   guint64 teams_forked, phases_forked, teams_begun, teams_ended, phases_begun, phases_arrived;
   double arrived_traced;     /* the traced time of its last arrival */

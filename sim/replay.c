@@ -203,6 +203,9 @@ ts_rank_step (TsProgress *x)
           {
             rk->peeked = next_action (rk);
             x->t0 = rk->peeked ? rk->action.time - ts_calibration_start (pr) : 0;
+            /* One that works in its rank's teams starts with them. */
+            if (ts_trace_stream_in_teams (sim->trace, rk->stream))
+              x->t0 = 0;
           }
       }
       /* A late start is residual: the run without noise starts together. */
@@ -491,6 +494,14 @@ open_writer (TsSimulation *sim, GError **error)
   gboolean any = FALSE;
   for (guint r = 0; r < sim->n_ranks; r++)
     any |= (threads[r] = ts_rank_threads (sim, r)) > 1;
+  /* Threads with MPI of their own keep their locations, whatever a
+   * `threads = N` rule makes of the teams. */
+  for (guint i = sim->n_ranks; i < sim->n_streams; i++)
+    {
+      guint r = ts_trace_stream_rank (sim->trace, i), k = ts_trace_stream_thread (sim->trace, i);
+      threads[r] = MAX (threads[r], k + 1);
+      any = TRUE;
+    }
   sim->writer = ts_archive_writer_new_threads (dir, "traces", sim->n_ranks, any ? threads : NULL,
                                                error);
   if (!sim->writer)

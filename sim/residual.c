@@ -46,7 +46,7 @@ static double
 draw (TsRank *rk)
 {
   const guint64 gamma = 0x9e3779b97f4a7c15u;
-  guint64 start = mix64 (rk->sim->options->seed + gamma * (rk->rank + 1));
+  guint64 start = mix64 (rk->sim->options->seed + gamma * (rk->stream + 1));
   guint64 bits = mix64 (start + gamma * ++rk->noise_draws);
   return ((double) (bits >> 11) + 0.5) / 9007199254740992.0; /* 2^53 */
 }

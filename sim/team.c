@@ -87,7 +87,8 @@ ts_do_team_begin (TsProgress *x)
   /* Under active wait the threads spin from the rank's first team on,
    * between teams too, until the rank ends. */
   for (guint k = 1; k < ts_rank_threads (rk->sim, rk->rank); k++)
-    spin (rk, k, TRUE);
+    if (!own_stream (rk, k))
+      spin (rk, k, TRUE);
   /* The team's threads: those the trace's fork asked for (TEAM_BEGIN's
    * bytes), or the N of a `threads = N` rule, which makes every team N. */
   guint threads = ts_rank_threads (rk->sim, rk->rank);
@@ -96,6 +97,9 @@ ts_do_team_begin (TsProgress *x)
   rk->team_first_fork = TRUE;
   const TsHypotheses *h = rk->sim->options->hypotheses;
   rk->team_members = h && ts_hypotheses_team_size (h) > 0 ? G_MAXUINT64 : x->a->bytes;
+  /* A thread with MPI of its own joins the teams its stream shows it in,
+   * whatever a rule makes of the team's size. */
+  rk->team_traced_members = x->a->bytes;
   /* Every thread's part of the team begins with the rank's (a team of
    * one, `threads = 1`, has no thread locations). */
   if (rk->sim->writer && threads > 1)
@@ -244,6 +248,13 @@ charge_runtime (TsRank *rk, double seconds)
  * rank's fork of the phase, and ends at THREAD_ARRIVE; the rank's barrier
  * waits for it as for its other threads' jobs. */
 
+/* Whether thread stream @t is in the rank's current team, as traced. */
+static gboolean
+stream_member (const TsRank *rk, const TsRank *t)
+{
+  return t->thread >= 64 || (rk->team_traced_members >> t->thread & 1);
+}
+
 /* The rank forks a phase (the first of a team, or one after a barrier) at
  * traced time @traced: its threads with MPI in the team may begin it. */
 static void
@@ -254,7 +265,7 @@ fork_streams (TsRank *rk, double traced)
   for (guint i = 0; rk->team_streams && i < rk->team_streams->len; i++)
     {
       TsRank *t = g_ptr_array_index (rk->team_streams, i);
-      if (!team_member (rk, t->thread))
+      if (!stream_member (rk, t))
         continue;
       if (first)
         {
@@ -288,7 +299,7 @@ stream_behind (const TsRank *rk, gboolean phase_end)
   for (guint i = 0; rk->team_streams && i < rk->team_streams->len; i++)
     {
       TsRank *t = g_ptr_array_index (rk->team_streams, i);
-      if (team_member (rk, t->thread) && !stream_done (t, phase_end))
+      if (stream_member (rk, t) && !stream_done (t, phase_end))
         return t;
     }
   return NULL;
@@ -533,7 +544,7 @@ stream_residual (const TsRank *rk, const TsAction *a)
   for (guint i = 0; residual > 0 && rk->team_streams && i < rk->team_streams->len; i++)
     {
       const TsRank *t = g_ptr_array_index (rk->team_streams, i);
-      if (team_member (rk, t->thread))
+      if (stream_member (rk, t))
         residual = MIN (residual, MAX (0, a->time - t->arrived_traced));
     }
   return residual;
@@ -615,13 +626,7 @@ ts_rank_threads (const TsSimulation *sim, guint r)
    * wait at its barriers. A rank that began no team (no parallel region,
    * and one thread) keeps its one: no core is kept for threads it would
    * never fork. */
-  guint n = team > 0 && ts_calibration_rank_has_teams (sim->calibration, sim->trace, r) ? team
-                                                                                    : traced;
-  /* Its threads with MPI of their own (in no team) keep their place. */
-  for (guint k = traced; k-- > n;)
-    if (ts_trace_thread_stream (sim->trace, r, k) >= 0)
-      return k + 1;
-  return n;
+  return team > 0 && ts_calibration_rank_has_teams (sim->calibration, sim->trace, r) ? team : traced;
 }
 
 void

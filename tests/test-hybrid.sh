@@ -467,6 +467,19 @@ check mpi-thread "s['threads']['mpi_events_not_replayed']" 0
 check mpi-thread "s['threads']['mpi_threads_replayed']" 1
 check mpi-thread "[r['other_threads_mpi_events'] for r in s['per_rank']]" "[0, 2]"
 what mpi-thread fast 0.0040008192
+# A rule over a team's threads does not see the worker's work, in its own
+# stream: threads = 1 and balance across threads are refused, naming the
+# rule's line and the thread, and nothing is written.
+for hyp in t1 tbal; do
+  rm -rf "$work/mpi-$hyp"
+  if "$tracesim" run -q "$work/mpi-thread/traces.otf2" -H "$work/$hyp.hyp" -o "$work/mpi-$hyp" \
+    2> "$work/mpi.err"; then
+    fail "mpi-thread: $hyp was taken"
+  fi
+  grep -q "$hyp.hyp:[0-9]*: .*rank 1, thread 1 calls MPI inside its rank's thread teams, and a rule over a team's threads with such a thread is not modelled yet" \
+    "$work/mpi.err" || fail "mpi-thread: the refusal of $hyp: $(cat "$work/mpi.err")"
+  [ ! -e "$work/mpi-$hyp" ] || fail "mpi-thread: the refused $hyp wrote $work/mpi-$hyp"
+done
 rm -rf "$work/out-mpi"
 "$tracesim" run -q "$work/mpi-thread/traces.otf2" -o "$work/out-mpi" 2> "$work/mpi.err" \
   || fail "mpi-thread: identity: $(cat "$work/mpi.err")"
