@@ -227,20 +227,11 @@ ts_trace_thread_stream (const TsTrace *t, guint rank, guint thread)
     return rank < t->n_ranks ? (gint) rank : -1;
   if (!t->thread_scan)
     return -1;
+  /* The scan keeps them sorted (rank and thread order). */
   guint64 key = (guint64) rank << 32 | thread;
-  const GArray *m = t->thread_scan->mpi_threads;
-  guint lo = 0, hi = m->len;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      guint64 v = g_array_index (m, guint64, mid);
-      if (v == key)
-        return (gint) (t->n_ranks + mid);
-      if (v < key)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  guint i;
+  if (g_array_binary_search (t->thread_scan->mpi_threads, &key, compare_u64, &i))
+    return (gint) (t->n_ranks + i);
   return -1;
 }
 
