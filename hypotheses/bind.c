@@ -94,22 +94,21 @@ check_ranks (const TsRule *rule, const TsTrace *trace, GError **error)
  * (an OpenMP parallel region run by one thread, from the calibration's
  * first pass). On a trace without any, it would change nothing, and is
  * refused rather than said to apply. */
-/* A rule over a team's threads (`threads = N`, `across = threads`) sees the
- * threads the rank's decoder reads, not those with MPI of their own in the
- * team, whose work is in their own streams: refused where there is one,
- * rather than predicted without them. */
+/* A `threads = N` rule makes every team N threads: a thread with MPI of its
+ * own in its rank's teams at N or beyond would be left out of them, and its
+ * calls have no thread to go to: refused. (Below N, and under across =
+ * threads, its work is read from its own stream, prepare.c.) */
 static gboolean
 check_team_streams (const TsRule *rule, const TsTrace *trace, GError **error)
 {
   for (guint i = ts_trace_n_ranks (trace); i < ts_trace_n_streams (trace); i++)
-    if (ts_trace_stream_in_teams (trace, i))
+    if (ts_trace_stream_in_teams (trace, i) && ts_trace_stream_thread (trace, i) >= rule->value)
       {
         g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_NO_MATCH,
-                     "%s:%u: [%s:%.60s] %s: rank %u, thread %u calls MPI inside its rank's "
-                     "thread teams, and a rule over a team's threads with such a thread is not "
-                     "modelled yet (its work is in its own stream, doc/threads.md)",
-                     rule->origin, rule->line, TS_RULE_SECTION (rule), rule->pattern,
-                     rule->across_threads ? "across = threads" : "threads",
+                     "%s:%u: [%s:%.60s] threads = %g: rank %u, thread %u calls MPI inside its "
+                     "rank's thread teams, and the rule leaves it out of them: its calls would "
+                     "have no thread to run on (not modelled; doc/threads.md)",
+                     rule->origin, rule->line, TS_RULE_SECTION (rule), rule->pattern, rule->value,
                      ts_trace_stream_rank (trace, i), ts_trace_stream_thread (trace, i));
         return FALSE;
       }
@@ -119,8 +118,7 @@ check_team_streams (const TsRule *rule, const TsTrace *trace, GError **error)
 static gboolean
 check_teams (const TsRule *rule, const TsHypotheses *h, GError **error)
 {
-  if ((ts_rule_sets_team (rule) || rule->across_threads)
-      && !check_team_streams (rule, h->trace, error))
+  if (ts_rule_sets_team (rule) && !check_team_streams (rule, h->trace, error))
     return FALSE;
   if (!ts_rule_sets_team (rule))
     return TRUE;

@@ -40,11 +40,33 @@ typedef struct {
   double ahead;
   gboolean peeked;
   double next_occurrence, next_target;
+  /* Measuring across_threads on a thread with MPI of its own: where its
+   * phases go (TsStreamPhase; the caller's). On its rank: those of its
+   * threads with MPI in its teams (Member), merged phase by phase. */
+  GArray *phases_out;
+  GArray *members;
 } RuleState;
+
+/* A thread of the rank with MPI of its own, seen from the rank measuring an
+ * across_threads rule: its phases, and the teams of the rank it is in. */
+typedef struct {
+  guint thread;
+  guint stream;
+  const GArray *phases;      /* TsStreamPhase, in order */
+  guint next;
+  guint64 teams;             /* the rank's teams it has been in so far */
+  gboolean matched;          /* it had a part in the phase being closed */
+} Member;
 
 struct TsHypothesisRank {
   const TsHypotheses *h;
   guint rank;
+  guint stream;              /* the rank's, or a thread's with MPI of its own */
+  guint own_thread;          /* that thread (0: the rank's own location) */
+  gboolean burst_ahead;      /* the burst is another thread's, in the rank's stream */
+  guint64 teams;             /* teams begun (a thread: those it is in) */
+  guint team_phase;          /* the phase of the current team, from 1 */
+  guint64 team_members;      /* the rank's current team, as traced (TEAM_BEGIN's bytes) */
   double speed;              /* [hosts] speed: compute runs this much faster */
   GArray *stack;             /* guint32 open regions */
   guint64 calls;             /* MPI calls entered, when rules select phases */
@@ -153,11 +175,14 @@ ts_hypotheses_speed_factor (const TsHypotheses *h)
 /* ---- applying ------------------------------------------------------------ */
 
 TsHypothesisRank *
-ts_hypothesis_rank_new (const TsHypotheses *h, guint rank, guint n_rules)
+ts_hypothesis_rank_new (const TsHypotheses *h, guint stream, guint n_rules)
 {
   TsHypothesisRank *hr = g_new0 (TsHypothesisRank, 1);
   hr->h = h;
-  hr->rank = rank;
+  hr->stream = stream;
+  hr->rank = h->trace ? ts_trace_stream_rank (h->trace, stream) : stream;
+  hr->own_thread = h->trace ? ts_trace_stream_thread (h->trace, stream) : 0;
+  guint rank = hr->rank;
   hr->speed = n_rules >= h->rules->len ? h->speed : 1;
   hr->stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   hr->n_rules = MIN (n_rules, h->rules->len);
@@ -169,8 +194,12 @@ ts_hypothesis_rank_new (const TsHypotheses *h, guint rank, guint n_rules)
       st->rank_selected = ts_range_list_contains (st->rule->ranks, rank);
       st->target = NAN;
       st->phase_calls = G_MAXUINT64; /* the first burst opens an occurrence */
-      if (st->rule->kind->per_occurrence && st->rule->targets)
-        st->durations = ts_spool_reader_new (st->rule->durations, rank);
+      /* A thread with MPI of its own has logs of its own for the phases
+       * of its rank's teams; the rank's occurrences are the rank's
+       * (preparing refuses rules across ranks that select its bursts). */
+      if (st->rule->kind->per_occurrence && st->rule->targets
+          && (stream == rank || st->rule->across_threads))
+        st->durations = ts_spool_reader_new (st->rule->durations, stream);
       if (st->rule->across_threads)
         {
           st->phase = g_new0 (double, MAX (st->rule->n_slots, 1));
@@ -200,9 +229,16 @@ static void
 close_measure (TsHypothesisRank *hr, RuleState *st)
 {
   if (st->measuring_open)
-    ts_spool_append (st->measure_log, hr->rank, &st->measuring);
+    ts_spool_append (st->measure_log, hr->stream, &st->measuring);
   st->measuring = 0;
   st->measuring_open = FALSE;
+}
+
+/* Whether thread @k is in the rank's current team, as traced. */
+static gboolean
+team_has (const TsHypothesisRank *hr, guint k)
+{
+  return k >= 64 || (hr->team_members >> k & 1);
 }
 
 /* A team phase ends on the rank (a barrier, or its team's end or next
@@ -211,9 +247,48 @@ close_measure (TsHypothesisRank *hr, RuleState *st)
 static void
 close_phase (TsHypothesisRank *hr, RuleState *st)
 {
-  if (st->measure_log && st->phase_open)
+  if (st->phases_out && st->phase_open)
     {
-      ts_spool_append (st->measure_log, hr->rank, st->phase);
+      /* A thread with MPI: its rank merges this phase into its own. */
+      TsStreamPhase p = { hr->teams, hr->team_phase,
+                          hr->own_thread < st->rule->n_slots ? st->phase[hr->own_thread] : 0 };
+      g_array_append_val (st->phases_out, p);
+      memset (st->phase, 0, st->rule->n_slots * sizeof (double));
+    }
+  else if (st->measure_log && st->phase_open)
+    {
+      /* The rank's threads with MPI in this team add their part of the
+       * phase; each that had one gets the whole phase's record too, to
+       * read its factor from in the replay. */
+      guint n_members = st->members ? st->members->len : 0;
+      for (guint m = 0; m < n_members; m++)
+        {
+          Member *mb = &g_array_index (st->members, Member, m);
+          mb->matched = FALSE;
+          if (!team_has (hr, mb->thread))
+            continue;
+          /* Phases the rank has passed without the thread are not its. */
+          const TsStreamPhase *p = NULL;
+          for (; mb->next < mb->phases->len; mb->next++)
+            {
+              p = &g_array_index (mb->phases, TsStreamPhase, mb->next);
+              if (p->team > mb->teams || (p->team == mb->teams && p->phase >= hr->team_phase))
+                break;
+            }
+          if (mb->next == mb->phases->len || p->team != mb->teams || p->phase != hr->team_phase)
+            continue;
+          if (mb->thread < st->rule->n_slots)
+            st->phase[mb->thread] += p->work;
+          mb->next++;
+          mb->matched = TRUE;
+        }
+      ts_spool_append (st->measure_log, hr->stream, st->phase);
+      for (guint m = 0; m < n_members; m++)
+        {
+          const Member *mb = &g_array_index (st->members, Member, m);
+          if (mb->matched)
+            ts_spool_append (st->measure_log, mb->stream, st->phase);
+        }
       memset (st->phase, 0, st->rule->n_slots * sizeof (double));
     }
   st->phase_open = FALSE;
@@ -359,6 +434,23 @@ ahead_on_burst (TsHypothesisRank *hr, RuleState *st, double seconds, GError **er
   return st->rule->kind->apply (st->rule, seconds, st->next_occurrence, st->next_target);
 }
 
+/* A rule across ranks (set, balance) on a burst of a thread with MPI of
+ * its own: whose occurrence it would be (the rank's visits are on another
+ * stream) is not modelled, so one it selects is refused. */
+static double
+stream_occurrence (TsHypothesisRank *hr, RuleState *st, double seconds, GError **error)
+{
+  if (st->rank_selected)
+    g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_NO_MATCH,
+                 "%s:%u: [%s:%.60s] %s: rank %u, thread %u runs the selected compute in a "
+                 "stream of its own (it calls MPI), and a per-occurrence rule on such a thread "
+                 "is not modelled: the occurrences are its rank's visits, on the rank's own "
+                 "stream (balance across = threads is modelled, doc/threads.md)",
+                 st->rule->origin, st->rule->line, TS_RULE_SECTION (st->rule), st->rule->pattern,
+                 st->rule->kind->key, hr->rank, hr->own_thread);
+  return seconds;
+}
+
 /* Rule @i's turn on a compute burst now at @seconds: measured or applied. */
 static double
 rule_on_burst (TsHypothesisRank *hr, guint i, double seconds, GError **error)
@@ -366,8 +458,10 @@ rule_on_burst (TsHypothesisRank *hr, guint i, double seconds, GError **error)
   RuleState *st = &hr->rules[i];
   if (st->rule->across_threads)
     return thread_rule_on_burst (hr, st, seconds);
-  if (hr->thread > 0)
+  if (hr->burst_ahead)
     return ahead_on_burst (hr, st, seconds, error);
+  if (hr->own_thread > 0 && st->rule->kind->per_occurrence)
+    return stream_occurrence (hr, st, seconds, error);
   if (st->measure_log)
     {
       if (st->measuring_open)
@@ -393,7 +487,13 @@ phase_rule_on_burst (TsHypothesisRank *hr, guint i, gint phase, double *seconds,
       if (!enter_occurrence (hr, i, error))
         return FALSE;
     }
-  *seconds = rule_on_burst (hr, i, *seconds, NULL); /* never across threads */
+  GError *local = NULL;
+  *seconds = rule_on_burst (hr, i, *seconds, &local); /* never across threads */
+  if (local)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -451,6 +551,66 @@ apply_to_burst (TsHypothesisRank *hr, guint32 region, gint phase, double *burst,
     }
 }
 
+/* The across_threads rules' phases close (@open FALSE) or open. */
+static gboolean
+team_phases (TsHypothesisRank *hr, gboolean open, GError **error)
+{
+  for (guint i = 0; i < hr->n_rules; i++)
+    {
+      RuleState *st = &hr->rules[i];
+      if (!st->rule->across_threads)
+        continue;
+      if (!open)
+        close_phase (hr, st);
+      else if (!open_phase (hr, st, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The rank begins a team of the threads in @members (bit k: thread k). */
+static void
+begin_team (TsHypothesisRank *hr, guint64 members)
+{
+  hr->teams++;
+  hr->team_phase = 1;
+  hr->team_members = members;
+  for (guint i = 0; i < hr->n_rules; i++)
+    for (guint m = 0; hr->rules[i].members && m < hr->rules[i].members->len; m++)
+      {
+        Member *mb = &g_array_index (hr->rules[i].members, Member, m);
+        mb->teams += team_has (hr, mb->thread);
+      }
+}
+
+/* A phase of the rank's team ends or begins: the rank's fork or barrier,
+ * or a thread with MPI of its own beginning (THREAD_AWAIT) or ending
+ * (THREAD_ARRIVE) its part of one. */
+static gboolean
+team_event (TsHypothesisRank *hr, const TsAction *a, GError **error)
+{
+  if (!team_phases (hr, FALSE, error))
+    return FALSE;
+  switch ((TsActionKind) a->kind)
+    {
+    case TS_ACTION_TEAM_BEGIN:
+      begin_team (hr, a->bytes);
+      return team_phases (hr, TRUE, error);
+    case TS_ACTION_TEAM_BARRIER:
+      /* A barrier without a region is the team's end. */
+      hr->team_phase++;
+      return a->region >= ts_trace_n_regions (hr->h->trace) || team_phases (hr, TRUE, error);
+    case TS_ACTION_THREAD_AWAIT:
+      if (a->peer == 1)
+        hr->teams++, hr->team_phase = 1;
+      else
+        hr->team_phase++;
+      return team_phases (hr, TRUE, error);
+    default:
+      return TRUE; /* THREAD_ARRIVE */
+    }
+}
+
 gboolean
 ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
 {
@@ -475,18 +635,9 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
       return TRUE;
     case TS_ACTION_TEAM_BEGIN:
     case TS_ACTION_TEAM_BARRIER:
-      for (guint i = 0; i < hr->n_rules; i++)
-        {
-          RuleState *st = &hr->rules[i];
-          if (!st->rule->across_threads)
-            continue;
-          close_phase (hr, st);
-          /* A barrier without a region is the team's end. */
-          if ((a->kind == TS_ACTION_TEAM_BEGIN || a->region < ts_trace_n_regions (h->trace))
-              && !open_phase (hr, st, error))
-            return FALSE;
-        }
-      return TRUE;
+    case TS_ACTION_THREAD_AWAIT:
+    case TS_ACTION_THREAD_ARRIVE:
+      return team_event (hr, a, error);
     case TS_ACTION_TEAM_FORK:
       /* `threads = N` beyond the trace's team: N threads, each new one
        * taking its share of the phase's work. */
@@ -502,7 +653,8 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
         }
       return TRUE;
     case TS_ACTION_COMPUTE:
-      hr->thread = 0;
+      hr->thread = hr->own_thread;
+      hr->burst_ahead = FALSE;
       if (!apply_to_burst (hr, a->region, h->phase_rules->len ? ts_hypotheses_phase_of (h, a) : -1,
                            &a->seconds, error))
         return FALSE;
@@ -515,6 +667,7 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
       /* Another thread's work in its region, as the rank's own would be
        * (the rank's open regions around it: the team's). */
       hr->thread = (guint) MAX (a->peer, 0);
+      hr->burst_ahead = TRUE;
       if (!apply_to_burst (hr, a->region, -1, &a->seconds, error))
         return FALSE;
       a->seconds /= hr->speed;
@@ -525,184 +678,41 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
     }
 }
 
-/* ---- preparing per-occurrence rules ---------------------------------------- */
-
-/* Passes over the trace that preparing may take: each set/balance rule
- * selecting compute that an earlier unprepared one changes needs a pass of
- * its own. */
-#define TS_HYPOTHESES_MAX_PASSES 64
-
-/* Per-occurrence rules measured in one pass: none selects compute that
- * another of them changes, so none needs another's targets. */
-typedef struct {
-  GArray *rules;             /* guint rule indices, ascending */
-  gboolean *regions;         /* regions they select */
-  gboolean inclusive;        /* one of them is inclusive: it may reach any region */
-} Batch;
-
-static gboolean
-batch_overlaps (const Batch *b, const TsRule *rule, guint n_regions)
+void
+ts_hypothesis_rank_measure (TsHypothesisRank *hr, guint i, TsSpool *log, GArray *phases)
 {
-  if (b->rules->len == 0)
-    return FALSE;
-  /* A phase may lie in any region: treated as reaching all of them. */
-  if (b->inclusive || rule->inclusive || rule->phase)
-    return TRUE;
-  for (guint r = 0; r < n_regions; r++)
-    if (rule->matches[r] && b->regions[r])
-      return TRUE;
-  return FALSE;
+  g_return_if_fail (i < hr->n_rules);
+  RuleState *st = &hr->rules[i];
+  /* A thread's bursts are not occurrences of its rank's (refused where a
+   * rule across ranks selects one). */
+  if (hr->own_thread > 0 && !st->rule->across_threads)
+    return;
+  st->measure_log = log;
+  st->phases_out = hr->own_thread > 0 ? phases : NULL;
 }
 
-/* The next batch from rule @from: the unprepared per-occurrence rules up to
- * the first that overlaps one already in it. */
-static void
-next_batch (const TsHypotheses *h, guint from, guint n_regions, Batch *b)
+void
+ts_hypothesis_rank_add_thread (TsHypothesisRank *hr, guint i, guint thread, guint stream,
+                               const GArray *phases)
 {
-  g_array_set_size (b->rules, 0);
-  memset (b->regions, 0, n_regions * sizeof (gboolean));
-  b->inclusive = FALSE;
-  for (guint i = from; i < h->rules->len; i++)
+  g_return_if_fail (i < hr->n_rules);
+  RuleState *st = &hr->rules[i];
+  if (!st->members)
+    st->members = g_array_new (FALSE, TRUE, sizeof (Member));
+  Member mb = { .thread = thread, .stream = stream, .phases = phases };
+  g_array_append_val (st->members, mb);
+}
+
+void
+ts_hypothesis_rank_end (TsHypothesisRank *hr)
+{
+  for (guint i = 0; i < hr->n_rules; i++)
     {
-      const TsRule *rule = g_ptr_array_index (h->rules, i);
-      if (!rule->kind->per_occurrence || rule->targets)
+      RuleState *st = &hr->rules[i];
+      if (!st->measure_log && !st->phases_out)
         continue;
-      if (batch_overlaps (b, rule, n_regions))
-        return;
-      g_array_append_val (b->rules, i);
-      b->inclusive |= rule->inclusive || rule->phase;
-      for (guint r = 0; r < n_regions; r++)
-        b->regions[r] |= rule->matches[r];
+      close_measure (hr, st);
+      if (st->rule->across_threads)
+        close_phase (hr, st);
     }
-}
-
-/* One occurrence after another, the selected ranks' durations give the
- * target every rank takes. */
-static gboolean
-compute_targets (TsRule *rule, guint n, GError **error)
-{
-  gboolean ok = TRUE;
-  rule->targets = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autofree TsSpoolReader **readers = g_new0 (TsSpoolReader *, n);
-  guint64 most = 0;
-  for (guint r = 0; r < n; r++)
-    {
-      readers[r] = ts_spool_reader_new (rule->durations, r);
-      most = MAX (most, ts_spool_count (rule->durations, r));
-    }
-  g_autofree double *values = g_new (double, n);
-  for (guint64 k = 0; k < most && ok; k++)
-    {
-      guint m = 0;
-      for (guint r = 0; r < n && ok; r++)
-        {
-          GError *local = NULL;
-          const double *d = ts_spool_reader_next (readers[r], &local);
-          if (local)
-            {
-              g_propagate_error (error, local);
-              ok = FALSE;
-            }
-          else if (d && ts_range_list_contains (rule->ranks, r))
-            values[m++] = *d;
-        }
-      double target = m > 0 ? rule->kind->target (rule, values, m) : NAN;
-      g_array_append_val (rule->targets, target);
-    }
-  for (guint r = 0; r < n; r++)
-    ts_spool_reader_free (readers[r]);
-  return ok;
-}
-
-/* One pass over every rank's actions with the rules before the batch's last
- * applied, logging the duration of each occurrence of every rule of the
- * batch; then their targets. */
-static gboolean
-prepare_batch (TsHypotheses *h, const Batch *b, const TsTrace *trace,
-               const TsCalibration *calibration, GError **error)
-{
-  guint n = ts_calibration_n_ranks (calibration);
-  guint n_slots = 1;
-  for (guint r = 0; r < n; r++)
-    n_slots = MAX (n_slots, ts_trace_rank_n_threads (trace, r));
-  for (guint k = 0; k < b->rules->len; k++)
-    {
-      TsRule *rule = g_ptr_array_index (h->rules, g_array_index (b->rules, guint, k));
-      rule->n_slots = rule->across_threads ? n_slots : 1;
-      rule->durations = ts_spool_new (n, rule->n_slots * sizeof (double), 4096, error);
-      if (!rule->durations)
-        return FALSE;
-    }
-  g_autoptr (TsActionStream) stream = ts_calibration_stream_open (calibration, trace, error);
-  if (!stream)
-    return FALSE;
-  guint last = g_array_index (b->rules, guint, b->rules->len - 1);
-  gboolean ok = TRUE;
-  for (guint r = 0; r < n && ok; r++)
-    {
-      TsHypothesisRank *hr = ts_hypothesis_rank_new (h, r, last + 1);
-      for (guint k = 0; k < b->rules->len; k++)
-        {
-          RuleState *st = &hr->rules[g_array_index (b->rules, guint, k)];
-          st->measure_log = st->rule->durations;
-        }
-      TsAction a;
-      GError *local = NULL;
-      while (ok && ts_action_stream_next (stream, r, &a, &local))
-        ok = ts_hypothesis_rank_apply (hr, &a, &local);
-      for (guint k = 0; k < b->rules->len; k++)
-        {
-          RuleState *st = &hr->rules[g_array_index (b->rules, guint, k)];
-          close_measure (hr, st);
-          if (st->rule->across_threads)
-            close_phase (hr, st);
-        }
-      ts_hypothesis_rank_free (hr);
-      if (local)
-        {
-          g_propagate_error (error, local);
-          ok = FALSE;
-        }
-    }
-  for (guint k = 0; k < b->rules->len && ok; k++)
-    {
-      TsRule *rule = g_ptr_array_index (h->rules, g_array_index (b->rules, guint, k));
-      ok = ts_spool_finish (rule->durations, error);
-      if (ok && rule->across_threads)
-        rule->targets = g_array_new (FALSE, FALSE, sizeof (double)); /* per phase, applied */
-      else if (ok)
-        ok = compute_targets (rule, n, error);
-    }
-  return ok;
-}
-
-gboolean
-ts_hypotheses_prepare (TsHypotheses *h, const TsTrace *trace, const TsCalibration *calibration,
-                       GError **error)
-{
-  guint n_regions = ts_trace_n_regions (trace);
-  Batch b = { g_array_new (FALSE, FALSE, sizeof (guint)), g_new0 (gboolean, n_regions + 1), FALSE };
-  gboolean ok = TRUE;
-  for (guint passes = 0; ok; passes++)
-    {
-      next_batch (h, 0, n_regions, &b);
-      if (b.rules->len == 0)
-        break;
-      if (passes == TS_HYPOTHESES_MAX_PASSES)
-        {
-          const TsRule *rule = g_ptr_array_index (h->rules, g_array_index (b.rules, guint, 0));
-          g_set_error (error, TS_HYPOTHESES_ERROR, TS_HYPOTHESES_ERROR_SYNTAX,
-                       "%s:%u: [region:%.60s]: preparing the set and balance rules takes more "
-                       "than %u passes over the trace (a rule selecting compute that an earlier "
-                       "set or balance rule changes needs a pass of its own): merge rules on "
-                       "the same regions into one section", rule->origin, rule->line,
-                       rule->pattern, TS_HYPOTHESES_MAX_PASSES);
-          ok = FALSE;
-          break;
-        }
-      ok = prepare_batch (h, &b, trace, calibration, error);
-    }
-  g_array_unref (b.rules);
-  g_free (b.regions);
-  return ok;
 }

@@ -89,9 +89,11 @@ guint ts_hypotheses_team_size (const TsHypotheses *h);
  * `tracesim hypotheses check`. */
 void ts_hypotheses_describe (const TsHypotheses *h, const TsTrace *trace, GString *out);
 
-/* The rewriting state of one rank, applying the first @n_rules rules
- * (G_MAXUINT: all). After prepare (or bind, when no rule needs preparing). */
-TsHypothesisRank *ts_hypothesis_rank_new (const TsHypotheses *h, guint rank, guint n_rules);
+/* The rewriting state of one stream of the bound trace (a rank, or a
+ * thread with MPI of its own after the ranks, ts_trace_n_streams),
+ * applying the first @n_rules rules (G_MAXUINT: all). After prepare (or
+ * bind, when no rule needs preparing). */
+TsHypothesisRank *ts_hypothesis_rank_new (const TsHypotheses *h, guint stream, guint n_rules);
 void ts_hypothesis_rank_free (TsHypothesisRank *hr);
 /* Feed every action of the rank in order: region markers move the rank's
  * region stack, compute actions get their new duration. Returns FALSE and

@@ -569,7 +569,7 @@ start_ranks (TsSimulation *sim)
           || (sim->status_as_arrived && ts_calibration_status_receives (sim->calibration) > 0))
         rk->sent_on = g_hash_table_new_full (ts_channel_hash, ts_channel_equal, g_free, g_free);
       if (o->hypotheses)
-        rk->hypotheses = ts_hypothesis_rank_new (o->hypotheses, r, G_MAXUINT);
+        rk->hypotheses = ts_hypothesis_rank_new (o->hypotheses, i, G_MAXUINT);
       rk->requests = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, ts_request_free);
       rk->progress = g_new (TsProgress, 1);
       ts_progress_init (rk->progress, rk, TRUE, &rk->causal, &rk->action, TS_COLLECTIVE_TAG);

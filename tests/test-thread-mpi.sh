@@ -73,6 +73,22 @@ ls_wait() { value "$work/$1/summary.json" "s['wait_states']['$2']['late_sender']
 near "$(ls_wait fast original)" 0.003 1e-12 && near "$(ls_wait fast predicted)" 0.001 1e-12 \
   || fail "late sender: $(ls_wait fast original) traced, $(ls_wait fast predicted) predicted"
 
+# A rule across ranks per occurrence (balance, set) on the thread's `work`
+# would take its rank's visits, on the rank's own stream, for the thread's:
+# refused, naming the thread, nothing written. One selecting rank 0 only
+# does not reach it: the identity, 5.0010008 ms.
+printf '[region:work]\nbalance = mean\n' > "$work/bal.hyp"
+rm -rf "$work/bal"
+if "$tracesim" run -q "$work/t/traces.otf2" -p "$work/p.xml" -H "$work/bal.hyp" -o "$work/bal" \
+  2> "$work/bal.err"; then
+  fail "balance across ranks on a thread's stream was taken"
+fi
+grep -q "bal.hyp:1: \[region:work\] balance: rank 1, thread 1 runs the selected compute in a stream of its own" \
+  "$work/bal.err" || fail "the refusal of balance: $(cat "$work/bal.err")"
+[ ! -e "$work/bal" ] || fail "the refused balance wrote $work/bal"
+printf '[region:work]\nbalance = mean\nranks = 0\n' > "$work/bal0.hyp"
+run bal0 0.0050010008 -H "$work/bal0.hyp"
+
 # The thread waits for a message rank 0 never sends.
 sed 's/^1.1 0.004 send 0 tag=1 bytes=8$/1.1 0.004 recv 0 tag=2 bytes=8/' "$work/t.script" \
   > "$work/dead.script"
