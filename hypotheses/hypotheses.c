@@ -33,6 +33,10 @@ typedef struct {
   double *work;              /* applying: each thread's selected work in the phase, as traced */
   gboolean phase_open;       /* inside a team phase */
   double share;              /* `threads`: the phase's work of each thread beyond the trace's */
+  /* ... and the region it is given: that of the phase's longest selected
+   * burst of another thread so far, or the rule's only region. */
+  guint32 share_region;
+  double share_burst;
   /* The rank's other threads' bursts belong to the visit its own thread
    * makes in their team phase, which comes after them (their work is
    * forked at the phase's start): measured ahead of it, or that visit's
@@ -71,6 +75,7 @@ struct TsHypothesisRank {
   GArray *stack;             /* guint32 open regions */
   guint64 calls;             /* MPI calls entered, when rules select phases */
   guint thread;              /* the thread of the burst being rewritten (0: the rank's own) */
+  guint32 region;            /* and its region */
   RuleState *rules;
   guint n_rules;             /* rules 0 .. n_rules-1 take part */
 };
@@ -294,6 +299,18 @@ close_phase (TsHypothesisRank *hr, RuleState *st)
   st->phase_open = FALSE;
 }
 
+/* The one region @rule selects, or TS_NO_REGION (several, or none). */
+static guint32
+only_region (const TsHypotheses *h, const TsRule *rule)
+{
+  if (rule->n_matched != 1 || !rule->matches)
+    return TS_NO_REGION;
+  for (guint r = 0; r < ts_trace_n_regions (h->trace); r++)
+    if (rule->matches[r])
+      return r;
+  return TS_NO_REGION;
+}
+
 /* A team phase begins (the team's begin, or a barrier left): measuring, it
  * starts empty; applying, its record gives each thread its factor, and a
  * `threads` rule the work each thread beyond the trace's takes. */
@@ -302,6 +319,8 @@ open_phase (TsHypothesisRank *hr, RuleState *st, GError **error)
 {
   st->phase_open = TRUE;
   st->share = 0;
+  st->share_region = only_region (hr->h, st->rule);
+  st->share_burst = 0;
   if (st->measure_log || !st->durations)
     return TRUE;
   GError *local = NULL;
@@ -337,6 +356,8 @@ give_share (TsHypothesisRank *hr, TsAction *a)
           || st->work[t] != 0)
         continue;
       a->seconds += st->share / hr->speed;
+      if (a->region == TS_NO_REGION)
+        a->region = st->share_region;
       st->work[t] = -1; /* given */
     }
 }
@@ -357,6 +378,11 @@ thread_rule_on_burst (TsHypothesisRank *hr, RuleState *st, double seconds)
     }
   if (!st->rank_selected)
     return seconds;
+  if (hr->burst_ahead && seconds > st->share_burst)
+    {
+      st->share_burst = seconds;
+      st->share_region = hr->region;
+    }
   return seconds * st->phase[t];
 }
 
@@ -649,10 +675,12 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
             {
               a->seconds += st->share / hr->speed;
               a->peer = MAX (a->peer, (gint32) st->rule->value);
+              a->region = st->share_region;
             }
         }
       return TRUE;
     case TS_ACTION_COMPUTE:
+      hr->region = a->region;
       hr->thread = hr->own_thread;
       hr->burst_ahead = FALSE;
       if (!apply_to_burst (hr, a->region, h->phase_rules->len ? ts_hypotheses_phase_of (h, a) : -1,
@@ -667,6 +695,7 @@ ts_hypothesis_rank_apply (TsHypothesisRank *hr, TsAction *a, GError **error)
       /* Another thread's work in its region, as the rank's own would be
        * (the rank's open regions around it: the team's). */
       hr->thread = (guint) MAX (a->peer, 0);
+      hr->region = a->region;
       hr->burst_ahead = TRUE;
       if (!apply_to_burst (hr, a->region, -1, &a->seconds, error))
         return FALSE;

@@ -165,9 +165,9 @@ fork_thread (TsRank *rk, guint k, GArray *bursts)
 }
 
 /* Thread @k's bursts in the phase (its work, and @extra seconds a what-if
- * added), or NULL if it has none. */
+ * added, in @region), or NULL if it has none. */
 static GArray *
-thread_bursts (TsRank *rk, guint k, double extra)
+thread_bursts (TsRank *rk, guint k, double extra, guint32 region)
 {
   GArray *bursts = NULL;
   for (guint i = 0; rk->team_work && i < rk->team_work->len; i++)
@@ -181,7 +181,7 @@ thread_bursts (TsRank *rk, guint k, double extra)
     }
   if (extra > 0)
     {
-      TsTeamBurst b = { k, TS_NO_REGION, extra, FALSE };
+      TsTeamBurst b = { k, region, extra, FALSE };
       if (!bursts)
         bursts = g_array_new (FALSE, FALSE, sizeof (TsTeamBurst));
       g_array_append_val (bursts, b);
@@ -427,7 +427,7 @@ ts_do_team_fork (TsProgress *x)
          * a runtime hands their iterations to the threads it has. */
         for (guint k = 1; k < n; k++)
           {
-            GArray *bursts = thread_bursts (rk, k, k >= traced ? x->a->seconds : 0);
+            GArray *bursts = thread_bursts (rk, k, k >= traced ? x->a->seconds : 0, x->a->region);
             if (bursts && k >= team)
               bursts = drop_late_wake (bursts);
             if (bursts && k % team == 0)

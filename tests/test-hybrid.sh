@@ -269,6 +269,14 @@ near "$(value "$s" "s['wait_states']['predicted']['omp_idle_threads']")" 0.00200
 "${OTF2_PRINT:-otf2-print}" -G "$work/what-single-t2/predicted/traces.otf2" > "$work/t2.defs" 2>&1 \
   || fail "single t2: otf2-print"
 [ "$(grep -c '^LOCATION ' "$work/t2.defs")" = 4 ] || fail "single t2: locations $(grep '^LOCATION ' "$work/t2.defs")"
+# The new threads' 3 ms are compute_kernel's, the rule's region (on
+# locations 1 << 32 | rank): from 0 to 3 ms (before, a burst of no region).
+"${OTF2_PRINT:-otf2-print}" "$work/what-single-t2/predicted/traces.otf2" 2> /dev/null \
+  | awk '$1 == "ENTER" || $1 == "LEAVE"' | grep '"compute_kernel"' \
+  | awk '$2 >= 4294967296 { print $1, $2, $3 }' | sort > "$work/t2.kernel"
+printf '%s\n' "ENTER 4294967296 0" "ENTER 4294967297 0" "LEAVE 4294967296 3000000" \
+  "LEAVE 4294967297 3000000" | diff - "$work/t2.kernel" > /dev/null \
+  || fail "single t2: the new threads' compute_kernel: $(cat "$work/t2.kernel")"
 rm -rf "$work/single-id"
 "$tracesim" run -q "$work/single/traces.otf2" -o "$work/single-id" 2> "$work/single.err" \
   || fail "single: $(cat "$work/single.err")"
