@@ -57,6 +57,8 @@ enum {
    * Waited asleep as traced (a latency no change of the work moves), and
    * counted as residual. */
   TS_ACTION_LATE_WAKE = 1u << 6,
+  /* A LOCK or THREAD_LOCK that releases the lock (else: acquires it). */
+  TS_ACTION_RELEASE = 1u << 7,
 };
 
 /* The side of a partitioned request (TsAction.direction of a PINIT). */

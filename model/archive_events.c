@@ -88,6 +88,12 @@ write_event (OTF2_EvtWriter *ew, const EventRecord *ev)
       return OTF2_EvtWriter_ThreadFork (ew, NULL, t, OTF2_PARADIGM_OPENMP, ev->ref);
     case EV_THREAD_JOIN:
       return OTF2_EvtWriter_ThreadJoin (ew, NULL, t, OTF2_PARADIGM_OPENMP);
+    case EV_LOCK_ACQUIRE:
+      return OTF2_EvtWriter_ThreadAcquireLock (ew, NULL, t, OTF2_PARADIGM_OPENMP, ev->ref,
+                                               (uint32_t) ev->extra);
+    case EV_LOCK_RELEASE:
+      return OTF2_EvtWriter_ThreadReleaseLock (ew, NULL, t, OTF2_PARADIGM_OPENMP, ev->ref,
+                                               (uint32_t) ev->extra);
     case EV_METRIC:
       {
         OTF2_Type type = OTF2_TYPE_DOUBLE;

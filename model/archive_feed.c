@@ -119,6 +119,14 @@ feed_event (TsArchiveFeed *f, const TsEventSink *k, void *ud, const EventRecord 
       return !k->thread_fork ? OTF2_CALLBACK_SUCCESS : k->thread_fork (loc, t, pos, ud, NULL, OTF2_PARADIGM_OPENMP, ev->ref);
     case EV_THREAD_JOIN:
       return !k->thread_join ? OTF2_CALLBACK_SUCCESS : k->thread_join (loc, t, pos, ud, NULL, OTF2_PARADIGM_OPENMP);
+    case EV_LOCK_ACQUIRE:
+      return !k->acquire_lock ? OTF2_CALLBACK_SUCCESS
+                              : k->acquire_lock (loc, t, pos, ud, NULL, OTF2_PARADIGM_OPENMP, ev->ref,
+                                                 (uint32_t) ev->extra);
+    case EV_LOCK_RELEASE:
+      return !k->release_lock ? OTF2_CALLBACK_SUCCESS
+                              : k->release_lock (loc, t, pos, ud, NULL, OTF2_PARADIGM_OPENMP, ev->ref,
+                                                 (uint32_t) ev->extra);
     }
   return OTF2_CALLBACK_INTERRUPT;
 }
@@ -145,7 +153,7 @@ ts_archive_feed_next (TsArchiveFeed *f, const TsEventSink *sink, void *user_data
       f->last = e.tick;
       f->position++;
       n++;
-      if (e.type > EV_THREAD_JOIN)
+      if (e.type > EV_LOCK_RELEASE)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                        "location %u, event %" G_GUINT64_FORMAT ": a logged event of unknown type %u",

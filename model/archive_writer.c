@@ -511,6 +511,14 @@ ts_archive_writer_thread_join (TsArchiveWriter *w, guint location, double time)
 }
 
 void
+ts_archive_writer_lock (TsArchiveWriter *w, guint location, double time, guint32 lock,
+                        guint32 order, gboolean release)
+{
+  EventRecord ev = { .type = release ? EV_LOCK_RELEASE : EV_LOCK_ACQUIRE, .ref = lock, .extra = order };
+  log_event (w, location, time, &ev);
+}
+
+void
 ts_archive_writer_enter (TsArchiveWriter *w, guint rank, double time, guint32 region)
 {
   g_return_if_fail (w != NULL && region < w->regions->len);

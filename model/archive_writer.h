@@ -56,6 +56,11 @@ void ts_archive_writer_team_end (TsArchiveWriter *w, guint location, double time
 void ts_archive_writer_thread_fork (TsArchiveWriter *w, guint location, double time,
                                     guint threads);
 void ts_archive_writer_thread_join (TsArchiveWriter *w, guint location, double time);
+/* The thread at @location takes (or, @release, gives back) OpenMP lock
+ * @lock at @time, its @order-th acquisition (OTF2's THREAD_ACQUIRE_LOCK
+ * and THREAD_RELEASE_LOCK). */
+void ts_archive_writer_lock (TsArchiveWriter *w, guint location, double time, guint32 lock,
+                             guint32 order, gboolean release);
 /* The tracer of the trace this archive was made from (its OTF2 creator):
  * the archive's creator becomes "tracesim X (from @origin)", so that a
  * reader counts its collective bytes as @origin did. */

@@ -357,6 +357,7 @@ on_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
     return ts_decode_fail (s, "ENTER of undefined region %u", (guint) ref);
 
   ts_decode_account_gap (s, now);
+  s->enter_time = now;
   TsCallKind kind = ts_trace_region_call (s->source->trace, region);
   if (kind != TS_CALL_USER && s->call == NO_REGION)
     {
@@ -775,6 +776,8 @@ static const TsEventSink decode_sink = {
   .metric = ts_decode_on_metric,
   .thread_team_begin = ts_decode_on_team_begin,
   .thread_fork = ts_decode_on_thread_fork,
+  .acquire_lock = ts_decode_on_acquire_lock,
+  .release_lock = ts_decode_on_release_lock,
   .thread_join = ts_decode_on_thread_join,
   .thread_team_end = ts_decode_on_team_end,
 };

@@ -65,6 +65,8 @@ struct TsRankDecoder {
   GArray *stack;            /* guint32 region indices */
   guint32 user_region;      /* innermost user region, NO_REGION if none */
   double last_time;         /* end of the last accounted span */
+  double enter_time;        /* of the last ENTER (a lock acquired right after one waited
+                             * in it: ts_decode_lock) */
   gboolean started;
 
   /* The MPI call being converted. */
@@ -130,6 +132,16 @@ gboolean ts_decode_cpu_reading (const TsTrace *trace, OTF2_MetricRef metric, uin
  * THREAD_TEAM_BEGIN or END on it); it enters or left @region (a barrier
  * or its implicit task, EZTrace's OMPT layout); whether it is outside its
  * teams or in a barrier, waiting: no work. */
+/* The location takes (or, @release, gives back) @lock at @now: a LOCK
+ * action. Acquired right after an ENTER (of the critical construct, of
+ * omp_set_lock), the time since is waiting for it, not work. */
+void ts_decode_lock (TsRankDecoder *s, double now, guint32 lock, gboolean release);
+OTF2_CallbackCode ts_decode_on_acquire_lock (OTF2_LocationRef loc, OTF2_TimeStamp t,
+                                             uint64_t pos, void *ud, OTF2_AttributeList *a,
+                                             OTF2_Paradigm model, uint32_t lock, uint32_t order);
+OTF2_CallbackCode ts_decode_on_release_lock (OTF2_LocationRef loc, OTF2_TimeStamp t,
+                                             uint64_t pos, void *ud, OTF2_AttributeList *a,
+                                             OTF2_Paradigm model, uint32_t lock, uint32_t order);
 void ts_decode_thread_joins (TsRankDecoder *s, double now);
 void ts_decode_thread_part_ends (TsRankDecoder *s, double now);
 void ts_decode_thread_enter (TsRankDecoder *s, guint32 region, double now);

@@ -41,8 +41,6 @@ counted (void *ud)
   {                                                                               \
     return counted (ud);                                                          \
   }
-THREAD_EVENT (ThreadAcquireLock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
-THREAD_EVENT (ThreadReleaseLock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
 THREAD_EVENT (ThreadTaskCreate, OTF2_CommRef team, uint32_t thread, uint32_t generation)
 THREAD_EVENT (ThreadTaskSwitch, OTF2_CommRef team, uint32_t thread, uint32_t generation)
 THREAD_EVENT (ThreadTaskComplete, OTF2_CommRef team, uint32_t thread, uint32_t generation)
@@ -52,9 +50,13 @@ THREAD_EVENT (ThreadWait, OTF2_CommRef contingent, uint64_t sequence)
 
 /* ---- the other threads of a rank ---------------------------------------- */
 
+/* A thread's work in one region in the phase, or (lock 1: taken, 2:
+ * released) one of its lock events, which order its work around them. */
 typedef struct {
   guint32 region;
   double seconds;
+  guint8 lock;
+  guint32 lock_id;
 } TeamBurst;
 
 /* One of the rank's other threads, read as far as the rank's team needs. */
@@ -84,6 +86,7 @@ typedef struct {
   double cpu_value, cpu_time; /* the value, and when */
   gboolean mpi_team;         /* a stream of its own that joins the teams' phases (read
                               * there, not here) */
+  double enter_time;         /* of its last ENTER */
 } TeamWorker;
 
 struct TsTeamDecoder {
@@ -123,7 +126,11 @@ worker_account_seconds (TeamWorker *w, double now, double seconds)
     {
       guint32 region = w->stack->len ? g_array_index (w->stack, guint32, w->stack->len - 1)
                                      : NO_REGION;
-      guint i = 0;
+      /* One burst a region, but lock events keep their place: the work
+       * after one is not merged with that before. */
+      guint i = w->bursts->len;
+      while (i > 0 && !g_array_index (w->bursts, TeamBurst, i - 1).lock)
+        i--;
       while (i < w->bursts->len && g_array_index (w->bursts, TeamBurst, i).region != region)
         i++;
       if (i == w->bursts->len)
@@ -194,6 +201,44 @@ worker_part_ends (TeamWorker *w, OTF2_TimeStamp t)
   w->in_team = FALSE;
 }
 
+/* The thread takes (@op 1) or releases (2) @lock at @t, in its team: taken
+ * right after an ENTER (of the critical construct, of omp_set_lock), the
+ * time since is waiting for it, not work (as ts_decode_lock). */
+static OTF2_CallbackCode
+worker_lock (TeamWorker *w, OTF2_TimeStamp t, guint8 op, uint32_t lock)
+{
+  double now = worker_seconds (w, t), waited = 0;
+  if (op == 1 && w->stack->len > 0 && w->enter_time == w->last)
+    {
+      waited = MAX (0, now - w->last);
+      w->last = MAX (w->last, now);
+    }
+  else
+    worker_account (w, now);
+  if (w->in_team && !w->in_barrier)
+    {
+      /* Its wait, which the replay simulates anew, is no work; but it is
+       * part of the phase's time the trace explains (no residual). */
+      TeamBurst b = { NO_REGION, waited, op, lock };
+      g_array_append_val (w->bursts, b);
+    }
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode
+worker_acquire_lock (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                     OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t lock, uint32_t order)
+{
+  return worker_lock (ud, t, 1, lock);
+}
+
+static OTF2_CallbackCode
+worker_release_lock (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                     OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t lock, uint32_t order)
+{
+  return worker_lock (ud, t, 2, lock);
+}
+
 static OTF2_CallbackCode
 worker_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
               OTF2_AttributeList *a, OTF2_RegionRef ref)
@@ -201,6 +246,7 @@ worker_enter (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
   TeamWorker *w = ud;
   gint region = ts_trace_region_of_ref (w->trace, ref);
   worker_account (w, worker_seconds (w, t));
+  w->enter_time = w->last;
   guint32 r = region < 0 ? NO_REGION : (guint32) region;
   g_array_append_val (w->stack, r);
   if (region >= 0 && !w->team_events && !w->in_team
@@ -362,10 +408,14 @@ start_phase (TsRankDecoder *s, double now, double released)
       for (guint i = 0; i < w->bursts->len; i++)
         {
           const TeamBurst *b = &g_array_index (w->bursts, TeamBurst, i);
-          TsAction *a = ts_decode_push (s, TS_ACTION_THREAD_COMPUTE, now);
+          TsAction *a = ts_decode_push (s, b->lock ? TS_ACTION_THREAD_LOCK
+                                                   : TS_ACTION_THREAD_COMPUTE, now);
           a->peer = (gint32) k + 1;
           a->region = b->region;
           a->seconds = b->seconds;
+          a->bytes = b->lock_id;
+          if (b->lock == 2)
+            a->flags |= TS_ACTION_RELEASE;
           work += b->seconds;
         }
       /* Its work ends after it: from CPU time, where the thread was
@@ -649,6 +699,8 @@ static const TsEventSink worker_sink = {
   .metric = worker_metric,
   .thread_team_begin = worker_team_begin,
   .thread_team_end = worker_team_end,
+  .acquire_lock = worker_acquire_lock,
+  .release_lock = worker_release_lock,
 };
 
 TsTeamDecoder *
@@ -669,6 +721,8 @@ ts_team_decoder_new (TsDecoder *src, guint rank)
   OTF2_EvtReaderCallbacks_SetMetricCallback (cb, worker_metric);
   OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, worker_team_begin);
   OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, worker_team_end);
+  OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback (cb, worker_acquire_lock);
+  OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback (cb, worker_release_lock);
   for (guint k = 0; k < team->n; k++)
     {
       TeamWorker *w = &team->workers[k];
@@ -727,8 +781,8 @@ ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *cb)
   OTF2_EvtReaderCallbacks_SetThreadJoinCallback (cb, ts_decode_on_thread_join);
   OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, ts_decode_on_team_begin);
   OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, ts_decode_on_team_end);
-  OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback (cb, on_ThreadAcquireLock);
-  OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback (cb, on_ThreadReleaseLock);
+  OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback (cb, ts_decode_on_acquire_lock);
+  OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback (cb, ts_decode_on_release_lock);
   OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback (cb, on_ThreadTaskCreate);
   OTF2_EvtReaderCallbacks_SetThreadTaskSwitchCallback (cb, on_ThreadTaskSwitch);
   OTF2_EvtReaderCallbacks_SetThreadTaskCompleteCallback (cb, on_ThreadTaskComplete);

@@ -29,6 +29,8 @@ typedef struct {
   OTF2_EvtReaderCallback_ThreadTeamEnd thread_team_end;
   OTF2_EvtReaderCallback_ThreadFork thread_fork;
   OTF2_EvtReaderCallback_ThreadJoin thread_join;
+  OTF2_EvtReaderCallback_ThreadAcquireLock acquire_lock;
+  OTF2_EvtReaderCallback_ThreadReleaseLock release_lock;
 } TsEventSink;
 
 #endif

@@ -786,6 +786,8 @@ static const ActionHandler handlers[TS_ACTION_N_KINDS] = {
   [TS_ACTION_THREAD_WAIT] = ts_do_nothing,
   [TS_ACTION_THREAD_AWAIT] = ts_do_thread_await,
   [TS_ACTION_THREAD_ARRIVE] = ts_do_thread_arrive,
+  [TS_ACTION_LOCK] = ts_do_lock,
+  [TS_ACTION_THREAD_LOCK] = ts_do_thread_compute,
 };
 
 gboolean

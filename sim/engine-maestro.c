@@ -478,6 +478,8 @@ run (Maestro *m, TsProgress *x)
         case TS_STOP_PARK:
           x->rk->parked = x;
           return;
+        case TS_STOP_HOLD:
+          return; /* what holds it resumes it */
         case TS_STOP_JOIN:
           {
             TsIcollJob *job = s->helper;
@@ -500,6 +502,12 @@ wake_parked (TsRank *rk)
   TsProgress *x = g_steal_pointer (&rk->parked);
   if (x)
     g_queue_push_tail (&maestro (rk->sim)->ready, x);
+}
+
+static void
+resume_held (TsProgress *x)
+{
+  g_queue_push_tail (&maestro (x->rk->sim)->ready, x);
 }
 
 static void
@@ -628,5 +636,6 @@ const TsWorldOps ts_world_maestro = {
   .release_icoll = release_icoll,
   .spin = spin,
   .wake = wake_parked,
+  .resume = resume_held,
   .run = run_all,
 };

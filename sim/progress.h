@@ -55,6 +55,8 @@ typedef enum {
   TS_STOP_WAIT_ANY,          /* the first of @n_comms @comms to complete */
   TS_STOP_PARK,              /* another progress of the replay to wake it (TsWorldOps.wake):
                               * a team's fork or barrier and its threads with MPI */
+  TS_STOP_HOLD,              /* kept by what it waits for (a lock, sim/lock.c), which
+                              * resumes it (TsWorldOps.resume) */
 } TsStopKind;
 
 typedef struct {
@@ -185,6 +187,11 @@ gboolean ts_step_join_thread (TsProgress *x, gpointer job, gboolean passive);
  * if it never comes; simulated time. The caller checks again what it waits
  * for when this returns TRUE, and parks again if need be. */
 gboolean ts_step_park (TsProgress *x, const TsBlockedOn *on);
+/* Wait, asleep, until the world's resume() of @x (a lock handed to it,
+ * sim/lock.c), reporting @on if it never comes (the rank's own progress;
+ * NULL: a helper's, whose rank reports what it waits for); simulated
+ * time. */
+gboolean ts_step_hold (TsProgress *x, const TsBlockedOn *on);
 
 /* Fold a completed receive's @landing value into x->causal. */
 void ts_progress_absorb (TsProgress *x, void *landing);

@@ -437,6 +437,26 @@ ts_step_park (TsProgress *x, const TsBlockedOn *on)
 }
 
 gboolean
+ts_step_hold (TsProgress *x, const TsBlockedOn *on)
+{
+  if (x->stopped)
+    {
+      if (x->own)
+        x->rk->blocked_now = FALSE;
+      resume_simulated (x);
+      return TRUE;
+    }
+  if (x->own && on)
+    {
+      x->rk->blocked = *on;
+      x->rk->blocked_now = TRUE;
+    }
+  x->stop = (TsStop) { .kind = TS_STOP_HOLD };
+  stop_now (x);
+  return FALSE;
+}
+
+gboolean
 ts_step_join_thread (TsProgress *x, gpointer job, gboolean passive)
 {
   if (!ts_step_join (x, job))

@@ -181,6 +181,7 @@ typedef struct {
   double late_traced;        /* how late it began its current phase after that fork */
   gboolean in_team_now;
   TsProgress *parked;
+  GHashTable *locks;         /* the rank's own location: its threads' locks (sim/lock.c) */
 } TsRank;
 
 struct TsSimulation {
@@ -319,6 +320,15 @@ gboolean ts_do_thread_await (TsProgress *x);
 gboolean ts_do_thread_arrive (TsProgress *x);
 /* A thread's wait as the trace shows it (THREAD_WAIT): nothing to do. */
 gboolean ts_do_nothing (TsProgress *x);
+/* sim/lock.c. The progress @x (a location of its rank: its own, a thread
+ * with MPI, a team's job) takes lock @id, writing at @location: TRUE if it
+ * has it now, FALSE if it waits in line (it must hold, TS_STOP_HOLD, until
+ * the release before it hands the lock over and resumes it). */
+gboolean ts_lock_take (TsProgress *x, guint32 id, guint location);
+/* ... and gives it back, handing it to the first in line. */
+void ts_lock_give (TsProgress *x, guint32 id, guint location);
+gboolean ts_do_lock (TsProgress *x);
+void ts_locks_clear (TsRank *rk);
 /* The threads of rank @r's teams: the trace's, or the N of a `threads =
  * N` hypothesis where the rank has teams (sharing its host's cores; fewer
  * than the trace's too: the others are in no team). */

@@ -677,6 +677,7 @@ simulation_clear (TsSimulation *sim)
       g_clear_pointer (&rk->sent_on, g_hash_table_unref);
       g_clear_pointer (&rk->team_streams, g_ptr_array_unref);
       ts_team_clear (rk);
+      ts_locks_clear (rk);
       ts_partitioned_rank_clear (rk);
       g_clear_pointer (&rk->hypotheses, ts_hypothesis_rank_free);
       if (rk->progress)

@@ -27,6 +27,8 @@ typedef struct {
   guint32 region;
   double seconds;
   gboolean late_wake;        /* no work: its late start, waited (TS_ACTION_LATE_WAKE) */
+  guint8 lock;               /* or a lock it takes (1) or releases (2), sim/lock.c */
+  guint32 lock_id;
 } TsTeamBurst;
 
 /* A thread running its work in a phase: a job of the engine (first, so
@@ -130,6 +132,13 @@ ts_do_thread_compute (TsProgress *x)
   if (!rk->team_work)
     rk->team_work = g_array_new (FALSE, FALSE, sizeof (TsTeamBurst));
   gboolean late = (x->a->flags & TS_ACTION_LATE_WAKE) != 0;
+  if (x->a->kind == TS_ACTION_THREAD_LOCK)
+    {
+      TsTeamBurst b = { (guint) x->a->peer, TS_NO_REGION, 0, FALSE,
+                        (x->a->flags & TS_ACTION_RELEASE) ? 2 : 1, (guint32) x->a->bytes };
+      g_array_append_val (rk->team_work, b);
+      return TRUE;
+    }
   if (x->a->seconds > 0)
     {
       TsTeamBurst b = { (guint) x->a->peer, x->a->region, x->a->seconds, late };
@@ -463,6 +472,20 @@ ts_thread_step (TsProgress *x)
       for (tj->next = 0; tj->next < tj->bursts->len; tj->next++)
         {
           b = &g_array_index (tj->bursts, TsTeamBurst, tj->next);
+          if (b->lock)
+            {
+              guint loc = w ? thread_location (rk, tj->thread) : 0;
+              if (b->lock == 2)
+                ts_lock_give (x, b->lock_id, loc);
+              else if (!ts_lock_take (x, b->lock_id, loc))
+                {
+                  /* In line for the lock: handed over by its holder. */
+                  TS_AT (x->pc, 2);
+                  if (!ts_step_hold (x, NULL))
+                    return FALSE;
+                }
+              continue;
+            }
           if (w && b->region != TS_NO_REGION)
             ts_archive_writer_enter (w, thread_location (rk, tj->thread),
                                      rk->sim->world->now (rk->sim), b->region);

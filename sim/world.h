@@ -75,6 +75,9 @@ struct TsWorldOps {
   /* Wake @rk's own progress if it is parked (TS_STOP_PARK): it runs
    * again once the caller's step stops or ends. */
   void (*wake) (TsRank *rk);
+  /* Resume @x, stopped with TS_STOP_HOLD, once the caller's step stops or
+   * ends. */
+  void (*resume) (TsProgress *x);
   /* Run every rank's replay (sim->ranks[r].progress, ts_rank_step) until
    * all ended or nothing can move any more (a deadlock, which the caller
    * reports). FALSE and @error only if the engine itself failed. */

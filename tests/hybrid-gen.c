@@ -50,6 +50,11 @@
  *               main's LEAVE (2.5 ms): 6 more events; the worker's at the
  *               kernel's ENTER (0) and LEAVE (3 ms) and the barrier's
  *               ENTER and LEAVE (3 ms): 4 more
+ *   critical    scorep, with lock 1 taken in a critical section: each
+ *               master's from 2 to 3 ms after its compute_kernel (its
+ *               barrier from 3 ms), each worker's compute_kernel cut at 2.5
+ *               ms by its own, which waits until 3 ms and holds the lock
+ *               until 4 ms (4 more events a master, 6 a worker)
  *   single      each rank traced with one thread (no worker location), as a
  *               run with OMP_NUM_THREADS=1 is: the master forks a team of
  *               one (THREAD_FORK of 1), runs compute_kernel for 6 ms, its
@@ -68,14 +73,15 @@
 #define MS 1000000ull /* ticks: the clock counts nanoseconds */
 
 enum { S_EMPTY, S_MAIN, S_KERNEL, S_BARRIER, S_SEND, S_RECV, S_ISEND, S_WORLD, S_TEAM,
-       S_MASTER, S_WORKER, S_OTHER, S_NODE, S_PROCESS, S_EZ_BARRIER, S_EZ_TASK, S_CORES, S_MACHINE, S_N };
+       S_MASTER, S_WORKER, S_OTHER, S_NODE, S_PROCESS, S_EZ_BARRIER, S_EZ_TASK, S_CORES, S_MACHINE,
+       S_CRITICAL, S_N };
 static const char *const strings[S_N] = {
   "", "main", "compute_kernel", "!$omp implicit barrier @kernel.c:12", "MPI_Send", "MPI_Recv",
   "MPI_Isend", "MPI_COMM_WORLD", "Thread team", "Master thread", "OMP thread 1", "idle thread",
   "node", "process", "OpenMP implicit barrier", "OpenMP implicit task", "cores",
-  "machine",
+  "machine", "!$omp critical @kernel.c:20",
 };
-enum { R_MAIN, R_KERNEL, R_BARRIER, R_SEND, R_RECV, R_ISEND, R_TASK };
+enum { R_MAIN, R_KERNEL, R_BARRIER, R_SEND, R_RECV, R_ISEND, R_CRITICAL, R_TASK };
 enum { S_CPU = S_N, S_CPU_UNIT, S_ALL };
 
 /* With @cpu, the thread's CPU time reading of @us microseconds at @t. */
@@ -138,9 +144,22 @@ write_team (OTF2_EvtWriter *w, OTF2_CommRef team, uint64_t from, uint64_t end, u
 
 /* @late: the master leaves the barrier 0.5 ms after its worker's work
  * ended, and everything after is as much later. */
+/* The critical section of @w from @from: waiting for lock 1 until @take,
+ * holding it until @give (its @order-th acquisition). */
+static void
+write_critical (OTF2_EvtWriter *w, uint64_t from, uint64_t take, uint64_t give, uint32_t order)
+{
+  OTF2_EvtWriter_Enter (w, NULL, from, R_CRITICAL);
+  OTF2_EvtWriter_ThreadAcquireLock (w, NULL, take, OTF2_PARADIGM_OPENMP, 1, order);
+  OTF2_EvtWriter_ThreadReleaseLock (w, NULL, give, OTF2_PARADIGM_OPENMP, 1, order);
+  OTF2_EvtWriter_Leave (w, NULL, give, R_CRITICAL);
+}
+
+/* @critical: after its compute_kernel, the master holds lock 1 in a
+ * critical section from 2 to 3 ms, then waits at the barrier. */
 static void
 write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int teams2, int cpu,
-              int single)
+              int single, int critical)
 {
   uint64_t d = late ? MS / 2 : 0;
   OTF2_EvtWriter_Enter (w, NULL, 0, R_MAIN);
@@ -154,7 +173,9 @@ write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int team
       OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
       reading (w, cpu, 2 * MS, 1000);
       OTF2_EvtWriter_Leave (w, NULL, 2 * MS, R_KERNEL);
-      OTF2_EvtWriter_Enter (w, NULL, 2 * MS, R_BARRIER);
+      if (critical)
+        write_critical (w, 2 * MS, 2 * MS, 3 * MS, 0);
+      OTF2_EvtWriter_Enter (w, NULL, (2 + critical) * MS, R_BARRIER);
       reading (w, cpu, 6 * MS, 1500);
       OTF2_EvtWriter_Leave (w, NULL, 6 * MS + d, R_BARRIER);
       OTF2_EvtWriter_ThreadTeamEnd (w, NULL, 6 * MS + d, team);
@@ -193,9 +214,12 @@ write_master (OTF2_EvtWriter *w, int rank, OTF2_CommRef team, int late, int team
 }
 
 /* @task: the worker's team is its implicit task region, without team
- * events (EZTrace 2's OMPT module). */
+ * events (EZTrace 2's OMPT module). @critical: its compute_kernel is cut
+ * at 2.5 ms by a critical section whose lock it waits for until 3 ms and
+ * holds until 4 ms. */
 static void
-write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu, int task, int teams3)
+write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu, int task, int teams3,
+              int critical)
 {
   if (task)
     {
@@ -210,6 +234,12 @@ write_worker (OTF2_EvtWriter *w, OTF2_CommRef team, int mpi, int cpu, int task, 
   OTF2_EvtWriter_ThreadTeamBegin (w, NULL, 0, team);
   reading (w, cpu, 0, 0);
   OTF2_EvtWriter_Enter (w, NULL, 0, R_KERNEL);
+  if (critical)
+    {
+      OTF2_EvtWriter_Leave (w, NULL, 2 * MS + MS / 2, R_KERNEL);
+      write_critical (w, 2 * MS + MS / 2, 3 * MS, 4 * MS, 1);
+      OTF2_EvtWriter_Enter (w, NULL, 4 * MS, R_KERNEL);
+    }
   reading (w, cpu, 6 * MS, 3000);
   OTF2_EvtWriter_Leave (w, NULL, 6 * MS, R_KERNEL);
   reading (w, cpu, 6 * MS, 3000);
@@ -259,6 +289,7 @@ write_regions (OTF2_GlobalDefWriter *g, gboolean eztrace)
     { S_SEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
     { S_RECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
     { S_ISEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+    { S_CRITICAL, OTF2_REGION_ROLE_CRITICAL, OTF2_PARADIGM_OPENMP },
   };
   static const Region ez_barrier = { S_EZ_BARRIER, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER };
   static const Region ez_task = { S_EZ_TASK, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER };
@@ -297,12 +328,13 @@ write_layout (OTF2_GlobalDefWriter *g, const Layout *l, gboolean eztrace, gboole
       int cpu = !strcmp (l->layout, "cpu");
       OTF2_GlobalDefWriter_WriteLocation (g, l->master[r], S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
                                           13 + !strcmp (l->layout, "teams2") * 6 + cpu * 6
-                                          + !strcmp (l->layout, "teams3") * 16, r);
+                                          + !strcmp (l->layout, "teams3") * 16
+                                          + !strcmp (l->layout, "critical") * 4, r);
       if (!single)
         OTF2_GlobalDefWriter_WriteLocation (g, l->worker[r], S_WORKER, OTF2_LOCATION_TYPE_CPU_THREAD,
                                           6 + !strcmp (l->layout, "teams3") * 6
                                           + (!strcmp (l->layout, "mpi-thread") && r == 1) * 3
-                                          + cpu * 4, r);
+                                          + cpu * 4 + !strcmp (l->layout, "critical") * 6, r);
     }
   uint64_t masters[2] = { l->master[0], l->master[1] }, ranks[2] = { 0, 1 };
   if (nogroup)
@@ -345,7 +377,7 @@ main (int argc, char **argv)
 {
   if (argc != 3)
     {
-      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|ezompt|nogroup|mpi-thread|late|teams2|teams3|cpu|single DIR\n");
+      fprintf (stderr, "usage: hybrid-gen scorep|eztrace|ezompt|nogroup|mpi-thread|late|teams2|teams3|cpu|single|critical DIR\n");
       return 2;
     }
   Layout l = { argv[1] };
@@ -353,7 +385,7 @@ main (int argc, char **argv)
   gboolean eztrace = !strcmp (l.layout, "eztrace") || ezompt, nogroup = !strcmp (l.layout, "nogroup");
   if (!eztrace && !nogroup && strcmp (l.layout, "scorep") && strcmp (l.layout, "mpi-thread")
       && strcmp (l.layout, "late") && strcmp (l.layout, "teams2") && strcmp (l.layout, "teams3")
-      && strcmp (l.layout, "cpu") && strcmp (l.layout, "single"))
+      && strcmp (l.layout, "cpu") && strcmp (l.layout, "single") && strcmp (l.layout, "critical"))
     return fail ("the layout");
   gboolean single = !strcmp (l.layout, "single");
   for (int r = 0; r < 2; r++)
@@ -377,14 +409,15 @@ main (int argc, char **argv)
       OTF2_EvtWriter *w = single ? NULL : OTF2_Archive_GetEvtWriter (a, l.worker[r]);
       if (!m || (!w && !single))
         return fail ("an event writer");
-      int cpu = !strcmp (l.layout, "cpu");
+      int cpu = !strcmp (l.layout, "cpu"), critical = !strcmp (l.layout, "critical");
       write_master (m, r, l.team[r], !strcmp (l.layout, "late"),
-                    !strcmp (l.layout, "teams3") ? 3 : !strcmp (l.layout, "teams2"), cpu, single);
+                    !strcmp (l.layout, "teams3") ? 3 : !strcmp (l.layout, "teams2"), cpu, single,
+                    critical);
       OTF2_Archive_CloseEvtWriter (a, m);
       if (single)
         continue;
       write_worker (w, l.team[r], !strcmp (l.layout, "mpi-thread") && r == 1, cpu, ezompt,
-                    !strcmp (l.layout, "teams3"));
+                    !strcmp (l.layout, "teams3"), critical);
       OTF2_Archive_CloseEvtWriter (a, w);
     }
   OTF2_Archive_CloseEvtFiles (a);

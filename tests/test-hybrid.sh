@@ -517,6 +517,29 @@ otf2-print "$work/what-mpi-thread-fast/predicted/traces.otf2" 2> /dev/null \
 [ "$(ws what-mpi-thread-fast predicted 1)" = 0.002000000 ] \
   || fail "mpi-thread: rank 1's barrier wait $(ws what-mpi-thread-fast predicted 1)"
 
+# critical: scorep with lock 1 in a critical section on both threads
+# (hybrid-gen.c): each master holds it from 2 to 3 ms, each worker's
+# compute_kernel is cut at 2.5 ms by its own, which it waits for until 3 ms
+# and holds until 4 ms; its 2 ms of compute_kernel after end the phase at
+# 6 ms as in scorep. Identity: 7.0008192 ms (the worker's traced 0.5 ms
+# wait is no work, and no residual: the replay's own wait gives the same 6
+# ms). compute_kernel 2x faster: the master holds the lock from 1 to 2
+# ms; its worker asks at 1.25 ms, waits until 2 ms, holds it until 3 ms,
+# then 1 ms of compute_kernel: the phase ends at 4 ms, 5.0008192 ms. (Had
+# the worker's traced wait stayed work, 4.7508192 ms; had no thread
+# waited for the lock, 4.2508192 ms.)
+"$gen" critical "$work/critical" || fail "critical: hybrid-gen"
+rm -rf "$work/critical-id"
+"$tracesim" run -q "$work/critical/traces.otf2" -o "$work/critical-id" 2> "$work/critical.err" \
+  || fail "critical: $(cat "$work/critical.err")"
+near "$(value "$work/critical-id/summary.json" "s['predicted']['runtime_s']")" 0.0070008192 1e-9 \
+  || fail "critical: identity $(value "$work/critical-id/summary.json" "s['predicted']['runtime_s']")"
+what critical fast 0.0050008192
+otf2-print "$work/what-critical-fast/predicted/traces.otf2" 2> /dev/null \
+  | awk '$1 == "THREAD_ACQUIRE_LOCK" && $2 == 4294967296 { print $3 }' > "$work/critical.take"
+[ "$(cat "$work/critical.take")" = 2000000 ] \
+  || fail "critical fast: rank 0's worker takes the lock at $(cat "$work/critical.take") ns, not 2 ms"
+
 # Compute from CPU time on every thread (cpu: scorep with each thread's CPU
 # time, its team's compute taken on a shared core; hybrid-gen.c). From
 # wall time the identity is scorep's, 7.0008192 ms. From CPU time the

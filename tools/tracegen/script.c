@@ -56,6 +56,7 @@ typedef struct {
   GHashTable *comms;        /* name -> id + 1 */
   GArray *comm_sizes;       /* guint by comm id */
   GHashTable *metrics;      /* name -> id + 1 */
+  GHashTable *locks;        /* lock id -> its acquisitions so far */
   GStringChunk *names;      /* storage for names kept beyond their line */
 } TsParser;
 
@@ -537,6 +538,25 @@ ev_metric (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
   return TRUE;
 }
 
+/* lock ID acquire|release: an OpenMP lock (ThreadAcquireLock,
+ * ThreadReleaseLock, the acquisition order counted per lock), unchecked. */
+static gboolean
+ev_lock (TsParser *p, guint rank, double t, const TsArgs *a, GError **error)
+{
+  char *end;
+  guint64 id = g_ascii_strtoull (a->pos[0], &end, 10);
+  gboolean release = g_strcmp0 (a->pos[1], "release") == 0;
+  if (*end != '\0' || end == a->pos[0] || id > G_MAXUINT32)
+    return fail (p, error, "bad lock id '%s'", a->pos[0]);
+  if (!release && g_strcmp0 (a->pos[1], "acquire") != 0)
+    return fail (p, error, "lock %s: '%s' is neither acquire nor release", a->pos[0], a->pos[1]);
+  gpointer key = GUINT_TO_POINTER ((guint) id);
+  guint order = GPOINTER_TO_UINT (g_hash_table_lookup (p->locks, key));
+  g_hash_table_insert (p->locks, key, GUINT_TO_POINTER (order + !release));
+  ts_archive_writer_lock (p->w, rank, t, (guint32) id, release ? MAX (order, 1) - 1 : order, release);
+  return TRUE;
+}
+
 /* One row per event word: positional arguments, keys allowed and required. */
 static const struct {
   const char *name;
@@ -572,6 +592,7 @@ static const struct {
   { "psend_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_prequest, TS_P_PSEND_COMPLETE },
   { "precv_complete", 0, 0, K (KEY_REQ), K (KEY_REQ), ev_prequest, TS_P_PRECV_COMPLETE },
   { "metric", 2, 2, 0, 0, ev_metric },
+  { "lock", 2, 2, 0, 0, ev_lock },
 };
 
 static gboolean
@@ -715,6 +736,7 @@ ts_script_load_string (const char *text, const char *origin, const char *dir, co
     .comms = g_hash_table_new (g_str_hash, g_str_equal),
     .comm_sizes = g_array_new (FALSE, FALSE, sizeof (guint)),
     .metrics = g_hash_table_new (g_str_hash, g_str_equal),
+    .locks = g_hash_table_new (g_direct_hash, g_direct_equal),
     .names = g_string_chunk_new (256),
   };
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
@@ -749,6 +771,7 @@ ts_script_load_string (const char *text, const char *origin, const char *dir, co
   g_hash_table_unref (p.comms);
   g_array_unref (p.comm_sizes);
   g_hash_table_unref (p.metrics);
+  g_hash_table_unref (p.locks);
   g_string_chunk_free (p.names);
   return ok;
 }

@@ -43,6 +43,8 @@
  *   psend_complete req=R | precv_complete req=R      its completion
  * Partitioned events are written as given, unchecked (bad input for tests).
  *   metric NAME VALUE
+ *   lock ID acquire|release   an OpenMP lock (a critical section, omp_set_lock)
+ *                             taken or given back, unchecked
  *
  * Lines of different ranks may interleave; the times of one rank must not
  * decrease. A request id must not be reused while outstanding, and completing
