@@ -8,7 +8,12 @@
  * it charges. The rank's own thread's waits are read from its barrier
  * regions; the other threads' come as THREAD_WAIT actions, which the
  * decoder makes from their locations (model/decode-threads.c), in a
- * prediction from the locations the replay writes for them. */
+ * prediction from the locations the replay writes for them.
+ *
+ * A thread that waits to take an OpenMP lock (a critical section,
+ * omp_set_lock) contends for it: Scalasca's "OMP Critical Contention" and
+ * "OMP Lock Contention" together, from the ENTER of the construct to the
+ * lock's acquisition (LOCK and THREAD_LOCK actions carry it). */
 #include <config.h>
 
 #include "analysis/waitstates-private.h"
@@ -119,6 +124,18 @@ ts_wait_omp_other (Analysis *an, Cursor *cu, const TsAction *a)
     {
     case TS_ACTION_THREAD_WAIT:
       count_threads (an, cu, TS_WAIT_OMP_BARRIER, a->region, a->time - a->seconds, a->seconds);
+      break;
+    case TS_ACTION_LOCK:
+      /* Its wait to take the lock (the decoder's: from the ENTER of the
+       * critical construct or omp_set_lock), on this location. */
+      if (!(a->flags & TS_ACTION_RELEASE))
+        ts_wait_add (an->w, TS_WAIT_OMP_LOCK_CONTENTION, a->region, cu->rank,
+                     a->time - a->seconds, a->seconds);
+      break;
+    case TS_ACTION_THREAD_LOCK:
+      if (!(a->flags & TS_ACTION_RELEASE))
+        count_threads (an, cu, TS_WAIT_OMP_LOCK_CONTENTION, a->region, a->time - a->seconds,
+                       a->seconds);
       break;
     case TS_ACTION_TEAM_BEGIN:
       count_idle (an, cu, a->time);

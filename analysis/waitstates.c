@@ -14,7 +14,7 @@ static const char *const pattern_names[TS_WAIT_N_PATTERNS] = {
   "late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast", "early_reduce",
   "partitioned_late_sender", "late_sender_wrong_order", "nxn_completion", "barrier_completion",
   "early_scan", "init_completion", "finalize_wait",
-  "omp_barrier_wait", "omp_idle_threads", "omp_limited_parallelism",
+  "omp_barrier_wait", "omp_idle_threads", "omp_limited_parallelism", "omp_lock_contention",
 };
 
 const char *

@@ -35,6 +35,7 @@ typedef enum {
   TS_WAIT_OMP_BARRIER,       /* a rank's threads at their OpenMP team's barriers */
   TS_WAIT_OMP_IDLE_THREADS,  /* a rank's other threads while it runs outside teams */
   TS_WAIT_OMP_LIMITED_PARALLELISM, /* its threads left out of a team while it runs */
+  TS_WAIT_OMP_LOCK_CONTENTION, /* a thread waiting to take an OpenMP lock (critical, omp_set_lock) */
   TS_WAIT_N_PATTERNS
 } TsWaitPattern;
 

@@ -62,7 +62,8 @@ static const Command commands[] = {
     "  late_sender), nxn_completion, barrier_completion, early_scan, init_completion,\n"
     "  finalize_wait, omp_barrier_wait (a rank's threads at their OpenMP team's\n"
     "  barriers, summed), omp_idle_threads (its other threads while it runs outside\n"
-    "  its teams), omp_limited_parallelism (its threads a team leaves out)\n"
+    "  its teams), omp_limited_parallelism (its threads a team leaves out),\n"
+    "  omp_lock_contention (a thread waiting for an OpenMP lock or critical section)\n"
     "With -o FILE.csv, also writes timeline,pattern,region,rank,seconds; --json prints\n"
     "those rows as a JSON array instead of the table." },
   { "advise", ts_cmd_advise, "TRACE [-o DIR] [--factor F] [--top N] [-j N]",

@@ -21,6 +21,7 @@ ts_decode_lock (TsRankDecoder *s, double now, guint32 lock, gboolean release)
   else
     ts_decode_account_gap (s, now);
   TsAction *a = ts_decode_push (s, TS_ACTION_LOCK, now);
+  a->region = s->stack->len ? g_array_index (s->stack, guint32, s->stack->len - 1) : NO_REGION;
   a->bytes = lock;
   a->seconds = waited;
   if (release)

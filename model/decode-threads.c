@@ -219,7 +219,8 @@ worker_lock (TeamWorker *w, OTF2_TimeStamp t, guint8 op, uint32_t lock)
     {
       /* Its wait, which the replay simulates anew, is no work; but it is
        * part of the phase's time the trace explains (no residual). */
-      TeamBurst b = { NO_REGION, waited, op, lock };
+      TeamBurst b = { w->stack->len ? g_array_index (w->stack, guint32, w->stack->len - 1)
+                                    : NO_REGION, waited, op, lock };
       g_array_append_val (w->bursts, b);
     }
   return OTF2_CALLBACK_SUCCESS;

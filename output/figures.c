@@ -79,6 +79,7 @@ static const struct {
   [TS_WAIT_OMP_BARRIER] = { "#7a4a00", 105 },
   [TS_WAIT_OMP_IDLE_THREADS] = { "#7a4a00", -105 },
   [TS_WAIT_OMP_LIMITED_PARALLELISM] = { "#7a4a00", 165 },
+  [TS_WAIT_OMP_LOCK_CONTENTION] = { "#7a4a00", 15 },
 };
 
 void

@@ -40,6 +40,7 @@ typedef struct {
   GArray *bursts;            /* TsTeamBurst */
   guint next;
   double finish;
+  guint32 lock_region;       /* the region it asked for a lock in, open until it releases it */
 } TsTeamJob;
 
 static TsTeamJob *
@@ -134,7 +135,7 @@ ts_do_thread_compute (TsProgress *x)
   gboolean late = (x->a->flags & TS_ACTION_LATE_WAKE) != 0;
   if (x->a->kind == TS_ACTION_THREAD_LOCK)
     {
-      TsTeamBurst b = { (guint) x->a->peer, TS_NO_REGION, 0, FALSE,
+      TsTeamBurst b = { (guint) x->a->peer, x->a->region, 0, FALSE,
                         (x->a->flags & TS_ACTION_RELEASE) ? 2 : 1, (guint32) x->a->bytes };
       g_array_append_val (rk->team_work, b);
       return TRUE;
@@ -162,6 +163,7 @@ fork_thread (TsRank *rk, guint k, GArray *bursts)
   tj->thread = k;
   tj->bursts = bursts;
   tj->finish = -INFINITY;
+  tj->lock_region = TS_NO_REGION;
   TsIcollJob *job = &tj->job;
   job->a.kind = TS_ACTION_THREAD_COMPUTE;
   job->a.peer = (gint32) k;
@@ -459,6 +461,34 @@ ts_do_team_fork (TsProgress *x)
   return TRUE;
 }
 
+/* Thread job @tj asks for (or releases) a lock, @b: FALSE if it must wait
+ * for it. In the predicted timeline the region it asked in (the critical
+ * construct, omp_set_lock) is entered when it asks and left when it
+ * releases, as the trace had it. */
+static gboolean
+thread_lock (TsProgress *x, TsTeamJob *tj, const TsTeamBurst *b)
+{
+  TsRank *rk = x->rk;
+  TsArchiveWriter *w = rk->sim->writer;
+  guint loc = w ? thread_location (rk, tj->thread) : 0;
+  double now = rk->sim->world->now (rk->sim);
+  if (b->lock == 2)
+    {
+      ts_lock_give (x, b->lock_id, loc);
+      if (w && tj->lock_region != TS_NO_REGION)
+        ts_archive_writer_leave (w, loc, now, tj->lock_region);
+      tj->lock_region = TS_NO_REGION;
+      return TRUE;
+    }
+  if (tj->lock_region == TS_NO_REGION && b->region != TS_NO_REGION)
+    {
+      tj->lock_region = b->region;
+      if (w)
+        ts_archive_writer_enter (w, loc, now, b->region);
+    }
+  return ts_lock_take (x, b->lock_id, loc);
+}
+
 gboolean
 ts_thread_step (TsProgress *x)
 {
@@ -474,10 +504,7 @@ ts_thread_step (TsProgress *x)
           b = &g_array_index (tj->bursts, TsTeamBurst, tj->next);
           if (b->lock)
             {
-              guint loc = w ? thread_location (rk, tj->thread) : 0;
-              if (b->lock == 2)
-                ts_lock_give (x, b->lock_id, loc);
-              else if (!ts_lock_take (x, b->lock_id, loc))
+              if (!thread_lock (x, tj, b))
                 {
                   /* In line for the lock: handed over by its holder. */
                   TS_AT (x->pc, 2);
@@ -486,7 +513,9 @@ ts_thread_step (TsProgress *x)
                 }
               continue;
             }
-          if (w && b->region != TS_NO_REGION)
+          /* The critical construct's region is open from the lock's
+           * asking to its release. */
+          if (w && b->region != TS_NO_REGION && b->region != tj->lock_region)
             ts_archive_writer_enter (w, thread_location (rk, tj->thread),
                                      rk->sim->world->now (rk->sim), b->region);
           TS_AT (x->pc, 1);
@@ -494,7 +523,7 @@ ts_thread_step (TsProgress *x)
           /* A late wake-up waits (asleep: no core); work computes. */
           if (b->late_wake ? !ts_step_sleep (x, b->seconds) : !ts_step_burst (x, b->seconds))
             return FALSE;
-          if (w && b->region != TS_NO_REGION)
+          if (w && b->region != TS_NO_REGION && b->region != tj->lock_region)
             ts_archive_writer_leave (w, thread_location (rk, tj->thread),
                                      rk->sim->world->now (rk->sim), b->region);
         }

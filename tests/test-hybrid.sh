@@ -535,6 +535,14 @@ rm -rf "$work/critical-id"
 near "$(value "$work/critical-id/summary.json" "s['predicted']['runtime_s']")" 0.0070008192 1e-9 \
   || fail "critical: identity $(value "$work/critical-id/summary.json" "s['predicted']['runtime_s']")"
 what critical fast 0.0050008192
+# Lock contention: each worker's 0.5 ms as traced (2 ranks: 1 ms), the same
+# predicted by the identity; 0.75 ms each with compute_kernel 2x faster.
+for case in "critical-id 0.001 0.001" "what-critical-fast 0.001 0.0015"; do
+  set -- $case
+  lc=$(value "$work/$1/summary.json" "[s['wait_states'][t]['omp_lock_contention'] for t in ('original', 'predicted')]")
+  near "$(echo "$lc" | tr -d '[]' | cut -d, -f1)" "$2" 1e-12 \
+    && near "$(echo "$lc" | tr -d '[]' | cut -d, -f2)" "$3" 1e-12 || fail "$1: lock contention $lc"
+done
 otf2-print "$work/what-critical-fast/predicted/traces.otf2" 2> /dev/null \
   | awk '$1 == "THREAD_ACQUIRE_LOCK" && $2 == 4294967296 { print $3 }' > "$work/critical.take"
 [ "$(cat "$work/critical.take")" = 2000000 ] \

@@ -89,6 +89,18 @@ THREAD_ACQUIRE_LOCK 0 2250000
 THREAD_RELEASE_LOCK 4294967296 2250000
 THREAD_RELEASE_LOCK 0 3250000" ] || fail "w2's locks: $(locks w2)"
 
+# omp_lock_contention (rank 0, in `critical`): traced, thread 1's 0.5 ms;
+# predicted 0.5 ms (identity), none (work 2x: the lock is free when thread
+# 1 asks), 0.25 ms (work2 2x: the own thread's wait).
+contention() { value "$work/$1/summary.json" "s['wait_states']['$2'].get('omp_lock_contention')"; }
+for case in "identity 0.0005 0.0005" "w 0.0005 0" "w2 0.0005 0.00025"; do
+  set -- $case
+  near "$(contention "$1" original)" "$2" 1e-12 && near "$(contention "$1" predicted)" "$3" 1e-12 \
+    || fail "$1: lock contention $(contention "$1" original) traced, $(contention "$1" predicted) predicted"
+done
+grep -q '^predicted,omp_lock_contention,critical,0,0.000250000$' "$work/w2/waitstates.csv" \
+  || fail "w2's waitstates.csv: $(grep lock "$work/w2/waitstates.csv")"
+
 # Rank 0's own thread never releases the lock.
 grep -v '^0 0.003 lock 7 release$' "$work/t.script" > "$work/dead.script"
 "$builddir/ts-tracegen" script "$work/dead.script" -o "$work/dead" > /dev/null \
