@@ -546,6 +546,7 @@ stop (void)
   ts_rec_comm_free_all ();
   ts_rec_user_free ();
   ts_rec_omp_free ();
+  ts_rec_locks_free ();
   if (ts_rec.sync_comm != MPI_COMM_NULL)
     PMPI_Comm_free (&ts_rec.sync_comm);
   ts_rec_depth--;

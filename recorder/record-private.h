@@ -292,6 +292,8 @@ guint32 ts_rec_omp_region (TsRecOmpRegion which);
  * before it. */
 void ts_rec_omp_enter_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region);
 void ts_rec_omp_leave_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region);
+/* record-locks.c: OpenMP locks and critical sections; forgets their ids. */
+void ts_rec_locks_free (void);
 /* record-ompt.c: whether LLVM's runtime took the recorder as its OMPT tool
  * (its teams are recorded from OMPT's callbacks, not GOMP's entry points,
  * which LLVM's runtime also has for GCC's code). */

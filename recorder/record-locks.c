@@ -1,0 +1,159 @@
+/* OpenMP locks and critical sections, recorded on the thread that takes
+ * them, as Score-P writes them:
+ *   ENTER "!$omp critical", THREAD_ACQUIRE_LOCK (once the runtime gave
+ *   it), the section, THREAD_RELEASE_LOCK, LEAVE "!$omp critical"
+ * for GCC's critical constructs (GOMP_critical_start and _end, and their
+ * named forms), and
+ *   ENTER "omp_set_lock", THREAD_ACQUIRE_LOCK, LEAVE; ENTER
+ *   "omp_unset_lock", THREAD_RELEASE_LOCK, LEAVE
+ * for the lock routines (the nestable ones too), which both GCC's and
+ * LLVM's runtimes export. The time from the ENTER to the acquisition is
+ * the thread's wait for the lock (tracesim's omp_lock_contention; the
+ * replay orders the lock anew, sim/lock.c). A lock's id is its address's,
+ * numbered from 1 in the order the rank first takes them (the unnamed
+ * critical section is one lock, each named one another); the acquisition
+ * order counts its acquisitions. */
+#include <config.h>
+
+#include "recorder/record-private.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+  guint32 id;
+  guint32 order;             /* its acquisitions so far (changed by its holder only) */
+} TsRecLock;
+
+static GMutex locks_lock;
+static GHashTable *locks;    /* address -> TsRecLock* */
+static char unnamed_critical;
+
+static void *
+runtime (const char *name)
+{
+  void *fn = dlsym (RTLD_NEXT, name);
+  if (!fn)
+    {
+      fprintf (stderr, "tracesim-record: %s not found in the OpenMP runtime\n", name);
+      abort ();
+    }
+  return fn;
+}
+
+static TsRecLock *
+lock_of (const void *address)
+{
+  g_mutex_lock (&locks_lock);
+  if (!locks)
+    locks = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  TsRecLock *l = g_hash_table_lookup (locks, address);
+  if (!l)
+    {
+      l = g_new0 (TsRecLock, 1);
+      l->id = g_hash_table_size (locks) + 1;
+      g_hash_table_insert (locks, (gpointer) address, l);
+    }
+  g_mutex_unlock (&locks_lock);
+  return l;
+}
+
+/* The calling thread's writer if it records now, else NULL. */
+static OTF2_EvtWriter *
+recording (void)
+{
+  return ts_rec.on && ts_rec_depth == 0 ? ts_rec_evt () : NULL;
+}
+
+/* The thread has the lock at @address now (it entered the construct's
+ * region when it asked). */
+static void
+acquired (OTF2_EvtWriter *w, const void *address)
+{
+  TsRecLock *l = lock_of (address);
+  ts_rec_check (OTF2_EvtWriter_ThreadAcquireLock (w, NULL, ts_rec_now (), OTF2_PARADIGM_OPENMP,
+                                                  l->id, l->order++));
+}
+
+/* ... and gives it back (before the runtime does: its order is still this
+ * thread's). */
+static void
+released (OTF2_EvtWriter *w, const void *address)
+{
+  TsRecLock *l = lock_of (address);
+  ts_rec_check (OTF2_EvtWriter_ThreadReleaseLock (w, NULL, ts_rec_now (), OTF2_PARADIGM_OPENMP,
+                                                  l->id, l->order - 1));
+}
+
+/* A critical section's start and end, of @name (NULL: unnamed). */
+#define CRITICAL(start, end, params, args, address)                                           \
+  void start params                                                                           \
+  {                                                                                           \
+    static void (*real) params;                                                               \
+    if (!real)                                                                                \
+      real = runtime (#start);                                                                \
+    OTF2_EvtWriter *w = recording ();                                                         \
+    if (w)                                                                                    \
+      ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region ("!$omp critical"));          \
+    real args;                                                                                \
+    if (w)                                                                                    \
+      acquired (w, address);                                                                  \
+  }                                                                                           \
+  void end params                                                                             \
+  {                                                                                           \
+    static void (*real) params;                                                               \
+    if (!real)                                                                                \
+      real = runtime (#end);                                                                  \
+    OTF2_EvtWriter *w = recording ();                                                         \
+    if (w)                                                                                    \
+      released (w, address);                                                                  \
+    real args;                                                                                \
+    if (w)                                                                                    \
+      ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region ("!$omp critical"));          \
+  }
+CRITICAL (GOMP_critical_start, GOMP_critical_end, (void), (), &unnamed_critical)
+CRITICAL (GOMP_critical_name_start, GOMP_critical_name_end, (void **pptr), (pptr), pptr)
+#undef CRITICAL
+
+/* The lock routines: omp_set_lock (@lock) and omp_unset_lock, and the
+ * nestable ones. */
+#define LOCK_ROUTINES(set, unset)                                                             \
+  void set (void *lock)                                                                       \
+  {                                                                                           \
+    static void (*real) (void *);                                                             \
+    if (!real)                                                                                \
+      real = runtime (#set);                                                                  \
+    OTF2_EvtWriter *w = recording ();                                                         \
+    if (w)                                                                                    \
+      ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#set));                      \
+    real (lock);                                                                              \
+    if (!w)                                                                                   \
+      return;                                                                                 \
+    acquired (w, lock);                                                                       \
+    ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (#set));                        \
+  }                                                                                           \
+  void unset (void *lock)                                                                     \
+  {                                                                                           \
+    static void (*real) (void *);                                                             \
+    if (!real)                                                                                \
+      real = runtime (#unset);                                                                \
+    OTF2_EvtWriter *w = recording ();                                                         \
+    if (w)                                                                                    \
+      {                                                                                       \
+        ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#unset));                  \
+        released (w, lock);                                                                   \
+      }                                                                                       \
+    real (lock);                                                                              \
+    if (w)                                                                                    \
+      ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (#unset));                    \
+  }
+LOCK_ROUTINES (omp_set_lock, omp_unset_lock)
+LOCK_ROUTINES (omp_set_nest_lock, omp_unset_nest_lock)
+#undef LOCK_ROUTINES
+
+void
+ts_rec_locks_free (void)
+{
+  g_clear_pointer (&locks, g_hash_table_unref);
+}
