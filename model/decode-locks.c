@@ -28,25 +28,30 @@ ts_decode_lock (TsRankDecoder *s, double now, guint32 lock, gboolean release)
     a->flags |= TS_ACTION_RELEASE;
 }
 
-OTF2_CallbackCode
-ts_decode_on_acquire_lock (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-                      OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t lock, uint32_t order)
+/* A lock event at @t on the location @ud decodes. */
+static OTF2_CallbackCode
+on_lock (void *ud, OTF2_LocationRef loc, uint64_t pos, OTF2_TimeStamp t, uint32_t lock,
+         gboolean release)
 {
   double now;
   TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
   s->stats.thread_events++;
-  ts_decode_lock (s, now, lock, FALSE);
+  ts_decode_lock (s, now, lock, release);
   return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode
+ts_decode_on_acquire_lock (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                           OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t lock,
+                           uint32_t order)
+{
+  return on_lock (ud, loc, pos, t, lock, FALSE);
 }
 
 OTF2_CallbackCode
 ts_decode_on_release_lock (OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
-                      OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t lock, uint32_t order)
+                           OTF2_AttributeList *a, OTF2_Paradigm model, uint32_t lock,
+                           uint32_t order)
 {
-  double now;
-  TsRankDecoder *s = ts_decode_of (ud, loc, pos, t, &now);
-  s->stats.thread_events++;
-  ts_decode_lock (s, now, lock, TRUE);
-  return s->error ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+  return on_lock (ud, loc, pos, t, lock, TRUE);
 }
-

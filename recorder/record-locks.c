@@ -17,9 +17,6 @@
 
 #include "recorder/record-private.h"
 
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 typedef struct {
   guint32 id;
@@ -29,18 +26,6 @@ typedef struct {
 static GMutex locks_lock;
 static GHashTable *locks;    /* address -> TsRecLock* */
 static char unnamed_critical;
-
-static void *
-runtime (const char *name)
-{
-  void *fn = dlsym (RTLD_NEXT, name);
-  if (!fn)
-    {
-      fprintf (stderr, "tracesim-record: %s not found in the OpenMP runtime\n", name);
-      abort ();
-    }
-  return fn;
-}
 
 static TsRecLock *
 lock_of (const void *address)
@@ -92,7 +77,7 @@ released (OTF2_EvtWriter *w, const void *address)
   {                                                                                           \
     static void (*real) params;                                                               \
     if (!real)                                                                                \
-      real = runtime (#start);                                                                \
+      real = ts_rec_runtime (#start);                                                         \
     OTF2_EvtWriter *w = recording ();                                                         \
     if (w)                                                                                    \
       ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region ("!$omp critical"));          \
@@ -104,7 +89,7 @@ released (OTF2_EvtWriter *w, const void *address)
   {                                                                                           \
     static void (*real) params;                                                               \
     if (!real)                                                                                \
-      real = runtime (#end);                                                                  \
+      real = ts_rec_runtime (#end);                                                           \
     OTF2_EvtWriter *w = recording ();                                                         \
     if (w)                                                                                    \
       released (w, address);                                                                  \
@@ -123,7 +108,7 @@ CRITICAL (GOMP_critical_name_start, GOMP_critical_name_end, (void **pptr), (pptr
   {                                                                                           \
     static void (*real) (void *);                                                             \
     if (!real)                                                                                \
-      real = runtime (#set);                                                                  \
+      real = ts_rec_runtime (#set);                                                           \
     OTF2_EvtWriter *w = recording ();                                                         \
     if (w)                                                                                    \
       ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#set));                      \
@@ -137,7 +122,7 @@ CRITICAL (GOMP_critical_name_start, GOMP_critical_name_end, (void **pptr), (pptr
   {                                                                                           \
     static void (*real) (void *);                                                             \
     if (!real)                                                                                \
-      real = runtime (#unset);                                                                \
+      real = ts_rec_runtime (#unset);                                                         \
     OTF2_EvtWriter *w = recording ();                                                         \
     if (w)                                                                                    \
       {                                                                                       \

@@ -178,8 +178,8 @@ join_team (const Outlined *o)
   ts_rec_check (OTF2_EvtWriter_ThreadJoin (ts_rec.evt, NULL, t, OTF2_PARADIGM_OPENMP));
 }
 
-static void *
-runtime (const char *name)
+void *
+ts_rec_runtime (const char *name)
 {
   void *fn = dlsym (RTLD_NEXT, name);
   if (!fn)
@@ -195,7 +195,7 @@ GOMP_parallel (void (*fn) (void *), void *data, unsigned num_threads, unsigned f
 {
   static void (*real) (void (*) (void *), void *, unsigned, unsigned);
   if (!real)
-    real = runtime ("GOMP_parallel");
+    real = ts_rec_runtime ("GOMP_parallel");
   if (!recording_team ())
     {
       real (fn, data, num_threads, flags);
@@ -215,7 +215,7 @@ GOMP_parallel (void (*fn) (void *), void *data, unsigned num_threads, unsigned f
     static void (*real) (void (*) (void *), void *, unsigned, long, long, long, long,         \
                          unsigned);                                                           \
     if (!real)                                                                                \
-      real = runtime (#name);                                                                 \
+      real = ts_rec_runtime (#name);                                                          \
     if (!recording_team ())                                                                   \
       {                                                                                       \
         real (fn, data, num_threads, start, end, incr, chunk, flags);                         \
@@ -236,7 +236,7 @@ GOMP_barrier (void)
 {
   static void (*real) (void);
   if (!real)
-    real = runtime ("GOMP_barrier");
+    real = ts_rec_runtime ("GOMP_barrier");
   OTF2_EvtWriter *w = NULL;
   if (regions_made && ts_rec.on && ts_rec_depth == 0 && !ts_rec_ompt_active ())
     w = ts_rec_evt ();
@@ -255,7 +255,7 @@ GOMP_barrier (void)
   {                                                                                           \
     static void (*real) (void);                                                               \
     if (!real)                                                                                \
-      real = runtime (#name);                                                                 \
+      real = ts_rec_runtime (#name);                                                          \
     OTF2_EvtWriter *w = NULL;                                                                 \
     if (regions_made && ts_rec.on && ts_rec_depth == 0 && !ts_rec_ompt_active ())             \
       w = ts_rec_evt ();                                                                      \

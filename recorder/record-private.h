@@ -288,6 +288,9 @@ typedef enum { TS_OMP_PARALLEL, TS_OMP_IMPLICIT_BARRIER, TS_OMP_BARRIER } TsRecO
  * regions' ids are made then (ts_rec_omp_region gives them). */
 gboolean ts_rec_omp_team_recordable (void);
 guint32 ts_rec_omp_region (TsRecOmpRegion which);
+/* The OpenMP runtime's function @name (the next definition after the
+ * recorder's); aborts, saying which, if there is none. */
+void *ts_rec_runtime (const char *name);
 /* ENTER and LEAVE of @region at @t into @w, the thread's CPU time read
  * before it. */
 void ts_rec_omp_enter_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region);

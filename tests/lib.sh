@@ -9,5 +9,16 @@ fresh_work() { work=$builddir/tests/work/$1; rm -rf "$work" && mkdir -p "$work";
 fail() { echo "FAIL: $*"; exit 1; }
 # value FILE EXPR: a Python expression of the JSON document s in FILE, as repr()
 value() { python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print(repr(eval(sys.argv[2])))' "$1" "$2"; }
+# run_t OUT EXPECTED_RUNTIME [OPTIONS...]: $work/t/traces.otf2 replayed on
+# $work/p.xml into $work/OUT; its predicted runtime must be EXPECTED (1e-12).
+run_t() {
+  out=$1 expected=$2
+  shift 2
+  rm -rf "$work/$out"
+  "$tracesim" run -q "$work/t/traces.otf2" -p "$work/p.xml" "$@" -o "$work/$out" \
+    2> "$work/$out.err" || fail "$out: run: $(cat "$work/$out.err")"
+  got=$(value "$work/$out/summary.json" "s['predicted']['runtime_s']")
+  near "$got" "$expected" 1e-12 || fail "$out: predicted $got s, expected $expected s"
+}
 # near A B TOL: |A - B| <= TOL
 near() { python3 -c 'import sys; a, b, t = map(float, sys.argv[1:]); sys.exit(abs(a - b) > t)' "$1" "$2" "$3"; }

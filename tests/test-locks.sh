@@ -55,26 +55,16 @@ SCRIPT
 "$builddir/ts-tracegen" script "$work/t.script" -o "$work/t" > /dev/null || fail "ts-tracegen"
 "$tracesim" platform --nodes 2 --cores 2 -o "$work/p.xml" > /dev/null || fail "platform"
 
-# run OUT EXPECTED_RUNTIME [OPTIONS...]
-run() {
-  out=$1 expected=$2
-  shift 2
-  rm -rf "$work/$out"
-  "$tracesim" run -q "$work/t/traces.otf2" -p "$work/p.xml" "$@" -o "$work/$out" \
-    2> "$work/$out.err" || fail "$out: run: $(cat "$work/$out.err")"
-  got=$(value "$work/$out/summary.json" "s['predicted']['runtime_s']")
-  near "$got" "$expected" 1e-12 || fail "$out: predicted $got s, expected $expected s"
-}
 # locks OUT: the predicted archive's lock events, "EVENT LOCATION TIME_NS"
 locks() {
   otf2-print "$work/$1/predicted/traces.otf2" 2> /dev/null \
     | awk '$1 == "THREAD_ACQUIRE_LOCK" || $1 == "THREAD_RELEASE_LOCK" { print $1, $2, $3 }'
 }
-run identity 0.0040010008
+run_t identity 0.0040010008
 printf '[region:work]\nscale = 0.5\n' > "$work/w.hyp"
-run w 0.0035010008 -H "$work/w.hyp"
+run_t w 0.0035010008 -H "$work/w.hyp"
 printf '[region:work2]\nscale = 0.5\n' > "$work/w2.hyp"
-run w2 0.00425 -H "$work/w2.hyp"
+run_t w2 0.00425 -H "$work/w2.hyp"
 
 [ "$(locks identity)" = "THREAD_ACQUIRE_LOCK 0 2000000
 THREAD_RELEASE_LOCK 0 3000000

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The recorder on OpenMP critical sections and locks (tests/mpi/critical.c,
+# The recorder on OpenMP critical sections and locks (tests/mpi/omp.c critical,
 # 2 ranks of 2 threads, GCC's libgomp): recorded on the thread that takes
 # them as Score-P writes them (doc/recorder.md), replayed as locks
 # (doc/threads.md, "Locks and critical sections"). Hand counts, per
@@ -12,8 +12,8 @@
 # and the identity replay, which orders the locks anew, predicts it too.
 set -u
 . "${top_srcdir:-.}/tests/test-record-lib.sh"
-[ -x "$builddir/tests/mpi-critical" ] || { echo "SKIP: no OpenMP test program"; exit 77; }
-OMP_NUM_THREADS=2 record critical 2 "$builddir/tests/mpi-critical"
+[ -x "$builddir/tests/mpi-omp" ] || { echo "SKIP: no OpenMP test program"; exit 77; }
+OMP_NUM_THREADS=2 record critical 2 "$builddir/tests/mpi-omp" critical
 grep -q "^critical done, 2 threads" "$work/critical.out" \
   || fail "the program's output: $(cat "$work/critical.out")"
 complete critical

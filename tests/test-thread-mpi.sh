@@ -50,19 +50,9 @@ SCRIPT
   && [ "$(value "$work/t.json" "s['threads']['mpi_calls_not_replayed']")" = 0 ] \
   || fail "info's threads: $(value "$work/t.json" "s['threads']")"
 
-# run OUT EXPECTED_RUNTIME [OPTIONS...]
-run() {
-  out=$1 expected=$2
-  shift 2
-  rm -rf "$work/$out"
-  "$tracesim" run -q "$work/t/traces.otf2" -p "$work/p.xml" "$@" -o "$work/$out" \
-    2> "$work/$out.err" || fail "$out: run: $(cat "$work/$out.err")"
-  got=$(value "$work/$out/summary.json" "s['predicted']['runtime_s']")
-  near "$got" "$expected" 1e-12 || fail "$out: predicted $got s, expected $expected s"
-}
-run identity 0.0050010008
+run_t identity 0.0050010008
 printf '[region:work]\nscale = 0.5\n' > "$work/fast.hyp"
-run fast 0.0030010008 -H "$work/fast.hyp"
+run_t fast 0.0030010008 -H "$work/fast.hyp"
 
 send_at() {
   otf2-print "$work/$1/predicted/traces.otf2" | awk '$1 == "MPI_SEND" { print $2, $3 }'
@@ -87,7 +77,7 @@ grep -q "bal.hyp:1: \[region:work\] balance: rank 1, thread 1 runs the selected 
   "$work/bal.err" || fail "the refusal of balance: $(cat "$work/bal.err")"
 [ ! -e "$work/bal" ] || fail "the refused balance wrote $work/bal"
 printf '[region:work]\nbalance = mean\nranks = 0\n' > "$work/bal0.hyp"
-run bal0 0.0050010008 -H "$work/bal0.hyp"
+run_t bal0 0.0050010008 -H "$work/bal0.hyp"
 
 # The thread waits for a message rank 0 never sends.
 sed 's/^1.1 0.004 send 0 tag=1 bytes=8$/1.1 0.004 recv 0 tag=2 bytes=8/' "$work/t.script" \

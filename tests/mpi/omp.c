@@ -3,12 +3,19 @@
  * thread runs the user region "work" (ts_region_begin), meets the others at
  * an explicit barrier, runs "work" again, then shares a dynamic loop of 4
  * iterations, which ends at the loop's implicit barrier; then the ranks
- * meet at an MPI_Barrier. */
+ * meet at an MPI_Barrier.
+ *
+ * `omp critical` (tests/test-record-locks.sh): instead, in each of the 3
+ * parallel regions both threads compute the same, then take the unnamed
+ * critical section and compute in it, then take an omp_lock_t and compute
+ * holding it. The threads arrive at each together, so one waits for the
+ * other's section. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef void (*RegionFn) (const char *name);
 
@@ -18,6 +25,29 @@ spin (long n, double x)
   for (long i = 0; i < n; i++)
     x = x * 1.0000001 + 1e-9;
   return x;
+}
+
+/* The critical sections and locks of `omp critical`. */
+static double
+critical_regions (void)
+{
+  omp_lock_t lock;
+  omp_init_lock (&lock);
+  double acc = 0;
+  for (int i = 0; i < 3; i++)
+    {
+#pragma omp parallel reduction(+ : acc)
+      {
+        acc += spin (200000L, acc);
+#pragma omp critical
+        acc += spin (2000000L, acc);
+        omp_set_lock (&lock);
+        acc += spin (1000000L, acc);
+        omp_unset_lock (&lock);
+      }
+    }
+  omp_destroy_lock (&lock);
+  return acc;
 }
 
 int
@@ -30,6 +60,15 @@ main (int argc, char **argv)
   RegionFn end = (RegionFn) dlsym (RTLD_DEFAULT, "ts_region_end");
   double acc = 0;
   int threads = omp_get_max_threads ();
+  if (argc > 1 && strcmp (argv[1], "critical") == 0)
+    {
+      acc = critical_regions ();
+      MPI_Barrier (MPI_COMM_WORLD);
+      if (rank == 0)
+        printf ("critical done, %d threads, %g\n", threads, acc);
+      MPI_Finalize ();
+      return 0;
+    }
   for (int i = 0; i < 3; i++)
     {
 #pragma omp parallel reduction(+ : acc)
