@@ -381,12 +381,9 @@ ts_archive_writer_define_comm (TsArchiveWriter *w, const char *name, guint n,
   for (guint id = 0; id < w->comms->len; id++)
     {
       TsCommDef *c = g_ptr_array_index (w->comms, id);
-      if (strcmp (c->name, name) != 0)
-        continue;
-      gboolean same = c->members->len == n
-        && memcmp (c->members->data, world_ranks, n * sizeof (guint32)) == 0;
-      g_return_val_if_fail (same, id);
-      return id;
+      if (strcmp (c->name, name) == 0 && c->members->len == n
+          && memcmp (c->members->data, world_ranks, n * sizeof (guint32)) == 0)
+        return id;
     }
   TsCommDef *c = g_new0 (TsCommDef, 1);
   c->name = g_strdup (name);

@@ -87,7 +87,10 @@ void ts_archive_writer_set_region_canonical (TsArchiveWriter *w, guint32 region,
                                              const char *canonical);
 /* A communicator with @n members given as world ranks (copied). The world
  * communicator (all ranks in order) is defined by ts_archive_writer_new() and
- * has id 0. */
+ * has id 0. The same name and members give the same id; the same name with
+ * other members is a communicator of its own (EZTrace names a
+ * communicator by its id on the rank that made it: MPI_COMM_3 on rank 0 and
+ * on rank 1 are different ones). */
 guint32 ts_archive_writer_define_comm (TsArchiveWriter *w, const char *name,
                                        guint n, const guint32 *world_ranks);
 /* A metric (double, accumulated start) per rank, for wait-state counters. */

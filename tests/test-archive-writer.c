@@ -293,6 +293,10 @@ test_same_name_same_id (void **state)
   const guint32 one[] = { 1 };
   assert_int_equal (ts_archive_writer_define_comm (w, "c", 1, one), 1);  /* 0 is world */
   assert_int_equal (ts_archive_writer_define_comm (w, "c", 1, one), 1);
+  /* The same name with other members (EZTrace's MPI_COMM_<id> of each
+   * rank): a communicator of its own, no critical. */
+  const guint32 zero[] = { 0 };
+  assert_int_equal (ts_archive_writer_define_comm (w, "c", 1, zero), 2);
   assert_int_equal (ts_archive_writer_define_metric (w, "m", "s"), 0);
   assert_int_equal (ts_archive_writer_define_metric (w, "m", "s"), 0);
   ts_archive_writer_abort (w);
