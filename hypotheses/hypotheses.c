@@ -222,6 +222,8 @@ ts_hypothesis_rank_free (TsHypothesisRank *hr)
   for (guint i = 0; i < hr->n_rules; i++)
     {
       ts_spool_reader_free (hr->rules[i].durations);
+      if (hr->rules[i].members)
+        g_array_unref (hr->rules[i].members);
       g_free (hr->rules[i].phase);
       g_free (hr->rules[i].work);
     }
@@ -237,6 +239,16 @@ close_measure (TsHypothesisRank *hr, RuleState *st)
     ts_spool_append (st->measure_log, hr->stream, &st->measuring);
   st->measuring = 0;
   st->measuring_open = FALSE;
+}
+
+/* An empty record for the thread of @mb, for a phase of its that no
+ * phase of its rank's took. */
+static void
+skip_phase (RuleState *st, const Member *mb)
+{
+  double *zero = g_alloca (st->rule->n_slots * sizeof (double));
+  memset (zero, 0, st->rule->n_slots * sizeof (double));
+  ts_spool_append (st->measure_log, mb->stream, zero);
 }
 
 /* Whether thread @k is in the rank's current team, as traced. */
@@ -272,13 +284,16 @@ close_phase (TsHypothesisRank *hr, RuleState *st)
           mb->matched = FALSE;
           if (!team_has (hr, mb->thread))
             continue;
-          /* Phases the rank has passed without the thread are not its. */
+          /* Phases the rank has passed without the thread are not its:
+           * each gets an empty record (factor 1), so that the thread
+           * reads its records one for one with its phases. */
           const TsStreamPhase *p = NULL;
           for (; mb->next < mb->phases->len; mb->next++)
             {
               p = &g_array_index (mb->phases, TsStreamPhase, mb->next);
               if (p->team > mb->teams || (p->team == mb->teams && p->phase >= hr->team_phase))
                 break;
+              skip_phase (st, mb);
             }
           if (mb->next == mb->phases->len || p->team != mb->teams || p->phase != hr->team_phase)
             continue;
@@ -743,5 +758,11 @@ ts_hypothesis_rank_end (TsHypothesisRank *hr)
       close_measure (hr, st);
       if (st->rule->across_threads)
         close_phase (hr, st);
+      for (guint m = 0; st->members && m < st->members->len; m++)
+        {
+          Member *mb = &g_array_index (st->members, Member, m);
+          for (; mb->next < mb->phases->len; mb->next++)
+            skip_phase (st, mb);
+        }
     }
 }

@@ -27,26 +27,6 @@
 
 #include <math.h>
 
-static OTF2_CallbackCode
-counted (void *ud)
-{
-  ((TsRankDecoder *) ud)->stats.thread_events++;
-  return OTF2_CALLBACK_SUCCESS;
-}
-
-#define THREAD_EVENT(name, ...)                                                   \
-  static OTF2_CallbackCode on_##name (OTF2_LocationRef loc, OTF2_TimeStamp t,     \
-                                      uint64_t pos, void *ud,                     \
-                                      OTF2_AttributeList *a, __VA_ARGS__)         \
-  {                                                                               \
-    return counted (ud);                                                          \
-  }
-THREAD_EVENT (ThreadTaskCreate, OTF2_CommRef team, uint32_t thread, uint32_t generation)
-THREAD_EVENT (ThreadTaskSwitch, OTF2_CommRef team, uint32_t thread, uint32_t generation)
-THREAD_EVENT (ThreadTaskComplete, OTF2_CommRef team, uint32_t thread, uint32_t generation)
-THREAD_EVENT (ThreadCreate, OTF2_CommRef contingent, uint64_t sequence)
-THREAD_EVENT (ThreadWait, OTF2_CommRef contingent, uint64_t sequence)
-#undef THREAD_EVENT
 
 /* ---- the other threads of a rank ---------------------------------------- */
 
@@ -84,8 +64,8 @@ typedef struct {
                               * barrier, ended the team); -inf: it did not */
   gboolean cpu_known;        /* its last CPU time reading (compute from CPU time): */
   double cpu_value, cpu_time; /* the value, and when */
-  gboolean mpi_team;         /* a stream of its own that joins the teams' phases (read
-                              * there, not here) */
+  gboolean stream;           /* a stream of its own (it calls MPI): nothing of it here */
+  gboolean mpi_team;         /* and one that joins the teams' phases (read there) */
   double enter_time;         /* of its last ENTER */
 } TeamWorker;
 
@@ -345,6 +325,20 @@ read_phase (TsDecoder *src, TeamWorker *w, guint64 team)
   return TRUE;
 }
 
+/* Thread @w has no part in the phase of the rank's @teams-th team being
+ * read: no work, no wait at its barrier. */
+static void
+out_of_phase (TeamWorker *w, guint64 teams)
+{
+  g_array_set_size (w->bursts, 0);
+  w->wait_from = -INFINITY;
+  if (w->last_skipped != teams)
+    {
+      w->teams_skipped++;
+      w->last_skipped = teams;
+    }
+}
+
 /* A phase begins at @now on the rank's own location (its team began, or it
  * left a barrier that released the team at @released, its residual
  * before): its other threads' work in it, read from their own locations
@@ -360,19 +354,19 @@ start_phase (TsRankDecoder *s, double now, double released)
   for (guint k = 0; k < team->n; k++)
     {
       TeamWorker *w = &team->workers[k];
+      /* A thread with MPI of its own runs its part in its own stream: no
+       * work, not even an idle placeholder a what-if would give a share
+       * (a job of it beside its stream). */
+      if (w->stream)
+        {
+          out_of_phase (w, team->teams);
+          continue;
+        }
       /* Threads beyond the team's size are in none of it (num_threads(1),
        * an if clause): their events are their later teams'. They idle, as
        * a member with no work does (a what-if may give them some). */
       if (k < 63 && !(team->members >> (k + 1) & 1))
-        {
-          g_array_set_size (w->bursts, 0);
-          w->wait_from = -INFINITY;
-          if (w->last_skipped != team->teams)
-            {
-              w->teams_skipped++;
-              w->last_skipped = team->teams;
-            }
-        }
+        out_of_phase (w, team->teams);
       else if (!read_phase (s->source, w, team->teams))
         {
           ts_decode_fail (s, "thread %u: cannot read its events (truncated or corrupt event "
@@ -735,6 +729,7 @@ ts_team_decoder_new (TsDecoder *src, guint rank)
       gint stream = ts_trace_thread_stream (trace, rank, k + 1);
       if (stream >= 0)
         {
+          w->stream = TRUE;
           w->mpi_team = ts_trace_stream_in_teams (trace, (guint) stream);
           continue;
         }
@@ -773,20 +768,4 @@ ts_team_decoder_free (TsDecoder *src, TsTeamDecoder *team)
     }
   g_free (team->workers);
   g_free (team);
-}
-
-void
-ts_decode_register_thread_events (OTF2_EvtReaderCallbacks *cb)
-{
-  OTF2_EvtReaderCallbacks_SetThreadForkCallback (cb, ts_decode_on_thread_fork);
-  OTF2_EvtReaderCallbacks_SetThreadJoinCallback (cb, ts_decode_on_thread_join);
-  OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback (cb, ts_decode_on_team_begin);
-  OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback (cb, ts_decode_on_team_end);
-  OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback (cb, ts_decode_on_acquire_lock);
-  OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback (cb, ts_decode_on_release_lock);
-  OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback (cb, on_ThreadTaskCreate);
-  OTF2_EvtReaderCallbacks_SetThreadTaskSwitchCallback (cb, on_ThreadTaskSwitch);
-  OTF2_EvtReaderCallbacks_SetThreadTaskCompleteCallback (cb, on_ThreadTaskComplete);
-  OTF2_EvtReaderCallbacks_SetThreadCreateCallback (cb, on_ThreadCreate);
-  OTF2_EvtReaderCallbacks_SetThreadWaitCallback (cb, on_ThreadWait);
 }

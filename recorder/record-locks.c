@@ -6,8 +6,8 @@
  * named forms), and
  *   ENTER "omp_set_lock", THREAD_ACQUIRE_LOCK, LEAVE; ENTER
  *   "omp_unset_lock", THREAD_RELEASE_LOCK, LEAVE
- * for the lock routines (the nestable ones too), which both GCC's and
- * LLVM's runtimes export. The time from the ENTER to the acquisition is
+ * for the lock routines (the nestable ones too; omp_test_lock's success an
+ * acquisition), which both GCC's and LLVM's runtimes export. The time from the ENTER to the acquisition is
  * the thread's wait for the lock (tracesim's omp_lock_contention; the
  * replay orders the lock anew, sim/lock.c). A lock's id is its address's,
  * numbered from 1 in the order the rank first takes them (the unnamed
@@ -16,6 +16,10 @@
 #include <config.h>
 
 #include "recorder/record-private.h"
+
+/* A thread that waited for a lock while the rank finalized finds its
+ * writer gone (ts_rec_evt gives NULL once the threads' writers closed):
+ * the writer is asked for again after the runtime's call. */
 
 
 typedef struct {
@@ -68,7 +72,7 @@ released (OTF2_EvtWriter *w, const void *address)
 {
   TsRecLock *l = lock_of (address);
   ts_rec_check (OTF2_EvtWriter_ThreadReleaseLock (w, NULL, ts_rec_now (), OTF2_PARADIGM_OPENMP,
-                                                  l->id, l->order - 1));
+                                                  l->id, l->order ? l->order - 1 : 0));
 }
 
 /* A critical section's start and end, of @name (NULL: unnamed). */
@@ -82,7 +86,7 @@ released (OTF2_EvtWriter *w, const void *address)
     if (w)                                                                                    \
       ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region ("!$omp critical"));          \
     real args;                                                                                \
-    if (w)                                                                                    \
+    if (w && (w = recording ()))                                                              \
       acquired (w, address);                                                                  \
   }                                                                                           \
   void end params                                                                             \
@@ -113,7 +117,7 @@ CRITICAL (GOMP_critical_name_start, GOMP_critical_name_end, (void **pptr), (pptr
     if (w)                                                                                    \
       ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#set));                      \
     real (lock);                                                                              \
-    if (!w)                                                                                   \
+    if (!w || !(w = recording ()))                                                            \
       return;                                                                                 \
     acquired (w, lock);                                                                       \
     ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (#set));                        \
@@ -137,8 +141,32 @@ LOCK_ROUTINES (omp_set_lock, omp_unset_lock)
 LOCK_ROUTINES (omp_set_nest_lock, omp_unset_nest_lock)
 #undef LOCK_ROUTINES
 
+/* omp_test_lock: an acquisition where it succeeds (no waiting). */
+#define TEST_ROUTINE(test)                                                                    \
+  int test (void *lock)                                                                       \
+  {                                                                                           \
+    static int (*real) (void *);                                                              \
+    if (!real)                                                                                \
+      real = ts_rec_runtime (#test);                                                          \
+    OTF2_EvtWriter *w = recording ();                                                         \
+    if (w)                                                                                    \
+      ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#test));                     \
+    int got = real (lock);                                                                    \
+    if (!w || !(w = recording ()))                                                            \
+      return got;                                                                             \
+    if (got)                                                                                  \
+      acquired (w, lock);                                                                     \
+    ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (#test));                       \
+    return got;                                                                               \
+  }
+TEST_ROUTINE (omp_test_lock)
+TEST_ROUTINE (omp_test_nest_lock)
+#undef TEST_ROUTINE
+
 void
 ts_rec_locks_free (void)
 {
+  g_mutex_lock (&locks_lock);
   g_clear_pointer (&locks, g_hash_table_unref);
+  g_mutex_unlock (&locks_lock);
 }

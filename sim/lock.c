@@ -18,12 +18,17 @@
 
 typedef struct {
   TsProgress *x;
+  guint thread;
   guint location;            /* where it writes its acquisition */
 } TsLockWaiter;
 
+/* A lock is held by a thread, not by a progress: a team's thread may take
+ * it in one phase and give it back in the next (a barrier between), each
+ * phase's work a job of its own. */
 typedef struct {
-  TsProgress *holder;        /* NULL: free */
-  guint depth;               /* the holder's nested acquisitions */
+  gboolean held;
+  guint holder;              /* the holding thread (0: the rank's own) */
+  guint depth;               /* its nested acquisitions */
   GQueue waiters;            /* TsLockWaiter*, in the order they asked */
   guint32 acquisitions;      /* so far: the next one's order */
 } TsLock;
@@ -62,21 +67,25 @@ write_lock (TsRank *rk, guint location, guint32 id, guint32 order, gboolean rele
 }
 
 gboolean
-ts_lock_take (TsProgress *x, guint32 id, guint location)
+ts_lock_take (TsProgress *x, guint thread, guint32 id, guint location)
 {
   TsLock *l = lock_of (x->rk, id);
-  if (l->holder && l->holder != x)
+  if (l->held && l->holder != thread)
     {
       TsLockWaiter *w = g_new (TsLockWaiter, 1);
-      *w = (TsLockWaiter) { x, location };
+      *w = (TsLockWaiter) { x, thread, location };
       g_queue_push_tail (&l->waiters, w);
+      x->on = (TsBlockedOn) { .what = "OpenMP lock (a critical section or omp_set_lock)",
+                              .peer = TS_NO_RANK, .lock = TRUE, .lock_id = id,
+                              .lock_holder = l->holder };
       return FALSE;
     }
-  if (l->holder == x)
+  if (l->held)
     l->depth++;
   else
     {
-      l->holder = x;
+      l->held = TRUE;
+      l->holder = thread;
       l->depth = 1;
       write_lock (x->rk, location, id, l->acquisitions++, FALSE);
     }
@@ -84,21 +93,19 @@ ts_lock_take (TsProgress *x, guint32 id, guint location)
 }
 
 void
-ts_lock_give (TsProgress *x, guint32 id, guint location)
+ts_lock_give (TsProgress *x, guint thread, guint32 id, guint location)
 {
   TsLock *l = lock_of (x->rk, id);
   /* A release of a lock it does not hold (a trace that lost the
    * acquisition) changes nothing. */
-  if (l->holder != x)
-    return;
-  if (--l->depth > 0)
+  if (!l->held || l->holder != thread || --l->depth > 0)
     return;
   write_lock (x->rk, location, id, l->acquisitions - 1, TRUE);
   TsLockWaiter *w = g_queue_pop_head (&l->waiters);
-  l->holder = NULL;
+  l->held = w != NULL;
   if (!w)
     return;
-  l->holder = w->x;
+  l->holder = w->thread;
   l->depth = 1;
   write_lock (w->x->rk, w->location, id, l->acquisitions++, FALSE);
   x->rk->sim->world->resume (w->x);
@@ -125,12 +132,9 @@ ts_do_lock (TsProgress *x)
       if (!ts_step_flush (x))
         return FALSE;
       if (x->a->flags & TS_ACTION_RELEASE)
-        ts_lock_give (x, id, rk->location);
-      else if (!ts_lock_take (x, id, rk->location))
+        ts_lock_give (x, rk->thread, id, rk->location);
+      else if (!ts_lock_take (x, rk->thread, id, rk->location))
         {
-          x->on = (TsBlockedOn) { .what = "an OpenMP lock (a critical section or omp_set_lock) "
-                                          "that another of its rank's threads holds",
-                                  .peer = TS_NO_RANK };
           TS_AT (x->pc, LOCK_HOLD);
           if (!ts_step_hold (x, &x->on))
             return FALSE;

@@ -47,6 +47,10 @@ typedef struct {
   /* A rendezvous send waiting for its receiver (to @peer, @bytes): a
    * deadlock's revision buffers such sends (sim/revise.c). */
   gboolean rendezvous_send;
+  /* An OpenMP lock (sim/lock.c): its id, and the thread holding it. */
+  gboolean lock;
+  guint32 lock_id;
+  guint lock_holder;
 } TsBlockedOn;
 
 /* The pair of world ranks a send goes between, as a key of
@@ -320,13 +324,14 @@ gboolean ts_do_thread_await (TsProgress *x);
 gboolean ts_do_thread_arrive (TsProgress *x);
 /* A thread's wait as the trace shows it (THREAD_WAIT): nothing to do. */
 gboolean ts_do_nothing (TsProgress *x);
-/* sim/lock.c. The progress @x (a location of its rank: its own, a thread
- * with MPI, a team's job) takes lock @id, writing at @location: TRUE if it
- * has it now, FALSE if it waits in line (it must hold, TS_STOP_HOLD, until
- * the release before it hands the lock over and resumes it). */
-gboolean ts_lock_take (TsProgress *x, guint32 id, guint location);
+/* sim/lock.c. The progress @x of thread @thread of its rank (its own
+ * location 0, a thread with MPI, a team's job) takes lock @id, writing at
+ * @location: TRUE if it has it now, FALSE if it waits in line (x->on says
+ * for what; it must hold, TS_STOP_HOLD, until the release before it hands
+ * the lock over and resumes it). */
+gboolean ts_lock_take (TsProgress *x, guint thread, guint32 id, guint location);
 /* ... and gives it back, handing it to the first in line. */
-void ts_lock_give (TsProgress *x, guint32 id, guint location);
+void ts_lock_give (TsProgress *x, guint thread, guint32 id, guint location);
 gboolean ts_do_lock (TsProgress *x);
 void ts_locks_clear (TsRank *rk);
 /* The threads of rank @r's teams: the trace's, or the N of a `threads =

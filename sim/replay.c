@@ -442,6 +442,8 @@ report_deadlock (TsSimulation *sim, GError **error)
         g_string_append_printf (msg, " rank %d (communicator %s, tag %d, %" G_GUINT64_FORMAT
                                 " bytes)", b->peer, ts_trace_comm_name (sim->trace, b->comm),
                                 b->tag, b->bytes);
+      if (rk->blocked_now && b->lock)
+        g_string_append_printf (msg, " %u, held by its thread %u", b->lock_id, b->lock_holder);
       g_string_append_printf (msg, " after %" G_GUINT64_FORMAT " actions", rk->actions);
       if (rk->blocked_now && b->rendezvous_send && b->peer >= 0 && sim->blocked_sends)
         {

@@ -40,7 +40,8 @@ typedef struct {
   GArray *bursts;            /* TsTeamBurst */
   guint next;
   double finish;
-  guint32 lock_region;       /* the region it asked for a lock in, open until it releases it */
+  guint32 lock_region;       /* the region it asked for a lock in, open over the section */
+  guint32 lock_region_id;    /* and that lock */
 } TsTeamJob;
 
 static TsTeamJob *
@@ -441,7 +442,9 @@ ts_do_team_fork (TsProgress *x)
             GArray *bursts = thread_bursts (rk, k, k >= traced ? x->a->seconds : 0, x->a->region);
             if (bursts && k >= team)
               bursts = drop_late_wake (bursts);
-            if (bursts && k % team == 0)
+            /* Never onto a thread with MPI of its own (its stream runs
+             * it): the rank's own thread takes them then. */
+            if (bursts && (k % team == 0 || own_stream (rk, k % team)))
               own_takes_bursts (rk, bursts);
             else if (bursts)
               take_bursts (&work[k % team], bursts);
@@ -463,8 +466,10 @@ ts_do_team_fork (TsProgress *x)
 
 /* Thread job @tj asks for (or releases) a lock, @b: FALSE if it must wait
  * for it. In the predicted timeline the region it asked in (the critical
- * construct, omp_set_lock) is entered when it asks and left when it
- * releases, as the trace had it. */
+ * construct, omp_set_lock) is entered when it asks; it stays open over the
+ * section where the section's work is that region's (a critical
+ * construct: left at the release), else it is left once the lock is taken
+ * (omp_set_lock), as the trace had them. */
 static gboolean
 thread_lock (TsProgress *x, TsTeamJob *tj, const TsTeamBurst *b)
 {
@@ -474,19 +479,40 @@ thread_lock (TsProgress *x, TsTeamJob *tj, const TsTeamBurst *b)
   double now = rk->sim->world->now (rk->sim);
   if (b->lock == 2)
     {
-      ts_lock_give (x, b->lock_id, loc);
-      if (w && tj->lock_region != TS_NO_REGION)
-        ts_archive_writer_leave (w, loc, now, tj->lock_region);
-      tj->lock_region = TS_NO_REGION;
+      ts_lock_give (x, tj->thread, b->lock_id, loc);
+      if (tj->lock_region != TS_NO_REGION && tj->lock_region_id == b->lock_id)
+        {
+          if (w)
+            ts_archive_writer_leave (w, loc, now, tj->lock_region);
+          tj->lock_region = TS_NO_REGION;
+        }
       return TRUE;
     }
   if (tj->lock_region == TS_NO_REGION && b->region != TS_NO_REGION)
     {
       tj->lock_region = b->region;
+      tj->lock_region_id = b->lock_id;
       if (w)
         ts_archive_writer_enter (w, loc, now, b->region);
     }
-  return ts_lock_take (x, b->lock_id, loc);
+  return ts_lock_take (x, tj->thread, b->lock_id, loc);
+}
+
+/* Thread job @tj took the lock of its burst tj->next: the region it asked
+ * in ends now unless the next burst is that region's work. */
+static void
+lock_taken (TsProgress *x, TsTeamJob *tj)
+{
+  if (tj->lock_region == TS_NO_REGION)
+    return;
+  const TsTeamBurst *next = tj->next + 1 < tj->bursts->len
+                              ? &g_array_index (tj->bursts, TsTeamBurst, tj->next + 1) : NULL;
+  if (next && !next->lock && next->region == tj->lock_region)
+    return;
+  if (x->rk->sim->writer)
+    ts_archive_writer_leave (x->rk->sim->writer, thread_location (x->rk, tj->thread),
+                             x->rk->sim->world->now (x->rk->sim), tj->lock_region);
+  tj->lock_region = TS_NO_REGION;
 }
 
 gboolean
@@ -511,6 +537,8 @@ ts_thread_step (TsProgress *x)
                   if (!ts_step_hold (x, NULL))
                     return FALSE;
                 }
+              if (g_array_index (tj->bursts, TsTeamBurst, tj->next).lock == 1)
+                lock_taken (x, tj);
               continue;
             }
           /* The critical construct's region is open from the lock's

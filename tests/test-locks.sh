@@ -100,7 +100,7 @@ if "$tracesim" run -q "$work/dead/traces.otf2" -p "$work/p.xml" -o "$work/dead-r
   2> "$work/dead.err"; then
   fail "a lock never released replayed"
 fi
-grep -q "rank 0, thread 1: an OpenMP lock (a critical section or omp_set_lock) that another of its rank's threads holds" \
+grep -q "rank 0, thread 1: OpenMP lock (a critical section or omp_set_lock) 7, held by its thread 0 after" \
   "$work/dead.err" || fail "the deadlock report: $(cat "$work/dead.err")"
 [ ! -e "$work/dead-run" ] || fail "a deadlocked run left $work/dead-run"
 echo "PASS: locks taken in the replay's order, their traced waits not work, a lock held forever reported"
