@@ -49,16 +49,16 @@ lock_of (const void *address)
 }
 
 /* The calling thread's writer if it records now, else NULL. */
-static OTF2_EvtWriter *
-recording (void)
+OTF2_EvtWriter *
+ts_rec_lock_writer (void)
 {
   return ts_rec.on && ts_rec_depth == 0 ? ts_rec_evt () : NULL;
 }
 
 /* The thread has the lock at @address now (it entered the construct's
  * region when it asked). */
-static void
-acquired (OTF2_EvtWriter *w, const void *address)
+void
+ts_rec_lock_acquired (OTF2_EvtWriter *w, const void *address)
 {
   TsRecLock *l = lock_of (address);
   ts_rec_check (OTF2_EvtWriter_ThreadAcquireLock (w, NULL, ts_rec_now (), OTF2_PARADIGM_OPENMP,
@@ -67,8 +67,8 @@ acquired (OTF2_EvtWriter *w, const void *address)
 
 /* ... and gives it back (before the runtime does: its order is still this
  * thread's). */
-static void
-released (OTF2_EvtWriter *w, const void *address)
+void
+ts_rec_lock_released (OTF2_EvtWriter *w, const void *address)
 {
   TsRecLock *l = lock_of (address);
   ts_rec_check (OTF2_EvtWriter_ThreadReleaseLock (w, NULL, ts_rec_now (), OTF2_PARADIGM_OPENMP,
@@ -82,21 +82,21 @@ released (OTF2_EvtWriter *w, const void *address)
     static void (*real) params;                                                               \
     if (!real)                                                                                \
       real = ts_rec_runtime (#start);                                                         \
-    OTF2_EvtWriter *w = recording ();                                                         \
+    OTF2_EvtWriter *w = ts_rec_lock_writer ();                                                         \
     if (w)                                                                                    \
       ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region ("!$omp critical"));          \
     real args;                                                                                \
-    if (w && (w = recording ()))                                                              \
-      acquired (w, address);                                                                  \
+    if (w && (w = ts_rec_lock_writer ()))                                                              \
+      ts_rec_lock_acquired (w, address);                                                                  \
   }                                                                                           \
   void end params                                                                             \
   {                                                                                           \
     static void (*real) params;                                                               \
     if (!real)                                                                                \
       real = ts_rec_runtime (#end);                                                           \
-    OTF2_EvtWriter *w = recording ();                                                         \
+    OTF2_EvtWriter *w = ts_rec_lock_writer ();                                                         \
     if (w)                                                                                    \
-      released (w, address);                                                                  \
+      ts_rec_lock_released (w, address);                                                                  \
     real args;                                                                                \
     if (w)                                                                                    \
       ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region ("!$omp critical"));          \
@@ -113,13 +113,13 @@ CRITICAL (GOMP_critical_name_start, GOMP_critical_name_end, (void **pptr), (pptr
     static void (*real) (void *);                                                             \
     if (!real)                                                                                \
       real = ts_rec_runtime (#set);                                                           \
-    OTF2_EvtWriter *w = recording ();                                                         \
+    OTF2_EvtWriter *w = ts_rec_lock_writer ();                                                         \
     if (w)                                                                                    \
       ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#set));                      \
     real (lock);                                                                              \
-    if (!w || !(w = recording ()))                                                            \
+    if (!w || !(w = ts_rec_lock_writer ()))                                                            \
       return;                                                                                 \
-    acquired (w, lock);                                                                       \
+    ts_rec_lock_acquired (w, lock);                                                                       \
     ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (#set));                        \
   }                                                                                           \
   void unset (void *lock)                                                                     \
@@ -127,11 +127,11 @@ CRITICAL (GOMP_critical_name_start, GOMP_critical_name_end, (void **pptr), (pptr
     static void (*real) (void *);                                                             \
     if (!real)                                                                                \
       real = ts_rec_runtime (#unset);                                                         \
-    OTF2_EvtWriter *w = recording ();                                                         \
+    OTF2_EvtWriter *w = ts_rec_lock_writer ();                                                         \
     if (w)                                                                                    \
       {                                                                                       \
         ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#unset));                  \
-        released (w, lock);                                                                   \
+        ts_rec_lock_released (w, lock);                                                                   \
       }                                                                                       \
     real (lock);                                                                              \
     if (w)                                                                                    \
@@ -148,14 +148,14 @@ LOCK_ROUTINES (omp_set_nest_lock, omp_unset_nest_lock)
     static int (*real) (void *);                                                              \
     if (!real)                                                                                \
       real = ts_rec_runtime (#test);                                                          \
-    OTF2_EvtWriter *w = recording ();                                                         \
+    OTF2_EvtWriter *w = ts_rec_lock_writer ();                                                         \
     if (w)                                                                                    \
       ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#test));                     \
     int got = real (lock);                                                                    \
-    if (!w || !(w = recording ()))                                                            \
+    if (!w || !(w = ts_rec_lock_writer ()))                                                            \
       return got;                                                                             \
     if (got)                                                                                  \
-      acquired (w, lock);                                                                     \
+      ts_rec_lock_acquired (w, lock);                                                                     \
     ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (#test));                       \
     return got;                                                                               \
   }

@@ -245,6 +245,42 @@ ts_rec_ompt_close (void)
   g_mutex_unlock (&parts_lock);
 }
 
+/* Critical sections (clang's __kmpc_critical, which no entry point of the
+ * recorder takes), as record-locks.c writes GCC's: ENTER "!$omp critical"
+ * when the thread asks, THREAD_ACQUIRE_LOCK when it has the lock,
+ * THREAD_RELEASE_LOCK and LEAVE when it gives it back. The lock routines
+ * are taken by their entry points (record-locks.c), not here: they would
+ * be written twice. */
+static void
+on_mutex_acquire (ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                  const void *codeptr_ra)
+{
+  (void) hint, (void) impl, (void) wait_id, (void) codeptr_ra;
+  OTF2_EvtWriter *w = kind == ompt_mutex_critical ? ts_rec_lock_writer () : NULL;
+  if (w)
+    ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region ("!$omp critical"));
+}
+
+static void
+on_mutex_acquired (ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+  (void) codeptr_ra;
+  OTF2_EvtWriter *w = kind == ompt_mutex_critical ? ts_rec_lock_writer () : NULL;
+  if (w)
+    ts_rec_lock_acquired (w, (gconstpointer) (guintptr) wait_id);
+}
+
+static void
+on_mutex_released (ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+  (void) codeptr_ra;
+  OTF2_EvtWriter *w = kind == ompt_mutex_critical ? ts_rec_lock_writer () : NULL;
+  if (!w)
+    return;
+  ts_rec_lock_released (w, (gconstpointer) (guintptr) wait_id);
+  ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region ("!$omp critical"));
+}
+
 static int
 initialize (ompt_function_lookup_t lookup, int device, ompt_data_t *tool)
 {
@@ -260,6 +296,11 @@ initialize (ompt_function_lookup_t lookup, int device, ompt_data_t *tool)
       || set (ompt_callback_implicit_task, (ompt_callback_t) on_implicit_task) != ompt_set_always
       || set (ompt_callback_sync_region, (ompt_callback_t) on_sync_region) != ompt_set_always)
     return 0;
+  /* Critical sections where the runtime reports them (without, they stay
+   * work, as before). */
+  set (ompt_callback_mutex_acquire, (ompt_callback_t) on_mutex_acquire);
+  set (ompt_callback_mutex_acquired, (ompt_callback_t) on_mutex_acquired);
+  set (ompt_callback_mutex_released, (ompt_callback_t) on_mutex_released);
   active = TRUE;
   return 1;
 }

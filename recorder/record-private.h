@@ -295,7 +295,13 @@ void *ts_rec_runtime (const char *name);
  * before it. */
 void ts_rec_omp_enter_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region);
 void ts_rec_omp_leave_at (OTF2_EvtWriter *w, OTF2_TimeStamp t, guint32 region);
-/* record-locks.c: OpenMP locks and critical sections; forgets their ids. */
+/* record-locks.c: OpenMP locks and critical sections. The calling thread's
+ * writer where it records now (else NULL); the lock at @address taken
+ * (its acquisition, after the construct's ENTER) and given back; the ids
+ * forgotten. */
+OTF2_EvtWriter *ts_rec_lock_writer (void);
+void ts_rec_lock_acquired (OTF2_EvtWriter *w, const void *address);
+void ts_rec_lock_released (OTF2_EvtWriter *w, const void *address);
 void ts_rec_locks_free (void);
 /* record-ompt.c: whether LLVM's runtime took the recorder as its OMPT tool
  * (its teams are recorded from OMPT's callbacks, not GOMP's entry points,

@@ -10,29 +10,41 @@
 # 6 times a rank, in orders 0 to 5. Both threads reach each section
 # together, so one waits for the other's: the trace has lock contention,
 # and the identity replay, which orders the locks anew, predicts it too.
+# Where clang and LLVM's runtime are installed, the same for the program
+# built on them (its critical sections from OMPT's mutex callbacks).
 set -u
 . "${top_srcdir:-.}/tests/test-record-lib.sh"
 [ -x "$builddir/tests/mpi-omp" ] || { echo "SKIP: no OpenMP test program"; exit 77; }
-OMP_NUM_THREADS=2 record critical 2 "$builddir/tests/mpi-omp" critical
-grep -q "^critical done, 2 threads" "$work/critical.out" \
-  || fail "the program's output: $(cat "$work/critical.out")"
-complete critical
-# Per location: acquisitions, releases.
-awk '$1 == "THREAD_ACQUIRE_LOCK" { a[$2]++ } $1 == "THREAD_RELEASE_LOCK" { r[$2]++ }
-  END { for (l in a) print l, a[l], r[l] }' "$work/critical.print" | sort > "$work/per-location"
-printf '%s\n' "0 6 6" "1 6 6" "4294967296 6 6" "4294967297 6 6" | diff - "$work/per-location" > /dev/null \
-  || fail "acquisitions and releases per location: $(cat "$work/per-location")"
-# Per rank and lock, the acquisition orders 0 to 5.
-awk '$1 == "THREAD_ACQUIRE_LOCK" { split ($0, f, "Lock: "); split (f[2], g, ","); split ($0, o, "Acquisition Order: ");
-  print $2 % 4294967296, g[1], o[2] + 0 }' "$work/critical.print" | sort -n -k1,1 -k2,2 -k3,3 \
-  | awk '{ k = $1 " " $2; s[k] = s[k] " " $3 } END { for (k in s) print k ":" s[k] }' | sort \
-  > "$work/orders"
-printf '%s\n' "0 1: 0 1 2 3 4 5" "0 2: 0 1 2 3 4 5" "1 1: 0 1 2 3 4 5" "1 2: 0 1 2 3 4 5" \
-  | diff - "$work/orders" > /dev/null || fail "acquisition orders: $(cat "$work/orders")"
-s=$work/critical-run/summary.json
-python3 - "$s" <<'PY' || fail "lock contention: $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["wait_states"])' "$s")"
-import json, sys
+value_ws() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["wait_states"])' "$1"; }
+# locks NAME PROGRAM: PROGRAM's critical mode recorded as NAME and checked.
+locks() {
+  OMP_NUM_THREADS=2 record "$1" 2 "$2" critical
+  grep -q "^critical done, 2 threads" "$work/$1.out" \
+    || fail "the program's output: $(cat "$work/$1.out")"
+  complete "$1"
+  # Per location: acquisitions, releases.
+  awk '$1 == "THREAD_ACQUIRE_LOCK" { a[$2]++ } $1 == "THREAD_RELEASE_LOCK" { r[$2]++ }
+    END { for (l in a) print l, a[l], r[l] }' "$work/$1.print" | sort > "$work/per-location"
+  printf '%s\n' "0 6 6" "1 6 6" "4294967296 6 6" "4294967297 6 6" | diff - "$work/per-location" > /dev/null \
+    || fail "$1: acquisitions and releases per location: $(cat "$work/per-location")"
+  # Per rank and lock, the acquisition orders 0 to 5.
+  awk '$1 == "THREAD_ACQUIRE_LOCK" { split ($0, f, "Lock: "); split (f[2], g, ","); split ($0, o, "Acquisition Order: ");
+    print $2 % 4294967296, g[1], o[2] + 0 }' "$work/$1.print" | sort -n -k1,1 -k2,2 -k3,3 \
+    | awk '{ k = $1 " " $2; s[k] = s[k] " " $3 } END { for (k in s) print k ":" s[k] }' | sort \
+    > "$work/orders"
+  printf '%s\n' "0 1: 0 1 2 3 4 5" "0 2: 0 1 2 3 4 5" "1 1: 0 1 2 3 4 5" "1 2: 0 1 2 3 4 5" \
+    | diff - "$work/orders" > /dev/null || fail "$1: acquisition orders: $(cat "$work/orders")"
+  s=$work/$1-run/summary.json
+  python3 -c 'import json, sys
 w = json.load(open(sys.argv[1]))["wait_states"]
-sys.exit(not (w["original"]["omp_lock_contention"] > 0 and w["predicted"]["omp_lock_contention"] > 0))
-PY
+sys.exit(not (w["original"]["omp_lock_contention"] > 0 and w["predicted"]["omp_lock_contention"] > 0))' "$s" \
+    || fail "$1: lock contention $(value_ws "$s")"
+}
+locks critical "$builddir/tests/mpi-omp"
+# The same program built by clang on LLVM's runtime: its critical sections
+# through OMPT's mutex callbacks (recorder/record-ompt.c), its lock
+# routines through their entry points.
+if [ -x "$builddir/tests/mpi-omp-llvm" ]; then
+  locks critical-llvm "$builddir/tests/mpi-omp-llvm"
+fi
 echo "PASS: critical sections and locks recorded on every thread, their contention replayed"
