@@ -194,6 +194,7 @@ static gboolean
 match_names (TsRule *rule, GPtrArray *names, gboolean *matches, GError **error)
 {
   rule->n_matched = 0;
+  rule->only_region = TS_NO_REGION;
   for (guint i = 0; i < names->len; i++)
     {
       GError *local = NULL;
@@ -208,6 +209,8 @@ match_names (TsRule *rule, GPtrArray *names, gboolean *matches, GError **error)
         }
       matches[i] = m;
       rule->n_matched += m;
+      if (m && !rule->phase)
+        rule->only_region = rule->n_matched == 1 ? i : TS_NO_REGION;
     }
   return TRUE;
 }

@@ -314,18 +314,6 @@ close_phase (TsHypothesisRank *hr, RuleState *st)
   st->phase_open = FALSE;
 }
 
-/* The one region @rule selects, or TS_NO_REGION (several, or none). */
-static guint32
-only_region (const TsHypotheses *h, const TsRule *rule)
-{
-  if (rule->n_matched != 1 || !rule->matches)
-    return TS_NO_REGION;
-  for (guint r = 0; r < ts_trace_n_regions (h->trace); r++)
-    if (rule->matches[r])
-      return r;
-  return TS_NO_REGION;
-}
-
 /* A team phase begins (the team's begin, or a barrier left): measuring, it
  * starts empty; applying, its record gives each thread its factor, and a
  * `threads` rule the work each thread beyond the trace's takes. */
@@ -334,7 +322,7 @@ open_phase (TsHypothesisRank *hr, RuleState *st, GError **error)
 {
   st->phase_open = TRUE;
   st->share = 0;
-  st->share_region = only_region (hr->h, st->rule);
+  st->share_region = st->rule->only_region;
   st->share_burst = 0;
   if (st->measure_log || !st->durations)
     return TRUE;

@@ -57,6 +57,8 @@ struct TsRule {
   gboolean *matches;        /* per trace region (all FALSE for a phase rule) */
   gboolean *phase_matches;  /* phase rules: per phase of the calibration */
   guint n_matched;
+  guint32 only_region;      /* the one region it matches (TS_NO_REGION: none, several,
+                             * or a phase rule) */
   /* After prepare (per_occurrence kinds). */
   TsSpool *durations;     /* per rank: double per occurrence, in visit order */
   GArray *targets;          /* double per occurrence; NaN where no selected rank had it;
