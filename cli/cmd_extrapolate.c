@@ -35,7 +35,7 @@ int
 ts_cmd_extrapolate (int argc, char **argv)
 {
   int ranks = 0;
-  g_autofree char *output = NULL, *boundaries = NULL, *real = NULL;
+  g_autofree char *output = NULL, *boundaries = NULL, *real = NULL, *grid_order = NULL;
   gboolean explain = FALSE, quiet = FALSE, cpu_time = FALSE, all_to_all = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 0, 0, G_OPTION_ARG_INT, &ranks, "the rank count to predict (required)", "P" },
@@ -43,6 +43,11 @@ ts_cmd_extrapolate (int argc, char **argv)
     { "boundaries", 0, 0, G_OPTION_ARG_STRING, &boundaries,
       "periodic or open: whether the process grid wraps around, where no input has more "
       "than two ranks along a dimension to show it", "KIND" },
+    { "grid-order", 0, 0, G_OPTION_ARG_STRING, &grid_order,
+      "largest-first or largest-last: which way the process grid takes MPI_Dims_create's "
+      "factors where the inputs fit both (square grids) and P does not: largest first as "
+      "MPI_Cart_create numbers ranks (the default), or last (a column-major numbering, NPB "
+      "LU's grid)", "ORDER" },
     { "all-to-all", 0, 0, G_OPTION_ARG_NONE, &all_to_all,
       "every rank exchanges with every other at any P (a transpose): needed where every "
       "input has so few ranks (up to 3 along each dimension of its grid) that a stencil "
@@ -72,12 +77,16 @@ ts_cmd_extrapolate (int argc, char **argv)
   TsBoundaries settled = TS_BOUNDARIES_UNKNOWN;
   if (!bad && boundaries && !ts_boundaries_parse (boundaries, &settled))
     bad = "--boundaries must be periodic or open";
+  TsGridOrder order = TS_GRID_ORDER_UNKNOWN;
+  if (!bad && grid_order && !ts_grid_order_parse (grid_order, &order))
+    bad = "--grid-order must be largest-first or largest-last";
   if (bad)
     return ts_cmd_usage_error ("extrapolate", bad);
   TsExtrapolateOptions o = {
     .ranks = (guint) ranks,
     .output_dir = output,
     .boundaries = settled,
+    .grid_order = order,
     .all_to_all = all_to_all,
     .cpu_time = cpu_time,
   };

@@ -66,6 +66,24 @@ describe_two_rank_dimensions (GString *out, const TsExtrapModel *m)
                               m->at_target.dims[k]);
 }
 
+/* The inputs fit another order of the grid's dimensions, which gives P
+ * another shape: the one taken is said, and how to choose the other. */
+static void
+describe_unsettled_order (GString *out, const TsExtrapModel *m)
+{
+  if (m->order_unsettled.kind != TS_PATTERN_CARTESIAN)
+    return;
+  TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
+  g_autofree char *taken = ts_pattern_describe (&m->at_target);
+  g_autofree char *other = ts_pattern_describe (&theirs);
+  gboolean last = m->pattern.order == ts_pattern_order_reversed (m->pattern.n_dims);
+  g_string_append_printf (out, "  the inputs fit two orders of the grid's dimensions, which "
+                          "differ at %u ranks: taken, %s; also possible, %s (--grid-order %s, "
+                          "if the program numbers its ranks %s)\n", m->target, taken, other,
+                          last ? "largest-first" : "largest-last",
+                          last ? "as MPI_Cart_create does" : "column-major");
+}
+
 void
 ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
 {
@@ -87,6 +105,7 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
                             "%g from the others\n", m->messages_per_neighbour,
                             MAX (m->messages_from_others, 0));
   describe_two_rank_dimensions (out, m);
+  describe_unsettled_order (out, m);
   for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
     if (m->bytes[k].n > 0)
       {
@@ -222,6 +241,12 @@ ts_extrap_explain_json (const TsExtrapModel *m)
   json_builder_end_array (b);
   add_pattern (b, "pattern", &m->pattern);
   add_pattern (b, "pattern_at_target", &m->at_target);
+  if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
+    {
+      /* The inputs fit this other order of the dimensions too. */
+      TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
+      add_pattern (b, "pattern_at_target_other_order", &theirs);
+    }
   json_builder_set_member_name (b, "messages_per_neighbour");
   json_builder_add_double_value (b, m->messages_per_neighbour);
   if (m->pattern.kind != TS_PATTERN_CARTESIAN && ts_extrap_n_bytes_classes (m) > 0)

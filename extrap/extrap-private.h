@@ -76,6 +76,10 @@ typedef struct {
   guint target;
   TsPattern pattern;               /* at the largest input */
   TsPattern at_target;
+  /* A grid whose inputs fit another order of its dimensions too, with
+   * another shape at P (kind NONE if not): MPI's order was taken, and
+   * the explanation says so. */
+  TsPattern order_unsettled;
   GPtrArray *regions;              /* TsRegionModel, by name */
   TsQuantity bytes[TS_PATTERN_MAX_DIMS];   /* per message along each dimension */
   double messages_per_neighbour;   /* the same at every scale; all-to-all and

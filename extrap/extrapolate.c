@@ -20,6 +20,18 @@ ts_boundaries_parse (const char *text, TsBoundaries *b)
   return TRUE;
 }
 
+gboolean
+ts_grid_order_parse (const char *text, TsGridOrder *g)
+{
+  if (g_strcmp0 (text, "largest-first") == 0)
+    *g = TS_GRID_ORDER_LARGEST_FIRST;
+  else if (g_strcmp0 (text, "largest-last") == 0)
+    *g = TS_GRID_ORDER_LARGEST_LAST;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 /* Every input profiled, or none: NULL and @error at the first that fails. */
 static TsScaleProfile **
 read_inputs (const char *const *traces, guint n, TsComputeClock clock, GError **error)

@@ -38,10 +38,24 @@ typedef enum {
 /* "periodic" or "open" into @b; FALSE for anything else. */
 gboolean ts_boundaries_parse (const char *text, TsBoundaries *b);
 
+/* How a grid's dimensions take MPI_Dims_create's factors where the inputs
+ * cannot tell (their grids are square, or too small): as MPI_Cart_create
+ * numbers ranks (the largest first), or the reverse (a column-major
+ * numbering, NPB LU's halvings). */
+typedef enum {
+  TS_GRID_ORDER_UNKNOWN,    /* from the inputs; MPI's where they fit both, said */
+  TS_GRID_ORDER_LARGEST_FIRST,
+  TS_GRID_ORDER_LARGEST_LAST,
+} TsGridOrder;
+
+/* "largest-first" or "largest-last" into @g; FALSE for anything else. */
+gboolean ts_grid_order_parse (const char *text, TsGridOrder *g);
+
 typedef struct {
   guint ranks;              /* P, the rank count to predict */
   const char *output_dir;   /* gets traces.otf2, model.txt, model.json */
   TsBoundaries boundaries;
+  TsGridOrder grid_order;
   /* Every rank exchanges with every other at any P (a transpose). Needed
    * where the largest input has so few ranks that a grid whose ranks also
    * talk to their diagonal neighbours (a 9- or 27-point stencil) would

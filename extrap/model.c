@@ -282,7 +282,8 @@ refuse_irregular (const TsExtrapModel *m, GError **error)
     describe_partners (seen, big, r);
   return refuse (error, "the point-to-point partners follow no one pattern of P at every "
                  "scale (tracesim knows: no messages; a ring or a 1-3-D grid, periodic or "
-                 "open, laid out as MPI_Dims_create does; all-to-all; master/worker). "
+                 "open, laid out in MPI_Dims_create's factors in MPI's order or another; "
+                 "all-to-all; master/worker). "
                  "Partners that depend on the data cannot be extrapolated "
                  "(doc/extrapolation.md).%s", seen->str);
 }
@@ -418,6 +419,38 @@ settle_boundaries (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
                  agreeing > 0 ? ", which fit both" : "");
 }
 
+/* Which of MPI_Dims_create's factors each grid dimension takes: the
+ * user's --grid-order, else the first order that fits every input (MPI's
+ * before the others); where another order fits them too and gives P
+ * another shape, the explanation says so (m->order_unsettled). */
+static gboolean
+settle_order (TsExtrapModel *m, TsGridOrder order, GArray *const *const *partners,
+              GError **error)
+{
+  guint nd = m->pattern.n_dims;
+  if (order != TS_GRID_ORDER_UNKNOWN)
+    {
+      guint want = order == TS_GRID_ORDER_LARGEST_LAST ? ts_pattern_order_reversed (nd) : 0;
+      if (m->pattern.order == want)
+        return TRUE;
+      TsPattern t = ts_pattern_recognise_grid (m->n_inputs, m->p, partners, nd, want);
+      if (t.kind != TS_PATTERN_CARTESIAN)
+        {
+          g_autofree char *found = ts_pattern_describe (&m->pattern);
+          return refuse (error, "--grid-order %s: the inputs' partners are no %u-D grid with "
+                         "its dimensions in that order; they are a %s",
+                         order == TS_GRID_ORDER_LARGEST_LAST ? "largest-last" : "largest-first",
+                         nd, found);
+        }
+      m->pattern = t;
+      return TRUE;
+    }
+  TsPattern other;
+  if (ts_pattern_other_order (m->n_inputs, m->p, partners, &m->pattern, m->target, &other))
+    m->order_unsettled = other;
+  return TRUE;
+}
+
 static gboolean
 recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
 {
@@ -444,6 +477,8 @@ recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
       m->at_target = m->pattern;
       return TRUE;
     case TS_PATTERN_CARTESIAN:
+      if (!settle_order (m, o->grid_order, partners, error))
+        return FALSE;
       if (!settle_boundaries (m, o->boundaries, error))
         return FALSE;
       m->at_target = ts_pattern_at (&m->pattern, m->target);

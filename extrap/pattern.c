@@ -54,6 +54,36 @@ ts_dims_create (guint p, guint n_dims, guint *dims)
     dims[i] = s.best[i];
 }
 
+/* ---- the order of the dimensions --------------------------------------------- */
+
+/* Permutations of 1, 2 and 3 dimensions, the identity first and the
+ * reverse last: dimension k takes the perm[k]-th largest factor. */
+static const guint8 perms1[1][3] = { { 0 } };
+static const guint8 perms2[2][3] = { { 0, 1 }, { 1, 0 } };
+static const guint8 perms3[6][3] = {
+  { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+};
+
+guint
+ts_pattern_n_orders (guint n_dims)
+{
+  g_return_val_if_fail (n_dims >= 1 && n_dims <= TS_PATTERN_MAX_DIMS, 1);
+  return n_dims == 1 ? 1 : n_dims == 2 ? 2 : 6;
+}
+
+guint
+ts_pattern_order_reversed (guint n_dims)
+{
+  return ts_pattern_n_orders (n_dims) - 1;
+}
+
+static const guint8 *
+order_perm (guint n_dims, guint order)
+{
+  g_return_val_if_fail (order < ts_pattern_n_orders (n_dims), perms3[0]);
+  return n_dims == 1 ? perms1[0] : n_dims == 2 ? perms2[order] : perms3[order];
+}
+
 /* ---- partners --------------------------------------------------------------- */
 
 static int
@@ -171,7 +201,13 @@ ts_pattern_at (const TsPattern *t, guint p)
 {
   TsPattern at = *t;
   if (at.kind == TS_PATTERN_CARTESIAN)
-    ts_dims_create (p, at.n_dims, at.dims);
+    {
+      guint factors[TS_PATTERN_MAX_DIMS];
+      const guint8 *perm = order_perm (at.n_dims, at.order);
+      ts_dims_create (p, at.n_dims, factors);
+      for (guint k = 0; k < at.n_dims; k++)
+        at.dims[k] = factors[perm[k]];
+    }
   return at;
 }
 
@@ -209,6 +245,36 @@ matches_all (const TsPattern *t, guint n_scales, const guint *p, GArray *const *
   return TRUE;
 }
 
+/* The simplest grid of @nd dimensions in @order (periodic dimensions
+ * before open ones) that describes every scale; kind IRREGULAR if none. */
+static TsPattern
+recognise_grid (guint n_scales, const guint *p, GArray *const *const *partners, guint nd,
+                guint order)
+{
+  /* Periodic before open: bit k of @open set means dimension k is open. */
+  for (guint open = 0; open < (1u << nd); open++)
+    {
+      TsPattern t = { TS_PATTERN_CARTESIAN, nd, .order = order };
+      for (guint k = 0; k < nd; k++)
+        t.periodic[k] = !(open & (1u << k));
+      if (matches_all (&t, n_scales, p, partners))
+        return ts_pattern_at (&t, p[n_scales - 1]);
+    }
+  return (TsPattern) { TS_PATTERN_IRREGULAR };
+}
+
+TsPattern
+ts_pattern_recognise_grid (guint n_scales, const guint *p, GArray *const *const *partners,
+                           guint n_dims, guint order)
+{
+  g_return_val_if_fail (n_scales >= 1 && p != NULL && partners != NULL,
+                        (TsPattern) { TS_PATTERN_IRREGULAR });
+  g_return_val_if_fail (n_dims >= 1 && n_dims <= TS_PATTERN_MAX_DIMS
+                        && order < ts_pattern_n_orders (n_dims),
+                        (TsPattern) { TS_PATTERN_IRREGULAR });
+  return recognise_grid (n_scales, p, partners, n_dims, order);
+}
+
 TsPattern
 ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *partners)
 {
@@ -218,14 +284,11 @@ ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *part
   if (matches_all (&none, n_scales, p, partners))
     return none;
   for (guint nd = 1; nd <= TS_PATTERN_MAX_DIMS; nd++)
-    /* Periodic before open: bit k of @open set means dimension k is open. */
-    for (guint open = 0; open < (1u << nd); open++)
+    for (guint order = 0; order < ts_pattern_n_orders (nd); order++)
       {
-        TsPattern t = { TS_PATTERN_CARTESIAN, nd };
-        for (guint k = 0; k < nd; k++)
-          t.periodic[k] = !(open & (1u << k));
-        if (matches_all (&t, n_scales, p, partners))
-          return ts_pattern_at (&t, p[n_scales - 1]);
+        TsPattern t = recognise_grid (n_scales, p, partners, nd, order);
+        if (t.kind == TS_PATTERN_CARTESIAN)
+          return t;
       }
   TsPattern all = { TS_PATTERN_ALL_TO_ALL }, mw = { TS_PATTERN_MASTER_WORKER };
   if (matches_all (&all, n_scales, p, partners))
@@ -233,6 +296,31 @@ ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *part
   if (matches_all (&mw, n_scales, p, partners))
     return mw;
   return (TsPattern) { TS_PATTERN_IRREGULAR };
+}
+
+gboolean
+ts_pattern_other_order (guint n_scales, const guint *p, GArray *const *const *partners,
+                        const TsPattern *found, guint target, TsPattern *other)
+{
+  g_return_val_if_fail (found != NULL && other != NULL, FALSE);
+  if (found->kind != TS_PATTERN_CARTESIAN)
+    return FALSE;
+  TsPattern mine = ts_pattern_at (found, target);
+  for (guint order = 0; order < ts_pattern_n_orders (found->n_dims); order++)
+    {
+      if (order == found->order)
+        continue;
+      TsPattern t = recognise_grid (n_scales, p, partners, found->n_dims, order);
+      if (t.kind != TS_PATTERN_CARTESIAN)
+        continue;
+      TsPattern theirs = ts_pattern_at (&t, target);
+      if (memcmp (theirs.dims, mine.dims, found->n_dims * sizeof (guint)) != 0)
+        {
+          *other = t;
+          return TRUE;
+        }
+    }
+  return FALSE;
 }
 
 guint
@@ -283,6 +371,16 @@ ts_pattern_describe (const TsPattern *t)
   g_string_append (s, " (");
   for (guint k = 0; k < t->n_dims; k++)
     g_string_append_printf (s, "%s%s", k ? " x " : "", t->periodic[k] ? "periodic" : "open");
+  if (t->order == ts_pattern_order_reversed (t->n_dims) && t->order > 0)
+    g_string_append (s, ", largest dimension last");
+  else if (t->order > 0)
+    {
+      const guint8 *perm = order_perm (t->n_dims, t->order);
+      g_string_append (s, ", dimensions the");
+      for (guint k = 0; k < t->n_dims; k++)
+        g_string_append_printf (s, "%s%s", k ? ", " : " ",
+                                perm[k] == 0 ? "largest" : perm[k] == 1 ? "middle" : "smallest");
+    }
   g_string_append (s, ")");
   return g_string_free (s, FALSE);
 }

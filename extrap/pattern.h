@@ -4,7 +4,9 @@
  *
  * Recognised: no point-to-point traffic, a Cartesian grid of 1 to 3
  * dimensions (a periodic 1-D grid is a ring) whose dimensions are those
- * MPI_Dims_create chooses for P, each periodic or not, every rank talking to
+ * MPI_Dims_create chooses for P, in its order (the largest first) or
+ * another the same at every P (the largest last: a column-major
+ * numbering, NPB LU's halvings), each periodic or not, every rank talking to
  * its face neighbours; all-to-all; and master/worker (rank 0 with every
  * other, the others with rank 0 only). Anything else is irregular: a code
  * whose partners are data-dependent cannot be extrapolated, and says so.
@@ -33,22 +35,46 @@ typedef struct {
   guint n_dims;                             /* CARTESIAN: 1 to 3 */
   guint dims[TS_PATTERN_MAX_DIMS];          /* at the P it was recognised at */
   gboolean periodic[TS_PATTERN_MAX_DIMS];
+  /* CARTESIAN: which of MPI_Dims_create's factors for P each dimension
+   * takes, an index into the permutations of n_dims (ts_pattern_n_orders):
+   * 0, the largest first, as MPI_Cart_create numbers ranks; the reverse
+   * (ts_pattern_order_reversed) is a column-major numbering, or NPB LU's
+   * grid of halvings. The same at every P. */
+  guint order;
 } TsPattern;
 
 /* MPI_Dims_create(@p, @n_dims): the most balanced factorisation of @p into
  * @n_dims factors, largest first (MPICH's and Open MPI's answer). */
 void ts_dims_create (guint p, guint n_dims, guint *dims);
 
+/* How many orders a grid of @n_dims dimensions has (1, 2 or 6), and which
+ * of them is the reverse of MPI's: the largest factor last. */
+guint ts_pattern_n_orders (guint n_dims);
+guint ts_pattern_order_reversed (guint n_dims);
+
 /* Recognise the one pattern of @n_scales traces of the same program, at
  * @p[i] ranks whose partner sets are @partners[i][r] (GArray of guint32
  * world ranks, sorted ascending). The simplest pattern that describes every
  * scale wins: no messages, then grids with fewer dimensions, a periodic
  * dimension before an open one, then all-to-all, then master/worker. A grid
- * comes back with its dimensions at the last scale. */
+ * comes back with its dimensions at the last scale; among grids, MPI's
+ * order of dimensions is tried first, then the others. */
 TsPattern ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *partners);
 
-/* The same pattern at @p ranks (a grid takes MPI_Dims_create's dimensions
- * for @p). */
+/* The simplest grid of @n_dims dimensions in order @order that describes
+ * every scale (as ts_pattern_recognise), or an IRREGULAR pattern. */
+TsPattern ts_pattern_recognise_grid (guint n_scales, const guint *p,
+                                     GArray *const *const *partners, guint n_dims, guint order);
+
+/* Whether a grid of @found's dimensions in another order describes every
+ * scale too, with another shape at @target ranks: the inputs cannot tell
+ * the two orders apart, and they differ at @target. @other gets it (at the
+ * last scale). */
+gboolean ts_pattern_other_order (guint n_scales, const guint *p, GArray *const *const *partners,
+                                 const TsPattern *found, guint target, TsPattern *other);
+
+/* The same pattern at @p ranks (a grid takes MPI_Dims_create's factors
+ * for @p, in its order). */
 TsPattern ts_pattern_at (const TsPattern *pattern, guint p);
 
 /* Grids (CARTESIAN @at, as ts_pattern_at gave it): rank @r's coordinates,
@@ -73,8 +99,9 @@ void ts_pattern_partners (const TsPattern *at, guint p, guint r, GArray *out);
  * open dimension (every rank of a periodic grid), and for the workers. */
 guint ts_pattern_role (const TsPattern *at, guint p, guint r);
 
-/* A readable name: "2-D grid 4x3 (periodic x open)", "ring", "all-to-all"
- * (owned by the caller). */
+/* A readable name: "2-D grid 4x3 (periodic x open)", "2-D grid 2x4 (open x
+ * open, largest dimension last)", "ring", "all-to-all" (owned by the
+ * caller). */
 char *ts_pattern_describe (const TsPattern *pattern);
 
 /* Whether, at every one of the @n_scales rank counts @p, a 2-D or 3-D grid

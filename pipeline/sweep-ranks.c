@@ -35,8 +35,13 @@ ts_sweep_ranks_key (const TsSweep *s, guint ranks)
       g_autofree char *state = ts_run_trace_state (inputs[i]);
       g_checksum_update (sum, (const guchar *) state, -1);
     }
-  g_autofree char *rest = g_strdup_printf ("ranks %u boundaries %d%s%s tracesim %s", ranks,
+  /* The grid's order only when set: keys made before it existed stay valid. */
+  TsGridOrder order = ts_sweep_grid_order (s);
+  g_autofree char *rest = g_strdup_printf ("ranks %u boundaries %d%s%s%s tracesim %s", ranks,
                                            ts_sweep_boundaries (s),
+                                           order == TS_GRID_ORDER_UNKNOWN ? ""
+                                           : order == TS_GRID_ORDER_LARGEST_LAST ? " largest-last"
+                                           : " largest-first",
                                            ts_sweep_all_to_all (s) ? " all-to-all" : "",
                                            ts_sweep_cpu_time (s) == TS_CPU_TIME_ON ? " cpu-time" : "",
                                            PACKAGE_VERSION);
@@ -92,6 +97,7 @@ ts_sweep_ranks_prepare (const TsSweep *s, const char *out, guint ranks, char **n
       const char *const *inputs = ts_sweep_extrapolation_inputs (s);
       TsExtrapolateOptions o = { .ranks = ranks, .output_dir = dir,
                                  .boundaries = ts_sweep_boundaries (s),
+                                 .grid_order = ts_sweep_grid_order (s),
                                  .all_to_all = ts_sweep_all_to_all (s),
                                  .cpu_time = ts_sweep_cpu_time (s) == TS_CPU_TIME_ON };
       g_autofree char *line = g_strconcat (key, "\n", NULL);

@@ -27,6 +27,7 @@ struct TsSweep {
    * extrapolated from (then trace is NULL), and --boundaries. */
   char **inputs;
   TsBoundaries boundaries;
+  TsGridOrder grid_order;  /* [sweep] grid_order: `extrapolate --grid-order` */
   gboolean all_to_all;  /* [sweep] all_to_all: `extrapolate --all-to-all` */
   Input hypothesis, platform;
   gboolean zip;
@@ -322,6 +323,12 @@ load_traces (TsSweep *s, GKeyFile *kf, const char *text, GError **error)
   if (boundaries && !ts_boundaries_parse (g_strstrip (boundaries), &s->boundaries))
     return fail_at (error, s, text, "sweep", "boundaries",
                     "boundaries = %s: give periodic or open", boundaries);
+  g_autofree char *grid_order = g_key_file_get_string (kf, "sweep", "grid_order", NULL);
+  if (grid_order && !inputs)
+    return fail_at (error, s, text, "sweep", "grid_order", "grid_order is for extrapolate = ...");
+  if (grid_order && !ts_grid_order_parse (g_strstrip (grid_order), &s->grid_order))
+    return fail_at (error, s, text, "sweep", "grid_order",
+                    "grid_order = %s: give largest-first or largest-last", grid_order);
   if (!load_all_to_all (s, kf, text, inputs != NULL, error))
     return FALSE;
   if (trace)
@@ -431,7 +438,8 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
     if (!g_str_equal (groups[i], "sweep") && !g_str_equal (groups[i], "parameters"))
       return fail_at (error, s, text, groups[i], NULL, "unknown section [%s] ([sweep], [parameters])",
                       groups[i]);
-  static const char *const sweep_keys[] = { "trace", "extrapolate", "boundaries", "all_to_all",
+  static const char *const sweep_keys[] = { "trace", "extrapolate", "boundaries", "grid_order",
+                                            "all_to_all",
                                             "hypothesis", "platform", "zip", "labels",
                                             "baseline", "wait_states", "archive", "cpu_time",
                                             NULL };
@@ -439,7 +447,8 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
   for (guint i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (sweep_keys, keys[i]))
       return fail_at (error, s, text, "sweep", keys[i],
-                      "unknown key '%s' in [sweep] (trace, extrapolate, boundaries, all_to_all, "
+                      "unknown key '%s' in [sweep] (trace, extrapolate, boundaries, grid_order, "
+                      "all_to_all, "
                       "hypothesis, platform, zip, labels, baseline, wait_states, archive, "
                       "cpu_time)", keys[i]);
   if (!load_traces (s, kf, text, error))
@@ -518,6 +527,7 @@ const char *const *ts_sweep_extrapolation_inputs (const TsSweep *s)
   return (const char *const *) s->inputs;
 }
 TsBoundaries ts_sweep_boundaries (const TsSweep *s) { return s->boundaries; }
+TsGridOrder ts_sweep_grid_order (const TsSweep *s) { return s->grid_order; }
 gboolean ts_sweep_all_to_all (const TsSweep *s) { return s->all_to_all; }
 TsCpuTime ts_sweep_cpu_time (const TsSweep *s) { return s->cpu_time; }
 
@@ -694,12 +704,16 @@ key_head (const TsSweep *s, guint point, Keys *k)
     keys_add_each (k, as_written (s, s->trace), s->trace);
   for (guint i = 0; s->inputs && s->inputs[i]; i++)
     {
-      /* all-to-all only when set: keys made before it existed stay valid. */
+      /* all-to-all and the grid's order only when set: keys made before
+       * they existed stay valid. */
       const char *all = s->all_to_all ? " all-to-all" : "";
-      g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d%s\n",
-                                               as_written (s, s->inputs[i]), s->boundaries, all);
-      g_autofree char *legacy = g_strdup_printf ("extrapolate %s boundaries %d%s\n", s->inputs[i],
-                                                 s->boundaries, all);
+      const char *order = s->grid_order == TS_GRID_ORDER_LARGEST_FIRST ? " largest-first"
+                          : s->grid_order == TS_GRID_ORDER_LARGEST_LAST ? " largest-last" : "";
+      g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d%s%s\n",
+                                               as_written (s, s->inputs[i]), s->boundaries, all,
+                                               order);
+      g_autofree char *legacy = g_strdup_printf ("extrapolate %s boundaries %d%s%s\n",
+                                                 s->inputs[i], s->boundaries, all, order);
       keys_add_each (k, item, legacy);
     }
   g_autofree guint *order = sorted_parameters (s);

@@ -362,6 +362,83 @@ test_boundaries_from_the_user (void **state)
   ts_test_rmtree (work);
 }
 
+/* A periodic 2-D grid numbered column-major (ts-tracegen grid
+ * --largest-last: MPI_Dims_create's factors largest last), strong scaling
+ * (10 iterations of 0.01 s compute in all, faces of 9600 bytes), traced at
+ * 4 (2x2), 8 (2x4) and 16 (4x4) ranks, extrapolated to 32: 4x8, row-major
+ * (rank = 8 i + j), where MPI's order would give 8x4. Derived by hand:
+ * - rank 0 = (0, 0) has (3, 0) = 24 and (1, 0) = 8 along dimension 1,
+ *   (0, 7) = 7 and (0, 1) = 1 along dimension 2: partners 1, 7, 8, 24;
+ * - 10 messages to each; along dimension 1 a face has 8 ranks across,
+ *   9600 / 8 = 1200 bytes a message, 12,000 to 8 and to 24; along
+ *   dimension 2 it has 4, 2400 bytes, 24,000 to 1 and to 7;
+ * - compute 10 x 0.01 / 32 = 0.003125 s a rank.
+ * The 8-rank input fits only this order (rank 0 has 1 and 4, where MPI's
+ * 4x2 gives 1 and 2): nothing to say about another order. The same
+ * workload in MPI's order at 1, 2, 4 to 8 fits both orders: the
+ * explanation says which was taken (4x2) and the other (2x4), and
+ * --grid-order largest-last takes 2x4: rank 0's partners (1, 0) = 4 both
+ * ways along dimension 1, (0, 1) = 1 and (0, 3) = 3 along dimension 2. */
+static void
+test_column_major_grid (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-column-major");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  base.strong = TRUE;
+  base.compute = 0.01;
+  base.bytes = 9600;
+  base.largest_last = TRUE;
+  char *t[3];
+  grid_series (work, &base, 3, (const guint[]) { 4, 8, 16 }, t);
+  g_autofree char *out = g_build_filename (work, "np32", NULL);
+  TsExtrapolateOptions o = { .ranks = 32, .output_dir = out };
+  GError *error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  assert_non_null (strstr (text->str, "2-D grid 4x8 (periodic x periodic, largest dimension "
+                           "last) at 32 ranks"));
+  assert_null (strstr (text->str, "two orders"));
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_int_equal (p->n_ranks, 32);
+  assert_partners (p, 0, 4, (const guint32[]) { 1, 7, 8, 24 });
+  const guint64 bytes[] = { 24000, 24000, 12000, 12000 };
+  for (guint i = 0; i < 4; i++)
+    {
+      const TsPeerTraffic *pt = &g_array_index (p->traffic[0], TsPeerTraffic, i);
+      assert_int_equal (pt->sent, 10);
+      assert_int_equal (pt->bytes_sent, bytes[i]);
+    }
+  const double *compute = g_hash_table_lookup (p->compute, "compute_kernel");
+  assert_non_null (compute);
+  assert_float_equal (compute[31], 0.003125, 1e-12);
+
+  base.largest_last = FALSE;
+  grid_series (work, &base, 3, (const guint[]) { 1, 2, 4 }, t);
+  g_autofree char *out8 = g_build_filename (work, "np8", NULL);
+  o = (TsExtrapolateOptions) { .ranks = 8, .output_dir = out8,
+                               .boundaries = TS_BOUNDARIES_PERIODIC };
+  g_string_truncate (text, 0);
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  assert_non_null (strstr (text->str, "taken, 2-D grid 4x2 (periodic x periodic); also "
+                           "possible, 2-D grid 2x4 (periodic x periodic, largest dimension "
+                           "last) (--grid-order largest-last"));
+  const char *args[] = { "extrapolate", t[0], t[1], t[2], "--ranks", "8", "--boundaries",
+                         "periodic", "--grid-order", "largest-last", "-o", out8, "-q", NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  if (res.status != 0)
+    fail_msg ("%s", res.err);
+  ts_tool_result_clear (&res);
+  free_series (3, t);
+  g_autoptr (TsScaleProfile) q = read_output (out8);
+  assert_partners (q, 0, 3, (const guint32[]) { 1, 3, 4 });
+  ts_test_rmtree (work);
+}
+
 /* One message each way between the ranks of each pair. */
 static char *
 pairs_script (guint ranks, const guint (*pairs)[2], guint n)
@@ -1522,6 +1599,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_periodic_grid_to_64),
     cmocka_unit_test (test_open_grid_roles),
+    cmocka_unit_test (test_column_major_grid),
     cmocka_unit_test (test_misaligned_refused),
     cmocka_unit_test (test_unseen_interior_refused),
     cmocka_unit_test (test_random_partners_refused),

@@ -172,6 +172,68 @@ test_irregular_refused (void **state)
   assert_int_equal (mixed.kind, TS_PATTERN_IRREGULAR);
 }
 
+/* Ensure that a grid numbered column-major comes back, NPB LU's: at P =
+ * 2^n ranks its x dimension, varying fastest, has 2^ceil(n/2) ranks and y
+ * the rest, rank r at x = r mod xdim, y = r / xdim, open both ways. At 8
+ * (xdim 4, ydim 2) rank 0 = (0,0) has x + 1 = 1 and y + 1 = 4; rank 5 =
+ * (1,1) has 4, 6 and 1. At 4 (2x2) and 2 (2x1) every rank has the other
+ * one or two. MPI's order gives 8 ranks 4x2 (rank 0 with 1 and 2), so only
+ * the reverse fits: row-major, 2x4 (slowest first). At 32 it is 4x8,
+ * NPB's xdim 8 and ydim 4: rank 9 = (1,1) has 1, 17 (y) and 8, 10 (x).
+ * The second dimension has 4 ranks at 8 and is open (rank 0 lacks 3); the
+ * first has at most 2 at every input, where periodic and open give the
+ * same partners, and comes back periodic (what the message counts then
+ * settle, extrap/model.c). */
+static void
+test_column_major_grid (void **state)
+{
+  const char *texts[] = { "1; 0", "1 2; 0 3; 0 3; 1 2",
+                          "1 4; 0 2 5; 1 3 6; 2 7; 0 5; 1 4 6; 2 5 7; 3 6" };
+  TsPattern t = recognise (3, texts);
+  g_autofree char *name = ts_pattern_describe (&t);
+  assert_string_equal (name, "2-D grid 2x4 (periodic x open, largest dimension last)");
+  assert_int_equal (t.order, ts_pattern_order_reversed (2));
+  assert_partners (&t, 32, 9, "1 8 10 17");
+  assert_partners (&t, 8, 5, "1 4 6");
+}
+
+/* Ensure that inputs fitting both orders are told apart from those that
+ * do not. A periodic grid at 1, 2 and 4 ranks (the 1-rank one talks to
+ * nobody, the 2-rank one 0 with 1, the 4-rank one 2x2) fits MPI's order
+ * and the reverse; at 8 they differ (4x2 against 2x4), at 16 they do not
+ * (4x4). The column-major inputs above fit only their own order. */
+static void
+test_order_unsettled (void **state)
+{
+  const char *texts[] = { " ", "1; 0", "1 2; 0 3; 0 3; 1 2" };
+  guint p[3];
+  GArray **sets[3];
+  for (guint i = 0; i < 3; i++)
+    sets[i] = partners_of (texts[i], &p[i]);
+  GArray *const *const *partners = (GArray *const *const *) sets;
+  TsPattern t = ts_pattern_recognise (3, p, partners), other;
+  assert_int_equal (t.kind, TS_PATTERN_CARTESIAN);
+  assert_int_equal (t.order, 0);
+  assert_true (ts_pattern_other_order (3, p, partners, &t, 8, &other));
+  TsPattern at = ts_pattern_at (&other, 8);
+  assert_true (at.dims[0] == 2 && at.dims[1] == 4);
+  assert_false (ts_pattern_other_order (3, p, partners, &t, 16, &other));
+  TsPattern reversed = ts_pattern_recognise_grid (3, p, partners, 2, 1);
+  assert_int_equal (reversed.kind, TS_PATTERN_CARTESIAN);
+  for (guint i = 0; i < 3; i++)
+    partners_free (sets[i], p[i]);
+
+  const char *lu[] = { "1; 0", "1 2; 0 3; 0 3; 1 2",
+                       "1 4; 0 2 5; 1 3 6; 2 7; 0 5; 1 4 6; 2 5 7; 3 6" };
+  for (guint i = 0; i < 3; i++)
+    sets[i] = partners_of (lu[i], &p[i]);
+  t = ts_pattern_recognise (3, p, partners);
+  assert_false (ts_pattern_other_order (3, p, partners, &t, 32, &other));
+  assert_int_equal (ts_pattern_recognise_grid (3, p, partners, 2, 0).kind, TS_PATTERN_IRREGULAR);
+  for (guint i = 0; i < 3; i++)
+    partners_free (sets[i], p[i]);
+}
+
 int
 main (void)
 {
@@ -182,6 +244,8 @@ main (void)
     cmocka_unit_test (test_open_grid_roles),
     cmocka_unit_test (test_all_to_all_and_master_worker),
     cmocka_unit_test (test_irregular_refused),
+    cmocka_unit_test (test_column_major_grid),
+    cmocka_unit_test (test_order_unsettled),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -149,6 +149,23 @@ test_comments (void **state)
   if (!g_str_has_prefix (error->message, want))
     fail_msg ("got '%s', expected '%s...'", error->message, want);
   g_clear_error (&error);
+  /* grid_order, as extrapolate's --grid-order, is for extrapolated
+   * points only, and takes largest-first or largest-last: line 3 each. */
+  assert_true (g_file_set_contents (path, "[sweep]\ntrace = t.otf2\ngrid_order = largest-last\n",
+                                    -1, NULL));
+  assert_null (ts_sweep_load (path, &error));
+  g_autofree char *only = g_strdup_printf ("%s:3: grid_order is for extrapolate", path);
+  if (!g_str_has_prefix (error->message, only))
+    fail_msg ("got '%s', expected '%s...'", error->message, only);
+  g_clear_error (&error);
+  assert_true (g_file_set_contents (path, "[sweep]\nextrapolate = t.otf2, t.otf2\n"
+                                    "grid_order = column\n", -1, NULL));
+  assert_null (ts_sweep_load (path, &error));
+  g_autofree char *which = g_strdup_printf ("%s:3: grid_order = column: give largest-first or "
+                                            "largest-last", path);
+  if (!g_str_has_prefix (error->message, which))
+    fail_msg ("got '%s', expected '%s...'", error->message, which);
+  g_clear_error (&error);
   ts_test_rmtree (work);
 }
 

@@ -162,7 +162,8 @@ check_params (const TsGridParams *p, GError **error)
 static void
 grid_init (Grid *g, const TsGridParams *p, TsArchiveWriter *w)
 {
-  TsPattern pattern = { TS_PATTERN_CARTESIAN, p->n_dims };
+  TsPattern pattern = { TS_PATTERN_CARTESIAN, p->n_dims,
+                        .order = p->largest_last ? ts_pattern_order_reversed (p->n_dims) : 0 };
   for (guint k = 0; k < p->n_dims; k++)
     pattern.periodic[k] = !p->open;
   *g = (Grid) { .p = p, .at = ts_pattern_at (&pattern, p->n_ranks), .n_slots = 2 * p->n_dims };

@@ -3,8 +3,9 @@
  * construction.
  *
  * The grid has @n_dims dimensions, MPI_Dims_create's for the number of ranks
- * (ts_dims_create), row-major as MPI_Cart_create numbers it, each dimension
- * periodic or open. Each iteration every rank runs the USER region
+ * (ts_dims_create), row-major as MPI_Cart_create numbers it (or, with
+ * @largest_last, the factors in the reverse order: a column-major
+ * numbering), each dimension periodic or open. Each iteration every rank runs the USER region
  * compute_kernel, posts one MPI_Irecv from each face neighbour (dimension by
  * dimension, the lower neighbour first), then one MPI_Isend to each, and
  * completes them all in one MPI_Waitall; a neighbour that is the rank itself
@@ -36,6 +37,8 @@ typedef struct {
   guint n_ranks;
   guint n_dims;            /* 1 to 3 */
   gboolean open;           /* every dimension open (else every one periodic) */
+  gboolean largest_last;   /* the dimensions take MPI_Dims_create's factors largest last
+                            * (a column-major numbering), not first */
   gboolean strong;         /* strong scaling (else weak) */
   guint iterations;
   double compute;          /* seconds per iteration: per rank (weak) or in all (strong) */

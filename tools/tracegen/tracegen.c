@@ -3,7 +3,7 @@
  *   ts-tracegen script FILE -o DIR [--name NAME]
  *   ts-tracegen stencil -o DIR --ranks N --iterations K [--compute S]
  *               [--imbalance F] [--bytes B] [--allreduce-every M]
- *   ts-tracegen grid -o DIR --ranks N --iterations K [--dims D] [--open]
+ *   ts-tracegen grid -o DIR --ranks N --iterations K [--dims D] [--open] [--largest-last]
  *               [--strong] [--compute S] [--imbalance F] [--bytes B]
  *               [--allreduce-every M]
  *   ts-tracegen partitioned -o DIR [--variant nls|fls|vls] [--send-partitions S]
@@ -35,7 +35,7 @@ typedef struct {
   gint64 bytes;
   int allreduce_every;
   int dims;
-  gboolean open, strong;
+  gboolean open, strong, largest_last;
   double boundary;
 } TsGenOptions;
 
@@ -49,7 +49,7 @@ static const char usage[] =
   "                           (format: tools/tracegen/script.h)\n"
   "  stencil -o DIR --ranks N --iterations K\n"
   "                           a halo-exchange benchmark workload\n"
-  "  grid -o DIR --ranks N --iterations K [--dims D] [--open] [--strong]\n"
+  "  grid -o DIR --ranks N --iterations K [--dims D] [--open] [--largest-last] [--strong]\n"
   "                           a face-neighbour halo exchange on a process grid\n"
   "  partitioned -o DIR --variant nls|fls|vls\n"
   "                           seed 000's partitioned Late Sender test\n"
@@ -238,6 +238,9 @@ cmd_grid (int argc, char **argv, TsGenOptions *o)
     { "dims", 0, 0, G_OPTION_ARG_INT, &o->dims, "Dimensions of the grid, 1 to 3 (default: 2)",
       "D" },
     { "open", 0, 0, G_OPTION_ARG_NONE, &o->open, "Open boundaries (default: periodic)", NULL },
+    { "largest-last", 0, 0, G_OPTION_ARG_NONE, &o->largest_last,
+      "The grid takes MPI_Dims_create's factors largest last (a column-major numbering)",
+      NULL },
     { "boundary-factor", 0, 0, G_OPTION_ARG_DOUBLE, &o->boundary,
       "Ranks at an end of an open dimension compute F times as long (default: 1.0)", "F" },
     { "strong", 0, 0, G_OPTION_ARG_NONE, &o->strong,
@@ -257,6 +260,7 @@ cmd_grid (int argc, char **argv, TsGenOptions *o)
   params.n_ranks = o->ranks;
   params.n_dims = o->dims;
   params.open = o->open;
+  params.largest_last = o->largest_last;
   params.strong = o->strong;
   params.boundary = o->boundary;
   params.iterations = o->iterations;
