@@ -220,6 +220,33 @@ add_pattern (JsonBuilder *b, const char *member, const TsPattern *t)
   json_builder_add_string_value (b, what);
 }
 
+/* Each region's models: its mean, its spread, each role's mean. */
+static void
+add_regions (JsonBuilder *b, const TsExtrapModel *m)
+{
+  json_builder_set_member_name (b, "regions");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < m->regions->len; i++)
+    {
+      const TsRegionModel *g = g_ptr_array_index (m->regions, i);
+      json_builder_set_member_name (b, g->name);
+      json_builder_begin_object (b);
+      add_quantity (b, "mean_seconds", m, &g->mean, 0, TS_EXTRAP_SECONDS_FLOOR);
+      add_quantity (b, "spread", m, &g->spread, 0, TS_EXTRAP_SPREAD_FLOOR);
+      json_builder_set_member_name (b, "roles");
+      json_builder_begin_object (b);
+      for (guint k = 0; k < g->roles->len; k++)
+        {
+          const TsRoleModel *rm = &g_array_index (g->roles, TsRoleModel, k);
+          g_autofree char *who = role_name (&m->pattern, rm->role);
+          add_quantity (b, who, m, &rm->mean, 0, TS_EXTRAP_SECONDS_FLOOR);
+        }
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+}
+
 char *
 ts_extrap_explain_json (const TsExtrapModel *m)
 {
@@ -264,27 +291,7 @@ ts_extrap_explain_json (const TsExtrapModel *m)
                       &m->bytes[k], k, TS_EXTRAP_BYTES_FLOOR);
       }
   json_builder_end_object (b);
-  json_builder_set_member_name (b, "regions");
-  json_builder_begin_object (b);
-  for (guint i = 0; i < m->regions->len; i++)
-    {
-      const TsRegionModel *g = g_ptr_array_index (m->regions, i);
-      json_builder_set_member_name (b, g->name);
-      json_builder_begin_object (b);
-      add_quantity (b, "mean_seconds", m, &g->mean, 0, TS_EXTRAP_SECONDS_FLOOR);
-      add_quantity (b, "spread", m, &g->spread, 0, TS_EXTRAP_SPREAD_FLOOR);
-      json_builder_set_member_name (b, "roles");
-      json_builder_begin_object (b);
-      for (guint k = 0; k < g->roles->len; k++)
-        {
-          const TsRoleModel *rm = &g_array_index (g->roles, TsRoleModel, k);
-          g_autofree char *who = role_name (&m->pattern, rm->role);
-          add_quantity (b, who, m, &rm->mean, 0, TS_EXTRAP_SECONDS_FLOOR);
-        }
-      json_builder_end_object (b);
-      json_builder_end_object (b);
-    }
-  json_builder_end_object (b);
+  add_regions (b, m);
   json_builder_set_member_name (b, "collectives");
   json_builder_begin_array (b);
   for (guint i = 0; i < m->collectives->len; i++)

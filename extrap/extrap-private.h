@@ -147,6 +147,28 @@ GHashTable *ts_extrap_input_names (const TsExtrapModel *m, gsize offset,
 gboolean ts_extrap_fit_compute (TsExtrapModel *m, GError **error);
 void ts_extrap_region_model_free (gpointer region);
 
+/* model.c: "cannot extrapolate: " and the reason, in @error (domain
+ * G_IO_ERROR, INVALID_DATA); FALSE. */
+gboolean ts_extrap_refuse (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* Messages and bytes per neighbour slot at one scale: the traffic to a
+ * partner reached through two slots is split between them. */
+typedef struct {
+  double slots_along[TS_PATTERN_MAX_DIMS];
+  double messages_along[TS_PATTERN_MAX_DIMS], bytes_along[TS_PATTERN_MAX_DIMS];
+} TsSlotTraffic;
+void ts_extrap_slot_traffic (const TsScaleProfile *p, const TsPattern *at, TsSlotTraffic *st);
+
+/* recognise.c: m->pattern and m->at_target from the inputs' partners and
+ * the user's options (grid order, boundaries, all-to-all), or a refusal
+ * saying why. */
+gboolean ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error);
+/* Whether the inputs send as many messages through every neighbour slot
+ * of @pattern, along every dimension and at every scale (@per: that count,
+ * 0 without messages); if not, @why (if not NULL) says where they differ. */
+gboolean ts_extrap_counts_agree (const TsExtrapModel *m, const TsPattern *pattern, double *per,
+                                 char **why);
+
 /* The grid slots (2k + (dir > 0)) through which template rank @t reaches
  * world rank @q: up to two (a periodic dimension of two ranks). */
 guint ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots);

@@ -25,11 +25,8 @@ ts_extrap_model_free (TsExtrapModel *m)
   g_free (m);
 }
 
-static gboolean
-refuse (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-refuse (GError **error, const char *format, ...)
+gboolean
+ts_extrap_refuse (GError **error, const char *format, ...)
 {
   va_list args;
   va_start (args, format);
@@ -89,17 +86,10 @@ ts_extrap_template_rank (const TsExtrapModel *m, guint r)
   return ts_pattern_rank_at (&m->pattern, ct);
 }
 
-/* Messages and bytes per neighbour slot at one scale: the traffic to a
- * partner reached through two slots is split between them. */
-typedef struct {
-  double slots_along[TS_PATTERN_MAX_DIMS];
-  double messages_along[TS_PATTERN_MAX_DIMS], bytes_along[TS_PATTERN_MAX_DIMS];
-} SlotTraffic;
-
-static void
-slot_traffic (const TsScaleProfile *p, const TsPattern *at, SlotTraffic *st)
+void
+ts_extrap_slot_traffic (const TsScaleProfile *p, const TsPattern *at, TsSlotTraffic *st)
 {
-  *st = (SlotTraffic) { 0 };
+  *st = (TsSlotTraffic) { 0 };
   for (guint r = 0; r < p->n_ranks; r++)
     for (guint i = 0; i < p->traffic[r]->len; i++)
       {
@@ -243,250 +233,13 @@ check_alignment (TsExtrapModel *m, GError **error)
   if (bad > 8)
     g_string_append_printf (lines, "\n  and %u more", bad - 8);
   if (bad)
-    return refuse (error, "the traces do not align: a region or collective is entered a "
+    return ts_extrap_refuse (error, "the traces do not align: a region or collective is entered a "
                    "different number of times (by the rank entering it most) at different "
                    "scales, so they do not record the same iterations of the same program "
                    "(only the rank count may differ between the inputs; in an all-to-all "
                    "or master/worker program, a region may also be entered once per "
                    "partner):%s", lines->str);
   return TRUE;
-}
-
-static void
-describe_partners (GString *out, const TsScaleProfile *p, guint r)
-{
-  const GArray *a = p->partners[r];
-  g_string_append_printf (out, "\n  rank %u:", r);
-  for (guint i = 0; i < MIN (a->len, 8u); i++)
-    g_string_append_printf (out, " %u", g_array_index (a, guint32, i));
-  if (a->len > 8)
-    g_string_append_printf (out, " and %u more", a->len - 8);
-  if (a->len == 0)
-    g_string_append (out, " none");
-}
-
-static gboolean
-refuse_irregular (const TsExtrapModel *m, GError **error)
-{
-  g_autoptr (GString) seen = g_string_new (NULL);
-  for (guint i = 0; i < m->n_inputs; i++)
-    {
-      GArray *const *partners = m->inputs[i]->partners;
-      TsPattern alone = ts_pattern_recognise (1, &m->p[i], &partners);
-      g_autofree char *what = ts_pattern_describe (&alone);
-      g_string_append_printf (seen, "\nat %u ranks: %s", m->p[i], what);
-    }
-  const TsScaleProfile *big = TS_EXTRAP_TEMPLATE (m);
-  g_string_append_printf (seen, "\npartners at %u ranks:", big->n_ranks);
-  for (guint r = 0; r < MIN (big->n_ranks, 6u); r++)
-    describe_partners (seen, big, r);
-  return refuse (error, "the point-to-point partners follow no one pattern of P at every "
-                 "scale (tracesim knows: no messages; a ring or a 1-3-D grid, periodic or "
-                 "open, laid out in MPI_Dims_create's factors in MPI's order or another; "
-                 "all-to-all; master/worker). "
-                 "Partners that depend on the data cannot be extrapolated "
-                 "(doc/extrapolation.md).%s", seen->str);
-}
-
-/* The grid at P must be written from ranks the largest input has. */
-static gboolean
-check_grid (const TsExtrapModel *m, GError **error)
-{
-  const TsPattern *t = &m->pattern, *r = &m->at_target;
-  g_autofree char *grid = ts_pattern_describe (t);
-  g_autofree char *wanted = ts_pattern_describe (r);
-  for (guint k = 0; k < t->n_dims; k++)
-    {
-      if (t->dims[k] == 1 && r->dims[k] > 1)
-        return refuse (error, "the largest input (%s) has one rank along dimension %u, so "
-                       "no input shows how ranks exchange along it, and the %s needs that; "
-                       "trace a rank count with two ranks or more along every dimension",
-                       grid, k + 1, wanted);
-      if (!t->periodic[k] && r->dims[k] >= 3 && t->dims[k] < 3)
-        return refuse (error, "the %s has ranks inside open dimension %u, with neighbours on "
-                       "both sides, and no input does (the largest is a %s): trace a rank "
-                       "count with three ranks or more along it", wanted, k + 1, grid);
-      if (!t->periodic[k] && r->dims[k] < t->dims[k])
-        return refuse (error, "the %s has fewer ranks along open dimension %u than the "
-                       "largest input (%s): extrapolate from smaller inputs", wanted, k + 1,
-                       grid);
-    }
-  return TRUE;
-}
-
-/* Do the inputs send as many messages through every neighbour slot, along
- * every dimension and at every scale, under @pattern? If not, and @why is
- * not NULL, it says where they differ. @per gets the count (0 without
- * messages). */
-static gboolean
-counts_agree (const TsExtrapModel *m, const TsPattern *pattern, double *per, char **why)
-{
-  guint first = 0;
-  *per = -1;
-  for (guint i = 0; i < m->n_inputs; i++)
-    {
-      TsPattern at = ts_pattern_at (pattern, m->p[i]);
-      SlotTraffic st;
-      slot_traffic (m->inputs[i], &at, &st);
-      for (guint k = 0; k < at.n_dims; k++)
-        {
-          if (st.slots_along[k] == 0)
-            continue;
-          double here = st.messages_along[k] / st.slots_along[k];
-          if (*per < 0)
-            {
-              *per = here;
-              first = i;
-            }
-          else if (fabs (here - *per) > 1e-6 * *per)
-            {
-              if (why)
-                *why = g_strdup_printf ("a rank sends %g messages to each neighbour at %u "
-                                        "ranks but %g along dimension %u at %u ranks", *per,
-                                        m->p[first], here, k + 1, m->p[i]);
-              return FALSE;
-            }
-        }
-    }
-  *per = MAX (*per, 0);
-  return TRUE;
-}
-
-/* Along a dimension of at most two ranks at every input scale, a periodic
- * and an open grid have the same partners: with two ranks the neighbour
- * below is the neighbour above. Where the output has more ranks along it,
- * the user's --boundaries settles it, or else the message counts: a
- * periodic dimension of two sends two messages per exchange to its one
- * partner, an open one one, and every other neighbour gets one. */
-static gboolean
-settle_boundaries (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
-{
-  /* Ambiguous dimensions: at most two ranks at every input scale; those
-   * of them that grow beyond two at P must be settled. */
-  guint ambiguous[TS_PATTERN_MAX_DIMS], n = 0, grows = 0, first_growing = 0;
-  TsPattern target = ts_pattern_at (&m->pattern, m->target);
-  for (guint k = 0; k < m->pattern.n_dims; k++)
-    {
-      guint most = 0;
-      for (guint i = 0; i < m->n_inputs; i++)
-        {
-          TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
-          most = MAX (most, at.dims[k]);
-        }
-      if (most > 2)
-        continue;
-      if (target.dims[k] > 2 && grows++ == 0)
-        first_growing = k;
-      ambiguous[n++] = k;
-    }
-  if (grows == 0)
-    return TRUE;
-  if (boundaries != TS_BOUNDARIES_UNKNOWN)
-    {
-      for (guint j = 0; j < n; j++)
-        m->pattern.periodic[ambiguous[j]] = boundaries == TS_BOUNDARIES_PERIODIC;
-      return TRUE;
-    }
-  /* Every reading of the ambiguous dimensions under which the counts agree;
-   * settled if they all read the growing ones the same way. */
-  guint agreeing = 0;
-  gboolean settled = TRUE;
-  TsPattern chosen = m->pattern;
-  for (guint mask = 0; mask < (1u << n); mask++)
-    {
-      TsPattern t = m->pattern;
-      for (guint j = 0; j < n; j++)
-        t.periodic[ambiguous[j]] = !(mask & (1u << j));
-      double per;
-      if (!counts_agree (m, &t, &per, NULL))
-        continue;
-      for (guint k = 0; agreeing > 0 && k < t.n_dims; k++)
-        if (target.dims[k] > 2 && t.periodic[k] != chosen.periodic[k])
-          settled = FALSE;
-      if (agreeing++ == 0)
-        chosen = t;
-    }
-  if (agreeing > 0 && settled)
-    {
-      m->pattern = chosen;
-      return TRUE;
-    }
-  return refuse (error, "no input has more than two ranks along dimension %u of the %u-D "
-                 "grid, so whether it wraps around (periodic) or ends (open) cannot be told "
-                 "from the partners, nor from the message counts%s; say which with "
-                 "--boundaries periodic or --boundaries open, or trace a rank count with "
-                 "three ranks or more along it", first_growing + 1, m->pattern.n_dims,
-                 agreeing > 0 ? ", which fit both" : "");
-}
-
-/* Which of MPI_Dims_create's factors each grid dimension takes: the
- * user's --grid-order, else the first order that fits every input (MPI's
- * before the others); where another order fits them too and gives P
- * another shape, the explanation says so (m->order_unsettled). */
-static gboolean
-settle_order (TsExtrapModel *m, TsGridOrder order, GArray *const *const *partners,
-              GError **error)
-{
-  guint nd = m->pattern.n_dims;
-  if (order != TS_GRID_ORDER_UNKNOWN)
-    {
-      guint want = order == TS_GRID_ORDER_LARGEST_LAST ? ts_pattern_order_reversed (nd) : 0;
-      if (m->pattern.order == want)
-        return TRUE;
-      TsPattern t = ts_pattern_recognise_grid (m->n_inputs, m->p, partners, nd, want);
-      if (t.kind != TS_PATTERN_CARTESIAN)
-        {
-          g_autofree char *found = ts_pattern_describe (&m->pattern);
-          return refuse (error, "--grid-order %s: the inputs' partners are no %u-D grid with "
-                         "its dimensions in that order; they are a %s",
-                         order == TS_GRID_ORDER_LARGEST_LAST ? "largest-last" : "largest-first",
-                         nd, found);
-        }
-      m->pattern = t;
-      return TRUE;
-    }
-  TsPattern other;
-  if (ts_pattern_other_order (m->n_inputs, m->p, partners, &m->pattern, m->target, &other))
-    m->order_unsettled = other;
-  return TRUE;
-}
-
-static gboolean
-recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
-{
-  GArray *const *partners[MAX_INPUTS];
-  for (guint i = 0; i < m->n_inputs; i++)
-    partners[i] = m->inputs[i]->partners;
-  m->pattern = ts_pattern_recognise (m->n_inputs, m->p, partners);
-  g_autofree char *what = ts_pattern_describe (&m->pattern);
-  switch (m->pattern.kind)
-    {
-    case TS_PATTERN_IRREGULAR:
-      return refuse_irregular (m, error);
-    case TS_PATTERN_ALL_TO_ALL:
-      if (!o->all_to_all && ts_pattern_stencil_alike (m->p, m->n_inputs, m->target))
-        return refuse (error, "every rank of %s (%u ranks) exchanges with every other, "
-                       "which is also what a grid whose ranks talk to their diagonal "
-                       "neighbours (a 9- or 27-point stencil) looks like at %u ranks; the two "
-                       "differ at %u. Trace at a rank count where such a stencil no longer "
-                       "reaches every rank (16, 32 or 64; not 12, 18 or 27), or give "
-                       "--all-to-all (sweeps: all_to_all = true) if every rank exchanges with "
-                       "every other at any P (a transpose)",
-                       TS_EXTRAP_TEMPLATE (m)->path, TS_EXTRAP_TEMPLATE (m)->n_ranks,
-                       TS_EXTRAP_TEMPLATE (m)->n_ranks, m->target);
-      m->at_target = m->pattern;
-      return TRUE;
-    case TS_PATTERN_CARTESIAN:
-      if (!settle_order (m, o->grid_order, partners, error))
-        return FALSE;
-      if (!settle_boundaries (m, o->boundaries, error))
-        return FALSE;
-      m->at_target = ts_pattern_at (&m->pattern, m->target);
-      return check_grid (m, error);
-    default:
-      m->at_target = m->pattern;
-      return TRUE;
-    }
 }
 
 /* ---- point-to-point ------------------------------------------------------- */
@@ -524,7 +277,7 @@ distinct_x (const TsQuantity *q)
 
 /* Bytes per message along dimension @k at input @i; 0 where none went. */
 static double
-bytes_along (const SlotTraffic *st, guint i, guint k)
+bytes_along (const TsSlotTraffic *st, guint i, guint k)
 {
   return st[i].messages_along[k] > 0 ? st[i].bytes_along[k] / st[i].messages_along[k] : 0;
 }
@@ -536,7 +289,7 @@ bytes_along (const SlotTraffic *st, guint i, guint k)
  * law of every dimension's faces together when that law fits them all
  * within 1%: a domain decomposition treats its dimensions alike. */
 static gboolean
-fit_bytes (TsExtrapModel *m, guint k, const SlotTraffic *st, const TsQuantity *pooled,
+fit_bytes (TsExtrapModel *m, guint k, const TsSlotTraffic *st, const TsQuantity *pooled,
            GError **error)
 {
   TsQuantity by_p = { 0 }, by_faces = { .by_faces = TRUE };
@@ -632,7 +385,7 @@ fit_exchanges (TsExtrapModel *m, GError **error)
               first[k] = i;
             }
           else if (fabs (here - per[k]) > 1e-6 * per[k])
-            return refuse (error, "a rank sends %g messages to each partner (%s) at %u ranks "
+            return ts_extrap_refuse (error, "a rank sends %g messages to each partner (%s) at %u ranks "
                            "but %g at %u ranks: the number of exchanges changes with P, and "
                            "the output would keep the largest input's", per[k],
                            ts_extrap_bytes_class_name (m, k, name, sizeof name), m->p[first[k]],
@@ -654,7 +407,7 @@ fit_exchanges (TsExtrapModel *m, GError **error)
 
 /* Inputs whose messages cross dimension @k; the last of them in @last. */
 static guint
-inputs_along (const TsExtrapModel *m, const SlotTraffic *st, guint k, guint *last)
+inputs_along (const TsExtrapModel *m, const TsSlotTraffic *st, guint k, guint *last)
 {
   guint n = 0;
   for (guint i = 0; i < m->n_inputs; i++)
@@ -675,7 +428,7 @@ inputs_along (const TsExtrapModel *m, const SlotTraffic *st, guint k, guint *las
  * face at every P. Smaller, scaled: a face of another extent. A law that
  * falls to the floor at P keeps the constant. */
 static void
-shift_lone_dimensions (TsExtrapModel *m, const SlotTraffic *st)
+shift_lone_dimensions (TsExtrapModel *m, const TsSlotTraffic *st)
 {
   guint donor = 0, most = 0, i = 0;
   for (guint k = 0; k < m->pattern.n_dims; k++)
@@ -719,14 +472,14 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
   if (m->pattern.kind != TS_PATTERN_CARTESIAN)
     return TRUE;
   g_autofree char *why = NULL;
-  if (!counts_agree (m, &m->pattern, &m->messages_per_neighbour, &why))
-    return refuse (error, "%s: the number of exchanges changes with P, and the output would "
+  if (!ts_extrap_counts_agree (m, &m->pattern, &m->messages_per_neighbour, &why))
+    return ts_extrap_refuse (error, "%s: the number of exchanges changes with P, and the output would "
                    "keep the largest input's", why);
-  SlotTraffic st[MAX_INPUTS];
+  TsSlotTraffic st[MAX_INPUTS];
   for (guint i = 0; i < m->n_inputs; i++)
     {
       TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
-      slot_traffic (m->inputs[i], &at, &st[i]);
+      ts_extrap_slot_traffic (m->inputs[i], &at, &st[i]);
     }
   TsQuantity pooled = { .by_faces = TRUE };
   for (guint i = 0; i < m->n_inputs; i++)
@@ -769,14 +522,14 @@ static gboolean
 check_inputs (TsExtrapModel *m, GError **error)
 {
   if (m->n_inputs < 2)
-    return refuse (error, "one trace (at %u ranks) shows nothing of how the program scales: "
+    return ts_extrap_refuse (error, "one trace (at %u ranks) shows nothing of how the program scales: "
                    "give traces at two rank counts or more (three or more for models beyond "
                    "a constant or a line)", m->p[0]);
   for (guint i = 0; i < m->n_inputs; i++)
     {
       const TsScaleProfile *p = m->inputs[i];
       if (i > 0 && m->p[i] == m->p[i - 1])
-        return refuse (error, "%s and %s both have %u ranks: give one trace per rank count",
+        return ts_extrap_refuse (error, "%s and %s both have %u ranks: give one trace per rank count",
                        m->inputs[i - 1]->path, p->path, m->p[i]);
     }
   return TRUE;
@@ -797,13 +550,13 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, const TsExtrapolateOpti
   m->per_partner = g_ptr_array_new_with_free_func (g_free);
   if (n > MAX_INPUTS)
     {
-      refuse (error, "%u traces given; at most %d are used", n, MAX_INPUTS);
+      ts_extrap_refuse (error, "%u traces given; at most %d are used", n, MAX_INPUTS);
       return NULL;
     }
   qsort (m->inputs, n, sizeof *m->inputs, compare_inputs);
   for (guint i = 0; i < n; i++)
     m->p[i] = m->inputs[i]->n_ranks;
-  if (!check_inputs (m, error) || !recognise (m, o, error) || !check_alignment (m, error)
+  if (!check_inputs (m, error) || !ts_extrap_recognise (m, o, error) || !check_alignment (m, error)
       || !fit_point_to_point (m, error) || !ts_extrap_fit_compute (m, error)
       || !ts_extrap_fit_collectives (m, error))
     return NULL;

@@ -1,0 +1,250 @@
+/* Which pattern the inputs' partners follow, and which grid exactly: its
+ * order of dimensions, its boundaries, and whether the largest input can
+ * write every rank of it at P (extrap-private.h: ts_extrap_recognise).
+ * Split from model.c, which fits the quantities once this is settled. */
+#include <config.h>
+
+#define G_LOG_DOMAIN "ts-extrap"
+
+#include "extrap/extrap-private.h"
+
+#include <gio/gio.h>
+#include <math.h>
+#include <string.h>
+
+static void
+describe_partners (GString *out, const TsScaleProfile *p, guint r)
+{
+  const GArray *a = p->partners[r];
+  g_string_append_printf (out, "\n  rank %u:", r);
+  for (guint i = 0; i < MIN (a->len, 8u); i++)
+    g_string_append_printf (out, " %u", g_array_index (a, guint32, i));
+  if (a->len > 8)
+    g_string_append_printf (out, " and %u more", a->len - 8);
+  if (a->len == 0)
+    g_string_append (out, " none");
+}
+
+static gboolean
+refuse_irregular (const TsExtrapModel *m, GError **error)
+{
+  g_autoptr (GString) seen = g_string_new (NULL);
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      GArray *const *partners = m->inputs[i]->partners;
+      TsPattern alone = ts_pattern_recognise (1, &m->p[i], &partners);
+      g_autofree char *what = ts_pattern_describe (&alone);
+      g_string_append_printf (seen, "\nat %u ranks: %s", m->p[i], what);
+    }
+  const TsScaleProfile *big = TS_EXTRAP_TEMPLATE (m);
+  g_string_append_printf (seen, "\npartners at %u ranks:", big->n_ranks);
+  for (guint r = 0; r < MIN (big->n_ranks, 6u); r++)
+    describe_partners (seen, big, r);
+  return ts_extrap_refuse (error, "the point-to-point partners follow no one pattern of P at every "
+                 "scale (tracesim knows: no messages; a ring or a 1-3-D grid, periodic or "
+                 "open, laid out in MPI_Dims_create's factors in MPI's order or another; "
+                 "all-to-all; master/worker). "
+                 "Partners that depend on the data cannot be extrapolated "
+                 "(doc/extrapolation.md).%s", seen->str);
+}
+
+/* The grid at P must be written from ranks the largest input has. */
+static gboolean
+check_grid (const TsExtrapModel *m, GError **error)
+{
+  const TsPattern *t = &m->pattern, *r = &m->at_target;
+  g_autofree char *grid = ts_pattern_describe (t);
+  g_autofree char *wanted = ts_pattern_describe (r);
+  for (guint k = 0; k < t->n_dims; k++)
+    {
+      if (t->dims[k] == 1 && r->dims[k] > 1)
+        return ts_extrap_refuse (error, "the largest input (%s) has one rank along dimension %u, so "
+                       "no input shows how ranks exchange along it, and the %s needs that; "
+                       "trace a rank count with two ranks or more along every dimension",
+                       grid, k + 1, wanted);
+      if (!t->periodic[k] && r->dims[k] >= 3 && t->dims[k] < 3)
+        return ts_extrap_refuse (error, "the %s has ranks inside open dimension %u, with neighbours on "
+                       "both sides, and no input does (the largest is a %s): trace a rank "
+                       "count with three ranks or more along it", wanted, k + 1, grid);
+      if (!t->periodic[k] && r->dims[k] < t->dims[k])
+        return ts_extrap_refuse (error, "the %s has fewer ranks along open dimension %u than the "
+                       "largest input (%s): extrapolate from smaller inputs", wanted, k + 1,
+                       grid);
+    }
+  return TRUE;
+}
+
+/* Do the inputs send as many messages through every neighbour slot, along
+ * every dimension and at every scale, under @pattern? If not, and @why is
+ * not NULL, it says where they differ. @per gets the count (0 without
+ * messages). */
+gboolean
+ts_extrap_counts_agree (const TsExtrapModel *m, const TsPattern *pattern, double *per, char **why)
+{
+  guint first = 0;
+  *per = -1;
+  for (guint i = 0; i < m->n_inputs; i++)
+    {
+      TsPattern at = ts_pattern_at (pattern, m->p[i]);
+      TsSlotTraffic st;
+      ts_extrap_slot_traffic (m->inputs[i], &at, &st);
+      for (guint k = 0; k < at.n_dims; k++)
+        {
+          if (st.slots_along[k] == 0)
+            continue;
+          double here = st.messages_along[k] / st.slots_along[k];
+          if (*per < 0)
+            {
+              *per = here;
+              first = i;
+            }
+          else if (fabs (here - *per) > 1e-6 * *per)
+            {
+              if (why)
+                *why = g_strdup_printf ("a rank sends %g messages to each neighbour at %u "
+                                        "ranks but %g along dimension %u at %u ranks", *per,
+                                        m->p[first], here, k + 1, m->p[i]);
+              return FALSE;
+            }
+        }
+    }
+  *per = MAX (*per, 0);
+  return TRUE;
+}
+
+/* Along a dimension of at most two ranks at every input scale, a periodic
+ * and an open grid have the same partners: with two ranks the neighbour
+ * below is the neighbour above. Where the output has more ranks along it,
+ * the user's --boundaries settles it, or else the message counts: a
+ * periodic dimension of two sends two messages per exchange to its one
+ * partner, an open one one, and every other neighbour gets one. */
+static gboolean
+settle_boundaries (TsExtrapModel *m, TsBoundaries boundaries, GError **error)
+{
+  /* Ambiguous dimensions: at most two ranks at every input scale; those
+   * of them that grow beyond two at P must be settled. */
+  guint ambiguous[TS_PATTERN_MAX_DIMS], n = 0, grows = 0, first_growing = 0;
+  TsPattern target = ts_pattern_at (&m->pattern, m->target);
+  for (guint k = 0; k < m->pattern.n_dims; k++)
+    {
+      guint most = 0;
+      for (guint i = 0; i < m->n_inputs; i++)
+        {
+          TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
+          most = MAX (most, at.dims[k]);
+        }
+      if (most > 2)
+        continue;
+      if (target.dims[k] > 2 && grows++ == 0)
+        first_growing = k;
+      ambiguous[n++] = k;
+    }
+  if (grows == 0)
+    return TRUE;
+  if (boundaries != TS_BOUNDARIES_UNKNOWN)
+    {
+      for (guint j = 0; j < n; j++)
+        m->pattern.periodic[ambiguous[j]] = boundaries == TS_BOUNDARIES_PERIODIC;
+      return TRUE;
+    }
+  /* Every reading of the ambiguous dimensions under which the counts agree;
+   * settled if they all read the growing ones the same way. */
+  guint agreeing = 0;
+  gboolean settled = TRUE;
+  TsPattern chosen = m->pattern;
+  for (guint mask = 0; mask < (1u << n); mask++)
+    {
+      TsPattern t = m->pattern;
+      for (guint j = 0; j < n; j++)
+        t.periodic[ambiguous[j]] = !(mask & (1u << j));
+      double per;
+      if (!ts_extrap_counts_agree (m, &t, &per, NULL))
+        continue;
+      for (guint k = 0; agreeing > 0 && k < t.n_dims; k++)
+        if (target.dims[k] > 2 && t.periodic[k] != chosen.periodic[k])
+          settled = FALSE;
+      if (agreeing++ == 0)
+        chosen = t;
+    }
+  if (agreeing > 0 && settled)
+    {
+      m->pattern = chosen;
+      return TRUE;
+    }
+  return ts_extrap_refuse (error, "no input has more than two ranks along dimension %u of the %u-D "
+                 "grid, so whether it wraps around (periodic) or ends (open) cannot be told "
+                 "from the partners, nor from the message counts%s; say which with "
+                 "--boundaries periodic or --boundaries open, or trace a rank count with "
+                 "three ranks or more along it", first_growing + 1, m->pattern.n_dims,
+                 agreeing > 0 ? ", which fit both" : "");
+}
+
+/* Which of MPI_Dims_create's factors each grid dimension takes: the
+ * user's --grid-order, else the first order that fits every input (MPI's
+ * before the others); where another order fits them too and gives P
+ * another shape, the explanation says so (m->order_unsettled). */
+static gboolean
+settle_order (TsExtrapModel *m, TsGridOrder order, GArray *const *const *partners,
+              GError **error)
+{
+  guint nd = m->pattern.n_dims;
+  if (order != TS_GRID_ORDER_UNKNOWN)
+    {
+      guint want = order == TS_GRID_ORDER_LARGEST_LAST ? ts_pattern_order_reversed (nd) : 0;
+      if (m->pattern.order == want)
+        return TRUE;
+      TsPattern t = ts_pattern_recognise_grid (m->n_inputs, m->p, partners, nd, want);
+      if (t.kind != TS_PATTERN_CARTESIAN)
+        {
+          g_autofree char *found = ts_pattern_describe (&m->pattern);
+          return ts_extrap_refuse (error, "--grid-order %s: the inputs' partners are no %u-D grid with "
+                         "its dimensions in that order; they are a %s",
+                         order == TS_GRID_ORDER_LARGEST_LAST ? "largest-last" : "largest-first",
+                         nd, found);
+        }
+      m->pattern = t;
+      return TRUE;
+    }
+  TsPattern other;
+  if (ts_pattern_other_order (m->n_inputs, m->p, partners, &m->pattern, m->target, &other))
+    m->order_unsettled = other;
+  return TRUE;
+}
+
+gboolean
+ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
+{
+  GArray *const *partners[G_N_ELEMENTS (m->p)];
+  for (guint i = 0; i < m->n_inputs; i++)
+    partners[i] = m->inputs[i]->partners;
+  m->pattern = ts_pattern_recognise (m->n_inputs, m->p, partners);
+  g_autofree char *what = ts_pattern_describe (&m->pattern);
+  switch (m->pattern.kind)
+    {
+    case TS_PATTERN_IRREGULAR:
+      return refuse_irregular (m, error);
+    case TS_PATTERN_ALL_TO_ALL:
+      if (!o->all_to_all && ts_pattern_stencil_alike (m->p, m->n_inputs, m->target))
+        return ts_extrap_refuse (error, "every rank of %s (%u ranks) exchanges with every other, "
+                       "which is also what a grid whose ranks talk to their diagonal "
+                       "neighbours (a 9- or 27-point stencil) looks like at %u ranks; the two "
+                       "differ at %u. Trace at a rank count where such a stencil no longer "
+                       "reaches every rank (16, 32 or 64; not 12, 18 or 27), or give "
+                       "--all-to-all (sweeps: all_to_all = true) if every rank exchanges with "
+                       "every other at any P (a transpose)",
+                       TS_EXTRAP_TEMPLATE (m)->path, TS_EXTRAP_TEMPLATE (m)->n_ranks,
+                       TS_EXTRAP_TEMPLATE (m)->n_ranks, m->target);
+      m->at_target = m->pattern;
+      return TRUE;
+    case TS_PATTERN_CARTESIAN:
+      if (!settle_order (m, o->grid_order, partners, error))
+        return FALSE;
+      if (!settle_boundaries (m, o->boundaries, error))
+        return FALSE;
+      m->at_target = ts_pattern_at (&m->pattern, m->target);
+      return check_grid (m, error);
+    default:
+      m->at_target = m->pattern;
+      return TRUE;
+    }
+}
