@@ -90,11 +90,16 @@ ts_cmd_extrapolate (int argc, char **argv)
     .all_to_all = all_to_all,
     .cpu_time = cpu_time,
   };
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  o.warnings = warnings;
   g_autoptr (GString) text = g_string_new (NULL);
   gboolean ok = ts_extrapolate ((const char *const *) argv + 1, (guint) argc - 1, &o, text,
                                 &error);
   if (ok && explain)
     fputs (text->str, stdout);
+  /* Said on stderr too, where --explain did not print them. */
+  for (guint i = 0; ok && !quiet && !explain && i < warnings->len; i++)
+    fprintf (stderr, "tracesim extrapolate: warning: %s\n", (char *) warnings->pdata[i]);
   if (ok && real)
     ok = compare (output, real, cpu_time, &error);
   else if (ok && !quiet && !explain)

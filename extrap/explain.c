@@ -66,26 +66,9 @@ describe_two_rank_dimensions (GString *out, const TsExtrapModel *m)
                               m->at_target.dims[k]);
 }
 
-/* The inputs fit another order of the grid's dimensions, which gives P
- * another shape: the one taken is said, and how to choose the other. */
+/* The inputs, the warnings, and the hypotheses the models come from. */
 static void
-describe_unsettled_order (GString *out, const TsExtrapModel *m)
-{
-  if (m->order_unsettled.kind != TS_PATTERN_CARTESIAN)
-    return;
-  TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
-  g_autofree char *taken = ts_pattern_describe (&m->at_target);
-  g_autofree char *other = ts_pattern_describe (&theirs);
-  gboolean last = m->pattern.order == ts_pattern_order_reversed (m->pattern.n_dims);
-  g_string_append_printf (out, "  the inputs fit two orders of the grid's dimensions, which "
-                          "differ at %u ranks: taken, %s; also possible, %s (--grid-order %s, "
-                          "if the program numbers its ranks %s)\n", m->target, taken, other,
-                          last ? "largest-first" : "largest-last",
-                          last ? "as MPI_Cart_create does" : "column-major");
-}
-
-void
-ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
+describe_inputs (GString *out, const TsExtrapModel *m)
 {
   g_string_append_printf (out, "tracesim extrapolate: %u ranks from traces at", m->target);
   for (guint i = 0; i < m->n_inputs; i++)
@@ -93,6 +76,16 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
   g_string_append (out, " ranks\ninputs:\n");
   for (guint i = 0; i < m->n_inputs; i++)
     g_string_append_printf (out, "  %5u ranks  %s\n", m->p[i], m->inputs[i]->path);
+  for (guint i = 0; i < m->warnings->len; i++)
+    g_string_append_printf (out, "warning: %s\n", (char *) m->warnings->pdata[i]);
+  g_autofree char *space = ts_scaling_search_space ();
+  g_string_append_printf (out, "models: %s\n", space);
+}
+
+void
+ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
+{
+  describe_inputs (out, m);
   g_autofree char *pattern = ts_pattern_describe (&m->pattern);
   g_autofree char *target = ts_pattern_describe (&m->at_target);
   g_string_append_printf (out, "point-to-point: %s at %u ranks; %s at %u ranks\n", pattern,
@@ -105,7 +98,6 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
                             "%g from the others\n", m->messages_per_neighbour,
                             MAX (m->messages_from_others, 0));
   describe_two_rank_dimensions (out, m);
-  describe_unsettled_order (out, m);
   for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
     if (m->bytes[k].n > 0)
       {
@@ -130,7 +122,7 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
         g_string_append (out, "no law fits all compute per rank\n");
       else
         g_string_append_printf (out, "one law fits all compute per rank only within %.1f%% "
-                                "(cross-validated)\n", 100 * m->serial_cv_error);
+                                "(cross-validated SMAPE)\n", 100 * m->serial_cv_error);
     }
   for (guint i = 0; i < m->regions->len; i++)
     {
@@ -265,6 +257,14 @@ ts_extrap_explain_json (const TsExtrapModel *m)
       json_builder_add_string_value (b, m->inputs[i]->path);
       json_builder_end_object (b);
     }
+  json_builder_end_array (b);
+  g_autofree char *space = ts_scaling_search_space ();
+  json_builder_set_member_name (b, "search_space");
+  json_builder_add_string_value (b, space);
+  json_builder_set_member_name (b, "warnings");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < m->warnings->len; i++)
+    json_builder_add_string_value (b, m->warnings->pdata[i]);
   json_builder_end_array (b);
   add_pattern (b, "pattern", &m->pattern);
   add_pattern (b, "pattern_at_target", &m->at_target);

@@ -80,6 +80,10 @@ typedef struct {
    * another shape at P (kind NONE if not): MPI's order was taken, and
    * the explanation says so. */
   TsPattern order_unsettled;
+  /* What limits the models as a whole (few scales, a far target, an order
+   * of the grid taken where the inputs fit two), one sentence each (char*,
+   * owned): model.txt's and model.json's warnings. */
+  GPtrArray *warnings;
   GPtrArray *regions;              /* TsRegionModel, by name */
   TsQuantity bytes[TS_PATTERN_MAX_DIMS];   /* per message along each dimension */
   double messages_per_neighbour;   /* the same at every scale; all-to-all and

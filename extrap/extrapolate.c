@@ -91,5 +91,7 @@ ts_extrapolate (const char *const *traces, guint n_traces, const TsExtrapolateOp
     return FALSE;
   if (explanation)
     g_string_append_len (explanation, text->str, (gssize) text->len);
+  for (guint i = 0; o->warnings && i < m->warnings->len; i++)
+    g_ptr_array_add (o->warnings, g_strdup (m->warnings->pdata[i]));
   return TRUE;
 }

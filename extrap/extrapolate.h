@@ -62,6 +62,11 @@ typedef struct {
    * reach every rank too: without it such inputs are refused. */
   gboolean all_to_all;
   gboolean cpu_time;        /* the inputs' compute is their CPU time (ts_trace_set_compute_clock) */
+  /* If not NULL, gets the warnings of a successful extrapolation (char*,
+   * as model.txt has them, each a sentence; the array's free function
+   * frees them): too few input scales, a target far beyond them, a grid
+   * order the inputs could not settle. */
+  GPtrArray *warnings;
 } TsExtrapolateOptions;
 
 /* Extrapolate the @n_traces traces at @traces (anchor files, any order, each

@@ -21,6 +21,7 @@ ts_extrap_model_free (TsExtrapModel *m)
   g_clear_pointer (&m->regions, g_ptr_array_unref);
   g_clear_pointer (&m->collectives, g_array_unref);
   g_clear_pointer (&m->per_partner, g_ptr_array_unref);
+  g_clear_pointer (&m->warnings, g_ptr_array_unref);
   g_free (m->comm_class);
   g_free (m);
 }
@@ -535,6 +536,58 @@ check_inputs (TsExtrapModel *m, GError **error)
   return TRUE;
 }
 
+/* Extra-P's advice (Calotoiu et al.): five scales or more, and no
+ * prediction beyond a few times the largest. */
+#define RECOMMENDED_SCALES 5
+#define FAR_TARGET 4.0
+
+static guint
+distinct_scales (const TsExtrapModel *m)
+{
+  guint n = 0;
+  for (guint i = 0; i < m->n_inputs; i++)
+    n += i == 0 || m->p[i] != m->p[i - 1];
+  return n;
+}
+
+/* What limits every model at once (m->warnings). */
+static void
+collect_warnings (TsExtrapModel *m)
+{
+  guint scales = distinct_scales (m), largest = m->p[m->n_inputs - 1];
+  if (scales == 2)
+    g_ptr_array_add (m->warnings,
+                     g_strdup ("two input scales support no more than a constant, a single "
+                               "power of P through both points or a line, and test none of "
+                               "them: give a third scale (five or more, as Extra-P advises)"));
+  else if (scales < RECOMMENDED_SCALES)
+    g_ptr_array_add (m->warnings,
+                     g_strdup_printf ("%u input scales: Extra-P advises %d or more; each model "
+                                      "is chosen among hypotheses that so few points tell "
+                                      "apart poorly (see each one's cross-validated error and "
+                                      "range below)", scales, RECOMMENDED_SCALES));
+  if (m->target > FAR_TARGET * largest)
+    g_ptr_array_add (m->warnings,
+                     g_strdup_printf ("%u ranks is %.3gx the largest input (%u ranks), beyond "
+                                      "the %gx within which a model's shape is usually trusted: "
+                                      "trace a larger rank count", m->target,
+                                      (double) m->target / largest, largest, FAR_TARGET));
+  if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
+    {
+      TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
+      g_autofree char *taken = ts_pattern_describe (&m->at_target);
+      g_autofree char *other = ts_pattern_describe (&theirs);
+      gboolean last = m->pattern.order == ts_pattern_order_reversed (m->pattern.n_dims);
+      g_ptr_array_add (m->warnings,
+                       g_strdup_printf ("the inputs fit two orders of the grid's dimensions, "
+                                        "which differ at %u ranks: taken, %s; also possible, %s "
+                                        "(--grid-order %s, if the program numbers its ranks "
+                                        "%s)", m->target, taken, other,
+                                        last ? "largest-first" : "largest-last",
+                                        last ? "as MPI_Cart_create does" : "column-major"));
+    }
+}
+
 TsExtrapModel *
 ts_extrap_model_build (TsScaleProfile **inputs, guint n, const TsExtrapolateOptions *o,
                        GError **error)
@@ -548,6 +601,7 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, const TsExtrapolateOpti
   m->regions = g_ptr_array_new_with_free_func (ts_extrap_region_model_free);
   m->collectives = g_array_new (FALSE, FALSE, sizeof (TsCollectiveModel));
   m->per_partner = g_ptr_array_new_with_free_func (g_free);
+  m->warnings = g_ptr_array_new_with_free_func (g_free);
   if (n > MAX_INPUTS)
     {
       ts_extrap_refuse (error, "%u traces given; at most %d are used", n, MAX_INPUTS);
@@ -560,5 +614,6 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, const TsExtrapolateOpti
       || !fit_point_to_point (m, error) || !ts_extrap_fit_compute (m, error)
       || !ts_extrap_fit_collectives (m, error))
     return NULL;
+  collect_warnings (m);
   return g_steal_pointer (&m);
 }

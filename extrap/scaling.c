@@ -90,7 +90,17 @@ relative (double predicted, double measured, double floor)
   return fabs (predicted - measured) / MAX (fabs (measured), floor);
 }
 
-/* Mean leave-one-out error of @h; INFINITY if a fold cannot be fitted. */
+/* The symmetric relative error Extra-P judges its models by (SMAPE's
+ * term): |predicted - measured| over their mean magnitude, which neither
+ * favours predicting too low nor explodes near 0 (@floor). */
+static double
+symmetric (double predicted, double measured, double floor)
+{
+  return fabs (predicted - measured) / MAX ((fabs (predicted) + fabs (measured)) / 2, floor);
+}
+
+/* The leave-one-out SMAPE of @h: each scale predicted by @h fitted to the
+ * others; INFINITY if a fold cannot be fitted. */
 static double
 cross_validate (const Hypothesis *h, const double *p, const double *y, guint n, double floor)
 {
@@ -100,7 +110,7 @@ cross_validate (const Hypothesis *h, const double *p, const double *y, guint n, 
       double c0, c1;
       if (!fit_one (h, p, y, n, k, &c0, &c1))
         return INFINITY;
-      sum += relative (c0 + c1 * term (h, p[k]), y[k], floor);
+      sum += symmetric (c0 + c1 * term (h, p[k]), y[k], floor);
     }
   return sum / n;
 }
@@ -197,6 +207,8 @@ single_power (const double *p, const double *y, double floor, TsScalingModel *m)
     }
   return FALSE;
 }
+
+static char *exponent_text (double e);
 
 /* Every hypothesis the number of points allows, in @out (Hypothesis). */
 static GArray *
@@ -314,6 +326,24 @@ ts_scaling_fit_to (const double *p, const double *y, guint n, double floor, doub
   return TRUE;
 }
 
+char *
+ts_scaling_search_space (void)
+{
+  GString *s = g_string_new ("f(P) = c0 + c1 * P^i * log2(P)^j, i one of");
+  for (guint i = 0; i < N_EXPONENTS; i++)
+    {
+      g_autofree char *e = exponent_text ((double) exponents[i].num / exponents[i].den);
+      g_string_append_printf (s, "%s %s", i ? "," : "", e);
+    }
+  g_autoptr (GArray) all = hypotheses_for (3);
+  g_string_append_printf (s, "; j one of 0 to %d: %u hypotheses with the constant, the one "
+                          "with the smallest leave-one-out SMAPE chosen (the simplest within "
+                          "%g points), from three scales or more; from two, a constant, a "
+                          "single power of P through both points or a line; from one, a "
+                          "constant", MAX_LOG_EXPONENT, all->len, 100 * SAME_ERROR);
+  return g_string_free (s, FALSE);
+}
+
 double
 ts_scaling_eval (const TsScalingModel *m, double p)
 {
@@ -367,7 +397,7 @@ ts_scaling_trust (const TsScalingModel *m, const double *p_in, const double *y_i
                             m->n_points == 1 ? "a constant"
                             : "a constant, a single power of P through both, or a line");
   else
-    g_string_append_printf (s, "cross-validated error %.1f%% over %u scales", 100 * m->cv_error,
+    g_string_append_printf (s, "cross-validated SMAPE %.1f%% over %u scales", 100 * m->cv_error,
                             m->n_points);
   if (p > m->largest_p)
     g_string_append_printf (s, "; P=%g is %.3gx the largest input scale", p, p / m->largest_p);

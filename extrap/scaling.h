@@ -8,7 +8,7 @@
  * with i from a set of fractions (negative ones too: a strong-scaling code's
  * compute per rank falls as 1/P) and j in {0, 1, 2}. Every hypothesis is
  * fitted by least squares; the one with the smallest leave-one-out
- * cross-validation error is chosen, the simpler one where two are as good.
+ * cross-validated SMAPE is chosen, the simpler one where two are as good.
  * With one input scale only a constant is fitted, with two a constant, else
  * a single term c1 * P^i through both points where one of the powers passes
  * through both (a one-parameter model that two points do test), else
@@ -33,10 +33,11 @@ typedef struct {
   double exponent;      /* i, the power of P */
   guint log_exponent;   /* j, the power of log2(P) */
   guint n_points;       /* input scales it was fitted to */
-  /* Leave-one-out cross-validation: the mean of |predicted - measured| /
-   * max(|measured|, floor) over the input scales, each predicted by the same
-   * hypothesis fitted to the others. 0 for exact data; NAN with fewer than
-   * three scales (nothing to leave out). */
+  /* Leave-one-out cross-validation, Extra-P's SMAPE: the mean of
+   * |predicted - measured| / max((|predicted| + |measured|) / 2, floor) over
+   * the input scales, each predicted by the same hypothesis fitted to the
+   * others. 0 for exact data; NAN with fewer than three scales (nothing to
+   * leave out). */
   double cv_error;
   /* The largest relative residual of the fit itself over the input scales. */
   double fit_error;
@@ -56,6 +57,10 @@ gboolean ts_scaling_fit (const double *p, const double *y, guint n, double floor
  * or more allow a choice. */
 gboolean ts_scaling_fit_to (const double *p, const double *y, guint n, double floor,
                             double target, TsScalingModel *model, GError **error);
+
+/* The hypotheses a model is chosen from, and how, in a sentence (owned by
+ * the caller): what an explanation states once. */
+char *ts_scaling_search_space (void);
 
 /* The model's value at @p ranks. */
 double ts_scaling_eval (const TsScalingModel *model, double p);

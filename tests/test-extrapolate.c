@@ -11,6 +11,8 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "extrap/extrapolate.h"
 #include "extrap/extrap-private.h"
 #include "extrap/profile.h"
@@ -1380,6 +1382,61 @@ test_serial_input_kept (void **state)
   ts_test_rmtree (work);
 }
 
+/* The ring at 0.01 s a burst. */
+static char *
+plain_ring_script (guint p)
+{
+  return ring_script (p, 0.01, FALSE);
+}
+
+/* Ensure that what limits the models as a whole is said: the ring at 1, 2
+ * and 4 ranks extrapolated to 32 has 3 input scales, under the 5 Extra-P
+ * advises, and 32 is 8x the largest input, beyond 4x: two warnings, on
+ * stderr, in model.txt and in model.json's "warnings"; -q prints neither.
+ * To 16 (4x, not beyond) only the first. */
+static void
+test_warnings (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-warnings");
+  char *t[3];
+  script_series (work, plain_ring_script, (const guint[]) { 1, 2, 4 }, t);
+  g_autofree char *out = g_build_filename (work, "np32", NULL);
+  const char *args[] = { "extrapolate", t[0], t[1], t[2], "--ranks", "32", "-o", out, NULL };
+  TsToolResult res = ts_run_tracesim (args);
+  assert_int_equal (res.status, 0);
+  if (!strstr (res.err, "warning: 3 input scales: Extra-P advises 5 or more")
+      || !strstr (res.err, "warning: 32 ranks is 8x the largest input (4 ranks), beyond the 4x"))
+    fail_msg ("stderr: %s", res.err);
+  ts_tool_result_clear (&res);
+  g_autofree char *txt_path = g_build_filename (out, "model.txt", NULL);
+  g_autofree char *json_path = g_build_filename (out, "model.json", NULL);
+  g_autofree char *txt = NULL, *json = NULL;
+  assert_true (g_file_get_contents (txt_path, &txt, NULL, NULL));
+  assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
+  assert_non_null (strstr (txt, "warning: 32 ranks is 8x the largest input"));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  JsonArray *w = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                               "warnings");
+  assert_int_equal (json_array_get_length (w), 2);
+
+  g_autofree char *out16 = g_build_filename (work, "np16", NULL);
+  const char *quiet[] = { "extrapolate", t[0], t[1], t[2], "--ranks", "16", "-o", out16, "-q",
+                          NULL };
+  res = ts_run_tracesim (quiet);
+  assert_int_equal (res.status, 0);
+  assert_string_equal (res.err, "");
+  ts_tool_result_clear (&res);
+  g_autofree char *txt16_path = g_build_filename (out16, "model.txt", NULL);
+  g_autofree char *txt16 = NULL;
+  assert_true (g_file_get_contents (txt16_path, &txt16, NULL, NULL));
+  assert_non_null (strstr (txt16, "warning: 3 input scales"));
+  assert_null (strstr (txt16, "the largest input (4 ranks), beyond"));
+  free_series (3, t);
+  ts_test_rmtree (work);
+}
+
 /* Messages the largest input never receives are the input's, not a flaw
  * of the extrapolation: the ring whose ranks end with a message nobody
  * receives extrapolates from 1, 2 and 4 ranks to 8. Derived by hand: every
@@ -1600,6 +1657,7 @@ main (void)
     cmocka_unit_test (test_periodic_grid_to_64),
     cmocka_unit_test (test_open_grid_roles),
     cmocka_unit_test (test_column_major_grid),
+    cmocka_unit_test (test_warnings),
     cmocka_unit_test (test_misaligned_refused),
     cmocka_unit_test (test_unseen_interior_refused),
     cmocka_unit_test (test_random_partners_refused),

@@ -45,7 +45,7 @@ test_strong_scaling_exact (void **state)
   g_autofree char *text = ts_scaling_describe (&m);
   assert_string_equal (text, "0.002 + 0.5 * P^-1");
   g_autofree char *trust = ts_scaling_trust (&m, p, y, 3, FLOOR, 64);
-  if (!strstr (trust, "cross-validated error 0.0% over 3 scales; P=64 is 4x the largest"))
+  if (!strstr (trust, "cross-validated SMAPE 0.0% over 3 scales; P=64 is 4x the largest"))
     fail_msg ("%s", trust);
 }
 
