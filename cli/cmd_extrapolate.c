@@ -31,11 +31,27 @@ compare (const char *output, const char *real, gboolean cpu_time, GError **error
   return TRUE;
 }
 
+/* --boundaries, --grid-order and --scaling (each may be NULL) into @o;
+ * what is wrong with them, or NULL. */
+static const char *
+parse_kinds (const char *boundaries, const char *grid_order, const char *scaling,
+             TsExtrapolateOptions *o)
+{
+  if (boundaries && !ts_boundaries_parse (boundaries, &o->boundaries))
+    return "--boundaries must be periodic or open";
+  if (grid_order && !ts_grid_order_parse (grid_order, &o->grid_order))
+    return "--grid-order must be largest-first or largest-last";
+  if (scaling && !ts_scaling_kind_parse (scaling, &o->scaling))
+    return "--scaling must be strong or weak";
+  return NULL;
+}
+
 int
 ts_cmd_extrapolate (int argc, char **argv)
 {
   int ranks = 0;
   g_autofree char *output = NULL, *boundaries = NULL, *real = NULL, *grid_order = NULL;
+  g_autofree char *scaling = NULL;
   gboolean explain = FALSE, quiet = FALSE, cpu_time = FALSE, all_to_all = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 0, 0, G_OPTION_ARG_INT, &ranks, "the rank count to predict (required)", "P" },
@@ -48,6 +64,10 @@ ts_cmd_extrapolate (int argc, char **argv)
       "factors where the inputs fit both (square grids) and P does not: largest first as "
       "MPI_Cart_create numbers ranks (the default), or last (a column-major numbering, NPB "
       "LU's grid)", "ORDER" },
+    { "scaling", 0, 0, G_OPTION_ARG_STRING, &scaling,
+      "strong or weak: how the inputs' problem grows with P (the whole problem fixed, or "
+      "each rank's share); checked against the inputs, a warning where they disagree "
+      "(default: recognised from them)", "KIND" },
     { "all-to-all", 0, 0, G_OPTION_ARG_NONE, &all_to_all,
       "every rank exchanges with every other at any P (a transpose): needed where every "
       "input has so few ranks (up to 3 along each dimension of its grid) that a stencil "
@@ -74,22 +94,16 @@ ts_cmd_extrapolate (int argc, char **argv)
     bad = "--ranks P (P >= 1) is required";
   else if (!output)
     bad = "-o DIR is required";
-  TsBoundaries settled = TS_BOUNDARIES_UNKNOWN;
-  if (!bad && boundaries && !ts_boundaries_parse (boundaries, &settled))
-    bad = "--boundaries must be periodic or open";
-  TsGridOrder order = TS_GRID_ORDER_UNKNOWN;
-  if (!bad && grid_order && !ts_grid_order_parse (grid_order, &order))
-    bad = "--grid-order must be largest-first or largest-last";
-  if (bad)
-    return ts_cmd_usage_error ("extrapolate", bad);
   TsExtrapolateOptions o = {
     .ranks = (guint) ranks,
     .output_dir = output,
-    .boundaries = settled,
-    .grid_order = order,
     .all_to_all = all_to_all,
     .cpu_time = cpu_time,
   };
+  if (!bad)
+    bad = parse_kinds (boundaries, grid_order, scaling, &o);
+  if (bad)
+    return ts_cmd_usage_error ("extrapolate", bad);
   g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   o.warnings = warnings;
   g_autoptr (GString) text = g_string_new (NULL);

@@ -139,12 +139,12 @@ static guint
 first_compute_input (TsExtrapModel *m)
 {
   guint first = 0;
-  while (first + 2 < m->n_inputs && !exchanges_messages (m->inputs[first]))
+  while (ts_extrap_n_scales (m, first + 1) >= 2 && !exchanges_messages (m->inputs[first]))
     first++;
   for (guint i = first; i < m->n_inputs; i++)
     if (!exchanges_messages (m->inputs[i]))
       return 0;  /* the regimes do not split by scale */
-  if (first == 0 || m->n_inputs < 3)
+  if (first == 0 || ts_extrap_n_scales (m, 0) < 3)
     return first;
   TsQuantity all = { 0 };
   for (guint i = 0; i < m->n_inputs; i++)
@@ -156,10 +156,71 @@ first_compute_input (TsExtrapModel *m)
   return m->serial_cv_error <= TS_EXTRAP_SERIAL_CV_ERROR ? 0 : first;
 }
 
+/* Within this relative range over the scales (largest minus smallest over
+ * their mean), a quantity "stays": 20% lets a strong-scaling code's
+ * compute summed over ranks grow by its halo work (LAMMPS from 2 to 4
+ * ranks: +9%), where the other reading moves by a factor of the rank
+ * counts' ratio (50% or more from P to 2P). */
+#define TS_EXTRAP_SCALING_RANGE 0.2
+
+/* The inputs' compute per rank and summed over ranks at each scale
+ * (repetitions averaged), from m->first_compute on, into @per and @sum;
+ * the rank counts into @p. The number of scales. */
+static guint
+compute_by_scale (const TsExtrapModel *m, double *p, double *per, double *sum)
+{
+  guint n = 0;
+  for (guint i = m->first_compute; i < m->n_inputs;)
+    {
+      guint j = i;
+      double total = 0;
+      while (j < m->n_inputs && m->p[j] == m->p[i])
+        total += ts_scale_profile_total_compute (m->inputs[j++]);
+      p[n] = m->p[i];
+      sum[n] = total / (j - i);
+      per[n] = sum[n] / m->p[i];
+      n++;
+      i = j;
+    }
+  return n;
+}
+
+static double
+relative_range (const double *y, guint n)
+{
+  double lo = y[0], hi = y[0], mean = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      lo = MIN (lo, y[i]);
+      hi = MAX (hi, y[i]);
+      mean += y[i] / n;
+    }
+  return (hi - lo) / MAX (mean, TS_EXTRAP_SECONDS_FLOOR);
+}
+
+/* Strong scaling if the compute summed over ranks stays, weak if the
+ * compute per rank does, whichever moves less; else neither. */
+static void
+recognise_scaling (TsExtrapModel *m)
+{
+  double p[16] = { 0 }, per[16] = { 0 }, sum[16] = { 0 };
+  guint n = compute_by_scale (m, p, per, sum), last = n - 1;
+  double strong = relative_range (sum, n), weak = relative_range (per, n);
+  m->scaling_seen = MIN (strong, weak) > TS_EXTRAP_SCALING_RANGE ? TS_SCALING_UNKNOWN
+                    : strong <= weak                             ? TS_SCALING_STRONG
+                                                                 : TS_SCALING_WEAK;
+  m->scaling_evidence
+    = g_strdup_printf ("from %g to %g ranks, the compute summed over ranks goes from %.6g to "
+                       "%.6g s (%.0f%% apart) and per rank from %.6g to %.6g s (%.0f%% apart); "
+                       "within %.0f%% it stays", p[0], p[last], sum[0], sum[last], 100 * strong,
+                       per[0], per[last], 100 * weak, 100 * TS_EXTRAP_SCALING_RANGE);
+}
+
 gboolean
 ts_extrap_fit_compute (TsExtrapModel *m, GError **error)
 {
   m->first_compute = first_compute_input (m);
+  recognise_scaling (m);
   g_autoptr (GHashTable) names
     = ts_extrap_input_names (m, G_STRUCT_OFFSET (TsScaleProfile, compute), NULL);
   GHashTableIter it;

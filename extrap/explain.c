@@ -45,6 +45,9 @@ describe_quantity (GString *out, const TsExtrapModel *m, const TsQuantity *q, gu
   g_string_append (out, "\n      measured:");
   for (guint i = 0; i < q->n; i++)
     g_string_append_printf (out, " %.6g at %g", q->y[i], q->x[i]);
+  if (!q->by_faces && q->repeat_at > 0)
+    g_string_append_printf (out, "\n      repetitions averaged; the widest apart: %.1f%% of "
+                            "their mean, at %g ranks", 100 * q->repeat_spread, q->repeat_at);
   g_string_append_printf (out, "\n      %s\n", trust);
 }
 
@@ -66,6 +69,42 @@ describe_two_rank_dimensions (GString *out, const TsExtrapModel *m)
                               m->at_target.dims[k]);
 }
 
+static const char *
+scaling_name (TsScaling s)
+{
+  return s == TS_SCALING_STRONG ? "strong" : s == TS_SCALING_WEAK ? "weak" : "neither strong nor weak";
+}
+
+/* Traces at one rank count are repetitions: each count's compute per rank,
+ * trace by trace, and how far apart they are. */
+static void
+describe_repetitions (GString *out, const TsExtrapModel *m)
+{
+  for (guint i = 0; i < m->n_inputs;)
+    {
+      guint j = i;
+      while (j < m->n_inputs && m->p[j] == m->p[i])
+        j++;
+      if (j - i > 1)
+        {
+          double lo = G_MAXDOUBLE, hi = 0, sum = 0;
+          g_string_append_printf (out, "  repetitions at %u ranks (averaged): compute per rank",
+                                  m->p[i]);
+          for (guint k = i; k < j; k++)
+            {
+              double c = ts_scale_profile_total_compute (m->inputs[k]) / m->p[k];
+              g_string_append_printf (out, "%s %.6g s", k > i ? "," : "", c);
+              lo = MIN (lo, c);
+              hi = MAX (hi, c);
+              sum += c;
+            }
+          g_string_append_printf (out, ", %.1f%% of their mean apart\n",
+                                  100 * (hi - lo) / MAX (sum / (j - i), TS_EXTRAP_SECONDS_FLOOR));
+        }
+      i = j;
+    }
+}
+
 /* The inputs, the warnings, and the hypotheses the models come from. */
 static void
 describe_inputs (GString *out, const TsExtrapModel *m)
@@ -76,10 +115,16 @@ describe_inputs (GString *out, const TsExtrapModel *m)
   g_string_append (out, " ranks\ninputs:\n");
   for (guint i = 0; i < m->n_inputs; i++)
     g_string_append_printf (out, "  %5u ranks  %s\n", m->p[i], m->inputs[i]->path);
+  describe_repetitions (out, m);
   for (guint i = 0; i < m->warnings->len; i++)
     g_string_append_printf (out, "warning: %s\n", (char *) m->warnings->pdata[i]);
   g_autofree char *space = ts_scaling_search_space ();
   g_string_append_printf (out, "models: %s\n", space);
+  g_string_append_printf (out, "scaling: %s%s (%s)\n", scaling_name (m->scaling_seen),
+                          m->scaling_given == TS_SCALING_UNKNOWN ? ", recognised"
+                          : m->scaling_given == m->scaling_seen  ? ", as given"
+                                                                 : ", not as given",
+                          m->scaling_evidence);
 }
 
 void
@@ -191,6 +236,11 @@ add_quantity (JsonBuilder *b, const char *member, const TsExtrapModel *m, const 
                                              ts_extrap_target_x (m, q, k));
   json_builder_set_member_name (b, "trust");
   json_builder_add_string_value (b, trust);
+  json_builder_set_member_name (b, "repetition_spread");
+  if (!q->by_faces && q->repeat_at > 0)
+    json_builder_add_double_value (b, q->repeat_spread);
+  else
+    json_builder_add_null_value (b);
   json_builder_set_member_name (b, "measured");
   json_builder_begin_array (b);
   for (guint i = 0; i < q->n; i++)
@@ -239,6 +289,28 @@ add_regions (JsonBuilder *b, const TsExtrapModel *m)
   json_builder_end_object (b);
 }
 
+/* "scaling": what the inputs show (null: neither), what was given (null:
+ * nothing), and the numbers. */
+static void
+add_scaling (JsonBuilder *b, const TsExtrapModel *m)
+{
+  json_builder_set_member_name (b, "scaling");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "recognised");
+  if (m->scaling_seen == TS_SCALING_UNKNOWN)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_string_value (b, scaling_name (m->scaling_seen));
+  json_builder_set_member_name (b, "given");
+  if (m->scaling_given == TS_SCALING_UNKNOWN)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_string_value (b, scaling_name (m->scaling_given));
+  json_builder_set_member_name (b, "evidence");
+  json_builder_add_string_value (b, m->scaling_evidence);
+  json_builder_end_object (b);
+}
+
 char *
 ts_extrap_explain_json (const TsExtrapModel *m)
 {
@@ -261,6 +333,7 @@ ts_extrap_explain_json (const TsExtrapModel *m)
   g_autofree char *space = ts_scaling_search_space ();
   json_builder_set_member_name (b, "search_space");
   json_builder_add_string_value (b, space);
+  add_scaling (b, m);
   json_builder_set_member_name (b, "warnings");
   json_builder_begin_array (b);
   for (guint i = 0; i < m->warnings->len; i++)

@@ -29,6 +29,10 @@ typedef struct {
   TsScalingModel model;
   double at_target;         /* the model's value for the output */
   double at_template;       /* measured at the largest input */
+  /* Several points at one x (repetitions: traces at one rank count) are
+   * averaged by the fit; the widest range among them over their mean, and
+   * at which x (0 without repetitions). */
+  double repeat_spread, repeat_at;
 } TsQuantity;
 
 /* The ranks of one role on a grid with open dimensions (ts_pattern_role:
@@ -94,6 +98,11 @@ typedef struct {
   GPtrArray *per_partner;          /* names of regions entered once per partner (P - 1 times) */
   guint first_compute;             /* the first input the compute fits use (compute.c) */
   double serial_cv_error;          /* with the inputs left out, all compute's cross-validated error */
+  /* Strong or weak scaling (compute.c): the user's, and what the compute
+   * of the inputs the fits use shows (UNKNOWN: neither), with the numbers
+   * that show it (owned). */
+  TsScaling scaling_given, scaling_seen;
+  char *scaling_evidence;
 } TsExtrapModel;
 
 /* Classes of messages whose bytes are modelled apart (m->bytes[k]): a
@@ -126,6 +135,10 @@ gboolean ts_extrap_fit_collectives (TsExtrapModel *m, GError **error);
 /* The largest input: what the output is written from. */
 #define TS_EXTRAP_TEMPLATE(m) ((m)->inputs[(m)->n_inputs - 1])
 
+/* model.c: how many rank counts the inputs from @first on have (several
+ * traces at one count are repetitions). */
+guint ts_extrap_n_scales (const TsExtrapModel *m, guint first);
+
 /* model.c: check and fit; takes @inputs (sorted here). */
 TsExtrapModel *ts_extrap_model_build (TsScaleProfile **inputs, guint n,
                                       const TsExtrapolateOptions *o, GError **error);
@@ -147,7 +160,8 @@ void ts_extrap_finish_quantity (const TsExtrapModel *m, TsQuantity *q);
 GHashTable *ts_extrap_input_names (const TsExtrapModel *m, gsize offset,
                                    gboolean (*keep) (const TsScaleProfile *, const char *));
 
-/* compute.c: the compute models of every region (m->regions). */
+/* compute.c: the compute models of every region (m->regions), and the
+ * scaling the inputs show (m->scaling_seen, m->scaling_evidence). */
 gboolean ts_extrap_fit_compute (TsExtrapModel *m, GError **error);
 void ts_extrap_region_model_free (gpointer region);
 

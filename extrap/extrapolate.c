@@ -32,6 +32,18 @@ ts_grid_order_parse (const char *text, TsGridOrder *g)
   return TRUE;
 }
 
+gboolean
+ts_scaling_kind_parse (const char *text, TsScaling *s)
+{
+  if (g_strcmp0 (text, "strong") == 0)
+    *s = TS_SCALING_STRONG;
+  else if (g_strcmp0 (text, "weak") == 0)
+    *s = TS_SCALING_WEAK;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 /* Every input profiled, or none: NULL and @error at the first that fails. */
 static TsScaleProfile **
 read_inputs (const char *const *traces, guint n, TsComputeClock clock, GError **error)

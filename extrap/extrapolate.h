@@ -51,11 +51,25 @@ typedef enum {
 /* "largest-first" or "largest-last" into @g; FALSE for anything else. */
 gboolean ts_grid_order_parse (const char *text, TsGridOrder *g);
 
+/* How the inputs' problem grows with P: strong scaling keeps the whole
+ * problem (the compute summed over ranks stays), weak scaling each rank's
+ * share (the compute per rank stays). Stated in model.txt: given by the
+ * user and checked against the inputs, or recognised from them. */
+typedef enum {
+  TS_SCALING_UNKNOWN,       /* given: recognise it; recognised: neither */
+  TS_SCALING_STRONG,
+  TS_SCALING_WEAK,
+} TsScaling;
+
+/* "strong" or "weak" into @s; FALSE for anything else. */
+gboolean ts_scaling_kind_parse (const char *text, TsScaling *s);
+
 typedef struct {
   guint ranks;              /* P, the rank count to predict */
   const char *output_dir;   /* gets traces.otf2, model.txt, model.json */
   TsBoundaries boundaries;
   TsGridOrder grid_order;
+  TsScaling scaling;        /* what the user says; a warning where the inputs disagree */
   /* Every rank exchanges with every other at any P (a transpose). Needed
    * where the largest input has so few ranks that a grid whose ranks also
    * talk to their diagonal neighbours (a 9- or 27-point stencil) would
@@ -65,7 +79,7 @@ typedef struct {
   /* If not NULL, gets the warnings of a successful extrapolation (char*,
    * as model.txt has them, each a sentence; the array's free function
    * frees them): too few input scales, a target far beyond them, a grid
-   * order the inputs could not settle. */
+   * order the inputs could not settle, a scaling the inputs do not show. */
   GPtrArray *warnings;
 } TsExtrapolateOptions;
 

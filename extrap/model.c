@@ -23,6 +23,7 @@ ts_extrap_model_free (TsExtrapModel *m)
   g_clear_pointer (&m->per_partner, g_ptr_array_unref);
   g_clear_pointer (&m->warnings, g_ptr_array_unref);
   g_free (m->comm_class);
+  g_free (m->scaling_evidence);
   g_free (m);
 }
 
@@ -112,6 +113,7 @@ gboolean
 ts_extrap_fit_quantity (TsQuantity *q, double floor, double target, GError **error)
 {
   double x[G_N_ELEMENTS (q->x)], sum[G_N_ELEMENTS (q->x)];
+  double lo[G_N_ELEMENTS (q->x)], hi[G_N_ELEMENTS (q->x)];
   guint same[G_N_ELEMENTS (q->x)], n = 0;
   for (guint i = 0; i < q->n; i++)
     {
@@ -122,13 +124,25 @@ ts_extrap_fit_quantity (TsQuantity *q, double floor, double target, GError **err
         {
           x[n] = q->x[i];
           sum[n] = 0;
+          lo[n] = hi[n] = q->y[i];
           same[n++] = 0;
         }
       sum[j] += q->y[i];
+      lo[j] = MIN (lo[j], q->y[i]);
+      hi[j] = MAX (hi[j], q->y[i]);
       same[j]++;
     }
+  q->repeat_spread = q->repeat_at = 0;
   for (guint j = 0; j < n; j++)
-    sum[j] /= same[j];
+    {
+      sum[j] /= same[j];
+      double range = (hi[j] - lo[j]) / MAX (fabs (sum[j]), floor);
+      if (same[j] > 1 && (q->repeat_at == 0 || range > q->repeat_spread))
+        {
+          q->repeat_spread = range;
+          q->repeat_at = x[j];
+        }
+    }
   return ts_scaling_fit_to (x, sum, n, floor, target, &q->model, error);
 }
 
@@ -512,11 +526,15 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
 
 /* ---- the whole model -------------------------------------------------------- */
 
+/* By rank count; repetitions at one count by path, so that the template
+ * (the last) does not depend on the order the traces were given in. */
 static gint
 compare_inputs (gconstpointer a, gconstpointer b)
 {
-  guint x = (*(TsScaleProfile *const *) a)->n_ranks, y = (*(TsScaleProfile *const *) b)->n_ranks;
-  return x < y ? -1 : x > y;
+  const TsScaleProfile *x = *(TsScaleProfile *const *) a, *y = *(TsScaleProfile *const *) b;
+  if (x->n_ranks != y->n_ranks)
+    return x->n_ranks < y->n_ranks ? -1 : 1;
+  return strcmp (x->path, y->path);
 }
 
 static gboolean
@@ -526,13 +544,17 @@ check_inputs (TsExtrapModel *m, GError **error)
     return ts_extrap_refuse (error, "one trace (at %u ranks) shows nothing of how the program scales: "
                    "give traces at two rank counts or more (three or more for models beyond "
                    "a constant or a line)", m->p[0]);
-  for (guint i = 0; i < m->n_inputs; i++)
-    {
-      const TsScaleProfile *p = m->inputs[i];
-      if (i > 0 && m->p[i] == m->p[i - 1])
-        return ts_extrap_refuse (error, "%s and %s both have %u ranks: give one trace per rank count",
-                       m->inputs[i - 1]->path, p->path, m->p[i]);
-    }
+  /* Several traces at one rank count are repetitions (Extra-P's): their
+   * quantities are averaged, and how far apart they are is said. */
+  for (guint i = 1; i < m->n_inputs; i++)
+    if (strcmp (m->inputs[i]->path, m->inputs[i - 1]->path) == 0)
+      return ts_extrap_refuse (error, "%s is given twice: a repetition at %u ranks is another "
+                               "recording of the run", m->inputs[i]->path, m->p[i]);
+  if (ts_extrap_n_scales (m, 0) < 2)
+    return ts_extrap_refuse (error, "the %u traces all have %u ranks, which shows nothing of how "
+                             "the program scales: give traces at two rank counts or more "
+                             "(three or more for models beyond a constant or a line)",
+                             m->n_inputs, m->p[0]);
   return TRUE;
 }
 
@@ -541,12 +563,12 @@ check_inputs (TsExtrapModel *m, GError **error)
 #define RECOMMENDED_SCALES 5
 #define FAR_TARGET 4.0
 
-static guint
-distinct_scales (const TsExtrapModel *m)
+guint
+ts_extrap_n_scales (const TsExtrapModel *m, guint first)
 {
   guint n = 0;
-  for (guint i = 0; i < m->n_inputs; i++)
-    n += i == 0 || m->p[i] != m->p[i - 1];
+  for (guint i = first; i < m->n_inputs; i++)
+    n += i == first || m->p[i] != m->p[i - 1];
   return n;
 }
 
@@ -554,12 +576,21 @@ distinct_scales (const TsExtrapModel *m)
 static void
 collect_warnings (TsExtrapModel *m)
 {
-  guint scales = distinct_scales (m), largest = m->p[m->n_inputs - 1];
+  guint scales = ts_extrap_n_scales (m, 0), largest = m->p[m->n_inputs - 1];
+  guint compute_scales = ts_extrap_n_scales (m, m->first_compute);
   if (scales == 2)
     g_ptr_array_add (m->warnings,
                      g_strdup ("two input scales support no more than a constant, a single "
                                "power of P through both points or a line, and test none of "
                                "them: give a third scale (five or more, as Extra-P advises)"));
+  else if (compute_scales == 2)
+    g_ptr_array_add (m->warnings,
+                     g_strdup_printf ("the compute models come from two scales (%u and %u "
+                                      "ranks; the smaller inputs were left out, below), which "
+                                      "support no more than a constant, a single power of P or "
+                                      "a line and test none of them: give a third scale that "
+                                      "exchanges messages", m->p[m->first_compute],
+                                      m->p[m->n_inputs - 1]));
   else if (scales < RECOMMENDED_SCALES)
     g_ptr_array_add (m->warnings,
                      g_strdup_printf ("%u input scales: Extra-P advises %d or more; each model "
@@ -572,6 +603,12 @@ collect_warnings (TsExtrapModel *m)
                                       "the %gx within which a model's shape is usually trusted: "
                                       "trace a larger rank count", m->target,
                                       (double) m->target / largest, largest, FAR_TARGET));
+  if (m->scaling_given != TS_SCALING_UNKNOWN && m->scaling_given != m->scaling_seen)
+    g_ptr_array_add (m->warnings,
+                     g_strdup_printf ("%s scaling was given, but the inputs do not show it: %s; "
+                                      "the models follow the inputs",
+                                      m->scaling_given == TS_SCALING_STRONG ? "strong" : "weak",
+                                      m->scaling_evidence));
   if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
     {
       TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
@@ -598,6 +635,7 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, const TsExtrapolateOpti
   m->inputs = g_memdup2 (inputs, n * sizeof *inputs);
   m->n_inputs = n;
   m->target = target;
+  m->scaling_given = o->scaling;
   m->regions = g_ptr_array_new_with_free_func (ts_extrap_region_model_free);
   m->collectives = g_array_new (FALSE, FALSE, sizeof (TsCollectiveModel));
   m->per_partner = g_ptr_array_new_with_free_func (g_free);

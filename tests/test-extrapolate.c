@@ -1335,8 +1335,10 @@ test_serial_input_left_out (void **state)
   if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
     fail_msg ("%s", error->message);
   free_series (3, t);
+  /* ...and the compute models come from the two scales left: a warning. */
   if (!strstr (text->str, "left out of the fits: the input at 1 rank, which exchanges no "
-                          "message where the larger ones do"))
+                          "message where the larger ones do")
+      || !strstr (text->str, "warning: the compute models come from two scales (2 and 4 ranks"))
     fail_msg ("%s", text->str);
   g_autoptr (TsScaleProfile) p = read_output (out);
   const double *compute = g_hash_table_lookup (p->compute, "main");
@@ -1434,6 +1436,124 @@ test_warnings (void **state)
   assert_non_null (strstr (txt16, "warning: 3 input scales"));
   assert_null (strstr (txt16, "the largest input (4 ranks), beyond"));
   free_series (3, t);
+  ts_test_rmtree (work);
+}
+
+/* Traces at @n rank counts @ranks, rank count i computing @per_rank[i]
+ * seconds on every rank (the ring, 5 bursts), into @work/np<P><suffix[i]>;
+ * @traces gets the anchors. */
+static void
+ring_series (const char *work, guint n, const guint *ranks, const double *per_rank,
+             const char *const *suffix, char **traces)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("np%u%s", ranks[i], suffix ? suffix[i] : "");
+      g_autofree char *dir = g_build_filename (work, name, NULL);
+      g_autofree char *text = ring_script (ranks[i], per_rank[i] / 5, FALSE);
+      g_mkdir_with_parents (dir, 0755);
+      traces[i] = ts_test_generate_text (dir, text);
+    }
+}
+
+/* Repetitions at one rank count are averaged, and how far apart they are
+ * is said. The ring computing 0.1 + 0.4 / P s per rank (Amdahl's law, as
+ * test_serial_input_kept) at 1 and 2 ranks, and twice at 4: 0.2 x 0.9 =
+ * 0.18 s and 0.2 x 1.1 = 0.22 s, whose mean 0.2 is the law's. Derived by
+ * hand: the law fits 0.5, 0.3 and 0.2 exactly, so every rank computes
+ * 0.1 + 0.4 / 8 = 0.15 s at 8 (from the 4-rank trace alone, 0.22 s, the
+ * best law would not be this one); the explanation gives both 4-rank
+ * traces' compute per rank and their range, (0.22 - 0.18) / 0.2 = 20%;
+ * three scales, not four, count for the warning. The same trace given
+ * twice, and traces at a single rank count, are refused. */
+static void
+test_repetitions (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-repetitions");
+  char *t[4];
+  ring_series (work, 4, (const guint[]) { 1, 2, 4, 4 }, (const double[]) { 0.5, 0.3, 0.18, 0.22 },
+               (const char *const[]) { "", "", "a", "b" }, t);
+  g_autofree char *out = g_build_filename (work, "np8", NULL);
+  TsExtrapolateOptions o = { .ranks = 8, .output_dir = out };
+  GError *error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  /* Given in another order: the template is the last by path, np4b. */
+  const char *order[] = { t[3], t[0], t[2], t[1] };
+  if (!ts_extrapolate (order, 4, &o, text, &error))
+    fail_msg ("%s", error->message);
+  if (!strstr (text->str, "repetitions at 4 ranks (averaged): compute per rank 0.18 s, 0.22 s, "
+                          "20.0% of their mean apart")
+      || !strstr (text->str, "repetitions averaged; the widest apart: 20.0% of their mean, at 4 "
+                             "ranks")
+      || !strstr (text->str, "warning: 3 input scales"))
+    fail_msg ("%s", text->str);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  const double *compute = g_hash_table_lookup (p->compute, "main");
+  assert_non_null (compute);
+  for (guint r = 0; r < 8; r++)
+    assert_float_equal (compute[r], 0.15, 1e-6);
+
+  const char *twice[] = { t[0], t[2], t[2] };
+  assert_false (ts_extrapolate (twice, 3, &o, NULL, &error));
+  assert_non_null (strstr (error->message, "is given twice"));
+  g_clear_error (&error);
+  const char *one_count[] = { t[2], t[3] };
+  assert_false (ts_extrapolate (one_count, 2, &o, NULL, &error));
+  assert_non_null (strstr (error->message, "the 2 traces all have 4 ranks"));
+  g_clear_error (&error);
+  free_series (4, t);
+  ts_test_rmtree (work);
+}
+
+/* The scaling is stated: recognised, or given and checked. The ring at 1,
+ * 2 and 4 ranks with (a) 0.05 s per rank at every P: per rank 0% apart,
+ * summed 0.05, 0.1 and 0.2 s (0.15 / 0.1167 = 129% apart), weak; (b) 0.4 / P s per rank: summed 0.4 s at
+ * every P, strong; (c) 0.1 + 0.4 / P: summed 0.5, 0.6 and 0.8 s ((0.8 -
+ * 0.5) / 0.633 = 47% apart) and per rank 0.5, 0.3 and 0.2 s (90%), both
+ * beyond 20%: neither. --scaling weak on (b) gives a warning, and is kept
+ * in model.json's "scaling" beside what was recognised. */
+static void
+test_scaling_stated (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-scaling");
+  const guint ranks[] = { 1, 2, 4 };
+  const double per[3][3] = { { 0.05, 0.05, 0.05 }, { 0.4, 0.2, 0.1 }, { 0.5, 0.3, 0.2 } };
+  const char *const said[] = { "scaling: weak, recognised (from 1 to 4 ranks, the compute summed "
+                               "over ranks goes from 0.05 to 0.2 s (129% apart) and per rank "
+                               "from 0.05 to 0.05 s (0% apart)",
+                               "scaling: strong, not as given (",
+                               "scaling: neither strong nor weak, recognised (" };
+  for (guint c = 0; c < 3; c++)
+    {
+      g_autofree char *sub = g_strdup_printf ("%s/case%u", work, c);
+      char *t[3];
+      ring_series (sub, 3, ranks, per[c], NULL, t);
+      g_autofree char *out = g_build_filename (sub, "np8", NULL);
+      TsExtrapolateOptions o = { .ranks = 8, .output_dir = out,
+                                 .scaling = c == 1 ? TS_SCALING_WEAK : TS_SCALING_UNKNOWN };
+      GError *error = NULL;
+      g_autoptr (GString) text = g_string_new (NULL);
+      if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+        fail_msg ("%s", error->message);
+      if (!strstr (text->str, said[c]))
+        fail_msg ("case %u: %s", c, text->str);
+      gboolean warned = strstr (text->str, "warning: weak scaling was given, but the inputs do "
+                                           "not show it") != NULL;
+      assert_int_equal (warned, c == 1);
+      if (c == 1)
+        {
+          g_autofree char *json_path = g_build_filename (out, "model.json", NULL);
+          g_autoptr (JsonParser) parser = json_parser_new ();
+          assert_true (json_parser_load_from_file (parser, json_path, NULL));
+          JsonObject *sc = json_object_get_object_member (
+            json_node_get_object (json_parser_get_root (parser)), "scaling");
+          assert_string_equal (json_object_get_string_member (sc, "recognised"), "strong");
+          assert_string_equal (json_object_get_string_member (sc, "given"), "weak");
+        }
+      free_series (3, t);
+    }
   ts_test_rmtree (work);
 }
 
@@ -1678,6 +1798,8 @@ main (void)
     cmocka_unit_test (test_serial_input_left_out),
     cmocka_unit_test (test_serial_input_kept),
     cmocka_unit_test (test_unreceived_input_kept),
+    cmocka_unit_test (test_repetitions),
+    cmocka_unit_test (test_scaling_stated),
     cmocka_unit_test (test_root_and_fftw_transposes),
     cmocka_unit_test (test_forwarded_corners),
     cmocka_unit_test (test_smaller_face_scaled),
