@@ -211,30 +211,38 @@ ts_extrap_input_names (const TsExtrapModel *m, gsize offset,
   return names;
 }
 
-static gboolean
-check_alignment (TsExtrapModel *m, GError **error)
+/* The regions and collectives the inputs from @first on do not enter
+ * alike (described in @lines, the first 8); the names entered once per
+ * partner in m->per_partner. Whether every one of them is never entered by
+ * the inputs before @first is in *@only_skipped. */
+static guint
+misaligned (TsExtrapModel *m, guint first, GString *lines, gboolean *only_skipped)
 {
   g_autoptr (GHashTable) names
     = ts_extrap_input_names (m, G_STRUCT_OFFSET (TsScaleProfile, visits), aligns);
   g_autofree const char **sorted = (const char **) g_hash_table_get_keys_as_array (names, NULL);
   guint n_names = g_hash_table_size (names), bad = 0;
   qsort (sorted, n_names, sizeof *sorted, (GCompareFunc) g_strcmp0);
-  g_autoptr (GString) lines = g_string_new (NULL);
   gboolean loops = m->pattern.kind == TS_PATTERN_ALL_TO_ALL
                    || m->pattern.kind == TS_PATTERN_MASTER_WORKER;
+  g_ptr_array_set_size (m->per_partner, 0);
+  *only_skipped = first > 0;
   for (guint k = 0; k < n_names; k++)
     {
-      guint64 first = most_visits (m->inputs[0], sorted[k]);
+      guint64 reference = most_visits (m->inputs[first], sorted[k]);
       gboolean same = TRUE, per_partner = loops;
       guint64 last = most_visits (TS_EXTRAP_TEMPLATE (m), sorted[k]);
       guint p_last = m->p[m->n_inputs - 1];
-      for (guint i = 0; i < m->n_inputs; i++)
+      for (guint i = first; i < m->n_inputs; i++)
         {
           guint64 here = most_visits (m->inputs[i], sorted[k]);
-          same &= here == first;
+          same &= here == reference;
           /* Entered once per partner in a loop over them: P - 1 times. */
           per_partner &= p_last > 1 && here * (p_last - 1) == last * (m->p[i] - 1);
         }
+      for (guint i = 0; i < first; i++)
+        *only_skipped &= most_visits (m->inputs[i], sorted[k]) == 0
+                         || most_visits (m->inputs[i], sorted[k]) == reference;
       /* Checked against the loops found when the trace is written. */
       if (!same && per_partner)
         g_ptr_array_add (m->per_partner, g_strdup (sorted[k]));
@@ -247,6 +255,46 @@ check_alignment (TsExtrapModel *m, GError **error)
     }
   if (bad > 8)
     g_string_append_printf (lines, "\n  and %u more", bad - 8);
+  return bad;
+}
+
+/* Inputs at 1 rank that only skip what the others enter (a serial run of
+ * NPB FT never calls MPI_Alltoall) are left out, with a warning, where two
+ * scales or more remain and align: a serial run takes another code path,
+ * which shows nothing of the parallel one. */
+static gboolean
+leave_out_serial (TsExtrapModel *m)
+{
+  guint serial = 0;
+  while (serial < m->n_inputs && m->p[serial] == 1)
+    serial++;
+  gboolean only_skipped;
+  g_autoptr (GString) ignored = g_string_new (NULL);
+  if (serial == 0 || ts_extrap_n_scales (m, serial) < 2
+      || misaligned (m, serial, ignored, &only_skipped) > 0 || !only_skipped)
+    return FALSE;
+  for (guint i = 0; i < serial; i++)
+    {
+      g_ptr_array_add (m->warnings,
+                       g_strdup_printf ("left out: %s, at 1 rank, which never enters regions or "
+                                        "collectives that the larger inputs enter alike (a "
+                                        "serial run's own code path)", m->inputs[i]->path));
+      ts_scale_profile_free (m->inputs[i]);
+    }
+  m->n_inputs -= serial;
+  memmove (m->inputs, m->inputs + serial, m->n_inputs * sizeof *m->inputs);
+  memmove (m->p, m->p + serial, m->n_inputs * sizeof *m->p);
+  return TRUE;
+}
+
+static gboolean
+check_alignment (TsExtrapModel *m, GError **error)
+{
+  g_autoptr (GString) lines = g_string_new (NULL);
+  gboolean only_skipped;
+  guint bad = misaligned (m, 0, lines, &only_skipped);
+  if (bad && leave_out_serial (m))
+    bad = misaligned (m, 0, lines, &only_skipped);
   if (bad)
     return ts_extrap_refuse (error, "the traces do not align: a region or collective is entered a "
                    "different number of times (by the rank entering it most) at different "

@@ -1557,6 +1557,75 @@ test_scaling_stated (void **state)
   ts_test_rmtree (work);
 }
 
+/* A transposing code (NPB FT's shape): 4 iterations of 0.1 / P s of
+ * compute per rank, each followed by an MPI_Alltoall of 8192 / P bytes
+ * from each rank, which the serial run does not call (nothing to
+ * transpose between processes). */
+static char *
+serial_skip_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint it = 0; it < 4; it++)
+        {
+          t += 0.1 / p;
+          if (p > 1)
+            g_string_append_printf (s, "%u %.6f enter MPI_Alltoall\n%u %.6f coll_begin\n"
+                                    "%u %.6f coll_end alltoall sent=%u recv=%u\n%u %.6f leave\n",
+                                    r, t, r, t, r, t + 1e-4, 8192 / p, 8192 / p, r, t + 1e-4);
+          t += p > 1 ? 1e-4 : 0;
+        }
+      g_string_append_printf (s, "%u %.6f leave\n", r, t);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* The serial input that only skips a collective is left out, and said.
+ * serial_skip_script at 1, 2 and 4 ranks to 8: MPI_Alltoall is entered 0
+ * times at 1 rank and 4 times at 2 and 4, so with the 1-rank input the
+ * traces do not align; without it they do, two scales remain, and the
+ * warnings say which input was left out and that two scales remain.
+ * Derived by hand from 2 and 4 ranks: every rank of 8 calls MPI_Alltoall 4
+ * times with 8192 / 8 = 1024 bytes (the power of P through 4096 and 2048)
+ * and computes 4 x 0.1 / 8 = 0.05 s (through 0.2 and 0.1 s). Where the
+ * serial run enters something the others do not, it is refused as before. */
+static void
+test_serial_input_skipping_a_collective (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-serial-skip");
+  char *t[3];
+  script_series (work, serial_skip_script, (const guint[]) { 1, 2, 4 }, t);
+  g_autofree char *out = g_build_filename (work, "np8", NULL);
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  TsExtrapolateOptions o = { .ranks = 8, .output_dir = out, .warnings = warnings };
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
+    fail_msg ("%s", error->message);
+  assert_int_equal (warnings->len, 2);
+  assert_non_null (strstr (warnings->pdata[0], "left out: "));
+  assert_non_null (strstr (warnings->pdata[0], "np1/"));
+  assert_non_null (strstr (warnings->pdata[0], ", at 1 rank, which never enters"));
+  assert_non_null (strstr (warnings->pdata[1], "two input scales"));
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_int_equal (p->n_ranks, 8);
+  const double *compute = g_hash_table_lookup (p->compute, "main");
+  assert_non_null (compute);
+  for (guint r = 0; r < 8; r++)
+    assert_float_equal (compute[r], 0.05, 1e-6);
+  assert_int_equal (p->collectives->len, 1);
+  const TsCollectiveUse *u = &g_array_index (p->collectives, TsCollectiveUse, 0);
+  assert_int_equal (u->op, TS_COLL_ALLTOALL);
+  assert_int_equal (u->calls, 4 * 8);
+  assert_int_equal (u->bytes_sent, 4 * 8 * 1024);
+  free_series (3, t);
+  ts_test_rmtree (work);
+}
+
 /* Messages the largest input never receives are the input's, not a flaw
  * of the extrapolation: the ring whose ranks end with a message nobody
  * receives extrapolates from 1, 2 and 4 ranks to 8. Derived by hand: every
@@ -1799,6 +1868,7 @@ main (void)
     cmocka_unit_test (test_serial_input_kept),
     cmocka_unit_test (test_unreceived_input_kept),
     cmocka_unit_test (test_repetitions),
+    cmocka_unit_test (test_serial_input_skipping_a_collective),
     cmocka_unit_test (test_scaling_stated),
     cmocka_unit_test (test_root_and_fftw_transposes),
     cmocka_unit_test (test_forwarded_corners),
