@@ -135,6 +135,8 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
   g_autofree char *target = ts_pattern_describe (&m->at_target);
   g_string_append_printf (out, "point-to-point: %s at %u ranks; %s at %u ranks\n", pattern,
                           TS_EXTRAP_TEMPLATE (m)->n_ranks, target, m->target);
+  if (m->reading)
+    g_string_append_printf (out, "  %s\n", m->reading);
   if (m->pattern.kind == TS_PATTERN_CARTESIAN)
     g_string_append_printf (out, "  messages to each neighbour: %g at every scale\n",
                             m->messages_per_neighbour);
@@ -146,7 +148,7 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
   for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
     if (m->bytes[k].n > 0)
       {
-        char name[32];
+        char name[80];
         g_string_append_printf (out, "  bytes per message %s: ",
                                 ts_extrap_bytes_class_name (m, k, name, sizeof name));
         describe_quantity (out, m, &m->bytes[k], k, TS_EXTRAP_BYTES_FLOOR, "");
@@ -340,6 +342,11 @@ ts_extrap_explain_json (const TsExtrapModel *m)
     json_builder_add_string_value (b, m->warnings->pdata[i]);
   json_builder_end_array (b);
   add_pattern (b, "pattern", &m->pattern);
+  if (m->reading)
+    {
+      json_builder_set_member_name (b, "reading");
+      json_builder_add_string_value (b, m->reading);
+    }
   add_pattern (b, "pattern_at_target", &m->at_target);
   if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
     {
@@ -359,7 +366,7 @@ ts_extrap_explain_json (const TsExtrapModel *m)
   for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
     if (m->bytes[k].n > 0)
       {
-        char name[32];
+        char name[80];
         add_quantity (b, ts_extrap_bytes_class_name (m, k, name, sizeof name), m,
                       &m->bytes[k], k, TS_EXTRAP_BYTES_FLOOR);
       }

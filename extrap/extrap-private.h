@@ -9,6 +9,9 @@
 #include "extrap/scaling.h"
 #include "model/spool.h"
 
+/* Byte classes at most: a 3-D grid's 3 faces, 3 edges and corner. */
+#define TS_EXTRAP_MAX_CLASSES 7
+
 /* Relative errors of quantities below these count as these: seconds, bytes,
  * spreads (coefficients of variation). */
 #define TS_EXTRAP_SECONDS_FLOOR 1e-6
@@ -84,12 +87,15 @@ typedef struct {
    * another shape at P (kind NONE if not): MPI's order was taken, and
    * the explanation says so. */
   TsPattern order_unsettled;
+  /* How the pattern was told from another that fits the inputs' partners
+   * too (an all-to-all and a stencil with diagonals), or NULL; owned. */
+  char *reading;
   /* What limits the models as a whole (few scales, a far target, an order
    * of the grid taken where the inputs fit two), one sentence each (char*,
    * owned): model.txt's and model.json's warnings. */
   GPtrArray *warnings;
   GPtrArray *regions;              /* TsRegionModel, by name */
-  TsQuantity bytes[TS_PATTERN_MAX_DIMS];   /* per message along each dimension */
+  TsQuantity bytes[TS_EXTRAP_MAX_CLASSES];   /* per message of each class (ts_extrap_bytes_class) */
   double messages_per_neighbour;   /* the same at every scale; all-to-all and
                                     * master/worker: from rank 0 */
   double messages_from_others;     /* all-to-all, master/worker: from the other ranks (-1: none) */
@@ -105,12 +111,16 @@ typedef struct {
   char *scaling_evidence;
 } TsExtrapModel;
 
-/* Classes of messages whose bytes are modelled apart (m->bytes[k]): a
- * grid's dimensions; every pair of an all-to-all; from the master and to
- * the master. The class of a message from @sender to @receiver off grids;
- * the number of classes; a name for class @k (in @buffer or static). */
+/* Classes of messages whose bytes are modelled apart (m->bytes[k]): on a
+ * grid, the faces along each dimension (classes 0 to n_dims - 1) and, with
+ * diagonal neighbours, the edges and corners: the dimensions an offset
+ * steps along (ts_extrap_grid_class); every pair of an all-to-all; from the
+ * master and to the master. The class of a message from @sender to
+ * @receiver off grids; the number of classes; a name for class @k (in
+ * @buffer or static). */
 guint ts_extrap_bytes_class (const TsExtrapModel *m, guint sender, guint receiver);
 guint ts_extrap_n_bytes_classes (const TsExtrapModel *m);
+guint ts_extrap_n_bytes_classes_of (const TsPattern *pattern);
 const char *ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *buffer,
                                         gsize size);
 
@@ -169,11 +179,12 @@ void ts_extrap_region_model_free (gpointer region);
  * G_IO_ERROR, INVALID_DATA); FALSE. */
 gboolean ts_extrap_refuse (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
-/* Messages and bytes per neighbour slot at one scale: the traffic to a
- * partner reached through two slots is split between them. */
+/* Messages and bytes per neighbour slot (an offset, pattern.h) of each
+ * class at one scale: the traffic to a partner reached through several
+ * slots (along periodic dimensions of two ranks) is split between them. */
 typedef struct {
-  double slots_along[TS_PATTERN_MAX_DIMS];
-  double messages_along[TS_PATTERN_MAX_DIMS], bytes_along[TS_PATTERN_MAX_DIMS];
+  double slots_along[TS_EXTRAP_MAX_CLASSES];
+  double messages_along[TS_EXTRAP_MAX_CLASSES], bytes_along[TS_EXTRAP_MAX_CLASSES];
 } TsSlotTraffic;
 void ts_extrap_slot_traffic (const TsScaleProfile *p, const TsPattern *at, TsSlotTraffic *st);
 
@@ -187,9 +198,15 @@ gboolean ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, G
 gboolean ts_extrap_counts_agree (const TsExtrapModel *m, const TsPattern *pattern, double *per,
                                  char **why);
 
-/* The grid slots (2k + (dir > 0)) through which template rank @t reaches
- * world rank @q: up to two (a periodic dimension of two ranks). */
+/* The grid slots (offsets, pattern.h) through which template rank @t
+ * reaches world rank @q: up to TS_EXTRAP_MAX_SLOTS (periodic dimensions of
+ * two ranks, where both steps reach one rank). */
+#define TS_EXTRAP_MAX_SLOTS 8
 guint ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots);
+/* The byte class of a message through @offset on grid @at; the dimensions
+ * class @klass steps along (a bit mask). */
+guint ts_extrap_grid_class (const TsPattern *at, guint offset);
+guint ts_extrap_class_mask (const TsPattern *at, guint klass);
 /* The rank of the largest input that rank @r of the output is written from. */
 guint ts_extrap_template_rank (const TsExtrapModel *m, guint r);
 /* The factor template rank @t's compute in @region is scaled by for every

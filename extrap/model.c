@@ -24,6 +24,7 @@ ts_extrap_model_free (TsExtrapModel *m)
   g_clear_pointer (&m->warnings, g_ptr_array_unref);
   g_free (m->comm_class);
   g_free (m->scaling_evidence);
+  g_free (m->reading);
   g_free (m);
 }
 
@@ -44,12 +45,36 @@ guint
 ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots)
 {
   guint n = 0;
-  if (at->kind != TS_PATTERN_CARTESIAN)
+  if (at->kind != TS_PATTERN_CARTESIAN || q == t)
     return 0;
-  for (guint s = 0; s < 2 * at->n_dims && n < 2; s++)
-    if (ts_pattern_neighbour (at, t, s / 2, s % 2 ? 1 : -1) == (gint) q && q != t)
-      slots[n++] = s;
+  for (guint o = 0; o < ts_pattern_n_offsets (at->n_dims) && n < TS_EXTRAP_MAX_SLOTS; o++)
+    if (ts_pattern_offset_used (at, o) && ts_pattern_offset_neighbour (at, t, o) == (gint) q)
+      slots[n++] = o;
   return n;
+}
+
+/* Classes: the faces along each dimension, then the masks of two
+ * dimensions or more in ascending order (2-D: 3; 3-D: 3, 5, 6, 7). */
+guint
+ts_extrap_class_mask (const TsPattern *at, guint klass)
+{
+  if (klass < at->n_dims)
+    return 1u << klass;
+  guint seen = at->n_dims;
+  for (guint mask = 3; mask < (1u << at->n_dims); mask++)
+    if ((mask & (mask - 1)) != 0 && seen++ == klass)
+      return mask;
+  g_return_val_if_reached (1);
+}
+
+guint
+ts_extrap_grid_class (const TsPattern *at, guint offset)
+{
+  guint mask = ts_pattern_offset_mask (at->n_dims, offset);
+  for (guint k = 0; k < ts_extrap_n_bytes_classes_of (at); k++)
+    if (ts_extrap_class_mask (at, k) == mask)
+      return k;
+  g_return_val_if_reached (0);
 }
 
 /* Along one dimension: the template coordinate for output coordinate @c of
@@ -96,12 +121,15 @@ ts_extrap_slot_traffic (const TsScaleProfile *p, const TsPattern *at, TsSlotTraf
     for (guint i = 0; i < p->traffic[r]->len; i++)
       {
         const TsPeerTraffic *t = &g_array_index (p->traffic[r], TsPeerTraffic, i);
-        guint slots[2], n = ts_extrap_slots (at, r, t->peer, slots);
+        guint slots[TS_EXTRAP_MAX_SLOTS], n = ts_extrap_slots (at, r, t->peer, slots);
         if (n == 0 || t->sent == 0)
           continue;
-        st->slots_along[slots[0] / 2] += n;
-        st->messages_along[slots[0] / 2] += t->sent;
-        st->bytes_along[slots[0] / 2] += t->bytes_sent;
+        /* Every slot to one rank steps along the same dimensions: the
+         * others differ only along periodic dimensions of two ranks. */
+        guint k = ts_extrap_grid_class (at, slots[0]);
+        st->slots_along[k] += n;
+        st->messages_along[k] += t->sent;
+        st->bytes_along[k] += t->bytes_sent;
       }
 }
 
@@ -307,13 +335,15 @@ check_alignment (TsExtrapModel *m, GError **error)
 
 /* ---- point-to-point ------------------------------------------------------- */
 
-/* Ranks across the dimensions other than @k: a face's share of the problem. */
+/* Ranks across the dimensions a message of class @k does not step along:
+ * a face's (an edge's) share of the problem; 1 for a corner. */
 static double
 faces (const TsPattern *at, guint k)
 {
+  guint mask = ts_extrap_class_mask (at, k);
   double q = 1;
   for (guint e = 0; e < at->n_dims; e++)
-    if (e != k)
+    if (!(mask & (1u << e)))
       q *= at->dims[e];
   return q;
 }
@@ -387,18 +417,24 @@ ts_extrap_bytes_class (const TsExtrapModel *m, guint sender, guint receiver)
 }
 
 guint
-ts_extrap_n_bytes_classes (const TsExtrapModel *m)
+ts_extrap_n_bytes_classes_of (const TsPattern *at)
 {
-  switch (m->pattern.kind)
+  switch (at->kind)
     {
     case TS_PATTERN_CARTESIAN:
-      return m->pattern.n_dims;
+      return at->diagonal ? (1u << at->n_dims) - 1 : at->n_dims;
     case TS_PATTERN_ALL_TO_ALL:
     case TS_PATTERN_MASTER_WORKER:
       return 2;
     default:
       return 0;
     }
+}
+
+guint
+ts_extrap_n_bytes_classes (const TsExtrapModel *m)
+{
+  return ts_extrap_n_bytes_classes_of (&m->pattern);
 }
 
 const char *
@@ -408,7 +444,17 @@ ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *buffer, gsize
     return k == 0 ? "from rank 0" : "from the other ranks";
   if (m->pattern.kind == TS_PATTERN_MASTER_WORKER)
     return k == 0 ? "from the master" : "to the master";
-  g_snprintf (buffer, size, "along dimension %u", k + 1);
+  if (k < m->pattern.n_dims)
+    {
+      g_snprintf (buffer, size, "along dimension %u", k + 1);
+      return buffer;
+    }
+  guint mask = ts_extrap_class_mask (&m->pattern, k);
+  if (mask == (1u << m->pattern.n_dims) - 1)
+    return "to corner neighbours (a step along every dimension)";
+  guint first = (guint) g_bit_nth_lsf (mask, -1), second = (guint) g_bit_nth_lsf (mask, (gint) first);
+  g_snprintf (buffer, size, "to edge neighbours (a step along dimensions %u and %u)", first + 1,
+              second + 1);
   return buffer;
 }
 
@@ -440,7 +486,7 @@ fit_exchanges (TsExtrapModel *m, GError **error)
         {
           if (pairs[k] == 0 || messages[k] == 0)
             continue;
-          char name[32];
+          char name[80];
           double here = messages[k] / pairs[k];
           if (per[k] < 0)
             {
@@ -567,6 +613,12 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
              / MAX (fabs (pooled.y[i]), TS_EXTRAP_BYTES_FLOOR));
   for (guint k = 0; k < m->pattern.n_dims; k++)
     if (!fit_bytes (m, k, st, &pooled, error))
+      return FALSE;
+  /* Edges and corners each by their own points: their extents are not a
+   * face's. */
+  TsQuantity none = { .by_faces = TRUE };
+  for (guint k = m->pattern.n_dims; k < ts_extrap_n_bytes_classes (m); k++)
+    if (!fit_bytes (m, k, st, &none, error))
       return FALSE;
   shift_lone_dimensions (m, st);
   return TRUE;

@@ -139,17 +139,100 @@ ts_pattern_neighbour (const TsPattern *at, guint r, guint k, int dir)
   return (gint) ts_pattern_rank_at (at, coords);
 }
 
-/* Face neighbours on the grid, appended to @out from @first on, sorted. */
+/* ---- offsets ---------------------------------------------------------------- */
+
+static guint
+power3 (guint k)
+{
+  guint v = 1;
+  while (k-- > 0)
+    v *= 3;
+  return v;
+}
+
+guint
+ts_pattern_n_offsets (guint n_dims)
+{
+  return power3 (n_dims);
+}
+
+/* The step along dimension @k of @offset: -1, 0 or +1. */
+static int
+offset_step (guint offset, guint k)
+{
+  return (int) (offset / power3 (k) % 3) - 1;
+}
+
+guint
+ts_pattern_face_offset (guint n_dims, guint k, int dir)
+{
+  g_return_val_if_fail (k < n_dims && n_dims <= TS_PATTERN_MAX_DIMS && (dir == -1 || dir == 1),
+                        0);
+  /* The middle (every digit 1: no step), digit k one less or one more. */
+  return (guint) ((gint) (power3 (n_dims) - 1) / 2 + dir * (gint) power3 (k));
+}
+
+guint
+ts_pattern_offset_mask (guint n_dims, guint offset)
+{
+  guint mask = 0;
+  for (guint k = 0; k < n_dims; k++)
+    if (offset_step (offset, k) != 0)
+      mask |= 1u << k;
+  return mask;
+}
+
+guint
+ts_pattern_offset_opposite (guint n_dims, guint offset)
+{
+  /* Each digit d becomes 2 - d. */
+  return power3 (n_dims) - 1 - offset;
+}
+
+gboolean
+ts_pattern_offset_used (const TsPattern *at, guint offset)
+{
+  guint mask = ts_pattern_offset_mask (at->n_dims, offset);
+  return mask != 0 && (at->diagonal || (mask & (mask - 1)) == 0);
+}
+
+gint
+ts_pattern_offset_neighbour (const TsPattern *at, guint r, guint offset)
+{
+  g_return_val_if_fail (at != NULL && at->kind == TS_PATTERN_CARTESIAN, -1);
+  guint coords[TS_PATTERN_MAX_DIMS];
+  ts_pattern_coords (at, r, coords);
+  for (guint k = 0; k < at->n_dims; k++)
+    {
+      int step = offset_step (offset, k);
+      guint d = at->dims[k], c = coords[k];
+      if (step == 0)
+        continue;
+      if (d == 1 || (!at->periodic[k] && ((step < 0 && c == 0) || (step > 0 && c + 1 == d))))
+        return -1;
+      coords[k] = (c + (step > 0 ? 1 : d - 1)) % d;
+    }
+  return (gint) ts_pattern_rank_at (at, coords);
+}
+
+/* The neighbours on the grid, appended to @out from @first on, sorted. */
 static void
 cartesian_partners (const TsPattern *t, guint r, GArray *out, guint first)
 {
-  for (guint k = 0; k < t->n_dims; k++)
-    for (int dir = -1; dir <= 1; dir += 2)
-      {
-        gint q = ts_pattern_neighbour (t, r, k, dir);
-        if (q >= 0)
-          add_unique (out, first, (guint32) q, r);
-      }
+  if (!t->diagonal)
+    for (guint k = 0; k < t->n_dims; k++)
+      for (int dir = -1; dir <= 1; dir += 2)
+        {
+          gint q = ts_pattern_neighbour (t, r, k, dir);
+          if (q >= 0)
+            add_unique (out, first, (guint32) q, r);
+        }
+  for (guint o = 0; t->diagonal && o < power3 (t->n_dims); o++)
+    {
+      gint q = ts_pattern_offset_used (t, o) ? ts_pattern_offset_neighbour (t, r, o) : -1;
+      if (q >= 0)
+        add_unique (out, first, (guint32) q, r);
+    }
   /* Nothing to sort (one rank) may mean no data at all, which qsort must
    * not see. */
   if (out->len - first > 1)
@@ -249,12 +332,12 @@ matches_all (const TsPattern *t, guint n_scales, const guint *p, GArray *const *
  * before open ones) that describes every scale; kind IRREGULAR if none. */
 static TsPattern
 recognise_grid (guint n_scales, const guint *p, GArray *const *const *partners, guint nd,
-                guint order)
+                guint order, gboolean diagonal)
 {
   /* Periodic before open: bit k of @open set means dimension k is open. */
   for (guint open = 0; open < (1u << nd); open++)
     {
-      TsPattern t = { TS_PATTERN_CARTESIAN, nd, .order = order };
+      TsPattern t = { TS_PATTERN_CARTESIAN, nd, .order = order, .diagonal = diagonal };
       for (guint k = 0; k < nd; k++)
         t.periodic[k] = !(open & (1u << k));
       if (matches_all (&t, n_scales, p, partners))
@@ -265,14 +348,30 @@ recognise_grid (guint n_scales, const guint *p, GArray *const *const *partners, 
 
 TsPattern
 ts_pattern_recognise_grid (guint n_scales, const guint *p, GArray *const *const *partners,
-                           guint n_dims, guint order)
+                           guint n_dims, guint order, gboolean diagonal)
 {
   g_return_val_if_fail (n_scales >= 1 && p != NULL && partners != NULL,
                         (TsPattern) { TS_PATTERN_IRREGULAR });
   g_return_val_if_fail (n_dims >= 1 && n_dims <= TS_PATTERN_MAX_DIMS
                         && order < ts_pattern_n_orders (n_dims),
                         (TsPattern) { TS_PATTERN_IRREGULAR });
-  return recognise_grid (n_scales, p, partners, n_dims, order);
+  return recognise_grid (n_scales, p, partners, n_dims, order, diagonal);
+}
+
+TsPattern
+ts_pattern_recognise_stencil (guint n_scales, const guint *p, GArray *const *const *partners)
+{
+  g_return_val_if_fail (n_scales >= 1 && p != NULL && partners != NULL,
+                        (TsPattern) { TS_PATTERN_IRREGULAR });
+  /* In 1-D the diagonal neighbours are the faces. */
+  for (guint nd = 2; nd <= TS_PATTERN_MAX_DIMS; nd++)
+    for (guint order = 0; order < ts_pattern_n_orders (nd); order++)
+      {
+        TsPattern t = recognise_grid (n_scales, p, partners, nd, order, TRUE);
+        if (t.kind == TS_PATTERN_CARTESIAN)
+          return t;
+      }
+  return (TsPattern) { TS_PATTERN_IRREGULAR };
 }
 
 TsPattern
@@ -286,7 +385,7 @@ ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *part
   for (guint nd = 1; nd <= TS_PATTERN_MAX_DIMS; nd++)
     for (guint order = 0; order < ts_pattern_n_orders (nd); order++)
       {
-        TsPattern t = recognise_grid (n_scales, p, partners, nd, order);
+        TsPattern t = recognise_grid (n_scales, p, partners, nd, order, FALSE);
         if (t.kind == TS_PATTERN_CARTESIAN)
           return t;
       }
@@ -295,7 +394,7 @@ ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *part
     return all;
   if (matches_all (&mw, n_scales, p, partners))
     return mw;
-  return (TsPattern) { TS_PATTERN_IRREGULAR };
+  return ts_pattern_recognise_stencil (n_scales, p, partners);
 }
 
 gboolean
@@ -310,7 +409,8 @@ ts_pattern_other_order (guint n_scales, const guint *p, GArray *const *const *pa
     {
       if (order == found->order)
         continue;
-      TsPattern t = recognise_grid (n_scales, p, partners, found->n_dims, order);
+      TsPattern t = recognise_grid (n_scales, p, partners, found->n_dims, order,
+                                    found->diagonal);
       if (t.kind != TS_PATTERN_CARTESIAN)
         continue;
       TsPattern theirs = ts_pattern_at (&t, target);
@@ -362,7 +462,7 @@ ts_pattern_describe (const TsPattern *t)
     case TS_PATTERN_CARTESIAN:
       break;
     }
-  if (t->n_dims == 1 && t->periodic[0])
+  if (t->n_dims == 1 && t->periodic[0] && !t->diagonal)
     return g_strdup_printf ("ring of %u", t->dims[0]);
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "%u-D grid ", t->n_dims);
@@ -381,34 +481,19 @@ ts_pattern_describe (const TsPattern *t)
         g_string_append_printf (s, "%s%s", k ? ", " : " ",
                                 perm[k] == 0 ? "largest" : perm[k] == 1 ? "middle" : "smallest");
     }
+  if (t->diagonal)
+    g_string_append_printf (s, ", %u-point: diagonal neighbours too",
+                            power3 (t->n_dims));
   g_string_append (s, ")");
   return g_string_free (s, FALSE);
 }
 
-/* Whether a grid of @nd dimensions (MPI_Dims_create's at @p) whose ranks
- * talk to their diagonal neighbours too reaches every rank: with at most 3
- * ranks along each dimension it does. */
-static gboolean
-stencil_reaches_all (guint p, guint nd)
+gboolean
+ts_pattern_stencil_reaches_all (const TsPattern *at)
 {
-  TsPattern grid = { TS_PATTERN_CARTESIAN, nd };
-  TsPattern at = ts_pattern_at (&grid, p);
-  for (guint k = 0; k < nd; k++)
-    if (at.dims[k] > 3)
+  g_return_val_if_fail (at != NULL && at->kind == TS_PATTERN_CARTESIAN, FALSE);
+  for (guint k = 0; k < at->n_dims; k++)
+    if (at->dims[k] > (at->periodic[k] ? 3u : 2u))
       return FALSE;
   return TRUE;
-}
-
-gboolean
-ts_pattern_stencil_alike (const guint *p, guint n_scales, guint target)
-{
-  for (guint nd = 2; nd <= TS_PATTERN_MAX_DIMS; nd++)
-    {
-      guint i = 0;
-      while (i < n_scales && stencil_reaches_all (p[i], nd))
-        i++;
-      if (i == n_scales && !stencil_reaches_all (target, nd))
-        return TRUE;
-    }
-  return FALSE;
 }

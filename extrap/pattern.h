@@ -7,9 +7,17 @@
  * MPI_Dims_create chooses for P, in its order (the largest first) or
  * another the same at every P (the largest last: a column-major
  * numbering, NPB LU's halvings), each periodic or not, every rank talking to
- * its face neighbours; all-to-all; and master/worker (rank 0 with every
- * other, the others with rank 0 only). Anything else is irregular: a code
- * whose partners are data-dependent cannot be extrapolated, and says so.
+ * its face neighbours, or to its diagonal neighbours too (a 9-point stencil
+ * in 2-D, 27-point in 3-D: HPCG's, LULESH's); all-to-all; and
+ * master/worker (rank 0 with every other, the others with rank 0 only).
+ * Anything else is irregular: a code whose partners are data-dependent
+ * cannot be extrapolated, and says so.
+ *
+ * A neighbour is reached through an offset: a step of -1, 0 or +1 along
+ * each dimension, numbered in base 3 (digit k, of weight 3^k, is the step
+ * along dimension k plus 1), 0 to 3^n_dims - 1, the middle one the rank
+ * itself. A face grid uses the offsets that step along one dimension; a
+ * stencil with diagonals every one but the middle.
  *
  * Partner sets are given per rank as sorted arrays of world ranks, without
  * the rank itself. Nothing is kept of the arguments. */
@@ -21,6 +29,7 @@
 G_BEGIN_DECLS
 
 #define TS_PATTERN_MAX_DIMS 3
+#define TS_PATTERN_MAX_OFFSETS 27   /* 3^TS_PATTERN_MAX_DIMS */
 
 typedef enum {
   TS_PATTERN_NONE,          /* no point-to-point messages */
@@ -41,6 +50,9 @@ typedef struct {
    * (ts_pattern_order_reversed) is a column-major numbering, or NPB LU's
    * grid of halvings. The same at every P. */
   guint order;
+  /* CARTESIAN: the ranks talk to their diagonal neighbours too (every
+   * offset), not only to their face neighbours. */
+  gboolean diagonal;
 } TsPattern;
 
 /* MPI_Dims_create(@p, @n_dims): the most balanced factorisation of @p into
@@ -61,10 +73,20 @@ guint ts_pattern_order_reversed (guint n_dims);
  * order of dimensions is tried first, then the others. */
 TsPattern ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *partners);
 
-/* The simplest grid of @n_dims dimensions in order @order that describes
- * every scale (as ts_pattern_recognise), or an IRREGULAR pattern. */
+/* The simplest grid of @n_dims dimensions in order @order, with its
+ * diagonal neighbours or not (@diagonal), that describes every scale (as
+ * ts_pattern_recognise), or an IRREGULAR pattern. */
 TsPattern ts_pattern_recognise_grid (guint n_scales, const guint *p,
-                                     GArray *const *const *partners, guint n_dims, guint order);
+                                     GArray *const *const *partners, guint n_dims, guint order,
+                                     gboolean diagonal);
+
+/* The simplest grid with diagonal neighbours (a 9- or 27-point stencil)
+ * that describes every scale, or an IRREGULAR pattern. Not tried by
+ * ts_pattern_recognise where all-to-all describes the scales too (at most
+ * 3 ranks along each dimension, where a stencil reaches every rank): the
+ * caller tells the two apart (by the sizes of the messages). */
+TsPattern ts_pattern_recognise_stencil (guint n_scales, const guint *p,
+                                        GArray *const *const *partners);
 
 /* Whether a grid of @found's dimensions in another order describes every
  * scale too, with another shape at @target ranks: the inputs cannot tell
@@ -87,6 +109,21 @@ void ts_pattern_coords (const TsPattern *at, guint r, guint *coords);
 guint ts_pattern_rank_at (const TsPattern *at, const guint *coords);
 gint ts_pattern_neighbour (const TsPattern *at, guint r, guint k, int dir);
 
+/* Offsets (see above): the one a step @dir (-1 or +1) along dimension @k
+ * of @n_dims;
+ * how many there are for @n_dims (3^n_dims); whether @at's ranks talk
+ * through @offset (not the middle; a face's, or any with diagonals); the
+ * dimensions it steps along (a bit mask); the opposite step; and rank
+ * @r's neighbour through it, or -1 past the end of an open dimension or
+ * along a dimension of one rank (on a periodic dimension of 2, both steps
+ * reach the same rank). */
+guint ts_pattern_face_offset (guint n_dims, guint k, int dir);
+guint ts_pattern_n_offsets (guint n_dims);
+gboolean ts_pattern_offset_used (const TsPattern *at, guint offset);
+guint ts_pattern_offset_mask (guint n_dims, guint offset);
+guint ts_pattern_offset_opposite (guint n_dims, guint offset);
+gint ts_pattern_offset_neighbour (const TsPattern *at, guint r, guint offset);
+
 /* Rank @r's partners under @at, the pattern as ts_pattern_at gave it for
  * @p ranks (so that a grid's dimensions are found once per P, not once per
  * rank), sorted, without @r itself, appended to @out (guint32). */
@@ -100,16 +137,15 @@ void ts_pattern_partners (const TsPattern *at, guint p, guint r, GArray *out);
 guint ts_pattern_role (const TsPattern *at, guint p, guint r);
 
 /* A readable name: "2-D grid 4x3 (periodic x open)", "2-D grid 2x4 (open x
- * open, largest dimension last)", "ring", "all-to-all" (owned by the
+ * open, largest dimension last)", "3-D grid 2x2x2 (open x open x open,
+ * 27-point: diagonal neighbours too)", "ring", "all-to-all" (owned by the
  * caller). */
 char *ts_pattern_describe (const TsPattern *pattern);
 
-/* Whether, at every one of the @n_scales rank counts @p, a 2-D or 3-D grid
- * (MPI_Dims_create's) whose ranks talk to their diagonal neighbours too (a
- * 9- or 27-point stencil) reaches every rank, as all-to-all does, and at
- * @target it does not: the inputs cannot tell the two apart, and they
- * differ at @target. */
-gboolean ts_pattern_stencil_alike (const guint *p, guint n_scales, guint target);
+/* Whether a grid with diagonal neighbours (@at, as ts_pattern_at gave it)
+ * reaches every rank, as all-to-all does: at most 3 ranks along each
+ * dimension, periodic or 2 at most. */
+gboolean ts_pattern_stencil_reaches_all (const TsPattern *at);
 
 G_END_DECLS
 

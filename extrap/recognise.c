@@ -88,7 +88,7 @@ ts_extrap_counts_agree (const TsExtrapModel *m, const TsPattern *pattern, double
       TsPattern at = ts_pattern_at (pattern, m->p[i]);
       TsSlotTraffic st;
       ts_extrap_slot_traffic (m->inputs[i], &at, &st);
-      for (guint k = 0; k < at.n_dims; k++)
+      for (guint k = 0; k < ts_extrap_n_bytes_classes_of (&at); k++)
         {
           if (st.slots_along[k] == 0)
             continue;
@@ -100,10 +100,12 @@ ts_extrap_counts_agree (const TsExtrapModel *m, const TsPattern *pattern, double
             }
           else if (fabs (here - *per) > 1e-6 * *per)
             {
+              char name[80];
               if (why)
                 *why = g_strdup_printf ("a rank sends %g messages to each neighbour at %u "
-                                        "ranks but %g along dimension %u at %u ranks", *per,
-                                        m->p[first], here, k + 1, m->p[i]);
+                                        "ranks but %g %s at %u ranks", *per, m->p[first], here,
+                                        ts_extrap_bytes_class_name (m, k, name, sizeof name),
+                                        m->p[i]);
               return FALSE;
             }
         }
@@ -193,7 +195,8 @@ settle_order (TsExtrapModel *m, TsGridOrder order, GArray *const *const *partner
       guint want = order == TS_GRID_ORDER_LARGEST_LAST ? ts_pattern_order_reversed (nd) : 0;
       if (m->pattern.order == want)
         return TRUE;
-      TsPattern t = ts_pattern_recognise_grid (m->n_inputs, m->p, partners, nd, want);
+      TsPattern t = ts_pattern_recognise_grid (m->n_inputs, m->p, partners, nd, want,
+                                               m->pattern.diagonal);
       if (t.kind != TS_PATTERN_CARTESIAN)
         {
           g_autofree char *found = ts_pattern_describe (&m->pattern);
@@ -211,6 +214,121 @@ settle_order (TsExtrapModel *m, TsGridOrder order, GArray *const *const *partner
   return TRUE;
 }
 
+/* What the message sizes say of a @stencil that reaches every rank of the
+ * inputs, as an all-to-all does. */
+typedef enum {
+  SIZES_SILENT,        /* one direction only, or sizes varying by rank */
+  SIZES_STENCIL,       /* one size per direction, and directions differ */
+  SIZES_ONE,           /* one size in every direction */
+} SizesSay;
+
+/* Bytes per message of every class of @stencil at the largest input: a
+ * stencil's faces, edges and corners have sizes that follow their extents,
+ * one per direction on every rank (within 1%); an all-to-all's partners
+ * are no directions, and their messages have one size whatever the
+ * direction (or vary by rank). @sizes gets them, for the explanation. */
+static SizesSay
+sizes_say (const TsExtrapModel *m, const TsPattern *stencil, GString *sizes)
+{
+  const TsScaleProfile *t = TS_EXTRAP_TEMPLATE (m);
+  TsExtrapModel view = *m;
+  view.pattern = ts_pattern_at (stencil, t->n_ranks);
+  guint n = ts_extrap_n_bytes_classes_of (&view.pattern), present = 0;
+  double lo[TS_EXTRAP_MAX_CLASSES], hi[TS_EXTRAP_MAX_CLASSES];
+  for (guint k = 0; k < n; k++)
+    lo[k] = G_MAXDOUBLE, hi[k] = 0;
+  for (guint r = 0; r < t->n_ranks; r++)
+    for (guint i = 0; i < t->traffic[r]->len; i++)
+      {
+        const TsPeerTraffic *pt = &g_array_index (t->traffic[r], TsPeerTraffic, i);
+        guint slots[TS_EXTRAP_MAX_SLOTS];
+        if (pt->sent == 0 || ts_extrap_slots (&view.pattern, r, pt->peer, slots) == 0)
+          continue;
+        guint k = ts_extrap_grid_class (&view.pattern, slots[0]);
+        double b = (double) pt->bytes_sent / pt->sent;
+        lo[k] = MIN (lo[k], b);
+        hi[k] = MAX (hi[k], b);
+      }
+  double least = G_MAXDOUBLE, most = 0;
+  gboolean uniform = TRUE;
+  for (guint k = 0; k < n; k++)
+    {
+      if (hi[k] == 0)
+        continue;
+      present++;
+      uniform &= hi[k] <= 1.01 * lo[k];
+      least = MIN (least, lo[k]);
+      most = MAX (most, hi[k]);
+      char name[80];
+      g_string_append_printf (sizes, "%s%g", sizes->len ? ", " : "", lo[k]);
+      if (hi[k] > lo[k])
+        g_string_append_printf (sizes, " to %g", hi[k]);
+      g_string_append_printf (sizes, " bytes %s",
+                              ts_extrap_bytes_class_name (&view, k, name, sizeof name));
+    }
+  if (present < 2 || !uniform)
+    return SIZES_SILENT;
+  return most > 1.01 * least ? SIZES_STENCIL : SIZES_ONE;
+}
+
+/* Every rank exchanges with every other at every input scale: an
+ * all-to-all, or a grid with diagonal neighbours (a 9- or 27-point
+ * stencil) with so few ranks along each dimension that it reaches every
+ * rank. --all-to-all settles it; else the message sizes do (a stencil's
+ * differ by direction, an all-to-all's do not); else the readings agree
+ * at P (a stencil reaching every rank there too); else it is refused. */
+static gboolean
+all_to_all_or_stencil (TsExtrapModel *m, const TsExtrapolateOptions *o,
+                       GArray *const *const *partners, GError **error)
+{
+  TsPattern stencil = o->all_to_all ? (TsPattern) { TS_PATTERN_IRREGULAR }
+                                    : ts_pattern_recognise_stencil (m->n_inputs, m->p, partners);
+  m->at_target = m->pattern;
+  if (stencil.kind != TS_PATTERN_CARTESIAN)
+    return TRUE;
+  g_autofree char *grid = ts_pattern_describe (&stencil);
+  g_autoptr (GString) sizes = g_string_new (NULL);
+  SizesSay say = sizes_say (m, &stencil, sizes);
+  const char *fits = "every rank exchanges with every other at every input scale, as in an "
+                     "all-to-all and in a";
+  if (say == SIZES_STENCIL)
+    {
+      m->reading = g_strdup_printf ("%s %s; the messages have a stencil's sizes, one per "
+                                    "direction (%s): read as the stencil", fits, grid,
+                                    sizes->str);
+      m->pattern = stencil;
+      return TRUE;
+    }
+  if (say == SIZES_ONE)
+    {
+      m->reading = g_strdup_printf ("%s %s; the messages have one size in every direction "
+                                    "(%s), which a stencil's faces and corners would not: "
+                                    "read as all-to-all", fits, grid, sizes->str);
+      return TRUE;
+    }
+  /* Open along every dimension: the reading that reaches fewest ranks. */
+  TsPattern there = ts_pattern_at (&stencil, m->target);
+  for (guint k = 0; k < there.n_dims; k++)
+    there.periodic[k] = FALSE;
+  if (ts_pattern_stencil_reaches_all (&there))
+    {
+      m->reading = g_strdup_printf ("%s %s; at %u ranks both readings still reach every rank",
+                                    fits, grid, m->target);
+      return TRUE;
+    }
+  return ts_extrap_refuse (error, "every rank of %s (%u ranks) exchanges with every other, "
+                           "which is also what a %s looks like; the two differ at %u, and the "
+                           "message sizes do not tell them apart (a stencil's are one size per "
+                           "direction, its faces, edges and corners differing; an "
+                           "all-to-all's one size in every direction; here: %s). Trace at a "
+                           "rank count where such a stencil no longer reaches every rank (more "
+                           "than 3 ranks along a dimension), or give --all-to-all (sweeps: "
+                           "all_to_all = true) if every rank exchanges with every other at any "
+                           "P (a transpose)", TS_EXTRAP_TEMPLATE (m)->path,
+                           TS_EXTRAP_TEMPLATE (m)->n_ranks, grid, m->target,
+                           sizes->len ? sizes->str : "no messages");
+}
+
 gboolean
 ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
 {
@@ -218,24 +336,13 @@ ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **e
   for (guint i = 0; i < m->n_inputs; i++)
     partners[i] = m->inputs[i]->partners;
   m->pattern = ts_pattern_recognise (m->n_inputs, m->p, partners);
-  g_autofree char *what = ts_pattern_describe (&m->pattern);
+  if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL
+      && !all_to_all_or_stencil (m, o, partners, error))
+    return FALSE;
   switch (m->pattern.kind)
     {
     case TS_PATTERN_IRREGULAR:
       return refuse_irregular (m, error);
-    case TS_PATTERN_ALL_TO_ALL:
-      if (!o->all_to_all && ts_pattern_stencil_alike (m->p, m->n_inputs, m->target))
-        return ts_extrap_refuse (error, "every rank of %s (%u ranks) exchanges with every other, "
-                       "which is also what a grid whose ranks talk to their diagonal "
-                       "neighbours (a 9- or 27-point stencil) looks like at %u ranks; the two "
-                       "differ at %u. Trace at a rank count where such a stencil no longer "
-                       "reaches every rank (16, 32 or 64; not 12, 18 or 27), or give "
-                       "--all-to-all (sweeps: all_to_all = true) if every rank exchanges with "
-                       "every other at any P (a transpose)",
-                       TS_EXTRAP_TEMPLATE (m)->path, TS_EXTRAP_TEMPLATE (m)->n_ranks,
-                       TS_EXTRAP_TEMPLATE (m)->n_ranks, m->target);
-      m->at_target = m->pattern;
-      return TRUE;
     case TS_PATTERN_CARTESIAN:
       if (!settle_order (m, o->grid_order, partners, error))
         return FALSE;
@@ -243,6 +350,8 @@ ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **e
         return FALSE;
       m->at_target = ts_pattern_at (&m->pattern, m->target);
       return check_grid (m, error);
+    case TS_PATTERN_ALL_TO_ALL:
+      return TRUE;  /* m->at_target set */
     default:
       m->at_target = m->pattern;
       return TRUE;

@@ -28,11 +28,11 @@ typedef struct {
   TsArchiveWriter *w;
   const TsRegionModel **region_model;   /* [template region] or NULL */
   GHashTable *class_comms;       /* (class, first member) -> output communicator + 1 */
-  double bytes_factor[TS_PATTERN_MAX_DIMS];
+  double bytes_factor[TS_EXTRAP_MAX_CLASSES];
   double *collective_factor;     /* [collective model] */
   /* Along a periodic dimension of two ranks, the slots the template's sends
    * to the one neighbour took: (sender, receiver, tag) -> GByteArray of
-   * slots, in send order (see two_way_slot). */
+   * slots, in send order (see multi_way_slot). */
   GHashTable *send_slots;
   TsPartnerLoops *loops;         /* all-to-all and master/worker: loops over partners */
   GHashTable *flows;             /* the output's messages per flow (balance.c) */
@@ -97,22 +97,24 @@ slots_key (guint sender, guint receiver, gint32 tag)
 }
 
 /* Both neighbours along a periodic dimension of two ranks are the same rank,
- * so a message to it does not say which way it went. Sends take the two
- * directions in turn (an SPMD code sends the same way on every rank); a
- * receive comes from the direction opposite to the one its send took, its
- * send being the sender's k-th to this rank with the same tag when this is
- * the k-th such receive (MPI's non-overtaking order). A code that shifts
- * (sends down, receives from up) stays a shift at P. */
+ * so a message to it does not say which way it went (with diagonal
+ * neighbours, up to 2^n ways). Sends take the @n @slots in turn (an SPMD
+ * code sends the same way on every rank); a receive comes from the
+ * direction opposite to the one its send took, its send being the
+ * sender's k-th to this rank with the same tag when this is the k-th such
+ * receive (MPI's non-overtaking order). A code that shifts (sends down,
+ * receives from up) stays a shift at P. */
 static guint
-two_way_slot (Synth *s, RankState *rs, guint q, gint32 tag, gboolean receive,
-              const guint *slots)
+multi_way_slot (Synth *s, RankState *rs, guint q, gint32 tag, gboolean receive,
+                const guint *slots, guint n)
 {
+  const TsPattern *at = &s->m->pattern;
   if (!receive)
     {
       gpointer key = GUINT_TO_POINTER (q);
       guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (rs->sent, key));
       g_hash_table_insert (rs->sent, key, GUINT_TO_POINTER (seen + 1));
-      return slots[seen % 2];
+      return slots[seen % n];
     }
   guint64 key = ((guint64) q << 32) | (guint32) tag;
   gpointer found = g_hash_table_lookup (rs->received, &key);
@@ -120,9 +122,11 @@ two_way_slot (Synth *s, RankState *rs, guint q, gint32 tag, gboolean receive,
   g_hash_table_insert (rs->received, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (seen + 1));
   g_autofree char *skey = slots_key (q, rs->t, tag);
   const GByteArray *sent = g_hash_table_lookup (s->send_slots, skey);
-  if (!sent || seen >= sent->len)
-    return slots[seen % 2 ? 0 : 1];
-  return sent->data[seen] ^ 1;
+  if (sent && seen < sent->len)
+    return ts_pattern_offset_opposite (at->n_dims, sent->data[seen]);
+  /* No such send: as if the sender had sent it, in its turn. */
+  guint theirs[TS_EXTRAP_MAX_SLOTS], m = ts_extrap_slots (at, q, rs->t, theirs);
+  return ts_pattern_offset_opposite (at->n_dims, theirs[seen % MAX (m, 1u)]);
 }
 
 /* @bytes of a message between output rank rs->r and output rank @q, as at
@@ -179,14 +183,15 @@ map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 
     return (gint) rs->r;
   if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL || m->pattern.kind == TS_PATTERN_MASTER_WORKER)
     return map_exchange_peer (s, rs, q, receive, bytes);
-  guint slots[2], n = ts_extrap_slots (&m->pattern, rs->t, q, slots);
+  guint slots[TS_EXTRAP_MAX_SLOTS], n = ts_extrap_slots (&m->pattern, rs->t, q, slots);
   if (n == 0)
     return -1;
-  guint slot = n == 2 ? two_way_slot (s, rs, q, a->tag, receive, slots) : slots[0];
-  gint peer = ts_pattern_neighbour (&m->at_target, rs->r, slot / 2, slot % 2 ? 1 : -1);
-  if (peer == (gint) rs->r)
+  guint slot = n >= 2 ? multi_way_slot (s, rs, q, a->tag, receive, slots, n) : slots[0];
+  gint peer = ts_pattern_offset_neighbour (&m->at_target, rs->r, slot);
+  if (peer < 0 || peer == (gint) rs->r)
     return -1;
-  *bytes = (guint64) llround ((double) a->bytes * s->bytes_factor[slot / 2]);
+  guint k = ts_extrap_grid_class (&m->pattern, slot);
+  *bytes = (guint64) llround ((double) a->bytes * s->bytes_factor[k]);
   return peer;
 }
 
@@ -585,8 +590,8 @@ spool_template (const TsScaleProfile *t, GError **error)
   return ts_spool_finish (spool, error) ? g_steal_pointer (&spool) : NULL;
 }
 
-/* The slots of every template send to a neighbour that is both neighbours
- * along a dimension (two_way_slot), read once from the spooled actions. */
+/* The slots of every template send to a neighbour reached through several
+ * (multi_way_slot), read once from the spooled actions. */
 static gboolean
 collect_send_slots (Synth *s, const TsSpool *actions, GError **error)
 {
@@ -607,8 +612,9 @@ collect_send_slots (Synth *s, const TsSpool *actions, GError **error)
         {
           if ((a->kind != TS_ACTION_SEND && a->kind != TS_ACTION_ISEND) || a->peer < 0)
             continue;
-          guint q = ts_trace_comm_world_rank (s->trace, a->comm, t, (guint) a->peer), slots[2];
-          if (ts_extrap_slots (at, t, q, slots) != 2)
+          guint q = ts_trace_comm_world_rank (s->trace, a->comm, t, (guint) a->peer);
+          guint slots[TS_EXTRAP_MAX_SLOTS], n_slots = ts_extrap_slots (at, t, q, slots);
+          if (n_slots < 2)
             continue;
           guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (sent, GUINT_TO_POINTER (q)));
           g_hash_table_insert (sent, GUINT_TO_POINTER (q), GUINT_TO_POINTER (seen + 1));
@@ -617,7 +623,7 @@ collect_send_slots (Synth *s, const TsSpool *actions, GError **error)
           if (!list)
             g_hash_table_insert (s->send_slots, g_strdup (key), list = g_byte_array_new ());
           g_free (key);
-          guint8 slot = (guint8) slots[seen % 2];
+          guint8 slot = (guint8) slots[seen % n_slots];
           g_byte_array_append (list, &slot, 1);
         }
       if (local)
@@ -639,7 +645,7 @@ synth_init (Synth *s, const TsExtrapModel *m)
   for (guint g = 0; g < n_regions; g++)
     s->region_model[g] = ts_extrap_region (m, ts_trace_region_name (trace, g));
   s->region_model[n_regions] = ts_extrap_region (m, TS_PROFILE_OUTSIDE_REGIONS);
-  for (guint k = 0; k < TS_PATTERN_MAX_DIMS; k++)
+  for (guint k = 0; k < TS_EXTRAP_MAX_CLASSES; k++)
     s->bytes_factor[k] = ratio (m->bytes[k].at_target, m->bytes[k].at_template);
   s->collective_factor = g_new (double, MAX (m->collectives->len, 1));
   for (guint i = 0; i < m->collectives->len; i++)

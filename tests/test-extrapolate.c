@@ -630,9 +630,10 @@ assert_peers (const GArray *peers, guint n, const gint32 *expected)
  * offsets -1, -2, ... (rank r - k first), one MPI_Isend to each at offsets
  * +1, +2, ... of 4800 / P^2 bytes (a strong-scaling matrix's block), and
  * one MPI_Waitall; 3 iterations. With @directional, the tag of each
- * message says whether it goes to a higher rank (1) or a lower one (0). */
+ * message says whether it goes to a higher rank (1) or a lower one (0).
+ * With @by_rank, rank r's messages are r + 1 times as large. */
 static char *
-transpose_text (guint p, gboolean directional)
+transpose_text (guint p, gboolean directional, gboolean by_rank)
 {
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "ranks %u\n", p);
@@ -655,8 +656,8 @@ transpose_text (guint p, gboolean directional)
               guint to = (r + k) % p;
               g_string_append_printf (s, "%u %.9f enter MPI_Isend\n"
                                       "%u %.9f isend %u tag=%u bytes=%u req=%u\n%u %.9f leave\n",
-                                      r, t, r, t, to, directional && to > r, 4800 / (p * p), req++,
-                                      r, t + 1e-5);
+                                      r, t, r, t, to, directional && to > r,
+                                      4800 / (p * p) * (by_rank ? r + 1 : 1), req++, r, t + 1e-5);
             }
           t += 1e-3;
           g_string_append_printf (s, "%u %.9f enter MPI_Waitall\n", r, t);
@@ -664,8 +665,8 @@ transpose_text (guint p, gboolean directional)
             {
               guint from = (r + p - k) % p;
               g_string_append_printf (s, "%u %.9f irecv %u tag=%u bytes=%u req=%u\n", r,
-                                      t + 1e-4, from, directional && from < r, 4800 / (p * p),
-                                      first + k - 1);
+                                      t + 1e-4, from, directional && from < r,
+                                      4800 / (p * p) * (by_rank ? from + 1 : 1), first + k - 1);
             }
           for (guint k = 1; k < p; k++)
             g_string_append_printf (s, "%u %.9f isend_complete req=%u\n", r, t + 1e-4,
@@ -681,7 +682,7 @@ transpose_text (guint p, gboolean directional)
 static char *
 transpose_script (guint p)
 {
-  return transpose_text (p, FALSE);
+  return transpose_text (p, FALSE, FALSE);
 }
 
 /* The transpose with the tag telling the direction, as meep's exchanges
@@ -689,10 +690,24 @@ transpose_script (guint p)
 static char *
 directional_transpose_script (guint p)
 {
-  return transpose_text (p, TRUE);
+  return transpose_text (p, TRUE, FALSE);
 }
 
-/* The transpose at 1, 2 and 4 ranks, extrapolated to 8. Derived by hand:
+/* The transpose whose messages grow with the sender's rank. */
+static char *
+uneven_transpose_script (guint p)
+{
+  return transpose_text (p, FALSE, TRUE);
+}
+
+/* The transpose at 1, 2 and 4 ranks, extrapolated to 8. At 4 ranks (2x2)
+ * a 9-point stencil reaches every rank too, but its messages would have
+ * one size along each dimension and another to the corners; the
+ * transpose's have one size, 4800 / 16 = 300 bytes, in every direction:
+ * read as all-to-all, and model.txt says why. With messages growing with
+ * the sender's rank, sizes tell nothing, and the readings differ at 8 (a
+ * 4x2 stencil reaches 5 ranks, not 7): refused unless --all-to-all.
+ * Derived by hand:
  * - every rank has the 7 others as partners, 3 messages each way with
  *   each, of 4800 / 64 = 75 bytes: 225 bytes;
  * - fft takes 3 x 0.8 / 8 = 0.3 s on every rank;
@@ -705,18 +720,24 @@ test_all_to_all (void **state)
 {
   (void) state;
   g_autofree char *work = ts_test_workdir ("extrapolate-all-to-all");
-  /* At 4 ranks (2x2) a 9-point stencil reaches every rank too: refused
-   * unless the user says the partners are all ranks at any P. */
   char *t[3];
-  script_series (work, transpose_script, (const guint[]) { 1, 2, 4 }, t);
+  script_series (work, uneven_transpose_script, (const guint[]) { 1, 2, 4 }, t);
   assert_refused (work, (const char *const *) t, 3, "8",
-                  "exchanges with every other, which is also what a grid whose ranks talk "
-                  "to their diagonal neighbours (a 9- or 27-point stencil) looks like at 4 "
-                  "ranks; the two differ at 8");
+                  "exchanges with every other, which is also what a 2-D grid 2x2 (periodic x "
+                  "periodic, 9-point: diagonal neighbours too) looks like; the two differ at 8"
+                  "|here: 300 to 1200 bytes along dimension 1");
   free_series (3, t);
   g_autoptr (TsScaleProfile) p = extrapolate_with (work, transpose_script,
                                                    (const guint[]) { 1, 2, 4 },
-                                                   (TsExtrapolateOptions) { .all_to_all = TRUE });
+                                                   (TsExtrapolateOptions) { 0 });
+  g_autofree char *model_path = g_build_filename (work, "np8", "model.txt", NULL);
+  g_autofree char *model = NULL;
+  assert_true (g_file_get_contents (model_path, &model, NULL, NULL));
+  if (!strstr (model, "the messages have one size in every direction (300 bytes along "
+                      "dimension 1, 300 bytes along dimension 2, 300 bytes to corner "
+                      "neighbours (a step along every dimension)), which a stencil's faces "
+                      "and corners would not: read as all-to-all"))
+    fail_msg ("%s", model);
   assert_int_equal (p->n_ranks, 8);
   for (guint r = 0; r < 8; r++)
     {

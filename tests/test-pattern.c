@@ -218,7 +218,7 @@ test_order_unsettled (void **state)
   TsPattern at = ts_pattern_at (&other, 8);
   assert_true (at.dims[0] == 2 && at.dims[1] == 4);
   assert_false (ts_pattern_other_order (3, p, partners, &t, 16, &other));
-  TsPattern reversed = ts_pattern_recognise_grid (3, p, partners, 2, 1);
+  TsPattern reversed = ts_pattern_recognise_grid (3, p, partners, 2, 1, FALSE);
   assert_int_equal (reversed.kind, TS_PATTERN_CARTESIAN);
   for (guint i = 0; i < 3; i++)
     partners_free (sets[i], p[i]);
@@ -229,7 +229,7 @@ test_order_unsettled (void **state)
     sets[i] = partners_of (lu[i], &p[i]);
   t = ts_pattern_recognise (3, p, partners);
   assert_false (ts_pattern_other_order (3, p, partners, &t, 32, &other));
-  assert_int_equal (ts_pattern_recognise_grid (3, p, partners, 2, 0).kind, TS_PATTERN_IRREGULAR);
+  assert_int_equal (ts_pattern_recognise_grid (3, p, partners, 2, 0, FALSE).kind, TS_PATTERN_IRREGULAR);
   for (guint i = 0; i < 3; i++)
     partners_free (sets[i], p[i]);
 }
