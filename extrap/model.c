@@ -401,6 +401,10 @@ fit_bytes (TsExtrapModel *m, guint k, const TsSlotTraffic *st, const TsQuantity 
                                   error))
     return FALSE;
   *q = quantity_error (&by_faces) <= quantity_error (&by_p) ? by_faces : by_p;
+  /* A corner's (a 1-D grid's face's) share is 1 rank at every scale: no
+   * law in it, while P may show one. */
+  if (distinct_x (&by_faces) == 1 && distinct_x (&by_p) > 1)
+    *q = by_p;
   if (distinct_x (pooled) > distinct_x (&by_faces) && pooled->model.fit_error <= 0.01)
     *q = *pooled;
   q->at_target = MAX (0, ts_scaling_eval (&q->model, ts_extrap_target_x (m, q, k)));

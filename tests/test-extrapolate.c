@@ -192,6 +192,169 @@ test_periodic_grid_to_64 (void **state)
   ts_test_rmtree (work);
 }
 
+/* Rank @r's traffic with world rank @q of @p (sent, received, bytes sent). */
+static const TsPeerTraffic *
+traffic_with (const TsScaleProfile *p, guint r, guint q)
+{
+  for (guint i = 0; i < p->traffic[r]->len; i++)
+    {
+      const TsPeerTraffic *t = &g_array_index (p->traffic[r], TsPeerTraffic, i);
+      if (t->peer == q)
+        return t;
+    }
+  fail_msg ("rank %u has no traffic with %u", r, q);
+  return NULL;
+}
+
+/* A 9-point stencil: a periodic 2-D grid whose ranks exchange with their
+ * diagonal neighbours too, strong scaling (--diagonal --strong: 4
+ * iterations of 0.01 s in all, global faces of 9600 bytes, corners of 40),
+ * traced at 9 (3x3), 16 (4x4) and 25 (5x5) ranks, extrapolated to 64
+ * (8x8). Derived by hand: rank 0 at (0, 0) has rows 7, 0, 1 x columns 7,
+ * 0, 1: the faces 1, 7, 8, 56 and the corners 9, 15, 57, 63; 4 messages to
+ * each (one an iteration); a face message carries 9600 / 8 = 1200 bytes
+ * (4800 in all), a corner one 40 at every P (160); compute 4 x 0.01 / 64 =
+ * 0.000625 s. */
+static void
+test_nine_point_stencil (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-nine-point");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  base.strong = TRUE;
+  base.diagonal = TRUE;
+  base.iterations = 4;
+  base.compute = 0.01;
+  base.bytes = 9600;
+  base.corner_bytes = 40;
+  base.allreduce_every = 0;
+  char *t[3];
+  grid_series (work, &base, 3, (const guint[]) { 9, 16, 25 }, t);
+  g_autofree char *out = g_build_filename (work, "np64", NULL);
+  TsExtrapolateOptions o = { .ranks = 64, .output_dir = out };
+  GError *error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  if (!strstr (text->str, "2-D grid 8x8 (periodic x periodic, 9-point: diagonal neighbours "
+                          "too) at 64 ranks")
+      || !strstr (text->str, "bytes per message to corner neighbours (a step along every "
+                             "dimension): 40 -> 40 at 64 ranks"))
+    fail_msg ("%s", text->str);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_int_equal (p->n_ranks, 64);
+  assert_partners (p, 0, 8, (const guint32[]) { 1, 7, 8, 9, 15, 56, 57, 63 });
+  const guint faces[] = { 1, 7, 8, 56 }, corners[] = { 9, 15, 57, 63 };
+  for (guint i = 0; i < 4; i++)
+    {
+      const TsPeerTraffic *f = traffic_with (p, 0, faces[i]), *c = traffic_with (p, 0, corners[i]);
+      assert_int_equal (f->sent, 4);
+      assert_int_equal (f->received, 4);
+      assert_int_equal (f->bytes_sent, 4800);
+      assert_int_equal (c->sent, 4);
+      assert_int_equal (c->bytes_sent, 160);
+      assert_int_equal (c->bytes_received, 160);
+    }
+  const double *compute = g_hash_table_lookup (p->compute, "compute_kernel");
+  assert_non_null (compute);
+  for (guint r = 0; r < 64; r++)
+    assert_float_equal (compute[r], 0.000625, 1e-12);
+  assert_replays (work, "np64", "9-point stencil");
+  ts_test_rmtree (work);
+}
+
+/* A small stencil told from an all-to-all by its message sizes (HPCG's
+ * case): the 9-point periodic stencil, weak scaling (faces of 4096 bytes,
+ * corners of 16), at 1, 2 and 4 ranks: at 4 (2x2) every rank talks to
+ * every other, as in an all-to-all, but the faces' messages have 4096
+ * bytes and the corners' 16: read as the stencil, which at 16 (4x4)
+ * reaches 8 ranks, not 15. Periodic, not open: rank 0 sends its two
+ * messages to rank 2 (up and down along dimension 1) and four to rank 3
+ * (the four corners), one per slot, as only a periodic grid has them.
+ * Derived by hand: rank 0 at (0, 0) of 4x4 has rows 3, 0, 1 x columns 3,
+ * 0, 1: the faces 1, 3, 4, 12 with 4 x 4096 = 16384 bytes each over 4
+ * iterations, the corners 5, 7, 13, 15 with 4 x 16 = 64. */
+static void
+test_stencil_told_by_sizes (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-stencil-sizes");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  base.diagonal = TRUE;
+  base.iterations = 4;
+  base.corner_bytes = 16;
+  base.allreduce_every = 0;
+  char *t[3];
+  grid_series (work, &base, 3, (const guint[]) { 1, 2, 4 }, t);
+  g_autofree char *out = g_build_filename (work, "np16", NULL);
+  TsExtrapolateOptions o = { .ranks = 16, .output_dir = out };
+  GError *error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  if (!strstr (text->str, "the messages have a stencil's sizes, one per direction (4096 bytes "
+                          "along dimension 1, 4096 bytes along dimension 2, 16 bytes to corner "
+                          "neighbours (a step along every dimension)): read as the stencil"))
+    fail_msg ("%s", text->str);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_partners (p, 0, 8, (const guint32[]) { 1, 3, 4, 5, 7, 12, 13, 15 });
+  const guint faces[] = { 1, 3, 4, 12 }, corners[] = { 5, 7, 13, 15 };
+  for (guint i = 0; i < 4; i++)
+    {
+      assert_int_equal (traffic_with (p, 0, faces[i])->bytes_sent, 16384);
+      assert_int_equal (traffic_with (p, 0, faces[i])->received, 4);
+      assert_int_equal (traffic_with (p, 0, corners[i])->bytes_sent, 64);
+      assert_int_equal (traffic_with (p, 0, corners[i])->received, 4);
+    }
+  assert_replays (work, "np16", "stencil read from its sizes");
+  ts_test_rmtree (work);
+}
+
+/* A 27-point stencil: a periodic 3-D grid with diagonals, weak scaling
+ * (faces 4096 bytes, edges 256, corners 16), 3 iterations, traced at 8
+ * (2x2x2), 12 (3x2x2) and 18 (3x3x2) ranks, extrapolated to 36 (4x3x3).
+ * Derived by hand: rank 0 at (0, 0, 0) has coordinates 3, 0, 1 x 2, 0, 1 x
+ * 2, 0, 1 around it: 26 partners; rank 1 = (0, 0, 1) is a face neighbour
+ * (3 x 4096 = 12288 bytes), rank 4 = (0, 1, 1) an edge one (3 x 256 = 768),
+ * rank 13 = (1, 1, 1) a corner (3 x 16 = 48); every rank has 26. */
+static void
+test_twenty_seven_point_stencil (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-27-point");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  base.n_dims = 3;
+  base.diagonal = TRUE;
+  base.iterations = 3;
+  base.allreduce_every = 0;
+  char *t[3];
+  grid_series (work, &base, 3, (const guint[]) { 8, 12, 18 }, t);
+  g_autofree char *out = g_build_filename (work, "np36", NULL);
+  TsExtrapolateOptions o = { .ranks = 36, .output_dir = out };
+  GError *error = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  if (!strstr (text->str, "3-D grid 4x3x3 (periodic x periodic x periodic, 27-point: diagonal "
+                          "neighbours too) at 36 ranks"))
+    fail_msg ("%s", text->str);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  for (guint r = 0; r < 36; r++)
+    assert_int_equal (p->partners[r]->len, 26);
+  assert_int_equal (traffic_with (p, 0, 1)->bytes_sent, 12288);
+  assert_int_equal (traffic_with (p, 0, 4)->bytes_sent, 768);
+  assert_int_equal (traffic_with (p, 0, 13)->bytes_sent, 48);
+  assert_int_equal (traffic_with (p, 0, 13)->received, 3);
+  assert_replays (work, "np36", "27-point stencil");
+  ts_test_rmtree (work);
+}
+
 /* An open 2-D grid, weak scaling (1 ms and 4096-byte messages per rank and
  * iteration, whatever P), traced at 9 (3x3), 16 (4x4) and 25 (5x5) ranks,
  * extrapolated to 36 (6x6) with the command, and compared (--compare) with
@@ -1889,6 +2052,9 @@ main (void)
     cmocka_unit_test (test_serial_input_kept),
     cmocka_unit_test (test_unreceived_input_kept),
     cmocka_unit_test (test_repetitions),
+    cmocka_unit_test (test_nine_point_stencil),
+    cmocka_unit_test (test_stencil_told_by_sizes),
+    cmocka_unit_test (test_twenty_seven_point_stencil),
     cmocka_unit_test (test_serial_input_skipping_a_collective),
     cmocka_unit_test (test_scaling_stated),
     cmocka_unit_test (test_root_and_fftw_transposes),

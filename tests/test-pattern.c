@@ -234,6 +234,60 @@ test_order_unsettled (void **state)
     partners_free (sets[i], p[i]);
 }
 
+/* Ensure that stencils with diagonal neighbours are recognised and
+ * extended. Written down by hand: on an open 3x3 grid with diagonals the
+ * corner rank 0 talks to 1, 3 and 4, the middle rank 4 to all 8 others; a
+ * periodic 4x4 one at 16 ranks and 3x3 at 9 is recognised as a 9-point
+ * stencil (no face grid, all-to-all or master/worker fits 16), and at 64
+ * (8x8) rank 0 talks to rows 7, 0, 1 x columns 7, 0, 1: 1, 7, 8, 9, 15,
+ * 56, 57, 63. A 27-point periodic 3x3x3 grid gives its middle rank 13 every
+ * other rank. Offsets: a step -1 along dimension 1 of 2 is 4 - 1 = 3, its
+ * opposite 5; (+1, +1) is 8, which steps along both (mask 3). */
+static void
+test_diagonal_stencils (void **state)
+{
+  (void) state;
+  TsPattern open9 = { TS_PATTERN_CARTESIAN, 2, { 3, 3 }, { FALSE, FALSE }, .diagonal = TRUE };
+  assert_partners (&open9, 9, 0, "1 3 4");
+  assert_partners (&open9, 9, 4, "0 1 2 3 5 6 7 8");
+  g_autofree char *name = ts_pattern_describe (&open9);
+  assert_string_equal (name, "2-D grid 3x3 (open x open, 9-point: diagonal neighbours too)");
+
+  TsPattern p9 = { TS_PATTERN_CARTESIAN, 2, .periodic = { TRUE, TRUE }, .diagonal = TRUE };
+  guint p[2] = { 9, 16 };
+  GArray **sets[2];
+  for (guint i = 0; i < 2; i++)
+    {
+      TsPattern at = ts_pattern_at (&p9, p[i]);
+      sets[i] = g_new0 (GArray *, p[i]);
+      for (guint r = 0; r < p[i]; r++)
+        {
+          sets[i][r] = g_array_new (FALSE, FALSE, sizeof (guint32));
+          ts_pattern_partners (&at, p[i], r, sets[i][r]);
+        }
+    }
+  TsPattern found = ts_pattern_recognise (2, p, (GArray *const *const *) sets);
+  assert_int_equal (found.kind, TS_PATTERN_CARTESIAN);
+  assert_true (found.diagonal);
+  assert_int_equal (found.n_dims, 2);
+  assert_partners (&found, 64, 0, "1 7 8 9 15 56 57 63");
+  for (guint i = 0; i < 2; i++)
+    partners_free (sets[i], p[i]);
+
+  TsPattern p27 = { TS_PATTERN_CARTESIAN, 3, { 3, 3, 3 }, { TRUE, TRUE, TRUE }, .diagonal = TRUE };
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ts_pattern_partners (&p27, 27, 13, all);
+  assert_int_equal (all->len, 26);
+  assert_true (ts_pattern_stencil_reaches_all (&p27));
+  assert_false (ts_pattern_stencil_reaches_all (&open9));
+
+  assert_int_equal (ts_pattern_face_offset (2, 0, -1), 3);
+  assert_int_equal (ts_pattern_offset_opposite (2, 3), 5);
+  assert_int_equal (ts_pattern_offset_mask (2, 8), 3);
+  assert_int_equal (ts_pattern_offset_neighbour (&open9, 0, 8), 4);
+  assert_int_equal (ts_pattern_offset_neighbour (&open9, 0, 0), -1);
+}
+
 int
 main (void)
 {
@@ -246,6 +300,7 @@ main (void)
     cmocka_unit_test (test_irregular_refused),
     cmocka_unit_test (test_column_major_grid),
     cmocka_unit_test (test_order_unsettled),
+    cmocka_unit_test (test_diagonal_stencils),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

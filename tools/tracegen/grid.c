@@ -15,16 +15,19 @@
 /* As many as an OTF2 archive can define (model/otf2-chunk.h). */
 #define TS_GRID_MAX_RANKS TS_OTF2_MAX_GROUP_MEMBERS
 
-/* One rank's view of the grid: slot 2k + (dir > 0) is its neighbour one step
- * down (dir -1) or up along dimension k; -1 where there is none or it is the
- * rank itself. */
+/* One rank's view of the grid: each slot an offset (pattern.h) to a
+ * neighbour; faces only: slot 2k + (dir > 0) is the neighbour one step down
+ * (dir -1) or up along dimension k. */
 typedef struct {
   const TsGridParams *p;
   TsPattern at;
   guint n_slots;
   TsStencilRegions reg;
-  double message[2 * TS_PATTERN_MAX_DIMS];   /* transfer time along each slot's dimension */
-  guint64 bytes[TS_PATTERN_MAX_DIMS];
+  guint offset[TS_PATTERN_MAX_OFFSETS];      /* each slot's */
+  guint opposite[TS_PATTERN_MAX_OFFSETS];    /* the slot a message through it arrives on */
+  gint32 tag[TS_PATTERN_MAX_OFFSETS];
+  double message[TS_PATTERN_MAX_OFFSETS];    /* transfer time through each slot */
+  guint64 bytes[TS_PATTERN_MAX_OFFSETS];
 } Grid;
 
 void
@@ -34,7 +37,7 @@ ts_grid_params_init (TsGridParams *params)
   *params = (TsGridParams) {
     .n_ranks = 4, .n_dims = 2, .iterations = 10, .compute = 1e-3, .imbalance = 1.0,
     .boundary = 1.0,
-    .bytes = 4096, .allreduce_every = 10,
+    .bytes = 4096, .edge_bytes = 256, .corner_bytes = 16, .allreduce_every = 10,
   };
 }
 
@@ -50,10 +53,28 @@ ts_grid_message_bytes (const TsGridParams *p, const guint *dims, guint k)
   return p->bytes / others;
 }
 
+guint64
+ts_grid_offset_bytes (const TsGridParams *p, const guint *dims, guint mask)
+{
+  if ((mask & (mask - 1)) == 0)
+    return ts_grid_message_bytes (p, dims, (guint) g_bit_nth_lsf (mask, -1));
+  guint steps = 0;
+  for (guint k = 0; k < p->n_dims; k++)
+    steps += (mask >> k) & 1;
+  if (steps == p->n_dims)
+    return p->corner_bytes;
+  /* An edge of a 3-D grid: it runs along the one dimension not stepped. */
+  guint64 along = 1;
+  for (guint k = 0; p->strong && k < p->n_dims; k++)
+    if (!(mask & (1u << k)))
+      along = dims[k];
+  return p->edge_bytes / along;
+}
+
 static gint
 slot_neighbour (const Grid *g, guint r, guint s)
 {
-  gint q = ts_pattern_neighbour (&g->at, r, s / 2, s % 2 ? 1 : -1);
+  gint q = ts_pattern_offset_neighbour (&g->at, r, g->offset[s]);
   return q == (gint) r ? -1 : q;
 }
 
@@ -83,9 +104,10 @@ post_halo (TsArchiveWriter *w, const Grid *g, guint r, guint64 i, double *clock,
       gint q = slot_neighbour (g, r, s);
       if (q < 0)
         continue;
-      /* Sent up (s odd) travels with tag 2k + 1. */
+      /* Faces only: sent up (s odd) travels with tag 2k + 1. */
       ts_archive_writer_enter (w, r, t, g->reg.isend);
-      ts_archive_writer_isend (w, r, t, (guint32) q, 0, s, g->bytes[s / 2], base + g->n_slots + s);
+      ts_archive_writer_isend (w, r, t, (guint32) q, 0, g->tag[s], g->bytes[s],
+                               base + g->n_slots + s);
       sent[s] = t;
       t += TS_STENCIL_OVERHEAD;
       ts_archive_writer_leave (w, r, t, g->reg.isend);
@@ -95,7 +117,7 @@ post_halo (TsArchiveWriter *w, const Grid *g, guint r, guint64 i, double *clock,
 }
 
 /* The Waitall: it ends when the last incoming message has arrived; the one
- * on slot (k, dir) is the one its neighbour sent along (k, -dir). */
+ * on a slot is the one its neighbour sent through the opposite offset. */
 static void
 finish_halo (TsArchiveWriter *w, const Grid *g, guint r, guint64 i, double *clock,
              const double *sent)
@@ -105,14 +127,15 @@ finish_halo (TsArchiveWriter *w, const Grid *g, guint r, guint64 i, double *cloc
     {
       gint q = slot_neighbour (g, r, s);
       if (q >= 0)
-        end = MAX (end, sent[(guint) q * g->n_slots + (s ^ 1)] + g->message[s]);
+        end = MAX (end, sent[(guint) q * g->n_slots + g->opposite[s]] + g->message[s]);
     }
   guint64 base = i * 2 * g->n_slots;
   for (guint s = 0; s < g->n_slots; s++)
     {
       gint q = slot_neighbour (g, r, s);
       if (q >= 0)
-        ts_archive_writer_irecv (w, r, end, (guint32) q, 0, s ^ 1, g->bytes[s / 2], base + s);
+        ts_archive_writer_irecv (w, r, end, (guint32) q, 0, g->tag[g->opposite[s]], g->bytes[s],
+                                 base + s);
     }
   for (guint s = 0; s < g->n_slots; s++)
     if (slot_neighbour (g, r, s) >= 0)
@@ -163,14 +186,32 @@ static void
 grid_init (Grid *g, const TsGridParams *p, TsArchiveWriter *w)
 {
   TsPattern pattern = { TS_PATTERN_CARTESIAN, p->n_dims,
-                        .order = p->largest_last ? ts_pattern_order_reversed (p->n_dims) : 0 };
+                        .order = p->largest_last ? ts_pattern_order_reversed (p->n_dims) : 0,
+                        .diagonal = p->diagonal };
   for (guint k = 0; k < p->n_dims; k++)
     pattern.periodic[k] = !p->open;
-  *g = (Grid) { .p = p, .at = ts_pattern_at (&pattern, p->n_ranks), .n_slots = 2 * p->n_dims };
+  *g = (Grid) { .p = p, .at = ts_pattern_at (&pattern, p->n_ranks) };
+  guint n_offsets = ts_pattern_n_offsets (p->n_dims), slot_of[TS_PATTERN_MAX_OFFSETS];
+  for (guint k = 0; !p->diagonal && k < p->n_dims; k++)
+    for (int dir = -1; dir <= 1; dir += 2)
+      {
+        g->tag[g->n_slots] = (gint32) g->n_slots;
+        g->offset[g->n_slots++] = ts_pattern_face_offset (p->n_dims, k, dir);
+      }
+  for (guint o = 0; p->diagonal && o < n_offsets; o++)
+    if (ts_pattern_offset_used (&g->at, o))
+      {
+        g->tag[g->n_slots] = (gint32) o;
+        g->offset[g->n_slots++] = o;
+      }
+  for (guint s = 0; s < g->n_slots; s++)
+    slot_of[g->offset[s]] = s;
   for (guint s = 0; s < g->n_slots; s++)
     {
-      g->bytes[s / 2] = ts_grid_message_bytes (p, g->at.dims, s / 2);
-      g->message[s] = TS_STENCIL_LATENCY + (double) g->bytes[s / 2] / TS_STENCIL_BANDWIDTH;
+      g->opposite[s] = slot_of[ts_pattern_offset_opposite (p->n_dims, g->offset[s])];
+      g->bytes[s] = ts_grid_offset_bytes (p, g->at.dims,
+                                          ts_pattern_offset_mask (p->n_dims, g->offset[s]));
+      g->message[s] = TS_STENCIL_LATENCY + (double) g->bytes[s] / TS_STENCIL_BANDWIDTH;
     }
   ts_stencil_define_regions (w, &g->reg);
 }

@@ -5,7 +5,7 @@
  *               [--imbalance F] [--bytes B] [--allreduce-every M]
  *   ts-tracegen grid -o DIR --ranks N --iterations K [--dims D] [--open] [--largest-last]
  *               [--strong] [--compute S] [--imbalance F] [--bytes B]
- *               [--allreduce-every M]
+ *               [--diagonal [--edge-bytes B] [--corner-bytes B]] [--allreduce-every M]
  *   ts-tracegen partitioned -o DIR [--variant nls|fls|vls] [--send-partitions S]
  *               [--recv-partitions R] [--reps N] [--delay SECONDS] [--bytes B]
  *
@@ -35,9 +35,13 @@ typedef struct {
   gint64 bytes;
   int allreduce_every;
   int dims;
-  gboolean open, strong, largest_last;
+  gboolean open, strong, largest_last, diagonal;
   double boundary;
+  gint64 edge_bytes, corner_bytes;
 } TsGenOptions;
+
+/* An integer option left out. */
+#define NOT_GIVEN G_MININT64
 
 static const char usage[] =
   "Usage: ts-tracegen COMMAND [OPTION…]\n"
@@ -50,7 +54,8 @@ static const char usage[] =
   "  stencil -o DIR --ranks N --iterations K\n"
   "                           a halo-exchange benchmark workload\n"
   "  grid -o DIR --ranks N --iterations K [--dims D] [--open] [--largest-last] [--strong]\n"
-  "                           a face-neighbour halo exchange on a process grid\n"
+  "       [--diagonal]        a halo exchange on a process grid (faces, or a 9-/27-point\n"
+  "                           stencil)\n"
   "  partitioned -o DIR --variant nls|fls|vls\n"
   "                           seed 000's partitioned Late Sender test\n"
   "\n"
@@ -246,11 +251,19 @@ cmd_grid (int argc, char **argv, TsGenOptions *o)
     { "strong", 0, 0, G_OPTION_ARG_NONE, &o->strong,
       "Strong scaling: --compute and --bytes are the whole problem's, --bytes a global face "
       "(default: weak)", NULL },
+    { "diagonal", 0, 0, G_OPTION_ARG_NONE, &o->diagonal,
+      "Diagonal neighbours too: a 9-point (2-D) or 27-point (3-D) stencil", NULL },
+    { "edge-bytes", 0, 0, G_OPTION_ARG_INT64, &o->edge_bytes,
+      "--diagonal: size of a message to an edge neighbour of a 3-D grid (strong: a global "
+      "edge) (default: 256)", "B" },
+    { "corner-bytes", 0, 0, G_OPTION_ARG_INT64, &o->corner_bytes,
+      "--diagonal: size of a message to a corner neighbour (default: 16)", "B" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = workload_context (
-    "Write a halo exchange with every face neighbour of a Cartesian process grid "
-    "(Irecv, Isend, Waitall) with a periodic Allreduce (tools/tracegen/grid.h).",
+    "Write a halo exchange with every face neighbour of a Cartesian process grid, or every "
+    "neighbour with --diagonal (Irecv, Isend, Waitall), with a periodic Allreduce "
+    "(tools/tracegen/grid.h).",
     o, entries);
   int status = parse_workload (ctx, "ts-tracegen grid", argc, argv, o);
   if (status >= 0)
@@ -267,6 +280,18 @@ cmd_grid (int argc, char **argv, TsGenOptions *o)
   params.compute = o->compute;
   params.imbalance = o->imbalance;
   params.bytes = o->bytes;
+  params.diagonal = o->diagonal;
+  /* NOT_GIVEN: the defaults of ts_grid_params_init. */
+  if ((o->edge_bytes < 0 && o->edge_bytes != NOT_GIVEN)
+      || (o->corner_bytes < 0 && o->corner_bytes != NOT_GIVEN))
+    {
+      g_printerr ("ts-tracegen grid: --edge-bytes and --corner-bytes must be >= 0\n");
+      return EXIT_FAILURE;
+    }
+  if (o->edge_bytes != NOT_GIVEN)
+    params.edge_bytes = (guint64) o->edge_bytes;
+  if (o->corner_bytes != NOT_GIVEN)
+    params.corner_bytes = (guint64) o->corner_bytes;
   params.allreduce_every = o->allreduce_every;
   if (!ts_grid_write (&params, o->output, o->name ? o->name : "traces", &error))
     return report (error);
@@ -287,6 +312,8 @@ main (int argc, char **argv)
     .allreduce_every = (int) defaults.allreduce_every,
     .dims = 2,
     .boundary = 1.0,
+    .edge_bytes = NOT_GIVEN,
+    .corner_bytes = NOT_GIVEN,
   };
   int status;
 
