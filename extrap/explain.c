@@ -348,6 +348,12 @@ ts_extrap_explain_json (const TsExtrapModel *m)
       json_builder_add_string_value (b, m->reading);
     }
   add_pattern (b, "pattern_at_target", &m->at_target);
+  if (m->dims_unsettled.kind == TS_PATTERN_CARTESIAN)
+    {
+      /* The inputs fit a grid of more dimensions too. */
+      TsPattern theirs = ts_pattern_at (&m->dims_unsettled, m->target);
+      add_pattern (b, "pattern_at_target_other_dims", &theirs);
+    }
   if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
     {
       /* The inputs fit this other order of the dimensions too. */

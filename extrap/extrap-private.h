@@ -87,6 +87,9 @@ typedef struct {
    * another shape at P (kind NONE if not): MPI's order was taken, and
    * the explanation says so. */
   TsPattern order_unsettled;
+  /* A grid of more dimensions that fits the inputs too, with another shape
+   * at P (kind NONE if not): the fewest were taken, and a warning says so. */
+  TsPattern dims_unsettled;
   /* How the pattern was told from another that fits the inputs' partners
    * too (an all-to-all and a stencil with diagonals), or NULL; owned. */
   char *reading;

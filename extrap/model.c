@@ -713,6 +713,20 @@ collect_warnings (TsExtrapModel *m)
                                       "the models follow the inputs",
                                       m->scaling_given == TS_SCALING_STRONG ? "strong" : "weak",
                                       m->scaling_evidence));
+  if (m->dims_unsettled.kind == TS_PATTERN_CARTESIAN)
+    {
+      TsPattern theirs = ts_pattern_at (&m->dims_unsettled, m->target);
+      g_autofree char *taken = ts_pattern_describe (&m->at_target);
+      g_autofree char *other = ts_pattern_describe (&theirs);
+      g_ptr_array_add (m->warnings,
+                       g_strdup_printf ("the inputs fit grids of %u and of %u dimensions, which "
+                                        "differ at %u ranks: taken, the fewer, %s; also "
+                                        "possible, %s, but no input shows its dimensions each "
+                                        "with two ranks or more: if the program makes a %u-D "
+                                        "grid, trace it at a rank count that does",
+                                        m->pattern.n_dims, m->dims_unsettled.n_dims, m->target,
+                                        taken, other, m->dims_unsettled.n_dims));
+    }
   if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
     {
       TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);

@@ -329,6 +329,65 @@ all_to_all_or_stencil (TsExtrapModel *m, const TsExtrapolateOptions *o,
                            sizes->len ? sizes->str : "no messages");
 }
 
+/* @t at @p ranks without its dimensions of one rank, which number ranks
+ * as the grid without them does: two grids with the same squeezed shape
+ * (and diagonals) give every rank the same partners. */
+static guint
+squeezed (const TsPattern *t, guint p, guint *dims)
+{
+  TsPattern at = ts_pattern_at (t, p);
+  guint n = 0;
+  for (guint k = 0; k < at.n_dims; k++)
+    if (at.dims[k] > 1)
+      dims[n++] = at.dims[k];
+  return n;
+}
+
+static gboolean
+same_at (const TsPattern *a, const TsPattern *b, guint p)
+{
+  guint da[TS_PATTERN_MAX_DIMS], db[TS_PATTERN_MAX_DIMS];
+  guint na = squeezed (a, p, da), nb = squeezed (b, p, db);
+  return na == nb && memcmp (da, db, na * sizeof *da) == 0;
+}
+
+/* The first grid of @nd dimensions (any order, MPI's first) with @found's
+ * diagonals that describes every input, or kind IRREGULAR. */
+static TsPattern
+grid_of (const TsExtrapModel *m, GArray *const *const *partners, guint nd,
+         const TsPattern *found)
+{
+  for (guint order = 0; order < ts_pattern_n_orders (nd); order++)
+    {
+      TsPattern t = ts_pattern_recognise_grid (m->n_inputs, m->p, partners, nd, order,
+                                               found->diagonal);
+      if (t.kind == TS_PATTERN_CARTESIAN)
+        return t;
+    }
+  return (TsPattern) { TS_PATTERN_IRREGULAR };
+}
+
+/* Whether a grid of more dimensions fits the inputs too and gives P
+ * another shape (1, 2 and 4 ranks fit 2x2 and 2x2x1; 4x2 and 2x2x2 at
+ * 8): the fewest are taken, and the explanation says so
+ * (m->dims_unsettled). The other could not be taken anyway: its largest
+ * input has one rank along a dimension that grows at P (were every one
+ * larger, the two would not fit the same partners), where check_grid
+ * refuses. */
+static void
+note_other_dims (TsExtrapModel *m, GArray *const *const *partners)
+{
+  for (guint nd = m->pattern.n_dims + 1; nd <= TS_PATTERN_MAX_DIMS; nd++)
+    {
+      TsPattern t = grid_of (m, partners, nd, &m->pattern);
+      if (t.kind == TS_PATTERN_CARTESIAN && !same_at (&t, &m->pattern, m->target))
+        {
+          m->dims_unsettled = t;
+          return;
+        }
+    }
+}
+
 gboolean
 ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
 {
@@ -344,6 +403,7 @@ ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **e
     case TS_PATTERN_IRREGULAR:
       return refuse_irregular (m, error);
     case TS_PATTERN_CARTESIAN:
+      note_other_dims (m, partners);
       if (!settle_order (m, o->grid_order, partners, error))
         return FALSE;
       if (!settle_boundaries (m, o->boundaries, error))

@@ -87,18 +87,20 @@ grep -q '^4,,,cannot extrapolate: .*fewer ranks along open dimension 1' "$work/o
 grep -q '^36,[0-9]' "$work/oout/results.csv" || fail "36 ranks: $(cat "$work/oout/results.csv")"
 
 # An exchange with every other rank, traced at 2 and 4 ranks, where a
-# stencil with diagonal neighbours would reach every rank too: a failed row
-# unless all_to_all = true says so (as extrapolate --all-to-all), and then
-# the row equals `extrapolate --all-to-all` + `run` (each rank: one
-# MPI_Sendrecv of 100 bytes with rank r + k and r - k, k = 1 .. P - 1).
+# stencil with diagonal neighbours would reach every rank too, and the
+# message sizes, which grow with the sender's rank, do not tell the two
+# apart: a failed row unless all_to_all = true says so (as extrapolate
+# --all-to-all), and then the row equals `extrapolate --all-to-all` + `run`
+# (each rank: one MPI_Sendrecv of 100 (r + 1) bytes with rank r + k and
+# r - k, k = 1 .. P - 1).
 for p in 2 4; do
   { echo "ranks $p"
     r=0; while [ $r -lt $p ]; do
       echo "$r 0 enter main"; k=1
       while [ $k -lt $p ]; do
         echo "$r 0.00$k enter MPI_Sendrecv"
-        echo "$r 0.00$k send $(( (r + k) % p )) bytes=100"
-        echo "$r 0.00$k recv $(( (r - k + p) % p )) bytes=100"
+        echo "$r 0.00$k send $(( (r + k) % p )) bytes=$(( 100 * (r + 1) ))"
+        echo "$r 0.00$k recv $(( (r - k + p) % p )) bytes=$(( 100 * ((r - k + p) % p + 1) ))"
         echo "$r 0.00$k leave"; k=$((k + 1))
       done
       echo "$r 0.01 leave"; r=$((r + 1))
