@@ -20,18 +20,28 @@
 # a fixed cell; Debian's meep-openmpi); mpgrafic, Fortran cosmological
 # initial conditions on a 128^3 grid (FFTW 2's MPI transposes; Debian's
 # mpgrafic, its example input), extrapolated with --all-to-all: an FFT's
-# transposes exchange with every rank at any P.
+# transposes exchange with every rank at any P. NAS Parallel Benchmarks
+# (NPB 3.4's MPI FT, MG, CG and LU at class S, built beside the project
+# from the public sources into NPB_BIN with the MPI library MPIRUN and
+# TS_RECORD_LIB belong to; not committed): run them with
+#   SERIES="npb-ft npb-mg npb-cg npb-lu" INPUTS="1 2 4 8" TARGET=16 \
+#   NPB_BIN=.../NPB3.4-MPI/bin MPIRUN=mpiexec.mpich MPIRUN_FLAGS= \
+#   TS_RECORD_LIB=.libs/libtracesim-record.so bench/extrapolation.sh
+# MG's grid is periodic, LU's open (extrapolate --boundaries).
 #
 # Usage: bench/extrapolation.sh   Environment: BUILD (default .), MPIRUN
 #        (mpirun.openmpi), TS_RECORD_LIB, WORK, INPUTS ("1 2 4"), TARGET (8),
 #        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep
 #        mpgrafic mpgrafic-weak),
 #        LAMMPS_STEPS (1000: long enough that a rank's compute is not noise),
+#        NPB_BIN (NPB's bin directory), MPIRUN_FLAGS (--oversubscribe),
 #        REUSE (set: keep the traces a previous run recorded in WORK).
 set -eu
 BUILD=$(cd "${BUILD:-.}" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 MPIRUN=${MPIRUN:-mpirun.openmpi}
+MPIRUN_FLAGS=${MPIRUN_FLAGS---oversubscribe}
+NPB_BIN=${NPB_BIN:-/nonexistent}
 TS_RECORD_LIB=${TS_RECORD_LIB:-$BUILD/.libs/libtracesim-record-openmpi.so}
 WORK=${WORK:-$(mktemp -d /tmp/tracesim-extrap.XXXXXX)}
 INPUTS=${INPUTS:-"1 2 4"}
@@ -65,6 +75,7 @@ command_of() {
     # N^3 / P about constant (262,144, 256,000, 250,000, 262,144 points a
     # rank at 1, 2, 4, 8), N divisible by P for FFTW's slabs.
     mpgrafic-weak)  echo "mpgrafic --np=$(case $ranks in 1) echo 64 ;; 2) echo 80 ;; 4) echo 100 ;; *) echo 128 ;; esac)" ;;
+    npb-*)          echo "$NPB_BIN/${3#npb-}.S.x" ;;
   esac
 }
 
@@ -78,6 +89,11 @@ pattern_of() {
   case $1 in mpgrafic*) echo --all-to-all ;; esac
 }
 
+# Whether @series's grid wraps around where the inputs cannot show it.
+boundaries_of() {
+  case $1 in npb-lu) echo open ;; *) echo periodic ;; esac
+}
+
 # Whether @series's compute is taken from CPU time.
 cpu_time() {
   case $1 in stencil-*) ;; *) echo --cpu-time ;; esac
@@ -89,7 +105,7 @@ record() { # series ranks
   rm -rf "$d"
   mkdir -p "$d"
   [ "$1" = hpcc ] && cp "$SRC/bench/apps/hpccinf.txt" "$d/"
-  (cd "$d" && "$MPIRUN" --oversubscribe -np "$2" sh "$BUILD/recorder/tracesim-record" \
+  (cd "$d" && "$MPIRUN" $MPIRUN_FLAGS -np "$2" sh "$BUILD/recorder/tracesim-record" \
      -o "$d/trace" $(cpu_time "$1") $(command_of "$1" "$2") < "$(input_of "$1")" \
      > "$d/program.log" 2> "$d/program.err") \
     || { echo "$1 at $2 ranks: the program failed: $(tail -3 "$d/program.err")" >&2; return 1; }
@@ -100,12 +116,12 @@ printf '%-15s %-9s %-9s %9s %9s %9s %21s\n' series partners messages "msg %" "by
 for s in $SERIES; do
   program=$(command_of "$s" 1 | cut -d' ' -f1)
   command -v "$program" > /dev/null || [ -x "$program" ] \
-    || { printf '%-15s not run: no %s (apt-get install meep-openmpi, lammps, hpcc)\n' "$s" "$program"; continue; }
+    || { printf '%-15s not run: no %s (apt-get install meep-openmpi, lammps, hpcc; NPB_BIN)\n' "$s" "$program"; continue; }
   for p in $INPUTS $TARGET; do record "$s" "$p"; done
   traces=""
   for p in $INPUTS; do traces="$traces $WORK/$s/np$p/trace/traces.otf2"; done
   real=$WORK/$s/np$TARGET/trace/traces.otf2
-  if ! "$BUILD/tracesim" extrapolate $traces --ranks "$TARGET" --boundaries periodic $(cpu_time "$s") $(pattern_of "$s") \
+  if ! "$BUILD/tracesim" extrapolate $traces --ranks "$TARGET" --boundaries "$(boundaries_of "$s")" $(cpu_time "$s") $(pattern_of "$s") \
          -o "$WORK/$s/extrapolated" --compare "$real" > "$WORK/$s/compare.txt" \
          2> "$WORK/$s/refused.txt"; then
     printf '%-15s refused: %s\n' "$s" "$(cut -c1-300 "$WORK/$s/refused.txt")"

@@ -40,7 +40,8 @@ parse_kinds (const char *boundaries, const char *grid_order, const char *scaling
   if (boundaries && !ts_boundaries_parse (boundaries, &o->boundaries))
     return "--boundaries must be periodic or open";
   if (grid_order && !ts_grid_order_parse (grid_order, &o->grid_order))
-    return "--grid-order must be largest-first or largest-last";
+    return "--grid-order must be largest-first, largest-last or the factors each dimension "
+           "takes, e.g. middle,largest,smallest";
   if (scaling && !ts_scaling_kind_parse (scaling, &o->scaling))
     return "--scaling must be strong or weak";
   return NULL;
@@ -60,10 +61,11 @@ ts_cmd_extrapolate (int argc, char **argv)
       "periodic or open: whether the process grid wraps around, where no input has more "
       "than two ranks along a dimension to show it", "KIND" },
     { "grid-order", 0, 0, G_OPTION_ARG_STRING, &grid_order,
-      "largest-first or largest-last: which way the process grid takes MPI_Dims_create's "
-      "factors where the inputs fit both (square grids) and P does not: largest first as "
-      "MPI_Cart_create numbers ranks (the default), or last (a column-major numbering, NPB "
-      "LU's grid)", "ORDER" },
+      "largest-first, largest-last, or the factor each dimension takes (largest, middle, "
+      "smallest, comma-separated): which way the process grid takes MPI_Dims_create's "
+      "factors where the inputs fit several orders (square grids) and P does not: largest "
+      "first as MPI_Cart_create numbers ranks (the default), last (a column-major numbering, "
+      "NPB LU's grid), or e.g. middle,largest,smallest (NPB MG's)", "ORDER" },
     { "scaling", 0, 0, G_OPTION_ARG_STRING, &scaling,
       "strong or weak: how the inputs' problem grows with P (the whole problem fixed, or "
       "each rank's share); checked against the inputs, a warning where they disagree "

@@ -291,6 +291,32 @@ add_regions (JsonBuilder *b, const TsExtrapModel *m)
   json_builder_end_object (b);
 }
 
+/* The pattern, how it was read, at P, and the other readings the inputs
+ * fit too. */
+static void
+add_patterns (JsonBuilder *b, const TsExtrapModel *m)
+{
+  add_pattern (b, "pattern", &m->pattern);
+  if (m->reading)
+    {
+      json_builder_set_member_name (b, "reading");
+      json_builder_add_string_value (b, m->reading);
+    }
+  add_pattern (b, "pattern_at_target", &m->at_target);
+  if (m->dims_unsettled.kind == TS_PATTERN_CARTESIAN)
+    {
+      /* The inputs fit a grid of more dimensions too. */
+      TsPattern theirs = ts_pattern_at (&m->dims_unsettled, m->target);
+      add_pattern (b, "pattern_at_target_other_dims", &theirs);
+    }
+  if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
+    {
+      /* The inputs fit this other order of the dimensions too. */
+      TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
+      add_pattern (b, "pattern_at_target_other_order", &theirs);
+    }
+}
+
 /* "scaling": what the inputs show (null: neither), what was given (null:
  * nothing), and the numbers. */
 static void
@@ -341,25 +367,7 @@ ts_extrap_explain_json (const TsExtrapModel *m)
   for (guint i = 0; i < m->warnings->len; i++)
     json_builder_add_string_value (b, m->warnings->pdata[i]);
   json_builder_end_array (b);
-  add_pattern (b, "pattern", &m->pattern);
-  if (m->reading)
-    {
-      json_builder_set_member_name (b, "reading");
-      json_builder_add_string_value (b, m->reading);
-    }
-  add_pattern (b, "pattern_at_target", &m->at_target);
-  if (m->dims_unsettled.kind == TS_PATTERN_CARTESIAN)
-    {
-      /* The inputs fit a grid of more dimensions too. */
-      TsPattern theirs = ts_pattern_at (&m->dims_unsettled, m->target);
-      add_pattern (b, "pattern_at_target_other_dims", &theirs);
-    }
-  if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
-    {
-      /* The inputs fit this other order of the dimensions too. */
-      TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
-      add_pattern (b, "pattern_at_target_other_order", &theirs);
-    }
+  add_patterns (b, m);
   json_builder_set_member_name (b, "messages_per_neighbour");
   json_builder_add_double_value (b, m->messages_per_neighbour);
   if (m->pattern.kind != TS_PATTERN_CARTESIAN && ts_extrap_n_bytes_classes (m) > 0)

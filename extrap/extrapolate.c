@@ -20,6 +20,10 @@ ts_boundaries_parse (const char *text, TsBoundaries *b)
   return TRUE;
 }
 
+static const char *const factor_names[] = { "largest", "middle", "smallest" };
+
+/* Named orders: TS_GRID_ORDER_NAMED + 27 (n - 2) + the factors as base-3
+ * digits, the first dimension's the most significant. */
 gboolean
 ts_grid_order_parse (const char *text, TsGridOrder *g)
 {
@@ -28,8 +32,60 @@ ts_grid_order_parse (const char *text, TsGridOrder *g)
   else if (g_strcmp0 (text, "largest-last") == 0)
     *g = TS_GRID_ORDER_LARGEST_LAST;
   else
-    return FALSE;
+    {
+      g_auto (GStrv) names = g_strsplit (text ? text : "", ",", -1);
+      guint n = g_strv_length (names), code = 0, seen = 0;
+      if (n < 2 || n > 3)
+        return FALSE;
+      for (guint k = 0; k < n; k++)
+        {
+          guint f = 0;
+          while (f < 3 && g_strcmp0 (g_strstrip (names[k]), factor_names[f]) != 0)
+            f++;
+          /* Two dimensions have a largest and a smallest factor. */
+          if (f == 3 || (n == 2 && f == 1) || (seen & (1u << f)))
+            return FALSE;
+          seen |= 1u << f;
+          code = code * 3 + (n == 2 && f == 2 ? 1 : f);
+        }
+      *g = (TsGridOrder) (TS_GRID_ORDER_NAMED + 27 * (n - 2) + code);
+    }
   return TRUE;
+}
+
+gboolean
+ts_grid_order_factors (TsGridOrder g, guint n_dims, guint8 *factors)
+{
+  g_return_val_if_fail (g != TS_GRID_ORDER_UNKNOWN && n_dims >= 1 && n_dims <= 3, FALSE);
+  guint code = g < TS_GRID_ORDER_NAMED ? 0 : (guint) g - TS_GRID_ORDER_NAMED;
+  if (g >= TS_GRID_ORDER_NAMED && 2 + code / 27 != n_dims)
+    return FALSE;
+  for (guint k = 0; k < n_dims; k++)
+    factors[k] = (guint8) (g == TS_GRID_ORDER_LARGEST_LAST ? n_dims - 1 - k : k);
+  if (g < TS_GRID_ORDER_NAMED)
+    return TRUE;
+  guint n = n_dims;
+  code %= 27;
+  for (guint k = n; k-- > 0; code /= 3)
+    factors[k] = (guint8) (code % 3);
+  return TRUE;
+}
+
+char *
+ts_grid_order_name (TsGridOrder g)
+{
+  if (g == TS_GRID_ORDER_UNKNOWN)
+    return NULL;
+  if (g < TS_GRID_ORDER_NAMED)
+    return g_strdup (g == TS_GRID_ORDER_LARGEST_LAST ? "largest-last" : "largest-first");
+  guint n = 2 + ((guint) g - TS_GRID_ORDER_NAMED) / 27;
+  guint8 factors[3];
+  ts_grid_order_factors (g, n, factors);
+  GString *s = g_string_new (NULL);
+  for (guint k = 0; k < n; k++)
+    g_string_append_printf (s, "%s%s", k ? "," : "",
+                            factor_names[n == 2 && factors[k] == 1 ? 2 : factors[k]]);
+  return g_string_free (s, FALSE);
 }
 
 gboolean

@@ -40,16 +40,29 @@ gboolean ts_boundaries_parse (const char *text, TsBoundaries *b);
 
 /* How a grid's dimensions take MPI_Dims_create's factors where the inputs
  * cannot tell (their grids are square, or too small): as MPI_Cart_create
- * numbers ranks (the largest first), or the reverse (a column-major
- * numbering, NPB LU's halvings). */
+ * numbers ranks (the largest first), the reverse (a column-major
+ * numbering, NPB LU's halvings), or any order named factor by factor
+ * ("middle,largest,smallest": NPB MG's 2x4x2 at 16 ranks). */
 typedef enum {
   TS_GRID_ORDER_UNKNOWN,    /* from the inputs; MPI's where they fit both, said */
   TS_GRID_ORDER_LARGEST_FIRST,
   TS_GRID_ORDER_LARGEST_LAST,
+  /* Named: TS_GRID_ORDER_NAMED + a code of the factors each dimension
+   * takes (ts_grid_order_factors reads it). */
+  TS_GRID_ORDER_NAMED = 16,
 } TsGridOrder;
 
-/* "largest-first" or "largest-last" into @g; FALSE for anything else. */
+/* "largest-first", "largest-last", or 2 or 3 of "largest", "middle" (3
+ * only) and "smallest", comma-separated, each once, into @g; FALSE for
+ * anything else. */
 gboolean ts_grid_order_parse (const char *text, TsGridOrder *g);
+/* What ts_grid_order_parse reads back as @g (NULL for UNKNOWN; owned by
+ * the caller). */
+char *ts_grid_order_name (TsGridOrder g);
+/* Which factor of MPI_Dims_create's (0 the largest) each of the @n_dims
+ * dimensions takes under @g (not UNKNOWN), into @factors; FALSE where @g
+ * names another number of dimensions. */
+gboolean ts_grid_order_factors (TsGridOrder g, guint n_dims, guint8 *factors);
 
 /* How the inputs' problem grows with P: strong scaling keeps the whole
  * problem (the compute summed over ranks stays), weak scaling each rank's

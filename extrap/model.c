@@ -732,14 +732,29 @@ collect_warnings (TsExtrapModel *m)
       TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
       g_autofree char *taken = ts_pattern_describe (&m->at_target);
       g_autofree char *other = ts_pattern_describe (&theirs);
-      gboolean last = m->pattern.order == ts_pattern_order_reversed (m->pattern.n_dims);
+      guint nd = m->pattern.n_dims, theirs_order = m->order_unsettled.order;
+      gboolean mpi = theirs_order == 0, reversed = theirs_order == ts_pattern_order_reversed (nd);
+      guint8 factors[TS_PATTERN_MAX_DIMS];
+      ts_pattern_order_factors (nd, theirs_order, factors);
+      g_autofree char *named = NULL;
+      if (!mpi && !reversed)
+        {
+          GString *s = g_string_new (NULL);
+          for (guint k = 0; k < nd; k++)
+            g_string_append_printf (s, "%s%s", k ? "," : "",
+                                    factors[k] == 0 ? "largest"
+                                    : factors[k] + 1u == nd ? "smallest" : "middle");
+          named = g_string_free (s, FALSE);
+        }
       g_ptr_array_add (m->warnings,
                        g_strdup_printf ("the inputs fit two orders of the grid's dimensions, "
                                         "which differ at %u ranks: taken, %s; also possible, %s "
                                         "(--grid-order %s, if the program numbers its ranks "
                                         "%s)", m->target, taken, other,
-                                        last ? "largest-first" : "largest-last",
-                                        last ? "as MPI_Cart_create does" : "column-major"));
+                                        mpi ? "largest-first" : reversed ? "largest-last" : named,
+                                        mpi ? "as MPI_Cart_create does"
+                                        : reversed ? "column-major"
+                                                   : "in that order of the factors"));
     }
 }
 

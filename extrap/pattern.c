@@ -84,6 +84,21 @@ order_perm (guint n_dims, guint order)
   return n_dims == 1 ? perms1[0] : n_dims == 2 ? perms2[order] : perms3[order];
 }
 
+guint
+ts_pattern_order_of (guint n_dims, const guint8 *factors)
+{
+  for (guint order = 0; order < ts_pattern_n_orders (n_dims); order++)
+    if (memcmp (order_perm (n_dims, order), factors, n_dims) == 0)
+      return order;
+  return G_MAXUINT;
+}
+
+void
+ts_pattern_order_factors (guint n_dims, guint order, guint8 *factors)
+{
+  memcpy (factors, order_perm (n_dims, order), n_dims);
+}
+
 /* ---- partners --------------------------------------------------------------- */
 
 static int

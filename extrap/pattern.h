@@ -64,6 +64,12 @@ void ts_dims_create (guint p, guint n_dims, guint *dims);
 guint ts_pattern_n_orders (guint n_dims);
 guint ts_pattern_order_reversed (guint n_dims);
 
+/* The order in which dimension k takes factor @factors[k] (0 the largest),
+ * or G_MAXUINT if @factors is no permutation; which factor each dimension
+ * takes under @order, into @factors. */
+guint ts_pattern_order_of (guint n_dims, const guint8 *factors);
+void ts_pattern_order_factors (guint n_dims, guint order, guint8 *factors);
+
 /* Recognise the one pattern of @n_scales traces of the same program, at
  * @p[i] ranks whose partner sets are @partners[i][r] (GArray of guint32
  * world ranks, sorted ascending). The simplest pattern that describes every

@@ -42,7 +42,8 @@ refuse_irregular (const TsExtrapModel *m, GError **error)
     describe_partners (seen, big, r);
   return ts_extrap_refuse (error, "the point-to-point partners follow no one pattern of P at every "
                  "scale (tracesim knows: no messages; a ring or a 1-3-D grid, periodic or "
-                 "open, laid out in MPI_Dims_create's factors in MPI's order or another; "
+                 "open, laid out in MPI_Dims_create's factors in MPI's order or another, "
+                 "of face neighbours or with diagonals (9- and 27-point stencils); "
                  "all-to-all; master/worker). "
                  "Partners that depend on the data cannot be extrapolated "
                  "(doc/extrapolation.md).%s", seen->str);
@@ -192,19 +193,20 @@ settle_order (TsExtrapModel *m, TsGridOrder order, GArray *const *const *partner
   guint nd = m->pattern.n_dims;
   if (order != TS_GRID_ORDER_UNKNOWN)
     {
-      guint want = order == TS_GRID_ORDER_LARGEST_LAST ? ts_pattern_order_reversed (nd) : 0;
+      g_autofree char *name = ts_grid_order_name (order);
+      g_autofree char *found = ts_pattern_describe (&m->pattern);
+      guint8 factors[TS_PATTERN_MAX_DIMS];
+      if (!ts_grid_order_factors (order, nd, factors))
+        return ts_extrap_refuse (error, "--grid-order %s names the factors of another number of "
+                                 "dimensions than the inputs' %s", name, found);
+      guint want = ts_pattern_order_of (nd, factors);
       if (m->pattern.order == want)
         return TRUE;
       TsPattern t = ts_pattern_recognise_grid (m->n_inputs, m->p, partners, nd, want,
                                                m->pattern.diagonal);
       if (t.kind != TS_PATTERN_CARTESIAN)
-        {
-          g_autofree char *found = ts_pattern_describe (&m->pattern);
-          return ts_extrap_refuse (error, "--grid-order %s: the inputs' partners are no %u-D grid with "
-                         "its dimensions in that order; they are a %s",
-                         order == TS_GRID_ORDER_LARGEST_LAST ? "largest-last" : "largest-first",
-                         nd, found);
-        }
+        return ts_extrap_refuse (error, "--grid-order %s: the inputs' partners are no %u-D grid with "
+                                 "its dimensions in that order; they are a %s", name, nd, found);
       m->pattern = t;
       return TRUE;
     }

@@ -155,8 +155,8 @@ key_head (const TsSweep *s, guint point, Keys *k)
       /* all-to-all and the grid's order only when set: keys made before
        * they existed stay valid. */
       const char *all = s->all_to_all ? " all-to-all" : "";
-      const char *order = s->grid_order == TS_GRID_ORDER_LARGEST_FIRST ? " largest-first"
-                          : s->grid_order == TS_GRID_ORDER_LARGEST_LAST ? " largest-last" : "";
+      g_autofree char *named = ts_grid_order_name (s->grid_order);
+      g_autofree char *order = named ? g_strconcat (" ", named, NULL) : g_strdup ("");
       g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d%s%s\n",
                                                ts_sweep_as_written (s, s->inputs[i]), s->boundaries, all,
                                                order);

@@ -294,7 +294,8 @@ load_traces (TsSweep *s, GKeyFile *kf, const char *text, GError **error)
     return fail_at (error, s, text, "sweep", "grid_order", "grid_order is for extrapolate = ...");
   if (grid_order && !ts_grid_order_parse (g_strstrip (grid_order), &s->grid_order))
     return fail_at (error, s, text, "sweep", "grid_order",
-                    "grid_order = %s: give largest-first or largest-last", grid_order);
+                    "grid_order = %s: give largest-first, largest-last or the factors "
+                    "each dimension takes (e.g. middle,largest,smallest)", grid_order);
   if (!load_all_to_all (s, kf, text, inputs != NULL, error))
     return FALSE;
   if (trace)

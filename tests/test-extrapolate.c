@@ -1815,6 +1815,48 @@ test_serial_input_skipping_a_collective (void **state)
   ts_test_rmtree (work);
 }
 
+/* Ensure that grid orders can be named factor by factor (NPB MG's 16
+ * ranks are 2x4x2: the middle factor first, then the largest, then the
+ * smallest), read back as written, and checked: 2 dimensions have no middle
+ * factor, and each factor is named once. By hand: "middle,largest,smallest"
+ * gives the factors 1, 0, 2, the 3-D order MPI_Dims_create's 4, 2, 2 at 16
+ * takes as 2x4x2; "smallest,largest" in 2-D is the reverse of MPI's (1, 0),
+ * as largest-last is. */
+static void
+test_named_grid_order (void **state)
+{
+  (void) state;
+  TsGridOrder g;
+  guint8 f[3];
+  assert_true (ts_grid_order_parse ("middle,largest,smallest", &g));
+  assert_true (ts_grid_order_factors (g, 3, f));
+  assert_int_equal (f[0], 1);
+  assert_int_equal (f[1], 0);
+  assert_int_equal (f[2], 2);
+  assert_false (ts_grid_order_factors (g, 2, f));
+  g_autofree char *name = ts_grid_order_name (g);
+  assert_string_equal (name, "middle,largest,smallest");
+  TsPattern t = { TS_PATTERN_CARTESIAN, 3, .order = ts_pattern_order_of (3, f) };
+  TsPattern at = ts_pattern_at (&t, 16);
+  assert_int_equal (at.dims[0], 2);
+  assert_int_equal (at.dims[1], 4);
+  assert_int_equal (at.dims[2], 2);
+
+  TsGridOrder last;
+  assert_true (ts_grid_order_parse ("smallest,largest", &g));
+  assert_true (ts_grid_order_parse ("largest-last", &last));
+  guint8 a[2], b[2];
+  assert_true (ts_grid_order_factors (g, 2, a) && ts_grid_order_factors (last, 2, b));
+  assert_memory_equal (a, b, 2);
+  g_autofree char *two = ts_grid_order_name (g);
+  assert_string_equal (two, "smallest,largest");
+
+  assert_false (ts_grid_order_parse ("largest,middle", &g));
+  assert_false (ts_grid_order_parse ("largest,largest,smallest", &g));
+  assert_false (ts_grid_order_parse ("largest", &g));
+  assert_false (ts_grid_order_parse ("biggest,middle,smallest", &g));
+}
+
 /* Messages the largest input never receives are the input's, not a flaw
  * of the extrapolation: the ring whose ranks end with a message nobody
  * receives extrapolates from 1, 2 and 4 ranks to 8. Derived by hand: every
@@ -2057,6 +2099,7 @@ main (void)
     cmocka_unit_test (test_serial_input_kept),
     cmocka_unit_test (test_unreceived_input_kept),
     cmocka_unit_test (test_repetitions),
+    cmocka_unit_test (test_named_grid_order),
     cmocka_unit_test (test_nine_point_stencil),
     cmocka_unit_test (test_stencil_told_by_sizes),
     cmocka_unit_test (test_twenty_seven_point_stencil),

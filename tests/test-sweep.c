@@ -161,8 +161,8 @@ test_comments (void **state)
   assert_true (g_file_set_contents (path, "[sweep]\nextrapolate = t.otf2, t.otf2\n"
                                     "grid_order = column\n", -1, NULL));
   assert_null (ts_sweep_load (path, &error));
-  g_autofree char *which = g_strdup_printf ("%s:3: grid_order = column: give largest-first or "
-                                            "largest-last", path);
+  g_autofree char *which = g_strdup_printf ("%s:3: grid_order = column: give largest-first, "
+                                            "largest-last or the factors", path);
   if (!g_str_has_prefix (error->message, which))
     fail_msg ("got '%s', expected '%s...'", error->message, which);
   g_clear_error (&error);
