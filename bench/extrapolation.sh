@@ -124,7 +124,7 @@ for s in $SERIES; do
   if ! "$BUILD/tracesim" extrapolate $traces --ranks "$TARGET" --boundaries "$(boundaries_of "$s")" $(cpu_time "$s") $(pattern_of "$s") \
          -o "$WORK/$s/extrapolated" --compare "$real" > "$WORK/$s/compare.txt" \
          2> "$WORK/$s/refused.txt"; then
-    printf '%-15s refused: %s\n' "$s" "$(cut -c1-300 "$WORK/$s/refused.txt")"
+    printf '%-15s refused: %s\n' "$s" "$(grep -v warning: "$WORK/$s/refused.txt" | head -1 | cut -c1-300)"
     continue
   fi
   "$BUILD/tracesim" calibrate "$real" -o "$WORK/$s/platform.xml" > /dev/null
