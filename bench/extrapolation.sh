@@ -27,14 +27,19 @@
 #   SERIES="npb-ft npb-mg npb-cg npb-lu" INPUTS="1 2 4 8" TARGET=16 \
 #   NPB_BIN=.../NPB3.4-MPI/bin MPIRUN=mpiexec.mpich MPIRUN_FLAGS= \
 #   TS_RECORD_LIB=.libs/libtracesim-record.so bench/extrapolation.sh
-# MG's grid is periodic, LU's open (extrapolate --boundaries).
+# MG's grid is periodic, LU's open (extrapolate --boundaries). LULESH
+# (LLNL's public 2.0 source, built with MPI and without OpenMP into
+# LULESH, 6^3 elements a rank, 20 iterations) needs cubes:
+#   SERIES=lulesh INPUTS="1 8 27" TARGET=64 LULESH=.../lulesh2.0 \
+#   MPIRUN=mpiexec.mpich MPIRUN_FLAGS= TS_RECORD_LIB=... bench/extrapolation.sh
 #
 # Usage: bench/extrapolation.sh   Environment: BUILD (default .), MPIRUN
 #        (mpirun.openmpi), TS_RECORD_LIB, WORK, INPUTS ("1 2 4"), TARGET (8),
 #        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep
 #        mpgrafic mpgrafic-weak),
 #        LAMMPS_STEPS (1000: long enough that a rank's compute is not noise),
-#        NPB_BIN (NPB's bin directory), MPIRUN_FLAGS (--oversubscribe),
+#        NPB_BIN (NPB's bin directory), LULESH (its binary), MPIRUN_FLAGS
+#        (--oversubscribe),
 #        REUSE (set: keep the traces a previous run recorded in WORK).
 set -eu
 BUILD=$(cd "${BUILD:-.}" && pwd)
@@ -42,6 +47,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 MPIRUN=${MPIRUN:-mpirun.openmpi}
 MPIRUN_FLAGS=${MPIRUN_FLAGS---oversubscribe}
 NPB_BIN=${NPB_BIN:-/nonexistent}
+LULESH=${LULESH:-lulesh2.0}
 TS_RECORD_LIB=${TS_RECORD_LIB:-$BUILD/.libs/libtracesim-record-openmpi.so}
 WORK=${WORK:-$(mktemp -d /tmp/tracesim-extrap.XXXXXX)}
 INPUTS=${INPUTS:-"1 2 4"}
@@ -76,6 +82,7 @@ command_of() {
     # rank at 1, 2, 4, 8), N divisible by P for FFTW's slabs.
     mpgrafic-weak)  echo "mpgrafic --np=$(case $ranks in 1) echo 64 ;; 2) echo 80 ;; 4) echo 100 ;; *) echo 128 ;; esac)" ;;
     npb-*)          echo "$NPB_BIN/${3#npb-}.S.x" ;;
+    lulesh)         echo "$LULESH -s 6 -i 20 -q" ;;
   esac
 }
 
@@ -91,7 +98,7 @@ pattern_of() {
 
 # Whether @series's grid wraps around where the inputs cannot show it.
 boundaries_of() {
-  case $1 in npb-lu) echo open ;; *) echo periodic ;; esac
+  case $1 in npb-lu|lulesh) echo open ;; *) echo periodic ;; esac
 }
 
 # Whether @series's compute is taken from CPU time.

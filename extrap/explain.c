@@ -127,6 +127,30 @@ describe_inputs (GString *out, const TsExtrapModel *m)
                           m->scaling_evidence);
 }
 
+/* Messages per neighbour (per kind of neighbour with diagonals), or per
+ * partner of an all-to-all or master/worker. */
+static void
+describe_messages (GString *out, const TsExtrapModel *m)
+{
+  if (m->pattern.kind == TS_PATTERN_CARTESIAN && !m->pattern.diagonal)
+    g_string_append_printf (out, "  messages to each neighbour: %g at every scale\n",
+                            m->messages_per_neighbour);
+  else if (m->pattern.kind == TS_PATTERN_CARTESIAN)
+    {
+      g_string_append_printf (out, "  messages to each neighbour at every scale: %g to a face "
+                              "neighbour, %g to one a step along 2 dimensions%s\n",
+                              m->messages_per_slot[0], m->messages_per_slot[1],
+                              m->pattern.n_dims == 3 ? "" : " (a corner)");
+      if (m->pattern.n_dims == 3)
+        g_string_append_printf (out, "    and %g to a corner neighbour (a step along all 3)\n",
+                                m->messages_per_slot[2]);
+    }
+  else if (ts_extrap_n_bytes_classes (m) > 0)
+    g_string_append_printf (out, "  messages to each partner at every scale: %g from rank 0, "
+                            "%g from the others\n", m->messages_per_neighbour,
+                            MAX (m->messages_from_others, 0));
+}
+
 void
 ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
 {
@@ -137,13 +161,7 @@ ts_extrap_explain_text (const TsExtrapModel *m, GString *out)
                           TS_EXTRAP_TEMPLATE (m)->n_ranks, target, m->target);
   if (m->reading)
     g_string_append_printf (out, "  %s\n", m->reading);
-  if (m->pattern.kind == TS_PATTERN_CARTESIAN)
-    g_string_append_printf (out, "  messages to each neighbour: %g at every scale\n",
-                            m->messages_per_neighbour);
-  else if (ts_extrap_n_bytes_classes (m) > 0)
-    g_string_append_printf (out, "  messages to each partner at every scale: %g from rank 0, "
-                            "%g from the others\n", m->messages_per_neighbour,
-                            MAX (m->messages_from_others, 0));
+  describe_messages (out, m);
   describe_two_rank_dimensions (out, m);
   for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
     if (m->bytes[k].n > 0)
@@ -309,11 +327,20 @@ add_patterns (JsonBuilder *b, const TsExtrapModel *m)
       TsPattern theirs = ts_pattern_at (&m->dims_unsettled, m->target);
       add_pattern (b, "pattern_at_target_other_dims", &theirs);
     }
-  if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
+  if (m->n_order_unsettled > 0)
     {
-      /* The inputs fit this other order of the dimensions too. */
-      TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
+      /* The inputs fit these other orders of the dimensions too. */
+      TsPattern theirs = ts_pattern_at (&m->order_unsettled[0], m->target);
       add_pattern (b, "pattern_at_target_other_order", &theirs);
+      json_builder_set_member_name (b, "pattern_at_target_other_orders");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < m->n_order_unsettled; i++)
+        {
+          TsPattern at = ts_pattern_at (&m->order_unsettled[i], m->target);
+          g_autofree char *what = ts_pattern_describe (&at);
+          json_builder_add_string_value (b, what);
+        }
+      json_builder_end_array (b);
     }
 }
 

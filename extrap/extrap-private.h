@@ -83,10 +83,11 @@ typedef struct {
   guint target;
   TsPattern pattern;               /* at the largest input */
   TsPattern at_target;
-  /* A grid whose inputs fit another order of its dimensions too, with
-   * another shape at P (kind NONE if not): MPI's order was taken, and
-   * the explanation says so. */
-  TsPattern order_unsettled;
+  /* Other orders of the grid's dimensions that the inputs fit too, each
+   * with another shape at P: the first that fits was taken (MPI's before
+   * the others), and the explanation says so. */
+  TsPattern order_unsettled[5];
+  guint n_order_unsettled;
   /* A grid of more dimensions that fits the inputs too, with another shape
    * at P (kind NONE if not): the fewest were taken, and a warning says so. */
   TsPattern dims_unsettled;
@@ -101,6 +102,10 @@ typedef struct {
   TsQuantity bytes[TS_EXTRAP_MAX_CLASSES];   /* per message of each class (ts_extrap_bytes_class) */
   double messages_per_neighbour;   /* the same at every scale; all-to-all and
                                     * master/worker: from rank 0 */
+  /* Grids: messages per slot by the dimensions it steps along (faces,
+   * then 2 and 3 steps), each the same at every scale; [0] is
+   * messages_per_neighbour. */
+  double messages_per_slot[TS_PATTERN_MAX_DIMS];
   double messages_from_others;     /* all-to-all, master/worker: from the other ranks (-1: none) */
   GArray *collectives;             /* TsCollectiveModel */
   gint *comm_class;                /* [communicator of the largest input]: a class */
@@ -152,6 +157,9 @@ gboolean ts_extrap_fit_collectives (TsExtrapModel *m, GError **error);
  * traces at one count are repetitions). */
 guint ts_extrap_n_scales (const TsExtrapModel *m, guint first);
 
+/* warnings.c: m->warnings, once the model is fitted. */
+void ts_extrap_collect_warnings (TsExtrapModel *m);
+
 /* model.c: check and fit; takes @inputs (sorted here). */
 TsExtrapModel *ts_extrap_model_build (TsScaleProfile **inputs, guint n,
                                       const TsExtrapolateOptions *o, GError **error);
@@ -196,8 +204,9 @@ void ts_extrap_slot_traffic (const TsScaleProfile *p, const TsPattern *at, TsSlo
  * saying why. */
 gboolean ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error);
 /* Whether the inputs send as many messages through every neighbour slot
- * of @pattern, along every dimension and at every scale (@per: that count,
- * 0 without messages); if not, @why (if not NULL) says where they differ. */
+ * of a kind of @pattern (faces; slots stepping along 2, 3 dimensions) at
+ * every scale (@per[kind]: that count, 0 without messages); if not, @why
+ * (if not NULL) says where they differ. */
 gboolean ts_extrap_counts_agree (const TsExtrapModel *m, const TsPattern *pattern, double *per,
                                  char **why);
 
@@ -210,6 +219,8 @@ guint ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots);
  * class @klass steps along (a bit mask). */
 guint ts_extrap_grid_class (const TsPattern *at, guint offset);
 guint ts_extrap_class_mask (const TsPattern *at, guint klass);
+/* How many dimensions class @klass steps along: 1 (faces) to 3. */
+guint ts_extrap_class_steps (const TsPattern *at, guint klass);
 /* The rank of the largest input that rank @r of the output is written from. */
 guint ts_extrap_template_rank (const TsExtrapModel *m, guint r);
 /* The factor template rank @t's compute in @region is scaled by for every
@@ -281,6 +292,23 @@ gboolean ts_extrap_check_balance (GHashTable *flows, guint target, gboolean temp
  * gets what the explanation should add about how it was written. */
 gboolean ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes,
                                GError **error);
+
+/* mirror.c: interiors along open dimensions of two ranks in the largest
+ * input (both ends, no interior) and more at P. The dimensions (a bit
+ * mask); those along which output rank @r is inside while its template
+ * rank is an end; the twins of @slot that step up where it steps down
+ * along the dimensions of @mask, into @out (up to 7), their number; the
+ * tag each slot's sends carry in the template (@send_tag[offset], read
+ * from @actions when there are such dimensions), and the tag of a twin
+ * (@receive: of a receive through it) where the template tags by
+ * direction, else @tag. */
+guint ts_extrap_mirror_dims (const TsExtrapModel *m);
+guint ts_extrap_mirror_mask (const TsExtrapModel *m, guint r);
+guint ts_extrap_mirror_slots (guint n_dims, guint slot, guint mask, guint *out);
+gboolean ts_extrap_slot_tags (const TsExtrapModel *m, const TsTrace *trace,
+                              const TsSpool *actions, gint32 *send_tag, GError **error);
+gint32 ts_extrap_mirror_tag (const gint32 *send_tag, guint n_dims, guint twin,
+                             gboolean receive, gint32 tag);
 
 /* explain.c: model.txt's text, model.json's. */
 void ts_extrap_explain_text (const TsExtrapModel *m, GString *out);

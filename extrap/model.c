@@ -68,6 +68,15 @@ ts_extrap_class_mask (const TsPattern *at, guint klass)
 }
 
 guint
+ts_extrap_class_steps (const TsPattern *at, guint klass)
+{
+  guint mask = ts_extrap_class_mask (at, klass), n = 0;
+  for (; mask; mask &= mask - 1)
+    n++;
+  return n;
+}
+
+guint
 ts_extrap_grid_class (const TsPattern *at, guint offset)
 {
   guint mask = ts_pattern_offset_mask (at->n_dims, offset);
@@ -585,9 +594,10 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
   if (m->pattern.kind != TS_PATTERN_CARTESIAN)
     return TRUE;
   g_autofree char *why = NULL;
-  if (!ts_extrap_counts_agree (m, &m->pattern, &m->messages_per_neighbour, &why))
+  if (!ts_extrap_counts_agree (m, &m->pattern, m->messages_per_slot, &why))
     return ts_extrap_refuse (error, "%s: the number of exchanges changes with P, and the output would "
                    "keep the largest input's", why);
+  m->messages_per_neighbour = m->messages_per_slot[0];
   TsSlotTraffic st[MAX_INPUTS];
   for (guint i = 0; i < m->n_inputs; i++)
     {
@@ -662,11 +672,6 @@ check_inputs (TsExtrapModel *m, GError **error)
   return TRUE;
 }
 
-/* Extra-P's advice (Calotoiu et al.): five scales or more, and no
- * prediction beyond a few times the largest. */
-#define RECOMMENDED_SCALES 5
-#define FAR_TARGET 4.0
-
 guint
 ts_extrap_n_scales (const TsExtrapModel *m, guint first)
 {
@@ -674,88 +679,6 @@ ts_extrap_n_scales (const TsExtrapModel *m, guint first)
   for (guint i = first; i < m->n_inputs; i++)
     n += i == first || m->p[i] != m->p[i - 1];
   return n;
-}
-
-/* What limits every model at once (m->warnings). */
-static void
-collect_warnings (TsExtrapModel *m)
-{
-  guint scales = ts_extrap_n_scales (m, 0), largest = m->p[m->n_inputs - 1];
-  guint compute_scales = ts_extrap_n_scales (m, m->first_compute);
-  if (scales == 2)
-    g_ptr_array_add (m->warnings,
-                     g_strdup ("two input scales support no more than a constant, a single "
-                               "power of P through both points or a line, and test none of "
-                               "them: give a third scale (five or more, as Extra-P advises)"));
-  else if (compute_scales == 2)
-    g_ptr_array_add (m->warnings,
-                     g_strdup_printf ("the compute models come from two scales (%u and %u "
-                                      "ranks; the smaller inputs were left out, below), which "
-                                      "support no more than a constant, a single power of P or "
-                                      "a line and test none of them: give a third scale that "
-                                      "exchanges messages", m->p[m->first_compute],
-                                      m->p[m->n_inputs - 1]));
-  else if (scales < RECOMMENDED_SCALES)
-    g_ptr_array_add (m->warnings,
-                     g_strdup_printf ("%u input scales: Extra-P advises %d or more; each model "
-                                      "is chosen among hypotheses that so few points tell "
-                                      "apart poorly (see each one's cross-validated error and "
-                                      "range below)", scales, RECOMMENDED_SCALES));
-  if (m->target > FAR_TARGET * largest)
-    g_ptr_array_add (m->warnings,
-                     g_strdup_printf ("%u ranks is %.3gx the largest input (%u ranks), beyond "
-                                      "the %gx within which a model's shape is usually trusted: "
-                                      "trace a larger rank count", m->target,
-                                      (double) m->target / largest, largest, FAR_TARGET));
-  if (m->scaling_given != TS_SCALING_UNKNOWN && m->scaling_given != m->scaling_seen)
-    g_ptr_array_add (m->warnings,
-                     g_strdup_printf ("%s scaling was given, but the inputs do not show it: %s; "
-                                      "the models follow the inputs",
-                                      m->scaling_given == TS_SCALING_STRONG ? "strong" : "weak",
-                                      m->scaling_evidence));
-  if (m->dims_unsettled.kind == TS_PATTERN_CARTESIAN)
-    {
-      TsPattern theirs = ts_pattern_at (&m->dims_unsettled, m->target);
-      g_autofree char *taken = ts_pattern_describe (&m->at_target);
-      g_autofree char *other = ts_pattern_describe (&theirs);
-      g_ptr_array_add (m->warnings,
-                       g_strdup_printf ("the inputs fit grids of %u and of %u dimensions, which "
-                                        "differ at %u ranks: taken, the fewer, %s; also "
-                                        "possible, %s, but no input shows its dimensions each "
-                                        "with two ranks or more: if the program makes a %u-D "
-                                        "grid, trace it at a rank count that does",
-                                        m->pattern.n_dims, m->dims_unsettled.n_dims, m->target,
-                                        taken, other, m->dims_unsettled.n_dims));
-    }
-  if (m->order_unsettled.kind == TS_PATTERN_CARTESIAN)
-    {
-      TsPattern theirs = ts_pattern_at (&m->order_unsettled, m->target);
-      g_autofree char *taken = ts_pattern_describe (&m->at_target);
-      g_autofree char *other = ts_pattern_describe (&theirs);
-      guint nd = m->pattern.n_dims, theirs_order = m->order_unsettled.order;
-      gboolean mpi = theirs_order == 0, reversed = theirs_order == ts_pattern_order_reversed (nd);
-      guint8 factors[TS_PATTERN_MAX_DIMS];
-      ts_pattern_order_factors (nd, theirs_order, factors);
-      g_autofree char *named = NULL;
-      if (!mpi && !reversed)
-        {
-          GString *s = g_string_new (NULL);
-          for (guint k = 0; k < nd; k++)
-            g_string_append_printf (s, "%s%s", k ? "," : "",
-                                    factors[k] == 0 ? "largest"
-                                    : factors[k] + 1u == nd ? "smallest" : "middle");
-          named = g_string_free (s, FALSE);
-        }
-      g_ptr_array_add (m->warnings,
-                       g_strdup_printf ("the inputs fit two orders of the grid's dimensions, "
-                                        "which differ at %u ranks: taken, %s; also possible, %s "
-                                        "(--grid-order %s, if the program numbers its ranks "
-                                        "%s)", m->target, taken, other,
-                                        mpi ? "largest-first" : reversed ? "largest-last" : named,
-                                        mpi ? "as MPI_Cart_create does"
-                                        : reversed ? "column-major"
-                                                   : "in that order of the factors"));
-    }
 }
 
 TsExtrapModel *
@@ -785,6 +708,6 @@ ts_extrap_model_build (TsScaleProfile **inputs, guint n, const TsExtrapolateOpti
       || !fit_point_to_point (m, error) || !ts_extrap_fit_compute (m, error)
       || !ts_extrap_fit_collectives (m, error))
     return NULL;
-  collect_warnings (m);
+  ts_extrap_collect_warnings (m);
   return g_steal_pointer (&m);
 }

@@ -412,14 +412,15 @@ ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *part
   return ts_pattern_recognise_stencil (n_scales, p, partners);
 }
 
-gboolean
-ts_pattern_other_order (guint n_scales, const guint *p, GArray *const *const *partners,
-                        const TsPattern *found, guint target, TsPattern *other)
+guint
+ts_pattern_other_orders (guint n_scales, const guint *p, GArray *const *const *partners,
+                         const TsPattern *found, guint target, TsPattern *others)
 {
-  g_return_val_if_fail (found != NULL && other != NULL, FALSE);
+  g_return_val_if_fail (found != NULL && others != NULL, 0);
   if (found->kind != TS_PATTERN_CARTESIAN)
-    return FALSE;
+    return 0;
   TsPattern mine = ts_pattern_at (found, target);
+  guint n = 0;
   for (guint order = 0; order < ts_pattern_n_orders (found->n_dims); order++)
     {
       if (order == found->order)
@@ -429,13 +430,31 @@ ts_pattern_other_order (guint n_scales, const guint *p, GArray *const *const *pa
       if (t.kind != TS_PATTERN_CARTESIAN)
         continue;
       TsPattern theirs = ts_pattern_at (&t, target);
-      if (memcmp (theirs.dims, mine.dims, found->n_dims * sizeof (guint)) != 0)
+      gboolean fresh = memcmp (theirs.dims, mine.dims, found->n_dims * sizeof (guint)) != 0;
+      for (guint i = 0; fresh && i < n; i++)
         {
-          *other = t;
-          return TRUE;
+          TsPattern seen = ts_pattern_at (&others[i], target);
+          fresh = memcmp (theirs.dims, seen.dims, found->n_dims * sizeof (guint)) != 0;
+          /* One shape, two orders (equal factors): the reverse of MPI's,
+           * which --grid-order names in one word, stands for both. */
+          if (!fresh && order == ts_pattern_order_reversed (found->n_dims))
+            others[i] = t;
         }
+      if (fresh)
+        others[n++] = t;
     }
-  return FALSE;
+  return n;
+}
+
+gboolean
+ts_pattern_other_order (guint n_scales, const guint *p, GArray *const *const *partners,
+                        const TsPattern *found, guint target, TsPattern *other)
+{
+  TsPattern others[6];
+  if (ts_pattern_other_orders (n_scales, p, partners, found, target, others) == 0)
+    return FALSE;
+  *other = others[0];
+  return TRUE;
 }
 
 guint

@@ -100,6 +100,10 @@ TsPattern ts_pattern_recognise_stencil (guint n_scales, const guint *p,
  * last scale). */
 gboolean ts_pattern_other_order (guint n_scales, const guint *p, GArray *const *const *partners,
                                  const TsPattern *found, guint target, TsPattern *other);
+/* Every such other order, one per shape at @target, into @others (room for
+ * 5: a 3-D grid's other orders); their number. */
+guint ts_pattern_other_orders (guint n_scales, const guint *p, GArray *const *const *partners,
+                               const TsPattern *found, guint target, TsPattern *others);
 
 /* The same pattern at @p ranks (a grid takes MPI_Dims_create's factors
  * for @p, in its order). */

@@ -34,6 +34,8 @@ typedef struct {
    * to the one neighbour took: (sender, receiver, tag) -> GByteArray of
    * slots, in send order (see multi_way_slot). */
   GHashTable *send_slots;
+  /* The tag of the template's sends through each slot (mirror.c). */
+  gint32 send_tag[TS_PATTERN_MAX_OFFSETS];
   TsPartnerLoops *loops;         /* all-to-all and master/worker: loops over partners */
   GHashTable *flows;             /* the output's messages per flow (balance.c) */
 } Synth;
@@ -55,6 +57,9 @@ typedef struct {
   GArray *partners;
   GHashTable *expanded;
   guint64 next_req;
+  /* Open dimensions along which this rank is inside and its template rank
+   * an end: its exchanges there are mirrored (mirror.c). */
+  guint mirror;
 } RankState;
 
 /* Requests of repeated loops are numbered from here, apart from the
@@ -172,10 +177,12 @@ map_exchange_peer (Synth *s, RankState *rs, guint q, gboolean receive, guint64 *
  * leave the message out (a neighbour that does not exist at P). Sets
  * @bytes to the message's size at P. */
 static gint
-map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 *bytes)
+map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 *bytes,
+          guint *slot_used)
 {
   const TsExtrapModel *m = s->m;
   *bytes = a->bytes;
+  *slot_used = G_MAXUINT;
   if (a->peer < 0)
     return -1;
   guint q = ts_trace_comm_world_rank (s->trace, a->comm, rs->t, (guint) a->peer);
@@ -192,6 +199,7 @@ map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 
     return -1;
   guint k = ts_extrap_grid_class (&m->pattern, slot);
   *bytes = (guint64) llround ((double) a->bytes * s->bytes_factor[k]);
+  *slot_used = slot;
   return peer;
 }
 
@@ -234,13 +242,50 @@ post (Synth *s, RankState *rs, const TsAction *a, gint peer, guint64 bytes, guin
     }
 }
 
+/* @a's twins through the mirror images of @slot (mirror.c), each with
+ * @bytes; a non-blocking one under a fresh request that @a's wait
+ * completes too. */
+static void
+mirror (Synth *s, RankState *rs, const TsAction *a, guint slot, guint64 bytes)
+{
+  const TsPattern *at = &s->m->at_target;
+  gboolean receive = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
+  gboolean nonblocking = a->kind == TS_ACTION_ISEND || a->kind == TS_ACTION_IRECV;
+  guint twins[8], n = ts_extrap_mirror_slots (at->n_dims, slot, rs->mirror, twins);
+  for (guint i = 0; i < n; i++)
+    {
+      gint peer = ts_pattern_offset_neighbour (at, rs->r, twins[i]);
+      if (peer < 0)
+        continue;
+      TsAction twin = *a;
+      twin.tag = ts_extrap_mirror_tag (s->send_tag, at->n_dims, twins[i], receive, a->tag);
+      guint64 req = a->req;
+      if (nonblocking)
+        {
+          req = rs->next_req++;
+          GArray *fresh = g_hash_table_lookup (rs->expanded, &a->req);
+          if (!fresh)
+            {
+              fresh = g_array_new (FALSE, FALSE, sizeof (guint64));
+              g_array_append_val (fresh, a->req);
+              g_hash_table_insert (rs->expanded, g_memdup2 (&a->req, sizeof a->req), fresh);
+            }
+          g_array_append_val (fresh, req);
+        }
+      post (s, rs, &twin, peer, bytes, req);
+    }
+}
+
 static void
 point_to_point (Synth *s, RankState *rs, const TsAction *a)
 {
   gboolean receive = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
   guint64 bytes;
-  gint peer = map_peer (s, rs, a, receive, &bytes);
+  guint slot;
+  gint peer = map_peer (s, rs, a, receive, &bytes, &slot);
   post (s, rs, a, peer, bytes, a->req);
+  if (rs->mirror && slot != G_MAXUINT)
+    mirror (s, rs, a, slot, bytes);
 }
 
 static void
@@ -343,7 +388,8 @@ partitioned (Synth *s, RankState *rs, const TsAction *a)
     {
       gboolean receive = a->direction == TS_PARTITIONED_RECV;
       guint64 bytes;
-      gint peer = map_peer (s, rs, a, receive, &bytes);
+      guint slot;  /* not mirrored (mirror.c): the balance check refuses such interiors */
+      gint peer = map_peer (s, rs, a, receive, &bytes, &slot);
       g_hash_table_insert (rs->partitioned, g_memdup2 (&a->req, sizeof a->req),
                            posted_new (receive, peer, a->tag, bytes));
       if (peer >= 0)
@@ -528,6 +574,7 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
   rs.expanded = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                        (GDestroyNotify) g_array_unref);
   rs.next_req = FRESH_REQUESTS;
+  rs.mirror = ts_extrap_mirror_mask (s->m, r);
   ts_pattern_partners (&s->m->at_target, s->m->target, r, rs.partners);
   const GArray *loops = s->loops ? ts_partner_loops_of (s->loops, rs.t) : NULL;
   guint next_loop = 0;
@@ -667,7 +714,8 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
     return FALSE;
   Synth s;
   synth_init (&s, m);
-  gboolean ok = collect_send_slots (&s, actions, error);
+  gboolean ok = collect_send_slots (&s, actions, error)
+               && ts_extrap_slot_tags (m, s.trace, actions, s.send_tag, error);
   gboolean template_ok = FALSE;
   ok = ok && ts_extrap_template_balanced (s.trace, TS_EXTRAP_TEMPLATE (m)->n_ranks, actions,
                                           &template_ok, error);
@@ -692,7 +740,23 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
     }
   for (guint r = 0; ok && r < m->target; r++)
     ok = write_rank (&s, actions, r, error);
-  ok = ok && ts_extrap_check_balance (s.flows, m->target, template_ok, error);
+  if (ok && !ts_extrap_check_balance (s.flows, m->target, template_ok, error))
+    {
+      ok = FALSE;
+      if (ts_extrap_mirror_dims (m) && error && *error)
+        {
+          /* The likelier cause: an exchange that is no mirror image. */
+          char *said = (*error)->message;
+          (*error)->message = g_strdup_printf ("%s. Ranks inside an open dimension that no input "
+                                               "shows with three ranks or more were written as "
+                                               "the ends' exchanges joined, the one end's mirrored, "
+                                               "which holds for a symmetric halo exchange, not for "
+                                               "one that sends one way (a wavefront): trace a "
+                                               "rank count with three ranks or more along it",
+                                               said);
+          g_free (said);
+        }
+    }
   if (ok)
     ok = ts_archive_writer_close (g_steal_pointer (&s.w), error);
   ts_archive_writer_abort (s.w);

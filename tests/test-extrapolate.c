@@ -297,7 +297,7 @@ test_stencil_told_by_sizes (void **state)
   if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
     fail_msg ("%s", error->message);
   free_series (3, t);
-  if (!strstr (text->str, "the messages have a stencil's sizes, one per direction (4096 bytes "
+  if (!strstr (text->str, "the messages have a stencil's sizes, faces larger than edges, edges than corners (4096 bytes "
                           "along dimension 1, 4096 bytes along dimension 2, 16 bytes to corner "
                           "neighbours (a step along every dimension)): read as the stencil")
       /* 2x2 is a 2x2x1 grid too, 4x2x2 at 16: said, not taken. */
@@ -470,20 +470,33 @@ test_misaligned_refused (void **state)
 }
 
 /* An open grid traced at 4 (2x2), 6 (3x2) and 8 (4x2) ranks never shows a
- * rank inside the second dimension, which 64 ranks (8x8) need. */
+ * rank inside the second dimension, which 64 ranks (8x8) need: they join
+ * the ends' halves (mirror.c). Derived by hand: rank 9 at (1, 1) of 8x8 is
+ * written from rank 3 at (1, 1) of 4x2 (inside along dimension 1, the high
+ * end of dimension 2), whose partners are 1, 5 and 2; at 8x8 those are 1,
+ * 17 and 8, and the mirror image of 8 (below along dimension 2) is 10:
+ * partners 1, 8, 10, 17, 10 messages of 4096 bytes to each; it replays. */
 static void
-test_unseen_interior_refused (void **state)
+test_unseen_interior_joined (void **state)
 {
   (void) state;
-  g_autofree char *work = ts_test_workdir ("extrapolate-interior");
+  g_autofree char *work = ts_test_workdir ("extrapolate-unseen-interior");
   TsGridParams base;
   ts_grid_params_init (&base);
   base.open = TRUE;
   char *t[3];
   grid_series (work, &base, 3, (const guint[]) { 4, 6, 8 }, t);
-  assert_refused (work, (const char *const *) t, 3, "64",
-                  "inside open dimension 2|2-D grid 8x8|4x2");
+  g_autofree char *out = g_build_filename (work, "np64", NULL);
+  TsExtrapolateOptions o = { .ranks = 64, .output_dir = out };
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
+    fail_msg ("%s", error->message);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_partners (p, 9, 4, (const guint32[]) { 1, 8, 10, 17 });
+  for (guint i = 0; i < 4; i++)
+    assert_int_equal (g_array_index (p->traffic[9], TsPeerTraffic, i).bytes_sent, 40960);
   free_series (3, t);
+  assert_replays (work, "np64", "grid with an interior joined along dimension 2");
   ts_test_rmtree (work);
 }
 
@@ -1815,6 +1828,105 @@ test_serial_input_skipping_a_collective (void **state)
   ts_test_rmtree (work);
 }
 
+/* Interiors that no input shows, joined from the ends' halves: the open
+ * 2-D face grid (ts-tracegen grid --open: weak, 4096-byte messages, tags
+ * by direction, 10 iterations) at 1, 2 and 4 (2x2: every rank at two
+ * ends) ranks to 9 (3x3). Derived by hand: rank 4 at (1, 1), inside along
+ * both dimensions, is written from template rank 3 at (1, 1) of 2x2, which
+ * exchanges with 1 and 2 (its lower neighbours); its upper ones are the
+ * mirror images: partners 1, 3, 5, 7, 10 messages of 4096 bytes to each
+ * and from each; rank 1 at (0, 1), inside along dimension 2 only, has 0,
+ * 2 and 4. The tags of the mirrored messages are those of their
+ * direction (sent up along dimension 2: 3; received from above: 2), so
+ * the output pairs up and replays. */
+static void
+test_interior_from_ends (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-interior");
+  TsGridParams base;
+  ts_grid_params_init (&base);
+  base.open = TRUE;
+  base.allreduce_every = 0;
+  char *t[3];
+  grid_series (work, &base, 3, (const guint[]) { 1, 2, 4 }, t);
+  g_autofree char *out = g_build_filename (work, "np9", NULL);
+  TsExtrapolateOptions o = { .ranks = 9, .output_dir = out, .boundaries = TS_BOUNDARIES_OPEN };
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_partners (p, 4, 4, (const guint32[]) { 1, 3, 5, 7 });
+  assert_partners (p, 1, 3, (const guint32[]) { 0, 2, 4 });
+  const guint up[] = { 1, 3, 5, 7 };
+  for (guint i = 0; i < 4; i++)
+    {
+      const TsPeerTraffic *x = traffic_with (p, 4, up[i]);
+      assert_int_equal (x->sent, 10);
+      assert_int_equal (x->received, 10);
+      assert_int_equal (x->bytes_sent, 40960);
+    }
+  assert_replays (work, "np9", "grid with interiors joined from its ends");
+  ts_test_rmtree (work);
+}
+
+/* A line whose ranks send up only (rank r to r + 1, 5 messages of 64
+ * bytes, tag 7): an interior rank receives from below and sends above,
+ * which no mirror image of an end gives. From 1 and 2 ranks to 4 (open):
+ * rank 1 is written from the high end, which only receives from below,
+ * and its mirrored receive from rank 2 has no send: refused by the balance
+ * check, saying why. */
+static char *
+one_way_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      double t = 0.001;
+      for (guint it = 0; it < 5; it++, t += 0.001)
+        {
+          if (r + 1 < p)
+            g_string_append_printf (s, "%u %.6f enter MPI_Send\n%u %.6f send %u tag=7 bytes=64\n"
+                                    "%u %.6f leave\n", r, t, r, t, r + 1, r, t + 1e-5);
+          if (r > 0)
+            g_string_append_printf (s, "%u %.6f enter MPI_Recv\n%u %.6f recv %u tag=7 bytes=64\n"
+                                    "%u %.6f leave\n", r, t + 2e-5, r, t + 3e-4, r - 1, r, t + 3e-4);
+        }
+      g_string_append_printf (s, "%u %.6f leave\n", r, t);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_one_way_interior_refused (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-one-way");
+  char *t[2];
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("np%u", i + 1);
+      g_autofree char *dir = g_build_filename (work, name, NULL);
+      g_autofree char *text = one_way_script (i + 1);
+      g_mkdir_with_parents (dir, 0755);
+      t[i] = ts_test_generate_text (dir, text);
+    }
+  g_autofree char *out = g_build_filename (work, "np4", NULL);
+  TsExtrapolateOptions o = { .ranks = 4, .output_dir = out, .boundaries = TS_BOUNDARIES_OPEN };
+  GError *error = NULL;
+  assert_false (ts_extrapolate ((const char *const *) t, 2, &o, NULL, &error));
+  if (!strstr (error->message, "written as the ends' exchanges joined, the one end's mirrored")
+      || !strstr (error->message, "not for one that sends one way (a wavefront)"))
+    fail_msg ("%s", error->message);
+  g_clear_error (&error);
+  assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  free_series (2, t);
+  ts_test_rmtree (work);
+}
+
 /* Ensure that grid orders can be named factor by factor (NPB MG's 16
  * ranks are 2x4x2: the middle factor first, then the largest, then the
  * smallest), read back as written, and checked: 2 dimensions have no middle
@@ -2079,7 +2191,7 @@ main (void)
     cmocka_unit_test (test_column_major_grid),
     cmocka_unit_test (test_warnings),
     cmocka_unit_test (test_misaligned_refused),
-    cmocka_unit_test (test_unseen_interior_refused),
+    cmocka_unit_test (test_unseen_interior_joined),
     cmocka_unit_test (test_random_partners_refused),
     cmocka_unit_test (test_boundaries_from_the_user),
     cmocka_unit_test (test_uninstrumented_compute),
@@ -2100,6 +2212,8 @@ main (void)
     cmocka_unit_test (test_unreceived_input_kept),
     cmocka_unit_test (test_repetitions),
     cmocka_unit_test (test_named_grid_order),
+    cmocka_unit_test (test_interior_from_ends),
+    cmocka_unit_test (test_one_way_interior_refused),
     cmocka_unit_test (test_nine_point_stencil),
     cmocka_unit_test (test_stencil_told_by_sizes),
     cmocka_unit_test (test_twenty_seven_point_stencil),
