@@ -32,13 +32,18 @@
 # LULESH, 6^3 elements a rank, 20 iterations) needs cubes:
 #   SERIES=lulesh INPUTS="1 8 27" TARGET=64 LULESH=.../lulesh2.0 \
 #   MPIRUN=mpiexec.mpich MPIRUN_FLAGS= TS_RECORD_LIB=... bench/extrapolation.sh
+# HPCG (its public 3.1 source, MPI without OpenMP, into HPCG; 16^3 a rank,
+# one set: --rt=0) from 2, 4 and 8 ranks (its serial run calls
+# MPI_Allreduce 549 times, the others 555) to 16; its grid numbers x
+# fastest: --grid-order largest-last.
+#   SERIES=hpcg INPUTS="2 4 8" TARGET=16 HPCG=.../xhpcg ...
 #
 # Usage: bench/extrapolation.sh   Environment: BUILD (default .), MPIRUN
 #        (mpirun.openmpi), TS_RECORD_LIB, WORK, INPUTS ("1 2 4"), TARGET (8),
 #        SERIES (all of: stencil-strong stencil-weak lammps-strong lammps-weak hpcc meep
 #        mpgrafic mpgrafic-weak),
 #        LAMMPS_STEPS (1000: long enough that a rank's compute is not noise),
-#        NPB_BIN (NPB's bin directory), LULESH (its binary), MPIRUN_FLAGS
+#        NPB_BIN (NPB's bin directory), LULESH, HPCG (their binaries), MPIRUN_FLAGS
 #        (--oversubscribe),
 #        REUSE (set: keep the traces a previous run recorded in WORK).
 set -eu
@@ -48,6 +53,7 @@ MPIRUN=${MPIRUN:-mpirun.openmpi}
 MPIRUN_FLAGS=${MPIRUN_FLAGS---oversubscribe}
 NPB_BIN=${NPB_BIN:-/nonexistent}
 LULESH=${LULESH:-lulesh2.0}
+HPCG=${HPCG:-xhpcg}
 TS_RECORD_LIB=${TS_RECORD_LIB:-$BUILD/.libs/libtracesim-record-openmpi.so}
 WORK=${WORK:-$(mktemp -d /tmp/tracesim-extrap.XXXXXX)}
 INPUTS=${INPUTS:-"1 2 4"}
@@ -83,6 +89,7 @@ command_of() {
     mpgrafic-weak)  echo "mpgrafic --np=$(case $ranks in 1) echo 64 ;; 2) echo 80 ;; 4) echo 100 ;; *) echo 128 ;; esac)" ;;
     npb-*)          echo "$NPB_BIN/${3#npb-}.S.x" ;;
     lulesh)         echo "$LULESH -s 6 -i 20 -q" ;;
+    hpcg)           echo "$HPCG --nx=16 --ny=16 --nz=16 --rt=0" ;;
   esac
 }
 
@@ -93,12 +100,12 @@ input_of() {
 
 # What the user says of @series's partners.
 pattern_of() {
-  case $1 in mpgrafic*) echo --all-to-all ;; esac
+  case $1 in mpgrafic*) echo --all-to-all ;; hpcg) echo --grid-order largest-last ;; esac
 }
 
 # Whether @series's grid wraps around where the inputs cannot show it.
 boundaries_of() {
-  case $1 in npb-lu|lulesh) echo open ;; *) echo periodic ;; esac
+  case $1 in npb-lu|lulesh|hpcg) echo open ;; *) echo periodic ;; esac
 }
 
 # Whether @series's compute is taken from CPU time.
