@@ -215,6 +215,15 @@ gboolean ts_extrap_counts_agree (const TsExtrapModel *m, const TsPattern *patter
  * two ranks, where both steps reach one rank). */
 #define TS_EXTRAP_MAX_SLOTS 8
 guint ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots);
+/* Every send of the largest input's ranks (@actions spooled from @trace)
+ * to a grid neighbour of @at, in each rank's order, handed to @each with
+ * its world peer and the slots it may have gone through (@n >= 1). FALSE
+ * and @error where the spool cannot be read. */
+typedef void (*TsExtrapSendFunc) (gpointer data, guint t, const TsAction *a, guint q,
+                                  const guint *slots, guint n);
+gboolean ts_extrap_each_template_send (const TsExtrapModel *m, const TsPattern *at,
+                                       const TsTrace *trace, const TsSpool *actions,
+                                       TsExtrapSendFunc each, gpointer data, GError **error);
 /* The byte class of a message through @offset on grid @at; the dimensions
  * class @klass steps along (a bit mask). */
 guint ts_extrap_grid_class (const TsPattern *at, guint offset);

@@ -88,6 +88,20 @@ ts_extrap_mirror_slots (guint n_dims, guint slot, guint mask, guint *out)
 #define NO_TAG G_MININT32
 #define MIXED_TAGS (G_MININT32 + 1)
 
+/* A send through one slot only (ts_extrap_each_template_send): its tag
+ * is that slot's, unless the slot's sends carry several. */
+static void
+note_tag (gpointer data, guint t, const TsAction *a, guint q, const guint *slots, guint n)
+{
+  (void) t;
+  (void) q;
+  gint32 *send_tag = data;
+  if (n != 1)
+    return;
+  gint32 *known = &send_tag[slots[0]];
+  *known = *known == NO_TAG || *known == a->tag ? a->tag : MIXED_TAGS;
+}
+
 gboolean
 ts_extrap_slot_tags (const TsExtrapModel *m, const TsTrace *trace, const TsSpool *actions,
                      gint32 *send_tag, GError **error)
@@ -96,29 +110,8 @@ ts_extrap_slot_tags (const TsExtrapModel *m, const TsTrace *trace, const TsSpool
     send_tag[o] = NO_TAG;
   if (!ts_extrap_mirror_dims (m))
     return TRUE;
-  for (guint t = 0; t < TS_EXTRAP_TEMPLATE (m)->n_ranks; t++)
-    {
-      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, t);
-      const TsAction *a;
-      GError *local = NULL;
-      while ((a = ts_spool_reader_next (rd, &local)))
-        {
-          if ((a->kind != TS_ACTION_SEND && a->kind != TS_ACTION_ISEND) || a->peer < 0)
-            continue;
-          guint q = ts_trace_comm_world_rank (trace, a->comm, t, (guint) a->peer);
-          guint slots[TS_EXTRAP_MAX_SLOTS];
-          if (ts_extrap_slots (&m->pattern, t, q, slots) != 1)
-            continue;
-          gint32 *known = &send_tag[slots[0]];
-          *known = *known == NO_TAG || *known == a->tag ? a->tag : MIXED_TAGS;
-        }
-      if (local)
-        {
-          g_propagate_error (error, local);
-          return FALSE;
-        }
-    }
-  return TRUE;
+  return ts_extrap_each_template_send (m, &m->pattern, trace, actions, note_tag, send_tag,
+                                       error);
 }
 
 gint32

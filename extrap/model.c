@@ -53,6 +53,34 @@ ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots)
   return n;
 }
 
+gboolean
+ts_extrap_each_template_send (const TsExtrapModel *m, const TsPattern *at, const TsTrace *trace,
+                              const TsSpool *actions, TsExtrapSendFunc each, gpointer data,
+                              GError **error)
+{
+  for (guint t = 0; t < TS_EXTRAP_TEMPLATE (m)->n_ranks; t++)
+    {
+      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, t);
+      const TsAction *a;
+      GError *local = NULL;
+      while ((a = ts_spool_reader_next (rd, &local)))
+        {
+          if ((a->kind != TS_ACTION_SEND && a->kind != TS_ACTION_ISEND) || a->peer < 0)
+            continue;
+          guint q = ts_trace_comm_world_rank (trace, a->comm, t, (guint) a->peer);
+          guint slots[TS_EXTRAP_MAX_SLOTS], n = ts_extrap_slots (at, t, q, slots);
+          if (n > 0)
+            each (data, t, a, q, slots, n);
+        }
+      if (local)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* Classes: the faces along each dimension, then the masks of two
  * dimensions or more in ascending order (2-D: 3; 3-D: 3, 5, 6, 7). */
 guint

@@ -637,6 +637,36 @@ spool_template (const TsScaleProfile *t, GError **error)
   return ts_spool_finish (spool, error) ? g_steal_pointer (&spool) : NULL;
 }
 
+/* collect_send_slots' state: the rank read, and its sends so far to
+ * each neighbour. */
+typedef struct {
+  Synth *s;
+  guint t;
+  GHashTable *sent;
+} SlotReading;
+
+static void
+note_send_slot (gpointer data, guint t, const TsAction *a, guint q, const guint *slots, guint n)
+{
+  SlotReading *sr = data;
+  if (n < 2)
+    return;
+  if (t != sr->t)
+    {
+      g_hash_table_remove_all (sr->sent);
+      sr->t = t;
+    }
+  guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (sr->sent, GUINT_TO_POINTER (q)));
+  g_hash_table_insert (sr->sent, GUINT_TO_POINTER (q), GUINT_TO_POINTER (seen + 1));
+  char *key = slots_key (t, q, a->tag);
+  GByteArray *list = g_hash_table_lookup (sr->s->send_slots, key);
+  if (!list)
+    g_hash_table_insert (sr->s->send_slots, g_strdup (key), list = g_byte_array_new ());
+  g_free (key);
+  guint8 slot = (guint8) slots[seen % n];
+  g_byte_array_append (list, &slot, 1);
+}
+
 /* The slots of every template send to a neighbour reached through several
  * (multi_way_slot), read once from the spooled actions. */
 static gboolean
@@ -648,38 +678,9 @@ collect_send_slots (Synth *s, const TsSpool *actions, GError **error)
     two_way |= at->periodic[k] && at->dims[k] == 2;
   if (!two_way)
     return TRUE;  /* no neighbour is both neighbours: nothing to read */
-  guint n = TS_EXTRAP_TEMPLATE (s->m)->n_ranks;
-  for (guint t = 0; t < n; t++)
-    {
-      g_autoptr (GHashTable) sent = g_hash_table_new (NULL, NULL);
-      g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, t);
-      const TsAction *a;
-      GError *local = NULL;
-      while ((a = ts_spool_reader_next (rd, &local)))
-        {
-          if ((a->kind != TS_ACTION_SEND && a->kind != TS_ACTION_ISEND) || a->peer < 0)
-            continue;
-          guint q = ts_trace_comm_world_rank (s->trace, a->comm, t, (guint) a->peer);
-          guint slots[TS_EXTRAP_MAX_SLOTS], n_slots = ts_extrap_slots (at, t, q, slots);
-          if (n_slots < 2)
-            continue;
-          guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (sent, GUINT_TO_POINTER (q)));
-          g_hash_table_insert (sent, GUINT_TO_POINTER (q), GUINT_TO_POINTER (seen + 1));
-          char *key = slots_key (t, q, a->tag);
-          GByteArray *list = g_hash_table_lookup (s->send_slots, key);
-          if (!list)
-            g_hash_table_insert (s->send_slots, g_strdup (key), list = g_byte_array_new ());
-          g_free (key);
-          guint8 slot = (guint8) slots[seen % n_slots];
-          g_byte_array_append (list, &slot, 1);
-        }
-      if (local)
-        {
-          g_propagate_error (error, local);
-          return FALSE;
-        }
-    }
-  return TRUE;
+  g_autoptr (GHashTable) sent = g_hash_table_new (NULL, NULL);
+  SlotReading sr = { s, 0, sent };
+  return ts_extrap_each_template_send (s->m, at, s->trace, actions, note_send_slot, &sr, error);
 }
 
 static void
