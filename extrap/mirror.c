@@ -14,7 +14,8 @@
  * request that the original's wait completes too. A halo exchange stays
  * one; a pattern whose interior does something else than both ends' halves
  * (a wavefront: receive from below, then send above) no longer pairs up,
- * which the balance check (balance.c) refuses before anything is kept. */
+ * which the balance check (balance.c) refuses before anything is kept; a
+ * blocking receive's twin could deadlock, and synth.c refuses it. */
 #include "extrap/extrap-private.h"
 
 #include <gio/gio.h>

@@ -278,8 +278,9 @@ ts_extrap_input_names (const TsExtrapModel *m, gsize offset,
 
 /* The regions and collectives the inputs from @first on do not enter
  * alike (described in @lines, the first 8); the names entered once per
- * partner in m->per_partner. Whether every one of them is never entered by
- * the inputs before @first is in *@only_skipped. */
+ * partner in m->per_partner. Whether the inputs before @first enter each
+ * name either never or as the others do (they only skip) is in
+ * *@only_skipped. */
 static guint
 misaligned (TsExtrapModel *m, guint first, GString *lines, gboolean *only_skipped)
 {
@@ -341,8 +342,8 @@ leave_out_serial (TsExtrapModel *m)
   for (guint i = 0; i < serial; i++)
     {
       g_ptr_array_add (m->warnings,
-                       g_strdup_printf ("left out: %s, at 1 rank, which never enters regions or "
-                                        "collectives that the larger inputs enter alike (a "
+                       g_strdup_printf ("left out: %s, at 1 rank, which never enters some regions "
+                                        "or collectives that the larger inputs enter alike (a "
                                         "serial run's own code path)", m->inputs[i]->path));
       ts_scale_profile_free (m->inputs[i]);
     }
@@ -359,7 +360,10 @@ check_alignment (TsExtrapModel *m, GError **error)
   gboolean only_skipped;
   guint bad = misaligned (m, 0, lines, &only_skipped);
   if (bad && leave_out_serial (m))
-    bad = misaligned (m, 0, lines, &only_skipped);
+    {
+      g_string_truncate (lines, 0);
+      bad = misaligned (m, 0, lines, &only_skipped);
+    }
   if (bad)
     return ts_extrap_refuse (error, "the traces do not align: a region or collective is entered a "
                    "different number of times (by the rank entering it most) at different "

@@ -33,7 +33,7 @@ G_BEGIN_DECLS
 
 typedef enum {
   TS_PATTERN_NONE,          /* no point-to-point messages */
-  TS_PATTERN_CARTESIAN,     /* face neighbours on a grid */
+  TS_PATTERN_CARTESIAN,     /* neighbours on a grid: faces, or every one (diagonal) */
   TS_PATTERN_ALL_TO_ALL,
   TS_PATTERN_MASTER_WORKER,
   TS_PATTERN_IRREGULAR,

@@ -63,8 +63,9 @@ check_grid (const TsExtrapModel *m, GError **error)
                        "no input shows how ranks exchange along it, and the %s needs that; "
                        "trace a rank count with two ranks or more along every dimension",
                        grid, k + 1, wanted);
-      /* An open dimension of two ranks grown at P: its interior joins
-       * the two ends' halves (mirror.c). */
+      /* (An open dimension of two ranks grown at P has an interior that
+       * joins the two ends' halves: mirror.c.) One that shrinks cannot
+       * keep its ends and interior apart. */
       if (!t->periodic[k] && r->dims[k] < t->dims[k])
         return ts_extrap_refuse (error, "the %s has fewer ranks along open dimension %u than the "
                        "largest input (%s): extrapolate from smaller inputs", wanted, k + 1,
@@ -440,9 +441,9 @@ ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **e
     case TS_PATTERN_IRREGULAR:
       return refuse_irregular (m, error);
     case TS_PATTERN_CARTESIAN:
-      note_other_dims (m, partners);
       if (!settle_order (m, o->grid_order, partners, error))
         return FALSE;
+      note_other_dims (m, partners);
       if (!settle_boundaries (m, o->boundaries, error))
         return FALSE;
       m->at_target = ts_pattern_at (&m->pattern, m->target);

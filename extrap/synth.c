@@ -36,6 +36,9 @@ typedef struct {
   GHashTable *send_slots;
   /* The tag of the template's sends through each slot (mirror.c). */
   gint32 send_tag[TS_PATTERN_MAX_OFFSETS];
+  /* The first output rank whose mirrored interior would receive in a
+   * blocking call (-1: none), which is refused (mirror). */
+  gint blocking_twin;
   TsPartnerLoops *loops;         /* all-to-all and master/worker: loops over partners */
   GHashTable *flows;             /* the output's messages per flow (balance.c) */
 } Synth;
@@ -131,7 +134,9 @@ multi_way_slot (Synth *s, RankState *rs, guint q, gint32 tag, gboolean receive,
     return ts_pattern_offset_opposite (at->n_dims, sent->data[seen]);
   /* No such send: as if the sender had sent it, in its turn. */
   guint theirs[TS_EXTRAP_MAX_SLOTS], m = ts_extrap_slots (at, q, rs->t, theirs);
-  return ts_pattern_offset_opposite (at->n_dims, theirs[seen % MAX (m, 1u)]);
+  if (m == 0)
+    return slots[seen % n];  /* not reached: the grid is symmetric */
+  return ts_pattern_offset_opposite (at->n_dims, theirs[seen % m]);
 }
 
 /* @bytes of a message between output rank rs->r and output rank @q, as at
@@ -252,6 +257,16 @@ mirror (Synth *s, RankState *rs, const TsAction *a, guint slot, guint64 bytes)
   gboolean receive = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
   gboolean nonblocking = a->kind == TS_ACTION_ISEND || a->kind == TS_ACTION_IRECV;
   guint twins[8], n = ts_extrap_mirror_slots (at->n_dims, slot, rs->mirror, twins);
+  /* A blocking receive's twin, in the same call, waits for a neighbour
+   * that may itself be blocked sending its own twin (the shift idiom of
+   * two MPI_Sendrecv calls deadlocks so): only sends may block, their
+   * receives posted beforehand. */
+  if (n > 0 && a->kind == TS_ACTION_RECV)
+    {
+      if (s->blocking_twin < 0)
+        s->blocking_twin = (gint) rs->r;
+      return;
+    }
   for (guint i = 0; i < n; i++)
     {
       gint peer = ts_pattern_offset_neighbour (at, rs->r, twins[i]);
@@ -688,7 +703,7 @@ synth_init (Synth *s, const TsExtrapModel *m)
 {
   const TsTrace *trace = TS_EXTRAP_TEMPLATE (m)->trace;
   guint n_regions = ts_trace_n_regions (trace);
-  *s = (Synth) { .m = m, .trace = trace };
+  *s = (Synth) { .m = m, .trace = trace, .blocking_twin = -1 };
   s->region_model = g_new0 (const TsRegionModel *, n_regions + 1);
   for (guint g = 0; g < n_regions; g++)
     s->region_model[g] = ts_extrap_region (m, ts_trace_region_name (trace, g));
@@ -741,7 +756,21 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
     }
   for (guint r = 0; ok && r < m->target; r++)
     ok = write_rank (&s, actions, r, error);
-  if (ok && !ts_extrap_check_balance (s.flows, m->target, template_ok, error))
+  if (ok && s.blocking_twin >= 0)
+    {
+      ok = FALSE;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "cannot extrapolate: rank %d of %u is inside an open dimension that no input "
+                   "shows with three ranks or more; joined from the ends, its exchanges with its "
+                   "upper neighbours would be the mirror of its lower ones, and these receive in "
+                   "blocking calls (MPI_Recv, MPI_Sendrecv), which a mirror may deadlock: trace "
+                   "a rank count with three ranks or more along it. Nothing was written",
+                   s.blocking_twin, m->target);
+    }
+  /* A mirrored interior is held to pairing up even where the template's
+   * own messages did not: it is the mirror that is checked. */
+  if (ok && !ts_extrap_check_balance (s.flows, m->target,
+                                      template_ok || ts_extrap_mirror_dims (m), error))
     {
       ok = FALSE;
       if (ts_extrap_mirror_dims (m) && error && *error)
