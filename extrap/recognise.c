@@ -25,6 +25,29 @@ describe_partners (GString *out, const TsScaleProfile *p, guint r)
     g_string_append (out, " none");
 }
 
+/* Whether every rank of @p, but for one partner at most, talks to ranks
+ * that differ from it in one bit (rank XOR 2^k: recursive doubling, a
+ * butterfly), and at least two such. A family tracesim names in a
+ * refusal, not one it extrapolates: its partners grow with log2 P. */
+static gboolean
+doubling_like (const TsScaleProfile *p)
+{
+  guint xor_pairs = 0;
+  for (guint r = 0; r < p->n_ranks; r++)
+    {
+      guint other = 0;
+      for (guint i = 0; i < p->partners[r]->len; i++)
+        {
+          guint x = r ^ g_array_index (p->partners[r], guint32, i);
+          if ((x & (x - 1)) == 0)
+            xor_pairs++;
+          else if (++other > 1)
+            return FALSE;
+        }
+    }
+  return xor_pairs >= 2 * p->n_ranks;
+}
+
 static gboolean
 refuse_irregular (const TsExtrapModel *m, GError **error)
 {
@@ -37,6 +60,12 @@ refuse_irregular (const TsExtrapModel *m, GError **error)
       g_string_append_printf (seen, "\nat %u ranks: %s", m->p[i], what);
     }
   const TsScaleProfile *big = TS_EXTRAP_TEMPLATE (m);
+  if (doubling_like (big))
+    g_string_append_printf (seen, "\nat %u ranks every rank's partners but one at most differ "
+                            "from it in one bit (rank XOR 2^k): recursive doubling or a "
+                            "butterfly (NPB CG's rows, with a transpose partner), whose "
+                            "partners grow with log2 P, which this version does not "
+                            "extrapolate", big->n_ranks);
   g_string_append_printf (seen, "\npartners at %u ranks:", big->n_ranks);
   for (guint r = 0; r < MIN (big->n_ranks, 6u); r++)
     describe_partners (seen, big, r);

@@ -1945,6 +1945,43 @@ test_one_way_interior_refused (void **state)
   ts_test_rmtree (work);
 }
 
+/* Recursive doubling (an allreduce by hand: rank r exchanges 8 bytes with
+ * r XOR 1, r XOR 2, ..., r XOR P/2, one MPI_Sendrecv each) at 4, 8 and 16
+ * ranks: at 4 and 8 it is a periodic grid of 2s (2x2, 2x2x2), at 16 no
+ * grid of 3 dimensions or fewer: refused as irregular, and the refusal
+ * names the family (every partner differs from its rank in one bit). */
+static char *
+doubling_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0.001;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint bit = 1; bit < p; bit <<= 1, t += 0.001)
+        g_string_append_printf (s, "%u %.6f enter MPI_Sendrecv\n%u %.6f send %u bytes=8\n"
+                                "%u %.6f recv %u bytes=8\n%u %.6f leave\n", r, t, r, t, r ^ bit,
+                                r, t + 1e-4, r ^ bit, r, t + 1e-4);
+      g_string_append_printf (s, "%u %.6f leave\n", r, t);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_recursive_doubling_named (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-doubling");
+  char *t[3];
+  script_series (work, doubling_script, (const guint[]) { 4, 8, 16 }, t);
+  assert_refused (work, (const char *const *) t, 3, "32",
+                  "follow no one pattern of P|at 16 ranks: irregular"
+                  "|differ from it in one bit (rank XOR 2^k): recursive doubling");
+  free_series (3, t);
+  ts_test_rmtree (work);
+}
+
 /* Ensure that grid orders can be named factor by factor (NPB MG's 16
  * ranks are 2x4x2: the middle factor first, then the largest, then the
  * smallest), read back as written, and checked: 2 dimensions have no middle
@@ -2230,6 +2267,7 @@ main (void)
     cmocka_unit_test (test_unreceived_input_kept),
     cmocka_unit_test (test_repetitions),
     cmocka_unit_test (test_named_grid_order),
+    cmocka_unit_test (test_recursive_doubling_named),
     cmocka_unit_test (test_interior_from_ends),
     cmocka_unit_test (test_one_way_interior_refused),
     cmocka_unit_test (test_nine_point_stencil),
