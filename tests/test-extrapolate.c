@@ -78,6 +78,26 @@ read_output (const char *out)
   return p;
 }
 
+/* The grid workload at the 3 rank counts @ranks extrapolated to @target
+ * into @work/np<target> with the options @o (ranks and output set here),
+ * read back; @text (may be NULL) gets model.txt's text. */
+static TsScaleProfile *
+grid_extrapolated (const char *work, const TsGridParams *base, const guint *ranks, guint target,
+                   TsExtrapolateOptions o, GString *text)
+{
+  char *t[3];
+  grid_series (work, base, 3, ranks, t);
+  g_autofree char *name = g_strdup_printf ("np%u", target);
+  g_autofree char *out = g_build_filename (work, name, NULL);
+  o.ranks = target;
+  o.output_dir = out;
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  return read_output (out);
+}
+
 /* The series of @script at the 3 rank counts @ranks extrapolated to 8
  * into @work/np8 with the options @o (ranks and output set here), read
  * back. */
@@ -229,21 +249,16 @@ test_nine_point_stencil (void **state)
   base.bytes = 9600;
   base.corner_bytes = 40;
   base.allreduce_every = 0;
-  char *t[3];
-  grid_series (work, &base, 3, (const guint[]) { 9, 16, 25 }, t);
-  g_autofree char *out = g_build_filename (work, "np64", NULL);
-  TsExtrapolateOptions o = { .ranks = 64, .output_dir = out };
-  GError *error = NULL;
   g_autoptr (GString) text = g_string_new (NULL);
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
-    fail_msg ("%s", error->message);
-  free_series (3, t);
+  g_autoptr (TsScaleProfile) p
+    = grid_extrapolated (work, &base, (const guint[]) { 9, 16, 25 }, 64,
+                         (TsExtrapolateOptions) { 0 }, text);
   if (!strstr (text->str, "2-D grid 8x8 (periodic x periodic, 9-point: diagonal neighbours "
                           "too) at 64 ranks")
       || !strstr (text->str, "bytes per message to corner neighbours (a step along every "
                              "dimension): 40 -> 40 at 64 ranks"))
     fail_msg ("%s", text->str);
-  g_autoptr (TsScaleProfile) p = read_output (out);
+
   assert_int_equal (p->n_ranks, 64);
   assert_partners (p, 0, 8, (const guint32[]) { 1, 7, 8, 9, 15, 56, 57, 63 });
   const guint faces[] = { 1, 7, 8, 56 }, corners[] = { 9, 15, 57, 63 };
@@ -288,15 +303,10 @@ test_stencil_told_by_sizes (void **state)
   base.iterations = 4;
   base.corner_bytes = 16;
   base.allreduce_every = 0;
-  char *t[3];
-  grid_series (work, &base, 3, (const guint[]) { 1, 2, 4 }, t);
-  g_autofree char *out = g_build_filename (work, "np16", NULL);
-  TsExtrapolateOptions o = { .ranks = 16, .output_dir = out };
-  GError *error = NULL;
   g_autoptr (GString) text = g_string_new (NULL);
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
-    fail_msg ("%s", error->message);
-  free_series (3, t);
+  g_autoptr (TsScaleProfile) p
+    = grid_extrapolated (work, &base, (const guint[]) { 1, 2, 4 }, 16,
+                         (TsExtrapolateOptions) { 0 }, text);
   if (!strstr (text->str, "the messages have a stencil's sizes, faces larger than edges, edges than corners (4096 bytes "
                           "along dimension 1, 4096 bytes along dimension 2, 16 bytes to corner "
                           "neighbours (a step along every dimension)): read as the stencil")
@@ -305,7 +315,7 @@ test_stencil_told_by_sizes (void **state)
                              "differ at 16 ranks: taken, the fewer, 2-D grid 4x4")
       || !strstr (text->str, "also possible, 3-D grid 4x2x2"))
     fail_msg ("%s", text->str);
-  g_autoptr (TsScaleProfile) p = read_output (out);
+
   assert_partners (p, 0, 8, (const guint32[]) { 1, 3, 4, 5, 7, 12, 13, 15 });
   const guint faces[] = { 1, 3, 4, 12 }, corners[] = { 5, 7, 13, 15 };
   for (guint i = 0; i < 4; i++)
@@ -337,19 +347,14 @@ test_twenty_seven_point_stencil (void **state)
   base.diagonal = TRUE;
   base.iterations = 3;
   base.allreduce_every = 0;
-  char *t[3];
-  grid_series (work, &base, 3, (const guint[]) { 8, 12, 18 }, t);
-  g_autofree char *out = g_build_filename (work, "np36", NULL);
-  TsExtrapolateOptions o = { .ranks = 36, .output_dir = out };
-  GError *error = NULL;
   g_autoptr (GString) text = g_string_new (NULL);
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
-    fail_msg ("%s", error->message);
-  free_series (3, t);
+  g_autoptr (TsScaleProfile) p
+    = grid_extrapolated (work, &base, (const guint[]) { 8, 12, 18 }, 36,
+                         (TsExtrapolateOptions) { 0 }, text);
   if (!strstr (text->str, "3-D grid 4x3x3 (periodic x periodic x periodic, 27-point: diagonal "
                           "neighbours too) at 36 ranks"))
     fail_msg ("%s", text->str);
-  g_autoptr (TsScaleProfile) p = read_output (out);
+
   for (guint r = 0; r < 36; r++)
     assert_int_equal (p->partners[r]->len, 26);
   assert_int_equal (traffic_with (p, 0, 1)->bytes_sent, 12288);
@@ -484,18 +489,12 @@ test_unseen_interior_joined (void **state)
   TsGridParams base;
   ts_grid_params_init (&base);
   base.open = TRUE;
-  char *t[3];
-  grid_series (work, &base, 3, (const guint[]) { 4, 6, 8 }, t);
-  g_autofree char *out = g_build_filename (work, "np64", NULL);
-  TsExtrapolateOptions o = { .ranks = 64, .output_dir = out };
-  GError *error = NULL;
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
-    fail_msg ("%s", error->message);
-  g_autoptr (TsScaleProfile) p = read_output (out);
+  g_autoptr (TsScaleProfile) p
+    = grid_extrapolated (work, &base, (const guint[]) { 4, 6, 8 }, 64,
+                         (TsExtrapolateOptions) { 0 }, NULL);
   assert_partners (p, 9, 4, (const guint32[]) { 1, 8, 10, 17 });
   for (guint i = 0; i < 4; i++)
     assert_int_equal (g_array_index (p->traffic[9], TsPeerTraffic, i).bytes_sent, 40960);
-  free_series (3, t);
   assert_replays (work, "np64", "grid with an interior joined along dimension 2");
   ts_test_rmtree (work);
 }
@@ -1848,15 +1847,10 @@ test_interior_from_ends (void **state)
   ts_grid_params_init (&base);
   base.open = TRUE;
   base.allreduce_every = 0;
-  char *t[3];
-  grid_series (work, &base, 3, (const guint[]) { 1, 2, 4 }, t);
-  g_autofree char *out = g_build_filename (work, "np9", NULL);
-  TsExtrapolateOptions o = { .ranks = 9, .output_dir = out, .boundaries = TS_BOUNDARIES_OPEN };
-  GError *error = NULL;
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
-    fail_msg ("%s", error->message);
-  free_series (3, t);
-  g_autoptr (TsScaleProfile) p = read_output (out);
+  g_autoptr (TsScaleProfile) p
+    = grid_extrapolated (work, &base, (const guint[]) { 1, 2, 4 }, 9,
+                         (TsExtrapolateOptions) { .boundaries = TS_BOUNDARIES_OPEN }, NULL);
+
   assert_partners (p, 4, 4, (const guint32[]) { 1, 3, 5, 7 });
   assert_partners (p, 1, 3, (const guint32[]) { 0, 2, 4 });
   const guint up[] = { 1, 3, 5, 7 };
