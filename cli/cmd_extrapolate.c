@@ -26,6 +26,11 @@ compare (const char *output, const char *real, gboolean cpu_time, GError **error
           change ((double) c.messages[0], (double) c.messages[1]), c.same_messages, c.ranks);
   printf ("  bytes       %" G_GUINT64_FORMAT " predicted, %" G_GUINT64_FORMAT " real (%+.1f%%)\n",
           c.bytes[0], c.bytes[1], change ((double) c.bytes[0], (double) c.bytes[1]));
+  printf ("  collectives as many calls and bytes for %u of %u operations; %" G_GUINT64_FORMAT
+          " calls predicted, %" G_GUINT64_FORMAT " real; %" G_GUINT64_FORMAT " bytes predicted, %"
+          G_GUINT64_FORMAT " real (%+.1f%%)\n", c.same_collectives, c.collective_ops,
+          c.collective_calls[0], c.collective_calls[1], c.collective_bytes[0], c.collective_bytes[1],
+          change ((double) c.collective_bytes[0], (double) c.collective_bytes[1]));
   printf ("  compute     %.6f s predicted, %.6f s real (%+.1f%%), all ranks\n", c.compute[0],
           c.compute[1], change (c.compute[0], c.compute[1]));
   return TRUE;

@@ -23,6 +23,29 @@ same_traffic (const GArray *a, const GArray *b)
   return TRUE;
 }
 
+/* Collectives by operation (communicators have other ids in the two). */
+static void
+compare_collectives (const TsScaleProfile *p, const TsScaleProfile *q, TsExtrapComparison *c)
+{
+  guint64 calls[2][TS_COLL_N_OPS] = { { 0 } }, bytes[2][TS_COLL_N_OPS] = { { 0 } };
+  const TsScaleProfile *both[2] = { p, q };
+  for (guint k = 0; k < 2; k++)
+    for (guint u = 0; u < both[k]->collectives->len; u++)
+      {
+        const TsCollectiveUse *a = &g_array_index (both[k]->collectives, TsCollectiveUse, u);
+        calls[k][a->op] += a->calls;
+        bytes[k][a->op] += a->bytes_sent;
+        c->collective_calls[k] += a->calls;
+        c->collective_bytes[k] += a->bytes_sent;
+      }
+  for (guint op = 0; op < TS_COLL_N_OPS; op++)
+    if (calls[0][op] || calls[1][op])
+      {
+        c->collective_ops++;
+        c->same_collectives += calls[0][op] == calls[1][op] && bytes[0][op] == bytes[1][op];
+      }
+}
+
 gboolean
 ts_extrap_compare (const char *predicted, const char *real, TsComputeClock real_clock,
                    TsExtrapComparison *c, GError **error)
@@ -54,6 +77,7 @@ ts_extrap_compare (const char *predicted, const char *real, TsComputeClock real_
           }
       c->compute[k] = ts_scale_profile_total_compute (both[k]);
     }
+  compare_collectives (p, q, c);
   for (guint r = 0; r < p->n_ranks; r++)
     {
       const GArray *a = p->partners[r], *b = q->partners[r];

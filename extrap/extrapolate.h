@@ -105,12 +105,16 @@ gboolean ts_extrapolate (const char *const *traces, guint n_traces,
 /* An extrapolated trace against a real one at the same rank count (a
  * held-out scale): how many ranks have the same partners and send each as
  * many messages, and the totals over all ranks of messages and bytes sent
- * and of compute seconds (outside MPI), predicted [0] and real [1]. */
+ * and of compute seconds (outside MPI), predicted [0] and real [1]; the
+ * collective operations either calls (by operation, on any communicator), how many of them with as many calls and bytes in both,
+ * and their calls and bytes in all. */
 typedef struct {
   guint ranks;
   guint same_partners, same_messages;
   guint64 messages[2], bytes[2];
   double compute[2];
+  guint collective_ops, same_collectives;
+  guint64 collective_calls[2], collective_bytes[2];
 } TsExtrapComparison;
 
 /* Compare the traces at @predicted and @real (anchor files; @real's
