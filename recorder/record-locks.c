@@ -107,7 +107,7 @@ CRITICAL (GOMP_critical_name_start, GOMP_critical_name_end, (void **pptr), (pptr
 
 /* The lock routines: omp_set_lock (@lock) and omp_unset_lock, and the
  * nestable ones. */
-#define LOCK_ROUTINES(set, unset)                                                             \
+#define LOCK_ROUTINES(set, unset, set_name, unset_name)                                        \
   void set (void *lock)                                                                       \
   {                                                                                           \
     static void (*real) (void *);                                                             \
@@ -115,12 +115,12 @@ CRITICAL (GOMP_critical_name_start, GOMP_critical_name_end, (void **pptr), (pptr
       real = ts_rec_runtime (#set);                                                           \
     OTF2_EvtWriter *w = ts_rec_lock_writer ();                                                         \
     if (w)                                                                                    \
-      ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#set));                      \
+      ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (set_name));                  \
     real (lock);                                                                              \
     if (!w || !(w = ts_rec_lock_writer ()))                                                            \
       return;                                                                                 \
     ts_rec_lock_acquired (w, lock);                                                                       \
-    ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (#set));                        \
+    ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (set_name));                    \
   }                                                                                           \
   void unset (void *lock)                                                                     \
   {                                                                                           \
@@ -130,19 +130,28 @@ CRITICAL (GOMP_critical_name_start, GOMP_critical_name_end, (void **pptr), (pptr
     OTF2_EvtWriter *w = ts_rec_lock_writer ();                                                         \
     if (w)                                                                                    \
       {                                                                                       \
-        ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#unset));                  \
+        ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (unset_name));              \
         ts_rec_lock_released (w, lock);                                                                   \
       }                                                                                       \
     real (lock);                                                                              \
     if (w)                                                                                    \
-      ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (#unset));                    \
+      ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (unset_name));                \
   }
-LOCK_ROUTINES (omp_set_lock, omp_unset_lock)
-LOCK_ROUTINES (omp_set_nest_lock, omp_unset_nest_lock)
+LOCK_ROUTINES (omp_set_lock, omp_unset_lock, "omp_set_lock", "omp_unset_lock")
+LOCK_ROUTINES (omp_set_nest_lock, omp_unset_nest_lock, "omp_set_nest_lock", "omp_unset_nest_lock")
+/* Fortran's: libgomp's omp_set_lock_ calls omp_set_lock through a hidden
+ * alias, which no preload reaches (a gfortran program's locks were not
+ * recorded at all); the argument is the lock variable's address, as
+ * omp_set_lock's is. Written under the C routines' names, as Score-P
+ * does. (Programs built with -fdefault-integer-8 call the _8_ forms, not
+ * taken.) */
+LOCK_ROUTINES (omp_set_lock_, omp_unset_lock_, "omp_set_lock", "omp_unset_lock")
+LOCK_ROUTINES (omp_set_nest_lock_, omp_unset_nest_lock_, "omp_set_nest_lock",
+               "omp_unset_nest_lock")
 #undef LOCK_ROUTINES
 
 /* omp_test_lock: an acquisition where it succeeds (no waiting). */
-#define TEST_ROUTINE(test)                                                                    \
+#define TEST_ROUTINE(test, name)                                                              \
   int test (void *lock)                                                                       \
   {                                                                                           \
     static int (*real) (void *);                                                              \
@@ -150,17 +159,20 @@ LOCK_ROUTINES (omp_set_nest_lock, omp_unset_nest_lock)
       real = ts_rec_runtime (#test);                                                          \
     OTF2_EvtWriter *w = ts_rec_lock_writer ();                                                         \
     if (w)                                                                                    \
-      ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (#test));                     \
+      ts_rec_omp_enter_at (w, ts_rec_now (), ts_rec_user_region (name));                      \
     int got = real (lock);                                                                    \
     if (!w || !(w = ts_rec_lock_writer ()))                                                            \
       return got;                                                                             \
     if (got)                                                                                  \
       ts_rec_lock_acquired (w, lock);                                                                     \
-    ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (#test));                       \
+    ts_rec_omp_leave_at (w, ts_rec_now (), ts_rec_user_region (name));                       \
     return got;                                                                               \
   }
-TEST_ROUTINE (omp_test_lock)
-TEST_ROUTINE (omp_test_nest_lock)
+TEST_ROUTINE (omp_test_lock, "omp_test_lock")
+TEST_ROUTINE (omp_test_nest_lock, "omp_test_nest_lock")
+/* Fortran's (a LOGICAL and an INTEGER, both 4 bytes, returned as C's int). */
+TEST_ROUTINE (omp_test_lock_, "omp_test_lock")
+TEST_ROUTINE (omp_test_nest_lock_, "omp_test_nest_lock")
 #undef TEST_ROUTINE
 
 void

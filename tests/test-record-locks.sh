@@ -12,6 +12,13 @@
 # and the identity replay, which orders the locks anew, predicts it too.
 # Where clang and LLVM's runtime are installed, the same for the program
 # built on them (its critical sections from OMPT's mutex callbacks).
+# Where gfortran is, tests/mpi/locks.f90 (2 ranks of 2 threads, each thread
+# taking one lock 3 times with omp_set_lock / omp_unset_lock from Fortran,
+# which libgomp's omp_set_lock_ serves without calling the interposable
+# omp_set_lock): 3 acquisitions and 3 releases on each of the 4 locations,
+# the rank's one lock (id 1) acquired in orders 0 to 5, the regions named
+# as C's routines (6 ENTERs of "omp_set_lock" a rank); the program prints
+# "taken 6".
 set -u
 . "${top_srcdir:-.}/tests/test-record-lib.sh"
 [ -x "$builddir/tests/mpi-omp" ] || { echo "SKIP: no OpenMP test program"; exit 77; }
@@ -46,5 +53,26 @@ locks critical "$builddir/tests/mpi-omp"
 # routines through their entry points.
 if [ -x "$builddir/tests/mpi-omp-llvm" ]; then
   locks critical-llvm "$builddir/tests/mpi-omp-llvm"
+fi
+if command -v gfortran > /dev/null; then
+  if ldd "$lib" | grep -q libmpich; then fc=mpif90.mpich; else fc=mpifort.openmpi; fi
+  "$fc" -fopenmp -o "$work/locks-f90.exe" "${top_srcdir:-.}/tests/mpi/locks.f90" 2> "$work/fc.err" \
+    || fail "$fc: $(cat "$work/fc.err")"
+  OMP_NUM_THREADS=2 record locks-f90 2 "$work/locks-f90.exe"
+  grep -q "^taken 6" "$work/locks-f90.out" || fail "locks-f90: $(cat "$work/locks-f90.out")"
+  complete locks-f90
+  awk '$1 == "THREAD_ACQUIRE_LOCK" { a[$2]++ } $1 == "THREAD_RELEASE_LOCK" { r[$2]++ }
+    END { for (l in a) print l, a[l], r[l] }' "$work/locks-f90.print" | sort > "$work/f90-per-location"
+  printf '%s\n' "0 3 3" "1 3 3" "4294967296 3 3" "4294967297 3 3" \
+    | diff - "$work/f90-per-location" > /dev/null \
+    || fail "locks-f90: acquisitions and releases per location: $(cat "$work/f90-per-location")"
+  awk '$1 == "THREAD_ACQUIRE_LOCK" { split ($0, f, "Lock: "); split (f[2], g, ","); split ($0, o, "Acquisition Order: ");
+    print $2 % 4294967296, g[1], o[2] + 0 }' "$work/locks-f90.print" | sort -n -k1,1 -k2,2 -k3,3 \
+    | awk '{ k = $1 " " $2; s[k] = s[k] " " $3 } END { for (k in s) print k ":" s[k] }' | sort \
+    > "$work/f90-orders"
+  printf '%s\n' "0 1: 0 1 2 3 4 5" "1 1: 0 1 2 3 4 5" | diff - "$work/f90-orders" > /dev/null \
+    || fail "locks-f90: acquisition orders: $(cat "$work/f90-orders")"
+  sets=$(grep -c '^ENTER .*"omp_set_lock"' "$work/locks-f90.print")
+  [ "$sets" = 12 ] || fail "locks-f90: $sets ENTERs of omp_set_lock, not 12"
 fi
 echo "PASS: critical sections and locks recorded on every thread, their contention replayed"
