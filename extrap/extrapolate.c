@@ -71,6 +71,25 @@ ts_grid_order_factors (TsGridOrder g, guint n_dims, guint8 *factors)
   return TRUE;
 }
 
+TsGridOrder
+ts_grid_order_of_factors (guint n_dims, const guint8 *factors)
+{
+  g_return_val_if_fail (n_dims >= 1 && n_dims <= 3, TS_GRID_ORDER_UNKNOWN);
+  gboolean first = TRUE, last = TRUE;
+  guint code = 0;
+  for (guint k = 0; k < n_dims; k++)
+    {
+      first &= factors[k] == k;
+      last &= factors[k] == n_dims - 1 - k;
+      code = code * 3 + factors[k];
+    }
+  if (first || n_dims == 1)
+    return TS_GRID_ORDER_LARGEST_FIRST;
+  if (last)
+    return TS_GRID_ORDER_LARGEST_LAST;
+  return (TsGridOrder) (TS_GRID_ORDER_NAMED + 27 * (n_dims - 2) + code);
+}
+
 char *
 ts_grid_order_name (TsGridOrder g)
 {

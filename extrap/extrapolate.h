@@ -59,6 +59,9 @@ gboolean ts_grid_order_parse (const char *text, TsGridOrder *g);
 /* What ts_grid_order_parse reads back as @g (NULL for UNKNOWN; owned by
  * the caller). */
 char *ts_grid_order_name (TsGridOrder g);
+/* The order in which each of the @n_dims dimensions takes factor
+ * @factors[k] (0 the largest): largest-first, largest-last, or named. */
+TsGridOrder ts_grid_order_of_factors (guint n_dims, const guint8 *factors);
 /* Which factor of MPI_Dims_create's (0 the largest) each of the @n_dims
  * dimensions takes under @g (not UNKNOWN), into @factors; FALSE where @g
  * names another number of dimensions. */

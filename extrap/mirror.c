@@ -45,26 +45,6 @@ ts_extrap_mirror_mask (const TsExtrapModel *m, guint r)
   return mask;
 }
 
-/* The step along dimension @k of @offset (-1, 0, +1), and @offset with it
- * set to @step. */
-static int
-step_of (guint offset, guint k)
-{
-  guint w = 1;
-  for (guint i = 0; i < k; i++)
-    w *= 3;
-  return (int) (offset / w % 3) - 1;
-}
-
-static guint
-with_step (guint offset, guint k, int step)
-{
-  guint w = 1;
-  for (guint i = 0; i < k; i++)
-    w *= 3;
-  return offset + (guint) ((step - step_of (offset, k)) * (gint) w);
-}
-
 guint
 ts_extrap_mirror_slots (guint n_dims, guint slot, guint mask, guint *out)
 {
@@ -72,14 +52,14 @@ ts_extrap_mirror_slots (guint n_dims, guint slot, guint mask, guint *out)
    * subset of them flipped up is a twin. */
   guint down[TS_PATTERN_MAX_DIMS], n_down = 0, n = 0;
   for (guint k = 0; k < n_dims; k++)
-    if ((mask & (1u << k)) && step_of (slot, k) < 0)
+    if ((mask & (1u << k)) && ts_pattern_offset_step (slot, k) < 0)
       down[n_down++] = k;
   for (guint subset = 1; subset < (1u << n_down); subset++)
     {
       guint twin = slot;
       for (guint j = 0; j < n_down; j++)
         if (subset & (1u << j))
-          twin = with_step (twin, down[j], 1);
+          twin = ts_pattern_offset_with_step (twin, down[j], 1);
       out[n++] = twin;
     }
   return n;

@@ -171,11 +171,16 @@ ts_pattern_n_offsets (guint n_dims)
   return power3 (n_dims);
 }
 
-/* The step along dimension @k of @offset: -1, 0 or +1. */
-static int
-offset_step (guint offset, guint k)
+int
+ts_pattern_offset_step (guint offset, guint k)
 {
   return (int) (offset / power3 (k) % 3) - 1;
+}
+
+guint
+ts_pattern_offset_with_step (guint offset, guint k, int step)
+{
+  return offset + (guint) ((step - ts_pattern_offset_step (offset, k)) * (gint) power3 (k));
 }
 
 guint
@@ -192,7 +197,7 @@ ts_pattern_offset_mask (guint n_dims, guint offset)
 {
   guint mask = 0;
   for (guint k = 0; k < n_dims; k++)
-    if (offset_step (offset, k) != 0)
+    if (ts_pattern_offset_step (offset, k) != 0)
       mask |= 1u << k;
   return mask;
 }
@@ -219,7 +224,7 @@ ts_pattern_offset_neighbour (const TsPattern *at, guint r, guint offset)
   ts_pattern_coords (at, r, coords);
   for (guint k = 0; k < at->n_dims; k++)
     {
-      int step = offset_step (offset, k);
+      int step = ts_pattern_offset_step (offset, k);
       guint d = at->dims[k], c = coords[k];
       if (step == 0)
         continue;

@@ -132,6 +132,10 @@ guint ts_pattern_n_offsets (guint n_dims);
 gboolean ts_pattern_offset_used (const TsPattern *at, guint offset);
 guint ts_pattern_offset_mask (guint n_dims, guint offset);
 guint ts_pattern_offset_opposite (guint n_dims, guint offset);
+/* The step of @offset along dimension @k (-1, 0, +1); @offset with that
+ * step set to @step. */
+int ts_pattern_offset_step (guint offset, guint k);
+guint ts_pattern_offset_with_step (guint offset, guint k, int step);
 gint ts_pattern_offset_neighbour (const TsPattern *at, guint r, guint offset);
 
 /* Rank @r's partners under @at, the pattern as ts_pattern_at gave it for

@@ -8,37 +8,24 @@
  * dimensions), a scaling given that the inputs do not show. */
 #include "extrap/extrap-private.h"
 
-#include <string.h>
 
 /* Extra-P's advice (Calotoiu et al.): five scales or more, and no
  * prediction beyond a few times the largest. */
 #define RECOMMENDED_SCALES 5
 #define FAR_TARGET 4.0
 
-/* How --grid-order names @order of @nd dimensions, and when a program
- * numbers its ranks that way (static or in @buffer). */
-static const char *
-order_option (guint nd, guint order, char *buffer, gsize size, const char **when)
+/* How --grid-order names @order of @nd dimensions (owned by the caller),
+ * and when a program numbers its ranks that way. */
+static char *
+order_option (guint nd, guint order, const char **when)
 {
-  *when = "in that order of the factors";
-  if (order == 0)
-    {
-      *when = "as MPI_Cart_create does";
-      return "largest-first";
-    }
-  if (order == ts_pattern_order_reversed (nd))
-    {
-      *when = "column-major";
-      return "largest-last";
-    }
   guint8 factors[TS_PATTERN_MAX_DIMS];
   ts_pattern_order_factors (nd, order, factors);
-  buffer[0] = '\0';
-  for (guint k = 0; k < nd; k++)
-    g_strlcat (buffer, factors[k] == 0 ? (k ? ",largest" : "largest")
-                       : factors[k] + 1u == nd ? (k ? ",smallest" : "smallest")
-                                               : (k ? ",middle" : "middle"), size);
-  return buffer;
+  TsGridOrder g = ts_grid_order_of_factors (nd, factors);
+  *when = g == TS_GRID_ORDER_LARGEST_FIRST  ? "as MPI_Cart_create does"
+          : g == TS_GRID_ORDER_LARGEST_LAST ? "column-major"
+                                            : "in that order of the factors";
+  return ts_grid_order_name (g);
 }
 
 /* The inputs fit other orders of the grid's dimensions, with other shapes
@@ -63,10 +50,9 @@ warn_orders (TsExtrapModel *m)
       for (guint k = 0; alike && k < theirs.n_dims; k++)
         theirs.periodic[k] = m->at_target.periodic[0];
       g_autofree char *other = ts_pattern_describe (&theirs);
-      char buffer[32];
       const char *when;
-      const char *name = order_option (m->pattern.n_dims, m->order_unsettled[i].order, buffer,
-                                       sizeof buffer, &when);
+      g_autofree char *name = order_option (m->pattern.n_dims, m->order_unsettled[i].order,
+                                            &when);
       g_string_append_printf (s, "%s %s (--grid-order %s, if the program numbers its ranks %s)",
                               i ? ";" : ",", other, name, when);
     }
