@@ -20,7 +20,9 @@
 # With more ranks than cores the ranks share the cores: the wall time of
 # compute in the trace is stretched by that sharing; tracesim run
 # --cpu-time takes the recorded CPU time instead (run's default on such a
-# trace). Such rows show both predictions (--wall-time, and --cpu-time). A prediction is "ok"
+# trace). Such rows show three predictions: --wall-time; --cpu-estimate (the
+# CPU time estimated from the wall time and the node's load, as run does by
+# itself for a trace without CPU time: model/node-load.h); --cpu-time. A prediction is "ok"
 # when its median is within TOL % of the real median (10 with more ranks
 # than cores, 5 otherwise) or inside the real runs' range.
 #
@@ -110,6 +112,10 @@ while [ "$r" -le "$RUNS" ]; do
         if [ "$np" -gt "$cores" ]; then
           # shellcheck disable=SC2046
           predict "$d/trace-$r/traces.otf2" "$d/pred-$v-cpu" --cpu-time $(hyp $v)
+          # The same trace's CPU time estimated from its wall time and the
+          # node's load, as for a trace recorded without it.
+          # shellcheck disable=SC2046
+          predict "$d/trace-$r/traces.otf2" "$d/pred-$v-est" --cpu-estimate $(hyp $v)
         fi
       done
     done
@@ -122,8 +128,8 @@ done
 echo "bench/apps/whatif, $mpi ($MPIEXEC), $cores cores, $ITERATIONS iterations, $RUNS rounds," \
   "predicted with: ${PREDICT_OPTIONS:-(defaults)};" \
   "loop seconds: median [min, max]"
-printf '%-9s %2s %-9s %-22s | %-22s %7s %-7s | %-22s %7s %s\n' pattern NP variant real \
-  "predicted (wall)" err verdict "predicted (--cpu-time)" err verdict
+printf '%-9s %2s %-9s %-22s | %-22s %7s %-7s | %-22s %7s %-7s | %-22s %7s %s\n' pattern NP variant real \
+  "predicted (wall)" err verdict "predicted (--cpu-estimate)" err verdict "predicted (--cpu-time)" err verdict
 ok=0 all=0
 for p in $PATTERNS; do
   for np in $NPS; do
@@ -137,7 +143,7 @@ for p in $PATTERNS; do
       set -- $(stats "$d/real-$v")
       rmed=$1 rmin=$2 rmax=$3
       line=$(printf '%-9s %2s %-9s %-22s' "$p" "$np" "$v" "$(range "$rmed" "$rmin" "$rmax")")
-      for mode in wall cpu; do
+      for mode in wall est cpu; do
         if [ -f "$d/pred-$pv-$mode" ]; then
           # shellcheck disable=SC2046
           set -- $(stats "$d/pred-$pv-$mode")

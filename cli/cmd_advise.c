@@ -149,7 +149,7 @@ ts_cmd_advise (int argc, char **argv)
   if (jobs < 0 || jobs > 4096)
     return ts_cmd_usage_error ("advise", "-j: a number of replays at once, 1 to 4096");
   TsCpuTime clock;
-  if (!ts_cmd_cpu_time (cpu_time, wall_time, &clock))
+  if (!ts_cmd_cpu_time (cpu_time, wall_time, FALSE, &clock))
     return ts_cmd_usage_error ("advise", "--cpu-time and --wall-time: give one");
   TsAdviseOptions o = { argv[1], output, factor, top < 0 ? 0 : (guint) top, clock };
   if (!ts_advise_check_options (&o, &error))

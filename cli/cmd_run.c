@@ -24,7 +24,7 @@ typedef struct {
   gboolean quiet;
   double trace_speed;
   gboolean exact_cpu;
-  gboolean cpu_time, wall_time;
+  gboolean cpu_time, wall_time, cpu_estimate;
   char **hypotheses;
   gboolean wait_regions;
   gboolean no_wait_states;
@@ -166,10 +166,10 @@ to_options (const RunArgs *a, const char *trace, TsRunOptions *o, GError **error
   o->hypotheses = (const char *const *) a->hypotheses;
   o->trace_speed = a->trace_speed;
   o->exact_cpu = a->exact_cpu;
-  if (!ts_cmd_cpu_time (a->cpu_time, a->wall_time, &o->cpu_time))
+  if (!ts_cmd_cpu_time (a->cpu_time, a->wall_time, a->cpu_estimate, &o->cpu_time))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--cpu-time and --wall-time: give one");
+                   "--cpu-time, --cpu-estimate and --wall-time: give one");
       return FALSE;
     }
   o->wait_regions = a->wait_regions;
@@ -250,6 +250,66 @@ run (RunArgs *a, int argc, char **argv)
   return 0;
 }
 
+/* The options after the platform's: how the replay models what the trace
+ * does not say (residual, MPI, OpenMP, the compute's clock) and what it
+ * writes. GLib copies the entries. */
+static void
+add_model_entries (GOptionContext *ctx, RunArgs *a)
+{
+  const GOptionEntry entries[] = {
+    { "residual", 0, 0, G_OPTION_ARG_STRING, &a->residual,
+      "what the time an MPI call spent beyond its cost, its waiting and its transfer (a "
+      "descheduled rank, noise) does: pinned (charged where the trace had it), scaled "
+      "(follows each rank's work), noise (drawn from the rank's own detours, seeded), none "
+      "(the run without noise). Default: pinned; scaled in a what-if of a trace whose ranks "
+      "had cores of their own; none where --cpu-time or --cpu-estimate simulates shared cores",
+      "MODE" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &a->seed,
+      "seed of --residual noise's draws (default 0): the same seed, the same noise", "N" },
+    { "mpi-progress", 0, 0, G_OPTION_ARG_STRING, &a->mpi_progress,
+      "when a rendezvous message (above the eager threshold) moves: in-calls (once its "
+      "receiver is inside an MPI call: Open MPI's and MPICH's default without a progress "
+      "thread; default), async (as soon as both sides posted: a progress thread)", "MODE" },
+    { "mpi-wait", 0, 0, G_OPTION_ARG_STRING, &a->mpi_wait,
+      "how a rank waits in an MPI call on a core it shares with other ranks: recorded (it "
+      "takes the share of a core the trace's MPI calls took, from their CPU time; default; "
+      "blocking with --cpu-estimate, which assumed it), "
+      "busy (a full share: a polling library) or blocking (none)", "MODE" },
+    { "omp-wait", 0, 0, G_OPTION_ARG_STRING, &a->omp_wait,
+      "how OpenMP threads wait on cores they share (OMP_WAIT_POLICY): passive (asleep; "
+      "default) or active (spinning: each takes its share of a core)", "MODE" },
+    { "omp-costs", 0, 0, G_OPTION_ARG_STRING, &a->omp_costs, "the OpenMP runtime's cost of "
+      "a fork and of a barrier in teams a what-if grows (threads = N), e.g. 13us,8us: "
+      "tracesim-omp-cost measures a machine's (default 0,0)", "FORK,BARRIER" },
+    { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a->cpu_time,
+      "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
+      "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core "
+      "(the default where the trace says its nodes had fewer cores than ranks and has it)", NULL },
+    { "cpu-estimate", 0, 0, G_OPTION_ARG_NONE, &a->cpu_estimate,
+      "compute takes its wall time times the share of a core its node's load left it (the "
+      "ranks in compute over the node's cores, as the trace shows them; ranks waiting in MPI "
+      "calls taken to leave their core): the default where the trace says its nodes had fewer "
+      "cores than ranks and has no CPU time", NULL },
+    { "wall-time", 0, 0, G_OPTION_ARG_NONE, &a->wall_time,
+      "compute takes the trace's wall time, even where --cpu-time would be the default", NULL },
+    { "wait-regions", 0, 0, G_OPTION_ARG_NONE, &a->wait_regions,
+      "nest a region named after each wait-state pattern inside the MPI call for its waiting "
+      "span, in the predicted timeline", NULL },
+    { "no-wait-states", 0, 0, G_OPTION_ARG_NONE, &a->no_wait_states,
+      "skip the wait-state analysis of both executions (replay only: no waitstates.csv, no "
+      "metrics)", NULL },
+    { "report", 0, 0, G_OPTION_ARG_NONE, &a->report,
+      "also write OUT/report.html: the timelines as traced and predicted, where the waiting "
+      "went, which ranks vary (doc/report.md)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &a->json,
+      "print OUT/summary.json on standard output instead of the summary (progress and "
+      "messages go to standard error)", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "print no summary or progress", NULL },
+    { NULL }
+  };
+  g_option_context_add_main_entries (ctx, entries, NULL);
+}
+
 int
 ts_cmd_run (int argc, char **argv)
 {
@@ -280,51 +340,10 @@ ts_cmd_run (int argc, char **argv)
       "FLOPS" },
     { "exact-cpu", 0, 0, G_OPTION_ARG_NONE, &a.exact_cpu, "model every compute burst as a "
       "SimGrid execution, even on unshared cores (needed with host speed profiles)", NULL },
-    { "residual", 0, 0, G_OPTION_ARG_STRING, &a.residual,
-      "what the time an MPI call spent beyond its cost, its waiting and its transfer (a "
-      "descheduled rank, noise) does: pinned (charged where the trace had it), scaled "
-      "(follows each rank's work), noise (drawn from the rank's own detours, seeded), none "
-      "(the run without noise). Default: pinned; scaled in a what-if of a trace whose ranks "
-      "had cores of their own; none where --cpu-time simulates shared cores",
-      "MODE" },
-    { "seed", 0, 0, G_OPTION_ARG_INT64, &a.seed,
-      "seed of --residual noise's draws (default 0): the same seed, the same noise", "N" },
-    { "mpi-progress", 0, 0, G_OPTION_ARG_STRING, &a.mpi_progress,
-      "when a rendezvous message (above the eager threshold) moves: in-calls (once its "
-      "receiver is inside an MPI call: Open MPI's and MPICH's default without a progress "
-      "thread; default), async (as soon as both sides posted: a progress thread)", "MODE" },
-    { "mpi-wait", 0, 0, G_OPTION_ARG_STRING, &a.mpi_wait,
-      "how a rank waits in an MPI call on a core it shares with other ranks: recorded (it "
-      "takes the share of a core the trace's MPI calls took, from their CPU time; default), "
-      "busy (a full share: a polling library) or blocking (none)", "MODE" },
-    { "omp-wait", 0, 0, G_OPTION_ARG_STRING, &a.omp_wait,
-      "how OpenMP threads wait on cores they share (OMP_WAIT_POLICY): passive (asleep; "
-      "default) or active (spinning: each takes its share of a core)", "MODE" },
-    { "omp-costs", 0, 0, G_OPTION_ARG_STRING, &a.omp_costs, "the OpenMP runtime's cost of "
-      "a fork and of a barrier in teams a what-if grows (threads = N), e.g. 13us,8us: "
-      "tracesim-omp-cost measures a machine's (default 0,0)", "FORK,BARRIER" },
-    { "cpu-time", 0, 0, G_OPTION_ARG_NONE, &a.cpu_time,
-      "compute takes the trace's CPU time, not its wall time: a trace recorded with more "
-      "ranks than cores (tracesim-record --cpu-time) replays as if each rank had a core "
-      "(the default where the trace says its nodes had fewer cores than ranks and has it)", NULL },
-    { "wall-time", 0, 0, G_OPTION_ARG_NONE, &a.wall_time,
-      "compute takes the trace's wall time, even where --cpu-time would be the default", NULL },
-    { "wait-regions", 0, 0, G_OPTION_ARG_NONE, &a.wait_regions,
-      "nest a region named after each wait-state pattern inside the MPI call for its waiting "
-      "span, in the predicted timeline", NULL },
-    { "no-wait-states", 0, 0, G_OPTION_ARG_NONE, &a.no_wait_states,
-      "skip the wait-state analysis of both executions (replay only: no waitstates.csv, no "
-      "metrics)", NULL },
-    { "report", 0, 0, G_OPTION_ARG_NONE, &a.report,
-      "also write OUT/report.html: the timelines as traced and predicted, where the waiting "
-      "went, which ranks vary (doc/report.md)", NULL },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &a.json,
-      "print OUT/summary.json on standard output instead of the summary (progress and "
-      "messages go to standard error)", NULL },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "print no summary or progress", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = ts_cmd_context ("run", entries);
+  add_model_entries (ctx, &a);
   GError *error = NULL;
   int status = g_option_context_parse (ctx, &argc, &argv, &error)
                  ? run (&a, argc, argv)

@@ -39,7 +39,8 @@ int ts_cmd_usage_error (const char *cmd, const char *message);
 int ts_cmd_option_error (const char *cmd, GError *error);
 /* --cpu-time and --wall-time into *@clock: ON, OFF, or AUTO when neither
  * was given. FALSE when both were. */
-gboolean ts_cmd_cpu_time (gboolean cpu_time, gboolean wall_time, TsCpuTime *clock);
+gboolean ts_cmd_cpu_time (gboolean cpu_time, gboolean wall_time, gboolean estimate,
+                          TsCpuTime *clock);
 
 
 

@@ -3,6 +3,7 @@
 #include "cli/report.h"
 #include "calibrate/eager.h"
 #include "model/format.h"
+#include "model/node-load.h"
 
 #include <math.h>
 #include <string.h>
@@ -269,10 +270,15 @@ report_nodes (FILE *out, const TsTrace *trace)
              "(--cpu-time by default; --wall-time: the\n            wall time on a core per "
              "rank; doc/architecture.md, \"Shared cores\")\n");
   else
-    fprintf (out, "            time-shared, without CPU time: the compute's wall time holds "
-             "the sharing, and is\n            replayed on a core per rank (record with "
-             "tracesim-record --cpu-time to simulate it)\n");
+    fprintf (out, "            time-shared: more ranks than cores on a node, and no CPU time; "
+             "`run` estimates\n            each burst's CPU time from the node's load (the "
+             "ranks in compute over its cores,\n            ranks waiting in MPI calls taken "
+             "to leave their core) and replays it on the\n            node's cores "
+             "(--cpu-estimate by default; --wall-time: the wall time on a core per\n"
+             "            rank; doc/architecture.md, \"Shared cores from wall time alone\")\n");
 }
+
+static void report_load (FILE *out, const TsTrace *trace);
 
 /* A rank's threads, when it has more than its own location or the latter
  * has threading events. */
@@ -323,6 +329,7 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p,
   fprintf (out, "cpu time:   %s\n", ts_trace_has_cpu_time (trace)
                                       ? "recorded (run --cpu-time takes compute from it)"
                                       : "not recorded (tracesim-record --cpu-time records it)");
+  report_load (out, trace);
   fprintf (out, "ranks:      %u\n", n);
   report_nodes (out, trace);
   fprintf (out, "events:     %" G_GUINT64_FORMAT "\n", ts_calibration_events (p));
@@ -369,6 +376,27 @@ ts_report_info (FILE *out, const TsTrace *trace, const TsCalibration *p,
   top_regions (out, trace, p, 20);
 }
 
+/* The CPU time estimated from the nodes' load, where @trace's compute
+ * takes it (pipeline/first-pass.c): per node, what its compute had of
+ * the cores over what it wanted. */
+static void
+report_load (FILE *out, const TsTrace *trace)
+{
+  const TsNodeLoad *load = ts_trace_node_load (trace);
+  if (!load)
+    return;
+  fprintf (out, "            estimated from the nodes' load (run --cpu-estimate):");
+  guint n = ts_trace_n_nodes (trace);
+  for (guint i = 0; i < n && i < 8; i++)
+    {
+      double cpu = 0, wall = 0;
+      ts_node_load_totals (load, i, &cpu, &wall);
+      fprintf (out, "%s %s %.2f s of CPU time in %.2f s of compute (%.0f%%)", i ? "," : "",
+               ts_trace_node_name (trace, i), cpu, wall, wall > 0 ? 100 * cpu / wall : 100.0);
+    }
+  fprintf (out, "%s\n", n > 8 ? ", ..." : "");
+}
+
 /* What a what-if does with @trace's residual by default (pipeline/run.c's
  * residual_mode), and why. */
 static const char *
@@ -386,6 +414,10 @@ changed_residual (const TsTrace *trace)
   if (ts_trace_time_shared (trace) && ts_trace_has_cpu_time (trace))
     return "a what-if leaves it out too: the recording time-shared its cores, the residual\n"
            "            was that sharing, and the replay simulates it (--wall-time: pinned)";
+  if (ts_trace_time_shared (trace) && ts_trace_node_load (trace))
+    return "a what-if leaves it out too: the recording time-shared its cores, the residual\n"
+           "            was that sharing, and the replay simulates it from the load's estimate\n"
+           "            (--wall-time: pinned)";
   if (ts_trace_time_shared (trace))
     return "a what-if keeps it where the trace had it: the recording time-shared its cores,\n"
            "            and the residual is that sharing (run simulates it, by default, where "
@@ -445,7 +477,8 @@ ts_report_info_replay (FILE *out, const TsTrace *trace, const TsRunResult *r,
   g_autofree char *traced = ts_format_seconds (r->original_runtime);
   fprintf (out, "replay:     identity, on the cluster calibrated from the trace%s: %s predicted, "
            "%s traced (%+.1f%%)\n",
-           r->inputs.cpu_time ? " (compute from CPU time, cores shared as recorded)" : "",
+           r->inputs.cpu_estimated ? " (compute from CPU time estimated from the nodes' load, cores shared as recorded)"
+           : r->inputs.cpu_time ? " (compute from CPU time, cores shared as recorded)" : "",
            predicted, traced, r->original_runtime > 0
              ? 100 * (r->predicted_runtime - r->original_runtime) / r->original_runtime : 0.0);
   report_time_kinds (out, trace, r);

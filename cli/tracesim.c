@@ -159,10 +159,13 @@ ts_cmd_usage_error (const char *cmd, const char *message)
 }
 
 gboolean
-ts_cmd_cpu_time (gboolean cpu_time, gboolean wall_time, TsCpuTime *clock)
+ts_cmd_cpu_time (gboolean cpu_time, gboolean wall_time, gboolean estimate, TsCpuTime *clock)
 {
-  *clock = cpu_time ? TS_CPU_TIME_ON : wall_time ? TS_CPU_TIME_OFF : TS_CPU_TIME_AUTO;
-  return !(cpu_time && wall_time);
+  *clock = cpu_time  ? TS_CPU_TIME_ON
+           : wall_time ? TS_CPU_TIME_OFF
+           : estimate  ? TS_CPU_TIME_LOAD
+                       : TS_CPU_TIME_AUTO;
+  return (cpu_time != 0) + (wall_time != 0) + (estimate != 0) <= 1;
 }
 
 int

@@ -166,6 +166,13 @@ ts_decode_account_gap (TsRankDecoder *s, double now)
     {
       TsAction *a = ts_decode_push (s, TS_ACTION_COMPUTE, s->last_time);
       a->seconds = gap;
+      const TsTrace *tr = s->source->trace;
+      if (tr->compute_clock == TS_COMPUTE_LOAD && s->thread == 0)
+        {
+          /* The load is in raw times: undo this stream's offset. */
+          double off = s->options.clock_offset;
+          a->seconds = ts_node_load_cpu (tr->node_load, s->rank, s->last_time - off, now - off);
+        }
       a->region = s->user_region;
       a->call = a->caller = NO_REGION;
       s->burst_seq = last_seq (s);

@@ -118,6 +118,8 @@ ts_raw_metrics_resolve (TsRawMetrics *raw, TsTrace *t, GHashTable *strings)
 gboolean
 ts_trace_set_compute_clock (TsTrace *t, TsComputeClock clock, GError **error)
 {
+  /* The load's estimate comes with its load (ts_trace_set_node_load). */
+  g_return_val_if_fail (clock != TS_COMPUTE_LOAD || t->node_load, FALSE);
   if (clock == TS_COMPUTE_CPU && t->cpu_metric == OTF2_UNDEFINED_METRIC)
     {
       g_set_error (error, TS_TRACE_ERROR, TS_TRACE_ERROR_DEFINITIONS,
@@ -128,6 +130,20 @@ ts_trace_set_compute_clock (TsTrace *t, TsComputeClock clock, GError **error)
     }
   t->compute_clock = clock;
   return TRUE;
+}
+
+void
+ts_trace_set_node_load (TsTrace *t, TsNodeLoad *load)
+{
+  ts_node_load_free (t->node_load);
+  t->node_load = load;
+  t->compute_clock = TS_COMPUTE_LOAD;
+}
+
+const TsNodeLoad *
+ts_trace_node_load (const TsTrace *t)
+{
+  return t->node_load;
 }
 
 gboolean

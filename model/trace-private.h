@@ -3,6 +3,7 @@
 #define TS_TRACE_PRIVATE_H
 
 #include "model/trace.h"
+#include "model/node-load.h"
 #include "model/partitioned.h"
 #include "model/threads.h"
 #include <otf2/otf2.h>
@@ -64,6 +65,7 @@ struct TsTrace {
   guint cpu_member;
   double cpu_seconds_per_unit;
   TsComputeClock compute_clock;
+  struct TsNodeLoad *node_load;  /* TS_COMPUTE_LOAD's estimate (owned) */
 };
 
 /* A location as defined. */

@@ -671,6 +671,7 @@ ts_trace_free (TsTrace *t)
   g_ptr_array_unref (t->node_names);
   g_free (t->rank_node);
   g_free (t->node_cores);
+  ts_node_load_free (t->node_load);
   g_ptr_array_unref (t->regions);
   g_hash_table_unref (t->region_by_name);
   g_hash_table_unref (t->region_of_ref);

@@ -47,12 +47,18 @@ typedef enum {
 typedef enum {
   TS_COMPUTE_WALL,
   TS_COMPUTE_CPU,
+  TS_COMPUTE_LOAD,  /* the CPU time estimated from the nodes' load (model/node-load.h) */
 } TsComputeClock;
 
 /* Set before any stream of @trace is opened. FALSE and @error for
  * TS_COMPUTE_CPU on a trace without a CPU time metric (tracesim-record's
  * "cpu_time", Score-P's "ru_utime"). */
 gboolean ts_trace_set_compute_clock (TsTrace *trace, TsComputeClock clock, GError **error);
+struct TsNodeLoad;
+/* TS_COMPUTE_LOAD: each burst's CPU time estimated from @load, which
+ * @trace takes (before any stream of it is opened). */
+void ts_trace_set_node_load (TsTrace *trace, struct TsNodeLoad *load);
+const struct TsNodeLoad *ts_trace_node_load (const TsTrace *trace);
 /* Whether @trace has a CPU time metric TS_COMPUTE_CPU can take compute from. */
 gboolean ts_trace_has_cpu_time (const TsTrace *trace);
 

@@ -44,6 +44,7 @@ typedef struct {
   double trace_speed;
   gboolean exact_cpu;
   gboolean cpu_time;         /* compute from the trace's CPU time (--cpu-time) */
+  gboolean cpu_estimated;    /* that CPU time estimated from the nodes' load (--cpu-estimate) */
   gboolean wait_states;
   gboolean wait_regions;
   gboolean binomial_tree_given;

@@ -22,6 +22,7 @@
 #include "model/action.h"
 #include "model/fail.h"
 #include "model/fd-io.h"
+#include "model/node-load.h"
 #include "model/output_dir.h"
 
 #include <errno.h>
@@ -52,16 +53,86 @@ ts_run_cpu_time_chosen (const TsTrace *trace)
          && ts_trace_n_threads (trace) == ts_trace_n_ranks (trace);
 }
 
-/* Open @path and set its compute clock as @cpu_time says (into *@on);
- * NULL and @error if either fails. */
+gboolean
+ts_run_load_estimate_chosen (const TsTrace *trace)
+{
+  /* Threads' work is their teams' phases' wall time (as above). */
+  return ts_trace_time_shared (trace) && !ts_trace_has_cpu_time (trace)
+         && ts_trace_n_threads (trace) == ts_trace_n_ranks (trace);
+}
+
+/* TS_COMPUTE_LOAD on @trace: a first pass in wall time gives the clock
+ * offsets and each rank's compute, whose spans make the nodes' load
+ * (model/node-load.h); later passes take their bursts' CPU time from it. */
+static gboolean
+estimate_load (TsTrace *trace, GError **error)
+{
+  if (ts_trace_n_nodes (trace) == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: the trace names no node its ranks ran on, so their load cannot be "
+                   "estimated", ts_trace_path (trace));
+      return FALSE;
+    }
+  g_autoptr (TsCalibration) wall = ts_calibration_compute (trace, error);
+  g_autoptr (TsActionStream) stream = wall ? ts_calibration_stream_open (wall, trace, error) : NULL;
+  if (!stream)
+    return FALSE;
+  guint n = ts_trace_n_ranks (trace), nodes = ts_trace_n_nodes (trace);
+  g_autofree guint *rank_node = g_new (guint, n);
+  g_autofree double *offset = g_new (double, n);
+  g_autofree guint32 *cores = g_new (guint32, nodes);
+  for (guint r = 0; r < n; r++)
+    {
+      rank_node[r] = ts_trace_rank_node (trace, r);
+      offset[r] = ts_calibration_clock_offset (wall, r);
+    }
+  for (guint i = 0; i < nodes; i++)
+    if (!(cores[i] = ts_trace_node_cores (trace, i)))
+      {
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     "%s: the trace does not say how many cores node %s had, so the load of its "
+                     "ranks cannot be estimated", ts_trace_path (trace), ts_trace_node_name (trace, i));
+        return FALSE;
+      }
+  TsNodeLoad *load = ts_node_load_new (n, nodes, rank_node, cores, offset);
+  GError *failed = NULL;
+  TsAction a;
+  /* Ranks waiting in MPI calls are taken to leave their core (weight 0):
+   * with a weight for them, bench/apps at 4 ranks on 2 cores drifted
+   * 8-38% from its identity, and no recording without CPU time says how
+   * much a wait polled (doc/architecture.md). */
+  for (guint r = 0; r < n && !failed; r++)
+    while (ts_action_stream_next (stream, r, &a, &failed))
+      if (a.kind == TS_ACTION_COMPUTE)
+        ts_node_load_busy (load, r, a.time, a.time + a.seconds, 1);
+  if (failed)
+    {
+      g_propagate_error (error, failed);
+      ts_node_load_free (load);
+      return FALSE;
+    }
+  ts_node_load_finish (load);
+  ts_trace_set_node_load (trace, load);
+  return TRUE;
+}
+
+/* Open @path and set its compute clock as @cpu_time says: into *@on
+ * whether compute is CPU time, into *@estimated whether it is estimated
+ * from the load; NULL and @error if either fails. */
 static TsTrace *
-open_with_clock (const char *path, TsCpuTime cpu_time, gboolean *on, GError **error)
+open_with_clock (const char *path, TsCpuTime cpu_time, gboolean *on, gboolean *estimated,
+                 GError **error)
 {
   TsTrace *trace = ts_trace_open (path, error);
   if (!trace)
     return NULL;
-  *on = cpu_time == TS_CPU_TIME_AUTO ? ts_run_cpu_time_chosen (trace) : cpu_time == TS_CPU_TIME_ON;
-  if (*on && !ts_trace_set_compute_clock (trace, TS_COMPUTE_CPU, error))
+  *estimated = cpu_time == TS_CPU_TIME_LOAD
+               || (cpu_time == TS_CPU_TIME_AUTO && ts_run_load_estimate_chosen (trace));
+  *on = *estimated || (cpu_time == TS_CPU_TIME_AUTO ? ts_run_cpu_time_chosen (trace)
+                                                    : cpu_time == TS_CPU_TIME_ON);
+  if (*estimated ? !estimate_load (trace, error)
+                 : *on && !ts_trace_set_compute_clock (trace, TS_COMPUTE_CPU, error))
     g_clear_pointer (&trace, ts_trace_free);
   return trace;
 }
@@ -70,7 +141,7 @@ TsRunShared *
 ts_run_shared_new (const char *trace, gboolean wait_states, TsCpuTime cpu_time, GError **error)
 {
   TsRunShared *s = g_new0 (TsRunShared, 1);
-  if (!(s->trace = open_with_clock (trace, cpu_time, &s->cpu_time, error))
+  if (!(s->trace = open_with_clock (trace, cpu_time, &s->cpu_time, &s->cpu_estimated, error))
       || !(s->calibration = ts_calibration_compute (s->trace, error))
       || (wait_states
           && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))
@@ -155,12 +226,12 @@ ts_run_trace_state (const char *trace)
 }
 
 static char *
-cache_key (const char *trace, gboolean wait_states, gboolean cpu_time)
+cache_key (const char *trace, gboolean wait_states, gboolean cpu_time, gboolean estimated)
 {
   g_autofree char *state = ts_run_trace_state (trace);
   /* Caches of wall-clock compute keep the key they had. */
   return g_strconcat (state, wait_states ? "wait states\n" : "no wait states\n",
-                      cpu_time ? "cpu time\n" : "", NULL);
+                      estimated ? "cpu time from the load\n" : cpu_time ? "cpu time\n" : "", NULL);
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -331,14 +402,15 @@ ts_run_shared_cached (const char *trace, gboolean wait_states, TsCpuTime cpu_cho
   int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   while (lock >= 0 && flock (lock, LOCK_EX) != 0 && errno == EINTR)
     ;
-  gboolean cpu_time = FALSE;
-  TsTrace *opened = open_with_clock (trace, cpu_choice, &cpu_time, error);
-  g_autofree char *key = opened ? cache_key (trace, wait_states, cpu_time) : NULL;
+  gboolean cpu_time = FALSE, estimated = FALSE;
+  TsTrace *opened = open_with_clock (trace, cpu_choice, &cpu_time, &estimated, error);
+  g_autofree char *key = opened ? cache_key (trace, wait_states, cpu_time, estimated) : NULL;
   const char *why = NULL;
   TsRunShared *s = opened ? read_cache (opened, key, cache, wait_states, &why) : NULL;
   if (s)
     {
       s->cpu_time = cpu_time;
+      s->cpu_estimated = estimated;
       *loaded = TRUE;
       *note = g_strdup_printf ("first pass read from %s", cache);
     }
@@ -347,6 +419,7 @@ ts_run_shared_cached (const char *trace, gboolean wait_states, TsCpuTime cpu_cho
       s = g_new0 (TsRunShared, 1);
       s->trace = opened;
       s->cpu_time = cpu_time;
+      s->cpu_estimated = estimated;
       if (!(s->calibration = ts_calibration_compute (s->trace, error))
           || (wait_states
               && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))

@@ -12,6 +12,7 @@ struct TsRunShared {
   TsCalibration *calibration;
   TsWaitStates *original_waits;  /* NULL without wait states */
   gboolean cpu_time;             /* compute taken from the trace's CPU time */
+  gboolean cpu_estimated;        /* that CPU time estimated from the nodes' load */
 };
 
 #endif

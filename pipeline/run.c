@@ -39,6 +39,7 @@ typedef struct {
   TsTrace *trace;                /* borrowed from o->shared when it is set */
   TsCalibration *calibration;    /* the same */
   gboolean cpu_time;             /* compute from the CPU time (o->cpu_time resolved) */
+  gboolean cpu_estimated;        /* that CPU time estimated from the nodes' load */
   TsHypotheses *hypotheses;
   TsOutputDir *out;
   char *platform;
@@ -163,6 +164,17 @@ residual_mode (const Run *run)
            : TS_RESIDUAL_PINNED;
 }
 
+/* How a rank waits on a core it shares: --mpi-wait, except that recorded
+ * is blocking where the CPU time is estimated from the load: that
+ * estimate took waiting ranks to leave their core, and the trace records
+ * no CPU time of its calls to tell otherwise. */
+static TsMpiWait
+mpi_wait (const Run *run)
+{
+  return run->cpu_estimated && run->o->mpi_wait == TS_MPI_WAIT_RECORDED ? TS_MPI_WAIT_BLOCKING
+                                                                         : run->o->mpi_wait;
+}
+
 /* How rendezvous messages move: --mpi-progress if given, else the
  * hypotheses' [mpi] progress, else in calls. */
 static TsMpiProgress
@@ -196,7 +208,7 @@ configure_replay (Run *run, GError **error)
   run->replay.progress = o->progress;
   run->replay.residual = residual_mode (run);
   run->replay.mpi_progress = mpi_progress (run);
-  run->replay.mpi_wait = o->mpi_wait;
+  run->replay.mpi_wait = mpi_wait (run);
   run->replay.omp_active = o->omp_active;
   run->replay.omp_fork_cost = o->omp_fork_cost;
   run->replay.omp_barrier_cost = o->omp_barrier_cost;
@@ -366,12 +378,13 @@ record_inputs (Run *run, GError **error)
   in->trace_speed = o->trace_speed;
   in->exact_cpu = o->exact_cpu;
   in->cpu_time = run->cpu_time;
+  in->cpu_estimated = run->cpu_estimated;
   in->wait_states = o->wait_states;
   in->wait_regions = o->wait_regions;
   in->binomial_tree_given = o->binomial_tree_given;
   in->residual = ts_residual_name (residual_mode (run));
   in->mpi_progress = ts_mpi_progress_name (mpi_progress (run));
-  in->mpi_wait = ts_mpi_wait_name (o->mpi_wait);
+  in->mpi_wait = ts_mpi_wait_name (mpi_wait (run));
   in->omp_active = o->omp_active;
   in->omp_fork_cost = o->omp_fork_cost;
   in->omp_barrier_cost = o->omp_barrier_cost;
@@ -495,6 +508,14 @@ count_threads (Run *run, GError **error)
   return TRUE;
 }
 
+/* What compute was taken from, for messages. */
+static const char *
+clock_name (gboolean cpu_time, gboolean estimated)
+{
+  return estimated ? "the CPU time estimated from the nodes' load"
+         : cpu_time ? "the CPU time" : "the wall time";
+}
+
 /* Calibration phases: nothing is written yet. */
 static gboolean
 prepare (Run *run, GError **error)
@@ -503,13 +524,13 @@ prepare (Run *run, GError **error)
     return FALSE;
   const TsRunShared *shared = run->o->shared;
   if (shared && run->o->cpu_time != TS_CPU_TIME_AUTO
-      && shared->cpu_time != (run->o->cpu_time == TS_CPU_TIME_ON))
+      && (shared->cpu_time != (run->o->cpu_time != TS_CPU_TIME_OFF)
+          || shared->cpu_estimated != (run->o->cpu_time == TS_CPU_TIME_LOAD)))
     {
       /* A caller's mistake, said rather than replayed with the other clock. */
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "%s: the first pass given was made %s CPU time, the run asks %s it",
-                   run->o->trace, shared->cpu_time ? "with" : "without",
-                   shared->cpu_time ? "without" : "with");
+                   "%s: the first pass given was made with compute from %s, the run asks for "
+                   "another", run->o->trace, clock_name (shared->cpu_time, shared->cpu_estimated));
       return FALSE;
     }
   if (shared)
@@ -517,6 +538,7 @@ prepare (Run *run, GError **error)
       run->trace = shared->trace;
       run->calibration = shared->calibration;
       run->cpu_time = shared->cpu_time;
+      run->cpu_estimated = shared->cpu_estimated;
     }
   else
     {
@@ -526,6 +548,7 @@ prepare (Run *run, GError **error)
       run->trace = g_steal_pointer (&own->trace);
       run->calibration = g_steal_pointer (&own->calibration);
       run->cpu_time = own->cpu_time;
+      run->cpu_estimated = own->cpu_estimated;
     }
   phase_done (run, "calibration (first pass)");
   run->result = ts_run_result_new (ts_calibration_n_ranks (run->calibration));

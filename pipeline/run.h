@@ -31,6 +31,7 @@ typedef enum {
   TS_CPU_TIME_OFF = FALSE,
   TS_CPU_TIME_ON = TRUE,
   TS_CPU_TIME_AUTO,
+  TS_CPU_TIME_LOAD,  /* estimated from the nodes' load (--cpu-estimate, model/node-load.h) */
 } TsCpuTime;
 
 typedef struct {
@@ -90,6 +91,10 @@ void ts_run_shared_free (TsRunShared *shared);
  * each had one, time-shared as recorded; never for a trace with threads
  * beyond the ranks' own (their work is wall time: doc/threads.md). */
 gboolean ts_run_cpu_time_chosen (const TsTrace *trace);
+/* Whether run, unless told, estimates @trace's CPU time from its nodes'
+ * load: a trace that says it time-shared its nodes' cores, with no CPU
+ * time and no threads (TS_CPU_TIME_LOAD). */
+gboolean ts_run_load_estimate_chosen (const TsTrace *trace);
 /* The opened trace and its first pass, owned by @shared. */
 const TsTrace *ts_run_shared_trace (const TsRunShared *shared);
 const TsCalibration *ts_run_shared_calibration (const TsRunShared *shared);

@@ -130,7 +130,7 @@ done
 if "$tracesim" run "$trace" -o "$work/both" -q --cpu-time --wall-time 2> "$work/both.err"; then
   fail "--cpu-time with --wall-time accepted"
 fi
-grep -q "\-\-cpu-time and --wall-time: give one" "$work/both.err" || fail "--cpu-time --wall-time: $(cat "$work/both.err")"
+grep -q "\-\-cpu-time, --cpu-estimate and --wall-time: give one" "$work/both.err" || fail "--cpu-time --wall-time: $(cat "$work/both.err")"
 [ ! -e "$work/both" ] || fail "a refused run wrote its output"
 near "$(end_of "$work/identity" 3)" 1.0 1e-5 || fail "identity: rank 3 ends at $(end_of "$work/identity" 3), not 1.0"
 near "$(end_of "$work/busy" 3)" 0.5 1e-5 || fail "busy: rank 3 ends at $(end_of "$work/busy" 3), not 0.5"
