@@ -24,10 +24,14 @@ $(ls "$srcdir"/tests/hostile/platform-*.xml | tr '\n' ' ')"
 # tracesim forks to try what may blow up (the anchor probe), which are
 # bounded by their own limits instead. A small quarantine keeps the process
 # small, so that those forks stay cheap (20 ms a fork at 360 MB). OTF2 leaks
-# a file handle when it refuses a file (tests/fuzz/lsan.supp).
+# a file handle when it refuses a file (tests/fuzz/lsan.supp). OTF2 trusts
+# an event's array count and allocates it (17 GB for one corrupt metric
+# record): glibc hands back untouched pages and OTF2 then refuses the
+# record, but AddressSanitizer poisons the shadow of all of it (2 GB
+# resident); allocations above 4 GiB fail here, as OTF2 expects.
 run_fuzzer() {
   fuzzer=$1; shift
-  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:quarantine_size_mb=16:malloc_context_size=10 \
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:max_allocation_size_mb=4096:quarantine_size_mb=16:malloc_context_size=10 \
   LSAN_OPTIONS=suppressions=$srcdir/tests/fuzz/lsan.supp:print_suppressions=0 \
   "$fuzzer" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1000000 -max_total_time=600 \
     -artifact_prefix="$work/$(basename "$fuzzer")-" -print_final_stats=1 "$@"
