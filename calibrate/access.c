@@ -221,6 +221,14 @@ ts_calibration_decode_options (const TsCalibration *p, guint rank)
 }
 
 double
+ts_calibration_calls_cpu (const TsCalibration *p, guint rank, double *wall)
+{
+  g_return_val_if_fail (rank < p->n_ranks, 0);
+  *wall = p->calls_wall ? p->calls_wall[rank] : 0;
+  return p->calls_cpu ? p->calls_cpu[rank] : 0;
+}
+
+double
 ts_calibration_transfer (const TsCalibration *p, guint64 bytes)
 {
   if (p->fit_samples == 0)

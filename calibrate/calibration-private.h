@@ -52,6 +52,9 @@ struct TsCalibration {
   /* The largest message of a blocking send or a bcast/scatter: what
    * ts_eager_threshold_infer() could find sent eagerly. */
   guint64 largest_blocking_send;
+  /* Per rank: the CPU and wall seconds of its MPI calls whose CPU time the
+   * trace gives (TS_COMPUTE_CPU; 0 otherwise). */
+  double *calls_cpu, *calls_wall;
   /* Per region: visits and inclusive seconds, summed over ranks. */
   guint64 *region_visits;
   double *region_seconds;
@@ -111,6 +114,7 @@ typedef struct {
   GArray *pinits;                   /* PInit, in this rank's order */
   guint missing_recvs;
   guint status_recvs;          /* receives of TS_ACTION_STATUS envelopes */
+  double calls_cpu, calls_wall;  /* its MPI calls', where the trace gives their CPU time */
 } RankScan;
 
 /* From the sampled collectives of every rank (@scans): align the clocks of

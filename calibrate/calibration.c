@@ -170,7 +170,7 @@ scan_enter (CallScan *c, const TsAction *a)
 /* The fastest call of its kind, size class and role, and the collectives
  * that clock alignment (clocks.c) compares across ranks. */
 static void
-sample_call (CallScan *c, double leave)
+sample_call (CallScan *c, double leave, double cpu)
 {
   const TsTrace *trace = c->trace;
   RankScan *scan = c->scan;
@@ -181,7 +181,15 @@ sample_call (CallScan *c, double leave)
   guint cls = c->call_class >= 0 ? (guint) c->call_class : ts_size_class (c->call_bytes);
   CallSample *cs = &c->sums->samples[kind * TS_N_SIZE_CLASSES + cls];
   double *fastest = &c->sums->call_min[ts_calibration_call_min_index (c->call, cls, c->is_root)];
-  *fastest = MIN (*fastest, duration);
+  /* Where the trace gives the call's CPU time (TS_COMPUTE_CPU), its work
+   * is no more than that: on cores shared with other ranks, even the
+   * fastest call of a kind was descheduled for part of its wall time. */
+  *fastest = MIN (*fastest, isnan (cpu) ? duration : MIN (duration, cpu));
+  if (!isnan (cpu))
+    {
+      scan->calls_cpu += MIN (cpu, duration);
+      scan->calls_wall += duration;
+    }
   CallSample one = { duration, c->call_bytes, 1 };
   merge_samples (cs, &one, 1);
   if (kind == TS_CALL_RECV && c->call_place >= 0)
@@ -243,7 +251,7 @@ scan_leave (CallScan *c, const TsAction *a)
     }
   if (a->region != c->call)
     return;
-  sample_call (c, a->time);
+  sample_call (c, a->time, a->cpu);
   c->call = NO_REGION;
 }
 
@@ -637,6 +645,29 @@ rank_scans_free (RankScan *scans, guint n)
   g_free (scans);
 }
 
+/* The tables keyed by a channel and a message's number on it. */
+static void
+channel_tables_new (TsCalibration *p)
+{
+  p->partitioned = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, g_free);
+  p->to_guessed = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
+  p->to_status = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
+  p->unreceived = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
+}
+
+/* Each rank's MPI calls' CPU and wall seconds, from its scan. */
+static void
+keep_calls_cpu (TsCalibration *p, const RankScan *scans)
+{
+  p->calls_cpu = g_new (double, p->n_ranks);
+  p->calls_wall = g_new (double, p->n_ranks);
+  for (guint r = 0; r < p->n_ranks; r++)
+    {
+      p->calls_cpu[r] = scans[r].calls_cpu;
+      p->calls_wall[r] = scans[r].calls_wall;
+    }
+}
+
 TsCalibration *
 ts_calibration_compute (const TsTrace *trace, GError **error)
 {
@@ -666,11 +697,9 @@ ts_calibration_compute (const TsTrace *trace, GError **error)
   p->phases = ts_phase_table_sorted (sums.phases);
   p->call_min = g_steal_pointer (&sums.call_min);
   p->largest_blocking_send = sums.largest_blocking_send;
+  keep_calls_cpu (p, scans);
   guint missing = 0;
-  p->partitioned = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, g_free);
-  p->to_guessed = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
-  p->to_status = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
-  p->unreceived = g_hash_table_new_full (ts_partitioned_key_hash, ts_partitioned_key_equal, g_free, NULL);
+  channel_tables_new (p);
   if (ok)
     ok = pair_partitioned (trace, p, scans, error);
   if (ok)
@@ -727,6 +756,8 @@ ts_calibration_free (TsCalibration *p)
     return;
   g_free (p->clock_offset);
   g_free (p->rank_end);
+  g_free (p->calls_cpu);
+  g_free (p->calls_wall);
   g_free (p->rank_stats);
   g_ptr_array_unref (p->inferred);
   g_clear_pointer (&p->to_guessed, g_hash_table_unref);

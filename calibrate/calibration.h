@@ -177,6 +177,10 @@ double ts_calibration_bandwidth_factor (const TsCalibration *calibration, guint 
 /* The largest message of a blocking send or a bcast/scatter: what
  * ts_eager_threshold_infer() could find sent eagerly. */
 guint64 ts_calibration_largest_blocking_send (const TsCalibration *calibration);
+/* @rank's MPI calls whose CPU time the trace gives (a trace opened with
+ * TS_COMPUTE_CPU): their CPU seconds, and their wall seconds into @wall
+ * (both 0 otherwise). */
+double ts_calibration_calls_cpu (const TsCalibration *calibration, guint rank, double *wall);
 /* The shortest call of MPI function @region with a message of @size_class,
  * by a rooted collective's root (@is_root) or not; +inf where there was none. */
 double ts_calibration_call_min (const TsCalibration *calibration, guint region, guint size_class,

@@ -180,6 +180,8 @@ ts_calibration_save (const TsCalibration *p, int fd, guint64 *offset, GError **e
                                doubles (p->call_min, (gsize) p->n_regions * TS_N_SIZE_CLASSES * 2));
   g_variant_dict_insert (&d, "timing", "(dd)", p->start, p->runtime);
   g_variant_dict_insert_value (&d, "rank_end", doubles (p->rank_end, p->n_ranks));
+  g_variant_dict_insert_value (&d, "calls_cpu", doubles (p->calls_cpu, p->n_ranks));
+  g_variant_dict_insert_value (&d, "calls_wall", doubles (p->calls_wall, p->n_ranks));
   g_variant_dict_insert_value (&d, "rank_stats", stats (p->rank_stats, p->n_ranks));
   g_variant_dict_insert_value (&d, "network", network (p));
   g_variant_dict_insert (&d, "largest_blocking_send", "t", p->largest_blocking_send);
@@ -314,6 +316,8 @@ load_fields (GVariantDict *d, TsCalibration *p, const TsTrace *trace)
   if (!v || visits != p->n_regions
       || !load_doubles (d, "clock_offset", p->n_ranks, &p->clock_offset)
       || !load_doubles (d, "rank_end", p->n_ranks, &p->rank_end)
+      || !load_doubles (d, "calls_cpu", p->n_ranks, &p->calls_cpu)
+      || !load_doubles (d, "calls_wall", p->n_ranks, &p->calls_wall)
       || !load_doubles (d, "call_costs", TS_CALL_N_KINDS * TS_N_SIZE_CLASSES, &p->call_costs)
       || !load_doubles (d, "call_min", (gsize) p->n_regions * TS_N_SIZE_CLASSES * 2, &p->call_min)
       || !load_doubles (d, "region_seconds", p->n_regions, &p->region_seconds)

@@ -475,6 +475,12 @@ ts_report_info_replay (FILE *out, const TsTrace *trace, const TsRunResult *r,
     }
   g_autofree char *predicted = ts_format_seconds (r->predicted_runtime);
   g_autofree char *traced = ts_format_seconds (r->original_runtime);
+  if (!r->inputs.cpu_time && r->inputs.calls_fair_share >= 0.8)
+    fprintf (out, "compute:    wall time, not the CPU time: the MPI calls polled (they took %.0f%% of "
+             "their fair share\n            of the cores), so the recording's sharing was in the "
+             "scheduler's time slices,\n            which the replay does not model "
+             "(doc/architecture.md, \"Polling on shared cores\";\n            --cpu-time "
+             "forces the CPU time)\n", 100 * r->inputs.calls_fair_share);
   fprintf (out, "replay:     identity, on the cluster calibrated from the trace%s: %s predicted, "
            "%s traced (%+.1f%%)\n",
            r->inputs.cpu_estimated ? " (compute from CPU time estimated from the nodes' load, cores shared as recorded)"

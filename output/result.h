@@ -45,6 +45,10 @@ typedef struct {
   gboolean exact_cpu;
   gboolean cpu_time;         /* compute from the trace's CPU time (--cpu-time) */
   gboolean cpu_estimated;    /* that CPU time estimated from the nodes' load (--cpu-estimate) */
+  /* What the MPI calls took of their fair share of the cores, where the
+   * CPU time gives it, else NAN; from 0.8 on they polled, and compute is
+   * the wall time unless asked (pipeline/first-pass.c). */
+  double calls_fair_share;
   gboolean wait_states;
   gboolean wait_regions;
   gboolean binomial_tree_given;

@@ -100,6 +100,11 @@ add_inputs (JsonBuilder *b, const TsRunInputs *in)
   json_builder_add_boolean_value (b, in->cpu_time);
   json_builder_set_member_name (b, "cpu_time_estimated");
   json_builder_add_boolean_value (b, in->cpu_estimated);
+  json_builder_set_member_name (b, "calls_fair_share");
+  if (isnan (in->calls_fair_share))
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_double_value (b, in->calls_fair_share);
   json_builder_set_member_name (b, "residual");
   json_builder_add_string_value (b, in->residual);
   json_builder_set_member_name (b, "mpi_progress");

@@ -7,12 +7,21 @@
 #include "calibrate/calibration.h"
 #include "model/trace.h"
 
+/* The share of their fair share of the cores at which MPI calls are taken
+ * to have polled: between Open MPI's yielding waits (0.3-0.5) and MPICH's
+ * polling ones (0.99-1.0). */
+#define TS_RUN_POLLED_SHARE 0.8
+
 struct TsRunShared {
   TsTrace *trace;
   TsCalibration *calibration;
   TsWaitStates *original_waits;  /* NULL without wait states */
   gboolean cpu_time;             /* compute taken from the trace's CPU time */
   gboolean cpu_estimated;        /* that CPU time estimated from the nodes' load */
+  /* What the MPI calls took of their fair share of the cores, where the CPU
+   * time gives it (else NAN): run, left to choose, takes the wall time
+   * from TS_RUN_POLLED_SHARE on (first-pass.c, polled()). */
+  double calls_fair_share;
 };
 
 #endif

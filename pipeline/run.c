@@ -40,6 +40,7 @@ typedef struct {
   TsCalibration *calibration;    /* the same */
   gboolean cpu_time;             /* compute from the CPU time (o->cpu_time resolved) */
   gboolean cpu_estimated;        /* that CPU time estimated from the nodes' load */
+  double calls_fair_share;       /* TsRunShared's: NAN where the CPU time does not give it */
   TsHypotheses *hypotheses;
   TsOutputDir *out;
   char *platform;
@@ -379,6 +380,7 @@ record_inputs (Run *run, GError **error)
   in->exact_cpu = o->exact_cpu;
   in->cpu_time = run->cpu_time;
   in->cpu_estimated = run->cpu_estimated;
+  in->calls_fair_share = run->calls_fair_share;
   in->wait_states = o->wait_states;
   in->wait_regions = o->wait_regions;
   in->binomial_tree_given = o->binomial_tree_given;
@@ -539,6 +541,7 @@ prepare (Run *run, GError **error)
       run->calibration = shared->calibration;
       run->cpu_time = shared->cpu_time;
       run->cpu_estimated = shared->cpu_estimated;
+      run->calls_fair_share = shared->calls_fair_share;
     }
   else
     {
@@ -549,6 +552,7 @@ prepare (Run *run, GError **error)
       run->calibration = g_steal_pointer (&own->calibration);
       run->cpu_time = own->cpu_time;
       run->cpu_estimated = own->cpu_estimated;
+      run->calls_fair_share = own->calls_fair_share;
     }
   phase_done (run, "calibration (first pass)");
   run->result = ts_run_result_new (ts_calibration_n_ranks (run->calibration));
