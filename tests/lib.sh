@@ -21,4 +21,7 @@ run_t() {
   near "$got" "$expected" 1e-12 || fail "$out: predicted $got s, expected $expected s"
 }
 # near A B TOL: |A - B| <= TOL
+# A rank's predicted end, and an input option, from DIR/summary.json.
+end_of() { value "$1/summary.json" "s[\"predicted\"][\"rank_end_s\"][$2]"; }
+option() { value "$1/summary.json" "s[\"inputs\"][\"options\"][\"$2\"]"; }
 near() { python3 -c 'import sys; a, b, t = map(float, sys.argv[1:]); sys.exit(abs(a - b) > t)' "$1" "$2" "$3"; }

@@ -25,8 +25,6 @@
 # (physics keeps its 1.75 s of wall time); that was the prediction before.
 . "${top_srcdir:-.}/tests/lib.sh"
 fresh_work cpu-estimate
-end_of() { value "$1/summary.json" "s[\"predicted\"][\"rank_end_s\"][$2]"; }
-option() { value "$1/summary.json" "s[\"inputs\"][\"options\"][\"$2\"]"; }
 
 cat > "$work/shared.script" <<'EOS'
 ranks 4

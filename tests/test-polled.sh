@@ -18,7 +18,6 @@
 # time (the sharing then is fluid enough, tests/test-shared-cores.sh).
 . "${top_srcdir:-.}/tests/lib.sh"
 fresh_work polled
-option() { value "$1/summary.json" "s[\"inputs\"][\"options\"][\"$2\"]"; }
 
 # script COMPUTE_MS: the trace above with bursts of COMPUTE_MS.
 script() {

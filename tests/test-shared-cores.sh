@@ -39,7 +39,6 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 fresh_work shared-cores
 ends() { value "$1/summary.json" 's["predicted"]["rank_end_s"]'; }
-end_of() { value "$1/summary.json" "s[\"predicted\"][\"rank_end_s\"][$2]"; }
 
 cat > "$work/shared.script" <<'EOS'
 ranks 4
