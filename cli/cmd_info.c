@@ -8,6 +8,8 @@
 #include "pipeline/run.h"
 #include "sim/replay.h"
 
+#include <json-glib/json-glib.h>
+#include <math.h>
 #include <stdio.h>
 
 /* The identity replay on the cluster calibrated from the trace, as `tracesim
@@ -41,6 +43,29 @@ identity_replay (const char *trace, const TsRunShared *shared, const TsMpiProgre
   ts_output_dir_remove_tree (tmp);
   ts_output_dir_unguard (tmp);
   return result;
+}
+
+/* Into @root's replay: what the identity replay took compute from, and
+ * what the residual does in it and in a what-if (as the text says). */
+static void
+add_clock_and_residual (JsonNode *root, const TsTrace *trace, const TsRunResult *r)
+{
+  JsonObject *replay = json_object_get_object_member (json_node_get_object (root), "replay");
+  if (!replay)
+    return;
+  const TsRunInputs *in = &r->inputs;
+  json_object_set_string_member (replay, "compute_clock", in->cpu_estimated ? "cpu_estimated"
+                                                          : in->cpu_time    ? "cpu"
+                                                                            : "wall");
+  if (isnan (in->calls_fair_share))
+    json_object_set_null_member (replay, "calls_fair_share");
+  else
+    json_object_set_double_member (replay, "calls_fair_share", in->calls_fair_share);
+  JsonObject *residual = json_object_new ();
+  json_object_set_string_member (residual, "identity", in->residual);
+  json_object_set_string_member (residual, "what_if",
+                                 ts_residual_name (ts_run_default_residual (trace, in->shared_cores, TRUE)));
+  json_object_set_object_member (replay, "residual", residual);
 }
 
 int
@@ -93,6 +118,8 @@ ts_cmd_info (int argc, char **argv)
   g_autoptr (JsonNode) root = ts_info_to_json (trace, calibration, threads);
   if (!no_replay)
     ts_info_add_replay (root, replay, replay_error);
+  if (replay)
+    add_clock_and_residual (root, trace, replay);
   g_autofree char *text = ts_json_to_text (root);
   fputs (text, stdout);
   return 0;

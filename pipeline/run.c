@@ -157,10 +157,15 @@ residual_mode (const Run *run)
     g_assert_not_reached (); /* the hypotheses accept the replay's names only */
   if (said)
     return mode;
-  if (shares_cores (run))
+  return ts_run_default_residual (run->trace, shares_cores (run), changed (run));
+}
+
+TsResidual
+ts_run_default_residual (const TsTrace *trace, gboolean shares_cores, gboolean changed)
+{
+  if (shares_cores)
     return TS_RESIDUAL_NONE;
-  return changed (run) && (ts_trace_cores_own (run->trace)
-                           || ts_trace_n_threads (run->trace) > ts_trace_n_ranks (run->trace))
+  return changed && (ts_trace_cores_own (trace) || ts_trace_n_threads (trace) > ts_trace_n_ranks (trace))
            ? TS_RESIDUAL_SCALED
            : TS_RESIDUAL_PINNED;
 }

@@ -95,6 +95,10 @@ gboolean ts_run_cpu_time_chosen (const TsTrace *trace);
  * load: a trace that says it time-shared its nodes' cores, with no CPU
  * time and no threads (TS_CPU_TIME_LOAD). */
 gboolean ts_run_load_estimate_chosen (const TsTrace *trace);
+/* What the residual does where neither --residual nor the hypotheses say
+ * (pipeline/run.c, residual_mode): in a replay that shares the cores
+ * (@shares_cores), in an identity replay or a changed one (@changed). */
+TsResidual ts_run_default_residual (const TsTrace *trace, gboolean shares_cores, gboolean changed);
 /* The opened trace and its first pass, owned by @shared. */
 const TsTrace *ts_run_shared_trace (const TsRunShared *shared);
 const TsCalibration *ts_run_shared_calibration (const TsRunShared *shared);

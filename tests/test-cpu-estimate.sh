@@ -88,6 +88,13 @@ grep -q "estimated from the nodes' load (run --cpu-estimate): vm 3.50 s of CPU t
   || fail "info does not give the estimate: $(grep -A1 "cpu time" "$work/info.txt")"
 grep -q "compute from CPU time estimated from the nodes' load, cores shared as recorded): 1.75 s predicted" "$work/info.txt" \
   || fail "info's identity does not say it estimated: $(grep replay: "$work/info.txt")"
+# info --json says the same: the clock, and a residual left out in a
+# what-if too (the sharing is simulated).
+"$tracesim" info "$trace" --json > "$work/info.json" || fail "info --json"
+[ "$(value "$work/info.json" 's["replay"]["compute_clock"]')" = "'cpu_estimated'" ] \
+  || fail "info --json: compute_clock $(value "$work/info.json" 's["replay"]["compute_clock"]')"
+[ "$(value "$work/info.json" 's["replay"]["residual"]["what_if"]')" = "'none'" ] \
+  || fail "info --json: what-if residual $(value "$work/info.json" 's["replay"]["residual"]["what_if"]')"
 # A trace with no nodes has no load to estimate from: refused, nothing written.
 grep -v '^node' "$work/shared.script" > "$work/nonode.script"
 "$builddir/ts-tracegen" script "$work/nonode.script" -o "$work/nonode" > /dev/null || fail "ts-tracegen nonode"

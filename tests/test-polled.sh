@@ -52,4 +52,11 @@ near "$(value "$work/fine-run/summary.json" 's["predicted"]["runtime_s"]')" 0.01
 "$tracesim" info "$work/fine/traces.otf2" > "$work/info.txt" || fail "info"
 grep -q "compute:    wall time, not the CPU time: the MPI calls polled (they took 100% of their fair share" "$work/info.txt" \
   || fail "info does not say why: $(grep -A1 '^compute' "$work/info.txt")"
+# info --json: the wall time, why, and a residual kept where it was (the
+# sharing is not simulated).
+"$tracesim" info "$work/fine/traces.otf2" --json > "$work/info.json" || fail "info --json"
+[ "$(value "$work/info.json" 's["replay"]["compute_clock"]')" = "'wall'" ] || fail "info --json: not the wall time"
+near "$(value "$work/info.json" 's["replay"]["calls_fair_share"]')" 1.0 1e-6 || fail "info --json: calls_fair_share"
+[ "$(value "$work/info.json" 's["replay"]["residual"]["what_if"]')" = "'pinned'" ] \
+  || fail "info --json: what-if residual $(value "$work/info.json" 's["replay"]["residual"]["what_if"]')"
 echo "polled: fine-grained identity $(value "$work/fine-run/summary.json" 's["predicted"]["runtime_s"]') s in wall time; coarse keeps the CPU time"
