@@ -21,15 +21,18 @@ awk '/clock offset/ { o = $(NF - 1); if ($2 == 3 && (o > -1.4 || o < -1.6)) bad 
 
 record sync 4 "$prog"
 complete sync
-# The measured offsets: at MPI_Init (t near 0) about -0.5 r s (to within the
-# drift over the start, 0.01 r x t, t < 3 s); their slope between MPI_Init
-# and MPI_Finalize -0.01 r / (1 + 0.01 r) per local second, within 10%.
+# The measured offsets: at MPI_Init (t near 0) about -0.5 r s, to within the
+# drift over the start (0.01 r x t, t < 3 s) and the difference of the
+# ranks' start times (each clock counts from its own process's start: 35 ms
+# apart was seen with 4 ranks starting on 2 cores; 0.1 s allowed); their
+# slope between MPI_Init and MPI_Finalize -0.01 r / (1 + 0.01 r) per local
+# second, within 10%.
 "${OTF2_PRINT:-otf2-print}" -C "$work/sync/traces.otf2" 2> /dev/null | grep "^CLOCK_OFFSET" \
   > "$work/offsets"
 [ "$(wc -l < "$work/offsets")" -eq 6 ] || fail "expected 2 ClockOffset records for ranks 1-3: $(cat "$work/offsets")"
 awk '{ r = $2; t = $4; sub(/,/, "", t); o = $6; sub(/,/, "", o)
        if (!(r in t0)) { t0[r] = t; o0[r] = o; next }
-       if (o0[r] + 0.5e9 * r > 0.03e9 * r || o0[r] + 0.5e9 * r < -0.03e9 * r) {
+       if (o0[r] + 0.5e9 * r > 0.03e9 * r + 0.1e9 || o0[r] + 0.5e9 * r < -0.03e9 * r - 0.1e9) {
          print "rank " r " offset at MPI_Init " o0[r]; bad = 1 }
        slope = (o - o0[r]) / (t - t0[r]); want = -0.01 * r / (1 + 0.01 * r)
        if (slope > want * 0.9 || slope < want * 1.1) { print "rank " r " slope " slope " want " want; bad = 1 } }
