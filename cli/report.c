@@ -269,13 +269,18 @@ report_nodes (FILE *out, const TsTrace *trace)
              "their CPU time on the\n            node's cores, time-shared as recorded "
              "(--cpu-time by default; --wall-time: the\n            wall time on a core per "
              "rank; doc/architecture.md, \"Shared cores\")\n");
-  else
+  else if (ts_run_load_estimate_chosen (trace))
     fprintf (out, "            time-shared: more ranks than cores on a node, and no CPU time; "
              "`run` estimates\n            each burst's CPU time from the node's load (the "
              "ranks in compute over its cores,\n            ranks waiting in MPI calls taken "
              "to leave their core) and replays it on the\n            node's cores "
              "(--cpu-estimate by default; --wall-time: the wall time on a core per\n"
              "            rank; doc/architecture.md, \"Shared cores from wall time alone\")\n");
+  else
+    fprintf (out, "            time-shared, without CPU time, and %s: the compute's wall time "
+             "holds the\n            sharing, replayed on a core per rank (tracesim-record "
+             "--cpu-time records it)\n", ts_trace_cores_known (trace) ? "an MPI library that polls (MPICH)"
+                                                           : "not every node's cores");
 }
 
 static void report_load (FILE *out, const TsTrace *trace);
@@ -398,10 +403,18 @@ report_load (FILE *out, const TsTrace *trace)
 }
 
 /* What a what-if does with @trace's residual by default (pipeline/run.c's
- * residual_mode), and why. */
+ * residual_mode, as ts_run_default_residual says for a replay that shares
+ * the cores as @r's did), and why. */
 static const char *
-changed_residual (const TsTrace *trace)
+changed_residual (const TsTrace *trace, const TsRunResult *r)
 {
+  if (ts_run_default_residual (trace, r->inputs.shared_cores, TRUE) == TS_RESIDUAL_NONE)
+    return "a what-if leaves it out too: the recording time-shared its cores, the residual\n"
+           "            was that sharing, and the replay simulates it (--wall-time: pinned)";
+  if (!r->inputs.cpu_time && r->inputs.calls_fair_share >= 0.8)
+    return "a what-if keeps it where the trace had it: the recording time-shared its cores,\n"
+           "            its MPI calls polled, and the residual is the waiting for time slices, "
+           "which the\n            replay does not model (see compute: above)";
   if (ts_trace_cores_own (trace))
     return "a what-if scales it with each rank's work (--residual scaled): the trace says\n"
            "            its ranks had cores of their own, so it is noise and descheduling, "
@@ -411,17 +424,11 @@ changed_residual (const TsTrace *trace)
            "            threads, and what their teams' barriers waited beyond the slowest "
            "thread is the\n            sharing of cores and late wake-ups, which follow "
            "the threads' work";
-  if (ts_trace_time_shared (trace) && ts_trace_has_cpu_time (trace))
-    return "a what-if leaves it out too: the recording time-shared its cores, the residual\n"
-           "            was that sharing, and the replay simulates it (--wall-time: pinned)";
-  if (ts_trace_time_shared (trace) && ts_trace_node_load (trace))
-    return "a what-if leaves it out too: the recording time-shared its cores, the residual\n"
-           "            was that sharing, and the replay simulates it from the load's estimate\n"
-           "            (--wall-time: pinned)";
   if (ts_trace_time_shared (trace))
     return "a what-if keeps it where the trace had it: the recording time-shared its cores,\n"
            "            and the residual is that sharing (run simulates it, by default, where "
-           "the trace\n            has CPU time; tracesim-record --cpu-time records it)";
+           "the trace\n            has CPU time or says each node's cores; tracesim-record "
+           "--cpu-time records it)";
   return "a what-if keeps it where the trace had it: the trace does not say whether its\n"
          "            ranks had cores of their own, and a residual that is the sharing of "
          "cores, moved\n            elsewhere, meets the other ranks' at every collective "
@@ -451,7 +458,7 @@ report_time_kinds (FILE *out, const TsTrace *trace, const TsRunResult *r)
              ? "not\n            replayed (--residual none: the shared cores are simulated)"
              : "replayed\n            where the trace had it (--residual pinned), which keeps "
                "this replay exact",
-           changed_residual (trace));
+           changed_residual (trace, r));
   g_autoptr (GPtrArray) calls = ts_run_result_residual_calls (r, 3);
   if (calls->len == 0)
     return;

@@ -6,8 +6,10 @@
  * time records compute stretched by the sharing. Linux shares a node's C
  * cores fairly among the k threads that want one, so a rank in compute at
  * t ran at min(1, C / k(t)) of a core, k(t) being the ranks of its node in
- * compute at t. A burst's CPU time is that share's integral over its wall
- * time. Ranks inside MPI calls are taken not to want a core (a library
+ * compute at t (the decoder's compute bursts: between calls, and the calls
+ * that replay as compute, MPI_Init or a local call, which are CPU work
+ * too). A burst's CPU time is that share's integral over its wall time.
+ * Ranks waiting inside MPI calls are taken not to want a core (a library
  * that yields or blocks when it waits: Open MPI's default when
  * oversubscribed); a spinning library (MPICH's default) makes every rank
  * want one all the time, i.e. min(1, C / R), which the caller gives by

@@ -180,15 +180,19 @@ ts_trace_time_shared (const TsTrace *t)
 }
 
 gboolean
-ts_trace_cores_own (const TsTrace *t)
+ts_trace_cores_known (const TsTrace *t)
 {
   guint n = ts_trace_n_nodes (t);
-  if (n == 0 || ts_trace_time_shared (t))
-    return FALSE;
   for (guint i = 0; i < n; i++)
     if (!t->node_cores[i])
       return FALSE;
-  return TRUE;
+  return n > 0;
+}
+
+gboolean
+ts_trace_cores_own (const TsTrace *t)
+{
+  return ts_trace_cores_known (t) && !ts_trace_time_shared (t);
 }
 
 gint

@@ -205,6 +205,8 @@ guint ts_trace_rank_node (const TsTrace *trace, guint rank);
  * it); 0 when it does not. */
 guint ts_trace_node_cores (const TsTrace *trace, guint node);
 #define TS_TRACE_NODE_CORES "cores"
+/* Whether the trace names its ranks' nodes and gives every node's cores. */
+gboolean ts_trace_cores_known (const TsTrace *trace);
 /* Whether a node held more threads (ranks, and the other threads of each,
  * ts_trace_rank_n_threads) than the trace says it had cores: the recording
  * time-shared them. */

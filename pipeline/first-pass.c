@@ -69,9 +69,11 @@ ts_run_load_estimate_chosen (const TsTrace *trace)
 {
   /* Threads' work is their teams' phases' wall time (as above); a
    * polling library's sharing is in time slices, which the estimate (and
-   * the replay) does not model (polled() below). */
+   * the replay) does not model (polled() below); a node whose cores the
+   * trace does not give has no load to estimate (estimate_load). */
   return ts_trace_time_shared (trace) && !ts_trace_has_cpu_time (trace)
-         && ts_trace_n_threads (trace) == ts_trace_n_ranks (trace) && !library_polls (trace);
+         && ts_trace_n_threads (trace) == ts_trace_n_ranks (trace) && !library_polls (trace)
+         && ts_trace_cores_known (trace);
 }
 
 /* TS_COMPUTE_LOAD on @trace: a first pass in wall time gives the clock
@@ -180,7 +182,8 @@ calls_fair_share (const TsTrace *trace, const TsCalibration *p)
 
 /* Whether @trace's compute between two MPI calls is, on average, shorter
  * than a time slice of Linux's scheduler on its nodes (CFS gives a
- * runnable task at least 0.75 ms x (1 + log2 cores)). */
+ * runnable task at least 0.75 ms x (1 + log2 min(cores, 8)): its
+ * sysctl_sched_min_granularity, scaled as sched_init_granularity does). */
 static gboolean
 finer_than_a_slice (const TsTrace *trace, const TsCalibration *p)
 {
@@ -202,9 +205,9 @@ finer_than_a_slice (const TsTrace *trace, const TsCalibration *p)
           compute -= st->call_seconds[k];
         }
     }
-  g_debug ("compute between MPI calls: %g s over %g calls, a slice %g s", compute, calls,
-           0.75e-3 * (1 + log2 (cores)));
-  return calls > 0 && compute / calls < 0.75e-3 * (1 + log2 (cores));
+  double slice = 0.75e-3 * (1 + floor (log2 (MIN (cores, 8))));
+  g_debug ("compute between MPI calls: %g s over %g calls, a slice %g s", compute, calls, slice);
+  return calls > 0 && compute / calls < slice;
 }
 
 /* Whether a first pass run chose the CPU time for by itself finds the
@@ -312,7 +315,7 @@ ts_run_trace_state (const char *trace)
   g_autofree char *real = realpath (trace, NULL);
   const char *anchor = real ? real : trace;
   GString *key = g_string_new (NULL);
-  g_string_append_printf (key, "tracesim %s, first pass 3, %s endian, action %zu bytes\n",
+  g_string_append_printf (key, "tracesim %s, first pass 4, %s endian, action %zu bytes\n",
                           PACKAGE_VERSION, G_BYTE_ORDER == G_LITTLE_ENDIAN ? "little" : "big",
                           sizeof (TsAction));
   key_add_file (key, anchor);
@@ -327,12 +330,17 @@ ts_run_trace_state (const char *trace)
 }
 
 static char *
-cache_key (const char *trace, gboolean wait_states, gboolean cpu_time, gboolean estimated)
+cache_key (const char *trace, gboolean wait_states, TsCpuTime asked)
 {
   g_autofree char *state = ts_run_trace_state (trace);
-  /* Caches of wall-clock compute keep the key they had. */
-  return g_strconcat (state, wait_states ? "wait states\n" : "no wait states\n",
-                      estimated ? "cpu time from the load\n" : cpu_time ? "cpu time\n" : "", NULL);
+  /* The clock asked for, not the one chosen: the same request on the same
+   * trace chooses alike, and a request left to choose is answered from
+   * the cache without the passes that chose (the choice is in it). */
+  const char *clock = asked == TS_CPU_TIME_ON     ? "cpu time\n"
+                      : asked == TS_CPU_TIME_LOAD ? "cpu time from the load\n"
+                      : asked == TS_CPU_TIME_AUTO ? "clock chosen\n"
+                                                  : "";
+  return g_strconcat (state, wait_states ? "wait states\n" : "no wait states\n", clock, NULL);
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -368,6 +376,7 @@ write_cache_fd (const TsRunShared *s, const char *key, int fd, GError **error)
   g_variant_dict_init (&d, NULL);
   g_variant_dict_insert (&d, "key", "s", key);
   g_variant_dict_insert_value (&d, "calibration", calibration);
+  g_variant_dict_insert (&d, "clock", "(bbd)", s->cpu_time, s->cpu_estimated, s->calls_fair_share);
   if (s->original_waits)
     g_variant_dict_insert_value (&d, "waits", ts_wait_states_save (s->original_waits));
   g_autoptr (GVariant) all = g_variant_ref_sink (g_variant_dict_end (&d));
@@ -452,6 +461,17 @@ read_variant (int fd, guint64 size, const char *key, guint64 *variant_offset, co
   return g_steal_pointer (&all);
 }
 
+/* @s's trace given the clock its cached first pass was made with. The
+ * load's estimate is needed only where the actions are decoded again
+ * (not spooled): elsewhere they come from the cache already estimated. */
+static gboolean
+set_clock (TsRunShared *s)
+{
+  if (s->cpu_estimated)
+    return ts_calibration_spool (s->calibration) || estimate_load (s->trace, NULL);
+  return !s->cpu_time || ts_trace_set_compute_clock (s->trace, TS_COMPUTE_CPU, NULL);
+}
+
 /* The first pass @cache holds for @trace (opened) under @key, or NULL with
  * *@why saying why not (absent, another trace or version, damaged). */
 static TsRunShared *
@@ -479,7 +499,10 @@ read_cache (TsTrace *trace, const char *key, const char *cache, gboolean wait_st
       s = g_new0 (TsRunShared, 1);
       s->trace = trace;
       if (!calibration || (wait_states && !waits)
+          || !g_variant_lookup (all, "clock", "(bbd)", &s->cpu_time, &s->cpu_estimated,
+                                &s->calls_fair_share)
           || !(s->calibration = ts_calibration_load (trace, calibration, fd, spool_end, NULL))
+          || !set_clock (s)
           || (waits && !(s->original_waits = ts_wait_states_load (trace, waits, NULL))))
         {
           s->trace = NULL;
@@ -503,28 +526,20 @@ ts_run_shared_cached (const char *trace, gboolean wait_states, TsCpuTime cpu_cho
   int lock = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   while (lock >= 0 && flock (lock, LOCK_EX) != 0 && errno == EINTR)
     ;
-  gboolean cpu_time = FALSE, estimated = FALSE;
-  TsTrace *opened = open_with_clock (trace, cpu_choice, &cpu_time, &estimated, error);
-  g_autofree char *key = opened ? cache_key (trace, wait_states, cpu_time, estimated) : NULL;
+  g_autofree char *key = cache_key (trace, wait_states, cpu_choice);
   const char *why = NULL;
+  /* Opened in wall time: the cache says which clock its pass took. */
+  TsTrace *opened = ts_trace_open (trace, error);
   TsRunShared *s = opened ? read_cache (opened, key, cache, wait_states, &why) : NULL;
   if (s)
     {
-      s->cpu_time = cpu_time;
-      s->cpu_estimated = estimated;
       *loaded = TRUE;
       *note = g_strdup_printf ("first pass read from %s", cache);
     }
   else if (opened)
     {
-      s = g_new0 (TsRunShared, 1);
-      s->trace = opened;
-      s->cpu_time = cpu_time;
-      s->cpu_estimated = estimated;
-      if (!(s->calibration = ts_calibration_compute (s->trace, error))
-          || (wait_states
-              && !(s->original_waits = ts_wait_states_analyse (s->trace, s->calibration, error))))
-        g_clear_pointer (&s, ts_run_shared_free);
+      ts_trace_free (opened);
+      s = ts_run_shared_new (trace, wait_states, cpu_choice, error);
       g_autoptr (GError) unwritten = NULL;
       if (s && !write_cache (s, key, cache, &unwritten))
         *note = g_strdup_printf ("first pass computed; it could not be kept (%s), so each "
@@ -535,17 +550,5 @@ ts_run_shared_cached (const char *trace, gboolean wait_states, TsCpuTime cpu_cho
     }
   if (lock >= 0)
     close (lock);
-  if (s)
-    s->calls_fair_share = cpu_time && !estimated ? calls_fair_share (s->trace, s->calibration) : NAN;
-  if (s && polled (s, cpu_choice))
-    {
-      /* After the lock: the wall-time pass takes it again. */
-      double share = s->calls_fair_share;
-      g_clear_pointer (note, g_free);
-      ts_run_shared_free (s);
-      s = ts_run_shared_cached (trace, wait_states, TS_CPU_TIME_OFF, cache, loaded, note, error);
-      if (s)
-        s->calls_fair_share = share;
-    }
   return s;
 }

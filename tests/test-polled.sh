@@ -59,4 +59,19 @@ grep -q "compute:    wall time, not the CPU time: the MPI calls polled (they too
 near "$(value "$work/info.json" 's["replay"]["calls_fair_share"]')" 1.0 1e-6 || fail "info --json: calls_fair_share"
 [ "$(value "$work/info.json" 's["replay"]["residual"]["what_if"]')" = "'pinned'" ] \
   || fail "info --json: what-if residual $(value "$work/info.json" 's["replay"]["residual"]["what_if"]')"
+# A sweep keeps its first pass under the clock asked for (here none: run's
+# choice) with the choice in it: a second sweep into the same directory
+# reads it, and its new point takes the wall time and the share as well.
+printf '[region:main]\nscale = ${factor}\n' > "$work/main.hyp.in"
+printf '[sweep]\ntrace = fine/traces.otf2\nhypothesis = main.hyp.in\n[parameters]\nfactor = %s\n' 0.5 \
+  > "$work/one.sweep"
+printf '[sweep]\ntrace = fine/traces.otf2\nhypothesis = main.hyp.in\n[parameters]\nfactor = %s\n' "0.5, 0.25" \
+  > "$work/two.sweep"
+"$tracesim" sweep "$work/one.sweep" -o "$work/sweep" > "$work/sweep1.log" 2>&1 || fail "sweep: $(cat "$work/sweep1.log")"
+"$tracesim" sweep "$work/two.sweep" -o "$work/sweep" > "$work/sweep2.log" 2>&1 || fail "sweep 2: $(cat "$work/sweep2.log")"
+grep -q "first pass read from" "$work/sweep2.log" || fail "the second sweep did not read the first pass: $(cat "$work/sweep2.log")"
+for s in "$work/sweep/points/"*/summary.json; do
+  [ "$(value "$s" 's["inputs"]["options"]["cpu_time"]')" = False ] || fail "sweep: $s took the CPU time"
+  near "$(value "$s" 's["inputs"]["options"]["calls_fair_share"]')" 1.0 1e-6 || fail "sweep: $s lost the share"
+done
 echo "polled: fine-grained identity $(value "$work/fine-run/summary.json" 's["predicted"]["runtime_s"]') s in wall time; coarse keeps the CPU time"
