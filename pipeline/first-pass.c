@@ -315,7 +315,7 @@ ts_run_trace_state (const char *trace)
   g_autofree char *real = realpath (trace, NULL);
   const char *anchor = real ? real : trace;
   GString *key = g_string_new (NULL);
-  g_string_append_printf (key, "tracesim %s, first pass 4, %s endian, action %zu bytes\n",
+  g_string_append_printf (key, "tracesim %s, first pass 3, %s endian, action %zu bytes\n",
                           PACKAGE_VERSION, G_BYTE_ORDER == G_LITTLE_ENDIAN ? "little" : "big",
                           sizeof (TsAction));
   key_add_file (key, anchor);

@@ -219,7 +219,8 @@ cp "$work/out3/results.csv" "$work/results3.csv"
 # as resolved, "\nNAME=VALUE" per parameter in the file's order, the
 # template, the filled template and the platform file; then the SHA-256 of
 # that digest, "\n" and the trace's state, which the first-pass cache's key
-# holds, less its last line ("wait states").
+# holds, less its last lines ("wait states", and "clock chosen" where the
+# sweep leaves the clock to run).
 python3 - "$work/a.sweep" "$work/out3" <<'EOF' || fail "making the old layout"
 import hashlib, json, os, re, sys
 sweep, out = sys.argv[1], sys.argv[2]
@@ -227,8 +228,8 @@ d = os.path.dirname(sweep)
 template = open(os.path.join(d, "kernel.hyp.in")).read()
 platform = open(os.path.join(d, "flat.xml")).read()
 cache = open(os.path.join(out, "inputs", "first-pass.cache"), "rb").read()
-key = re.search(rb"tracesim [^\x00]*?wait states\n(?=\x00)", cache).group(0).decode()
-state = re.sub(r"(no )?wait states\n$", "", key)
+key = re.search(rb"tracesim [^\x00]*?wait states\n(clock chosen\n)?(?=\x00)", cache).group(0).decode()
+state = re.sub(r"(no )?wait states\n(clock chosen\n)?$", "", key)
 sha = lambda text: hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
 for i, row in enumerate(json.load(open(os.path.join(out, "results.json")))):
     name, old, params = row["point"], "p%04u" % i, row["parameters"]
