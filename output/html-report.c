@@ -428,8 +428,15 @@ run_page (const char *dir, JsonObject *summary, const char *original, const Wind
   /* run --cpu-time: what the rank's compute is, which a reader of a
    * time-shared recording needs to weigh the prediction. */
   JsonObject *options = ts_page_object (ts_page_object (summary, "inputs"), "options");
-  if (options && json_object_has_member (options, "cpu_time")
-      && json_object_get_boolean_member (options, "cpu_time"))
+  gboolean estimated = options && json_object_has_member (options, "cpu_time_estimated")
+                       && json_object_get_boolean_member (options, "cpu_time_estimated");
+  if (estimated)
+    g_string_append (s, "<p>Compute was the trace's wall time times the share of a core its "
+                        "node's load left each rank (<code>--cpu-estimate</code>: the trace has "
+                        "no CPU time): the time a rank spent descheduled in the recording is not "
+                        "replayed as its work.</p>\n");
+  else if (options && json_object_has_member (options, "cpu_time")
+           && json_object_get_boolean_member (options, "cpu_time"))
     g_string_append (s, "<p>Compute was taken from the trace's CPU time (<code>--cpu-time</code>): "
                         "the time a rank spent descheduled in the recording is not replayed as "
                         "its work.</p>\n");

@@ -95,6 +95,10 @@ grep -q "compute from CPU time estimated from the nodes' load, cores shared as r
   || fail "info --json: compute_clock $(value "$work/info.json" 's["replay"]["compute_clock"]')"
 [ "$(value "$work/info.json" 's["replay"]["residual"]["what_if"]')" = "'none'" ] \
   || fail "info --json: what-if residual $(value "$work/info.json" 's["replay"]["residual"]["what_if"]')"
+# The report says what compute was.
+"$tracesim" run "$trace" -o "$work/report" -q --report -H "$work/solve.hyp" || fail "run --report"
+grep -q "<code>--cpu-estimate</code>: the trace has no CPU time" "$work/report/report.html" \
+  || fail "the report does not say the compute was estimated"
 # A sweep with no cpu_time key and advise with no clock take the estimate
 # by themselves too: the sweep's "solve 2x" point is run's (1.50000025 s),
 # and advise's baseline run's identity.
