@@ -89,6 +89,13 @@ estimate_load (TsTrace *trace, GError **error)
                    "estimated", ts_trace_path (trace));
       return FALSE;
     }
+  if (ts_trace_n_threads (trace) > ts_trace_n_ranks (trace))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "%s: the trace has threads besides its ranks, whose load is not estimated "
+                   "(their work is their teams' phases, doc/threads.md)", ts_trace_path (trace));
+      return FALSE;
+    }
   g_autoptr (TsCalibration) wall = ts_calibration_compute (trace, error);
   g_autoptr (TsActionStream) stream = wall ? ts_calibration_stream_open (wall, trace, error) : NULL;
   if (!stream)

@@ -123,4 +123,17 @@ if "$tracesim" run "$work/nonode/traces.otf2" -o "$work/bad" -q --cpu-estimate 2
 fi
 grep -q "names no node its ranks ran on" "$work/bad.err" || fail "no nodes: $(cat "$work/bad.err")"
 [ ! -e "$work/bad" ] || fail "a refused run wrote its output"
+# Nor one with threads (2 ranks of 2 threads on 2 cores): their work is
+# their teams' phases, whose load is not estimated; run, left to choose,
+# replays it in wall time as before.
+printf 'ranks 2 threads=2\nnode vm 0 1 cores=2\n0 0 enter main\n0.1 0 enter work\n0.1 0.001 leave work\n0 0.002 leave main\n1 0 enter main\n1 0.002 leave main\n' \
+  > "$work/threads.script"
+"$builddir/ts-tracegen" script "$work/threads.script" -o "$work/threads" > /dev/null || fail "ts-tracegen threads"
+if "$tracesim" run "$work/threads/traces.otf2" -o "$work/bad" -q --cpu-estimate 2> "$work/bad.err"; then
+  fail "--cpu-estimate with threads accepted"
+fi
+grep -q "has threads besides its ranks" "$work/bad.err" || fail "threads: $(cat "$work/bad.err")"
+[ ! -e "$work/bad" ] || fail "a refused run wrote its output"
+"$tracesim" run "$work/threads/traces.otf2" -o "$work/threads-run" -q || fail "run threads"
+[ "$(option "$work/threads-run" cpu_time_estimated)" = False ] || fail "threads: run estimated by itself"
 echo "cpu estimate: identity $(end_of "$work/identity" 0), solve 2x $(end_of "$work/solve" 0), wall $(end_of "$work/wall" 0)"
