@@ -96,19 +96,8 @@ estimate_load (TsTrace *trace, GError **error)
                    "(their work is their teams' phases, doc/threads.md)", ts_trace_path (trace));
       return FALSE;
     }
-  g_autoptr (TsCalibration) wall = ts_calibration_compute (trace, error);
-  g_autoptr (TsActionStream) stream = wall ? ts_calibration_stream_open (wall, trace, error) : NULL;
-  if (!stream)
-    return FALSE;
   guint n = ts_trace_n_ranks (trace), nodes = ts_trace_n_nodes (trace);
-  g_autofree guint *rank_node = g_new (guint, n);
-  g_autofree double *offset = g_new (double, n);
   g_autofree guint32 *cores = g_new (guint32, nodes);
-  for (guint r = 0; r < n; r++)
-    {
-      rank_node[r] = ts_trace_rank_node (trace, r);
-      offset[r] = ts_calibration_clock_offset (wall, r);
-    }
   for (guint i = 0; i < nodes; i++)
     if (!(cores[i] = ts_trace_node_cores (trace, i)))
       {
@@ -117,6 +106,17 @@ estimate_load (TsTrace *trace, GError **error)
                      "ranks cannot be estimated", ts_trace_path (trace), ts_trace_node_name (trace, i));
         return FALSE;
       }
+  g_autoptr (TsCalibration) wall = ts_calibration_compute (trace, error);
+  g_autoptr (TsActionStream) stream = wall ? ts_calibration_stream_open (wall, trace, error) : NULL;
+  if (!stream)
+    return FALSE;
+  g_autofree guint *rank_node = g_new (guint, n);
+  g_autofree double *offset = g_new (double, n);
+  for (guint r = 0; r < n; r++)
+    {
+      rank_node[r] = ts_trace_rank_node (trace, r);
+      offset[r] = ts_calibration_clock_offset (wall, r);
+    }
   TsNodeLoad *load = ts_node_load_new (n, nodes, rank_node, cores, offset);
   GError *failed = NULL;
   TsAction a;
@@ -223,8 +223,9 @@ finer_than_a_slice (const TsTrace *trace, const TsCalibration *p)
  * whose message came runs once the scheduler gives it its turn, after
  * the running ones' slices), which SimGrid's fluid sharing of a core does
  * not model; the MPICH recordings of NPB, HPCG and LULESH on 2 cores
- * replayed 78-99% short in CPU time (doc/architecture.md, "Polling on
- * shared cores"), so run takes the wall time instead, and says why. With
+ * replayed -37% to -99.6% short or +61% to +531% long in CPU time
+ * (doc/architecture.md, "Polling on shared cores"), so run takes the
+ * wall time instead, and says why. With
  * bursts longer than slices the sharing is fluid enough, polling or not
  * (tests/test-shared-cores.sh). */
 static gboolean
