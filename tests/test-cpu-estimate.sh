@@ -102,19 +102,7 @@ grep -q "<code>--cpu-estimate</code>: the trace has no CPU time" "$work/report/r
 # A sweep with no cpu_time key and advise with no clock take the estimate
 # by themselves too: the sweep's "solve 2x" point is run's (1.50000025 s),
 # and advise's baseline run's identity.
-printf '[region:solve]\nscale = ${factor}\n' > "$work/solve.hyp.in"
-printf '[sweep]\ntrace = t/traces.otf2\nhypothesis = solve.hyp.in\n[parameters]\nfactor = 0.5\n' \
-  > "$work/auto.sweep"
-"$tracesim" sweep "$work/auto.sweep" -o "$work/sweep" -q > "$work/log" 2>&1 || fail "sweep: $(cat "$work/log")"
-for s in "$work/sweep/points/"*/summary.json; do
-  [ "$(value "$s" 's["inputs"]["options"]["cpu_time_estimated"]')" = True ] || fail "sweep: $s did not estimate"
-  near "$(value "$s" 's["predicted"]["runtime_s"]')" "$(value "$work/solve/summary.json" 's["predicted"]["runtime_s"]')" 1e-9 \
-    || fail "sweep: $s is not run's"
-done
-"$tracesim" advise "$trace" -o "$work/advise" -q > "$work/log" 2>&1 || fail "advise: $(cat "$work/log")"
-base=$(awk -F, '$2 == "(as traced)" { print $4 }' "$work/advise/results.csv")
-near "$base" "$(value "$work/identity/summary.json" 's["predicted"]["runtime_s"]')" 1e-9 \
-  || fail "advise: baseline $base s is not run's identity"
+chooses_as_run cpu_time_estimated "$work/solve" "$work/identity"
 # A trace with no nodes has no load to estimate from: refused, nothing written.
 grep -v '^node' "$work/shared.script" > "$work/nonode.script"
 "$builddir/ts-tracegen" script "$work/nonode.script" -o "$work/nonode" > /dev/null || fail "ts-tracegen nonode"

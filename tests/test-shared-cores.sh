@@ -139,19 +139,7 @@ near "$(end_of "$work/blocking" 2)" 1.25 1e-5 || fail "blocking: rank 2 ends at 
 # A sweep with no cpu_time key and advise with no clock take it by
 # themselves too: the sweep's "solve 2x" point is the recorded case, and
 # advise's baseline the recorded identity.
-printf '[region:solve]\nscale = ${factor}\n' > "$work/solve.hyp.in"
-printf '[sweep]\ntrace = t/traces.otf2\nhypothesis = solve.hyp.in\n[parameters]\nfactor = 0.5\n' \
-  > "$work/auto.sweep"
-"$tracesim" sweep "$work/auto.sweep" -o "$work/sweep-auto" -q > "$work/log" 2>&1 || fail "sweep: $(cat "$work/log")"
-for s in "$work/sweep-auto/points/"*/summary.json; do
-  [ "$(value "$s" 's["inputs"]["options"]["cpu_time"]')" = True ] || fail "sweep: $s did not take the CPU time"
-  near "$(value "$s" 's["predicted"]["runtime_s"]')" "$(value "$work/recorded/summary.json" 's["predicted"]["runtime_s"]')" 1e-9 \
-    || fail "sweep: $s is not run's recorded case"
-done
-"$tracesim" advise "$trace" -o "$work/advise" -q > "$work/log" 2>&1 || fail "advise: $(cat "$work/log")"
-base=$(awk -F, '$2 == "(as traced)" { print $4 }' "$work/advise/results.csv")
-near "$base" "$(value "$work/recorded-identity/summary.json" 's["predicted"]["runtime_s"]')" 1e-9 \
-  || fail "advise: baseline $base s is not run's CPU-time identity"
+chooses_as_run cpu_time "$work/recorded" "$work/recorded-identity"
 # A bad mode is refused.
 if "$tracesim" run "$trace" -o "$work/bad" -q --cpu-time --mpi-wait spin 2> "$work/bad.err"; then
   fail "--mpi-wait spin accepted"
