@@ -411,7 +411,7 @@ changed_residual (const TsTrace *trace, const TsRunResult *r)
   if (ts_run_default_residual (trace, r->inputs.shared_cores, TRUE) == TS_RESIDUAL_NONE)
     return "a what-if leaves it out too: the recording time-shared its cores, the residual\n"
            "            was that sharing, and the replay simulates it (--wall-time: pinned)";
-  if (!r->inputs.cpu_time && r->inputs.calls_fair_share >= 0.8)
+  if (ts_run_polled (&r->inputs))
     return "a what-if keeps it where the trace had it: the recording time-shared its cores,\n"
            "            its MPI calls polled, and the residual is the waiting for time slices, "
            "which the\n            replay does not model (see compute: above)";
@@ -482,7 +482,7 @@ ts_report_info_replay (FILE *out, const TsTrace *trace, const TsRunResult *r,
     }
   g_autofree char *predicted = ts_format_seconds (r->predicted_runtime);
   g_autofree char *traced = ts_format_seconds (r->original_runtime);
-  if (!r->inputs.cpu_time && r->inputs.calls_fair_share >= 0.8)
+  if (ts_run_polled (&r->inputs))
     fprintf (out, "compute:    wall time, not the CPU time: the MPI calls polled (they took %.0f%% of "
              "their fair share\n            of the cores), so the recording's sharing was in the "
              "scheduler's time slices,\n            which the replay does not model "

@@ -2,8 +2,6 @@
 
 #include "model/node-load.h"
 
-#include <math.h>
-
 /* A rank starting or ending a busy span. */
 typedef struct {
   double t;

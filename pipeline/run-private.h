@@ -7,11 +7,6 @@
 #include "calibrate/calibration.h"
 #include "model/trace.h"
 
-/* The share of their fair share of the cores at which MPI calls are taken
- * to have polled: between Open MPI's yielding waits (0.3-0.5) and MPICH's
- * polling ones (0.99-1.0). */
-#define TS_RUN_POLLED_SHARE 0.8
-
 struct TsRunShared {
   TsTrace *trace;
   TsCalibration *calibration;

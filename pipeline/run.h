@@ -95,6 +95,18 @@ gboolean ts_run_cpu_time_chosen (const TsTrace *trace);
  * load: a trace that says it time-shared its nodes' cores, with no CPU
  * time and no threads (TS_CPU_TIME_LOAD). */
 gboolean ts_run_load_estimate_chosen (const TsTrace *trace);
+/* The share of their fair share of the cores at which MPI calls are taken
+ * to have polled: between Open MPI's yielding waits (0.3-0.5) and MPICH's
+ * polling ones (0.99-1.0). */
+#define TS_RUN_POLLED_SHARE 0.8
+/* Whether the run took the wall time because the MPI calls polled on
+ * shared cores (pipeline/first-pass.c, polled()): only then is the share
+ * measured and the CPU time not taken. */
+static inline gboolean
+ts_run_polled (const TsRunInputs *in)
+{
+  return !in->cpu_time && in->calls_fair_share >= TS_RUN_POLLED_SHARE;
+}
 /* What the residual does where neither --residual nor the hypotheses say
  * (pipeline/run.c, residual_mode): in a replay that shares the cores
  * (@shares_cores), in an identity replay or a changed one (@changed). */
