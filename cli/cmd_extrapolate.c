@@ -59,6 +59,7 @@ ts_cmd_extrapolate (int argc, char **argv)
   g_autofree char *output = NULL, *boundaries = NULL, *real = NULL, *grid_order = NULL;
   g_autofree char *scaling = NULL;
   gboolean explain = FALSE, quiet = FALSE, cpu_time = FALSE, all_to_all = FALSE;
+  gboolean doubling = FALSE;
   GOptionEntry entries[] = {
     { "ranks", 0, 0, G_OPTION_ARG_INT, &ranks, "the rank count to predict (required)", "P" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "output directory (required)", "DIR" },
@@ -79,6 +80,10 @@ ts_cmd_extrapolate (int argc, char **argv)
       "every rank exchanges with every other at any P (a transpose): needed where every "
       "input has so few ranks (up to 3 along each dimension of its grid) that a stencil "
       "with diagonal neighbours would reach every rank too, and P has more", NULL },
+    { "recursive-doubling", 0, 0, G_OPTION_ARG_NONE, &doubling,
+      "the ranks exchange by recursive doubling (rank XOR 2^k, over every rank or in the rows "
+      "of a grid, NPB CG's): needed where every input is so small that a grid describes it "
+      "too (up to 8 ranks, recursive doubling is a periodic grid of 2s), and P is not", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &real,
       "afterwards, compare the output with this real trace at P ranks (partners, messages, "
       "bytes, compute)", "TRACE" },
@@ -105,6 +110,7 @@ ts_cmd_extrapolate (int argc, char **argv)
     .ranks = (guint) ranks,
     .output_dir = output,
     .all_to_all = all_to_all,
+    .recursive_doubling = doubling,
     .cpu_time = cpu_time,
   };
   if (!bad)

@@ -11,6 +11,7 @@
 #include "extrap/extrap-private.h"
 
 #include <gio/gio.h>
+#include <math.h>
 #include <string.h>
 
 /* The sub-grid of @at along the dimensions in @mask through rank @r (the
@@ -57,7 +58,10 @@ ts_extrap_comm_class (const TsPattern *at, guint p, guint n, const guint32 *memb
     return TS_COMM_SELF_CLASS;
   if (!members)
     return TS_COMM_OTHER_CLASS;
-  for (guint mask = 1; at->kind == TS_PATTERN_CARTESIAN && mask < (1u << at->n_dims); mask++)
+  for (guint mask = 1;
+       (at->kind == TS_PATTERN_CARTESIAN || at->kind == TS_PATTERN_BUTTERFLY)
+       && mask < (1u << at->n_dims);
+       mask++)
     if (is_subgrid (at, mask, n, members))
       return TS_COMM_CLASS_SUBGRID (mask);
   gboolean block = members[0] % n == 0, stride = n >= 2 && members[1] > members[0] + 1;
@@ -234,4 +238,18 @@ ts_extrap_fit_collectives (TsExtrapModel *m, GError **error)
   for (guint c = 0; c < n_comms; c++)
     m->comm_class[c] = comm_class (t, &m->pattern, c);
   return ts_extrap_check_coverage (m, error);
+}
+
+void
+ts_extrap_scale_root (const TsTrace *trace, const TsAction *a, guint t, guint size, TsAction *out)
+{
+  if (a->peer < 0 || ts_trace_comm_world_rank (trace, a->comm, t, (guint) a->peer) != t)
+    return;
+  guint was = ts_trace_comm_size (trace, a->comm);
+  double grown = was > 0 ? (double) size / was : 1;
+  TsCollectiveShape shape = ts_collective_shape (a->op);
+  if (shape == TS_COLL_SHAPE_ONE2N)
+    out->bytes = (guint64) llround ((double) out->bytes * grown);
+  else if (shape == TS_COLL_SHAPE_N2ONE)
+    out->bytes_recv = (guint64) llround ((double) out->bytes_recv * grown);
 }

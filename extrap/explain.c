@@ -40,7 +40,9 @@ describe_quantity (GString *out, const TsExtrapModel *m, const TsQuantity *q, gu
                                      "cross-validated", q->law_from)
                   : ts_scaling_trust (&q->model, q->x, q->y, q->n, floor, x);
   g_string_append_printf (out, "%s%s -> %.6g%s at %u ranks", formula,
-                          q->by_faces ? " (P: ranks across the other dimensions)" : "",
+                          !q->by_faces ? ""
+                          : m->pattern.kind == TS_PATTERN_BUTTERFLY ? " (P: ranks in a row)"
+                                                                     : " (P: ranks across the other dimensions)",
                           q->at_target, unit, m->target);
   g_string_append (out, "\n      measured:");
   for (guint i = 0; i < q->n; i++)
@@ -145,6 +147,14 @@ describe_messages (GString *out, const TsExtrapModel *m)
         g_string_append_printf (out, "    and %g to a corner neighbour (a step along all 3)\n",
                                 m->messages_per_slot[2]);
     }
+  else if (m->pattern.kind == TS_PATTERN_BUTTERFLY)
+    {
+      g_string_append_printf (out, "  messages at every scale: %g to each row partner (each "
+                              "doubling step)", m->messages_per_slot[0]);
+      if (m->pattern.transpose)
+        g_string_append_printf (out, ", %g to the transpose partner", m->messages_per_slot[1]);
+      g_string_append (out, "\n");
+    }
   else if (ts_extrap_n_bytes_classes (m) > 0)
     g_string_append_printf (out, "  messages to each partner at every scale: %g from rank 0, "
                             "%g from the others\n", m->messages_per_neighbour,
@@ -233,7 +243,10 @@ add_quantity (JsonBuilder *b, const char *member, const TsExtrapModel *m, const 
   json_builder_set_member_name (b, "model");
   json_builder_add_string_value (b, formula);
   json_builder_set_member_name (b, "variable");
-  json_builder_add_string_value (b, q->by_faces ? "ranks across the other dimensions" : "P");
+  json_builder_add_string_value (b, !q->by_faces ? "P"
+                                    : m->pattern.kind == TS_PATTERN_BUTTERFLY
+                                      ? "ranks in a row"
+                                      : "ranks across the other dimensions");
   if (q->law_from)
     {
       json_builder_set_member_name (b, "law_of_dimension");
@@ -327,6 +340,11 @@ add_patterns (JsonBuilder *b, const TsExtrapModel *m)
       TsPattern theirs = ts_pattern_at (&m->dims_unsettled, m->target);
       add_pattern (b, "pattern_at_target_other_dims", &theirs);
     }
+  if (m->doubling_unsettled.kind == TS_PATTERN_BUTTERFLY)
+    {
+      TsPattern theirs = ts_pattern_at (&m->doubling_unsettled, m->target);
+      add_pattern (b, "pattern_at_target_other_reading", &theirs);
+    }
   if (m->n_order_unsettled > 0)
     {
       /* The inputs fit these other orders of the dimensions too. */
@@ -397,7 +415,12 @@ ts_extrap_explain_json (const TsExtrapModel *m)
   add_patterns (b, m);
   json_builder_set_member_name (b, "messages_per_neighbour");
   json_builder_add_double_value (b, m->messages_per_neighbour);
-  if (m->pattern.kind != TS_PATTERN_CARTESIAN && ts_extrap_n_bytes_classes (m) > 0)
+  if (m->pattern.kind == TS_PATTERN_BUTTERFLY && m->pattern.transpose)
+    {
+      json_builder_set_member_name (b, "messages_per_transpose");
+      json_builder_add_double_value (b, m->messages_per_slot[1]);
+    }
+  else if (m->pattern.kind != TS_PATTERN_CARTESIAN && ts_extrap_n_bytes_classes (m) > 0)
     {
       json_builder_set_member_name (b, "messages_from_others");
       json_builder_add_double_value (b, MAX (m->messages_from_others, 0));

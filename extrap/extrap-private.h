@@ -91,6 +91,9 @@ typedef struct {
   /* A grid of more dimensions that fits the inputs too, with another shape
    * at P (kind NONE if not): the fewest were taken, and a warning says so. */
   TsPattern dims_unsettled;
+  /* Recursive doubling fits the inputs too, with other partners at P
+   * (kind IRREGULAR: no such reading). */
+  TsPattern doubling_unsettled;
   /* How the pattern was told from another that fits the inputs' partners
    * too (an all-to-all and a stencil with diagonals), or NULL; owned. */
   char *reading;
@@ -131,6 +134,14 @@ guint ts_extrap_n_bytes_classes (const TsExtrapModel *m);
 guint ts_extrap_n_bytes_classes_of (const TsPattern *pattern);
 const char *ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *buffer,
                                         gsize size);
+
+/* A root's bytes in collective @a of template rank @t are its share with
+ * every member (Score-P's and the recorder's MPI_Bcast root sends count x
+ * the communicator's size; an MPI_Reduce root receives as much): @out's
+ * follow the communicator's @size at P. Nothing for a rank that is not the
+ * root. */
+void ts_extrap_scale_root (const TsTrace *trace, const TsAction *a, guint t, guint size,
+                           TsAction *out);
 
 /* comms.c: the class of a communicator of @n members (world ranks in
  * communicator order; NULL: unknown) at @p ranks under the pattern @at;
@@ -280,6 +291,31 @@ const GArray *ts_partner_loops_of (const TsPartnerLoops *l, guint t);
 guint ts_partner_loop_peer (TsLoopRule rule, guint r, guint p, const GArray *partners, guint k);
 /* What model.txt says of them (nothing without loops). */
 void ts_partner_loops_describe (const TsPartnerLoops *l, guint target, GString *out);
+
+/* doubling.c: a butterfly's loops over its doubling steps, where its rows
+ * have more ranks at P than in the largest input. Each is told by its
+ * model step, the one of the template's highest bit: its actions [from,
+ * to) in the template rank's stream; the steps P adds are copies of it,
+ * after it (@ascending: bits L, L+1, ...) or before it (bits ..., L+1,
+ * L), L the template's number of bits. */
+typedef struct {
+  guint64 from, to;
+  gboolean ascending;
+} TsDoublingRun;
+typedef struct TsDoublingRuns TsDoublingRuns;
+/* Every template rank's loops over its steps (@actions: the template's
+ * spooled actions), or NULL and @error naming a rank whose row messages
+ * are in none. */
+TsDoublingRuns *ts_doubling_runs_find (const TsExtrapModel *m, const TsSpool *actions,
+                                       GError **error);
+void ts_doubling_runs_free (TsDoublingRuns *d);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsDoublingRuns, ts_doubling_runs_free)
+/* Template rank @t's, by @from. */
+const GArray *ts_doubling_runs_of (const TsDoublingRuns *d, guint t);
+/* The compute seconds the copies add to template rank @t in @region (the
+ * trace's index; its number of regions: outside every region), which the
+ * region's factor must leave room for: its model gives the total at P. */
+double ts_doubling_runs_added (const TsDoublingRuns *d, guint t, guint region);
 
 /* balance.c: the messages of a trace per flow (source and destination
  * world ranks, communicator, tag; partitioned requests apart), sent minus

@@ -91,6 +91,10 @@ typedef struct {
    * talk to their diagonal neighbours (a 9- or 27-point stencil) would
    * reach every rank too: without it such inputs are refused. */
   gboolean all_to_all;
+  /* The partners are recursive doubling (rank XOR 2^k, over every rank or
+   * in the rows of a grid) where a grid describes the inputs too: up to 8
+   * ranks, recursive doubling over every rank is a periodic grid of 2s. */
+  gboolean recursive_doubling;
   gboolean cpu_time;        /* the inputs' compute is their CPU time (ts_trace_set_compute_clock) */
   /* If not NULL, gets the warnings of a successful extrapolation (char*,
    * as model.txt has them, each a sentence; the array's free function

@@ -45,7 +45,17 @@ guint
 ts_extrap_slots (const TsPattern *at, guint t, guint q, guint *slots)
 {
   guint n = 0;
-  if (at->kind != TS_PATTERN_CARTESIAN || q == t)
+  if (q == t)
+    return 0;
+  if (at->kind == TS_PATTERN_BUTTERFLY)
+    {
+      /* The transpose partner is in another row, or the rank itself. */
+      for (guint o = 0; o <= TS_PATTERN_TRANSPOSE_SLOT && n == 0; o++)
+        if (ts_pattern_offset_neighbour (at, t, o) == (gint) q)
+          slots[n++] = o;
+      return n;
+    }
+  if (at->kind != TS_PATTERN_CARTESIAN)
     return 0;
   for (guint o = 0; o < ts_pattern_n_offsets (at->n_dims) && n < TS_EXTRAP_MAX_SLOTS; o++)
     if (ts_pattern_offset_used (at, o) && ts_pattern_offset_neighbour (at, t, o) == (gint) q)
@@ -98,6 +108,8 @@ ts_extrap_class_mask (const TsPattern *at, guint klass)
 guint
 ts_extrap_class_steps (const TsPattern *at, guint klass)
 {
+  if (at->kind == TS_PATTERN_BUTTERFLY)
+    return klass + 1;  /* counted apart: the row partners, the transpose */
   guint mask = ts_extrap_class_mask (at, klass), n = 0;
   for (; mask; mask &= mask - 1)
     n++;
@@ -107,6 +119,8 @@ ts_extrap_class_steps (const TsPattern *at, guint klass)
 guint
 ts_extrap_grid_class (const TsPattern *at, guint offset)
 {
+  if (at->kind == TS_PATTERN_BUTTERFLY)
+    return offset == TS_PATTERN_TRANSPOSE_SLOT;
   guint mask = ts_pattern_offset_mask (at->n_dims, offset);
   for (guint k = 0; k < ts_extrap_n_bytes_classes_of (at); k++)
     if (ts_extrap_class_mask (at, k) == mask)
@@ -130,6 +144,25 @@ template_coord (guint c, guint dr, guint dt, gboolean periodic)
   return 1 + (guint) ((guint64) (c - 1) * (dt - 2) / (dr - 2));
 }
 
+/* Recursive doubling: the template's row and column stretched, then the
+ * nearest in the row that is its own transpose partner as the output rank
+ * is (or is not): one exchanging its piece from one that did. */
+static guint
+butterfly_template_rank (const TsExtrapModel *m, guint r)
+{
+  const TsPattern *t = &m->pattern, *at = &m->at_target;
+  guint cols = t->dims[1], row = (r / at->dims[1]) * t->dims[0] / at->dims[0];
+  guint col = (r % at->dims[1]) * cols / at->dims[1];
+  gboolean self = at->transpose && ts_pattern_transpose_partner (at, r) == r;
+  for (guint d = 0; d < cols; d++)
+    {
+      guint q = row * cols + (col ^ d);
+      if (!t->transpose || (ts_pattern_transpose_partner (t, q) == q) == self)
+        return q;
+    }
+  return row * cols + col;  /* refused before: no input shows a transpose */
+}
+
 guint
 ts_extrap_template_rank (const TsExtrapModel *m, guint r)
 {
@@ -140,6 +173,8 @@ ts_extrap_template_rank (const TsExtrapModel *m, guint r)
   if ((m->pattern.kind == TS_PATTERN_MASTER_WORKER || m->pattern.kind == TS_PATTERN_ALL_TO_ALL)
       && pt > 1 && m->target > 1)
     return r == 0 ? 0 : 1 + (guint) ((guint64) (r - 1) * (pt - 1) / (m->target - 1));
+  if (m->pattern.kind == TS_PATTERN_BUTTERFLY)
+    return butterfly_template_rank (m, r);
   if (m->pattern.kind != TS_PATTERN_CARTESIAN)
     return (guint) ((guint64) r * pt / m->target);
   guint cr[TS_PATTERN_MAX_DIMS], ct[TS_PATTERN_MAX_DIMS];
@@ -381,6 +416,12 @@ check_alignment (TsExtrapModel *m, GError **error)
 static double
 faces (const TsPattern *at, guint k)
 {
+  /* Recursive doubling: the ranks in a row. In a 2-D decomposition of a
+   * matrix-vector product a rank sums with its row and swaps with its
+   * transpose partner pieces of its column block (NPB CG: na / npcols
+   * both, on square and on 1 x 2 grids alike). */
+  if (at->kind == TS_PATTERN_BUTTERFLY)
+    return at->dims[1];
   guint mask = ts_extrap_class_mask (at, k);
   double q = 1;
   for (guint e = 0; e < at->n_dims; e++)
@@ -471,6 +512,8 @@ ts_extrap_n_bytes_classes_of (const TsPattern *at)
     case TS_PATTERN_ALL_TO_ALL:
     case TS_PATTERN_MASTER_WORKER:
       return 2;
+    case TS_PATTERN_BUTTERFLY:
+      return at->transpose ? 2 : 1;
     default:
       return 0;
     }
@@ -489,6 +532,8 @@ ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *buffer, gsize
     return k == 0 ? "from rank 0" : "from the other ranks";
   if (m->pattern.kind == TS_PATTERN_MASTER_WORKER)
     return k == 0 ? "from the master" : "to the master";
+  if (m->pattern.kind == TS_PATTERN_BUTTERFLY)
+    return k == 0 ? "to row partners (column XOR 2^k)" : "to the transpose partner";
   if (k < m->pattern.n_dims)
     {
       g_snprintf (buffer, size, "along dimension %u", k + 1);
@@ -623,7 +668,7 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
 {
   if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL || m->pattern.kind == TS_PATTERN_MASTER_WORKER)
     return fit_exchanges (m, error);
-  if (m->pattern.kind != TS_PATTERN_CARTESIAN)
+  if (m->pattern.kind != TS_PATTERN_CARTESIAN && m->pattern.kind != TS_PATTERN_BUTTERFLY)
     return TRUE;
   g_autofree char *why = NULL;
   if (!ts_extrap_counts_agree (m, &m->pattern, m->messages_per_slot, &why))
@@ -635,6 +680,16 @@ fit_point_to_point (TsExtrapModel *m, GError **error)
     {
       TsPattern at = ts_pattern_at (&m->pattern, m->p[i]);
       ts_extrap_slot_traffic (m->inputs[i], &at, &st[i]);
+    }
+  if (m->pattern.kind == TS_PATTERN_BUTTERFLY)
+    {
+      /* Each class by its own points: rows and transposes are no faces of
+       * one domain. */
+      TsQuantity none = { .by_faces = TRUE };
+      for (guint k = 0; k < ts_extrap_n_bytes_classes (m); k++)
+        if (!fit_bytes (m, k, st, &none, error))
+          return FALSE;
+      return TRUE;
     }
   TsQuantity pooled = { .by_faces = TRUE };
   for (guint i = 0; i < m->n_inputs; i++)

@@ -4,6 +4,8 @@
 
 #include "extrap/pattern.h"
 
+#include "extrap/butterfly.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,7 +124,8 @@ add_unique (GArray *out, guint first, guint32 v, guint32 self)
 void
 ts_pattern_coords (const TsPattern *at, guint r, guint *coords)
 {
-  g_return_if_fail (at != NULL && at->kind == TS_PATTERN_CARTESIAN && coords != NULL);
+  g_return_if_fail (at != NULL && coords != NULL
+                    && (at->kind == TS_PATTERN_CARTESIAN || at->kind == TS_PATTERN_BUTTERFLY));
   for (gint k = (gint) at->n_dims - 1; k >= 0; k--)
     {
       coords[k] = r % at->dims[k];
@@ -133,7 +136,9 @@ ts_pattern_coords (const TsPattern *at, guint r, guint *coords)
 guint
 ts_pattern_rank_at (const TsPattern *at, const guint *coords)
 {
-  g_return_val_if_fail (at != NULL && at->kind == TS_PATTERN_CARTESIAN && coords != NULL, 0);
+  g_return_val_if_fail (at != NULL && coords != NULL
+                        && (at->kind == TS_PATTERN_CARTESIAN
+                            || at->kind == TS_PATTERN_BUTTERFLY), 0);
   guint r = 0;
   for (guint k = 0; k < at->n_dims; k++)
     r = r * at->dims[k] + coords[k];
@@ -212,6 +217,8 @@ ts_pattern_offset_opposite (guint n_dims, guint offset)
 gboolean
 ts_pattern_offset_used (const TsPattern *at, guint offset)
 {
+  if (at->kind == TS_PATTERN_BUTTERFLY)
+    return ts_butterfly_slot_used (at, offset);
   guint mask = ts_pattern_offset_mask (at->n_dims, offset);
   return mask != 0 && (at->diagonal || (mask & (mask - 1)) == 0);
 }
@@ -219,6 +226,8 @@ ts_pattern_offset_used (const TsPattern *at, guint offset)
 gint
 ts_pattern_offset_neighbour (const TsPattern *at, guint r, guint offset)
 {
+  if (at != NULL && at->kind == TS_PATTERN_BUTTERFLY)
+    return ts_butterfly_slot_neighbour (at, r, offset);
   g_return_val_if_fail (at != NULL && at->kind == TS_PATTERN_CARTESIAN, -1);
   guint coords[TS_PATTERN_MAX_DIMS];
   ts_pattern_coords (at, r, coords);
@@ -273,11 +282,15 @@ void
 ts_pattern_partners (const TsPattern *at, guint p, guint r, GArray *out)
 {
   g_return_if_fail (at != NULL && out != NULL && r < p);
-  g_return_if_fail (at->kind != TS_PATTERN_CARTESIAN || grid_size (at) == p);
+  g_return_if_fail ((at->kind != TS_PATTERN_CARTESIAN && at->kind != TS_PATTERN_BUTTERFLY)
+                    || grid_size (at) == p);
   switch (at->kind)
     {
     case TS_PATTERN_CARTESIAN:
       cartesian_partners (at, r, out, out->len);
+      break;
+    case TS_PATTERN_BUTTERFLY:
+      ts_butterfly_partners (at, r, out);
       break;
     case TS_PATTERN_ALL_TO_ALL:
       for (guint32 q = 0; q < p; q++)
@@ -311,6 +324,8 @@ ts_pattern_at (const TsPattern *t, guint p)
       for (guint k = 0; k < at.n_dims; k++)
         at.dims[k] = factors[perm[k]];
     }
+  else if (at.kind == TS_PATTERN_BUTTERFLY)
+    ts_butterfly_dims (at.one_row, p, at.dims);
   return at;
 }
 
@@ -320,6 +335,9 @@ ts_pattern_at (const TsPattern *t, guint p)
 static gboolean
 matches (const TsPattern *t, guint p, GArray *const *partners)
 {
+  if ((t->kind == TS_PATTERN_CARTESIAN || t->kind == TS_PATTERN_BUTTERFLY)
+      && grid_size (t) != p)
+    return FALSE;  /* a butterfly at a P that is no power of two */
   g_autoptr (GArray) expected = g_array_new (FALSE, FALSE, sizeof (guint32));
   for (guint r = 0; r < p; r++)
     {
@@ -414,7 +432,28 @@ ts_pattern_recognise (guint n_scales, const guint *p, GArray *const *const *part
     return all;
   if (matches_all (&mw, n_scales, p, partners))
     return mw;
-  return ts_pattern_recognise_stencil (n_scales, p, partners);
+  TsPattern stencil = ts_pattern_recognise_stencil (n_scales, p, partners);
+  if (stencil.kind == TS_PATTERN_CARTESIAN)
+    return stencil;
+  return ts_pattern_recognise_butterfly (n_scales, p, partners);
+}
+
+TsPattern
+ts_pattern_recognise_butterfly (guint n_scales, const guint *p, GArray *const *const *partners)
+{
+  g_return_val_if_fail (n_scales >= 1 && p != NULL && partners != NULL,
+                        (TsPattern) { TS_PATTERN_IRREGULAR });
+  /* One row, then rows of a grid; without a transpose partner first. A
+   * transpose in one row is the rank itself. */
+  static const gboolean forms[3][2] = { { TRUE, FALSE }, { FALSE, FALSE }, { FALSE, TRUE } };
+  for (guint f = 0; f < G_N_ELEMENTS (forms); f++)
+    {
+      TsPattern t = { TS_PATTERN_BUTTERFLY, 2, .one_row = forms[f][0],
+                      .transpose = forms[f][1] };
+      if (matches_all (&t, n_scales, p, partners))
+        return ts_pattern_at (&t, p[n_scales - 1]);
+    }
+  return (TsPattern) { TS_PATTERN_IRREGULAR };
 }
 
 guint
@@ -497,7 +536,10 @@ ts_pattern_describe (const TsPattern *t)
     case TS_PATTERN_MASTER_WORKER:
       return g_strdup ("master/worker (rank 0 and every other rank)");
     case TS_PATTERN_IRREGULAR:
-      return g_strdup ("irregular (no ring, grid, all-to-all or master/worker)");
+      return g_strdup ("irregular (no ring, grid, all-to-all, master/worker or "
+                       "recursive doubling)");
+    case TS_PATTERN_BUTTERFLY:
+      return ts_butterfly_describe (t);
     case TS_PATTERN_CARTESIAN:
       break;
     }

@@ -36,6 +36,7 @@ typedef enum {
   TS_PATTERN_CARTESIAN,     /* neighbours on a grid: faces, or every one (diagonal) */
   TS_PATTERN_ALL_TO_ALL,
   TS_PATTERN_MASTER_WORKER,
+  TS_PATTERN_BUTTERFLY,     /* recursive doubling in rows, with a transpose partner or not */
   TS_PATTERN_IRREGULAR,
 } TsPatternKind;
 
@@ -53,7 +54,22 @@ typedef struct {
   /* CARTESIAN: the ranks talk to their diagonal neighbours too (every
    * offset), not only to their face neighbours. */
   gboolean diagonal;
+  /* BUTTERFLY: a grid of dims[0] rows of dims[1] ranks, numbered row by
+   * row (rank = row * dims[1] + column), P a power of two; each rank
+   * exchanges with the ranks of its row whose column differs from its own
+   * in one bit (recursive doubling, a butterfly: column XOR 2^k). Rows:
+   * one (@one_row: every rank, recursive doubling over the world), or
+   * 2^floor(n/2) of 2^ceil(n/2) ranks at P = 2^n (NPB CG's grid). With
+   * @transpose, each rank also exchanges with its transpose partner
+   * (ts_pattern_transpose_partner). */
+  gboolean one_row;
+  gboolean transpose;
 } TsPattern;
+
+/* BUTTERFLY slots: slot k < TS_PATTERN_TRANSPOSE_SLOT is the partner
+ * whose column differs in bit k; TS_PATTERN_TRANSPOSE_SLOT the transpose
+ * partner. (Below TS_PATTERN_MAX_OFFSETS, as a grid's offsets are.) */
+#define TS_PATTERN_TRANSPOSE_SLOT (TS_PATTERN_MAX_OFFSETS - 1)
 
 /* MPI_Dims_create(@p, @n_dims): the most balanced factorisation of @p into
  * @n_dims factors, largest first (MPICH's and Open MPI's answer). */
@@ -149,6 +165,19 @@ void ts_pattern_partners (const TsPattern *at, guint p, guint r, GArray *out);
  * the workers). Roles are small integers: 0 for a rank at no end of an
  * open dimension (every rank of a periodic grid), and for the workers. */
 guint ts_pattern_role (const TsPattern *at, guint p, guint r);
+
+/* BUTTERFLY (@at as ts_pattern_at gave it): rank @r's transpose partner,
+ * maybe @r itself. On R rows of C = b R columns, column c = s_c b + s,
+ * the rank (s_c R + row) b + s: the R x R grid of blocks of b columns
+ * transposed, the place in the block kept (NPB CG's exch_proc; b = 1 on a
+ * square grid). */
+guint ts_pattern_transpose_partner (const TsPattern *at, guint r);
+
+/* Recognise a BUTTERFLY that describes every scale (simplest first: one
+ * row, rows of a grid, with a transpose partner), or an IRREGULAR
+ * pattern; every scale must be a power of two. */
+TsPattern ts_pattern_recognise_butterfly (guint n_scales, const guint *p,
+                                          GArray *const *const *partners);
 
 /* A readable name: "2-D grid 4x3 (periodic x open)", "2-D grid 2x4 (open x
  * open, largest dimension last)", "3-D grid 2x2x2 (open x open x open,

@@ -62,10 +62,11 @@ refuse_irregular (const TsExtrapModel *m, GError **error)
   const TsScaleProfile *big = TS_EXTRAP_TEMPLATE (m);
   if (doubling_like (big))
     g_string_append_printf (seen, "\nat %u ranks every rank's partners but one at most differ "
-                            "from it in one bit (rank XOR 2^k): recursive doubling or a "
-                            "butterfly (NPB CG's rows, with a transpose partner), whose "
-                            "partners grow with log2 P, which this version does not "
-                            "extrapolate", big->n_ranks);
+                            "from it in one bit (rank XOR 2^k), like recursive doubling, "
+                            "but not as tracesim recognises it (over all ranks, or within "
+                            "the rows of a grid of 2^floor(n/2) x 2^ceil(n/2) ranks, with "
+                            "NPB CG's transpose partner or none), at every scale",
+                            big->n_ranks);
   g_string_append_printf (seen, "\npartners at %u ranks:", big->n_ranks);
   for (guint r = 0; r < MIN (big->n_ranks, 6u); r++)
     describe_partners (seen, big, r);
@@ -100,6 +101,32 @@ check_grid (const TsExtrapModel *m, GError **error)
                        "largest input (%s): extrapolate from smaller inputs", wanted, k + 1,
                        grid);
     }
+  return TRUE;
+}
+
+/* Recursive doubling at P: a power of two, rows an input shows (longer
+ * ones take more doubling steps: synth-repeat.c), and a transpose partner
+ * some input shows. */
+static gboolean
+check_butterfly (const TsExtrapModel *m, GError **error)
+{
+  const TsPattern *t = &m->pattern, *r = &m->at_target;
+  g_autofree char *grid = ts_pattern_describe (t);
+  g_autofree char *wanted = ts_pattern_describe (r);
+  if (m->target == 0 || (m->target & (m->target - 1)) != 0)
+    return ts_extrap_refuse (error, "the inputs exchange by recursive doubling (%s), which "
+                   "needs a power of two ranks; %u is none", grid, m->target);
+  if (r->dims[1] > 1 && t->dims[1] == 1)
+    return ts_extrap_refuse (error, "the %s has rows of %u ranks, and no input shows a row of "
+                   "more than one (the largest is %s): nothing tells how its ranks exchange "
+                   "in a row", wanted, r->dims[1], grid);
+  gboolean shown = FALSE;
+  for (guint q = 0; t->transpose && q < m->p[m->n_inputs - 1] && !shown; q++)
+    shown = ts_pattern_transpose_partner (t, q) != q;
+  if (t->transpose && !shown && r->dims[0] > 1)
+    return ts_extrap_refuse (error, "no input shows a rank exchanging with a transpose "
+                   "partner other than itself (the largest is %s), and the %s needs it",
+                   grid, wanted);
   return TRUE;
 }
 
@@ -138,7 +165,10 @@ ts_extrap_counts_agree (const TsExtrapModel *m, const TsPattern *pattern, double
               if (why)
                 *why = g_strdup_printf ("a rank sends %g messages to each %s neighbour at %u "
                                         "ranks but %g %s at %u ranks", per[g],
-                                        g == 0 ? "face" : "diagonal", m->p[first[g]], here,
+                                        at.kind == TS_PATTERN_BUTTERFLY
+                                          ? (g == 0 ? "row" : "transpose")
+                                          : (g == 0 ? "face" : "diagonal"),
+                                        m->p[first[g]], here,
                                         ts_extrap_bytes_class_name (m, k, name, sizeof name),
                                         m->p[i]);
               return FALSE;
@@ -455,6 +485,29 @@ note_other_dims (TsExtrapModel *m, GArray *const *const *partners)
     }
 }
 
+/* Whether patterns @a and @b give some rank other partners at @p (the
+ * first 4,096 ranks looked at). */
+static gboolean
+differ_at (const TsPattern *a, const TsPattern *b, guint p)
+{
+  TsPattern x = ts_pattern_at (a, p), y = ts_pattern_at (b, p);
+  if (y.kind == TS_PATTERN_BUTTERFLY && y.dims[0] * y.dims[1] != p)
+    return TRUE;  /* no power of two */
+  g_autoptr (GArray) u = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) v = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint r = 0; r < MIN (p, 4096u); r++)
+    {
+      g_array_set_size (u, 0);
+      g_array_set_size (v, 0);
+      ts_pattern_partners (&x, p, r, u);
+      ts_pattern_partners (&y, p, r, v);
+      if (u->len != v->len
+          || (u->len > 0 && memcmp (u->data, v->data, u->len * sizeof (guint32)) != 0))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 gboolean
 ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **error)
 {
@@ -462,6 +515,18 @@ ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **e
   for (guint i = 0; i < m->n_inputs; i++)
     partners[i] = m->inputs[i]->partners;
   m->pattern = ts_pattern_recognise (m->n_inputs, m->p, partners);
+  TsPattern doubling = ts_pattern_recognise_butterfly (m->n_inputs, m->p, partners);
+  if (doubling.kind == TS_PATTERN_BUTTERFLY && m->pattern.kind != TS_PATTERN_BUTTERFLY)
+    {
+      if (o->recursive_doubling)
+        m->pattern = doubling;
+      else if (differ_at (&m->pattern, &doubling, m->target))
+        m->doubling_unsettled = doubling;
+    }
+  else if (o->recursive_doubling && m->pattern.kind != TS_PATTERN_BUTTERFLY)
+    return ts_extrap_refuse (error, "--recursive-doubling was given, but the inputs' partners "
+                             "are no recursive doubling over every rank or in the rows of a "
+                             "grid (NPB CG's)");
   if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL
       && !all_to_all_or_stencil (m, o, partners, error))
     return FALSE;
@@ -470,15 +535,32 @@ ts_extrap_recognise (TsExtrapModel *m, const TsExtrapolateOptions *o, GError **e
     case TS_PATTERN_IRREGULAR:
       return refuse_irregular (m, error);
     case TS_PATTERN_CARTESIAN:
-      if (!settle_order (m, o->grid_order, partners, error))
-        return FALSE;
-      note_other_dims (m, partners);
-      if (!settle_boundaries (m, o->boundaries, error))
-        return FALSE;
-      m->at_target = ts_pattern_at (&m->pattern, m->target);
-      return check_grid (m, error);
+      {
+        GError *local = NULL;
+        gboolean ok = settle_order (m, o->grid_order, partners, &local);
+        if (ok)
+          note_other_dims (m, partners);
+        ok = ok && settle_boundaries (m, o->boundaries, &local);
+        if (ok)
+          m->at_target = ts_pattern_at (&m->pattern, m->target);
+        ok = ok && check_grid (m, &local);
+        if (!ok && m->doubling_unsettled.kind == TS_PATTERN_BUTTERFLY)
+          {
+            g_autofree char *other = ts_pattern_describe (&m->doubling_unsettled);
+            g_set_error (error, local->domain, local->code, "%s (read as a grid; the inputs "
+                         "fit %s too: --recursive-doubling reads them so)", local->message,
+                         other);
+            g_clear_error (&local);
+          }
+        else if (!ok)
+          g_propagate_error (error, local);
+        return ok;
+      }
     case TS_PATTERN_ALL_TO_ALL:
       return TRUE;  /* m->at_target set */
+    case TS_PATTERN_BUTTERFLY:
+      m->at_target = ts_pattern_at (&m->pattern, m->target);
+      return check_butterfly (m, error);
     default:
       m->at_target = m->pattern;
       return TRUE;

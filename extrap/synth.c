@@ -2,72 +2,13 @@
 
 #define G_LOG_DOMAIN "ts-extrap"
 
-#include "extrap/extrap-private.h"
+#include "extrap/synth-private.h"
 
-#include "model/archive_writer.h"
 #include "model/spool.h"
 #include "model/stream.h"
 
 #include <gio/gio.h>
 #include <math.h>
-
-/* What a request of the output was posted as: its completion is written
- * from this. */
-typedef struct {
-  gboolean receive, dropped;
-  guint32 peer;
-  gint32 tag;
-  guint64 bytes;
-  gboolean collective;     /* a non-blocking collective: */
-  TsAction operation;      /* its op, output comm, root, bytes, as at P */
-} Posted;
-
-typedef struct {
-  const TsExtrapModel *m;
-  const TsTrace *trace;          /* the largest input's */
-  TsArchiveWriter *w;
-  const TsRegionModel **region_model;   /* [template region] or NULL */
-  GHashTable *class_comms;       /* (class, first member) -> output communicator + 1 */
-  double bytes_factor[TS_EXTRAP_MAX_CLASSES];
-  double *collective_factor;     /* [collective model] */
-  /* Along a periodic dimension of two ranks, the slots the template's sends
-   * to the one neighbour took: (sender, receiver, tag) -> GByteArray of
-   * slots, in send order (see multi_way_slot). */
-  GHashTable *send_slots;
-  /* The tag of the template's sends through each slot (mirror.c). */
-  gint32 send_tag[TS_PATTERN_MAX_OFFSETS];
-  /* The first output rank whose mirrored interior would receive in a
-   * blocking call (-1: none), which is refused (mirror). */
-  gint blocking_twin;
-  TsPartnerLoops *loops;         /* all-to-all and master/worker: loops over partners */
-  GHashTable *flows;             /* the output's messages per flow (balance.c) */
-} Synth;
-
-/* One output rank being written. */
-typedef struct {
-  guint r, t;
-  double clock, call_enter;
-  GHashTable *sent, *received;   /* sends to a peer; receives by (peer, tag) so far */
-  GHashTable *posted;            /* request -> Posted */
-  GHashTable *partitioned;       /* partitioned request -> Posted, for as long as it lives */
-  double *compute_factor;        /* [template region], and last outside every region */
-  guint32 outside;               /* the index of that last one */
-  gboolean collective_open;
-  TsAction collective;           /* its op, output comm, root, bytes */
-  /* Loops over partners (loops.c): this rank's partners at P, the
-   * template's requests posted in a repeated loop -> GArray of the output's
-   * (guint64), and the next fresh request id. */
-  GArray *partners;
-  GHashTable *expanded;
-  guint64 next_req;
-  /* Open dimensions along which this rank is inside and its template rank
-   * an end: its exchanges there are mirrored (mirror.c). */
-  guint mirror;
-} RankState;
-
-/* Requests of repeated loops are numbered from here, apart from the
- * template's own. */
-#define FRESH_REQUESTS (G_GUINT64_CONSTANT (1) << 62)
 
 static double
 ratio (double at_target, double at_template)
@@ -142,8 +83,8 @@ multi_way_slot (Synth *s, RankState *rs, guint q, gint32 tag, gboolean receive,
 /* @bytes of a message between output rank rs->r and output rank @q, as at
  * P: the model's factor for the class of its direction (rank 0 is the
  * template's rank 0 at every scale, so the classes are the output's). */
-static guint64
-message_bytes (Synth *s, RankState *rs, guint64 bytes, guint q, gboolean receive)
+guint64
+ts_synth_message_bytes (Synth *s, RankState *rs, guint64 bytes, guint q, gboolean receive)
 {
   guint sender = receive ? q : rs->r, receiver = receive ? rs->r : q;
   return (guint64) llround ((double) bytes
@@ -174,7 +115,7 @@ map_exchange_peer (Synth *s, RankState *rs, guint q, gboolean receive, guint64 *
         d -= pt;
       peer = (((gint) rs->r + d) % p + p) % p;
     }
-  *bytes = message_bytes (s, rs, *bytes, (guint) MAX (peer, 0), receive);
+  *bytes = ts_synth_message_bytes (s, rs, *bytes, (guint) MAX (peer, 0), receive);
   return peer == (gint) rs->r ? -1 : peer;
 }
 
@@ -192,10 +133,20 @@ map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 
     return -1;
   guint q = ts_trace_comm_world_rank (s->trace, a->comm, rs->t, (guint) a->peer);
   if (q == rs->t)
-    return (gint) rs->r;
+    {
+      /* A rank that is its own transpose partner swaps its piece with
+       * itself (NPB CG's diagonal): a transpose's size. */
+      if (m->pattern.kind == TS_PATTERN_BUTTERFLY && m->pattern.transpose)
+        *bytes = (guint64) llround ((double) a->bytes * s->bytes_factor[1]);
+      return (gint) rs->r;
+    }
   if (m->pattern.kind == TS_PATTERN_ALL_TO_ALL || m->pattern.kind == TS_PATTERN_MASTER_WORKER)
     return map_exchange_peer (s, rs, q, receive, bytes);
-  guint slots[TS_EXTRAP_MAX_SLOTS], n = ts_extrap_slots (&m->pattern, rs->t, q, slots);
+  guint slots[TS_EXTRAP_MAX_SLOTS], n = 1;
+  if (rs->forced_slot != G_MAXUINT)
+    slots[0] = rs->forced_slot;  /* a doubling step P adds (synth-repeat.c) */
+  else
+    n = ts_extrap_slots (&m->pattern, rs->t, q, slots);
   if (n == 0)
     return -1;
   guint slot = n >= 2 ? multi_way_slot (s, rs, q, a->tag, receive, slots, n) : slots[0];
@@ -218,8 +169,8 @@ posted_new (gboolean receive, gint peer, gint32 tag, guint64 bytes)
 }
 
 /* Write @a to output @peer (-1: left out) with @bytes, under request @req. */
-static void
-post (Synth *s, RankState *rs, const TsAction *a, gint peer, guint64 bytes, guint64 req)
+void
+ts_synth_post (Synth *s, RankState *rs, const TsAction *a, gint peer, guint64 bytes, guint64 req)
 {
   gboolean receive = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
   if (a->kind == TS_ACTION_ISEND || a->kind == TS_ACTION_IRECV)
@@ -287,7 +238,7 @@ mirror (Synth *s, RankState *rs, const TsAction *a, guint slot, guint64 bytes)
             }
           g_array_append_val (fresh, req);
         }
-      post (s, rs, &twin, peer, bytes, req);
+      ts_synth_post (s, rs, &twin, peer, bytes, req);
     }
 }
 
@@ -298,7 +249,7 @@ point_to_point (Synth *s, RankState *rs, const TsAction *a)
   guint64 bytes;
   guint slot;
   gint peer = map_peer (s, rs, a, receive, &bytes, &slot);
-  post (s, rs, a, peer, bytes, a->req);
+  ts_synth_post (s, rs, a, peer, bytes, a->req);
   if (rs->mirror && slot != G_MAXUINT)
     mirror (s, rs, a, slot, bytes);
 }
@@ -367,6 +318,7 @@ map_collective (Synth *s, RankState *rs, const TsAction *a, TsAction *out)
     out->peer = 0;
   out->bytes = (guint64) llround ((double) a->bytes * f);
   out->bytes_recv = (guint64) llround ((double) a->bytes_recv * f);
+  ts_extrap_scale_root (s->trace, a, rs->t, size, out);
   return TRUE;
 }
 
@@ -420,31 +372,20 @@ partitioned (Synth *s, RankState *rs, const TsAction *a)
   const Posted *p = g_hash_table_lookup (rs->partitioned, &a->req);
   if (!p || p->dropped)
     return;
-  TsPartitionedEvent e;
-  switch (a->kind)
-    {
-    case TS_ACTION_PSTART:
-      e = p->receive ? TS_P_PRECV_REQUEST : TS_P_PSEND_REQUEST;
-      break;
-    case TS_ACTION_PREADY:
-      e = TS_P_PREADY;
-      break;
-    case TS_ACTION_PARRIVED:
-      e = TS_P_PARRIVED;
-      break;
-    case TS_ACTION_PTESTED:
-      e = TS_P_PTESTED;
-      break;
-    default:
-      e = p->receive ? TS_P_PRECV_COMPLETE : TS_P_PSEND_COMPLETE;
-      break;
-    }
+  /* The decoder's mapping (model/decode-partitioned.c), backwards. */
+  TsPartitionedEvent e = a->kind == TS_ACTION_PSTART
+                           ? (p->receive ? TS_P_PRECV_REQUEST : TS_P_PSEND_REQUEST)
+                         : a->kind == TS_ACTION_PREADY    ? TS_P_PREADY
+                         : a->kind == TS_ACTION_PARRIVED  ? TS_P_PARRIVED
+                         : a->kind == TS_ACTION_PTESTED   ? TS_P_PTESTED
+                         : p->receive                     ? TS_P_PRECV_COMPLETE
+                                                          : TS_P_PSEND_COMPLETE;
   ts_archive_writer_partitioned (s->w, r, rs->clock, e, a->req, (guint32) a->partition, 0, 0, 0,
                                  0);
 }
 
-static gboolean
-is_mpi_call (const TsTrace *trace, guint32 region)
+gboolean
+ts_synth_is_mpi_call (const TsTrace *trace, guint32 region)
 {
   return region < ts_trace_n_regions (trace) && ts_trace_region_call (trace, region) != TS_CALL_USER;
 }
@@ -452,19 +393,19 @@ is_mpi_call (const TsTrace *trace, guint32 region)
 /* One template action, written for output rank @rs. Time runs on the rank's
  * own clock: compute at its modelled length, each MPI call as long as it
  * took in the template (the replay recomputes its waiting anyway). */
-static void
-write_action (Synth *s, RankState *rs, const TsAction *a)
+void
+ts_synth_write_action (Synth *s, RankState *rs, const TsAction *a)
 {
   guint r = rs->r;
   switch (a->kind)
     {
     case TS_ACTION_ENTER:
-      if (is_mpi_call (s->trace, a->region))
+      if (ts_synth_is_mpi_call (s->trace, a->region))
         rs->call_enter = rs->clock;
       ts_archive_writer_enter (s->w, r, rs->clock, a->region);
       break;
     case TS_ACTION_LEAVE:
-      if (is_mpi_call (s->trace, a->region))
+      if (ts_synth_is_mpi_call (s->trace, a->region))
         rs->clock = MAX (rs->clock, rs->call_enter + a->seconds);
       if (rs->collective_open)
         {
@@ -478,7 +419,7 @@ write_action (Synth *s, RankState *rs, const TsAction *a)
     case TS_ACTION_COMPUTE:
       /* A burst tagged with an MPI call is time inside that call; one outside
        * every region is compute too (an uninstrumented program's). */
-      rs->clock += a->seconds * (is_mpi_call (s->trace, a->region) ? 1
+      rs->clock += a->seconds * (ts_synth_is_mpi_call (s->trace, a->region) ? 1
                                  : rs->compute_factor[MIN (a->region, rs->outside)]);
       break;
     case TS_ACTION_SEND:
@@ -510,64 +451,6 @@ write_action (Synth *s, RankState *rs, const TsAction *a)
     }
 }
 
-/* A template loop over its n partners (@held, its actions), written as a
- * loop over this rank's partners at P: step k repeats the template's call
- * k n / n' (so that a loop half as long at P takes every other call),
- * its peers those @loop's rules give, its requests fresh ones that the
- * template's waits complete, and the compute between the calls spread
- * over the steps (the region's total is what the compute model predicts). */
-static void
-repeat_loop (Synth *s, RankState *rs, const TsPartnerLoop *loop, const GArray *held)
-{
-  const TsExtrapModel *m = s->m;
-  g_autoptr (GArray) starts = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < held->len; i++)
-    {
-      const TsAction *a = &g_array_index (held, TsAction, i);
-      if (a->kind == TS_ACTION_ENTER && is_mpi_call (s->trace, a->region))
-        g_array_append_val (starts, i);
-    }
-  g_assert (starts->len == loop->n_blocks);
-  guint n = loop->n_blocks, steps = rs->partners->len;
-  double spread = steps > 0 ? (double) n / steps : 0;
-  for (guint k = 0; k < steps; k++)
-    {
-      guint j = (guint) ((guint64) k * n / steps);
-      guint from = g_array_index (starts, guint, j);
-      guint to = j + 1 < n ? g_array_index (starts, guint, j + 1) : held->len;
-      guint slot = 0;
-      for (guint i = from; i < to; i++)
-        {
-          TsAction a = g_array_index (held, TsAction, i);
-          if (a.kind == TS_ACTION_COMPUTE && !is_mpi_call (s->trace, a.region))
-            a.seconds *= spread;
-          if (!ts_action_is_message (a.kind) || a.peer < 0)
-            {
-              write_action (s, rs, &a);
-              continue;
-            }
-          guint q = ts_partner_loop_peer (loop->rule[MIN (slot, 1u)], rs->r, m->target,
-                                          rs->partners, k);
-          slot++;
-          guint64 bytes = message_bytes (s, rs, a.bytes, q,
-                                         a.kind == TS_ACTION_RECV || a.kind == TS_ACTION_IRECV);
-          guint64 req = a.req;
-          if (a.kind == TS_ACTION_ISEND || a.kind == TS_ACTION_IRECV)
-            {
-              req = rs->next_req++;
-              GArray *fresh = g_hash_table_lookup (rs->expanded, &a.req);
-              if (!fresh)
-                {
-                  fresh = g_array_new (FALSE, FALSE, sizeof (guint64));
-                  g_hash_table_insert (rs->expanded, g_memdup2 (&a.req, sizeof a.req), fresh);
-                }
-              g_array_append_val (fresh, req);
-            }
-          post (s, rs, &a, (gint) q, bytes, req);
-        }
-    }
-}
-
 static gboolean
 write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
 {
@@ -585,31 +468,52 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
   for (guint g = 0; g <= n_regions; g++)
     rs.compute_factor[g] = s->region_model[g]
                            ? ts_extrap_compute_factor (s->m, s->region_model[g], rs.t) : 1;
+  if (s->doubling)
+    ts_synth_leave_room (s, rs.t, rs.compute_factor);
   rs.partners = g_array_new (FALSE, FALSE, sizeof (guint32));
   rs.expanded = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                        (GDestroyNotify) g_array_unref);
   rs.next_req = FRESH_REQUESTS;
   rs.mirror = ts_extrap_mirror_mask (s->m, r);
   ts_pattern_partners (&s->m->at_target, s->m->target, r, rs.partners);
+  rs.forced_slot = G_MAXUINT;
   const GArray *loops = s->loops ? ts_partner_loops_of (s->loops, rs.t) : NULL;
-  guint next_loop = 0;
+  const GArray *runs = s->doubling ? ts_doubling_runs_of (s->doubling, rs.t) : NULL;
+  guint next_loop = 0, next_run = 0;
   g_autoptr (GArray) held = g_array_new (FALSE, FALSE, sizeof (TsAction));
   g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, rs.t);
   const TsAction *a;
   GError *local = NULL;
   for (guint64 i = 0; (a = ts_spool_reader_next (rd, &local)); i++)
     {
+      const TsDoublingRun *run = runs && next_run < runs->len
+                                 ? &g_array_index (runs, TsDoublingRun, next_run) : NULL;
+      if (run && i >= run->from)
+        {
+          /* The model step: written as it comes where the steps P adds
+           * follow it, held where they come first. */
+          g_array_append_vals (held, a, 1);
+          if (run->ascending)
+            ts_synth_write_action (s, &rs, a);
+          if (i + 1 == run->to)
+            {
+              ts_synth_add_steps (s, &rs, run, held);
+              g_array_set_size (held, 0);
+              next_run++;
+            }
+          continue;
+        }
       const TsPartnerLoop *loop = loops && next_loop < loops->len
                                   ? &g_array_index (loops, TsPartnerLoop, next_loop) : NULL;
       if (!loop || i < loop->first)
         {
-          write_action (s, &rs, a);
+          ts_synth_write_action (s, &rs, a);
           continue;
         }
       g_array_append_vals (held, a, 1);
       if (i + 1 == loop->end)
         {
-          repeat_loop (s, &rs, loop, held);
+          ts_synth_repeat_loop (s, &rs, loop, held);
           g_array_set_size (held, 0);
           next_loop++;
         }
@@ -743,6 +647,8 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
       if (ok && notes)
         ts_partner_loops_describe (s.loops, m->target, notes);
     }
+  if (ok && m->pattern.kind == TS_PATTERN_BUTTERFLY && m->at_target.dims[1] > m->pattern.dims[1])
+    ok = (s.doubling = ts_doubling_runs_find (m, actions, error)) != NULL;
   s.w = ok ? ts_archive_writer_new (dir, "traces", m->target, error) : NULL;
   ok = ok && s.w != NULL;
   if (ok)
@@ -751,7 +657,7 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
       /* The template's regions under their own indices. */
       for (guint g = 0; g < ts_trace_n_regions (s.trace); g++)
         ts_archive_writer_define_region (s.w, ts_trace_region_name (s.trace, g),
-                                         is_mpi_call (s.trace, g) ? TS_REGION_MPI
+                                         ts_synth_is_mpi_call (s.trace, g) ? TS_REGION_MPI
                                                                   : TS_REGION_USER);
     }
   for (guint r = 0; ok && r < m->target; r++)
@@ -796,5 +702,6 @@ ts_extrap_synthesize (const TsExtrapModel *m, const char *dir, GString *notes, G
   g_hash_table_unref (s.send_slots);
   g_hash_table_unref (s.flows);
   ts_partner_loops_free (s.loops);
+  ts_doubling_runs_free (s.doubling);
   return ok;
 }

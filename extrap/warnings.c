@@ -109,6 +109,17 @@ ts_extrap_collect_warnings (TsExtrapModel *m)
                                         m->pattern.n_dims, m->dims_unsettled.n_dims, m->target,
                                         taken, other, m->dims_unsettled.n_dims));
     }
+  if (m->doubling_unsettled.kind == TS_PATTERN_BUTTERFLY)
+    {
+      g_autofree char *taken = ts_pattern_describe (&m->at_target);
+      g_autofree char *other = ts_pattern_describe (&m->doubling_unsettled);
+      g_ptr_array_add (m->warnings,
+                       g_strdup_printf ("the inputs fit %s too, which gives other partners at "
+                                        "%u ranks: taken, the simpler, %s; if the program "
+                                        "exchanges by recursive doubling, say so with "
+                                        "--recursive-doubling, or trace a rank count where the "
+                                        "two differ", other, m->target, taken));
+    }
   if (m->n_order_unsettled > 0)
     warn_orders (m);
 }

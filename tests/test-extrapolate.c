@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-glib/json-glib.h>
@@ -210,6 +211,13 @@ test_periodic_grid_to_64 (void **state)
   assert_int_equal (u->calls, 128);
   assert_int_equal (u->bytes_sent, 1024);
   ts_test_rmtree (work);
+}
+
+static int
+compare_u32 (const void *a, const void *b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  return x < y ? -1 : x > y;
 }
 
 /* Rank @r's traffic with world rank @q of @p (sent, received, bytes sent). */
@@ -1943,10 +1951,8 @@ test_one_way_interior_refused (void **state)
 }
 
 /* Recursive doubling (an allreduce by hand: rank r exchanges 8 bytes with
- * r XOR 1, r XOR 2, ..., r XOR P/2, one MPI_Sendrecv each) at 4, 8 and 16
- * ranks: at 4 and 8 it is a periodic grid of 2s (2x2, 2x2x2), at 16 no
- * grid of 3 dimensions or fewer: refused as irregular, and the refusal
- * names the family (every partner differs from its rank in one bit). */
+ * r XOR 1, r XOR 2, ..., r XOR P/2, one MPI_Sendrecv each, 0.001 s after
+ * main begins and then every 0.001 s; each takes 0.0001 s). */
 static char *
 doubling_script (guint p)
 {
@@ -1965,17 +1971,169 @@ doubling_script (guint p)
   return g_string_free (s, FALSE);
 }
 
+/* doubling_script at 4, 8 and 16 ranks (at 4 and 8 a periodic grid of 2s
+ * as well, at 16 no grid) to 32. Derived by hand: one row of 32, rank r's
+ * partners r XOR 1, 2, 4, 8, 16, one 8-byte message each way with each
+ * (the fifth step added after the fourth: the loop goes up); main's
+ * compute per rank 0.001 s before the first step and 0.0009 s after each,
+ * 0.001 + 0.0009 log2 P: 0.0028, 0.0037, 0.0046 s at 4, 8, 16, 0.0055 s
+ * at 32 (the added step's 0.0009 s inside it, not on top). The output
+ * replays. At 24 ranks, no power of two: refused, naming the family. */
 static void
-test_recursive_doubling_named (void **state)
+test_recursive_doubling (void **state)
 {
   (void) state;
   g_autofree char *work = ts_test_workdir ("extrapolate-doubling");
   char *t[3];
   script_series (work, doubling_script, (const guint[]) { 4, 8, 16 }, t);
-  assert_refused (work, (const char *const *) t, 3, "32",
-                  "follow no one pattern of P|at 16 ranks: irregular"
-                  "|differ from it in one bit (rank XOR 2^k): recursive doubling");
+  assert_refused (work, (const char *const *) t, 3, "24",
+                  "recursive doubling over 16 ranks (rank XOR 2^k)|needs a power of two ranks");
+  g_autofree char *out = g_build_filename (work, "np32", NULL);
+  TsExtrapolateOptions o = { .ranks = 32, .output_dir = out };
+  g_autoptr (GString) text = g_string_new (NULL);
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
   free_series (3, t);
+  assert_non_null (strstr (text->str, "recursive doubling over 32 ranks (rank XOR 2^k) at 32 "
+                                      "ranks"));
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_int_equal (p->n_ranks, 32);
+  const double *compute = g_hash_table_lookup (p->compute, "main");
+  assert_non_null (compute);
+  for (guint r = 0; r < 32; r++)
+    {
+      guint32 want[5];
+      for (guint k = 0; k < 5; k++)
+        want[k] = r ^ (1u << k);
+      qsort (want, 5, sizeof *want, compare_u32);
+      assert_partners (p, r, 5, want);
+      for (guint k = 0; k < 5; k++)
+        {
+          const TsPeerTraffic *x = traffic_with (p, r, want[k]);
+          assert_int_equal (x->sent, 1);
+          assert_int_equal (x->received, 1);
+          assert_int_equal (x->bytes_sent, 8);
+        }
+      assert_float_equal (compute[r], 0.0055, 1e-9);
+    }
+  assert_replays (work, "np32", "recursive doubling");
+
+  /* At 2, 4 and 8 ranks a periodic grid of 2s describes it too, and is
+   * taken first: refused (no boundary settled), naming the other reading;
+   * --recursive-doubling takes it: rank 5 of 16 with 4, 7, 1, 13. */
+  g_autofree char *small = g_build_filename (work, "small", NULL);
+  script_series (small, doubling_script, (const guint[]) { 2, 4, 8 }, t);
+  assert_refused (small, (const char *const *) t, 3, "16",
+                  "read as a grid; the inputs fit recursive doubling over 8 ranks (rank XOR 2^k) "
+                  "too: --recursive-doubling reads them so");
+  g_autofree char *out16 = g_build_filename (small, "np16", NULL);
+  TsExtrapolateOptions told = { .ranks = 16, .output_dir = out16, .recursive_doubling = TRUE };
+  if (!ts_extrapolate ((const char *const *) t, 3, &told, NULL, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  g_autoptr (TsScaleProfile) q = read_output (out16);
+  assert_partners (q, 5, 4, (const guint32[]) { 1, 4, 7, 13 });
+  ts_test_rmtree (work);
+}
+
+/* NPB CG's communication: R x C ranks (C = 2^ceil(n/2) at P = 2^n, numbered
+ * row by row), in each of 2 iterations 0.002 s of spmv, then a row sum by
+ * recursive doubling going up (Irecv, Send, Wait with column XOR 1, 2,
+ * ...; tag 1), the swap with the transpose partner (tag 2; CG's exch_proc,
+ * maybe the rank itself), then a second sum going down (XOR C/2, ..., 1;
+ * tag 3). Every message 8 x 4096 / C bytes: a piece of the column block. */
+static char *
+cg_script (guint p)
+{
+  TsPattern t = { TS_PATTERN_BUTTERFLY, 2, .transpose = TRUE };
+  TsPattern at = ts_pattern_at (&t, p);
+  guint cols = at.dims[1], bytes = 8 * 4096 / cols;
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t0 = 0;
+      guint req = 0, row = r / cols, col = r % cols;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint it = 0; it < 2; it++)
+        {
+          g_string_append_printf (s, "%u %.6f enter spmv\n%u %.6f leave\n", r, t0 + 1e-5, r,
+                                  t0 + 0.00201);
+          t0 += 0.00202;
+          guint peers[16], tags[16], n = 0;
+          for (guint bit = 1; bit < cols; bit <<= 1, n++)
+            peers[n] = row * cols + (col ^ bit), tags[n] = 1;
+          peers[n] = ts_pattern_transpose_partner (&at, r), tags[n++] = 2;
+          for (guint bit = cols / 2; bit >= 1; bit >>= 1, n++)
+            peers[n] = row * cols + (col ^ bit), tags[n] = 3;
+          for (guint k = 0; k < n; k++, req++, t0 += 0.0001)
+            g_string_append_printf (s, "%u %.6f enter MPI_Irecv\n%u %.6f irecv_request req=%u\n"
+                                    "%u %.6f leave\n%u %.6f enter MPI_Send\n"
+                                    "%u %.6f send %u tag=%u bytes=%u\n%u %.6f leave\n"
+                                    "%u %.6f enter MPI_Wait\n"
+                                    "%u %.6f irecv %u tag=%u bytes=%u req=%u\n%u %.6f leave\n",
+                                    r, t0 + 1e-5, r, t0 + 1e-5, req, r, t0 + 2e-5, r, t0 + 3e-5,
+                                    r, t0 + 3e-5, peers[k], tags[k], bytes, r, t0 + 4e-5, r,
+                                    t0 + 5e-5, r, t0 + 6e-5, peers[k], tags[k], bytes, req, r,
+                                    t0 + 6e-5);
+        }
+      g_string_append_printf (s, "%u %.6f leave\n", r, t0 + 1e-5);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* cg_script at 2 (1x2: the transpose partner is the rank itself), 4 (2x2)
+ * and 8 ranks (2x4) to 32 (4x8), where the rows take 3 doubling steps, one
+ * more than at 8. Derived by hand: rank 5 (row 0, column 5) has the row
+ * partners 4, 7 and 1 (XOR 1, 2, 4) and the transpose partner 17 (blocks
+ * of b = C / R = 2 columns: column 5 is block 2, place 1; (2 x 4 + 0) x 2
+ * + 1); 2 messages each way with each row partner an iteration pair (one
+ * a sum), 4 in all, and 2 with 17; every message 8 x 4096 / 8 = 4096
+ * bytes. Rank 10 (row 1, column 2: block 1, place 0) is its own
+ * transpose partner ((1 x 4 + 1) x 2 + 0 = 10): its partners 11, 8, 14
+ * (column 2 XOR 1, 2, 4), 4 messages with each (its 2 to itself are no
+ * partner's, and not counted). spmv
+ * 0.004 s on every rank. The output replays. */
+static void
+test_cg_rows_and_transpose (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-cg");
+  char *t[3];
+  script_series (work, cg_script, (const guint[]) { 2, 4, 8 }, t);
+  g_autofree char *out = g_build_filename (work, "np32", NULL);
+  TsExtrapolateOptions o = { .ranks = 32, .output_dir = out };
+  g_autoptr (GString) text = g_string_new (NULL);
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  assert_non_null (strstr (text->str, "2-D grid 4x8, each row by recursive doubling (column XOR "
+                                      "2^k), and a transpose partner (NPB CG's) at 32 ranks"));
+  g_autoptr (TsScaleProfile) p = read_output (out);
+  assert_int_equal (p->n_ranks, 32);
+  assert_partners (p, 5, 4, (const guint32[]) { 1, 4, 7, 17 });
+  const guint32 row_partners[3] = { 1, 4, 7 };
+  for (guint k = 0; k < 3; k++)
+    {
+      const TsPeerTraffic *x = traffic_with (p, 5, row_partners[k]);
+      assert_int_equal (x->sent, 4);
+      assert_int_equal (x->received, 4);
+      assert_int_equal (x->bytes_sent, 4 * 4096);
+    }
+  const TsPeerTraffic *x = traffic_with (p, 5, 17);
+  assert_int_equal (x->sent, 2);
+  assert_int_equal (x->bytes_sent, 2 * 4096);
+  assert_partners (p, 10, 3, (const guint32[]) { 8, 11, 14 });
+  x = traffic_with (p, 10, 14);
+  assert_int_equal (x->sent, 4);
+  assert_int_equal (x->bytes_sent, 4 * 4096);
+  const double *spmv = g_hash_table_lookup (p->compute, "spmv");
+  assert_non_null (spmv);
+  for (guint r = 0; r < 32; r++)
+    assert_float_equal (spmv[r], 0.004, 1e-9);
+  assert_replays (work, "np32", "CG's rows and transposes");
   ts_test_rmtree (work);
 }
 
@@ -2264,7 +2422,8 @@ main (void)
     cmocka_unit_test (test_unreceived_input_kept),
     cmocka_unit_test (test_repetitions),
     cmocka_unit_test (test_named_grid_order),
-    cmocka_unit_test (test_recursive_doubling_named),
+    cmocka_unit_test (test_recursive_doubling),
+    cmocka_unit_test (test_cg_rows_and_transpose),
     cmocka_unit_test (test_interior_from_ends),
     cmocka_unit_test (test_one_way_interior_refused),
     cmocka_unit_test (test_nine_point_stencil),

@@ -172,6 +172,56 @@ test_irregular_refused (void **state)
   assert_int_equal (mixed.kind, TS_PATTERN_IRREGULAR);
 }
 
+/* Ensure that NPB CG's partners come back as recursive doubling in rows
+ * with a transpose partner. Written down from cg.f90: at P = 2^n, nprows =
+ * 2^floor(n/2) rows of npcols = 2^ceil(n/2), rank = row x npcols + col;
+ * row partners col XOR 1, 2, ..., npcols/2; exch_proc = (s_c nprows + row)
+ * b + s for col = s_c b + s, b = npcols / nprows. At 2 (1x2) exch_proc is
+ * the rank itself: 0 with 1. At 4 (2x2): 0 with 1 (exch 0); 1 with 0 and
+ * 2; 2 with 3 and 1; 3 with 2. At 8 (2x4, b = 2): 0 with 1, 2 (exch 0); 1
+ * with 0, 3; 2 with 3, 0 and exch (1 x 2 + 0) x 2 + 0 = 4; 3 with 2, 1, 5;
+ * 4 with 5, 6, 2; 5 with 4, 7, 3; 6 with 7, 4 (exch 6); 7 with 6, 5. Every
+ * grid fails at 8 (rank 2 has 3 partners, rank 0 2, where a 2x4 grid's
+ * corners have 2 and its edges 3, but 2's are 0, 3, 4: no step along one
+ * dimension). At 16 (4x4, b = 1), rank 6 = (1, 2) has 7, 4 and the
+ * transpose (2, 1) = 9; rank 5 = (1, 1) is its own: 4, 7. At 32 (4x8, b =
+ * 2) rank 5 has 4, 7, 1 and 17. The same rows without the transpose, and
+ * recursive doubling over every rank (r XOR 2^k), come back as such; at 2
+ * and 4 ranks alone a grid describes those, and wins (the simplest). */
+static void
+test_recursive_doubling (void **state)
+{
+  (void) state;
+  const char *cg[] = { "1; 0", "1; 0 2; 1 3; 2",
+                       "1 2; 0 3; 0 3 4; 1 2 5; 2 5 6; 3 4 7; 4 7; 5 6" };
+  TsPattern t = recognise (3, cg);
+  assert_int_equal (t.kind, TS_PATTERN_BUTTERFLY);
+  assert_false (t.one_row);
+  assert_true (t.transpose);
+  assert_int_equal (t.dims[0], 2);
+  assert_int_equal (t.dims[1], 4);
+  assert_partners (&t, 16, 6, "4 7 9");
+  assert_partners (&t, 16, 5, "4 7");
+  assert_partners (&t, 32, 5, "1 4 7 17");
+  g_autofree char *name = ts_pattern_describe (&t);
+  assert_string_equal (name, "2-D grid 2x4, each row by recursive doubling (column XOR 2^k), "
+                             "and a transpose partner (NPB CG's)");
+  TsPattern world = recognise (3, (const char *[]) {
+    "1 2; 0 3; 0 3; 1 2",
+    "1 2 4; 0 3 5; 0 3 6; 1 2 7; 0 5 6; 1 4 7; 2 4 7; 3 5 6",
+    "1 2 4 8; 0 3 5 9; 0 3 6 10; 1 2 7 11; 0 5 6 12; 1 4 7 13; 2 4 7 14; 3 5 6 15; "
+    "0 9 10 12; 1 8 11 13; 2 8 11 14; 3 9 10 15; 4 8 13 14; 5 9 12 15; 6 10 12 15; "
+    "7 11 13 14" });
+  assert_int_equal (world.kind, TS_PATTERN_BUTTERFLY);
+  assert_true (world.one_row);
+  assert_partners (&world, 32, 5, "1 4 7 13 21");
+  TsPattern small = recognise (2, (const char *[]) { "1; 0", "1 2; 0 3; 0 3; 1 2" });
+  assert_int_equal (small.kind, TS_PATTERN_CARTESIAN);
+  TsPattern rows = recognise (1, (const char *[]) { "1 2; 0 3; 0 3; 1 2; 5 6; 4 7; 4 7; 5 6" });
+  assert_int_equal (rows.kind, TS_PATTERN_BUTTERFLY);
+  assert_false (rows.transpose);
+}
+
 /* Ensure that a grid numbered column-major comes back, NPB LU's: at P =
  * 2^n ranks its x dimension, varying fastest, has 2^ceil(n/2) ranks and y
  * the rest, rank r at x = r mod xdim, y = r / xdim, open both ways. At 8
@@ -298,6 +348,7 @@ main (void)
     cmocka_unit_test (test_open_grid_roles),
     cmocka_unit_test (test_all_to_all_and_master_worker),
     cmocka_unit_test (test_irregular_refused),
+    cmocka_unit_test (test_recursive_doubling),
     cmocka_unit_test (test_column_major_grid),
     cmocka_unit_test (test_order_unsettled),
     cmocka_unit_test (test_diagonal_stencils),
