@@ -23,6 +23,7 @@ struct TsSweep {
   TsBoundaries boundaries;
   TsGridOrder grid_order;  /* [sweep] grid_order: `extrapolate --grid-order` */
   gboolean all_to_all;  /* [sweep] all_to_all: `extrapolate --all-to-all` */
+  gboolean recursive_doubling;  /* [sweep] recursive_doubling: `--recursive-doubling` */
   Input hypothesis, platform;
   gboolean zip;
   char **labels;      /* parameters that only name points; NULL-terminated */

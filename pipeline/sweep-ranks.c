@@ -40,7 +40,9 @@ ts_sweep_ranks_key (const TsSweep *s, guint ranks)
   g_autofree char *rest = g_strdup_printf ("ranks %u boundaries %d%s%s%s%s tracesim %s", ranks,
                                            ts_sweep_boundaries (s), order ? " " : "",
                                            order ? order : "",
-                                           ts_sweep_all_to_all (s) ? " all-to-all" : "",
+                                           ts_sweep_all_to_all (s) ? " all-to-all"
+                                           : ts_sweep_recursive_doubling (s) ? " recursive-doubling"
+                                                                             : "",
                                            ts_sweep_cpu_time (s) == TS_CPU_TIME_ON ? " cpu-time" : "",
                                            PACKAGE_VERSION);
   g_checksum_update (sum, (const guchar *) rest, -1);
@@ -97,6 +99,7 @@ ts_sweep_ranks_prepare (const TsSweep *s, const char *out, guint ranks, char **n
                                  .boundaries = ts_sweep_boundaries (s),
                                  .grid_order = ts_sweep_grid_order (s),
                                  .all_to_all = ts_sweep_all_to_all (s),
+                                 .recursive_doubling = ts_sweep_recursive_doubling (s),
                                  .cpu_time = ts_sweep_cpu_time (s) == TS_CPU_TIME_ON };
       g_autofree char *line = g_strconcat (key, "\n", NULL);
       ok = ts_extrapolate (inputs, g_strv_length ((char **) inputs), &o, NULL, error)

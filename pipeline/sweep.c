@@ -255,14 +255,18 @@ get_flag (TsSweep *s, GKeyFile *kf, const char *text, const char *key, gboolean 
   return TRUE;
 }
 
-/* [sweep] all_to_all = true (only with extrapolate = ...). */
+/* [sweep] all_to_all = true, recursive_doubling = true (only with
+ * extrapolate = ...). */
 static gboolean
 load_all_to_all (TsSweep *s, GKeyFile *kf, const char *text, gboolean extrapolated,
                  GError **error)
 {
-  if (!extrapolated && g_key_file_has_key (kf, "sweep", "all_to_all", NULL))
-    return fail_at (error, s, text, "sweep", "all_to_all", "all_to_all is for extrapolate = ...");
-  return get_flag (s, kf, text, "all_to_all", FALSE, &s->all_to_all, error);
+  static const char *const keys[] = { "all_to_all", "recursive_doubling" };
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (!extrapolated && g_key_file_has_key (kf, "sweep", keys[i], NULL))
+      return fail_at (error, s, text, "sweep", keys[i], "%s is for extrapolate = ...", keys[i]);
+  return get_flag (s, kf, text, "all_to_all", FALSE, &s->all_to_all, error)
+         && get_flag (s, kf, text, "recursive_doubling", FALSE, &s->recursive_doubling, error);
 }
 
 /* [sweep] trace = T, or extrapolate = T1, T2, ... (and boundaries): the
@@ -405,7 +409,7 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
       return fail_at (error, s, text, groups[i], NULL, "unknown section [%s] ([sweep], [parameters])",
                       groups[i]);
   static const char *const sweep_keys[] = { "trace", "extrapolate", "boundaries", "grid_order",
-                                            "all_to_all",
+                                            "all_to_all", "recursive_doubling",
                                             "hypothesis", "platform", "zip", "labels",
                                             "baseline", "wait_states", "archive", "cpu_time",
                                             NULL };
@@ -414,7 +418,7 @@ load_text (TsSweep *s, const char *text, gsize len, GError **error)
     if (!g_strv_contains (sweep_keys, keys[i]))
       return fail_at (error, s, text, "sweep", keys[i],
                       "unknown key '%s' in [sweep] (trace, extrapolate, boundaries, grid_order, "
-                      "all_to_all, "
+                      "all_to_all, recursive_doubling, "
                       "hypothesis, platform, zip, labels, baseline, wait_states, archive, "
                       "cpu_time)", keys[i]);
   if (!load_traces (s, kf, text, error))
@@ -495,6 +499,7 @@ const char *const *ts_sweep_extrapolation_inputs (const TsSweep *s)
 TsBoundaries ts_sweep_boundaries (const TsSweep *s) { return s->boundaries; }
 TsGridOrder ts_sweep_grid_order (const TsSweep *s) { return s->grid_order; }
 gboolean ts_sweep_all_to_all (const TsSweep *s) { return s->all_to_all; }
+gboolean ts_sweep_recursive_doubling (const TsSweep *s) { return s->recursive_doubling; }
 TsCpuTime ts_sweep_cpu_time (const TsSweep *s) { return s->cpu_time; }
 
 guint

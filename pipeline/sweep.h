@@ -54,14 +54,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TsSweep, ts_sweep_free)
 
 /* The points' trace; NULL when each point's trace is extrapolated
  * ([sweep] extrapolate = A, B, C: from those traces, to the point's value
- * of the parameter ranks, ts_sweep_point_ranks; boundaries, grid_order and
- * all_to_all as `extrapolate --boundaries`, `--grid-order` and
- * `--all-to-all`). */
+ * of the parameter ranks, ts_sweep_point_ranks; boundaries, grid_order,
+ * all_to_all and recursive_doubling as `extrapolate --boundaries`,
+ * `--grid-order`, `--all-to-all` and `--recursive-doubling`). */
 const char *ts_sweep_trace (const TsSweep *sweep);
 const char *const *ts_sweep_extrapolation_inputs (const TsSweep *sweep);
 TsBoundaries ts_sweep_boundaries (const TsSweep *sweep);
 TsGridOrder ts_sweep_grid_order (const TsSweep *sweep);
 gboolean ts_sweep_all_to_all (const TsSweep *sweep);
+gboolean ts_sweep_recursive_doubling (const TsSweep *sweep);
 /* [sweep] cpu_time; TS_CPU_TIME_AUTO where the file does not say. */
 TsCpuTime ts_sweep_cpu_time (const TsSweep *sweep);
 guint ts_sweep_point_ranks (const TsSweep *sweep, guint point);

@@ -121,12 +121,49 @@ python3 -c 'import sys; sys.exit(float(sys.argv[1]) != float(sys.argv[2]))' "$rt
   "$(runtime "$work/a8run/summary.json")" \
   || fail "all_to_all row $rt8, separate $(runtime "$work/a8run/summary.json")"
 
+# Recursive doubling (one MPI_Sendrecv of 8 bytes with r XOR 1, 2, ...)
+# traced at 2, 4 and 8 ranks, where a periodic grid of 2s describes it too:
+# at 16 the grid's reading cannot settle its boundaries, so the row fails
+# and names the other reading; recursive_doubling = true takes it, and the
+# row equals `extrapolate --recursive-doubling` + `run`.
+for p in 2 4 8; do
+  { echo "ranks $p"
+    r=0; while [ $r -lt $p ]; do
+      echo "$r 0 enter main"; b=1
+      while [ $b -lt $p ]; do
+        echo "$r 0.00$b enter MPI_Sendrecv"
+        echo "$r 0.00$b send $(( r ^ b )) bytes=8"
+        echo "$r 0.00$b recv $(( r ^ b )) bytes=8"
+        echo "$r 0.00$b leave"; b=$((b * 2))
+      done
+      echo "$r 0.01 leave"; r=$((r + 1))
+    done; } > "$work/d$p.script"
+  "$builddir/ts-tracegen" script "$work/d$p.script" -o "$work/d$p" > /dev/null || fail "d$p"
+done
+printf '[sweep]\nextrapolate = d2/traces.otf2, d4/traces.otf2, d8/traces.otf2\n[parameters]\nranks = 16\n' \
+  > "$work/d.sweep"
+"$tracesim" sweep "$work/d.sweep" -o "$work/dout" -q > /dev/null 2>&1 && fail "a grid of 2s must fail its row"
+grep -q 'recursive-doubling reads them so' "$work/dout/results.csv" \
+  || fail "doubling refusal row: $(cat "$work/dout/results.csv")"
+printf '[sweep]\nextrapolate = d2/traces.otf2, d4/traces.otf2, d8/traces.otf2\nrecursive_doubling = true\n[parameters]\nranks = 16\n' \
+  > "$work/dd.sweep"
+"$tracesim" sweep "$work/dd.sweep" -o "$work/ddout" -q || fail "recursive_doubling = true"
+"$tracesim" extrapolate "$work/d2/traces.otf2" "$work/d4/traces.otf2" "$work/d8/traces.otf2" \
+  --ranks 16 --recursive-doubling -o "$work/d16" -q || fail "extrapolate --recursive-doubling"
+"$tracesim" run "$work/d16/traces.otf2" -o "$work/d16run" -q || fail "run d16"
+rt16=$(sed -n 2p "$work/ddout/results.csv" | cut -d, -f2)
+python3 -c 'import sys; sys.exit(float(sys.argv[1]) != float(sys.argv[2]))' "$rt16" \
+  "$(runtime "$work/d16run/summary.json")" \
+  || fail "recursive_doubling row $rt16, separate $(runtime "$work/d16run/summary.json")"
+printf '[sweep]\ntrace = d2/traces.otf2\nrecursive_doubling = true\n' > "$work/b0.sweep"
+
 # Errors in the sweep file: file and line, nothing run.
 expect_error() { # file, message
   "$tracesim" sweep "$1" -o "$work/bad-out" -q > /dev/null 2> "$work/err" && fail "$1 accepted"
   grep -qF "$2" "$work/err" || fail "expected '$2', got: $(cat "$work/err")"
   [ ! -e "$work/bad-out" ] || fail "$1: something ran"
 }
+expect_error "$work/b0.sweep" "b0.sweep:3: recursive_doubling is for extrapolate = ..."
 printf '[sweep]\ntrace = g4/traces.otf2\n[parameters]\nranks = 8, 16\n' > "$work/b1.sweep"
 expect_error "$work/b1.sweep" "b1.sweep:4: ranks needs the traces to extrapolate from"
 printf '[sweep]\nextrapolate = g4/traces.otf2, g9/traces.otf2\n' > "$work/b2.sweep"
