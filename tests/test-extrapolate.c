@@ -99,23 +99,31 @@ grid_extrapolated (const char *work, const TsGridParams *base, const guint *rank
   return read_output (out);
 }
 
-/* The series of @script at the 3 rank counts @ranks extrapolated to 8
- * into @work/np8 with the options @o (ranks and output set here), read
- * back. */
+/* The series of @script at the 3 rank counts @ranks extrapolated to
+ * @target into @work/np<target> with the options @o (ranks and output set
+ * here), read back; @text (may be NULL) gets model.txt's text. */
+static TsScaleProfile *
+script_extrapolated (const char *work, char *(*script) (guint ranks), const guint *ranks,
+                     guint target, TsExtrapolateOptions o, GString *text)
+{
+  char *t[3];
+  script_series (work, script, ranks, t);
+  g_autofree char *name = g_strdup_printf ("np%u", target);
+  g_autofree char *out = g_build_filename (work, name, NULL);
+  o.ranks = target;
+  o.output_dir = out;
+  GError *error = NULL;
+  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
+    fail_msg ("%s", error->message);
+  free_series (3, t);
+  return read_output (out);
+}
+
 static TsScaleProfile *
 extrapolate_with (const char *work, char *(*script) (guint ranks), const guint *ranks,
                   TsExtrapolateOptions o)
 {
-  char *t[3];
-  script_series (work, script, ranks, t);
-  g_autofree char *out = g_build_filename (work, "np8", NULL);
-  o.ranks = 8;
-  o.output_dir = out;
-  GError *error = NULL;
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, NULL, &error))
-    fail_msg ("%s", error->message);
-  free_series (3, t);
-  return read_output (out);
+  return script_extrapolated (work, script, ranks, 8, o, NULL);
 }
 
 static TsScaleProfile *
@@ -1988,16 +1996,13 @@ test_recursive_doubling (void **state)
   script_series (work, doubling_script, (const guint[]) { 4, 8, 16 }, t);
   assert_refused (work, (const char *const *) t, 3, "24",
                   "recursive doubling over 16 ranks (rank XOR 2^k)|needs a power of two ranks");
-  g_autofree char *out = g_build_filename (work, "np32", NULL);
-  TsExtrapolateOptions o = { .ranks = 32, .output_dir = out };
-  g_autoptr (GString) text = g_string_new (NULL);
-  GError *error = NULL;
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
-    fail_msg ("%s", error->message);
   free_series (3, t);
+  g_autoptr (GString) text = g_string_new (NULL);
+  g_autoptr (TsScaleProfile) p
+    = script_extrapolated (work, doubling_script, (const guint[]) { 4, 8, 16 }, 32,
+                           (TsExtrapolateOptions) { 0 }, text);
   assert_non_null (strstr (text->str, "recursive doubling over 32 ranks (rank XOR 2^k) at 32 "
                                       "ranks"));
-  g_autoptr (TsScaleProfile) p = read_output (out);
   assert_int_equal (p->n_ranks, 32);
   const double *compute = g_hash_table_lookup (p->compute, "main");
   assert_non_null (compute);
@@ -2027,12 +2032,10 @@ test_recursive_doubling (void **state)
   assert_refused (small, (const char *const *) t, 3, "16",
                   "read as a grid; the inputs fit recursive doubling over 8 ranks (rank XOR 2^k) "
                   "too: --recursive-doubling reads them so");
-  g_autofree char *out16 = g_build_filename (small, "np16", NULL);
-  TsExtrapolateOptions told = { .ranks = 16, .output_dir = out16, .recursive_doubling = TRUE };
-  if (!ts_extrapolate ((const char *const *) t, 3, &told, NULL, &error))
-    fail_msg ("%s", error->message);
   free_series (3, t);
-  g_autoptr (TsScaleProfile) q = read_output (out16);
+  g_autoptr (TsScaleProfile) q
+    = script_extrapolated (small, doubling_script, (const guint[]) { 2, 4, 8 }, 16,
+                           (TsExtrapolateOptions) { .recursive_doubling = TRUE }, NULL);
   assert_partners (q, 5, 4, (const guint32[]) { 1, 4, 7, 13 });
   ts_test_rmtree (work);
 }
@@ -2100,18 +2103,11 @@ test_cg_rows_and_transpose (void **state)
 {
   (void) state;
   g_autofree char *work = ts_test_workdir ("extrapolate-cg");
-  char *t[3];
-  script_series (work, cg_script, (const guint[]) { 2, 4, 8 }, t);
-  g_autofree char *out = g_build_filename (work, "np32", NULL);
-  TsExtrapolateOptions o = { .ranks = 32, .output_dir = out };
   g_autoptr (GString) text = g_string_new (NULL);
-  GError *error = NULL;
-  if (!ts_extrapolate ((const char *const *) t, 3, &o, text, &error))
-    fail_msg ("%s", error->message);
-  free_series (3, t);
+  g_autoptr (TsScaleProfile) p = script_extrapolated (work, cg_script, (const guint[]) { 2, 4, 8 },
+                                                      32, (TsExtrapolateOptions) { 0 }, text);
   assert_non_null (strstr (text->str, "2-D grid 4x8, each row by recursive doubling (column XOR "
                                       "2^k), and a transpose partner (NPB CG's) at 32 ranks"));
-  g_autoptr (TsScaleProfile) p = read_output (out);
   assert_int_equal (p->n_ranks, 32);
   assert_partners (p, 5, 4, (const guint32[]) { 1, 4, 7, 17 });
   const guint32 row_partners[3] = { 1, 4, 7 };
