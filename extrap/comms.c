@@ -241,13 +241,23 @@ ts_extrap_fit_collectives (TsExtrapModel *m, GError **error)
 }
 
 void
-ts_extrap_scale_root (const TsTrace *trace, const TsAction *a, guint t, guint size, TsAction *out)
+ts_extrap_scale_root (const TsExtrapModel *m, const TsTrace *trace, const TsAction *a, guint t,
+                      gint klass, guint r, guint size, TsAction *out)
 {
   if (a->peer < 0 || ts_trace_comm_world_rank (trace, a->comm, t, (guint) a->peer) != t)
     return;
-  guint was = ts_trace_comm_size (trace, a->comm);
-  double grown = was > 0 ? (double) size / was : 1;
+  guint local = r;
+  if (klass != TS_COMM_WORLD_CLASS)
+    {
+      g_autoptr (GArray) members = g_array_new (FALSE, FALSE, sizeof (guint32));
+      ts_extrap_class_members (m, klass, r, members);
+      for (local = 0; local < members->len && g_array_index (members, guint32, local) != r;)
+        local++;
+    }
   TsCollectiveShape shape = ts_collective_shape (a->op);
+  guint was = ts_trace_comm_size (trace, a->comm);
+  /* Written from the root, not the root at P (stretched): a member's side. */
+  double grown = out->peer != (gint) local ? 0 : was > 0 ? (double) size / was : 1;
   if (shape == TS_COLL_SHAPE_ONE2N)
     out->bytes = (guint64) llround ((double) out->bytes * grown);
   else if (shape == TS_COLL_SHAPE_N2ONE)

@@ -11,9 +11,10 @@
  *
  * A step is a group of messages with the row partner of one bit: from the
  * MPI call that starts it (its first message's ENTER) until every request
- * it posted is complete and its last call left, and then the compute and
- * balanced user regions up to the next MPI call (CG sums the piece it
- * received there). Steps that touch, their bits 0, 1, ..., L-1 in order
+ * it posted is complete, its last call left and it received as many
+ * messages as it sent, and then the compute up to the next MPI call or
+ * user region (CG sums the piece it received there; code after the loop
+ * that begins with compute is taken as the last step's, a limit). Steps that touch, their bits 0, 1, ..., L-1 in order
  * (ascending) or L-1, ..., 0 (descending), L the template's bits, are a
  * loop over the steps. The step of bit L-1 is the model of the steps P
  * adds: copied after it when ascending (bits L, L+1, ...), before it when
@@ -28,6 +29,10 @@
 typedef struct {
   guint64 start, end;            /* the template's actions [start, end) */
   guint bit;
+  /* Not a step of its own: it ended with requests outstanding or inside
+   * its own call, or waited on a request it did not post (all bits posted
+   * at once, then one wait). */
+  gboolean broken;
 } Step;
 
 /* The scan of one template rank. */
@@ -37,14 +42,13 @@ typedef struct {
   guint t;
   GArray *steps;                 /* Step, in stream order */
   /* The step being read: */
-  gboolean open, in_call, trailing;
+  gboolean open, trailing;
   Step cur;
   GHashTable *outstanding;       /* its requests not yet complete */
-  guint depth;                   /* user regions entered in its trailing part */
-  guint64 last_call_enter, balanced_end;
-  /* Where a step began while another was still open (all bits posted at
-   * once, not step by step): G_MAXUINT64 if never. */
-  guint64 interleaved;
+  gint balance;                  /* its sends less its receives */
+  guint64 last_call_enter;
+  /* The first broken step's start (G_MAXUINT64: none). */
+  guint64 broken_at;
 } Scan;
 
 struct TsDoublingRuns {
@@ -65,7 +69,12 @@ close_step (Scan *sc, guint64 end)
 {
   if (!sc->open)
     return;
-  sc->cur.end = sc->depth > 0 ? sc->balanced_end : end;
+  sc->cur.end = end;
+  /* Requests outstanding; or cut inside its own call (a call with a row
+   * message and another). */
+  sc->cur.broken |= g_hash_table_size (sc->outstanding) > 0 || end <= sc->cur.start;
+  if (sc->cur.broken && sc->broken_at == G_MAXUINT64)
+    sc->broken_at = sc->cur.start;
   g_array_append_val (sc->steps, sc->cur);
   sc->open = FALSE;
 }
@@ -84,77 +93,51 @@ row_bit (const Scan *sc, const TsAction *a)
   return (gint) slots[0];
 }
 
-/* A step's trailing part: compute and balanced user regions. */
-static gboolean
-trails (Scan *sc, const TsAction *a, guint64 i)
+/* A row message: the step it belongs to, or a new one. */
+static void
+row_message (Scan *sc, const TsAction *a, guint bit)
 {
-  switch (a->kind)
+  if (!sc->open || sc->cur.bit != bit || sc->trailing)
     {
-    case TS_ACTION_COMPUTE:
-      if (sc->depth == 0)
-        sc->balanced_end = i + 1;
-      return TRUE;
-    case TS_ACTION_ENTER:
-      if (is_call (sc->trace, a->region))
-        return FALSE;
-      sc->depth++;
-      return TRUE;
-    case TS_ACTION_LEAVE:
-      if (sc->depth == 0)
-        return FALSE;
-      if (--sc->depth == 0)
-        sc->balanced_end = i + 1;
-      return TRUE;
-    default:
-      return FALSE;
+      close_step (sc, sc->last_call_enter);
+      sc->cur = (Step) { .start = sc->last_call_enter, .bit = bit };
+      sc->open = TRUE;
+      sc->trailing = FALSE;
+      sc->balance = 0;
+      g_hash_table_remove_all (sc->outstanding);
     }
+  gboolean receive = a->kind == TS_ACTION_RECV || a->kind == TS_ACTION_IRECV;
+  sc->balance += receive ? -1 : 1;
+  if (a->kind == TS_ACTION_ISEND || a->kind == TS_ACTION_IRECV)
+    g_hash_table_add (sc->outstanding, g_memdup2 (&a->req, sizeof a->req));
 }
 
+/* A step is done when its requests are complete, its last call left and
+ * it received as many messages as it sent (a blocking MPI_Send's step
+ * goes on to its MPI_Recv); then compute up to the next MPI call or user
+ * region is its own (CG sums the piece it received there). */
 static void
 scan_action (Scan *sc, const TsAction *a, guint64 i)
 {
   if (sc->open && sc->trailing)
     {
-      if (trails (sc, a, i))
+      if (a->kind == TS_ACTION_COMPUTE)
         return;
       close_step (sc, i);
     }
   if (a->kind == TS_ACTION_ENTER && is_call (sc->trace, a->region))
-    {
-      sc->last_call_enter = i;
-      sc->in_call = TRUE;
-    }
+    sc->last_call_enter = i;
   gint bit = row_bit (sc, a);
   if (bit >= 0)
-    {
-      if (sc->open && sc->cur.bit != (guint) bit && sc->interleaved == G_MAXUINT64)
-        sc->interleaved = i;
-      if (!sc->open || sc->cur.bit != (guint) bit)
-        {
-          close_step (sc, sc->last_call_enter);
-          sc->cur = (Step) { .start = sc->last_call_enter, .bit = (guint) bit };
-          sc->open = TRUE;
-          sc->trailing = FALSE;
-          g_hash_table_remove_all (sc->outstanding);
-        }
-      if (a->kind == TS_ACTION_ISEND || a->kind == TS_ACTION_IRECV)
-        g_hash_table_add (sc->outstanding, g_memdup2 (&a->req, sizeof a->req));
-    }
-  else if (sc->open && a->kind == TS_ACTION_WAIT)
-    g_hash_table_remove (sc->outstanding, &a->req);
+    row_message (sc, a, (guint) bit);
+  else if (sc->open && (a->kind == TS_ACTION_WAIT || a->kind == TS_ACTION_TEST))
+    sc->cur.broken |= !g_hash_table_remove (sc->outstanding, &a->req)
+                      && a->kind == TS_ACTION_WAIT;
   else if (sc->open && (ts_action_is_message (a->kind) || a->kind == TS_ACTION_COLLECTIVE
                         || a->kind == TS_ACTION_ICOLLECTIVE || a->kind == TS_ACTION_PINIT))
     close_step (sc, sc->last_call_enter);  /* a transpose, a collective: the step ends */
   if (a->kind == TS_ACTION_LEAVE && is_call (sc->trace, a->region))
-    {
-      sc->in_call = FALSE;
-      if (sc->open && g_hash_table_size (sc->outstanding) == 0)
-        {
-          sc->trailing = TRUE;
-          sc->depth = 0;
-          sc->balanced_end = i + 1;
-        }
-    }
+    sc->trailing = sc->open && g_hash_table_size (sc->outstanding) == 0 && sc->balance == 0;
 }
 
 /* Steps @steps[g..] that make one loop over bits 0..@bits-1 (ascending) or
@@ -167,7 +150,7 @@ loop_at (const GArray *steps, guint g, guint bits, gboolean ascending, TsDoublin
   for (guint k = 0; k < bits; k++)
     {
       const Step *s = &g_array_index (steps, Step, g + k);
-      if (s->bit != (ascending ? k : bits - 1 - k))
+      if (s->broken || s->bit != (ascending ? k : bits - 1 - k))
         return FALSE;
       if (k > 0 && g_array_index (steps, Step, g + k - 1).end != s->start)
         return FALSE;
@@ -184,7 +167,7 @@ find_rank (const TsExtrapModel *m, const TsSpool *actions, guint t, GArray *runs
            GError **error)
 {
   Scan sc = { .m = m, .trace = TS_EXTRAP_TEMPLATE (m)->trace, .t = t,
-              .interleaved = G_MAXUINT64 };
+              .broken_at = G_MAXUINT64 };
   sc.steps = g_array_new (FALSE, FALSE, sizeof (Step));
   sc.outstanding = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, t);
@@ -207,16 +190,19 @@ find_rank (const TsExtrapModel *m, const TsSpool *actions, guint t, GArray *runs
           continue;
         }
       const Step *s = &g_array_index (sc.steps, Step, g);
+      g_autofree char *why
+        = sc.broken_at == G_MAXUINT64
+            ? g_strdup ("")
+            : g_strdup_printf ("; the step from action %" G_GUINT64_FORMAT " ended with "
+                               "requests of its own outstanding, or waited on another's",
+                               sc.broken_at);
       ok = ts_extrap_refuse (error, "template rank %u (of %u): its messages to the row partner "
                              "of bit %u from action %" G_GUINT64_FORMAT " are in no loop over "
                              "the %u doubling steps (bits 0 to %u in order, one after the "
                              "other, each complete before the next%s), so the steps the rows "
                              "of %u ranks need cannot be added", t,
                              TS_EXTRAP_TEMPLATE (m)->n_ranks, s->bit, s->start, bits, bits - 1,
-                             sc.interleaved != G_MAXUINT64 ? "; here a step began before the "
-                                                             "one before it was complete"
-                                                           : "",
-                             m->at_target.dims[1]);
+                             why, m->at_target.dims[1]);
     }
   g_array_unref (sc.steps);
   if (local)

@@ -92,7 +92,7 @@ typedef struct {
    * at P (kind NONE if not): the fewest were taken, and a warning says so. */
   TsPattern dims_unsettled;
   /* Recursive doubling fits the inputs too, with other partners at P
-   * (kind IRREGULAR: no such reading). */
+   * (another kind: no such reading). */
   TsPattern doubling_unsettled;
   /* How the pattern was told from another that fits the inputs' partners
    * too (an all-to-all and a stencil with diagonals), or NULL; owned. */
@@ -138,10 +138,12 @@ const char *ts_extrap_bytes_class_name (const TsExtrapModel *m, guint k, char *b
 /* A root's bytes in collective @a of template rank @t are its share with
  * every member (Score-P's and the recorder's MPI_Bcast root sends count x
  * the communicator's size; an MPI_Reduce root receives as much): @out's
- * follow the communicator's @size at P. Nothing for a rank that is not the
- * root. */
-void ts_extrap_scale_root (const TsTrace *trace, const TsAction *a, guint t, guint size,
-                           TsAction *out);
+ * follow the communicator's @size at P (of class @klass, through output
+ * rank @r); where @r is not the root at P, written from the root (ranks
+ * stretched), they are a member's: none. Nothing for a template rank that
+ * is not the root. */
+void ts_extrap_scale_root (const TsExtrapModel *m, const TsTrace *trace, const TsAction *a,
+                           guint t, gint klass, guint r, guint size, TsAction *out);
 
 /* comms.c: the class of a communicator of @n members (world ranks in
  * communicator order; NULL: unknown) at @p ranks under the pattern @at;

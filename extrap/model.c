@@ -144,15 +144,15 @@ template_coord (guint c, guint dr, guint dt, gboolean periodic)
   return 1 + (guint) ((guint64) (c - 1) * (dt - 2) / (dr - 2));
 }
 
-/* Recursive doubling: the template's row and column stretched, then the
- * nearest in the row that is its own transpose partner as the output rank
- * is (or is not): one exchanging its piece from one that did. */
+/* Recursive doubling: the row stretched, the column the rank's low bits
+ * (steps ordered by the rank's bit stay pairs), then the nearest in the
+ * row that is its own transpose partner as the output rank is (or not). */
 static guint
 butterfly_template_rank (const TsExtrapModel *m, guint r)
 {
   const TsPattern *t = &m->pattern, *at = &m->at_target;
   guint cols = t->dims[1], row = (r / at->dims[1]) * t->dims[0] / at->dims[0];
-  guint col = (r % at->dims[1]) * cols / at->dims[1];
+  guint col = (r % at->dims[1]) % cols;  /* r and r XOR 2^k as t and t XOR 2^k */
   gboolean self = at->transpose && ts_pattern_transpose_partner (at, r) == r;
   for (guint d = 0; d < cols; d++)
     {

@@ -9,6 +9,14 @@
 
 #include "model/archive_writer.h"
 
+/* The template rank whose column differs from a rank's in its highest
+ * bit: a reader of its model steps, run by run (synth-repeat.c). */
+typedef struct {
+  TsSpoolReader *rd;
+  const GArray *runs;
+  guint64 next;                  /* the index of the next action rd gives */
+} TsSynthTwin;
+
 /* What a request of the output was posted as: its completion is written
  * from this. */
 typedef struct {
@@ -65,6 +73,12 @@ typedef struct {
   /* Writing a doubling step P adds (synth-repeat.c): the slot of its
    * messages, the row bit its copy is for; else G_MAXUINT. */
   guint forced_slot;
+  /* Butterflies with longer rows at P: the template rank's loops over its
+   * steps, the next, and its twin's (synth-repeat.c). */
+  const GArray *runs;
+  guint next_run;
+  TsSynthTwin twin;
+  GArray *twin_held;
 } RankState;
 
 /* Requests of repeated loops are numbered from here, apart from the
@@ -88,8 +102,22 @@ void ts_synth_post (Synth *s, RankState *rs, const TsAction *a, gint peer, guint
 void ts_synth_repeat_loop (Synth *s, RankState *rs, const TsPartnerLoop *loop,
                            const GArray *held);
 /* The doubling steps P adds to loop @run, copies of its model step
- * (@held, its actions), written in the loop's order. */
-void ts_synth_add_steps (Synth *s, RankState *rs, const TsDoublingRun *run, const GArray *held);
+ * (@held, its actions), written in the loop's order; where the output
+ * rank's bit for a copy differs from its template rank's highest bit, the
+ * copy is of @twins (the same step of the template rank that differs in
+ * that bit): a step whose order follows the rank's bit (the rank whose
+ * bit is 0 sends first) stays a pair. */
+void ts_synth_add_steps (Synth *s, RankState *rs, const TsDoublingRun *run, const GArray *held,
+                         const GArray *twins);
+/* Writing output rank @rs from its template rank's actions: @a, its
+ * @i-th, taken (TRUE) where it is in a model step, which is held (@held)
+ * where the copies come first and written as it comes where they follow;
+ * the copies written at its end. FALSE: @a is for the caller. @error set
+ * where the twin's spool cannot be read. */
+void ts_synth_doubling_begin (Synth *s, const TsSpool *actions, RankState *rs);
+gboolean ts_synth_doubling_take (Synth *s, RankState *rs, const TsAction *a, guint64 i,
+                                 GArray *held, GError **error);
+void ts_synth_doubling_end (RankState *rs);
 /* Template rank @t's compute factors (@factor, per region) lowered so that
  * the compute of its steps and of the copies P adds together make what
  * the region's model predicts. */

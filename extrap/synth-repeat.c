@@ -95,20 +95,80 @@ write_step_copy (Synth *s, RankState *rs, const GArray *held, guint bit)
 }
 
 void
-ts_synth_add_steps (Synth *s, RankState *rs, const TsDoublingRun *run, const GArray *held)
+ts_synth_add_steps (Synth *s, RankState *rs, const TsDoublingRun *run, const GArray *held,
+                    const GArray *twins)
 {
   guint have = (guint) g_bit_nth_msf (s->m->pattern.dims[1], -1);
   guint want = (guint) g_bit_nth_msf (s->m->at_target.dims[1], -1);
-  if (run->ascending)
-    for (guint bit = have; bit < want; bit++)
-      write_step_copy (s, rs, held, bit);
-  else
+  guint col = rs->r % s->m->at_target.dims[1], own = rs->t % s->m->pattern.dims[1];
+  guint top = (own >> (have - 1)) & 1;
+  for (guint n = 0; n < want - have; n++)
     {
-      for (guint bit = want; bit-- > have;)
-        write_step_copy (s, rs, held, bit);
-      for (guint i = 0; i < held->len; i++)
-        ts_synth_write_action (s, rs, &g_array_index (held, TsAction, i));
+      guint bit = run->ascending ? have + n : want - 1 - n;
+      gboolean mine = ((col >> bit) & 1) == top || twins->len == 0;
+      write_step_copy (s, rs, mine ? held : twins, bit);
     }
+  if (!run->ascending)
+    for (guint i = 0; i < held->len; i++)
+      ts_synth_write_action (s, rs, &g_array_index (held, TsAction, i));
+}
+
+void
+ts_synth_doubling_begin (Synth *s, const TsSpool *actions, RankState *rs)
+{
+  guint t2 = rs->t ^ (s->m->pattern.dims[1] / 2);  /* the column's highest bit */
+  rs->runs = ts_doubling_runs_of (s->doubling, rs->t);
+  rs->next_run = 0;
+  rs->twin = (TsSynthTwin) { ts_spool_reader_new (actions, t2),
+                             ts_doubling_runs_of (s->doubling, t2), 0 };
+  rs->twin_held = g_array_new (FALSE, FALSE, sizeof (TsAction));
+}
+
+void
+ts_synth_doubling_end (RankState *rs)
+{
+  g_clear_pointer (&rs->twin.rd, ts_spool_reader_free);
+  g_clear_pointer (&rs->twin_held, g_array_unref);
+}
+
+/* The twin's run @k's model step into @out (emptied first; nothing where
+ * it has no run @k). */
+static gboolean
+twin_step (TsSynthTwin *twin, guint k, GArray *out, GError **error)
+{
+  g_array_set_size (out, 0);
+  if (k >= twin->runs->len)
+    return TRUE;
+  const TsDoublingRun *run = &g_array_index (twin->runs, TsDoublingRun, k);
+  GError *local = NULL;
+  const TsAction *a;
+  while (twin->next < run->to && (a = ts_spool_reader_next (twin->rd, &local)))
+    if (twin->next++ >= run->from)
+      g_array_append_vals (out, a, 1);
+  if (local)
+    g_propagate_error (error, local);
+  return local == NULL;
+}
+
+gboolean
+ts_synth_doubling_take (Synth *s, RankState *rs, const TsAction *a, guint64 i, GArray *held,
+                        GError **error)
+{
+  const TsDoublingRun *run = rs->next_run < rs->runs->len
+                               ? &g_array_index (rs->runs, TsDoublingRun, rs->next_run) : NULL;
+  if (!run || i < run->from)
+    return FALSE;
+  g_array_append_vals (held, a, 1);
+  if (run->ascending)
+    ts_synth_write_action (s, rs, a);
+  if (i + 1 == run->to)
+    {
+      if (twin_step (&rs->twin, rs->next_run, rs->twin_held, error))
+        ts_synth_add_steps (s, rs, run, held, rs->twin_held);
+      g_array_set_size (held, 0);
+      rs->next_run++;
+    }
+  return TRUE;
 }
 
 void

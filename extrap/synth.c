@@ -132,7 +132,7 @@ map_peer (Synth *s, RankState *rs, const TsAction *a, gboolean receive, guint64 
   if (a->peer < 0)
     return -1;
   guint q = ts_trace_comm_world_rank (s->trace, a->comm, rs->t, (guint) a->peer);
-  if (q == rs->t)
+  if (q == rs->t && rs->forced_slot == G_MAXUINT)
     {
       /* A rank that is its own transpose partner swaps its piece with
        * itself (NPB CG's diagonal): a transpose's size. */
@@ -318,7 +318,7 @@ map_collective (Synth *s, RankState *rs, const TsAction *a, TsAction *out)
     out->peer = 0;
   out->bytes = (guint64) llround ((double) a->bytes * f);
   out->bytes_recv = (guint64) llround ((double) a->bytes_recv * f);
-  ts_extrap_scale_root (s->trace, a, rs->t, size, out);
+  ts_extrap_scale_root (m, s->trace, a, rs->t, klass, rs->r, size, out);
   return TRUE;
 }
 
@@ -478,31 +478,17 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
   ts_pattern_partners (&s->m->at_target, s->m->target, r, rs.partners);
   rs.forced_slot = G_MAXUINT;
   const GArray *loops = s->loops ? ts_partner_loops_of (s->loops, rs.t) : NULL;
-  const GArray *runs = s->doubling ? ts_doubling_runs_of (s->doubling, rs.t) : NULL;
-  guint next_loop = 0, next_run = 0;
+  if (s->doubling)
+    ts_synth_doubling_begin (s, actions, &rs);
+  guint next_loop = 0;
   g_autoptr (GArray) held = g_array_new (FALSE, FALSE, sizeof (TsAction));
   g_autoptr (TsSpoolReader) rd = ts_spool_reader_new (actions, rs.t);
   const TsAction *a;
   GError *local = NULL;
-  for (guint64 i = 0; (a = ts_spool_reader_next (rd, &local)); i++)
+  for (guint64 i = 0; !local && (a = ts_spool_reader_next (rd, &local)); i++)
     {
-      const TsDoublingRun *run = runs && next_run < runs->len
-                                 ? &g_array_index (runs, TsDoublingRun, next_run) : NULL;
-      if (run && i >= run->from)
-        {
-          /* The model step: written as it comes where the steps P adds
-           * follow it, held where they come first. */
-          g_array_append_vals (held, a, 1);
-          if (run->ascending)
-            ts_synth_write_action (s, &rs, a);
-          if (i + 1 == run->to)
-            {
-              ts_synth_add_steps (s, &rs, run, held);
-              g_array_set_size (held, 0);
-              next_run++;
-            }
-          continue;
-        }
+      if (s->doubling && ts_synth_doubling_take (s, &rs, a, i, held, &local))
+        continue;
       const TsPartnerLoop *loop = loops && next_loop < loops->len
                                   ? &g_array_index (loops, TsPartnerLoop, next_loop) : NULL;
       if (!loop || i < loop->first)
@@ -518,6 +504,8 @@ write_rank (Synth *s, const TsSpool *actions, guint r, GError **error)
           next_loop++;
         }
     }
+  if (s->doubling)
+    ts_synth_doubling_end (&rs);
   g_array_unref (rs.partners);
   g_hash_table_unref (rs.expanded);
   g_hash_table_unref (rs.sent);

@@ -154,8 +154,9 @@ key_head (const TsSweep *s, guint point, Keys *k)
     {
       /* all-to-all and the grid's order only when set: keys made before
        * they existed stay valid. */
-      const char *all = s->all_to_all ? " all-to-all"
-                        : s->recursive_doubling ? " recursive-doubling" : "";
+      g_autofree char *all = g_strconcat (s->all_to_all ? " all-to-all" : "",
+                                          s->recursive_doubling ? " recursive-doubling" : "",
+                                          NULL);
       g_autofree char *named = ts_grid_order_name (s->grid_order);
       g_autofree char *order = named ? g_strconcat (" ", named, NULL) : g_strdup ("");
       g_autofree char *item = g_strdup_printf ("extrapolate %s boundaries %d%s%s\n",

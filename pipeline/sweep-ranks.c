@@ -37,12 +37,12 @@ ts_sweep_ranks_key (const TsSweep *s, guint ranks)
     }
   /* The grid's order only when set: keys made before it existed stay valid. */
   g_autofree char *order = ts_grid_order_name (ts_sweep_grid_order (s));
-  g_autofree char *rest = g_strdup_printf ("ranks %u boundaries %d%s%s%s%s tracesim %s", ranks,
+  g_autofree char *rest = g_strdup_printf ("ranks %u boundaries %d%s%s%s%s%s tracesim %s", ranks,
                                            ts_sweep_boundaries (s), order ? " " : "",
                                            order ? order : "",
-                                           ts_sweep_all_to_all (s) ? " all-to-all"
-                                           : ts_sweep_recursive_doubling (s) ? " recursive-doubling"
-                                                                             : "",
+                                           ts_sweep_all_to_all (s) ? " all-to-all" : "",
+                                           ts_sweep_recursive_doubling (s) ? " recursive-doubling"
+                                                                           : "",
                                            ts_sweep_cpu_time (s) == TS_CPU_TIME_ON ? " cpu-time" : "",
                                            PACKAGE_VERSION);
   g_checksum_update (sum, (const guchar *) rest, -1);

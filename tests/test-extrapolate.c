@@ -2040,6 +2040,95 @@ test_recursive_doubling (void **state)
   ts_test_rmtree (work);
 }
 
+/* Recursive doubling in blocking calls: for each bit, the rank whose bit
+ * is 0 sends 8 bytes to r XOR bit (MPI_Send) and then receives (MPI_Recv),
+ * the other the other way round; 0.001 s of compute before each step. */
+static char *
+blocking_doubling_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0.001;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint bit = 1; bit < p; bit <<= 1, t += 0.001)
+        for (guint k = 0; k < 2; k++)
+          {
+            gboolean sends = (k == 0) == !(r & bit);
+            double at = t + k * 1e-4;
+            g_string_append_printf (s, "%u %.6f enter %s\n%u %.6f %s %u bytes=8\n%u %.6f leave\n",
+                                    r, at, sends ? "MPI_Send" : "MPI_Recv", r, at,
+                                    sends ? "send" : "recv", r ^ bit, r, at + 5e-5);
+          }
+      g_string_append_printf (s, "%u %.6f leave\n", r, t);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* Every bit's receive posted at once (MPI_Irecv), then every send
+ * (MPI_Isend), then one MPI_Wait each: no step is complete before the
+ * next begins. */
+static char *
+posted_at_once_script (guint p)
+{
+  GString *s = g_string_new (NULL);
+  g_string_append_printf (s, "ranks %u\n", p);
+  for (guint r = 0; r < p; r++)
+    {
+      double t = 0.001;
+      guint req = 0;
+      g_string_append_printf (s, "%u 0 enter main\n", r);
+      for (guint bit = 1; bit < p; bit <<= 1, t += 1e-4, req++)
+        g_string_append_printf (s, "%u %.6f enter MPI_Irecv\n%u %.6f irecv_request req=%u\n"
+                                "%u %.6f leave\n", r, t, r, t, req, r, t + 1e-5);
+      for (guint bit = 1; bit < p; bit <<= 1, t += 1e-4, req++)
+        g_string_append_printf (s, "%u %.6f enter MPI_Isend\n%u %.6f isend %u bytes=8 req=%u\n"
+                                "%u %.6f leave\n", r, t, r, t, r ^ bit, req, r, t + 1e-5);
+      req = 0;
+      for (guint bit = 1; bit < p; bit <<= 1, t += 1e-4, req++)
+        g_string_append_printf (s, "%u %.6f enter MPI_Wait\n%u %.6f irecv %u bytes=8 req=%u\n"
+                                "%u %.6f leave\n", r, t, r, t, r ^ bit, req, r, t + 1e-5);
+      for (guint bit = 1; bit < p; bit <<= 1, t += 1e-4, req++)
+        g_string_append_printf (s, "%u %.6f enter MPI_Wait\n%u %.6f isend_complete req=%u\n"
+                                "%u %.6f leave\n", r, t, r, t, req, r, t + 1e-5);
+      g_string_append_printf (s, "%u %.6f leave\n", r, t);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* A step of blocking calls is the send and the receive together (the
+ * rank that sends first receives after): from 4, 8 and 16 ranks to 32,
+ * rank r has r XOR 1, ..., 16, one message each way with each, and the
+ * output replays (a step cut between its send and its receive would give
+ * the fifth bit's sends to both ranks of a pair first). Receives posted
+ * for every bit at once, then the sends, then the waits, are no loop of
+ * steps: refused, naming the step that ended with requests outstanding. */
+static void
+test_doubling_steps_told (void **state)
+{
+  (void) state;
+  g_autofree char *work = ts_test_workdir ("extrapolate-doubling-steps");
+  g_autoptr (TsScaleProfile) p
+    = script_extrapolated (work, blocking_doubling_script, (const guint[]) { 4, 8, 16 }, 32,
+                           (TsExtrapolateOptions) { 0 }, NULL);
+  for (guint k = 0; k < 5; k++)
+    {
+      const TsPeerTraffic *x = traffic_with (p, 6, 6 ^ (1u << k));
+      assert_int_equal (x->sent, 1);
+      assert_int_equal (x->received, 1);
+    }
+  assert_replays (work, "np32", "blocking recursive doubling");
+  g_autofree char *at_once = g_build_filename (work, "at-once", NULL);
+  char *t[3];
+  script_series (at_once, posted_at_once_script, (const guint[]) { 4, 8, 16 }, t);
+  assert_refused (at_once, (const char *const *) t, 3, "32",
+                  "are in no loop over the 4 doubling steps|ended with requests of its own "
+                  "outstanding");
+  free_series (3, t);
+  ts_test_rmtree (work);
+}
+
 /* NPB CG's communication: R x C ranks (C = 2^ceil(n/2) at P = 2^n, numbered
  * row by row), in each of 2 iterations 0.002 s of spmv, then a row sum by
  * recursive doubling going up (Irecv, Send, Wait with column XOR 1, 2,
@@ -2420,6 +2509,7 @@ main (void)
     cmocka_unit_test (test_named_grid_order),
     cmocka_unit_test (test_recursive_doubling),
     cmocka_unit_test (test_cg_rows_and_transpose),
+    cmocka_unit_test (test_doubling_steps_told),
     cmocka_unit_test (test_interior_from_ends),
     cmocka_unit_test (test_one_way_interior_refused),
     cmocka_unit_test (test_nine_point_stencil),
