@@ -9,7 +9,6 @@
 
 #include "extrap/butterfly.h"
 
-#include <stdlib.h>
 
 void
 ts_butterfly_dims (gboolean one_row, guint p, guint *dims)
@@ -38,31 +37,19 @@ ts_pattern_transpose_partner (const TsPattern *at, guint r)
   return ((col / b) * rows + row) * b + col % b;
 }
 
-static int
-compare_u32 (gconstpointer a, gconstpointer b)
-{
-  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-  return x < y ? -1 : x > y;
-}
-
 void
 ts_butterfly_partners (const TsPattern *at, guint r, GArray *out)
 {
-  guint first = out->len, cols = at->dims[1], row = r / cols, col = r % cols;
+  guint cols = at->dims[1], row = r / cols, col = r % cols;
   for (guint bit = 1; bit < cols; bit <<= 1)
     {
       guint32 q = row * cols + (col ^ bit);
       g_array_append_val (out, q);
     }
+  /* In another row, or @r itself: never a row partner. */
   guint32 t = at->transpose ? ts_pattern_transpose_partner (at, r) : r;
-  gboolean fresh = t != r;
-  for (guint i = first; fresh && i < out->len; i++)
-    fresh = g_array_index (out, guint32, i) != t;
-  if (fresh)
+  if (t != r)
     g_array_append_val (out, t);
-  if (out->len - first > 1)
-    qsort (&g_array_index (out, guint32, first), out->len - first, sizeof (guint32),
-           compare_u32);
 }
 
 gboolean

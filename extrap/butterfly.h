@@ -13,8 +13,8 @@ G_BEGIN_DECLS
  * two gets rows x columns below it, which no rank count matches. */
 void ts_butterfly_dims (gboolean one_row, guint p, guint *dims);
 
-/* Rank @r's partners under @at, appended to @out from its end, sorted,
- * without @r. */
+/* Rank @r's partners under @at, appended to @out, without @r, unsorted
+ * (pattern.c sorts them). */
 void ts_butterfly_partners (const TsPattern *at, guint r, GArray *out);
 
 /* Rank @r's partner through @slot (TS_PATTERN_TRANSPOSE_SLOT, or the bit

@@ -97,7 +97,7 @@ row_bit (const Scan *sc, const TsAction *a)
 static void
 row_message (Scan *sc, const TsAction *a, guint bit)
 {
-  if (!sc->open || sc->cur.bit != bit || sc->trailing)
+  if (!sc->open || sc->cur.bit != bit)
     {
       close_step (sc, sc->last_call_enter);
       sc->cur = (Step) { .start = sc->last_call_enter, .bit = bit };

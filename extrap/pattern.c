@@ -290,7 +290,13 @@ ts_pattern_partners (const TsPattern *at, guint p, guint r, GArray *out)
       cartesian_partners (at, r, out, out->len);
       break;
     case TS_PATTERN_BUTTERFLY:
-      ts_butterfly_partners (at, r, out);
+      {
+        guint first = out->len;
+        ts_butterfly_partners (at, r, out);
+        if (out->len - first > 1)
+          qsort (&g_array_index (out, guint32, first), out->len - first, sizeof (guint32),
+                 compare_u32);
+      }
       break;
     case TS_PATTERN_ALL_TO_ALL:
       for (guint32 q = 0; q < p; q++)

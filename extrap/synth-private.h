@@ -101,14 +101,6 @@ void ts_synth_post (Synth *s, RankState *rs, const TsAction *a, gint peer, guint
  * actions) written as one over rank rs->r's partners at P. */
 void ts_synth_repeat_loop (Synth *s, RankState *rs, const TsPartnerLoop *loop,
                            const GArray *held);
-/* The doubling steps P adds to loop @run, copies of its model step
- * (@held, its actions), written in the loop's order; where the output
- * rank's bit for a copy differs from its template rank's highest bit, the
- * copy is of @twins (the same step of the template rank that differs in
- * that bit): a step whose order follows the rank's bit (the rank whose
- * bit is 0 sends first) stays a pair. */
-void ts_synth_add_steps (Synth *s, RankState *rs, const TsDoublingRun *run, const GArray *held,
-                         const GArray *twins);
 /* Writing output rank @rs from its template rank's actions: @a, its
  * @i-th, taken (TRUE) where it is in a model step, which is held (@held)
  * where the copies come first and written as it comes where they follow;

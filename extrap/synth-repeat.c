@@ -94,9 +94,15 @@ write_step_copy (Synth *s, RankState *rs, const GArray *held, guint bit)
   rs->forced_slot = G_MAXUINT;
 }
 
-void
-ts_synth_add_steps (Synth *s, RankState *rs, const TsDoublingRun *run, const GArray *held,
-                    const GArray *twins)
+/* The doubling steps P adds to loop @run, copies of its model step
+ * (@held, its actions), written in the loop's order; where the output
+ * rank's bit for a copy differs from its template rank's highest bit, the
+ * copy is of @twins (the same step of the template rank that differs in
+ * that bit): a step whose order follows the rank's bit (the rank whose
+ * bit is 0 sends first) stays a pair. */
+static void
+add_steps (Synth *s, RankState *rs, const TsDoublingRun *run, const GArray *held,
+           const GArray *twins)
 {
   guint have = (guint) g_bit_nth_msf (s->m->pattern.dims[1], -1);
   guint want = (guint) g_bit_nth_msf (s->m->at_target.dims[1], -1);
@@ -164,7 +170,7 @@ ts_synth_doubling_take (Synth *s, RankState *rs, const TsAction *a, guint64 i, G
   if (i + 1 == run->to)
     {
       if (twin_step (&rs->twin, rs->next_run, rs->twin_held, error))
-        ts_synth_add_steps (s, rs, run, held, rs->twin_held);
+        add_steps (s, rs, run, held, rs->twin_held);
       g_array_set_size (held, 0);
       rs->next_run++;
     }
